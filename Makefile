@@ -1,0 +1,28 @@
+# LinkRunway: `make run` builds and serves with SQLite in this folder; `make test` runs every test.
+SWIFT ?= swift
+BUILD_DEPS := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev
+TEST_DEPS := python3
+BENCH_DEPS := wrk nginx-light curl
+
+.PHONY: deps build run test bench clean
+
+deps:
+	@bash scripts/install-deps.sh $(BUILD_DEPS)
+
+build: deps
+	$(SWIFT) build -c release --product linkrunway
+
+run: build
+	.build/release/linkrunway serve
+
+test: deps
+	@bash scripts/install-deps.sh $(TEST_DEPS)
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+bench: build
+	@bash scripts/install-deps.sh $(BENCH_DEPS)
+	bash bench/run.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,42 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "LinkRunway",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "linkrunway", targets: ["linkrunway"]),
+    ],
+    targets: [
+        // C libraries from Debian; only one wrapper target imports each.
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        // Wire types shared by the server, the CLI and (later) the SDK. No C modules below this line's graph.
+        .target(name: "LinkRunwayAPI"),
+        // Strict JSON parsing and decoding of outside input.
+        .target(name: "RunwayJSON"),
+        // Hashes, HMAC, randomness and constant-time comparison over OpenSSL 3.
+        .target(name: "RunwayCrypto", dependencies: ["COpenSSL"]),
+        // The store protocol, SQL values and migrations; backends live in their own targets.
+        .target(name: "RunwayStore"),
+        .target(name: "RunwaySQLite", dependencies: ["RunwayStore", "CSQLite"]),
+        // Transport-free HTTP: router, middleware, in-process test client.
+        .target(name: "RunwayHTTP", dependencies: ["RunwayJSON"]),
+        // The libmicrohttpd transport.
+        .target(name: "RunwayHTTPServer", dependencies: ["RunwayHTTP", "CMicroHTTPD"]),
+        // The server's capabilities, one folder each.
+        .target(name: "RunwayServer", dependencies: [
+            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "RunwayStore", "RunwaySQLite", "RunwayHTTP", "RunwayHTTPServer",
+        ]),
+        .target(name: "RunwayCLI", dependencies: ["RunwayServer", "LinkRunwayAPI", "RunwayJSON"]),
+        .executableTarget(name: "linkrunway", dependencies: ["RunwayCLI"]),
+
+        .testTarget(name: "RunwayTests", dependencies: [
+            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "RunwayStore", "RunwaySQLite", "RunwayHTTP",
+            "RunwayHTTPServer", "RunwayServer", "RunwayCLI", "linkrunway",
+        ]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,37 @@
+/// The body of every error response: `{"error":{"code","message","field"?}}`.
+public struct ErrorBody: Codable, Sendable, Equatable {
+    public struct Detail: Codable, Sendable, Equatable {
+        /// Stable, machine-readable; see `ErrorCode`.
+        public var code: String
+        /// For people; may change between versions.
+        public var message: String
+        /// The request field at fault, as a path (`platforms[1]`), when there is one.
+        public var field: String?
+    }
+
+    public var error: Detail
+}
+
+/// The error codes the API answers. Codes never change meaning once released.
+public enum ErrorCode {
+    public static let invalidJSON = "invalid_json"
+    public static let unknownField = "unknown_field"
+    public static let missingField = "missing_field"
+    public static let invalidField = "invalid_field"
+    public static let invalidQuery = "invalid_query"
+    public static let bodyTooLarge = "body_too_large"
+    public static let missingKey = "missing_key"
+    public static let invalidKey = "invalid_key"
+    public static let revokedKey = "revoked_key"
+    public static let keyKindForbidden = "key_kind_forbidden"
+    public static let workspaceForbidden = "workspace_forbidden"
+    public static let appForbidden = "app_forbidden"
+    public static let notFound = "not_found"
+    public static let methodNotAllowed = "method_not_allowed"
+    public static let conflict = "conflict"
+    public static let lastAdminKey = "last_admin_key"
+    public static let storeUnavailable = "store_unavailable"
+    public static let requestTimeout = "request_timeout"
+    public static let shuttingDown = "shutting_down"
+    public static let internalError = "internal_error"
+}

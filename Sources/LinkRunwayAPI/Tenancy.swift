@@ -1,0 +1,189 @@
+/// Kinds of API key. Publishable keys ship inside apps; server keys stay on a backend; admin keys manage the instance.
+public enum KeyKind: String, Codable, Sendable, CaseIterable {
+    /// `lr_pk_…`: client calls for one app.
+    case publishable
+    /// `lr_sk_…`: backend calls for one workspace (management, revenue events, reports).
+    case server
+    /// `lr_ak_…`: everything, in every workspace.
+    case admin
+
+    /// The key text's prefix.
+    public var prefix: String {
+        switch self {
+        case .publishable: return "lr_pk_"
+        case .server: return "lr_sk_"
+        case .admin: return "lr_ak_"
+        }
+    }
+}
+
+/// Apple (and other) platforms an app ships on.
+public enum Platform: String, Codable, Sendable, CaseIterable {
+    case ios, tvos, macos, visionos
+}
+
+/// A tenant: its apps, keys and data are invisible to other workspaces' keys.
+public struct Workspace: Codable, Sendable, Equatable {
+    public var id: String
+    public var name: String
+    /// ISO 8601, UTC.
+    public var createdAt: String
+
+    public init(id: String, name: String, createdAt: String) {
+        self.id = id
+        self.name = name
+        self.createdAt = createdAt
+    }
+}
+
+public struct CreateWorkspaceRequest: Codable, Sendable {
+    public var name: String
+    public init(name: String) { self.name = name }
+}
+
+/// An app registered in a workspace.
+public struct App: Codable, Sendable, Equatable {
+    public var id: String
+    public var workspaceId: String
+    public var name: String
+    /// The 10-character Apple Developer Team ID.
+    public var teamId: String
+    public var bundleId: String
+    /// The numeric App Store ID, once the app has one.
+    public var appStoreId: String?
+    public var platforms: [Platform]
+    public var createdAt: String
+    public var updatedAt: String
+
+    public init(id: String, workspaceId: String, name: String, teamId: String, bundleId: String, appStoreId: String?,
+                platforms: [Platform], createdAt: String, updatedAt: String) {
+        self.id = id
+        self.workspaceId = workspaceId
+        self.name = name
+        self.teamId = teamId
+        self.bundleId = bundleId
+        self.appStoreId = appStoreId
+        self.platforms = platforms
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+public struct CreateAppRequest: Codable, Sendable {
+    /// Required with an admin key; a server key's own workspace otherwise.
+    public var workspaceId: String?
+    public var name: String
+    public var teamId: String
+    public var bundleId: String
+    public var appStoreId: String?
+    /// Defaults to `["ios"]`.
+    public var platforms: [Platform]?
+
+    public init(workspaceId: String? = nil, name: String, teamId: String, bundleId: String, appStoreId: String? = nil,
+                platforms: [Platform]? = nil) {
+        self.workspaceId = workspaceId
+        self.name = name
+        self.teamId = teamId
+        self.bundleId = bundleId
+        self.appStoreId = appStoreId
+        self.platforms = platforms
+    }
+}
+
+/// Fields to change; absent fields stay as they are.
+public struct UpdateAppRequest: Codable, Sendable {
+    public var name: String?
+    public var teamId: String?
+    public var bundleId: String?
+    public var appStoreId: String?
+    public var platforms: [Platform]?
+
+    public init(name: String? = nil, teamId: String? = nil, bundleId: String? = nil, appStoreId: String? = nil,
+                platforms: [Platform]? = nil) {
+        self.name = name
+        self.teamId = teamId
+        self.bundleId = bundleId
+        self.appStoreId = appStoreId
+        self.platforms = platforms
+    }
+}
+
+/// An API key as listed: never its secret, which is shown once at creation.
+public struct APIKey: Codable, Sendable, Equatable {
+    public var id: String
+    public var kind: KeyKind
+    public var name: String
+    /// Nil for admin keys, which reach every workspace.
+    public var workspaceId: String?
+    /// Set for publishable keys only.
+    public var appId: String?
+    /// The first characters of the secret, to recognise it (`lr_sk_AbCd…`).
+    public var displayPrefix: String
+    public var createdAt: String
+    public var revokedAt: String?
+
+    public init(id: String, kind: KeyKind, name: String, workspaceId: String?, appId: String?, displayPrefix: String,
+                createdAt: String, revokedAt: String?) {
+        self.id = id
+        self.kind = kind
+        self.name = name
+        self.workspaceId = workspaceId
+        self.appId = appId
+        self.displayPrefix = displayPrefix
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+    }
+}
+
+public struct CreateKeyRequest: Codable, Sendable {
+    public var kind: KeyKind
+    public var name: String?
+    /// For server keys (admin keys may name any workspace; server keys default to their own).
+    public var workspaceId: String?
+    /// Required for publishable keys.
+    public var appId: String?
+
+    public init(kind: KeyKind, name: String? = nil, workspaceId: String? = nil, appId: String? = nil) {
+        self.kind = kind
+        self.name = name
+        self.workspaceId = workspaceId
+        self.appId = appId
+    }
+}
+
+/// A new key with its secret, which is not stored and cannot be shown again.
+public struct CreatedKey: Codable, Sendable {
+    public var key: APIKey
+    public var secret: String
+
+    public init(key: APIKey, secret: String) {
+        self.key = key
+        self.secret = secret
+    }
+}
+
+/// What the presented key is.
+public struct WhoAmI: Codable, Sendable, Equatable {
+    public var keyId: String
+    public var kind: KeyKind
+    public var workspaceId: String?
+    public var appId: String?
+
+    public init(keyId: String, kind: KeyKind, workspaceId: String?, appId: String?) {
+        self.keyId = keyId
+        self.kind = kind
+        self.workspaceId = workspaceId
+        self.appId = appId
+    }
+}
+
+/// One page of a list; pass `nextCursor` as `cursor` for the next one.
+public struct Page<Item: Codable & Sendable>: Codable, Sendable {
+    public var items: [Item]
+    public var nextCursor: String?
+
+    public init(items: [Item], nextCursor: String?) {
+        self.items = items
+        self.nextCursor = nextCursor
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LinkRunwayAPI
+
+/// Talks to a running server for the management commands (`--server`, `--key` or LINKRUNWAY_URL, LINKRUNWAY_KEY).
+struct APIClient: Sendable {
+    let baseURL: URL
+    let key: String
+
+    static let options: [OptionSpec] = [
+        .value("--server", "url", "Server to manage (default $LINKRUNWAY_URL or http://127.0.0.1:8080)."),
+        .value("--key", "key", "API key (default $LINKRUNWAY_KEY); prefer the environment, flags show up in ps."),
+    ]
+
+    init(_ arguments: ParsedArguments, _ context: CLIContext) throws {
+        let server = arguments.value("--server") ?? context.environment["LINKRUNWAY_URL"] ?? "http://127.0.0.1:8080"
+        guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            throw UsageError("--server must be an http(s) URL")
+        }
+        guard let key = arguments.value("--key") ?? context.environment["LINKRUNWAY_KEY"], !key.isEmpty else {
+            throw UsageError("no API key: set LINKRUNWAY_KEY (or --key) to an admin or server key")
+        }
+        baseURL = url
+        self.key = key
+    }
+
+    func get<T: Decodable>(_ path: String, as type: T.Type) async throws -> T {
+        try decode(type, try await send("GET", path, body: nil))
+    }
+
+    func post<Body: Encodable, T: Decodable>(_ path: String, _ body: Body, as type: T.Type) async throws -> T {
+        try decode(type, try await send("POST", path, body: try JSONEncoder().encode(body)))
+    }
+
+    /// Follows `nextCursor` until the last page.
+    func all<T: Codable & Sendable>(_ path: String, as type: T.Type) async throws -> [T] {
+        var items: [T] = []
+        var cursor: String?
+        repeat {
+            let separator = path.contains("?") ? "&" : "?"
+            let page = try await get(path + separator + "limit=200" + (cursor.map { "&cursor=\(Self.escape($0))" } ?? ""), as: Page<T>.self)
+            items += page.items
+            cursor = page.nextCursor
+        } while cursor != nil
+        return items
+    }
+
+    static func escape(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
+    }
+
+    private func send(_ method: String, _ path: String, body: Data?) async throws -> Data {
+        guard let url = URL(string: path, relativeTo: baseURL) else { throw UsageError("bad path \(path)") }
+        var request = URLRequest(url: url, timeoutInterval: 30)
+        request.httpMethod = method
+        request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        request.setValue("linkrunway-cli/\(LinkRunwayVersion.current)", forHTTPHeaderField: "User-Agent")
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.data(for: request)
+        } catch {
+            throw CommandFailure("cannot reach \(baseURL.absoluteString): \(error.localizedDescription)")
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard (200..<300).contains(status) else {
+            if let body = try? JSONDecoder().decode(ErrorBody.self, from: data) {
+                throw CommandFailure("\(body.error.code): \(body.error.message) (HTTP \(status))")
+            }
+            throw CommandFailure("HTTP \(status) from \(url.absoluteString)")
+        }
+        return data
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: data)
+        } catch {
+            throw CommandFailure("unexpected response from the server: \(error)")
+        }
+    }
+}

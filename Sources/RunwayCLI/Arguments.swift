@@ -1,0 +1,73 @@
+/// An option a command accepts: a flag (`--json`) or an option with a value (`--name <name>`).
+struct OptionSpec: Sendable {
+    let name: String
+    let valueName: String?
+    let help: String
+
+    static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, valueName: nil, help: help) }
+    static func value(_ name: String, _ valueName: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, help: help)
+    }
+}
+
+/// A command line that does not fit the command (exit code 64).
+struct UsageError: Error, CustomStringConvertible {
+    let description: String
+    init(_ message: String) { description = message }
+}
+
+/// A command that ran and failed (exit code 1).
+struct CommandFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ message: String) { description = message }
+}
+
+/// The options and positional arguments of one invocation.
+struct ParsedArguments: Sendable {
+    var values: [String: String] = [:]
+    var flags: Set<String> = []
+    var positionals: [String] = []
+
+    /// Parses `arguments` against `options`; unknown options and missing values are usage errors.
+    init(_ arguments: [String], options: [OptionSpec]) throws {
+        var i = 0
+        while i < arguments.count {
+            let argument = arguments[i]
+            i += 1
+            if argument == "--" {
+                positionals.append(contentsOf: arguments[i...])
+                break
+            }
+            guard argument.hasPrefix("--") else {
+                positionals.append(argument)
+                continue
+            }
+            var name = argument
+            var inline: String?
+            if let eq = argument.firstIndex(of: "=") {
+                name = String(argument[..<eq])
+                inline = String(argument[argument.index(after: eq)...])
+            }
+            guard let spec = options.first(where: { $0.name == name }) else { throw UsageError("unknown option \(name)") }
+            if spec.valueName == nil {
+                guard inline == nil else { throw UsageError("\(name) takes no value") }
+                flags.insert(name)
+            } else if let inline {
+                values[name] = inline
+            } else {
+                guard i < arguments.count else { throw UsageError("\(name) needs a value") }
+                values[name] = arguments[i]
+                i += 1
+            }
+        }
+    }
+
+    func value(_ name: String) -> String? { values[name] }
+
+    func required(_ name: String) throws -> String {
+        guard let value = values[name], !value.isEmpty else { throw UsageError("\(name) is required") }
+        return value
+    }
+
+    func flag(_ name: String) -> Bool { flags.contains(name) }
+}

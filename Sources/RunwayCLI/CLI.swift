@@ -1,0 +1,91 @@
+import Foundation
+import LinkRunwayAPI
+
+/// The `linkrunway` command line. Exit codes: 0 success, 1 failure, 64 usage error.
+public enum CLI {
+    static let commands: [Command] = [
+        ServeCommands.serve, ServeCommands.migrate,
+        TenancyCommands.workspaceCreate, TenancyCommands.workspaceList,
+        TenancyCommands.appCreate, TenancyCommands.appList, TenancyCommands.appShow,
+        TenancyCommands.keyCreate, TenancyCommands.keyList, TenancyCommands.keyRevoke,
+    ]
+
+    public static let success: Int32 = 0
+    public static let failure: Int32 = 1
+    public static let usage: Int32 = 64
+
+    /// Runs one invocation; `arguments` excludes the program name.
+    public static func run(_ arguments: [String], environment: [String: String],
+                           output: @escaping @Sendable (String) -> Void = { printOutput($0) },
+                           errorOutput: @escaping @Sendable (String) -> Void = { printError($0) }) async -> Int32 {
+        let context = CLIContext(environment: environment, output: output, errorOutput: errorOutput)
+        if arguments.isEmpty || arguments == ["--help"] || arguments == ["help"] || arguments == ["-h"] {
+            output(overview)
+            return arguments.isEmpty ? usage : success
+        }
+        if arguments == ["--version"] {
+            output("linkrunway \(LinkRunwayVersion.current)")
+            return success
+        }
+        // The longest run of leading words that names a command.
+        guard let command = commands.filter({ arguments.starts(with: $0.words) }).max(by: { $0.words.count < $1.words.count }) else {
+            let group = commands.filter { $0.words.first == arguments[0] }
+            if !group.isEmpty, arguments.count == 1 || arguments[1] == "--help" {
+                output(groupHelp(arguments[0], group))
+                return arguments.count == 1 ? usage : success
+            }
+            errorOutput("error: unknown command \"\(arguments.prefix(2).joined(separator: " "))\"\n\n\(overview)")
+            return usage
+        }
+        let rest = Array(arguments.dropFirst(command.words.count))
+        do {
+            let parsed = try ParsedArguments(rest, options: command.options)
+            if parsed.flag("--help") {
+                output(command.help)
+                return success
+            }
+            try await command.run(parsed, context)
+            return success
+        } catch let error as UsageError {
+            errorOutput("error: \(error)\n\n\(command.help)")
+            return usage
+        } catch let error as CommandFailure {
+            errorOutput("error: \(error)")
+            return failure
+        } catch {
+            errorOutput("error: \(error)")
+            return failure
+        }
+    }
+
+    static var overview: String {
+        var out = "linkrunway: self-hosted deep links and attribution for Apple apps.\n\nUsage: linkrunway <command> [options]\n\nCommands:\n"
+        let width = commands.map { $0.words.joined(separator: " ").count }.max() ?? 0
+        for command in commands {
+            out += "  \(command.words.joined(separator: " ").padding(toLength: width + 2, withPad: " ", startingAt: 0))\(command.summary)\n"
+        }
+        out += "\nRun linkrunway <command> --help for its options. Management commands talk to a running server:\n"
+        out += "set LINKRUNWAY_URL (default http://127.0.0.1:8080) and LINKRUNWAY_KEY.\n"
+        return out
+    }
+
+    static func groupHelp(_ word: String, _ group: [Command]) -> String {
+        "Usage: linkrunway \(word) <\(group.map { $0.words.dropFirst().joined(separator: " ") }.joined(separator: "|"))> [options]\n\n"
+            + group.map { "  \($0.words.joined(separator: " ")): \($0.summary)" }.joined(separator: "\n") + "\n"
+    }
+}
+
+/// Writes a line to standard output, unbuffered (the admin key banner must not wait in a buffer).
+@usableFromInline @Sendable func printOutput(_ text: String) { writeLine(text, to: 1) }
+
+/// Writes a line to standard error.
+@usableFromInline @Sendable func printError(_ text: String) { writeLine(text, to: 2) }
+
+private func writeLine(_ text: String, to descriptor: Int32) {
+    var bytes = Array((text + "\n").utf8)[...]
+    while !bytes.isEmpty {
+        let n = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
+        if n <= 0 { return }
+        bytes = bytes.dropFirst(n)
+    }
+}

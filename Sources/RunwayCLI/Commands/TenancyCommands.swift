@@ -1,0 +1,98 @@
+import LinkRunwayAPI
+
+/// `workspace`, `app` and `key` commands, through the API of a running server.
+enum TenancyCommands {
+    static let jsonFlag = OptionSpec.flag("--json", "Print JSON instead of a table.")
+
+    static let workspaceCreate = Command(["workspace", "create"], summary: "Create a workspace (admin key).",
+                                         options: [.value("--name", "name", "Workspace name."), jsonFlag] + APIClient.options) { a, c in
+        let client = try APIClient(a, c)
+        let workspace = try await client.post("/v1/workspaces", CreateWorkspaceRequest(name: try a.required("--name")), as: Workspace.self)
+        c.output(a.flag("--json") ? try Output.json(workspace) : "Created workspace \(workspace.id) \"\(workspace.name)\"")
+    }
+
+    static let workspaceList = Command(["workspace", "list"], summary: "List workspaces.", options: [jsonFlag] + APIClient.options) { a, c in
+        let workspaces = try await APIClient(a, c).all("/v1/workspaces", as: Workspace.self)
+        c.output(a.flag("--json") ? try Output.json(workspaces)
+                 : Output.table(["ID", "NAME", "CREATED"], workspaces.map { [$0.id, $0.name, $0.createdAt] }))
+    }
+
+    static let appCreate = Command(["app", "create"], summary: "Register an app.", options: [
+        .value("--name", "name", "App name."),
+        .value("--team-id", "id", "Apple Developer Team ID (10 characters)."),
+        .value("--bundle-id", "id", "Bundle ID, e.g. com.example.app."),
+        .value("--app-store-id", "id", "Numeric App Store ID, once there is one."),
+        .value("--platforms", "list", "Comma-separated: ios, tvos, macos, visionos (default ios)."),
+        .value("--workspace", "id", "Workspace (required with an admin key)."),
+        jsonFlag,
+    ] + APIClient.options) { a, c in
+        let platforms = try a.value("--platforms").map { list in
+            try list.split(separator: ",").map { raw -> Platform in
+                guard let platform = Platform(rawValue: raw.trimmingCharacters(in: .whitespaces)) else {
+                    throw UsageError("unknown platform \(raw)")
+                }
+                return platform
+            }
+        }
+        let request = CreateAppRequest(workspaceId: a.value("--workspace"), name: try a.required("--name"),
+                                       teamId: try a.required("--team-id"), bundleId: try a.required("--bundle-id"),
+                                       appStoreId: a.value("--app-store-id"), platforms: platforms)
+        let app = try await APIClient(a, c).post("/v1/apps", request, as: App.self)
+        c.output(a.flag("--json") ? try Output.json(app) : "Created app \(app.id) \(app.teamId).\(app.bundleId)")
+    }
+
+    static let appList = Command(["app", "list"], summary: "List apps.",
+                                 options: [.value("--workspace", "id", "Only this workspace's apps."), jsonFlag] + APIClient.options) { a, c in
+        let path = "/v1/apps" + (a.value("--workspace").map { "?workspaceId=\(APIClient.escape($0))" } ?? "")
+        let apps = try await APIClient(a, c).all(path, as: App.self)
+        c.output(a.flag("--json") ? try Output.json(apps) : Output.table(
+            ["ID", "NAME", "TEAM", "BUNDLE", "APP STORE", "PLATFORMS"],
+            apps.map { [$0.id, $0.name, $0.teamId, $0.bundleId, $0.appStoreId ?? "-", $0.platforms.map(\.rawValue).joined(separator: ",")] }))
+    }
+
+    static let appShow = Command(["app", "show"], summary: "Show an app.", arguments: "<app-id>",
+                                 options: [jsonFlag] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give exactly one app id") }
+        let app = try await APIClient(a, c).get("/v1/apps/\(APIClient.escape(a.positionals[0]))", as: App.self)
+        c.output(a.flag("--json") ? try Output.json(app) : Output.table(["FIELD", "VALUE"], [
+            ["id", app.id], ["workspace", app.workspaceId], ["name", app.name], ["team", app.teamId], ["bundle", app.bundleId],
+            ["app store", app.appStoreId ?? "-"], ["platforms", app.platforms.map(\.rawValue).joined(separator: ",")],
+            ["created", app.createdAt], ["updated", app.updatedAt],
+        ]))
+    }
+
+    static let keyCreate = Command(["key", "create"], summary: "Create an API key; its secret is printed once.", options: [
+        .value("--kind", "kind", "publishable, server or admin."),
+        .value("--name", "name", "A name to recognise it by."),
+        .value("--workspace", "id", "Workspace of a server key (required with an admin key)."),
+        .value("--app", "id", "App of a publishable key."),
+        jsonFlag,
+    ] + APIClient.options) { a, c in
+        guard let kind = KeyKind(rawValue: try a.required("--kind")) else { throw UsageError("--kind must be publishable, server or admin") }
+        let request = CreateKeyRequest(kind: kind, name: a.value("--name"), workspaceId: a.value("--workspace"), appId: a.value("--app"))
+        let created = try await APIClient(a, c).post("/v1/keys", request, as: CreatedKey.self)
+        c.output(a.flag("--json") ? try Output.json(created)
+                 : "Created \(kind.rawValue) key \(created.key.id). Its secret is shown only now:\n\n    \(created.secret)\n")
+    }
+
+    static let keyList = Command(["key", "list"], summary: "List API keys (never their secrets).", options: [
+        .value("--workspace", "id", "Only this workspace's keys."), .value("--app", "id", "Only this app's keys."), jsonFlag,
+    ] + APIClient.options) { a, c in
+        var query: [String] = []
+        if let w = a.value("--workspace") { query.append("workspaceId=\(APIClient.escape(w))") }
+        if let app = a.value("--app") { query.append("appId=\(APIClient.escape(app))") }
+        let keys = try await APIClient(a, c).all("/v1/keys" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")), as: APIKey.self)
+        c.output(a.flag("--json") ? try Output.json(keys) : Output.table(
+            ["ID", "KIND", "NAME", "WORKSPACE", "APP", "PREFIX", "REVOKED"],
+            keys.map { [$0.id, $0.kind.rawValue, $0.name, $0.workspaceId ?? "-", $0.appId ?? "-", $0.displayPrefix, $0.revokedAt ?? "-"] }))
+    }
+
+    static let keyRevoke = Command(["key", "revoke"], summary: "Revoke an API key at once.", arguments: "<key-id>",
+                                   options: [jsonFlag] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give exactly one key id") }
+        let key = try await APIClient(a, c).post("/v1/keys/\(APIClient.escape(a.positionals[0]))/revoke", EmptyBody(), as: APIKey.self)
+        c.output(a.flag("--json") ? try Output.json(key) : "Revoked \(key.id) at \(key.revokedAt ?? "-")")
+    }
+}
+
+struct EmptyBody: Codable {}

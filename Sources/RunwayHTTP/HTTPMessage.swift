@@ -1,0 +1,84 @@
+/// The methods our routes use.
+public enum HTTPMethod: String, Sendable, CaseIterable, Hashable {
+    case GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS
+}
+
+/// Header fields in arrival order; names compare case-insensitively.
+public struct HTTPHeaders: Sendable, Sequence {
+    public private(set) var fields: [(name: String, value: String)] = []
+
+    public init() {}
+    public init(_ fields: [(String, String)]) { self.fields = fields.map { (name: $0.0, value: $0.1) } }
+
+    /// The first value of `name`, or nil.
+    public subscript(_ name: String) -> String? {
+        fields.first(where: { $0.name.caseInsensitiveEquals(name) })?.value
+    }
+
+    /// Appends a field (keeps existing ones with the same name).
+    public mutating func add(_ name: String, _ value: String) { fields.append((name: name, value: value)) }
+
+    /// Replaces every field named `name` with one.
+    public mutating func set(_ name: String, _ value: String) {
+        fields.removeAll(where: { $0.name.caseInsensitiveEquals(name) })
+        fields.append((name: name, value: value))
+    }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+}
+
+extension String {
+    /// ASCII case-insensitive equality, enough for header names.
+    func caseInsensitiveEquals(_ other: String) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { x, y in x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7a) }
+    }
+}
+
+/// A request as the router sees it, whatever transport carried it.
+public struct HTTPRequest: Sendable {
+    /// The method as sent (an unknown method is kept and answered 405 or 404).
+    public var method: String
+    /// The path without the query, percent-decoded.
+    public var path: String
+    /// Query parameters in order, percent-decoded.
+    public var query: [(name: String, value: String)]
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+    /// The peer's numeric address, when the transport knows it.
+    public var remoteAddress: String?
+
+    public init(method: String, path: String, query: [(String, String)] = [], headers: HTTPHeaders = HTTPHeaders(),
+                body: [UInt8] = [], remoteAddress: String? = nil) {
+        self.method = method
+        self.path = path
+        self.query = query.map { (name: $0.0, value: $0.1) }
+        self.headers = headers
+        self.body = body
+        self.remoteAddress = remoteAddress
+    }
+
+    /// The first query parameter named `name`.
+    public func queryValue(_ name: String) -> String? { query.first(where: { $0.name == name })?.value }
+}
+
+/// A complete response; bodies are small enough to buffer.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A plain-text response.
+    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.set("Content-Type", contentType)
+        return HTTPResponse(status: status, headers: headers, body: Array(text.utf8))
+    }
+}

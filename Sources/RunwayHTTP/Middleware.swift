@@ -1,0 +1,71 @@
+/// Calls the rest of the pipeline.
+public typealias Responder = @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
+
+/// A step wrapped around every request: it may change the request or context, answer early, or change the response.
+public protocol Middleware: Sendable {
+    func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse
+}
+
+/// Takes the caller's `X-Request-Id` when it is short and plain, else makes one; echoes it in the response.
+public struct RequestIdMiddleware: Middleware {
+    public init() {}
+
+    public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
+        var context = context
+        if let incoming = request.headers["X-Request-Id"], Self.isAcceptable(incoming) {
+            context.requestId = incoming
+        }
+        var response = try await next(request, context)
+        response.headers.set("X-Request-Id", context.requestId)
+        return response
+    }
+
+    static func isAcceptable(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy { b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b == 0x2d || b == 0x5f || b == 0x2e
+        }
+    }
+
+    /// A new random id (not a secret).
+    public static func generate() -> String {
+        var rng = SystemRandomNumberGenerator()
+        let hex = Array("0123456789abcdef")
+        return String((0..<16).map { _ in hex[Int(rng.next() % 16)] })
+    }
+}
+
+/// Turns every thrown error into a JSON error response, through one mapping function.
+public struct ErrorMiddleware: Middleware {
+    let map: @Sendable (any Error) -> HTTPError
+    let onUnexpected: @Sendable (any Error, RequestContext) -> Void
+
+    /// `map` decides the status and code of each error; `onUnexpected` hears of the ones that become 500s.
+    public init(map: @escaping @Sendable (any Error) -> HTTPError,
+                onUnexpected: @escaping @Sendable (any Error, RequestContext) -> Void = { _, _ in }) {
+        self.map = map
+        self.onUnexpected = onUnexpected
+    }
+
+    public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
+        do {
+            return try await next(request, context)
+        } catch {
+            let mapped = map(error)
+            if mapped.status >= 500 && mapped.status != 503 { onUnexpected(error, context) }
+            return mapped.response
+        }
+    }
+}
+
+/// Refuses bodies larger than the route's limit (or the default) with 413 before any handler reads them.
+public struct BodyLimitMiddleware: Middleware {
+    public let defaultLimit: Int
+
+    public init(defaultLimit: Int) { self.defaultLimit = defaultLimit }
+
+    public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
+        let limit = context.route?.operation.maxBodyBytes ?? defaultLimit
+        if request.body.count > limit { throw HTTPError.payloadTooLarge(limit: limit) }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,100 @@
+/// Who may call a route: anyone, or callers holding one of the named key kinds.
+public enum RouteAccess: Sendable, Equatable {
+    case open
+    case keys(Set<String>)
+}
+
+/// One documented response of an operation.
+public struct ResponseDoc: Sendable {
+    public var status: Int
+    public var description: String
+    /// A component schema name, or nil when the body is not JSON or not described.
+    public var schema: String?
+    public var contentType: String?
+
+    public init(status: Int, description: String, schema: String? = nil, contentType: String? = nil) {
+        self.status = status
+        self.description = description
+        self.schema = schema
+        self.contentType = contentType ?? (schema == nil ? nil : "application/json")
+    }
+
+    public static func json(_ status: Int, _ schema: String, _ description: String) -> ResponseDoc {
+        ResponseDoc(status: status, description: description, schema: schema)
+    }
+}
+
+/// A documented query parameter.
+public struct QueryParameterDoc: Sendable {
+    public var name: String
+    public var description: String
+    public var schema: String  // "string", "integer", "boolean"
+    public var required: Bool
+
+    public init(_ name: String, _ description: String, schema: String = "string", required: Bool = false) {
+        self.name = name
+        self.description = description
+        self.schema = schema
+        self.required = required
+    }
+}
+
+/// What the OpenAPI document says about a route; the route table is the only source of it.
+public struct Operation: Sendable {
+    public var id: String
+    public var summary: String
+    public var tag: String
+    public var access: RouteAccess
+    /// Component schema of the JSON request body, if the route takes one.
+    public var requestSchema: String?
+    public var responses: [ResponseDoc]
+    public var query: [QueryParameterDoc]
+    /// A body limit tighter than the server's, for this route only.
+    public var maxBodyBytes: Int?
+    /// Extra error codes this operation answers besides the ones every route can (400, 401, 403, 404, 413, 503).
+    public var errors: [Int]
+
+    public init(id: String, summary: String, tag: String, access: RouteAccess, requestSchema: String? = nil,
+                responses: [ResponseDoc], query: [QueryParameterDoc] = [], maxBodyBytes: Int? = nil, errors: [Int] = []) {
+        self.id = id
+        self.summary = summary
+        self.tag = tag
+        self.access = access
+        self.requestSchema = requestSchema
+        self.responses = responses
+        self.query = query
+        self.maxBodyBytes = maxBodyBytes
+        self.errors = errors
+    }
+}
+
+/// The function that answers a matched route.
+public typealias Handler = @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
+
+/// A method and path pattern (`/v1/apps/{appId}`, `/{path...}` for the rest of the path) with its handler.
+public struct Route: Sendable {
+    public let method: HTTPMethod
+    public let pattern: String
+    public let operation: Operation
+    public let handler: Handler
+
+    public init(method: HTTPMethod, pattern: String, operation: Operation, handler: @escaping Handler) {
+        self.method = method
+        self.pattern = pattern
+        self.operation = operation
+        self.handler = handler
+    }
+
+    /// `GET /v1/apps/{appId}`: the label used in logs and metrics (bounded, unlike raw paths).
+    public var label: String { "\(method.rawValue) \(pattern)" }
+
+    /// Names of the `{…}` segments in order.
+    public var parameterNames: [String] {
+        pattern.split(separator: "/").compactMap { segment in
+            guard segment.hasPrefix("{"), segment.hasSuffix("}") else { return nil }
+            var name = String(segment.dropFirst().dropLast())
+            if name.hasSuffix("...") { name = String(name.dropLast(3)) }
+            return name
+        }
+    }
+}

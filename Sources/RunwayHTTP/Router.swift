@@ -1,0 +1,105 @@
+/// Matches method and path to a route. Literal segments win over `{param}` segments, which win over `{rest...}`.
+/// Empty segments are ignored, so a trailing slash matches the same route.
+public final class Router: Sendable {
+    public enum Match: Sendable {
+        case found(Route, [String: String])
+        case methodNotAllowed([HTTPMethod])
+        case notFound
+    }
+
+    private final class Node: @unchecked Sendable {
+        var literals: [String: Node] = [:]
+        var parameter: (name: String, node: Node)?
+        var rest: (name: String, routes: [HTTPMethod: Route])?
+        var routes: [HTTPMethod: Route] = [:]
+    }
+
+    private let root: Node
+    /// Every route in the order it was added.
+    public let routes: [Route]
+
+    /// Builds the table; two routes with the same method and shape, or a parameter named differently at the same
+    /// place, are programming errors.
+    public init(routes: [Route]) {
+        let root = Node()
+        for route in routes {
+            var node = root
+            let segments = route.pattern.split(separator: "/").map(String.init)
+            for (i, segment) in segments.enumerated() {
+                if segment.hasPrefix("{"), segment.hasSuffix("...}") {
+                    precondition(i == segments.count - 1, "\(route.pattern): {rest...} must be last")
+                    let name = String(segment.dropFirst().dropLast(4))
+                    var rest = node.rest ?? (name: name, routes: [:])
+                    precondition(rest.name == name && rest.routes[route.method] == nil, "duplicate route \(route.label)")
+                    rest.routes[route.method] = route
+                    node.rest = rest
+                    node = Node()  // nothing may follow
+                    break
+                } else if segment.hasPrefix("{"), segment.hasSuffix("}") {
+                    let name = String(segment.dropFirst().dropLast())
+                    if let existing = node.parameter {
+                        precondition(existing.name == name, "\(route.pattern): parameter {\(name)} clashes with {\(existing.name)}")
+                        node = existing.node
+                    } else {
+                        let child = Node()
+                        node.parameter = (name: name, node: child)
+                        node = child
+                    }
+                } else if let child = node.literals[segment] {
+                    node = child
+                } else {
+                    let child = Node()
+                    node.literals[segment] = child
+                    node = child
+                }
+                if i == segments.count - 1 {
+                    precondition(node.routes[route.method] == nil, "duplicate route \(route.label)")
+                    node.routes[route.method] = route
+                }
+            }
+            if segments.isEmpty {
+                precondition(root.routes[route.method] == nil, "duplicate route \(route.label)")
+                root.routes[route.method] = route
+            }
+        }
+        self.root = root
+        self.routes = routes
+    }
+
+    /// Finds the route for `method` and `path`. HEAD falls back to GET.
+    public func match(method: String, path: String) -> Match {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true)
+        var parameters: [String: String] = [:]
+        guard let candidates = find(root, segments[...], &parameters) else { return .notFound }
+        if let m = HTTPMethod(rawValue: method) {
+            if let route = candidates[m] { return .found(route, parameters) }
+            if m == .HEAD, let route = candidates[.GET] { return .found(route, parameters) }
+        }
+        return .methodNotAllowed(HTTPMethod.allCases.filter { candidates[$0] != nil })
+    }
+
+    private func find(_ node: Node, _ segments: ArraySlice<Substring>, _ parameters: inout [String: String]) -> [HTTPMethod: Route]? {
+        guard let first = segments.first else {
+            if !node.routes.isEmpty { return node.routes }
+            if let rest = node.rest, rest.routes.isEmpty == false { parameters[rest.name] = ""; return rest.routes }
+            return nil
+        }
+        let remaining = segments.dropFirst()
+        if let child = node.literals[String(first)], let found = find(child, remaining, &parameters) {
+            return found
+        }
+        if let (name, child) = node.parameter {
+            var attempt = parameters
+            attempt[name] = String(first)
+            if let found = find(child, remaining, &attempt) {
+                parameters = attempt
+                return found
+            }
+        }
+        if let rest = node.rest {
+            parameters[rest.name] = segments.joined(separator: "/")
+            return rest.routes
+        }
+        return nil
+    }
+}

@@ -1,0 +1,142 @@
+import CMicroHTTPD
+import Foundation
+import RunwayHTTP
+import Synchronization
+
+/// Serves an async responder over HTTP/1.1 with libmicrohttpd: a pool of polling threads on epoll, keep-alive,
+/// connection and size limits, and handlers that run as Swift tasks while their connection is suspended, so no
+/// libmicrohttpd thread ever waits for a handler.
+public final class HTTPServer: @unchecked Sendable {
+    public typealias Responder = @Sendable (HTTPRequest) async -> HTTPResponse
+
+    public let configuration: HTTPServerConfiguration
+    let responder: Responder
+    let logger: Logger
+    private var daemon: OpaquePointer?
+    private let lifecycle = Mutex<Lifecycle>(.idle)
+    /// Requests handed to a task whose connection has not completed yet.
+    let inFlight = Atomic<Int>(0)
+    let shuttingDown = Atomic<Bool>(false)
+    /// Suspended requests, for the deadline watchdog and for shutdown.
+    let suspended = Mutex<[ObjectIdentifier: RequestState]>([:])
+    private var watchdog: DispatchSourceTimer?
+    /// The port actually bound (differs from the configuration when it asked for 0).
+    public private(set) var port: UInt16 = 0
+
+    enum Lifecycle { case idle, running, stopped }
+
+    public init(configuration: HTTPServerConfiguration, logger: Logger, responder: @escaping Responder) {
+        self.configuration = configuration
+        self.logger = logger
+        self.responder = responder
+    }
+
+    /// Binds and starts serving. Throws when the address is invalid or taken.
+    public func start() throws {
+        try lifecycle.withLock { state in
+            guard case .idle = state else { throw HTTPServerError.alreadyStarted }
+            let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+                | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
+            let started: OpaquePointer? = configuration.host.withCString { host in
+                var settings = lr_mhd_settings(
+                    flags: UInt32(flags), host: host, port: configuration.port,
+                    thread_pool_size: UInt32(max(1, configuration.threads)),
+                    connection_limit: UInt32(configuration.maxConnections),
+                    per_ip_connection_limit: UInt32(configuration.maxConnectionsPerAddress),
+                    connection_timeout_seconds: UInt32(configuration.connectionTimeoutSeconds),
+                    connection_memory_limit: configuration.maxHeaderBytes,
+                    listen_backlog: 1024)
+                let me = Unmanaged.passUnretained(self).toOpaque()
+                return lr_mhd_start(&settings, accessHandler, me, completedHandler, me)
+            }
+            guard let started else {
+                throw HTTPServerError.cannotListen("cannot listen on \(configuration.host):\(configuration.port) (address invalid or in use)")
+            }
+            daemon = started
+            port = lr_mhd_bound_port(started)
+            state = .running
+        }
+        startWatchdog()
+    }
+
+    /// Stops accepting connections, lets requests in flight finish for up to `grace`, answers the rest with 503,
+    /// then closes every connection. Safe to call more than once.
+    public func shutdown(grace: Duration = .seconds(10)) async {
+        let daemon: OpaquePointer? = lifecycle.withLock { state in
+            guard case .running = state else { return nil }
+            state = .stopped
+            return self.daemon
+        }
+        guard let daemon else { return }
+        shuttingDown.store(true, ordering: .releasing)
+        let listener = MHD_quiesce_daemon(daemon)
+        let deadline = ContinuousClock.now + grace
+        while inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        let stragglers = suspended.withLock { Array($0.values) }
+        for state in stragglers {
+            finish(state, with: HTTPError.unavailable("shutting_down", "the server is shutting down; retry").response)
+        }
+        let hardDeadline = ContinuousClock.now + .seconds(2)
+        while inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < hardDeadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        watchdog?.cancel()
+        MHD_stop_daemon(daemon)
+        if listener >= 0 { close(listener) }
+        self.daemon = nil
+    }
+
+    // MARK: Handler tasks
+
+    /// Starts the handler for a complete request and suspends its connection until the answer is ready.
+    func dispatch(_ state: RequestState) {
+        state.dispatched = true
+        state.deadline = .now + .milliseconds(Int64(configuration.requestTimeoutSeconds * 1000))
+        inFlight.add(1, ordering: .relaxed)
+        suspended.withLock { $0[ObjectIdentifier(state)] = state }
+        MHD_suspend_connection(state.connection)
+        let request = state.request
+        let responder = self.responder
+        Task {
+            let response = await responder(request)
+            self.finish(state, with: response)
+        }
+    }
+
+    /// Hands a response to a suspended connection once (the handler and the watchdog may race) and resumes it.
+    func finish(_ state: RequestState, with response: HTTPResponse) {
+        guard state.offer(response) else { return }
+        suspended.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(state)) }
+        MHD_resume_connection(state.connection)
+    }
+
+    private func startWatchdog() {
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "linkrunway-http-watchdog"))
+        timer.schedule(deadline: .now() + 0.25, repeating: 0.25)
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            let now = ContinuousClock.now
+            let late = self.suspended.withLock { $0.values.filter { $0.deadline < now } }
+            for state in late {
+                self.logger.warn("request timed out", ["path": .string(String(state.path.prefix(200)))])
+                self.finish(state, with: HTTPError.unavailable("request_timeout", "the request took too long; retry").response)
+            }
+        }
+        timer.resume()
+        watchdog = timer
+    }
+}
+
+public enum HTTPServerError: Error, CustomStringConvertible {
+    case alreadyStarted
+    case cannotListen(String)
+
+    public var description: String {
+        switch self {
+        case .alreadyStarted: return "the server was already started"
+        case .cannotListen(let message): return message
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import RunwayHTTP
+import Synchronization
+
+/// Everything one request accumulates between libmicrohttpd's calls. Created on the first call, released in the
+/// completion callback (the single release point, aborted connections included).
+final class RequestState: @unchecked Sendable {
+    let connection: OpaquePointer
+    let method: String
+    let path: String
+    var headers: [(String, String)] = []
+    var query: [(String, String)] = []
+    var remoteAddress: String?
+    var body: [UInt8] = []
+    var bodyTooLarge = false
+    /// True once the handler task was started and the connection suspended.
+    var dispatched = false
+    var deadline: ContinuousClock.Instant = .now
+    /// Set exactly once, by the handler task or by the deadline watchdog; the winner resumes the connection.
+    private let answer = Mutex<HTTPResponse?>(nil)
+    private let answered = Atomic<Bool>(false)
+
+    init(connection: OpaquePointer, method: String, path: String) {
+        self.connection = connection
+        self.method = method
+        self.path = path
+    }
+
+    /// Stores the response if none was stored yet; true for the caller that won.
+    func offer(_ response: HTTPResponse) -> Bool {
+        guard answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            return false
+        }
+        answer.withLock { $0 = response }
+        return true
+    }
+
+    /// Takes the stored response, if any (called on libmicrohttpd's thread after the resume).
+    func takeResponse() -> HTTPResponse? {
+        answer.withLock { value in
+            defer { value = nil }
+            return value
+        }
+    }
+
+    var request: HTTPRequest {
+        HTTPRequest(method: method, path: path, query: query, headers: HTTPHeaders(headers), body: body, remoteAddress: remoteAddress)
+    }
+}

@@ -1,0 +1,150 @@
+import CSQLite
+import RunwayStore
+
+/// One SQLite connection with its prepared-statement cache. Not thread-safe: each connection is handed to one thread
+/// when the store starts and used only there (hence the unchecked Sendable).
+final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
+    let dialect = SQLDialect.sqlite
+    private var db: OpaquePointer?
+    private var statements: [String: OpaquePointer] = [:]
+    private static let statementCacheLimit = 256
+
+    init(path: String, busyTimeoutMilliseconds: Int32) throws {
+        var handle: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        let status = sqlite3_open_v2(path, &handle, flags, nil)
+        guard status == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            sqlite3_close_v2(handle)
+            throw StoreError.unavailable("cannot open SQLite database: \(message)")
+        }
+        db = handle
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+    }
+
+    deinit { close() }
+
+    /// Finalizes every cached statement, then closes the connection.
+    func close() {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements.removeAll()
+        if let db { sqlite3_close_v2(db) }
+        db = nil
+    }
+
+    /// Runs one or more statements without parameters (pragmas, migrations, transaction control).
+    func executeScript(_ script: String) throws {
+        guard let db else { throw StoreError.unavailable("connection closed") }
+        var message: UnsafeMutablePointer<CChar>?
+        let status = sqlite3_exec(db, script, nil, nil, &message)
+        if status != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(status))
+            sqlite3_free(message)
+            throw Self.error(status, text)
+        }
+    }
+
+    @discardableResult
+    func execute(_ sql: SQL) throws -> Int {
+        try run(sql) { _ in }
+        return Int(sqlite3_changes(db))
+    }
+
+    func query(_ sql: SQL) throws -> [SQLRow] {
+        var rows: [SQLRow] = []
+        try run(sql) { statement in
+            let count = sqlite3_column_count(statement)
+            let columns = (0..<count).map { String(cString: sqlite3_column_name(statement, $0)) }
+            rows.append(SQLRow(columns: columns, values: (0..<count).map { Self.column(statement, $0) }))
+        }
+        return rows
+    }
+
+    private func run(_ sql: SQL, onRow: (OpaquePointer) throws -> Void) throws {
+        let statement = try prepare(sql.text(for: .sqlite))
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
+        for (i, value) in sql.bindings.enumerated() {
+            let status = Self.bind(value, to: statement, at: Int32(i + 1))
+            guard status == SQLITE_OK else { throw Self.error(status, String(cString: sqlite3_errmsg(db))) }
+        }
+        while true {
+            let status = sqlite3_step(statement)
+            if status == SQLITE_ROW { try onRow(statement); continue }
+            if status == SQLITE_DONE { return }
+            throw Self.error(status, String(cString: sqlite3_errmsg(db)))
+        }
+    }
+
+    private func prepare(_ text: String) throws -> OpaquePointer {
+        if let cached = statements[text] { return cached }
+        guard let db else { throw StoreError.unavailable("connection closed") }
+        var statement: OpaquePointer?
+        let status = sqlite3_prepare_v3(db, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard status == SQLITE_OK, let statement else {
+            throw Self.error(status, String(cString: sqlite3_errmsg(db)))
+        }
+        if statements.count >= Self.statementCacheLimit {
+            for old in statements.values { sqlite3_finalize(old) }
+            statements.removeAll()
+        }
+        statements[text] = statement
+        return statement
+    }
+
+    private static func bind(_ value: SQLValue, to statement: OpaquePointer, at index: Int32) -> Int32 {
+        switch value {
+        case .null: return sqlite3_bind_null(statement, index)
+        case .integer(let i): return sqlite3_bind_int64(statement, index, i)
+        case .real(let d): return sqlite3_bind_double(statement, index, d)
+        case .text(let s):
+            var s = s
+            return s.withUTF8 { utf8 in
+                // An explicit byte length keeps text after an embedded NUL; an empty string still binds as text.
+                utf8.withMemoryRebound(to: CChar.self) { chars in
+                    sqlite3_bind_text(statement, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(chars.count), lr_sqlite_transient())
+                }
+            }
+        case .blob(let b):
+            if b.isEmpty { return sqlite3_bind_zeroblob(statement, index, 0) }
+            return b.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), lr_sqlite_transient()) }
+        }
+    }
+
+    private static func column(_ statement: OpaquePointer, _ i: Int32) -> SQLValue {
+        switch sqlite3_column_type(statement, i) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, i))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, i))
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(statement, i))
+            guard count > 0, let text = sqlite3_column_text(statement, i) else { return .text("") }
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, i))
+            guard count > 0, let pointer = sqlite3_column_blob(statement, i) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: pointer, count: count)))
+        default: return .null
+        }
+    }
+
+    /// SQLITE_CONSTRAINT_UNIQUE and _PRIMARYKEY are macro expressions Swift does not import.
+    private static let constraintUnique = SQLITE_CONSTRAINT | (8 << 8)
+    private static let constraintPrimaryKey = SQLITE_CONSTRAINT | (6 << 8)
+
+    /// Maps an extended result code to the store's error kinds.
+    static func error(_ code: Int32, _ message: String) -> StoreError {
+        switch code & 0xff {
+        case SQLITE_CONSTRAINT:
+            if code == constraintUnique || code == constraintPrimaryKey { return .conflict(message) }
+            return .constraint(message)
+        case SQLITE_BUSY, SQLITE_LOCKED: return .unavailable("database is busy: \(message)")
+        case SQLITE_FULL: return .unavailable("disk full: \(message)")
+        case SQLITE_CANTOPEN, SQLITE_IOERR: return .unavailable(message)
+        case SQLITE_CORRUPT, SQLITE_NOTADB: return .corrupt(message)
+        default: return .failed(message)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import RunwayHTTP
+import RunwayStore
+
+/// What route handlers need, built once at start-up.
+public struct ServerServices: Sendable {
+    public let store: any Store
+    public let clock: WallClock
+    public let logger: Logger
+    public let metrics: MetricsRegistry
+    public let authenticator: KeyAuthenticator
+
+    public init(store: any Store, clock: WallClock = .system, logger: Logger, metrics: MetricsRegistry,
+                authenticator: KeyAuthenticator? = nil) {
+        self.store = store
+        self.clock = clock
+        self.logger = logger
+        self.metrics = metrics
+        self.authenticator = authenticator ?? KeyAuthenticator(store: store)
+    }
+}
+
+/// Short names for the key kinds a route accepts.
+enum Access {
+    static let admin = RouteAccess.keys(["admin"])
+    static let management = RouteAccess.keys(["admin", "server"])
+    static let anyKey = RouteAccess.keys(["admin", "server", "publishable"])
+}

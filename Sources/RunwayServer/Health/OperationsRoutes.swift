@@ -1,0 +1,53 @@
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayStore
+
+/// Liveness, readiness, metrics: what load balancers and Prometheus call. No key needed.
+enum OperationsRoutes {
+    static func routes(_ services: ServerServices) -> [Route] {
+        [
+            Route(method: .GET, pattern: "/healthz", operation: Operation(
+                id: "health", summary: "Liveness: the process is up", tag: "Operations", access: .open,
+                responses: [.json(200, "HealthStatus", "Up.")])
+            ) { _, _ in
+                try .json(HealthStatus(status: "ok", version: LinkRunwayVersion.current))
+            },
+
+            Route(method: .GET, pattern: "/readyz", operation: Operation(
+                id: "readiness", summary: "Readiness: the database answers", tag: "Operations", access: .open,
+                responses: [.json(200, "ReadinessStatus", "Ready."), .json(503, "ReadinessStatus", "The database is unreachable.")])
+            ) { _, _ in
+                do {
+                    try await withTimeout(seconds: 2) { try await services.store.ping() }
+                    return try .json(ReadinessStatus(status: "ready", store: "ok"))
+                } catch {
+                    return try .json(ReadinessStatus(status: "unavailable", store: "\(error)"), status: 503)
+                }
+            },
+
+            Route(method: .GET, pattern: "/metrics", operation: Operation(
+                id: "metrics", summary: "Prometheus metrics (text format 0.0.4)", tag: "Operations", access: .open,
+                responses: [ResponseDoc(status: 200, description: "Metrics.", contentType: "text/plain")])
+            ) { _, _ in
+                .text(services.metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            },
+        ]
+    }
+}
+
+struct TimeoutError: Error, CustomStringConvertible {
+    var description: String { "no answer in time" }
+}
+
+/// Runs `body`, giving up after `seconds`.
+func withTimeout<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+            throw TimeoutError()
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
+    }
+}

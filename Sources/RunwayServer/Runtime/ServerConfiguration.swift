@@ -1,0 +1,132 @@
+import Foundation
+import RunwayHTTP
+import RunwayHTTPServer
+import RunwayStore
+
+/// Everything `linkrunway serve` can be told, read once from the environment and flags (flags win).
+public struct ServerConfiguration: Sendable {
+    public var database: DatabaseLocation
+    public var http: HTTPServerConfiguration
+    public var logLevel: LogLevel
+    /// Seconds in-flight requests get to finish on SIGTERM/SIGINT.
+    public var shutdownGraceSeconds: Double
+    /// `full` (default): every acknowledged write survives power loss; `normal`: survives a crash of the process.
+    public var sqliteSynchronousFull: Bool
+
+    public init(database: DatabaseLocation = .sqlite(path: "./linkrunway.db"), http: HTTPServerConfiguration = HTTPServerConfiguration(),
+                logLevel: LogLevel = .info, shutdownGraceSeconds: Double = 10, sqliteSynchronousFull: Bool = true) {
+        self.database = database
+        self.http = http
+        self.logLevel = logLevel
+        self.shutdownGraceSeconds = shutdownGraceSeconds
+        self.sqliteSynchronousFull = sqliteSynchronousFull
+    }
+
+    /// One setting: its environment variable, its flag, its default and what it means. The README's table lists these.
+    public struct Setting: Sendable {
+        public let environment: String
+        public let flag: String
+        public let defaultValue: String
+        public let summary: String
+        let apply: @Sendable (inout ServerConfiguration, String) -> Bool
+    }
+
+    public static let settings: [Setting] = [
+        Setting(environment: "LINKRUNWAY_DATABASE_URL", flag: "--database-url", defaultValue: "sqlite:./linkrunway.db",
+                summary: "Where data lives: sqlite:<path> or postgres://user:pass@host:5432/db.") { c, v in
+            guard let location = DatabaseLocation(url: v) else { return false }
+            c.database = location
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_HOST", flag: "--host", defaultValue: "127.0.0.1",
+                summary: "Numeric address to listen on; 0.0.0.0 or :: for every interface.") { c, v in
+            guard !v.isEmpty else { return false }
+            c.http.host = v
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_PORT", flag: "--port", defaultValue: "8080", summary: "TCP port; 0 picks a free one.") { c, v in
+            guard let port = UInt16(v) else { return false }
+            c.http.port = port
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_LOG_LEVEL", flag: "--log-level", defaultValue: "info",
+                summary: "debug, info (one line per request), warn or error.") { c, v in
+            guard let level = LogLevel(rawValue: v.lowercased()) else { return false }
+            c.logLevel = level
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_THREADS", flag: "--threads", defaultValue: "number of cores",
+                summary: "HTTP polling threads.") { c, v in
+            guard let n = Int(v), (1...256).contains(n) else { return false }
+            c.http.threads = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_MAX_BODY_BYTES", flag: "--max-body-bytes", defaultValue: "1048576",
+                summary: "Largest request body; larger ones get 413.") { c, v in
+            guard let n = Int(v), n >= 1024 else { return false }
+            c.http.maxBodyBytes = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_MAX_CONNECTIONS", flag: "--max-connections", defaultValue: "4096",
+                summary: "Open connections in all.") { c, v in
+            guard let n = Int(v), n >= 1 else { return false }
+            c.http.maxConnections = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_MAX_CONNECTIONS_PER_ADDRESS", flag: "--max-connections-per-address", defaultValue: "256",
+                summary: "Open connections from one client address; 0 for no limit.") { c, v in
+            guard let n = Int(v), n >= 0 else { return false }
+            c.http.maxConnectionsPerAddress = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_CONNECTION_TIMEOUT", flag: "--connection-timeout", defaultValue: "30",
+                summary: "Seconds an idle or slow connection is kept.") { c, v in
+            guard let n = Int(v), n >= 1 else { return false }
+            c.http.connectionTimeoutSeconds = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_REQUEST_TIMEOUT", flag: "--request-timeout", defaultValue: "30",
+                summary: "Seconds a request may take before it is answered 503.") { c, v in
+            guard let n = Double(v), n > 0 else { return false }
+            c.http.requestTimeoutSeconds = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_SHUTDOWN_GRACE", flag: "--shutdown-grace", defaultValue: "10",
+                summary: "Seconds requests in flight get to finish on SIGTERM or SIGINT.") { c, v in
+            guard let n = Double(v), n >= 0 else { return false }
+            c.shutdownGraceSeconds = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_SQLITE_SYNCHRONOUS", flag: "--sqlite-synchronous", defaultValue: "full",
+                summary: "full: acknowledged writes survive power loss; normal: they survive a crash of the process.") { c, v in
+            switch v.lowercased() {
+            case "full": c.sqliteSynchronousFull = true
+            case "normal": c.sqliteSynchronousFull = false
+            default: return false
+            }
+            return true
+        },
+    ]
+
+    public struct InvalidSetting: Error, CustomStringConvertible {
+        public let name: String
+        public let value: String
+        public var description: String { "invalid value \"\(value)\" for \(name)" }
+    }
+
+    /// Defaults, then the environment, then flags (`--port` → value).
+    public static func load(environment: [String: String], flags: [String: String]) throws -> ServerConfiguration {
+        var configuration = ServerConfiguration()
+        for setting in settings {
+            if let value = environment[setting.environment], !value.isEmpty, !setting.apply(&configuration, value) {
+                throw InvalidSetting(name: setting.environment, value: value)
+            }
+        }
+        for setting in settings {
+            if let value = flags[setting.flag], !setting.apply(&configuration, value) {
+                throw InvalidSetting(name: setting.flag, value: value)
+            }
+        }
+        return configuration
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayHTTPServer
+import RunwayStore
+
+/// A running server: store opened and migrated, first-start bootstrap done, HTTP listening.
+public final class ServerRuntime: Sendable {
+    public let configuration: ServerConfiguration
+    public let services: ServerServices
+    public let application: HTTPApplication
+    public let bootstrap: Bootstrap.Result?
+    private let http: HTTPServer
+
+    /// The bound port (useful when the configuration asked for 0).
+    public var port: UInt16 { http.port }
+
+    private init(configuration: ServerConfiguration, services: ServerServices, application: HTTPApplication,
+                 bootstrap: Bootstrap.Result?, http: HTTPServer) {
+        self.configuration = configuration
+        self.services = services
+        self.application = application
+        self.bootstrap = bootstrap
+        self.http = http
+    }
+
+    /// Opens the store, applies migrations, bootstraps an empty database and starts listening.
+    public static func start(_ configuration: ServerConfiguration, clock: WallClock = .system,
+                             logSink: LogSink = .standardError) async throws -> ServerRuntime {
+        let logger = Logger(level: configuration.logLevel, sink: logSink)
+        let metrics = MetricsRegistry()
+        let store = try StoreFactory.open(configuration.database, synchronousFull: configuration.sqliteSynchronousFull,
+                                          observer: StoreMetrics(metrics: metrics))
+        do {
+            let applied = try await store.migrate(Schema.migrations)
+            if !applied.isEmpty { logger.info("migrated", ["applied": .array(applied.map { .string($0) })]) }
+            let bootstrap = try await Bootstrap.run(store: store, clock: clock)
+            let services = ServerServices(store: store, clock: clock, logger: logger, metrics: metrics)
+            let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes)
+            let http = HTTPServer(configuration: configuration.http, logger: logger) { request in
+                await application.respond(to: request)
+            }
+            try http.start()
+            logger.info("listening", ["host": .string(configuration.http.host), "port": .number(String(http.port)),
+                                      "threads": .number(String(configuration.http.threads))])
+            return ServerRuntime(configuration: configuration, services: services, application: application,
+                                 bootstrap: bootstrap, http: http)
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    /// Graceful stop: no new connections, requests in flight finish (up to the grace period), then the store closes.
+    public func stop() async {
+        services.logger.info("stopping", ["graceSeconds": .number(String(configuration.shutdownGraceSeconds))])
+        await http.shutdown(grace: .milliseconds(Int64(configuration.shutdownGraceSeconds * 1000)))
+        await services.store.close()
+        services.logger.info("stopped")
+    }
+
+    /// Returns when the process gets SIGTERM or SIGINT.
+    public static func waitForTerminationSignal() async {
+        signal(SIGTERM, SIG_IGN)
+        signal(SIGINT, SIG_IGN)
+        let queue = DispatchQueue(label: "linkrunway-signals")
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let once = OnceFlag()
+            let sources = [SIGTERM, SIGINT].map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }
+            for source in sources {
+                source.setEventHandler {
+                    guard once.claim() else { return }
+                    for s in sources { s.cancel() }
+                    continuation.resume()
+                }
+                source.resume()
+            }
+        }
+    }
+}
+
+/// True for the first caller only.
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var claimed = false
+
+    func claim() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if claimed { return false }
+        claimed = true
+        return true
+    }
+}

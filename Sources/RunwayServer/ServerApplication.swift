@@ -1,0 +1,43 @@
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayJSON
+
+/// Assembles every capability's routes and the middleware into one application.
+public enum ServerApplication {
+    /// Every route, including `/openapi.json`, whose document is built from this same list.
+    public static func routes(_ services: ServerServices) -> [Route] {
+        var routes = OperationsRoutes.routes(services)
+            + WorkspaceRoutes.routes(services)
+            + AppRoutes.routes(services)
+            + KeyRoutes.routes(services)
+        let operation = Operation(id: "openAPI", summary: "This API's OpenAPI 3.1 document", tag: "Operations", access: .open,
+                                  responses: [ResponseDoc(status: 200, description: "The document.", contentType: "application/json")])
+        routes.append(Route(method: .GET, pattern: "/openapi.json", operation: operation) { _, _ in .text("") })
+        let document = HTTPResponse.json(openAPIDocument(routes: routes))
+        routes[routes.count - 1] = Route(method: .GET, pattern: "/openapi.json", operation: operation) { _, _ in document }
+        return routes
+    }
+
+    public static func openAPIDocument(routes: [Route]) -> JSONValue {
+        OpenAPIBuilder(
+            title: "LinkRunway API", version: LinkRunwayVersion.current,
+            description: "Self-hosted deep links and attribution for Apple apps. Authenticate with Authorization: Bearer <key>.",
+            schemas: Schemas.all
+        ).build(routes: routes)
+    }
+
+    /// The request pipeline: request id, access log, metrics, error mapping, body limit, then key checks.
+    public static func make(_ services: ServerServices, maxBodyBytes: Int) -> HTTPApplication {
+        let logger = services.logger
+        return HTTPApplication(router: Router(routes: routes(services)), middleware: [
+            RequestIdMiddleware(),
+            AccessLogMiddleware(logger: logger),
+            MetricsMiddleware(metrics: services.metrics),
+            ErrorMiddleware(map: ErrorMapping.httpError(for:)) { error, context in
+                logger.error("unhandled error", ["requestId": .string(context.requestId), "error": .string(String(describing: error))])
+            },
+            BodyLimitMiddleware(defaultLimit: maxBodyBytes),
+            AuthMiddleware(authenticator: services.authenticator),
+        ])
+    }
+}

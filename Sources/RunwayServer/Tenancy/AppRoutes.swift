@@ -1,0 +1,131 @@
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayStore
+
+/// `/v1/apps`: the apps of a workspace, with the Apple identifiers every other capability needs.
+enum AppRoutes {
+    static func routes(_ services: ServerServices) -> [Route] {
+        [
+            Route(method: .POST, pattern: "/v1/apps", operation: Operation(
+                id: "createApp", summary: "Register an app", tag: "Apps", access: Access.management,
+                requestSchema: "CreateAppRequest", responses: [.json(201, "App", "The new app.")],
+                maxBodyBytes: 16 * 1024, errors: [409])
+            ) { request, context in
+                let principal = try context.principal()
+                let body = try request.decode(CreateAppRequest.self)
+                guard let workspaceId = body.workspaceId ?? principal.workspaceId else {
+                    throw HTTPError.badRequest(ErrorCode.missingField, "workspaceId is required with an admin key", field: "workspaceId")
+                }
+                try principal.requireWorkspace(workspaceId)
+                let name = try Validate.name(body.name)
+                let teamId = try Validate.teamId(body.teamId)
+                let bundleId = try Validate.bundleId(body.bundleId)
+                let appStoreId = try Validate.appStoreId(body.appStoreId)
+                let platforms = try Validate.platforms(body.platforms)
+                let now = services.clock.nowMilliseconds()
+                let app = App(id: Identifier.make("app"), workspaceId: workspaceId, name: name, teamId: teamId,
+                              bundleId: bundleId, appStoreId: appStoreId, platforms: platforms,
+                              createdAt: Timestamp.iso(now), updatedAt: Timestamp.iso(now))
+                try await services.store.write { db in
+                    guard try TenancyQueries.workspace(db, id: workspaceId) != nil else {
+                        throw HTTPError.invalidField("workspaceId", "no workspace has this id")
+                    }
+                    try insertUnique(db, app: app, now: now)
+                }
+                return try .json(app, status: 201)
+            },
+
+            Route(method: .GET, pattern: "/v1/apps", operation: Operation(
+                id: "listApps", summary: "List apps", tag: "Apps", access: Access.management,
+                responses: [.json(200, "AppPage", "A page of apps, oldest first.")],
+                query: [QueryParameterDoc("workspaceId", "Only this workspace's apps (a server key always sees only its own).")] + pageQuery)
+            ) { request, context in
+                let principal = try context.principal()
+                let page = try PageRequest(request)
+                let workspaceId = request.queryValue("workspaceId") ?? principal.workspaceId
+                if let workspaceId { try principal.requireWorkspace(workspaceId) }
+                let scope: SQL = workspaceId.map { " AND workspace_id = \($0)" } ?? ""
+                let rows = try await services.store.read { db in
+                    try db.query("SELECT \(raw: TenancyRows.appColumns) FROM apps WHERE 1 = 1\(scope)\(TenancyQueries.afterCursor("apps", page.cursor)) ORDER BY created_at, id LIMIT \(page.limit + 1)")
+                        .map(TenancyRows.app)
+                }
+                return try .json(paged(rows, limit: page.limit, id: \.id))
+            },
+
+            Route(method: .GET, pattern: "/v1/apps/{appId}", operation: Operation(
+                id: "getApp", summary: "Show an app", tag: "Apps", access: Access.management,
+                responses: [.json(200, "App", "The app.")])
+            ) { _, context in
+                let app = try await load(services, context)
+                return try .json(app)
+            },
+
+            Route(method: .PATCH, pattern: "/v1/apps/{appId}", operation: Operation(
+                id: "updateApp", summary: "Change an app's fields", tag: "Apps", access: Access.management,
+                requestSchema: "UpdateAppRequest", responses: [.json(200, "App", "The app as changed.")],
+                maxBodyBytes: 16 * 1024, errors: [409])
+            ) { request, context in
+                let principal = try context.principal()
+                let id = try context.parameter("appId")
+                let body = try request.decode(UpdateAppRequest.self)
+                let name = try body.name.map { try Validate.name($0) }
+                let teamId = try body.teamId.map(Validate.teamId)
+                let bundleId = try body.bundleId.map(Validate.bundleId)
+                let appStoreId = try Validate.appStoreId(body.appStoreId)
+                let platforms = try body.platforms.map { try Validate.platforms($0) }
+                let now = services.clock.nowMilliseconds()
+                let updated: App = try await services.store.write { db in
+                    guard var app = try TenancyQueries.app(db, id: id) else {
+                        throw HTTPError.notFound(ErrorCode.notFound, "no app \(id)")
+                    }
+                    try principal.requireWorkspace(app.workspaceId)
+                    app.name = name ?? app.name
+                    app.teamId = teamId ?? app.teamId
+                    app.bundleId = bundleId ?? app.bundleId
+                    app.appStoreId = appStoreId ?? app.appStoreId
+                    app.platforms = platforms ?? app.platforms
+                    app.updatedAt = Timestamp.iso(now)
+                    do {
+                        try db.execute("""
+                            UPDATE apps SET name = \(app.name), team_id = \(app.teamId), bundle_id = \(app.bundleId),
+                                app_store_id = \(app.appStoreId), platforms = \(app.platforms.map(\.rawValue).joined(separator: ",")),
+                                updated_at = \(now)
+                            WHERE id = \(app.id)
+                            """)
+                    } catch StoreError.conflict {
+                        throw appExists(app)
+                    }
+                    return app
+                }
+                return try .json(updated)
+            },
+        ]
+    }
+
+    /// The app named by the path, if the caller may see it.
+    static func load(_ services: ServerServices, _ context: RequestContext) async throws -> App {
+        let principal = try context.principal()
+        let id = try context.parameter("appId")
+        guard let app = try await services.store.read({ db in try TenancyQueries.app(db, id: id) }) else {
+            throw HTTPError.notFound(ErrorCode.notFound, "no app \(id)")
+        }
+        try principal.requireWorkspace(app.workspaceId)
+        return app
+    }
+
+    static func insertUnique(_ db: any SQLExecutor, app: App, now: Int64) throws {
+        do {
+            try db.execute("""
+                INSERT INTO apps (id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, created_at, updated_at)
+                VALUES (\(app.id), \(app.workspaceId), \(app.name), \(app.teamId), \(app.bundleId), \(app.appStoreId),
+                        \(app.platforms.map(\.rawValue).joined(separator: ",")), \(now), \(now))
+                """)
+        } catch StoreError.conflict {
+            throw appExists(app)
+        }
+    }
+
+    static func appExists(_ app: App) -> HTTPError {
+        HTTPError.conflict("app_exists", "the workspace already has an app with team \(app.teamId) and bundle \(app.bundleId)")
+    }
+}

@@ -1,0 +1,140 @@
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayStore
+
+/// `/v1/keys`: create (the secret is shown once), list, show and revoke API keys; `/v1/me` says what a key is.
+enum KeyRoutes {
+    static func routes(_ services: ServerServices) -> [Route] {
+        [
+            Route(method: .POST, pattern: "/v1/keys", operation: Operation(
+                id: "createKey", summary: "Create an API key; its secret is in this response only", tag: "Keys",
+                access: Access.management, requestSchema: "CreateKeyRequest",
+                responses: [.json(201, "CreatedKey", "The key and its secret.")], maxBodyBytes: 16 * 1024)
+            ) { request, context in
+                let principal = try context.principal()
+                let body = try request.decode(CreateKeyRequest.self)
+                let name = try body.name.map { try Validate.name($0) } ?? "\(body.kind.rawValue) key"
+                let secret = APIKeySecret.generate(kind: body.kind)
+                let now = services.clock.nowMilliseconds()
+                let key: APIKey = try await services.store.write { db in
+                    let (workspaceId, appId) = try scope(of: body, for: principal, db: db)
+                    return try TenancyQueries.insertKey(db, secret: secret, name: name, workspaceId: workspaceId, appId: appId, now: now)
+                }
+                return try .json(CreatedKey(key: key, secret: secret.text), status: 201)
+            },
+
+            Route(method: .GET, pattern: "/v1/keys", operation: Operation(
+                id: "listKeys", summary: "List API keys (never their secrets)", tag: "Keys", access: Access.management,
+                responses: [.json(200, "APIKeyPage", "A page of keys, oldest first.")],
+                query: [QueryParameterDoc("workspaceId", "Only this workspace's keys."),
+                        QueryParameterDoc("appId", "Only this app's publishable keys.")] + pageQuery)
+            ) { request, context in
+                let principal = try context.principal()
+                let page = try PageRequest(request)
+                let workspaceId = request.queryValue("workspaceId") ?? principal.workspaceId
+                if let workspaceId { try principal.requireWorkspace(workspaceId) }
+                let workspaceFilter: SQL = workspaceId.map { " AND workspace_id = \($0)" } ?? ""
+                let filter = workspaceFilter + (request.queryValue("appId").map { " AND app_id = \($0)" } ?? "")
+                let rows = try await services.store.read { db in
+                    try db.query("SELECT \(raw: TenancyRows.keyColumns) FROM api_keys WHERE 1 = 1\(filter)\(TenancyQueries.afterCursor("api_keys", page.cursor)) ORDER BY created_at, id LIMIT \(page.limit + 1)")
+                        .map(TenancyRows.key)
+                }
+                return try .json(paged(rows, limit: page.limit, id: \.id))
+            },
+
+            Route(method: .GET, pattern: "/v1/keys/{keyId}", operation: Operation(
+                id: "getKey", summary: "Show an API key (never its secret)", tag: "Keys", access: Access.management,
+                responses: [.json(200, "APIKey", "The key.")])
+            ) { _, context in
+                let principal = try context.principal()
+                let id = try context.parameter("keyId")
+                guard let key = try await services.store.read({ db in try TenancyQueries.key(db, id: id) }) else {
+                    throw HTTPError.notFound(ErrorCode.notFound, "no key \(id)")
+                }
+                try requireReach(principal, to: key)
+                return try .json(key)
+            },
+
+            Route(method: .POST, pattern: "/v1/keys/{keyId}/revoke", operation: Operation(
+                id: "revokeKey", summary: "Revoke an API key at once (idempotent)", tag: "Keys", access: Access.management,
+                responses: [.json(200, "APIKey", "The revoked key.")], errors: [409])
+            ) { _, context in
+                let principal = try context.principal()
+                let id = try context.parameter("keyId")
+                let now = services.clock.nowMilliseconds()
+                let key: APIKey = try await services.store.write { db in
+                    guard let key = try TenancyQueries.key(db, id: id) else {
+                        throw HTTPError.notFound(ErrorCode.notFound, "no key \(id)")
+                    }
+                    try requireReach(principal, to: key)
+                    if key.revokedAt != nil { return key }
+                    if key.kind == .admin {
+                        let others = try db.first("SELECT COUNT(*) AS n FROM api_keys WHERE kind = 'admin' AND revoked_at IS NULL AND id <> \(id)")
+                        if try others?.int("n") ?? 0 == 0 {
+                            throw HTTPError.conflict(ErrorCode.lastAdminKey, "this is the last admin key; create another before revoking it")
+                        }
+                    }
+                    try db.execute("UPDATE api_keys SET revoked_at = \(now) WHERE id = \(id)")
+                    var revoked = key
+                    revoked.revokedAt = Timestamp.iso(now)
+                    return revoked
+                }
+                services.authenticator.forget(keyId: id)
+                return try .json(key)
+            },
+
+            Route(method: .GET, pattern: "/v1/me", operation: Operation(
+                id: "whoAmI", summary: "Describe the key making the call", tag: "Keys", access: Access.anyKey,
+                responses: [.json(200, "WhoAmI", "The key's id, kind and scope.")])
+            ) { _, context in
+                let principal = try context.principal()
+                return try .json(WhoAmI(keyId: principal.keyId, kind: principal.kind, workspaceId: principal.workspaceId,
+                                        appId: principal.appId))
+            },
+        ]
+    }
+
+    /// Decides the workspace and app of a new key from the request and the caller.
+    static func scope(of body: CreateKeyRequest, for principal: Principal, db: any SQLExecutor) throws -> (String?, String?) {
+        switch body.kind {
+        case .admin:
+            guard principal.kind == .admin else {
+                throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "only an admin key can create admin keys")
+            }
+            if body.workspaceId != nil { throw HTTPError.invalidField("workspaceId", "admin keys reach every workspace; omit it") }
+            if body.appId != nil { throw HTTPError.invalidField("appId", "admin keys are not tied to an app; omit it") }
+            return (nil, nil)
+        case .server:
+            if body.appId != nil { throw HTTPError.invalidField("appId", "server keys are not tied to an app; omit it") }
+            guard let workspaceId = body.workspaceId ?? principal.workspaceId else {
+                throw HTTPError.badRequest(ErrorCode.missingField, "workspaceId is required with an admin key", field: "workspaceId")
+            }
+            try principal.requireWorkspace(workspaceId)
+            guard try TenancyQueries.workspace(db, id: workspaceId) != nil else {
+                throw HTTPError.invalidField("workspaceId", "no workspace has this id")
+            }
+            return (workspaceId, nil)
+        case .publishable:
+            guard let appId = body.appId else {
+                throw HTTPError.badRequest(ErrorCode.missingField, "appId is required for a publishable key", field: "appId")
+            }
+            guard let app = try TenancyQueries.app(db, id: appId) else {
+                throw HTTPError.invalidField("appId", "no app has this id")
+            }
+            try principal.requireWorkspace(app.workspaceId)
+            if let workspaceId = body.workspaceId, workspaceId != app.workspaceId {
+                throw HTTPError.invalidField("workspaceId", "the app belongs to another workspace")
+            }
+            return (app.workspaceId, app.id)
+        }
+    }
+
+    /// Server keys reach their workspace's keys; only admin keys reach admin keys.
+    static func requireReach(_ principal: Principal, to key: APIKey) throws {
+        if let workspaceId = key.workspaceId {
+            try principal.requireWorkspace(workspaceId)
+        } else if principal.kind != .admin {
+            throw HTTPError.forbidden(ErrorCode.workspaceForbidden, "only admin keys can see admin keys")
+        }
+    }
+}

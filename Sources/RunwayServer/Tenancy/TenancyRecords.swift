@@ -1,0 +1,69 @@
+import LinkRunwayAPI
+import RunwayStore
+
+/// Reading tenancy rows into wire types.
+enum TenancyRows {
+    static func workspace(_ row: SQLRow) throws -> Workspace {
+        Workspace(id: try row.string("id"), name: try row.string("name"), createdAt: Timestamp.iso(try row.int("created_at")))
+    }
+
+    static func app(_ row: SQLRow) throws -> App {
+        let platforms = try row.string("platforms").split(separator: ",").map { raw -> Platform in
+            guard let platform = Platform(rawValue: String(raw)) else { throw StoreError.corrupt("unknown platform \(raw)") }
+            return platform
+        }
+        return App(id: try row.string("id"), workspaceId: try row.string("workspace_id"), name: try row.string("name"),
+                   teamId: try row.string("team_id"), bundleId: try row.string("bundle_id"),
+                   appStoreId: try row.optionalString("app_store_id"), platforms: platforms,
+                   createdAt: Timestamp.iso(try row.int("created_at")), updatedAt: Timestamp.iso(try row.int("updated_at")))
+    }
+
+    static func key(_ row: SQLRow) throws -> APIKey {
+        guard let kind = KeyKind(rawValue: try row.string("kind")) else { throw StoreError.corrupt("unknown key kind") }
+        return APIKey(id: try row.string("id"), kind: kind, name: try row.string("name"),
+                      workspaceId: try row.optionalString("workspace_id"), appId: try row.optionalString("app_id"),
+                      displayPrefix: try row.string("display_prefix"), createdAt: Timestamp.iso(try row.int("created_at")),
+                      revokedAt: try row.optionalInt("revoked_at").map(Timestamp.iso))
+    }
+
+    static let appColumns = "id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, created_at, updated_at"
+    static let keyColumns = "id, kind, name, workspace_id, app_id, display_prefix, created_at, revoked_at"
+}
+
+/// Tenancy statements, written once for every backend.
+enum TenancyQueries {
+    static func insertWorkspace(_ db: any SQLExecutor, id: String, name: String, now: Int64) throws {
+        try db.execute("INSERT INTO workspaces (id, name, created_at) VALUES (\(id), \(name), \(now))")
+    }
+
+    static func workspace(_ db: any SQLExecutor, id: String) throws -> Workspace? {
+        try db.first("SELECT id, name, created_at FROM workspaces WHERE id = \(id)").map(TenancyRows.workspace)
+    }
+
+    static func app(_ db: any SQLExecutor, id: String) throws -> App? {
+        try db.first("SELECT \(raw: TenancyRows.appColumns) FROM apps WHERE id = \(id)").map(TenancyRows.app)
+    }
+
+    static func key(_ db: any SQLExecutor, id: String) throws -> APIKey? {
+        try db.first("SELECT \(raw: TenancyRows.keyColumns) FROM api_keys WHERE id = \(id)").map(TenancyRows.key)
+    }
+
+    /// Stores a key's hash (never its text) and returns the listed form.
+    @discardableResult
+    static func insertKey(_ db: any SQLExecutor, secret: APIKeySecret, name: String, workspaceId: String?, appId: String?,
+                          now: Int64) throws -> APIKey {
+        try db.execute("""
+            INSERT INTO api_keys (id, kind, name, workspace_id, app_id, secret_hash, display_prefix, created_at)
+            VALUES (\(secret.keyId), \(secret.kind.rawValue), \(name), \(workspaceId), \(appId), \(secret.hash),
+                    \(secret.displayPrefix), \(now))
+            """)
+        return APIKey(id: secret.keyId, kind: secret.kind, name: name, workspaceId: workspaceId, appId: appId,
+                      displayPrefix: secret.displayPrefix, createdAt: Timestamp.iso(now), revokedAt: nil)
+    }
+
+    /// Keyset paging: rows after the cursor row in (created_at, id) order. An unknown cursor yields nothing.
+    static func afterCursor(_ table: String, _ cursor: String?) -> SQL {
+        guard let cursor else { return "" }
+        return " AND (created_at, id) > (SELECT created_at, id FROM \(raw: table) WHERE id = \(cursor))"
+    }
+}

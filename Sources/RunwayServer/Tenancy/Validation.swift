@@ -1,0 +1,58 @@
+import LinkRunwayAPI
+import RunwayHTTP
+
+/// Checks of tenancy fields; each failure names its field.
+enum Validate {
+    static func name(_ value: String, field: String = "name") throws -> String {
+        let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty, trimmed.count <= 100 else {
+            throw HTTPError.invalidField(field, "must be 1 to 100 characters")
+        }
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw HTTPError.invalidField(field, "must not contain control characters")
+        }
+        return trimmed
+    }
+
+    /// Apple Team IDs are 10 upper-case letters and digits.
+    static func teamId(_ value: String) throws -> String {
+        guard value.utf8.count == 10, value.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5a) }) else {
+            throw HTTPError.invalidField("teamId", "must be the 10-character Apple Team ID (A-Z, 0-9)")
+        }
+        return value
+    }
+
+    /// Reverse-DNS: letters, digits, hyphens and dots, at least two non-empty parts, at most 155 characters.
+    static func bundleId(_ value: String) throws -> String {
+        let parts = value.split(separator: ".", omittingEmptySubsequences: false)
+        guard value.utf8.count <= 155, parts.count >= 2, parts.allSatisfy({ !$0.isEmpty }),
+              value.utf8.allSatisfy({ b in (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b == 0x2d || b == 0x2e })
+        else {
+            throw HTTPError.invalidField("bundleId", "must be a reverse-DNS bundle ID such as com.example.app")
+        }
+        return value
+    }
+
+    /// App Store IDs are decimal numbers.
+    static func appStoreId(_ value: String?) throws -> String? {
+        guard let value else { return nil }
+        guard (1...12).contains(value.utf8.count), value.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), value.first != "0" else {
+            throw HTTPError.invalidField("appStoreId", "must be the numeric App Store ID, as a string")
+        }
+        return value
+    }
+
+    static func platforms(_ value: [Platform]?) throws -> [Platform] {
+        guard let value else { return [.ios] }
+        guard !value.isEmpty else { throw HTTPError.invalidField("platforms", "must list at least one platform") }
+        guard Set(value).count == value.count else { throw HTTPError.invalidField("platforms", "must not repeat a platform") }
+        return value
+    }
+
+    static func id(_ value: String, prefix: String, field: String) throws -> String {
+        guard Identifier.isWellFormed(value, prefix: prefix) else {
+            throw HTTPError.invalidField(field, "must be an id starting with \(prefix)_")
+        }
+        return value
+    }
+}

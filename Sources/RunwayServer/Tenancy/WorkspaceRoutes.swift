@@ -1,0 +1,63 @@
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayStore
+
+/// `/v1/workspaces`: tenants. Admin keys create and list them; a server key sees its own.
+enum WorkspaceRoutes {
+    static func routes(_ services: ServerServices) -> [Route] {
+        [
+            Route(method: .POST, pattern: "/v1/workspaces", operation: Operation(
+                id: "createWorkspace", summary: "Create a workspace", tag: "Workspaces", access: Access.admin,
+                requestSchema: "CreateWorkspaceRequest", responses: [.json(201, "Workspace", "The new workspace.")],
+                maxBodyBytes: 16 * 1024)
+            ) { request, _ in
+                let body = try request.decode(CreateWorkspaceRequest.self)
+                let name = try Validate.name(body.name)
+                let now = services.clock.nowMilliseconds()
+                let id = Identifier.make("ws")
+                try await services.store.write { db in try TenancyQueries.insertWorkspace(db, id: id, name: name, now: now) }
+                return try .json(Workspace(id: id, name: name, createdAt: Timestamp.iso(now)), status: 201)
+            },
+
+            Route(method: .GET, pattern: "/v1/workspaces", operation: Operation(
+                id: "listWorkspaces", summary: "List workspaces (a server key sees its own)", tag: "Workspaces",
+                access: Access.management, responses: [.json(200, "WorkspacePage", "A page of workspaces.")],
+                query: pageQuery)
+            ) { request, context in
+                let principal = try context.principal()
+                let page = try PageRequest(request)
+                let scope: SQL = principal.kind == .admin ? "" : " AND id = \(principal.workspaceId ?? "")"
+                let rows = try await services.store.read { db in
+                    try db.query("SELECT id, name, created_at FROM workspaces WHERE 1 = 1\(scope)\(TenancyQueries.afterCursor("workspaces", page.cursor)) ORDER BY created_at, id LIMIT \(page.limit + 1)")
+                        .map(TenancyRows.workspace)
+                }
+                return try .json(paged(rows, limit: page.limit, id: \.id))
+            },
+
+            Route(method: .GET, pattern: "/v1/workspaces/{workspaceId}", operation: Operation(
+                id: "getWorkspace", summary: "Show a workspace", tag: "Workspaces", access: Access.management,
+                responses: [.json(200, "Workspace", "The workspace.")])
+            ) { _, context in
+                let principal = try context.principal()
+                let id = try context.parameter("workspaceId")
+                guard let workspace = try await services.store.read({ db in try TenancyQueries.workspace(db, id: id) }) else {
+                    throw HTTPError.notFound(ErrorCode.notFound, "no workspace \(id)")
+                }
+                try principal.requireWorkspace(workspace.id)
+                return try .json(workspace)
+            },
+        ]
+    }
+}
+
+/// `limit` and `cursor`, documented once for every list route.
+let pageQuery = [
+    QueryParameterDoc("limit", "Items per page, 1 to 200 (default 50).", schema: "integer"),
+    QueryParameterDoc("cursor", "The nextCursor of the previous page."),
+]
+
+/// Cuts a `limit + 1` row fetch into a page and the cursor of the next one.
+func paged<Item: Codable & Sendable>(_ rows: [Item], limit: Int, id: KeyPath<Item, String>) -> Page<Item> {
+    let items = Array(rows.prefix(limit))
+    return Page(items: items, nextCursor: rows.count > limit ? items.last?[keyPath: id] : nil)
+}

@@ -1,0 +1,78 @@
+/// The SQL flavour a backend speaks; only placeholders and a few types differ between them.
+public enum SQLDialect: String, Sendable {
+    case sqlite
+    case postgres
+}
+
+/// A statement with its parameters kept apart from the text. Interpolated values are always bound, never spliced:
+/// `"SELECT * FROM apps WHERE id = \(id)"` renders `... id = ?` (SQLite) or `... id = $1` (PostgreSQL).
+/// Use `\(raw: fragment)` only for trusted fragments written in the code (column lists, ORDER BY).
+public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    enum Part: Sendable { case text(String), parameter }
+    var parts: [Part]
+    public private(set) var bindings: [SQLValue]
+
+    public init(stringLiteral value: String) {
+        parts = [.text(value)]
+        bindings = []
+    }
+
+    public init(stringInterpolation: StringInterpolation) {
+        parts = stringInterpolation.parts
+        bindings = stringInterpolation.bindings
+    }
+
+    public struct StringInterpolation: StringInterpolationProtocol {
+        var parts: [Part] = []
+        var bindings: [SQLValue] = []
+
+        public init(literalCapacity: Int, interpolationCount: Int) {}
+
+        public mutating func appendLiteral(_ literal: String) { parts.append(.text(literal)) }
+
+        public mutating func appendInterpolation(_ value: some SQLBindable) {
+            parts.append(.parameter)
+            bindings.append(value.sqlValue)
+        }
+
+        /// Binds NULL for nil.
+        public mutating func appendInterpolation<Value: SQLBindable>(_ value: Value?) {
+            parts.append(.parameter)
+            bindings.append(value?.sqlValue ?? .null)
+        }
+
+        public mutating func appendInterpolation(raw fragment: String) { parts.append(.text(fragment)) }
+
+        /// Splices another statement, parameters included.
+        public mutating func appendInterpolation(_ sql: SQL) {
+            parts.append(contentsOf: sql.parts)
+            bindings.append(contentsOf: sql.bindings)
+        }
+    }
+
+    /// Appends another statement, parameters included.
+    public static func + (lhs: SQL, rhs: SQL) -> SQL {
+        var out = lhs
+        out.parts += rhs.parts
+        out.bindings += rhs.bindings
+        return out
+    }
+
+    /// The text with the dialect's placeholders.
+    public func text(for dialect: SQLDialect) -> String {
+        var out = ""
+        var n = 0
+        for part in parts {
+            switch part {
+            case .text(let t): out += t
+            case .parameter:
+                n += 1
+                out += dialect == .sqlite ? "?" : "$\(n)"
+            }
+        }
+        return out
+    }
+
+    /// The SQLite text; never includes parameter values, so it is safe to log.
+    public var description: String { text(for: .sqlite) }
+}

@@ -1,0 +1,39 @@
+/// Runs statements on one connection, inside whatever transaction the store opened for the caller.
+/// Executors are only valid inside the closure they are passed to.
+public protocol SQLExecutor {
+    var dialect: SQLDialect { get }
+    /// Runs a statement and returns how many rows it changed.
+    @discardableResult func execute(_ sql: SQL) throws -> Int
+    /// Runs a query and returns its rows.
+    func query(_ sql: SQL) throws -> [SQLRow]
+}
+
+extension SQLExecutor {
+    /// The first row of a query, or nil.
+    public func first(_ sql: SQL) throws -> SQLRow? { try query(sql).first }
+}
+
+/// What the store tells observers about group commits (for metrics).
+public protocol StoreObserver: Sendable {
+    func didCommit(batchSize: Int, seconds: Double)
+}
+
+/// The one storage interface every backend implements and the conformance suite checks.
+///
+/// Writes are group-committed: concurrent `write` calls are run one after another, each in its own savepoint, inside
+/// one transaction, and each call returns only after that transaction committed durably. A write that throws rolls back
+/// its own savepoint and does not disturb the others in its batch. Write closures must be quick and must not block
+/// on anything but the database.
+public protocol Store: Sendable {
+    var dialect: SQLDialect { get }
+    /// Runs `body` on a reader connection (a consistent snapshot).
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T
+    /// Runs `body` inside a group-committed write transaction; returns after the commit.
+    func write<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T
+    /// Applies the migrations not yet recorded, in order, each in its own transaction; returns the ids applied.
+    func migrate(_ migrations: [Migration]) async throws -> [String]
+    /// Succeeds when the database answers a trivial query.
+    func ping() async throws
+    /// Finishes queued writes, then closes every connection. Later calls fail with `unavailable`.
+    func close() async
+}

@@ -1,0 +1,23 @@
+/// Failures every backend reports the same way; the HTTP layer maps them to statuses in one place.
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A unique or primary-key constraint rejected the write (HTTP 409).
+    case conflict(String)
+    /// A foreign key or check constraint rejected the write.
+    case constraint(String)
+    /// The database is busy, locked, unreachable or closing (HTTP 503); retrying later may work.
+    case unavailable(String)
+    /// The database holds something this binary does not understand (a newer schema, a bad column).
+    case corrupt(String)
+    /// Anything else the backend reported.
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .conflict(let m): return "conflict: \(m)"
+        case .constraint(let m): return "constraint violated: \(m)"
+        case .unavailable(let m): return "store unavailable: \(m)"
+        case .corrupt(let m): return "store corrupt: \(m)"
+        case .failed(let m): return "store failed: \(m)"
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+@testable import RunwayServer
+import Testing
+
+/// Every route against every kind of caller: no key, a malformed key, a revoked key, each key kind the route does not
+/// accept, and a key of another workspace. A new route without an entry here fails the suite.
+@Suite("Key matrix")
+struct AuthMatrixTests {
+    /// A request that reaches workspace A's resources through one route.
+    struct Probe {
+        let method: String
+        let path: String
+        let body: String
+        /// True when the route touches a particular workspace's data, so a key of workspace B must get 403.
+        let workspaceScoped: Bool
+    }
+
+    struct World {
+        let server: TestServer
+        let workspaceA: String
+        let appA: App
+        let serverKeyA: CreatedKey
+        let keys: [KeyKind: CreatedKey]       // workspace B's publishable and server keys, and an admin key
+        let revoked: [KeyKind: CreatedKey]    // one revoked key of each kind
+    }
+
+    static func makeWorld() async throws -> World {
+        let server = try await TestServer.start()
+        let a = server.defaultWorkspace.id
+        let b = try await server.createWorkspace("B").id
+        let appA = try await server.createApp(in: a)
+        let appB = try await server.createApp(in: b)
+        var keys: [KeyKind: CreatedKey] = [:]
+        keys[.publishable] = try await server.createKey(.publishable, app: appB.id)
+        keys[.server] = try await server.createKey(.server, workspace: b)
+        keys[.admin] = try await server.createKey(.admin)
+        var revoked: [KeyKind: CreatedKey] = [:]
+        revoked[.publishable] = try await server.createKey(.publishable, app: appA.id)
+        revoked[.server] = try await server.createKey(.server, workspace: a)
+        revoked[.admin] = try await server.createKey(.admin)
+        for key in revoked.values {
+            _ = try await server.admin.post("/v1/keys/\(key.key.id)/revoke", json: "{}").decoded(APIKey.self)
+        }
+        return World(server: server, workspaceA: a, appA: appA, serverKeyA: try await server.createKey(.server, workspace: a),
+                     keys: keys, revoked: revoked)
+    }
+
+    static func probes(_ w: World) -> [String: Probe] {
+        let app = #"{"workspaceId":"\#(w.workspaceA)","name":"X","teamId":"ABCDE12345","bundleId":"com.matrix.app"}"#
+        return [
+            "GET /healthz": Probe(method: "GET", path: "/healthz", body: "", workspaceScoped: false),
+            "GET /readyz": Probe(method: "GET", path: "/readyz", body: "", workspaceScoped: false),
+            "GET /metrics": Probe(method: "GET", path: "/metrics", body: "", workspaceScoped: false),
+            "GET /openapi.json": Probe(method: "GET", path: "/openapi.json", body: "", workspaceScoped: false),
+            "POST /v1/workspaces": Probe(method: "POST", path: "/v1/workspaces", body: #"{"name":"M"}"#, workspaceScoped: false),
+            "GET /v1/workspaces": Probe(method: "GET", path: "/v1/workspaces", body: "", workspaceScoped: false),
+            "GET /v1/workspaces/{workspaceId}": Probe(method: "GET", path: "/v1/workspaces/\(w.workspaceA)", body: "", workspaceScoped: true),
+            "POST /v1/apps": Probe(method: "POST", path: "/v1/apps", body: app, workspaceScoped: true),
+            "GET /v1/apps": Probe(method: "GET", path: "/v1/apps?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "GET /v1/apps/{appId}": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)", body: "", workspaceScoped: true),
+            "PATCH /v1/apps/{appId}": Probe(method: "PATCH", path: "/v1/apps/\(w.appA.id)", body: #"{"name":"Y"}"#, workspaceScoped: true),
+            "POST /v1/keys": Probe(method: "POST", path: "/v1/keys", body: #"{"kind":"server","workspaceId":"\#(w.workspaceA)"}"#, workspaceScoped: true),
+            "GET /v1/keys": Probe(method: "GET", path: "/v1/keys?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "GET /v1/keys/{keyId}": Probe(method: "GET", path: "/v1/keys/\(w.serverKeyA.key.id)", body: "", workspaceScoped: true),
+            "POST /v1/keys/{keyId}/revoke": Probe(method: "POST", path: "/v1/keys/\(w.serverKeyA.key.id)/revoke", body: "{}", workspaceScoped: true),
+            "GET /v1/me": Probe(method: "GET", path: "/v1/me", body: "", workspaceScoped: false),
+        ]
+    }
+
+    @Test("every route is covered and every caller it must refuse is refused with the right status and code")
+    func matrix() async throws {
+        let world = try await Self.makeWorld()
+        let probes = Self.probes(world)
+        var cells = 0
+        for route in world.server.application.router.routes {
+            guard let probe = probes[route.label] else {
+                Issue.record("no matrix entry for \(route.label); add one")
+                continue
+            }
+            func send(_ key: String?) async -> HTTPResponse {
+                await world.server.client(key).send(probe.method, probe.path, body: Array(probe.body.utf8))
+            }
+            guard case .keys(let allowed) = route.operation.access else {
+                let response = await send(nil)
+                #expect(![401, 403].contains(response.status), "\(route.label) is open but answered \(response.status)")
+                cells += 1
+                continue
+            }
+            let none = await send(nil)
+            #expect(none.status == 401 && none.errorCode == "missing_key", "\(route.label) without a key: \(none.status)")
+            let junk = await send("lr_sk_not-a-real-key")
+            #expect(junk.status == 401 && junk.errorCode == "invalid_key", "\(route.label) with a junk key: \(junk.status)")
+            let forged = await send(KeyKind.server.prefix + String(world.serverKeyA.secret.dropFirst(6).dropLast(1)) + "x")
+            #expect(forged.status == 401, "\(route.label) with a forged secret: \(forged.status)")
+            cells += 3
+            for kind in KeyKind.allCases {
+                if allowed.contains(kind.rawValue) {
+                    let revoked = await send(world.revoked[kind]!.secret)
+                    #expect(revoked.status == 401 && revoked.errorCode == "revoked_key", "\(route.label), revoked \(kind): \(revoked.status)")
+                    if probe.workspaceScoped && kind != .admin {
+                        let foreign = await send(world.keys[kind]!.secret)
+                        #expect(foreign.status == 403 && foreign.errorCode == "workspace_forbidden",
+                                "\(route.label) with a \(kind) key of another workspace: \(foreign.status) \(foreign.bodyText)")
+                        cells += 1
+                    }
+                } else {
+                    let wrong = await send(world.keys[kind]!.secret)
+                    #expect(wrong.status == 403 && wrong.errorCode == "key_kind_forbidden", "\(route.label) with a \(kind) key: \(wrong.status)")
+                }
+                cells += 1
+            }
+        }
+        #expect(cells > 60)
+        // The probes changed nothing in workspace A: its key still works and its app kept its name.
+        #expect(await world.server.client(world.serverKeyA.secret).get("/v1/me").status == 200)
+        #expect(try await world.server.admin.get("/v1/apps/\(world.appA.id)").decoded(App.self).name == world.appA.name)
+        await world.server.stop()
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayJSON
+@testable import RunwayServer
+import Testing
+
+@Suite("OpenAPI document")
+struct OpenAPITests {
+    @Test("documents exactly the router's routes, each once, with unique operation ids and resolvable schemas")
+    func matchesRouter() async throws {
+        let server = try await TestServer.start()
+        let document = try #require(await server.client().get("/openapi.json").json)
+        #expect(document["openapi"] == "3.1.0")
+        var documented = Set<String>()
+        var operationIds = Set<String>()
+        for (path, item) in document["paths"]?.objectValue ?? [] {
+            for (method, operation) in item.objectValue ?? [] {
+                documented.insert("\(method.uppercased()) \(path)")
+                let id = try #require(operation["operationId"]?.stringValue)
+                #expect(operationIds.insert(id).inserted, "duplicate operationId \(id)")
+            }
+        }
+        let routed = Set(server.application.router.routes.map { "\($0.method.rawValue) \(OpenAPIBuilder.openAPIPath($0.pattern))" })
+        #expect(documented == routed)
+
+        let schemas = Set((document["components"]?["schemas"]?.objectValue ?? []).map(\.0))
+        for ref in Self.references(in: document) {
+            #expect(schemas.contains(String(ref.split(separator: "/").last!)), "unresolved \(ref)")
+        }
+        await server.stop()
+    }
+
+    @Test("key kinds in the document are the ones the router enforces")
+    func keyKinds() async throws {
+        let server = try await TestServer.start()
+        let document = try #require(await server.client().get("/openapi.json").json)
+        for route in server.application.router.routes {
+            let operation = document["paths"]?[OpenAPIBuilder.openAPIPath(route.pattern)]?[route.method.rawValue.lowercased()]
+            switch route.operation.access {
+            case .open:
+                #expect(operation?["security"] == .array([]))
+            case .keys(let kinds):
+                #expect(operation?["x-linkrunway-key-kinds"] == .array(kinds.sorted().map { .string($0) }))
+                #expect(operation?["responses"]?["401"] != nil)
+            }
+        }
+        await server.stop()
+    }
+
+    static func references(in value: JSONValue) -> [String] {
+        switch value {
+        case .object(let members):
+            return members.flatMap { key, member in key == "$ref" ? [member.stringValue ?? ""] : references(in: member) }
+        case .array(let items):
+            return items.flatMap(references(in:))
+        default:
+            return []
+        }
+    }
+}

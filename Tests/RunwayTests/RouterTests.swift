@@ -1,0 +1,66 @@
+import RunwayHTTP
+import Testing
+
+@Suite("Router")
+struct RouterTests {
+    static func route(_ method: HTTPMethod, _ pattern: String) -> Route {
+        Route(method: method, pattern: pattern, operation: Operation(id: pattern, summary: "", tag: "t", access: .open, responses: [])) { _, _ in
+            .text(pattern)
+        }
+    }
+
+    let router = Router(routes: [
+        route(.GET, "/"),
+        route(.GET, "/v1/apps"),
+        route(.POST, "/v1/apps"),
+        route(.GET, "/v1/apps/{appId}"),
+        route(.GET, "/v1/apps/special"),
+        route(.POST, "/v1/apps/{appId}/keys"),
+        route(.GET, "/files/{path...}"),
+    ])
+
+    func matched(_ method: String, _ path: String) -> (String, [String: String])? {
+        if case .found(let route, let parameters) = router.match(method: method, path: path) { return (route.pattern, parameters) }
+        return nil
+    }
+
+    @Test("matches literals, parameters and the rest of a path")
+    func matches() {
+        #expect(matched("GET", "/")?.0 == "/")
+        #expect(matched("GET", "/v1/apps")?.0 == "/v1/apps")
+        #expect(matched("GET", "/v1/apps/")?.0 == "/v1/apps")
+        #expect(matched("GET", "/v1/apps/app_1")?.1 == ["appId": "app_1"])
+        #expect(matched("GET", "/v1/apps/special")?.0 == "/v1/apps/special")
+        #expect(matched("POST", "/v1/apps/special/keys")?.1 == ["appId": "special"])
+        #expect(matched("GET", "/files/a/b/c.txt")?.1 == ["path": "a/b/c.txt"])
+    }
+
+    @Test("HEAD falls back to GET")
+    func head() {
+        #expect(matched("HEAD", "/v1/apps/x")?.0 == "/v1/apps/{appId}")
+    }
+
+    @Test("unknown paths are not found; known paths with another method are not allowed")
+    func misses() {
+        if case .notFound = router.match(method: "GET", path: "/v2") {} else { Issue.record("expected notFound") }
+        if case .notFound = router.match(method: "GET", path: "/v1/apps/a/b") {} else { Issue.record("expected notFound") }
+        guard case .methodNotAllowed(let allowed) = router.match(method: "DELETE", path: "/v1/apps") else {
+            Issue.record("expected methodNotAllowed")
+            return
+        }
+        #expect(allowed == [.GET, .POST])
+        if case .methodNotAllowed = router.match(method: "BREW", path: "/v1/apps") {} else { Issue.record("unknown methods get 405") }
+    }
+
+    @Test("the application answers 404 and 405 with JSON bodies and an Allow header")
+    func applicationErrors() async {
+        let app = HTTPApplication(router: router, middleware: [ErrorMiddleware(map: { $0 as? HTTPError ?? HTTPError(status: 500, code: "x", message: "x") })])
+        let notFound = await TestClient(app).get("/nope")
+        #expect(notFound.status == 404)
+        #expect(notFound.bodyText.contains(#""code":"not_found""#))
+        let notAllowed = await TestClient(app).send("PUT", "/v1/apps")
+        #expect(notAllowed.status == 405)
+        #expect(notAllowed.headers["Allow"] == "GET, POST")
+        #expect(notAllowed.headers["Content-Type"] == "application/json")
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import RunwayStore
+import RunwaySQLite
+import Testing
+
+/// What only SQLite needs checking: WAL mode and a lock held by another process.
+@Suite("SQLite backend")
+struct SQLiteStoreTests {
+    @Test("the database is in WAL mode with full sync")
+    func walMode() async throws {
+        let directory = TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.path("wal.db"))
+        let mode = try await store.read { try $0.first("PRAGMA journal_mode")!.string("journal_mode") }
+        #expect(mode == "wal")
+        await store.close()
+    }
+
+    @Test("a write lock held by another process makes writes unavailable, then they succeed again")
+    func busyFromAnotherProcess() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("busy.db")
+        let store = try SQLiteStore(path: path, options: .init(readers: 1, busyTimeoutMilliseconds: 200))
+        _ = try await store.migrate(ConformanceSchema.migrations)
+
+        // Another process takes the write lock and keeps it for a while.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["python3", "-c", """
+            import sqlite3, sys, time
+            c = sqlite3.connect(sys.argv[1], isolation_level=None)
+            c.execute('BEGIN IMMEDIATE')
+            print('locked', flush=True)
+            time.sleep(2)
+            c.execute('ROLLBACK')
+            """, path]
+        let pipe = Pipe()
+        holder.standardOutput = pipe
+        try holder.run()
+        _ = try await offloaded { pipe.fileHandleForReading.availableData }
+
+        await #expect(throws: StoreError.self) {
+            try await store.write { db in try db.execute("INSERT INTO items (id) VALUES ('blocked')") }
+        }
+        // Reads are not blocked by a writer in WAL mode.
+        _ = try await store.read { try $0.query("SELECT COUNT(*) AS c FROM items") }
+        try await offloaded { holder.waitUntilExit() }
+        try await store.write { db in try db.execute("INSERT INTO items (id) VALUES ('later')") }
+        let ids = try await store.read { try $0.query("SELECT id FROM items").map { try $0.string("id") } }
+        #expect(ids == ["later"])
+        await store.close()
+    }
+
+    @Test("an unopenable path is reported as unavailable")
+    func unopenable() {
+        #expect(throws: StoreError.self) { _ = try SQLiteStore(path: "/nonexistent-dir/x/y.db") }
+    }
+}

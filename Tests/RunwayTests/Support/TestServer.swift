@@ -1,0 +1,76 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayJSON
+@testable import RunwayServer
+import RunwayStore
+import RunwaySQLite
+
+/// An in-process server on a temporary SQLite file: migrated, bootstrapped, reached through the test client.
+struct TestServer: Sendable {
+    let directory: TemporaryDirectory
+    let store: any Store
+    let services: ServerServices
+    let application: HTTPApplication
+    let adminKey: String
+    let defaultWorkspace: Workspace
+    let logs: LogSink
+
+    static func start(clock: WallClock = .system, maxBodyBytes: Int = 1024 * 1024) async throws -> TestServer {
+        let directory = TemporaryDirectory()
+        let metrics = MetricsRegistry()
+        let store = try SQLiteStore(path: directory.path("test.db"), options: .init(readers: 2), observer: StoreMetrics(metrics: metrics))
+        _ = try await store.migrate(Schema.migrations)
+        guard let bootstrap = try await Bootstrap.run(store: store, clock: clock) else { fatalError("a new database must bootstrap") }
+        let logs = LogSink.memory()
+        let services = ServerServices(store: store, clock: clock, logger: Logger(level: .info, sink: logs), metrics: metrics)
+        return TestServer(directory: directory, store: store, services: services,
+                          application: ServerApplication.make(services, maxBodyBytes: maxBodyBytes),
+                          adminKey: bootstrap.adminKey, defaultWorkspace: bootstrap.workspace, logs: logs)
+    }
+
+    func client(_ key: String? = nil) -> TestClient { TestClient(application, bearer: key) }
+    var admin: TestClient { client(adminKey) }
+
+    func stop() async { await store.close() }
+
+    // MARK: Fixtures made through the API
+
+    func createWorkspace(_ name: String = "Acme") async throws -> Workspace {
+        try await admin.post("/v1/workspaces", json: #"{"name":"\#(name)"}"#).decoded(Workspace.self, status: 201)
+    }
+
+    func createApp(in workspace: String, bundleId: String = "com.example.app", teamId: String = "ABCDE12345") async throws -> App {
+        try await admin.post("/v1/apps", json: #"{"workspaceId":"\#(workspace)","name":"Example","teamId":"\#(teamId)","bundleId":"\#(bundleId)","appStoreId":"123456789","platforms":["ios","tvos"]}"#)
+            .decoded(App.self, status: 201)
+    }
+
+    func createKey(_ kind: KeyKind, workspace: String? = nil, app: String? = nil) async throws -> CreatedKey {
+        var fields = [#""kind":"\#(kind.rawValue)""#]
+        if let workspace { fields.append(#""workspaceId":"\#(workspace)""#) }
+        if let app { fields.append(#""appId":"\#(app)""#) }
+        return try await admin.post("/v1/keys", json: "{\(fields.joined(separator: ","))}").decoded(CreatedKey.self, status: 201)
+    }
+}
+
+struct UnexpectedResponse: Error, CustomStringConvertible {
+    let description: String
+}
+
+extension HTTPResponse {
+    /// Decodes the body after checking the status; the error shows the body when either fails.
+    func decoded<T: Decodable>(_ type: T.Type, status expected: Int = 200) throws -> T {
+        guard status == expected else { throw UnexpectedResponse(description: "expected \(expected), got \(status): \(bodyText)") }
+        do {
+            return try JSONDecoder().decode(type, from: Data(body))
+        } catch {
+            throw UnexpectedResponse(description: "cannot decode \(T.self) from \(bodyText): \(error)")
+        }
+    }
+
+    /// The error code of an error body, or nil.
+    var errorCode: String? { (try? JSONDecoder().decode(ErrorBody.self, from: Data(body)))?.error.code }
+    var errorField: String? { (try? JSONDecoder().decode(ErrorBody.self, from: Data(body)))?.error.field }
+
+    var json: JSONValue? { try? JSONParser().parse(body) }
+}
