@@ -78,7 +78,7 @@ public struct OpenAPIBuilder: Sendable {
         var responses: [(String, JSONValue)] = op.responses.map { doc in
             var response: [(String, JSONValue)] = [("description", .string(doc.description))]
             if let type = doc.contentType {
-                let schema: JSONValue = doc.schema.map(Self.ref) ?? .object([("type", "string")])
+                let schema: JSONValue = doc.schema.map(Self.ref) ?? .object([("type", type.hasPrefix("application/json") ? "object" : "string")])
                 response.append(("content", .object([(type, .object([("schema", schema)]))])))
             }
             return (String(doc.status), .object(response))

@@ -48,6 +48,39 @@ struct OpenAPITests {
         await server.stop()
     }
 
+    @Test("every response to the matrix's probes, successes and failures, is documented and matches its schema")
+    func responsesMatchDocument() async throws {
+        let world = try await AuthMatrixTests.makeWorld()
+        let server = world.server
+        let document = try #require(await server.client().get("/openapi.json").json)
+        let validator = JSONSchemaValidator(document: document)
+        let probes = AuthMatrixTests.probes(world)
+        var checked = 0
+        for route in server.application.router.routes {
+            let probe = try #require(probes[route.label])
+            let keys: [String?] = [nil, server.adminKey, world.serverKeyA.secret, world.keys[.server]!.secret, world.keys[.publishable]!.secret]
+            let bodies = [probe.body, probe.body.isEmpty ? "" : "{", probe.body.isEmpty ? "" : #"{"unexpected":true}"#]
+            for key in keys {
+                for body in bodies {
+                    let response = await server.client(key).send(probe.method, probe.path, body: Array(body.utf8))
+                    let operation = document["paths"]?[OpenAPIBuilder.openAPIPath(route.pattern)]?[route.method.rawValue.lowercased()]
+                    guard let documented = operation?["responses"]?[String(response.status)] else {
+                        Issue.record("\(route.label) answered \(response.status), which the document does not list")
+                        continue
+                    }
+                    if let schema = documented["content"]?["application/json"]?["schema"] {
+                        let value = try #require(response.json, "\(route.label) \(response.status) is not JSON")
+                        let problems = validator.validate(value, against: schema)
+                        #expect(problems.isEmpty, "\(route.label) \(response.status): \(problems)")
+                    }
+                    checked += 1
+                }
+            }
+        }
+        #expect(checked > 100)
+        await server.stop()
+    }
+
     static func references(in value: JSONValue) -> [String] {
         switch value {
         case .object(let members):

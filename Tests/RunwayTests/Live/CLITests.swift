@@ -1,0 +1,115 @@
+import Foundation
+import LinkRunwayAPI
+@testable import RunwayCLI
+import RunwayHTTP
+import RunwayServer
+import Testing
+
+/// The CLI against a real server (in this process, on a real socket).
+@Suite("CLI")
+struct CLITests {
+    struct Run {
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    final class Capture: @unchecked Sendable {
+        var output = "", errors = ""
+        let lock = NSLock()
+        func out(_ s: String) { lock.lock(); output += s + "\n"; lock.unlock() }
+        func err(_ s: String) { lock.lock(); errors += s + "\n"; lock.unlock() }
+    }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async -> Run {
+        let capture = Capture()
+        let status = await CLI.run(arguments, environment: environment, output: capture.out, errorOutput: capture.err)
+        return Run(status: status, output: capture.output, errors: capture.errors)
+    }
+
+    static func startServer() async throws -> (ServerRuntime, TemporaryDirectory, [String: String]) {
+        let directory = TemporaryDirectory()
+        var configuration = ServerConfiguration(database: .sqlite(path: directory.path("cli.db")))
+        configuration.http.port = 0
+        configuration.logLevel = .error
+        let runtime = try await ServerRuntime.start(configuration, logSink: .memory())
+        let key = try #require(runtime.bootstrap?.adminKey)
+        return (runtime, directory, ["LINKRUNWAY_URL": "http://127.0.0.1:\(runtime.port)", "LINKRUNWAY_KEY": key])
+    }
+
+    @Test("every command has --help, exit 0")
+    func help() async {
+        for command in CLI.commands {
+            let run = await Self.run(command.words + ["--help"])
+            #expect(run.status == 0, "\(command.words)")
+            #expect(run.output.contains("Usage: linkrunway \(command.words.joined(separator: " "))"))
+        }
+        #expect(await Self.run(["--help"]).status == 0)
+        #expect(await Self.run(["app", "--help"]).status == 0)
+    }
+
+    @Test("usage errors exit 64", arguments: [
+        ["bogus"], [], ["app", "create", "--nme", "x"], ["app", "show"], ["key", "create", "--kind", "root"], ["serve", "--port", "x"],
+        ["app", "list", "--json=yes"],
+    ])
+    func usageErrors(_ arguments: [String]) async {
+        let run = await Self.run(arguments, environment: ["LINKRUNWAY_KEY": "lr_ak_x"])
+        #expect(run.status == 64, "\(arguments): \(run.errors)")
+    }
+
+    @Test("management commands work end to end, print tables or JSON, and fail with exit 1")
+    func endToEnd() async throws {
+        let (runtime, directory, environment) = try await Self.startServer()
+        let workspaces = await Self.run(["workspace", "list", "--json"], environment: environment)
+        #expect(workspaces.status == 0)
+        let workspace = try JSONDecoder().decode([Workspace].self, from: Data(workspaces.output.utf8))[0]
+
+        let created = await Self.run(["app", "create", "--name", "Demo", "--team-id", "ABCDE12345", "--bundle-id", "com.example.cli",
+                                      "--platforms", "ios,macos", "--workspace", workspace.id, "--json"], environment: environment)
+        #expect(created.status == 0, "\(created.errors)")
+        let app = try JSONDecoder().decode(App.self, from: Data(created.output.utf8))
+        #expect(app.platforms == [.ios, .macos])
+
+        let list = await Self.run(["app", "list"], environment: environment)
+        #expect(list.output.contains("com.example.cli"))
+        let show = await Self.run(["app", "show", app.id], environment: environment)
+        #expect(show.output.contains("ABCDE12345"))
+
+        let key = await Self.run(["key", "create", "--kind", "publishable", "--app", app.id, "--json"], environment: environment)
+        let createdKey = try JSONDecoder().decode(CreatedKey.self, from: Data(key.output.utf8))
+        #expect(createdKey.secret.hasPrefix("lr_pk_"))
+        let keys = await Self.run(["key", "list", "--app", app.id], environment: environment)
+        #expect(keys.output.contains(createdKey.key.id))
+        #expect(!keys.output.contains(createdKey.secret))
+        let revoked = await Self.run(["key", "revoke", createdKey.key.id], environment: environment)
+        #expect(revoked.status == 0)
+        #expect(revoked.output.contains("Revoked"))
+
+        let duplicate = await Self.run(["app", "create", "--name", "Demo", "--team-id", "ABCDE12345", "--bundle-id", "com.example.cli",
+                                        "--workspace", workspace.id], environment: environment)
+        #expect(duplicate.status == 1)
+        #expect(duplicate.errors.contains("app_exists"))
+        let badKey = await Self.run(["app", "list"], environment: environment.merging(["LINKRUNWAY_KEY": "lr_ak_nope"]) { $1 })
+        #expect(badKey.status == 1)
+        #expect(badKey.errors.contains("invalid_key"))
+
+        await runtime.stop()
+        let unreachable = await Self.run(["app", "list"], environment: environment)
+        #expect(unreachable.status == 1)
+        #expect(unreachable.errors.contains("cannot reach"))
+        _ = directory
+    }
+
+    @Test("migrate brings a new database to the current schema and is idempotent")
+    func migrate() async throws {
+        let directory = TemporaryDirectory()
+        let url = "sqlite:\(directory.path("m.db"))"
+        let first = await Self.run(["migrate", "--database-url", url])
+        #expect(first.status == 0)
+        #expect(first.output.contains("0001_tenancy"))
+        let second = await Self.run(["migrate"], environment: ["LINKRUNWAY_DATABASE_URL": url])
+        #expect(second.output.contains("up to date"))
+        let bad = await Self.run(["migrate", "--database-url", "mysql://x"])
+        #expect(bad.status == 64)
+    }
+}

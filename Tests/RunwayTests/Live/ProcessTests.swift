@@ -1,0 +1,101 @@
+import Foundation
+import LinkRunwayAPI
+import Synchronization
+import Testing
+
+/// The real binary in a child process: durability across SIGKILL, graceful SIGTERM, first-start bootstrap.
+@Suite("Server process")
+struct ProcessTests {
+    @Test("every write acknowledged before a SIGKILL is there after restart, exactly once")
+    func crashAndRestart() async throws {
+        let directory = TemporaryDirectory()
+        let database = directory.path("crash.db")
+        let first = try await ServerProcess(databasePath: database)
+        let adminKey = try #require(first.printedAdminKey)
+        let port = first.port
+        let workspace = try await offloaded {
+            let response = try RawHTTPConnection(port: port).request("GET", "/v1/workspaces", headers: ["Authorization": "Bearer \(adminKey)"])
+            return try JSONDecoder().decode(Page<Workspace>.self, from: Data(response.body.utf8)).items[0].id
+        }
+
+        // Eight writers, each on its own keep-alive connection, create apps until the server dies under them.
+        let acknowledged = SharedList()
+        let writers = (0..<8).map { writer in
+            Thread {
+                guard let connection = try? RawHTTPConnection(port: port) else { return }
+                for i in 0..<10_000 {
+                    let bundle = "com.crash.w\(writer).n\(i)"
+                    let body = #"{"workspaceId":"\#(workspace)","name":"n","teamId":"ABCDE12345","bundleId":"\#(bundle)"}"#
+                    guard let response = try? connection.request("POST", "/v1/apps", headers: ["Authorization": "Bearer \(adminKey)"], body: body),
+                          response.status == 201 else { return }
+                    acknowledged.append(bundle)
+                }
+            }
+        }
+        writers.forEach { $0.start() }
+        while acknowledged.count < 300 { try await Task.sleep(for: .milliseconds(5)) }
+        let status = try await first.stop(signal: SIGKILL)
+        #expect(status == SIGKILL)
+        try await Task.sleep(for: .milliseconds(200))  // let the writers notice
+        let acked = acknowledged.items
+
+        let second = try await ServerProcess(databasePath: database)
+        #expect(second.printedAdminKey == nil, "a restart must not bootstrap again")
+        let secondPort = second.port
+        let stored = try await offloaded {
+            let connection = try RawHTTPConnection(port: secondPort)
+            var bundles: [String] = []
+            var cursor: String?
+            repeat {
+                let path = "/v1/apps?limit=200" + (cursor.map { "&cursor=\($0)" } ?? "")
+                let response = try connection.request("GET", path, headers: ["Authorization": "Bearer \(adminKey)"])
+                let page = try JSONDecoder().decode(Page<App>.self, from: Data(response.body.utf8))
+                bundles += page.items.map(\.bundleId)
+                cursor = page.nextCursor
+            } while cursor != nil
+            return bundles
+        }
+        let counts = Dictionary(stored.map { ($0, 1) }, uniquingKeysWith: +)
+        let missing = acked.filter { counts[$0] == nil }
+        #expect(missing.isEmpty, "\(missing.count) of \(acked.count) acknowledged writes were lost")
+        #expect(counts.values.allSatisfy { $0 == 1 })
+        #expect(stored.count >= acked.count)
+        _ = try await second.stop(signal: SIGTERM)
+    }
+
+    @Test("SIGTERM stops the server cleanly and the database reopens")
+    func gracefulTermination() async throws {
+        let directory = TemporaryDirectory()
+        let database = directory.path("term.db")
+        let server = try await ServerProcess(databasePath: database, environment: ["LINKRUNWAY_LOG_LEVEL": "info"])
+        let port = server.port
+        let health = try await offloaded { try RawHTTPConnection(port: port).request("GET", "/healthz") }
+        #expect(health.status == 200)
+        #expect(try await server.stop(signal: SIGTERM) == 0)
+        #expect(server.stderr.contains(#""msg":"stopped""#))
+        #expect(!server.stderr.contains("lr_ak_"), "the admin key must never reach the log")
+        let again = try await ServerProcess(databasePath: database)
+        #expect(again.printedAdminKey == nil)
+        #expect(try await again.stop(signal: SIGINT) == 0)
+    }
+
+    @Test("bad configuration is a usage error, not a crash")
+    func badConfiguration() async throws {
+        let process = Process()
+        process.executableURL = ServerProcess.binary
+        process.arguments = ["serve", "--port", "not-a-port"]
+        process.standardError = Pipe()
+        process.standardOutput = Pipe()
+        try process.run()
+        try await offloaded { process.waitUntilExit() }
+        #expect(process.terminationStatus == 64)
+    }
+}
+
+/// Strings appended from several threads.
+final class SharedList: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ item: String) { storage.withLock { $0.append(item) } }
+    var count: Int { storage.withLock { $0.count } }
+    var items: [String] { storage.withLock { $0 } }
+}

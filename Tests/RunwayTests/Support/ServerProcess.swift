@@ -1,0 +1,79 @@
+import Foundation
+import Synchronization
+
+/// The real `linkrunway` binary (built with the tests) running `serve` in a child process.
+final class ServerProcess: @unchecked Sendable {
+    struct Failure: Error, CustomStringConvertible { let description: String }
+
+    /// The binary next to the test bundle.
+    static var binary: URL {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [directory, directory.deletingLastPathComponent()] {
+            let url = candidate.appendingPathComponent("linkrunway")
+            if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+        }
+        return URL(fileURLWithPath: ".build/debug/linkrunway")
+    }
+
+    let process = Process()
+    private let output = SharedText()
+    private let errors = SharedText()
+    private(set) var port: UInt16 = 0
+
+    /// Starts `linkrunway serve` on a free port with the database at `databasePath` and waits until it listens.
+    init(databasePath: String, environment: [String: String] = [:]) async throws {
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--port", "0", "--database-url", "sqlite:\(databasePath)"]
+        process.environment = ["PATH": "/usr/bin:/bin", "LINKRUNWAY_LOG_LEVEL": "warn"].merging(environment) { $1 }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        out.fileHandleForReading.readabilityHandler = { [output] handle in
+            let data = handle.availableData
+            output.append(data)
+        }
+        err.fileHandleForReading.readabilityHandler = { [errors] handle in
+            let data = handle.availableData
+            errors.append(data)
+        }
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if let range = stdout.range(of: "listening on http://127.0.0.1:") {
+                let digits = stdout[range.upperBound...].prefix(while: \.isNumber)
+                if let port = UInt16(digits) {
+                    self.port = port
+                    return
+                }
+            }
+            if !process.isRunning { throw Failure(description: "serve exited: \(stderr)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        process.terminate()
+        throw Failure(description: "serve did not start: \(stderr)")
+    }
+
+    var stdout: String { output.text }
+    var stderr: String { errors.text }
+
+    /// The admin key printed on first start, if this start printed one.
+    var printedAdminKey: String? {
+        stdout.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("lr_ak_") }.map(String.init)
+    }
+
+    /// Sends `signal` and waits for the process to end; returns its exit status.
+    func stop(signal: Int32) async throws -> Int32 {
+        kill(process.processIdentifier, signal)
+        return try await offloaded { [process] in
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+}
+
+/// Text appended from one thread and read from another.
+final class SharedText: Sendable {
+    private let storage = Mutex<String>("")
+    func append(_ data: Data) { storage.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+    var text: String { storage.withLock { $0 } }
+}
