@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Calls the rest of the pipeline.
 public typealias Responder = @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
 
@@ -26,11 +28,17 @@ public struct RequestIdMiddleware: Middleware {
         }
     }
 
-    /// A new random id (not a secret).
+    private static let base = UInt64.random(in: 0...UInt64.max)
+    private static let counter = Atomic<UInt64>(0)
+
+    /// A new id, unique within this process and unlikely to repeat across processes (not a secret, so no system
+    /// randomness per request): a random base plus a counter, scrambled and printed as 16 hex digits.
     public static func generate() -> String {
-        var rng = SystemRandomNumberGenerator()
-        let hex = Array("0123456789abcdef")
-        return String((0..<16).map { _ in hex[Int(rng.next() % 16)] })
+        let n = counter.add(1, ordering: .relaxed).newValue
+        var x = (base &+ n) &* 0x9E37_79B9_7F4A_7C15
+        x ^= x >> 31
+        let hex = String(x, radix: 16)
+        return hex.count == 16 ? hex : String(repeating: "0", count: 16 - hex.count) + hex
     }
 }
 

@@ -77,16 +77,16 @@ public struct Route: Sendable {
     public let pattern: String
     public let operation: Operation
     public let handler: Handler
+    /// `GET /v1/apps/{appId}`: the label used in logs and metrics (bounded, unlike raw paths).
+    public let label: String
 
     public init(method: HTTPMethod, pattern: String, operation: Operation, handler: @escaping Handler) {
         self.method = method
         self.pattern = pattern
         self.operation = operation
         self.handler = handler
+        self.label = "\(method.rawValue) \(pattern)"
     }
-
-    /// `GET /v1/apps/{appId}`: the label used in logs and metrics (bounded, unlike raw paths).
-    public var label: String { "\(method.rawValue) \(pattern)" }
 
     /// Names of the `{…}` segments in order.
     public var parameterNames: [String] {
