@@ -3,7 +3,7 @@ import RunwayStore
 
 /// One SQLite connection with its prepared-statement cache. Not thread-safe: each connection is handed to one thread
 /// when the store starts and used only there (hence the unchecked Sendable).
-final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
+final class SQLiteConnection: EngineConnection, @unchecked Sendable {
     let dialect = SQLDialect.sqlite
     private var db: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
@@ -31,6 +31,11 @@ final class SQLiteConnection: SQLExecutor, @unchecked Sendable {
         statements.removeAll()
         if let db { sqlite3_close_v2(db) }
         db = nil
+    }
+
+    /// A SQLite connection stays open until closed.
+    func ensureOpen() throws {
+        if db == nil { throw StoreError.unavailable("connection closed") }
     }
 
     /// Runs one or more statements without parameters (pragmas, migrations, transaction control).

@@ -1,0 +1,278 @@
+import Foundation
+
+/// A connection that `ThreadedStore` drives from one thread only.
+public protocol EngineConnection: SQLExecutor, AnyObject {
+    /// Runs statements without parameters (transaction control, pragmas, migrations); may hold several.
+    func executeScript(_ script: String) throws
+    /// Reconnects when the connection was lost; throws `StoreError.unavailable` when the database cannot be reached.
+    func ensureOpen() throws
+    /// Releases the connection; the engine calls it once, from the connection's thread.
+    func close()
+}
+
+/// The statements that differ between backends around transactions.
+public struct TransactionDialect: Sendable {
+    /// Starts a write transaction that takes the write lock at once (SQLite `BEGIN IMMEDIATE`).
+    public var beginWrite: String
+    /// Starts a read-only snapshot.
+    public var beginRead: String
+    /// Serialises migrations between processes, if the backend needs it (PostgreSQL advisory lock).
+    public var lockMigrations: String?
+    public var unlockMigrations: String?
+
+    public init(beginWrite: String, beginRead: String, lockMigrations: String? = nil, unlockMigrations: String? = nil) {
+        self.beginWrite = beginWrite
+        self.beginRead = beginRead
+        self.lockMigrations = lockMigrations
+        self.unlockMigrations = unlockMigrations
+    }
+}
+
+/// The engine both backends share: one writer thread that group-commits and reader threads, each owning one
+/// connection. Queued work that waits longer than `queueTimeout` for a connection fails with `unavailable`.
+public final class ThreadedStore: Store, @unchecked Sendable {
+    public struct Options: Sendable {
+        /// The most writes committed in one transaction.
+        public var maxBatch: Int
+        /// Seconds a read or write may wait in the queue before it is refused.
+        public var queueTimeout: Double
+
+        public init(maxBatch: Int = 512, queueTimeout: Double = 10) {
+            self.maxBatch = maxBatch
+            self.queueTimeout = queueTimeout
+        }
+    }
+
+    public let dialect: SQLDialect
+    private let transactions: TransactionDialect
+    private let options: Options
+    private let observer: (any StoreObserver)?
+    private let writes = JobQueue<WriteJob>()
+    private let reads = JobQueue<ReadJob>()
+    private let stopped = DispatchGroup()
+
+    /// Starts one thread for `writer` and one per reader; each connection is used only by its thread from now on.
+    public init(dialect: SQLDialect, transactions: TransactionDialect, writer: any EngineConnection & Sendable,
+                readers: [any EngineConnection & Sendable], options: Options = Options(), observer: (any StoreObserver)? = nil) {
+        self.dialect = dialect
+        self.transactions = transactions
+        self.options = options
+        self.observer = observer
+        startWriter(writer, label: "linkrunway-\(dialect.rawValue)-writer")
+        for reader in readers { startReader(reader, label: "linkrunway-\(dialect.rawValue)-reader") }
+    }
+
+    // MARK: Store
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let job = ReadJob { executor in continuation.resume(with: Result { try body(executor) }) }
+            if !reads.push(job) { continuation.resume(throwing: StoreError.unavailable("the store is closed")) }
+        }
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let box = ResultBox<T>()
+            let job = WriteJob(
+                run: { connection in box.value = try body(connection) },
+                finish: { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: box.value!) }
+                })
+            if !writes.push(job) { continuation.resume(throwing: StoreError.unavailable("the store is closed")) }
+        }
+    }
+
+    public func migrate(_ migrations: [Migration]) async throws -> [String] {
+        let transactions = self.transactions
+        let dialect = self.dialect
+        return try await exclusive { connection in
+            try connection.ensureOpen()
+            if let lock = transactions.lockMigrations { try connection.executeScript(lock) }
+            defer { if let unlock = transactions.unlockMigrations { try? connection.executeScript(unlock) } }
+            try connection.executeScript("CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
+            let applied = Set(try connection.query("SELECT id FROM schema_migrations").map { try $0.string("id") })
+            var done: [String] = []
+            for migration in try Migration.pending(migrations, applied: applied) {
+                try connection.executeScript(transactions.beginWrite)
+                do {
+                    try connection.executeScript(migration.sql(for: dialect))
+                    let now = Int64(Date().timeIntervalSince1970 * 1000)
+                    try connection.execute("INSERT INTO schema_migrations (id, applied_at) VALUES (\(migration.id), \(now))")
+                    try connection.executeScript("COMMIT")
+                } catch {
+                    try? connection.executeScript("ROLLBACK")
+                    throw error
+                }
+                done.append(migration.id)
+            }
+            return done
+        }
+    }
+
+    public func ping() async throws {
+        _ = try await read { try $0.query("SELECT 1 AS one") }
+    }
+
+    public func close() async {
+        writes.close()
+        reads.close()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            stopped.notify(queue: .global()) { continuation.resume() }
+        }
+    }
+
+    // MARK: Threads
+
+    /// Runs `body` alone on the writer connection, between group commits; it manages its own transactions.
+    private func exclusive<T: Sendable>(_ body: @escaping @Sendable (any EngineConnection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let job = WriteJob(exclusive: { connection in continuation.resume(with: Result { try body(connection) }) })
+            if !writes.push(job) { continuation.resume(throwing: StoreError.unavailable("the store is closed")) }
+        }
+    }
+
+    private func startWriter(_ connection: any EngineConnection & Sendable, label: String) {
+        stopped.enter()
+        let thread = Thread { [writes, options, observer, transactions, stopped] in
+            while let batch = writes.take(limit: options.maxBatch) {
+                let deadline = Date().addingTimeInterval(-options.queueTimeout)
+                var grouped: [WriteJob] = []
+                for job in batch {
+                    if job.enqueuedAt < deadline {
+                        job.fail(StoreError.unavailable("waited more than \(options.queueTimeout) s for the database"))
+                    } else if let exclusive = job.exclusive {
+                        Self.commit(grouped, on: connection, transactions: transactions, observer: observer)
+                        grouped.removeAll()
+                        exclusive(connection)
+                    } else {
+                        grouped.append(job)
+                    }
+                }
+                Self.commit(grouped, on: connection, transactions: transactions, observer: observer)
+            }
+            connection.close()
+            stopped.leave()
+        }
+        thread.name = label
+        thread.start()
+    }
+
+    private func startReader(_ connection: any EngineConnection & Sendable, label: String) {
+        stopped.enter()
+        let thread = Thread { [reads, options, transactions, stopped] in
+            while let jobs = reads.take(limit: 1) {
+                for job in jobs {
+                    if job.enqueuedAt < Date().addingTimeInterval(-options.queueTimeout) {
+                        job.run(FailingExecutor(error: StoreError.unavailable("waited more than \(options.queueTimeout) s for the database")))
+                        continue
+                    }
+                    do {
+                        try connection.ensureOpen()
+                        try connection.executeScript(transactions.beginRead)
+                    } catch {
+                        job.run(FailingExecutor(error: error))
+                        continue
+                    }
+                    job.run(connection)
+                    // A read-only transaction has nothing to lose; end it whichever way works.
+                    if (try? connection.executeScript("COMMIT")) == nil { try? connection.executeScript("ROLLBACK") }
+                }
+            }
+            connection.close()
+            stopped.leave()
+        }
+        thread.name = label
+        thread.start()
+    }
+
+    /// One group commit: every job in its own savepoint, one COMMIT, then every caller is answered.
+    private static func commit(_ jobs: [WriteJob], on connection: any EngineConnection, transactions: TransactionDialect,
+                               observer: (any StoreObserver)?) {
+        guard !jobs.isEmpty else { return }
+        let started = DispatchTime.now().uptimeNanoseconds
+        var errors = [(any Error)?](repeating: nil, count: jobs.count)
+        do {
+            try connection.ensureOpen()
+            try connection.executeScript(transactions.beginWrite)
+        } catch {
+            for job in jobs { job.fail(error) }
+            return
+        }
+        for (i, job) in jobs.enumerated() {
+            do {
+                try connection.executeScript("SAVEPOINT w")
+                do {
+                    try job.run?(connection)
+                    try connection.executeScript("RELEASE SAVEPOINT w")
+                } catch {
+                    try connection.executeScript("ROLLBACK TO SAVEPOINT w; RELEASE SAVEPOINT w")
+                    errors[i] = error
+                }
+            } catch {
+                errors[i] = error
+            }
+        }
+        do {
+            try connection.executeScript("COMMIT")
+        } catch {
+            try? connection.executeScript("ROLLBACK")
+            for job in jobs { job.fail(error) }
+            return
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+        observer?.didCommit(batchSize: jobs.count, seconds: seconds)
+        for (i, job) in jobs.enumerated() { job.finish?(errors[i]) }
+    }
+}
+
+/// A queued write: either a group-committed closure with its completion, or an exclusive closure.
+final class WriteJob: @unchecked Sendable {
+    let run: ((any EngineConnection) throws -> Void)?
+    let finish: (((any Error)?) -> Void)?
+    let exclusive: ((any EngineConnection) -> Void)?
+    let enqueuedAt = Date()
+
+    init(run: @escaping (any EngineConnection) throws -> Void, finish: @escaping ((any Error)?) -> Void) {
+        self.run = run
+        self.finish = finish
+        self.exclusive = nil
+    }
+
+    init(exclusive: @escaping (any EngineConnection) -> Void) {
+        self.run = nil
+        self.finish = nil
+        self.exclusive = exclusive
+    }
+
+    /// Answers the caller with `error` without running.
+    func fail(_ error: any Error) {
+        if let finish { finish(error) } else { exclusive?(FailingConnection(error: error)) }
+    }
+}
+
+/// A queued read; it answers its caller itself.
+final class ReadJob: @unchecked Sendable {
+    let run: (any SQLExecutor) -> Void
+    let enqueuedAt = Date()
+    init(run: @escaping (any SQLExecutor) -> Void) { self.run = run }
+}
+
+/// Stands in for a connection that cannot be used, so the caller gets the error.
+struct FailingExecutor: SQLExecutor {
+    let error: any Error
+    var dialect: SQLDialect { .sqlite }
+    func execute(_ sql: SQL) throws -> Int { throw error }
+    func query(_ sql: SQL) throws -> [SQLRow] { throw error }
+}
+
+final class FailingConnection: EngineConnection {
+    let error: any Error
+    init(error: any Error) { self.error = error }
+    var dialect: SQLDialect { .sqlite }
+    func execute(_ sql: SQL) throws -> Int { throw error }
+    func query(_ sql: SQL) throws -> [SQLRow] { throw error }
+    func executeScript(_ script: String) throws { throw error }
+    func ensureOpen() throws { throw error }
+    func close() {}
+}
