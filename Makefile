@@ -1,7 +1,7 @@
 # LinkRunway: `make run` builds and serves with SQLite in this folder; `make test` runs every test.
 SWIFT ?= swift
 BUILD_DEPS := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev
-TEST_DEPS := python3
+TEST_DEPS := python3 postgresql
 BENCH_DEPS := wrk nginx-light curl
 
 .PHONY: deps build run test bench clean
@@ -18,7 +18,7 @@ run: build
 test: deps
 	@bash scripts/install-deps.sh $(TEST_DEPS)
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	bash scripts/with-postgres.sh $(SWIFT) test --skip-build
 
 bench: build
 	@bash scripts/install-deps.sh $(BENCH_DEPS)

@@ -12,6 +12,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // Wire types shared by the server, the CLI and (later) the SDK. No C modules below this line's graph.
         .target(name: "LinkRunwayAPI"),
@@ -22,19 +23,21 @@ let package = Package(
         // The store protocol, SQL values and migrations; backends live in their own targets.
         .target(name: "RunwayStore"),
         .target(name: "RunwaySQLite", dependencies: ["RunwayStore", "CSQLite"]),
+        .target(name: "RunwayPostgres", dependencies: ["RunwayStore", "CPostgres"]),
         // Transport-free HTTP: router, middleware, in-process test client.
         .target(name: "RunwayHTTP", dependencies: ["RunwayJSON"]),
         // The libmicrohttpd transport.
         .target(name: "RunwayHTTPServer", dependencies: ["RunwayHTTP", "CMicroHTTPD"]),
         // The server's capabilities, one folder each.
         .target(name: "RunwayServer", dependencies: [
-            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "RunwayStore", "RunwaySQLite", "RunwayHTTP", "RunwayHTTPServer",
+            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
+            "RunwayHTTPServer",
         ]),
         .target(name: "RunwayCLI", dependencies: ["RunwayServer", "LinkRunwayAPI", "RunwayJSON"]),
         .executableTarget(name: "linkrunway", dependencies: ["RunwayCLI"]),
 
         .testTarget(name: "RunwayTests", dependencies: [
-            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "RunwayStore", "RunwaySQLite", "RunwayHTTP",
+            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
             "RunwayHTTPServer", "RunwayServer", "RunwayCLI", "linkrunway",
         ]),
     ],

@@ -26,8 +26,8 @@ struct AuthMatrixTests {
         let revoked: [KeyKind: CreatedKey]    // one revoked key of each kind
     }
 
-    static func makeWorld() async throws -> World {
-        let server = try await TestServer.start()
+    static func makeWorld(_ backend: StoreBackend = .sqlite) async throws -> World {
+        let server = try await TestServer.start(backend)
         let a = server.defaultWorkspace.id
         let b = try await server.createWorkspace("B").id
         let appA = try await server.createApp(in: a)
@@ -69,9 +69,10 @@ struct AuthMatrixTests {
         ]
     }
 
-    @Test("every route is covered and every caller it must refuse is refused with the right status and code")
-    func matrix() async throws {
-        let world = try await Self.makeWorld()
+    @Test("every route is covered and every caller it must refuse is refused with the right status and code",
+          arguments: StoreBackend.all)
+    func matrix(_ backend: StoreBackend) async throws {
+        let world = try await Self.makeWorld(backend)
         let probes = Self.probes(world)
         var cells = 0
         for route in world.server.application.router.routes {

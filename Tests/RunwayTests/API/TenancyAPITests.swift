@@ -6,9 +6,9 @@ import Testing
 
 @Suite("Tenancy API")
 struct TenancyAPITests {
-    @Test("first start creates one workspace and an admin key that works; a second bootstrap does nothing")
-    func bootstrap() async throws {
-        let server = try await TestServer.start()
+    @Test("first start creates one workspace and an admin key that works; a second bootstrap does nothing", arguments: StoreBackend.all)
+    func bootstrap(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         let me = try await server.admin.get("/v1/me").decoded(WhoAmI.self)
         #expect(me.kind == .admin)
         #expect(me.workspaceId == nil)
@@ -18,9 +18,9 @@ struct TenancyAPITests {
         await server.stop()
     }
 
-    @Test("apps are created, listed, shown and updated")
-    func appLifecycle() async throws {
-        let server = try await TestServer.start()
+    @Test("apps are created, listed, shown and updated", arguments: StoreBackend.all)
+    func appLifecycle(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         let ws = server.defaultWorkspace.id
         let app = try await server.createApp(in: ws)
         #expect(app.platforms == [.ios, .tvos])
@@ -61,9 +61,9 @@ struct TenancyAPITests {
         await server.stop()
     }
 
-    @Test("malformed JSON, an empty body and an oversized body get stable errors")
-    func malformedBodies() async throws {
-        let server = try await TestServer.start(maxBodyBytes: 64 * 1024)
+    @Test("malformed JSON, an empty body and an oversized body get stable errors", arguments: StoreBackend.all)
+    func malformedBodies(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend, maxBodyBytes: 64 * 1024)
         let malformed = await server.admin.post("/v1/workspaces", json: #"{"name": "x""#)
         #expect(malformed.status == 400)
         #expect(malformed.errorCode == "invalid_json")
@@ -78,9 +78,9 @@ struct TenancyAPITests {
         await server.stop()
     }
 
-    @Test("keys: the secret is shown once, stored only as a hash, and revocation takes effect at once")
-    func keyLifecycle() async throws {
-        let server = try await TestServer.start()
+    @Test("keys: the secret is shown once, stored only as a hash, and revocation takes effect at once", arguments: StoreBackend.all)
+    func keyLifecycle(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         let ws = server.defaultWorkspace.id
         let app = try await server.createApp(in: ws)
         let publishable = try await server.createKey(.publishable, app: app.id)
@@ -110,9 +110,9 @@ struct TenancyAPITests {
         await server.stop()
     }
 
-    @Test("the last admin key cannot be revoked")
-    func lastAdminKey() async throws {
-        let server = try await TestServer.start()
+    @Test("the last admin key cannot be revoked", arguments: StoreBackend.all)
+    func lastAdminKey(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         let me = try await server.admin.get("/v1/me").decoded(WhoAmI.self)
         let refused = await server.admin.post("/v1/keys/\(me.keyId)/revoke", json: "{}")
         #expect(refused.status == 409)
@@ -123,9 +123,9 @@ struct TenancyAPITests {
         await server.stop()
     }
 
-    @Test("key rules: publishable keys need an app, server keys cannot make admin keys, scopes stay in their workspace")
-    func keyRules() async throws {
-        let server = try await TestServer.start()
+    @Test("key rules: publishable keys need an app, server keys cannot make admin keys, scopes stay in their workspace", arguments: StoreBackend.all)
+    func keyRules(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         let ws = server.defaultWorkspace.id
         let other = try await server.createWorkspace("Other")
         let otherApp = try await server.createApp(in: other.id)
@@ -146,9 +146,9 @@ struct TenancyAPITests {
         await server.stop()
     }
 
-    @Test("lists page with limit and cursor, oldest first")
-    func paging() async throws {
-        let server = try await TestServer.start()
+    @Test("lists page with limit and cursor, oldest first", arguments: StoreBackend.all)
+    func paging(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         let ws = server.defaultWorkspace.id
         var created: [String] = []
         for i in 0..<7 { created.append(try await server.createApp(in: ws, bundleId: "com.example.app\(i)").id) }
@@ -167,9 +167,9 @@ struct TenancyAPITests {
         await server.stop()
     }
 
-    @Test("health, readiness and metrics answer without a key")
-    func operations() async throws {
-        let server = try await TestServer.start()
+    @Test("health, readiness and metrics answer without a key", arguments: StoreBackend.all)
+    func operations(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         let client = server.client()
         #expect(try await client.get("/healthz").decoded(HealthStatus.self).status == "ok")
         #expect(try await client.get("/readyz").decoded(ReadinessStatus.self).status == "ready")

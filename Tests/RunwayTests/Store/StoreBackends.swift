@@ -1,27 +1,64 @@
 import Foundation
+@testable import RunwayPostgres
 import RunwayStore
 import RunwaySQLite
 import Synchronization
 import Testing
 
-/// The backends the conformance suite runs against. Each opens a store on fresh, empty storage and can reopen it.
+/// The backends the suites run against. Each makes fresh, empty storage (a SQLite file, a PostgreSQL database),
+/// opens stores on it and removes it when the location is released.
 struct StoreBackend: Sendable, CustomTestStringConvertible {
     let name: String
     let open: @Sendable (_ location: String, _ observer: (any StoreObserver)?) throws -> any Store
-    let makeLocation: @Sendable () throws -> (location: String, cleanup: TemporaryDirectory?)
+    let makeLocation: @Sendable () throws -> StorageLocation
 
     var testDescription: String { name }
 
     static let sqlite = StoreBackend(
         name: "SQLite",
-        open: { path, observer in try SQLiteStore(path: path, options: .init(readers: 2), observer: observer) },
+        open: { url, observer in try SQLiteStore(path: String(url.dropFirst("sqlite:".count)), options: .init(readers: 2), observer: observer) },
         makeLocation: {
             let directory = TemporaryDirectory()
-            return (directory.path("conformance.db"), directory)
+            return StorageLocation(url: "sqlite:" + directory.path("store.db"), cleanup: { _ = directory })
         })
 
-    /// Every backend available here.
-    static var all: [StoreBackend] { [.sqlite] }
+    /// The server `scripts/with-postgres.sh` (run by `make test`) starts, or nil.
+    static let postgresURL: String? = ProcessInfo.processInfo.environment["LINKRUNWAY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+
+    static let postgres = StoreBackend(
+        name: "PostgreSQL",
+        open: { url, observer in PostgresStore(url: url, options: .init(readers: 2), observer: observer) },
+        makeLocation: {
+            guard let admin = postgresURL else { throw StoreError.unavailable("LINKRUNWAY_TEST_POSTGRES_URL is not set") }
+            let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+            try PostgresAdmin.execute("CREATE DATABASE \(name)", on: admin)
+            let url = admin[..<admin.lastIndex(of: "/")!] + "/" + name
+            return StorageLocation(url: String(url), cleanup: { try? PostgresAdmin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", on: admin) })
+        })
+
+    /// SQLite always; PostgreSQL when a server was given (`make test` starts one).
+    static var all: [StoreBackend] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
+}
+
+/// Storage for one test, removed when the last reference goes.
+final class StorageLocation: Sendable {
+    let url: String
+    private let cleanup: @Sendable () -> Void
+    init(url: String, cleanup: @escaping @Sendable () -> Void) {
+        self.url = url
+        self.cleanup = cleanup
+    }
+    deinit { cleanup() }
+}
+
+enum PostgresAdmin {
+    /// Runs a statement outside a transaction (CREATE DATABASE cannot run inside one).
+    static func execute(_ statement: String, on url: String) throws {
+        let connection = PostgresConnection(url: url)
+        try connection.ensureOpen()
+        defer { connection.close() }
+        try connection.executeScript(statement)
+    }
 }
 
 /// Records every group commit the store reports.
@@ -41,4 +78,16 @@ enum ConformanceSchema {
             """),
         Migration(id: "0002_tags", sql: "CREATE TABLE tags (item_id TEXT NOT NULL REFERENCES items (id), tag TEXT NOT NULL);"),
     ]
+}
+
+@Suite("Backends available")
+struct BackendAvailabilityTests {
+    @Test("PostgreSQL is configured for this run", .enabled(if: StoreBackend.postgresURL != nil,
+          "LINKRUNWAY_TEST_POSTGRES_URL is not set, so every PostgreSQL run is skipped; `make test` starts a server"))
+    func postgresConfigured() async throws {
+        let location = try StoreBackend.postgres.makeLocation()
+        let store = try StoreBackend.postgres.open(location.url, nil)
+        try await store.ping()
+        await store.close()
+    }
 }

@@ -9,17 +9,17 @@ struct StoreConformanceTests {
 
     func withStore(_ backend: StoreBackend, observer: (any StoreObserver)? = nil,
                    _ body: (any Store, String) async throws -> Void) async throws {
-        let (location, directory) = try backend.makeLocation()
-        let store = try backend.open(location, observer)
+        let location = try backend.makeLocation()
+        let store = try backend.open(location.url, observer)
         _ = try await store.migrate(ConformanceSchema.migrations)
         do {
-            try await body(store, location)
+            try await body(store, location.url)
         } catch {
             await store.close()
             throw error
         }
         await store.close()
-        _ = directory
+        _ = location
     }
 
     @Test("values of every type round-trip exactly", arguments: StoreBackend.all)
@@ -131,8 +131,8 @@ struct StoreConformanceTests {
 
     @Test("migrations apply once, in order, and are recorded", arguments: StoreBackend.all)
     func migrations(_ backend: StoreBackend) async throws {
-        let (location, directory) = try backend.makeLocation()
-        let store = try backend.open(location, nil)
+        let location = try backend.makeLocation()
+        let store = try backend.open(location.url, nil)
         #expect(try await store.migrate(Array(ConformanceSchema.migrations.prefix(1))) == ["0001_items"])
         #expect(try await store.migrate(ConformanceSchema.migrations) == ["0002_tags"])
         #expect(try await store.migrate(ConformanceSchema.migrations) == [])
@@ -141,7 +141,7 @@ struct StoreConformanceTests {
         // A binary that knows fewer migrations than the database refuses it.
         await #expect(throws: StoreError.self) { try await store.migrate(Array(ConformanceSchema.migrations.prefix(1))) }
         await store.close()
-        _ = directory
+        _ = location
     }
 
     @Test("a failing migration is rolled back and not recorded", arguments: StoreBackend.all)
@@ -159,8 +159,8 @@ struct StoreConformanceTests {
 
     @Test("after close, calls fail with unavailable; writes queued before it are kept", arguments: StoreBackend.all)
     func close(_ backend: StoreBackend) async throws {
-        let (location, directory) = try backend.makeLocation()
-        let store = try backend.open(location, nil)
+        let location = try backend.makeLocation()
+        let store = try backend.open(location.url, nil)
         _ = try await store.migrate(ConformanceSchema.migrations)
         try await store.write { db in try db.execute("INSERT INTO items (id) VALUES ('before')") }
         await store.close()
@@ -168,10 +168,10 @@ struct StoreConformanceTests {
             try await store.write { db in try db.execute("INSERT INTO items (id) VALUES ('after')") }
         }
         await #expect(throws: StoreError.self) { try await store.ping() }
-        let reopened = try backend.open(location, nil)
+        let reopened = try backend.open(location.url, nil)
         let ids = try await reopened.read { try $0.query("SELECT id FROM items").map { try $0.string("id") } }
         #expect(ids == ["before"])
         await reopened.close()
-        _ = directory
+        _ = location
     }
 }

@@ -4,11 +4,10 @@ import RunwayHTTP
 import RunwayJSON
 @testable import RunwayServer
 import RunwayStore
-import RunwaySQLite
 
 /// An in-process server on a temporary SQLite file: migrated, bootstrapped, reached through the test client.
 struct TestServer: Sendable {
-    let directory: TemporaryDirectory
+    let location: StorageLocation
     let store: any Store
     let services: ServerServices
     let application: HTTPApplication
@@ -16,15 +15,15 @@ struct TestServer: Sendable {
     let defaultWorkspace: Workspace
     let logs: LogSink
 
-    static func start(clock: WallClock = .system, maxBodyBytes: Int = 1024 * 1024) async throws -> TestServer {
-        let directory = TemporaryDirectory()
+    static func start(_ backend: StoreBackend = .sqlite, clock: WallClock = .system, maxBodyBytes: Int = 1024 * 1024) async throws -> TestServer {
+        let location = try backend.makeLocation()
         let metrics = MetricsRegistry()
-        let store = try SQLiteStore(path: directory.path("test.db"), options: .init(readers: 2), observer: StoreMetrics(metrics: metrics))
+        let store = try backend.open(location.url, StoreMetrics(metrics: metrics))
         _ = try await store.migrate(Schema.migrations)
         guard let bootstrap = try await Bootstrap.run(store: store, clock: clock) else { fatalError("a new database must bootstrap") }
         let logs = LogSink.memory()
         let services = ServerServices(store: store, clock: clock, logger: Logger(level: .info, sink: logs), metrics: metrics)
-        return TestServer(directory: directory, store: store, services: services,
+        return TestServer(location: location, store: store, services: services,
                           application: ServerApplication.make(services, maxBodyBytes: maxBodyBytes),
                           adminKey: bootstrap.adminKey, defaultWorkspace: bootstrap.workspace, logs: logs)
     }

@@ -1,0 +1,50 @@
+import Foundation
+import RunwayStore
+
+/// The PostgreSQL backend: the same engine as SQLite (one group-committing writer, reader threads), over libpq.
+/// The pool is bounded (`readers` + 1 connections per process); work that waits longer than `queueTimeout` for a
+/// connection is refused with `unavailable`.
+public final class PostgresStore: Store, Sendable {
+    public struct Options: Sendable {
+        public var readers: Int
+        public var maxBatch: Int
+        public var queueTimeout: Double
+
+        public init(readers: Int = max(2, ProcessInfo.processInfo.activeProcessorCount * 2), maxBatch: Int = 512,
+                    queueTimeout: Double = 10) {
+            self.readers = readers
+            self.maxBatch = maxBatch
+            self.queueTimeout = queueTimeout
+        }
+    }
+
+    public let dialect = SQLDialect.postgres
+    private let engine: ThreadedStore
+
+    /// Reads see one snapshot; migrations from several processes wait for each other on an advisory lock.
+    static let transactions = TransactionDialect(
+        beginWrite: "BEGIN",
+        beginRead: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+        lockMigrations: "SELECT pg_advisory_lock(7275687900)",
+        unlockMigrations: "SELECT pg_advisory_unlock(7275687900)")
+
+    /// Starts the threads; connections open on first use, so this does not fail when the database is down.
+    public init(url: String, options: Options = Options(), observer: (any StoreObserver)? = nil) {
+        let readers = (0..<max(1, options.readers)).map { _ in PostgresConnection(url: url) }
+        engine = ThreadedStore(dialect: .postgres, transactions: Self.transactions, writer: PostgresConnection(url: url),
+                               readers: readers, options: .init(maxBatch: options.maxBatch, queueTimeout: options.queueTimeout),
+                               observer: observer)
+    }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T {
+        try await engine.read(body)
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T {
+        try await engine.write(body)
+    }
+
+    public func migrate(_ migrations: [Migration]) async throws -> [String] { try await engine.migrate(migrations) }
+    public func ping() async throws { try await engine.ping() }
+    public func close() async { await engine.close() }
+}
