@@ -20,6 +20,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// Suspended requests, for the deadline watchdog and for shutdown.
     let suspended = Mutex<[ObjectIdentifier: RequestState]>([:])
     private var watchdog: DispatchSourceTimer?
+    /// Requests whose handler has started and whose connection has not completed yet.
+    public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
+
     /// The port actually bound (differs from the configuration when it asked for 0).
     public private(set) var port: UInt16 = 0
 

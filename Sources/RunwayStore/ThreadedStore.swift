@@ -168,8 +168,7 @@ public final class ThreadedStore: Store, @unchecked Sendable {
                         continue
                     }
                     do {
-                        try connection.ensureOpen()
-                        try connection.executeScript(transactions.beginRead)
+                        try Self.begin(transactions.beginRead, on: connection)
                     } catch {
                         job.run(FailingExecutor(error: error))
                         continue
@@ -186,6 +185,18 @@ public final class ThreadedStore: Store, @unchecked Sendable {
         thread.start()
     }
 
+    /// Starts a transaction. A connection the server dropped while idle (a restart, a failover) is noticed here,
+    /// before anything ran, so it is safe to reconnect and try once more.
+    private static func begin(_ statement: String, on connection: any EngineConnection) throws {
+        do {
+            try connection.ensureOpen()
+            try connection.executeScript(statement)
+        } catch StoreError.unavailable {
+            try connection.ensureOpen()
+            try connection.executeScript(statement)
+        }
+    }
+
     /// One group commit: every job in its own savepoint, one COMMIT, then every caller is answered.
     private static func commit(_ jobs: [WriteJob], on connection: any EngineConnection, transactions: TransactionDialect,
                                observer: (any StoreObserver)?) {
@@ -193,8 +204,7 @@ public final class ThreadedStore: Store, @unchecked Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         var errors = [(any Error)?](repeating: nil, count: jobs.count)
         do {
-            try connection.ensureOpen()
-            try connection.executeScript(transactions.beginWrite)
+            try begin(transactions.beginWrite, on: connection)
         } catch {
             for job in jobs { job.fail(error) }
             return

@@ -22,6 +22,13 @@ struct TransportTests {
         return server
     }
 
+    /// Waits until the server is running a handler (a busy machine may take a while to even connect).
+    static func waitUntilInFlight(_ server: HTTPServer) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while server.requestsInFlight == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(server.requestsInFlight > 0)
+    }
+
     @Test("keeps connections alive across requests, and passes method, path, query, headers, body and peer address")
     func keepAlive() async throws {
         let server = try Self.start()
@@ -127,7 +134,7 @@ struct TransportTests {
         let server = try Self.start(slowMilliseconds: 700)
         let port = server.port
         async let slow = offloaded { try RawHTTPConnection(port: port).request("GET", "/slow") }
-        try await Task.sleep(for: .milliseconds(200))
+        try await Self.waitUntilInFlight(server)
         let stopping = Task { await server.shutdown(grace: .seconds(5)) }
         let response = try await slow
         #expect(response.status == 200)
@@ -143,7 +150,7 @@ struct TransportTests {
         let server = try Self.start(slowMilliseconds: 5000)
         let port = server.port
         async let slow = offloaded { try RawHTTPConnection(port: port, timeoutSeconds: 10).request("GET", "/slow") }
-        try await Task.sleep(for: .milliseconds(200))
+        try await Self.waitUntilInFlight(server)
         await server.shutdown(grace: .milliseconds(200))
         let response = try await slow
         #expect(response.status == 503)

@@ -1,0 +1,62 @@
+import Foundation
+@testable import RunwayPostgres
+import RunwayStore
+import Testing
+
+/// What only PostgreSQL needs checking: dropped connections, an unreachable server, the pool's wait timeout.
+@Suite("PostgreSQL backend", .enabled(if: StoreBackend.postgresURL != nil, "LINKRUNWAY_TEST_POSTGRES_URL is not set"))
+struct PostgresStoreTests {
+    @Test("connections the server drops are replaced without failing the next call")
+    func reconnects() async throws {
+        let location = try StoreBackend.postgres.makeLocation()
+        let store = try StoreBackend.postgres.open(location.url, nil)
+        _ = try await store.migrate(ConformanceSchema.migrations)
+        try await store.write { db in try db.execute("INSERT INTO items (id) VALUES ('before')") }
+        let database = String(location.url.split(separator: "/").last!)
+        try PostgresAdmin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()",
+            on: StoreBackend.postgresURL!)
+        try await store.write { db in try db.execute("INSERT INTO items (id) VALUES ('after')") }
+        for _ in 0..<4 {
+            let ids = try await store.read { try $0.query("SELECT id FROM items ORDER BY id").map { try $0.string("id") } }
+            #expect(ids == ["after", "before"])
+        }
+        await store.close()
+    }
+
+    @Test("an unreachable server is reported as unavailable, quickly")
+    func unreachable() async throws {
+        let store = PostgresStore(url: "postgres://nobody@127.0.0.1:1/none", options: .init(readers: 1))
+        let started = ContinuousClock.now
+        await #expect(throws: StoreError.self) { try await store.ping() }
+        do {
+            _ = try await store.write { try $0.execute("SELECT 1") }
+        } catch let error as StoreError {
+            guard case .unavailable = error else { Issue.record("expected unavailable, got \(error)"); return }
+        }
+        #expect(started.duration(to: .now) < .seconds(5))
+        await store.close()
+    }
+
+    @Test("work that waits too long for a pooled connection is refused")
+    func poolWaitTimeout() async throws {
+        let location = try StoreBackend.postgres.makeLocation()
+        let store = PostgresStore(url: location.url, options: .init(readers: 1, queueTimeout: 0.2))
+        async let slow: Void = store.read { db in _ = try db.query("SELECT pg_sleep(0.8)") }
+        try await Task.sleep(for: .milliseconds(100))
+        await #expect(throws: StoreError.self) { try await store.read { try $0.query("SELECT 1 AS one") } }
+        try await slow
+        _ = try await store.read { try $0.query("SELECT 1 AS one") }
+        await store.close()
+    }
+
+    @Test("SQLSTATEs map to the store's error kinds")
+    func errorMapping() {
+        #expect(PostgresConnection.error(sqlstate: "23505", message: "") == .conflict(""))
+        #expect(PostgresConnection.error(sqlstate: "23503", message: "") == .constraint(""))
+        #expect(PostgresConnection.error(sqlstate: "40P01", message: "x") == .unavailable("retry: x"))
+        #expect(PostgresConnection.error(sqlstate: "08006", message: "") == .unavailable(""))
+        #expect(PostgresConnection.error(sqlstate: "53300", message: "") == .unavailable(""))
+        #expect(PostgresConnection.error(sqlstate: "42P01", message: "m") == .failed("42P01: m"))
+    }
+}
