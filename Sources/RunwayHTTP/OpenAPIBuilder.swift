@@ -61,6 +61,13 @@ public struct OpenAPIBuilder: Sendable {
             parameters.append(.object([("name", .string(q.name)), ("in", "query"), ("required", .bool(q.required)),
                                        ("description", .string(q.description)), ("schema", .object([("type", .string(q.schema))]))]))
         }
+        if op.idempotent {
+            parameters.append(.object([
+                ("name", "Idempotency-Key"), ("in", "header"), ("required", false),
+                ("description", "Any string of 1 to 255 visible characters; a retry with the same key and request gets the first answer (24 hours)."),
+                ("schema", .object([("type", "string"), ("minLength", 1), ("maxLength", 255), ("pattern", "^[!-~]+$")])),
+            ]))
+        }
         if !parameters.isEmpty { members.append(("parameters", .array(parameters))) }
         if let schema = op.requestSchema {
             members.append(("requestBody", .object([
@@ -88,6 +95,7 @@ public struct OpenAPIBuilder: Sendable {
         if op.requestSchema != nil { errors.formUnion([400, 413]) }
         if !op.query.isEmpty { errors.insert(400) }
         if !route.parameterNames.isEmpty { errors.insert(404) }
+        if op.idempotent { errors.formUnion([400, 409, 422]) }
         for status in errors.sorted() where !responses.contains(where: { $0.0 == String(status) }) {
             responses.append((String(status), .object([
                 ("description", .string(Self.reason(status))),
@@ -109,6 +117,7 @@ public struct OpenAPIBuilder: Sendable {
         case 409: return "Conflicts with what is stored."
         case 410: return "Gone."
         case 413: return "The body is too large."
+        case 422: return "The Idempotency-Key was used before with a different request."
         case 429: return "Too many requests."
         case 503: return "The store is unavailable; retry later."
         default: return "Error."

@@ -53,9 +53,12 @@ public struct Operation: Sendable {
     public var maxBodyBytes: Int?
     /// Extra error codes this operation answers besides the ones every route can (400, 401, 403, 404, 413, 503).
     public var errors: [Int]
+    /// Whether a retry carrying the same `Idempotency-Key` header gets the first answer again instead of acting twice.
+    public var idempotent: Bool
 
     public init(id: String, summary: String, tag: String, access: RouteAccess, requestSchema: String? = nil,
-                responses: [ResponseDoc], query: [QueryParameterDoc] = [], maxBodyBytes: Int? = nil, errors: [Int] = []) {
+                responses: [ResponseDoc], query: [QueryParameterDoc] = [], maxBodyBytes: Int? = nil, errors: [Int] = [],
+                idempotent: Bool = false) {
         self.id = id
         self.summary = summary
         self.tag = tag
@@ -65,6 +68,7 @@ public struct Operation: Sendable {
         self.query = query
         self.maxBodyBytes = maxBodyBytes
         self.errors = errors
+        self.idempotent = idempotent
     }
 }
 

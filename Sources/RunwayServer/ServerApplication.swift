@@ -26,7 +26,7 @@ public enum ServerApplication {
         ).build(routes: routes)
     }
 
-    /// The request pipeline: request id, access log, metrics, error mapping, body limit, then key checks.
+    /// The request pipeline: request id, access log, metrics, error mapping, body limit, key checks, idempotency.
     public static func make(_ services: ServerServices, maxBodyBytes: Int) -> HTTPApplication {
         let logger = services.logger
         return HTTPApplication(router: Router(routes: routes(services)), middleware: [
@@ -38,6 +38,7 @@ public enum ServerApplication {
             },
             BodyLimitMiddleware(defaultLimit: maxBodyBytes),
             AuthMiddleware(authenticator: services.authenticator),
+            IdempotencyMiddleware(store: services.store, clock: services.clock),
         ])
     }
 }

@@ -40,5 +40,18 @@ public enum Schema {
             );
             CREATE INDEX api_keys_by_workspace ON api_keys (workspace_id, created_at, id);
             """),
+        Migration(id: "0002_idempotency", sql: """
+            CREATE TABLE idempotency_keys (
+                scope TEXT NOT NULL,
+                idempotency_key TEXT NOT NULL,
+                request_hash TEXT NOT NULL,
+                status BIGINT,
+                content_type TEXT,
+                response_body TEXT,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (scope, idempotency_key)
+            );
+            CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
+            """),
     ]
 }

@@ -9,7 +9,7 @@ enum AppRoutes {
             Route(method: .POST, pattern: "/v1/apps", operation: Operation(
                 id: "createApp", summary: "Register an app", tag: "Apps", access: Access.management,
                 requestSchema: "CreateAppRequest", responses: [.json(201, "App", "The new app.")],
-                maxBodyBytes: 16 * 1024, errors: [409])
+                maxBodyBytes: 16 * 1024, errors: [409], idempotent: true)
             ) { request, context in
                 let principal = try context.principal()
                 let body = try request.decode(CreateAppRequest.self)
@@ -63,7 +63,7 @@ enum AppRoutes {
             Route(method: .PATCH, pattern: "/v1/apps/{appId}", operation: Operation(
                 id: "updateApp", summary: "Change an app's fields", tag: "Apps", access: Access.management,
                 requestSchema: "UpdateAppRequest", responses: [.json(200, "App", "The app as changed.")],
-                maxBodyBytes: 16 * 1024, errors: [409])
+                maxBodyBytes: 16 * 1024, errors: [409], idempotent: true)
             ) { request, context in
                 let principal = try context.principal()
                 let id = try context.parameter("appId")

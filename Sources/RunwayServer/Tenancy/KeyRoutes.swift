@@ -57,7 +57,7 @@ enum KeyRoutes {
 
             Route(method: .POST, pattern: "/v1/keys/{keyId}/revoke", operation: Operation(
                 id: "revokeKey", summary: "Revoke an API key at once (idempotent)", tag: "Keys", access: Access.management,
-                responses: [.json(200, "APIKey", "The revoked key.")], errors: [409])
+                responses: [.json(200, "APIKey", "The revoked key.")], errors: [409], idempotent: true)
             ) { _, context in
                 let principal = try context.principal()
                 let id = try context.parameter("keyId")

@@ -9,7 +9,7 @@ enum WorkspaceRoutes {
             Route(method: .POST, pattern: "/v1/workspaces", operation: Operation(
                 id: "createWorkspace", summary: "Create a workspace", tag: "Workspaces", access: Access.admin,
                 requestSchema: "CreateWorkspaceRequest", responses: [.json(201, "Workspace", "The new workspace.")],
-                maxBodyBytes: 16 * 1024)
+                maxBodyBytes: 16 * 1024, idempotent: true)
             ) { request, _ in
                 let body = try request.decode(CreateWorkspaceRequest.self)
                 let name = try Validate.name(body.name)
