@@ -6,11 +6,11 @@ import Testing
 /// The real binary in a child process: durability across SIGKILL, graceful SIGTERM, first-start bootstrap.
 @Suite("Server process")
 struct ProcessTests {
-    @Test("every write acknowledged before a SIGKILL is there after restart, exactly once")
-    func crashAndRestart() async throws {
-        let directory = TemporaryDirectory()
-        let database = directory.path("crash.db")
-        let first = try await ServerProcess(databasePath: database)
+    @Test("every write acknowledged before a SIGKILL is there after restart, exactly once", arguments: StoreBackend.all)
+    func crashAndRestart(_ backend: StoreBackend) async throws {
+        let location = try backend.makeLocation()
+        let database = location.url
+        let first = try await ServerProcess(databaseURL: database)
         let adminKey = try #require(first.printedAdminKey)
         let port = first.port
         let workspace = try await offloaded {
@@ -39,7 +39,7 @@ struct ProcessTests {
         try await Task.sleep(for: .milliseconds(200))  // let the writers notice
         let acked = acknowledged.items
 
-        let second = try await ServerProcess(databasePath: database)
+        let second = try await ServerProcess(databaseURL: database)
         #expect(second.printedAdminKey == nil, "a restart must not bootstrap again")
         let secondPort = second.port
         let stored = try await offloaded {
@@ -66,15 +66,15 @@ struct ProcessTests {
     @Test("SIGTERM stops the server cleanly and the database reopens")
     func gracefulTermination() async throws {
         let directory = TemporaryDirectory()
-        let database = directory.path("term.db")
-        let server = try await ServerProcess(databasePath: database, environment: ["LINKRUNWAY_LOG_LEVEL": "info"])
+        let database = "sqlite:" + directory.path("term.db")
+        let server = try await ServerProcess(databaseURL: database, environment: ["LINKRUNWAY_LOG_LEVEL": "info"])
         let port = server.port
         let health = try await offloaded { try RawHTTPConnection(port: port).request("GET", "/healthz") }
         #expect(health.status == 200)
         #expect(try await server.stop(signal: SIGTERM) == 0)
         #expect(server.stderr.contains(#""msg":"stopped""#))
         #expect(!server.stderr.contains("lr_ak_"), "the admin key must never reach the log")
-        let again = try await ServerProcess(databasePath: database)
+        let again = try await ServerProcess(databaseURL: database)
         #expect(again.printedAdminKey == nil)
         #expect(try await again.stop(signal: SIGINT) == 0)
     }

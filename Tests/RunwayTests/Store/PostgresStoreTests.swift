@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import RunwayPostgres
 import RunwayStore
 import Testing
@@ -42,8 +43,12 @@ struct PostgresStoreTests {
     func poolWaitTimeout() async throws {
         let location = try StoreBackend.postgres.makeLocation()
         let store = PostgresStore(url: location.url, options: .init(readers: 1, queueTimeout: 0.2))
-        async let slow: Void = store.read { db in _ = try db.query("SELECT pg_sleep(0.8)") }
-        try await Task.sleep(for: .milliseconds(100))
+        let started = Atomic<Bool>(false)
+        async let slow: Void = store.read { db in
+            started.store(true, ordering: .releasing)
+            _ = try db.query("SELECT pg_sleep(0.8)")
+        }
+        while !started.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
         await #expect(throws: StoreError.self) { try await store.read { try $0.query("SELECT 1 AS one") } }
         try await slow
         _ = try await store.read { try $0.query("SELECT 1 AS one") }

@@ -22,19 +22,21 @@ struct SQLiteStoreTests {
         let store = try SQLiteStore(path: path, options: .init(readers: 1, busyTimeoutMilliseconds: 200))
         _ = try await store.migrate(ConformanceSchema.migrations)
 
-        // Another process takes the write lock and keeps it for a while.
+        // Another process takes the write lock and keeps it until told to let go.
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         holder.arguments = ["python3", "-c", """
-            import sqlite3, sys, time
+            import sqlite3, sys
             c = sqlite3.connect(sys.argv[1], isolation_level=None)
             c.execute('BEGIN IMMEDIATE')
             print('locked', flush=True)
-            time.sleep(2)
+            sys.stdin.readline()
             c.execute('ROLLBACK')
             """, path]
         let pipe = Pipe()
+        let release = Pipe()
         holder.standardOutput = pipe
+        holder.standardInput = release
         try holder.run()
         _ = try await offloaded { pipe.fileHandleForReading.availableData }
 
@@ -43,6 +45,7 @@ struct SQLiteStoreTests {
         }
         // Reads are not blocked by a writer in WAL mode.
         _ = try await store.read { try $0.query("SELECT COUNT(*) AS c FROM items") }
+        release.fileHandleForWriting.write(Data("go\n".utf8))
         try await offloaded { holder.waitUntilExit() }
         try await store.write { db in try db.execute("INSERT INTO items (id) VALUES ('later')") }
         let ids = try await store.read { try $0.query("SELECT id FROM items").map { try $0.string("id") } }

@@ -20,10 +20,10 @@ final class ServerProcess: @unchecked Sendable {
     private let errors = SharedText()
     private(set) var port: UInt16 = 0
 
-    /// Starts `linkrunway serve` on a free port with the database at `databasePath` and waits until it listens.
-    init(databasePath: String, environment: [String: String] = [:]) async throws {
+    /// Starts `linkrunway serve` on a free port with the database at `databaseURL` and waits until it listens.
+    init(databaseURL: String, environment: [String: String] = [:]) async throws {
         process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", "0", "--database-url", "sqlite:\(databasePath)"]
+        process.arguments = ["serve", "--port", "0", "--database-url", databaseURL]
         process.environment = ["PATH": "/usr/bin:/bin", "LINKRUNWAY_LOG_LEVEL": "warn"].merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
