@@ -11,6 +11,7 @@ public final class ServerRuntime: Sendable {
     public let application: HTTPApplication
     public let bootstrap: Bootstrap.Result?
     private let http: HTTPServer
+    private let maintenance: Task<Void, Never>
 
     /// The bound port (useful when the configuration asked for 0).
     public var port: UInt16 { http.port }
@@ -22,6 +23,25 @@ public final class ServerRuntime: Sendable {
         self.application = application
         self.bootstrap = bootstrap
         self.http = http
+        self.maintenance = Task { await Self.maintainPartitions(services) }
+    }
+
+    /// Creates upcoming partitions and applies retention at start, then every hour.
+    static func maintainPartitions(_ services: ServerServices) async {
+        while !Task.isCancelled {
+            do {
+                let report = try await PartitionMaintenance.run(Schema.partitionedTables, store: services.store, now: services.clock.now())
+                if !report.isEmpty {
+                    services.logger.info("partitions maintained", [
+                        "created": .array(report.created.map { .string($0) }), "dropped": .array(report.dropped.map { .string($0) }),
+                        "deletedRows": .number(String(report.deletedRows)),
+                    ])
+                }
+            } catch {
+                services.logger.warn("partition maintenance failed; retrying in an hour", ["error": .string("\(error)")])
+            }
+            try? await Task.sleep(for: .seconds(3600))
+        }
     }
 
     /// Opens the store, applies migrations, bootstraps an empty database and starts listening.
@@ -55,6 +75,8 @@ public final class ServerRuntime: Sendable {
     public func stop() async {
         services.logger.info("stopping", ["graceSeconds": .number(String(configuration.shutdownGraceSeconds))])
         await http.shutdown(grace: .milliseconds(Int64(configuration.shutdownGraceSeconds * 1000)))
+        maintenance.cancel()
+        await maintenance.value
         await services.store.close()
         services.logger.info("stopped")
     }

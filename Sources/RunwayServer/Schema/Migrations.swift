@@ -2,6 +2,10 @@ import RunwayStore
 
 /// Every schema step, in order, for both dialects. Append only: a released step never changes.
 public enum Schema {
+    /// Append-only tables kept by `PartitionMaintenance` (partitioned by time on PostgreSQL, pruned on SQLite). The
+    /// capabilities that add clicks, events, postbacks and notifications list their tables here.
+    public static let partitionedTables: [TimePartitionedTable] = []
+
     public static let migrations: [Migration] = [
         Migration(id: "0001_tenancy", sql: """
             CREATE TABLE instance_meta (
