@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BUILD_DEPS := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev
 TEST_DEPS := python3 postgresql
-BENCH_DEPS := wrk nginx-light curl
+BENCH_DEPS := wrk nginx-light postgresql
 
 .PHONY: deps build run test bench clean
 
@@ -22,7 +22,7 @@ test: deps
 
 bench: build
 	@bash scripts/install-deps.sh $(BENCH_DEPS)
-	bash bench/run.sh
+	bash scripts/with-postgres.sh bash bench/run.sh
 
 clean:
 	rm -rf .build

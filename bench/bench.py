@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 
@@ -72,12 +73,22 @@ http {{
     return process
 
 
-def start_linkrunway(workdir, port):
+def start_linkrunway(workdir, port, database_url=None):
+    """Starts `linkrunway serve`; returns the process and the admin key it printed on first start (or None)."""
     env = dict(os.environ, LINKRUNWAY_LOG_LEVEL="warn", LINKRUNWAY_PORT=str(port),
-               LINKRUNWAY_DATABASE_URL=f"sqlite:{workdir}/bench.db")
-    process = subprocess.Popen([BINARY, "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+               LINKRUNWAY_DATABASE_URL=database_url or f"sqlite:{workdir}/bench.db")
+    process = subprocess.Popen([BINARY, "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    admin_key = None
+    for line in process.stdout:
+        if line.strip().startswith("lr_ak_"):
+            admin_key = line.strip()
+        if "listening on" in line:
+            break
+    if process.poll() is not None:
+        raise RuntimeError(f"linkrunway serve exited with status {process.returncode}")
+    threading.Thread(target=lambda: [None for _ in process.stdout], daemon=True).start()
     wait_for(f"http://127.0.0.1:{port}/healthz")
-    return process
+    return process, admin_key
 
 
 def parse_wrk(text):
@@ -123,7 +134,7 @@ def alternate(ours_url, limit_url):
 def healthz_vs_nginx(workdir):
     nginx_port, our_port = free_port(), free_port()
     nginx = start_nginx(workdir, nginx_port)
-    ours_process = start_linkrunway(workdir, our_port)
+    ours_process, _ = start_linkrunway(workdir, our_port)
     try:
         ours, limit, ours_runs, limit_runs = alternate(f"http://127.0.0.1:{our_port}/healthz",
                                                        f"http://127.0.0.1:{nginx_port}/healthz")
@@ -141,6 +152,100 @@ def healthz_vs_nginx(workdir):
     }
 
 
+WRITE_SCRIPT = """
+local counter = 0
+local threads = {}
+function setup(thread)
+  thread:set("tid", #threads + 1)
+  table.insert(threads, thread)
+end
+function init(args)
+  prefix = "com.bench.t" .. tid .. ".n"
+end
+function request()
+  counter = counter + 1
+  local body = '{"workspaceId":"WORKSPACE","name":"Bench","teamId":"ABCDE12345","bundleId":"' .. prefix .. counter .. '"}'
+  return wrk.format("POST", "/v1/apps", {["Authorization"] = "Bearer KEY", ["Content-Type"] = "application/json"}, body)
+end
+"""
+
+BULK_COLUMNS = "id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, created_at, updated_at"
+
+
+def api_get(port, path, key):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers={"Authorization": f"Bearer {key}"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return json.load(response)
+
+
+def wrk_writes(port, key, workspace, workdir):
+    script = os.path.join(workdir, "writes.lua")
+    with open(script, "w") as f:
+        f.write(WRITE_SCRIPT.replace("WORKSPACE", workspace).replace("KEY", key))
+    out = subprocess.run(["wrk", "-t", str(THREADS), "-c", str(CONNECTIONS), "-d", f"{DURATION}s", "--latency", "-s", script,
+                          f"http://127.0.0.1:{port}/v1/apps"], capture_output=True, text=True, check=True).stdout
+    result = parse_wrk(out)
+    result["requests"] = int(re.search(r"(\d+) requests in", out).group(1))
+    return result
+
+
+def sqlite_bulk_rows_per_second(path, workspace, rows):
+    import sqlite3
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA synchronous=FULL")
+    started = time.perf_counter()
+    db.execute("BEGIN IMMEDIATE")
+    db.execute(f"""WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < {rows})
+                   INSERT INTO apps ({BULK_COLUMNS}) SELECT 'app_bulk' || n, ?, 'Bulk', 'ABCDE12345', 'com.bulk.n' || n,
+                   NULL, 'ios', 0, 0 FROM s""", (workspace,))
+    db.execute("COMMIT")
+    elapsed = time.perf_counter() - started
+    db.close()
+    return rows / elapsed
+
+
+def postgres_bulk_rows_per_second(url, workspace, rows):
+    out = subprocess.run(["psql", url, "-q", "-v", "ON_ERROR_STOP=1", "-c", "\\timing on", "-c",
+                          f"INSERT INTO apps ({BULK_COLUMNS}) SELECT 'app_bulk' || n, '{workspace}', 'Bulk', 'ABCDE12345', "
+                          f"'com.bulk.n' || n, NULL, 'ios', 0, 0 FROM generate_series(1, {rows}) n"],
+                         capture_output=True, text=True, check=True).stdout
+    milliseconds = float(re.search(r"Time: ([\d.]+) ms", out).group(1))
+    return rows / (milliseconds / 1000)
+
+
+def writes_vs_bulk(workdir, backend):
+    """Acknowledged, durable app creations through the API (auth, validation, group commit) beside one bulk INSERT of
+    the same number of rows straight into the database."""
+    port = free_port()
+    if backend == "postgres":
+        admin_url = os.environ["LINKRUNWAY_TEST_POSTGRES_URL"]
+        name = f"bench_{int(time.time())}"
+        subprocess.run(["psql", admin_url, "-q", "-c", f"CREATE DATABASE {name}"], check=True)
+        database_url = admin_url.rsplit("/", 1)[0] + "/" + name
+    else:
+        database_url = f"sqlite:{workdir}/writes.db"
+    process, key = start_linkrunway(workdir, port, database_url)
+    try:
+        workspace = api_get(port, "/v1/workspaces", key)["items"][0]["id"]
+        ours = wrk_writes(port, key, workspace, workdir)
+    finally:
+        stop(process)
+    rows = max(ours["requests"], 1000)
+    if backend == "postgres":
+        bulk = postgres_bulk_rows_per_second(database_url, workspace, rows)
+        subprocess.run(["psql", admin_url, "-q", "-c", f"DROP DATABASE {name} WITH (FORCE)"], check=False)
+    else:
+        bulk = sqlite_bulk_rows_per_second(database_url[len("sqlite:"):], workspace, rows)
+    return {
+        "name": f"writes_{backend}",
+        "what": f"POST /v1/apps through the API on {backend} (each answered after a durable group commit) vs one bulk "
+                f"INSERT … SELECT of the same {rows} rows",
+        "ours": {**ours, "rows_per_second": ours["requests_per_second"]},
+        "limit": {"name": "bulk INSERT", "rows_per_second": round(bulk, 1), "requests_per_second": round(bulk, 1)},
+        "throughput_ratio": round(ours["requests_per_second"] / bulk, 4),
+    }
+
+
 def main():
     for tool in ("wrk", "nginx"):
         if not shutil.which(tool):
@@ -149,7 +254,11 @@ def main():
         sys.exit("build first: make build")
     workdir = tempfile.mkdtemp(prefix="linkrunway-bench-")
     try:
-        results = [healthz_vs_nginx(workdir)]
+        results = [healthz_vs_nginx(workdir), writes_vs_bulk(workdir, "sqlite")]
+        if os.environ.get("LINKRUNWAY_TEST_POSTGRES_URL"):
+            results.append(writes_vs_bulk(workdir, "postgres"))
+        else:
+            print("no PostgreSQL (LINKRUNWAY_TEST_POSTGRES_URL): skipping the PostgreSQL write benchmark")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     report = {
@@ -166,9 +275,9 @@ def main():
             f.write("\n")
     for r in results:
         ours, limit = r["ours"], r["limit"]
-        print(f"{r['name']}: ours {ours['requests_per_second']:.0f} req/s (p50 {ours.get('p50_ms', 0):.2f} ms, "
-              f"p99 {ours.get('p99_ms', 0):.2f} ms); {limit['name']} {limit['requests_per_second']:.0f} req/s "
-              f"(p99 {limit.get('p99_ms', 0):.2f} ms); ratio {r['throughput_ratio']:.2f}")
+        print(f"{r['name']}: ours {ours['requests_per_second']:.0f}/s (p50 {ours.get('p50_ms', 0):.2f} ms, "
+              f"p99 {ours.get('p99_ms', 0):.2f} ms); {limit['name']} {limit['requests_per_second']:.0f}/s; "
+              f"ratio {r['throughput_ratio']:.3f}")
     print(f"saved bench/results/bench-{stamp}.json")
 
 

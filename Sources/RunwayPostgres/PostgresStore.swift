@@ -1,17 +1,20 @@
 import Foundation
 import RunwayStore
 
-/// The PostgreSQL backend: the same engine as SQLite (one group-committing writer, reader threads), over libpq.
-/// The pool is bounded (`readers` + 1 connections per process); work that waits longer than `queueTimeout` for a
+/// The PostgreSQL backend: the same engine as SQLite (group-committing writers, reader threads), over libpq. The pool
+/// is bounded (`writers` + `readers` connections per process); work that waits longer than `queueTimeout` for a
 /// connection is refused with `unavailable`.
 public final class PostgresStore: Store, Sendable {
     public struct Options: Sendable {
+        /// Writer connections, each committing its own batches; more overlap round trips to the server.
+        public var writers: Int
         public var readers: Int
         public var maxBatch: Int
         public var queueTimeout: Double
 
-        public init(readers: Int = max(2, ProcessInfo.processInfo.activeProcessorCount * 2), maxBatch: Int = 512,
+        public init(writers: Int = 4, readers: Int = max(2, ProcessInfo.processInfo.activeProcessorCount * 2), maxBatch: Int = 512,
                     queueTimeout: Double = 10) {
+            self.writers = writers
             self.readers = readers
             self.maxBatch = maxBatch
             self.queueTimeout = queueTimeout
@@ -31,7 +34,8 @@ public final class PostgresStore: Store, Sendable {
     /// Starts the threads; connections open on first use, so this does not fail when the database is down.
     public init(url: String, options: Options = Options(), observer: (any StoreObserver)? = nil) {
         let readers = (0..<max(1, options.readers)).map { _ in PostgresConnection(url: url) }
-        engine = ThreadedStore(dialect: .postgres, transactions: Self.transactions, writer: PostgresConnection(url: url),
+        let writers = (0..<max(1, options.writers)).map { _ in PostgresConnection(url: url) }
+        engine = ThreadedStore(dialect: .postgres, transactions: Self.transactions, writers: writers,
                                readers: readers, options: .init(maxBatch: options.maxBatch, queueTimeout: options.queueTimeout),
                                observer: observer)
     }

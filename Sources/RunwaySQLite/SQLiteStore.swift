@@ -45,7 +45,7 @@ public final class SQLiteStore: Store, Sendable {
             try reader.executeScript("PRAGMA foreign_keys=ON; PRAGMA query_only=1;")
             readers.append(reader)
         }
-        engine = ThreadedStore(dialect: .sqlite, transactions: Self.transactions, writer: writer, readers: readers,
+        engine = ThreadedStore(dialect: .sqlite, transactions: Self.transactions, writers: [writer], readers: readers,
                                options: .init(maxBatch: options.maxBatch), observer: observer)
     }
 

@@ -28,8 +28,9 @@ public struct TransactionDialect: Sendable {
     }
 }
 
-/// The engine both backends share: one writer thread that group-commits and reader threads, each owning one
-/// connection. Queued work that waits longer than `queueTimeout` for a connection fails with `unavailable`.
+/// The engine both backends share: writer threads that group-commit (one for SQLite, a few for PostgreSQL, which
+/// takes concurrent writers) and reader threads, each owning one connection. Queued work that waits longer than
+/// `queueTimeout` for a connection fails with `unavailable`.
 public final class ThreadedStore: Store, @unchecked Sendable {
     public struct Options: Sendable {
         /// The most writes committed in one transaction.
@@ -51,14 +52,16 @@ public final class ThreadedStore: Store, @unchecked Sendable {
     private let reads = JobQueue<ReadJob>()
     private let stopped = DispatchGroup()
 
-    /// Starts one thread for `writer` and one per reader; each connection is used only by its thread from now on.
-    public init(dialect: SQLDialect, transactions: TransactionDialect, writer: any EngineConnection & Sendable,
+    /// Starts one thread per writer and per reader; each connection is used only by its thread from now on. Writers
+    /// take batches from one queue.
+    public init(dialect: SQLDialect, transactions: TransactionDialect, writers: [any EngineConnection & Sendable],
                 readers: [any EngineConnection & Sendable], options: Options = Options(), observer: (any StoreObserver)? = nil) {
+        precondition(!writers.isEmpty, "a store needs a writer")
         self.dialect = dialect
         self.transactions = transactions
         self.options = options
         self.observer = observer
-        startWriter(writer, label: "linkrunway-\(dialect.rawValue)-writer")
+        for writer in writers { startWriter(writer, label: "linkrunway-\(dialect.rawValue)-writer") }
         for reader in readers { startReader(reader, label: "linkrunway-\(dialect.rawValue)-reader") }
     }
 
@@ -209,19 +212,35 @@ public final class ThreadedStore: Store, @unchecked Sendable {
             for job in jobs { job.fail(error) }
             return
         }
+        // Each job runs after a fresh savepoint; moving to the next job costs one round trip on a networked
+        // database ("RELEASE …; SAVEPOINT …" in one script), undoing a failed job another.
+        var savepoint = true
+        do {
+            try connection.executeScript("SAVEPOINT w")
+        } catch {
+            savepoint = false
+        }
         for (i, job) in jobs.enumerated() {
+            guard savepoint else {
+                errors[i] = StoreError.unavailable("could not set a savepoint")
+                continue
+            }
             do {
-                try connection.executeScript("SAVEPOINT w")
-                do {
-                    try job.run?(connection)
-                    try connection.executeScript("RELEASE SAVEPOINT w")
-                } catch {
-                    try connection.executeScript("ROLLBACK TO SAVEPOINT w; RELEASE SAVEPOINT w")
-                    errors[i] = error
-                }
+                try job.run?(connection)
+                if i < jobs.count - 1 { try connection.executeScript("RELEASE SAVEPOINT w; SAVEPOINT w") }
             } catch {
                 errors[i] = error
+                do {
+                    try connection.executeScript(i < jobs.count - 1 ? "ROLLBACK TO SAVEPOINT w" : "ROLLBACK TO SAVEPOINT w; RELEASE SAVEPOINT w")
+                } catch {
+                    savepoint = false
+                }
             }
+        }
+        guard savepoint else {
+            try? connection.executeScript("ROLLBACK")
+            for job in jobs { job.fail(StoreError.unavailable("the transaction could not be kept consistent")) }
+            return
         }
         do {
             try connection.executeScript("COMMIT")

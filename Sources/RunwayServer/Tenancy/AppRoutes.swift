@@ -26,12 +26,7 @@ enum AppRoutes {
                 let app = App(id: Identifier.make("app"), workspaceId: workspaceId, name: name, teamId: teamId,
                               bundleId: bundleId, appStoreId: appStoreId, platforms: platforms,
                               createdAt: Timestamp.iso(now), updatedAt: Timestamp.iso(now))
-                try await services.store.write { db in
-                    guard try TenancyQueries.workspace(db, id: workspaceId) != nil else {
-                        throw HTTPError.invalidField("workspaceId", "no workspace has this id")
-                    }
-                    try insertUnique(db, app: app, now: now)
-                }
+                try await services.store.write { db in try insertUnique(db, app: app, now: now) }
                 return try .json(app, status: 201)
             },
 
@@ -122,6 +117,8 @@ enum AppRoutes {
                 """)
         } catch StoreError.conflict {
             throw appExists(app)
+        } catch StoreError.constraint {
+            throw HTTPError.invalidField("workspaceId", "no workspace has this id")
         }
     }
 

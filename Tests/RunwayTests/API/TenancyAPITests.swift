@@ -36,6 +36,9 @@ struct TenancyAPITests {
         let duplicate = await server.admin.post("/v1/apps", json: #"{"workspaceId":"\#(ws)","name":"Again","teamId":"ABCDE12345","bundleId":"com.example.app"}"#)
         #expect(duplicate.status == 409)
         #expect(duplicate.errorCode == "app_exists")
+        let nowhere = await server.admin.post("/v1/apps", json: #"{"workspaceId":"ws_00000000000000000000","name":"X","teamId":"ABCDE12345","bundleId":"com.x.y"}"#)
+        #expect(nowhere.status == 400)
+        #expect(nowhere.errorField == "workspaceId")
         await server.stop()
     }
 
