@@ -4,7 +4,7 @@ import RunwayStore
 /// The PostgreSQL backend: the same engine as SQLite (group-committing writers, reader threads), over libpq. The pool
 /// is bounded (`writers` + `readers` connections per process); work that waits longer than `queueTimeout` for a
 /// connection is refused with `unavailable`.
-public final class PostgresStore: Store, Sendable {
+public final class PostgresStore: EngineBackedStore, Sendable {
     public struct Options: Sendable {
         /// Writer connections, each committing its own batches; more overlap round trips to the server.
         public var writers: Int
@@ -21,8 +21,7 @@ public final class PostgresStore: Store, Sendable {
         }
     }
 
-    public let dialect = SQLDialect.postgres
-    private let engine: ThreadedStore
+    public let engine: ThreadedStore
 
     /// Reads see one snapshot; migrations from several processes wait for each other on an advisory lock.
     static let transactions = TransactionDialect(
@@ -39,16 +38,4 @@ public final class PostgresStore: Store, Sendable {
                                readers: readers, options: .init(maxBatch: options.maxBatch, queueTimeout: options.queueTimeout),
                                observer: observer)
     }
-
-    public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T {
-        try await engine.read(body)
-    }
-
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T {
-        try await engine.write(body)
-    }
-
-    public func migrate(_ migrations: [Migration]) async throws -> [String] { try await engine.migrate(migrations) }
-    public func ping() async throws { try await engine.ping() }
-    public func close() async { await engine.close() }
 }

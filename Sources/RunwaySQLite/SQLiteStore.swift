@@ -2,7 +2,7 @@ import Foundation
 import RunwayStore
 
 /// The SQLite backend: one file in WAL mode, one writer thread that group-commits, and reader threads in parallel.
-public final class SQLiteStore: Store, Sendable {
+public final class SQLiteStore: EngineBackedStore, Sendable {
     public struct Options: Sendable {
         /// Reader threads (each with its own connection).
         public var readers: Int
@@ -23,9 +23,8 @@ public final class SQLiteStore: Store, Sendable {
         }
     }
 
-    public let dialect = SQLDialect.sqlite
     public let path: String
-    private let engine: ThreadedStore
+    public let engine: ThreadedStore
 
     static let transactions = TransactionDialect(beginWrite: "BEGIN IMMEDIATE", beginRead: "BEGIN")
 
@@ -48,16 +47,4 @@ public final class SQLiteStore: Store, Sendable {
         engine = ThreadedStore(dialect: .sqlite, transactions: Self.transactions, writers: [writer], readers: readers,
                                options: .init(maxBatch: options.maxBatch), observer: observer)
     }
-
-    public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T {
-        try await engine.read(body)
-    }
-
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T {
-        try await engine.write(body)
-    }
-
-    public func migrate(_ migrations: [Migration]) async throws -> [String] { try await engine.migrate(migrations) }
-    public func ping() async throws { try await engine.ping() }
-    public func close() async { await engine.close() }
 }

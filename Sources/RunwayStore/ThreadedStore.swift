@@ -305,3 +305,24 @@ final class FailingConnection: EngineConnection {
     func ensureOpen() throws { throw error }
     func close() {}
 }
+
+/// A backend that is a configured `ThreadedStore`: it only says how to open connections and forwards the rest.
+public protocol EngineBackedStore: Store {
+    var engine: ThreadedStore { get }
+}
+
+extension EngineBackedStore {
+    public var dialect: SQLDialect { engine.dialect }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T {
+        try await engine.read(body)
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T {
+        try await engine.write(body)
+    }
+
+    public func migrate(_ migrations: [Migration]) async throws -> [String] { try await engine.migrate(migrations) }
+    public func ping() async throws { try await engine.ping() }
+    public func close() async { await engine.close() }
+}

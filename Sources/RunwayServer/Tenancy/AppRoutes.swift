@@ -40,11 +40,8 @@ enum AppRoutes {
                 let workspaceId = request.queryValue("workspaceId") ?? principal.workspaceId
                 if let workspaceId { try principal.requireWorkspace(workspaceId) }
                 let scope: SQL = workspaceId.map { " AND workspace_id = \($0)" } ?? ""
-                let rows = try await services.store.read { db in
-                    try db.query("SELECT \(raw: TenancyRows.appColumns) FROM apps WHERE 1 = 1\(scope)\(TenancyQueries.afterCursor("apps", page.cursor)) ORDER BY created_at, id LIMIT \(page.limit + 1)")
-                        .map(TenancyRows.app)
-                }
-                return try .json(paged(rows, limit: page.limit, id: \.id))
+return try .json(await readPage(services.store, table: "apps", columns: TenancyRows.appColumns, filter: scope,
+                                                page: page, row: TenancyRows.app, id: \.id))
             },
 
             Route(method: .GET, pattern: "/v1/apps/{appId}", operation: Operation(

@@ -35,11 +35,8 @@ enum KeyRoutes {
                 if let workspaceId { try principal.requireWorkspace(workspaceId) }
                 let workspaceFilter: SQL = workspaceId.map { " AND workspace_id = \($0)" } ?? ""
                 let filter = workspaceFilter + (request.queryValue("appId").map { " AND app_id = \($0)" } ?? "")
-                let rows = try await services.store.read { db in
-                    try db.query("SELECT \(raw: TenancyRows.keyColumns) FROM api_keys WHERE 1 = 1\(filter)\(TenancyQueries.afterCursor("api_keys", page.cursor)) ORDER BY created_at, id LIMIT \(page.limit + 1)")
-                        .map(TenancyRows.key)
-                }
-                return try .json(paged(rows, limit: page.limit, id: \.id))
+return try .json(await readPage(services.store, table: "api_keys", columns: TenancyRows.keyColumns, filter: filter,
+                                                page: page, row: TenancyRows.key, id: \.id))
             },
 
             Route(method: .GET, pattern: "/v1/keys/{keyId}", operation: Operation(

@@ -60,10 +60,4 @@ enum TenancyQueries {
         return APIKey(id: secret.keyId, kind: secret.kind, name: name, workspaceId: workspaceId, appId: appId,
                       displayPrefix: secret.displayPrefix, createdAt: Timestamp.iso(now), revokedAt: nil)
     }
-
-    /// Keyset paging: rows after the cursor row in (created_at, id) order. An unknown cursor yields nothing.
-    static func afterCursor(_ table: String, _ cursor: String?) -> SQL {
-        guard let cursor else { return "" }
-        return " AND (created_at, id) > (SELECT created_at, id FROM \(raw: table) WHERE id = \(cursor))"
-    }
 }

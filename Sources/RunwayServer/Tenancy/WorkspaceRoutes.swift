@@ -27,11 +27,8 @@ enum WorkspaceRoutes {
                 let principal = try context.principal()
                 let page = try PageRequest(request)
                 let scope: SQL = principal.kind == .admin ? "" : " AND id = \(principal.workspaceId ?? "")"
-                let rows = try await services.store.read { db in
-                    try db.query("SELECT id, name, created_at FROM workspaces WHERE 1 = 1\(scope)\(TenancyQueries.afterCursor("workspaces", page.cursor)) ORDER BY created_at, id LIMIT \(page.limit + 1)")
-                        .map(TenancyRows.workspace)
-                }
-                return try .json(paged(rows, limit: page.limit, id: \.id))
+                return try .json(await readPage(services.store, table: "workspaces", columns: "id, name, created_at", filter: scope,
+                                                page: page, row: TenancyRows.workspace, id: \.id))
             },
 
             Route(method: .GET, pattern: "/v1/workspaces/{workspaceId}", operation: Operation(
@@ -48,16 +45,4 @@ enum WorkspaceRoutes {
             },
         ]
     }
-}
-
-/// `limit` and `cursor`, documented once for every list route.
-let pageQuery = [
-    QueryParameterDoc("limit", "Items per page, 1 to 200 (default 50).", schema: "integer"),
-    QueryParameterDoc("cursor", "The nextCursor of the previous page."),
-]
-
-/// Cuts a `limit + 1` row fetch into a page and the cursor of the next one.
-func paged<Item: Codable & Sendable>(_ rows: [Item], limit: Int, id: KeyPath<Item, String>) -> Page<Item> {
-    let items = Array(rows.prefix(limit))
-    return Page(items: items, nextCursor: rows.count > limit ? items.last?[keyPath: id] : nil)
 }
