@@ -13,6 +13,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         // Wire types shared by the server, the CLI and (later) the SDK. No C modules below this line's graph.
         .target(name: "LinkRunwayAPI"),
@@ -24,6 +25,8 @@ let package = Package(
         .target(name: "RunwayStore"),
         .target(name: "RunwaySQLite", dependencies: ["RunwayStore", "CSQLite"]),
         .target(name: "RunwayPostgres", dependencies: ["RunwayStore", "CPostgres"]),
+        // QR codes (libqrencode) rendered as SVG and PNG.
+        .target(name: "RunwayQR", dependencies: ["CQREncode"]),
         // Transport-free HTTP: router, middleware, in-process test client.
         .target(name: "RunwayHTTP", dependencies: ["RunwayJSON"]),
         // The libmicrohttpd transport.
@@ -31,14 +34,14 @@ let package = Package(
         // The server's capabilities, one folder each.
         .target(name: "RunwayServer", dependencies: [
             "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
-            "RunwayHTTPServer",
+            "RunwayHTTPServer", "RunwayQR",
         ]),
         .target(name: "RunwayCLI", dependencies: ["RunwayServer", "LinkRunwayAPI", "RunwayJSON"]),
         .executableTarget(name: "linkrunway", dependencies: ["RunwayCLI"]),
 
         .testTarget(name: "RunwayTests", dependencies: [
             "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
-            "RunwayHTTPServer", "RunwayServer", "RunwayCLI", "linkrunway",
+            "RunwayHTTPServer", "RunwayQR", "RunwayServer", "RunwayCLI", "linkrunway",
         ]),
     ],
     swiftLanguageModes: [.v6]

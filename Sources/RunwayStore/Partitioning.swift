@@ -99,22 +99,30 @@ public enum PartitionMaintenance {
             JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
             WHERE p.relname = \(table.name)
             """).map { try $0.string("name") })
-        // From the period holding the cutoff (or now) through `periodsAhead` periods ahead.
-        var start = table.periodStart(min(now, cutoff ?? now))
-        let last = (0..<periodsAhead).reduce(table.periodStart(now)) { date, _ in table.periodAfter(date) }
-        while start <= last {
-            let name = table.partitionName(start)
-            let end = table.periodAfter(start)
-            if !existing.contains(name), cutoff.map({ end > $0 }) ?? true {
-                try db.execute("CREATE TABLE \(raw: name) PARTITION OF \(raw: table.name) FOR VALUES FROM (\(raw: String(ms(start)))) TO (\(raw: String(ms(end))))")
-                report.created.append(name)
-            }
-            start = end
-        }
         let defaultName = table.name + "_default"
         if !existing.contains(defaultName) {
             try db.execute("CREATE TABLE \(raw: defaultName) PARTITION OF \(raw: table.name) DEFAULT")
             report.created.append(defaultName)
+        }
+        // From the period holding the cutoff (or now) through `periodsAhead` periods ahead. Rows of a new period that
+        // already landed in the default partition move into it before it is attached.
+        var start = table.periodStart(min(now, cutoff ?? now))
+        let last = (0..<periodsAhead).reduce(table.periodStart(now)) { date, _ in table.periodAfter(date) }
+        let column = table.timeColumn
+        while start <= last {
+            let name = table.partitionName(start)
+            let end = table.periodAfter(start)
+            if !existing.contains(name), cutoff.map({ end > $0 }) ?? true {
+                let (from, to) = (String(ms(start)), String(ms(end)))
+                try db.execute("CREATE TABLE \(raw: name) (LIKE \(raw: table.name) INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
+                try db.execute("""
+                    WITH moved AS (DELETE FROM \(raw: defaultName) WHERE \(raw: column) >= \(raw: from) AND \(raw: column) < \(raw: to) RETURNING *)
+                    INSERT INTO \(raw: name) SELECT * FROM moved
+                    """)
+                try db.execute("ALTER TABLE \(raw: table.name) ATTACH PARTITION \(raw: name) FOR VALUES FROM (\(raw: from)) TO (\(raw: to))")
+                report.created.append(name)
+            }
+            start = end
         }
         guard let cutoff else { return }
         for name in existing.sorted() {

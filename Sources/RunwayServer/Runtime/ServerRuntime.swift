@@ -26,21 +26,26 @@ public final class ServerRuntime: Sendable {
         self.maintenance = Task { await Self.maintainPartitions(services) }
     }
 
-    /// Creates upcoming partitions and applies retention at start, then every hour.
+    /// Creates upcoming partitions and applies retention every hour (the first pass runs during start).
     static func maintainPartitions(_ services: ServerServices) async {
         while !Task.isCancelled {
-            do {
-                let report = try await PartitionMaintenance.run(Schema.partitionedTables, store: services.store, now: services.clock.now())
-                if !report.isEmpty {
-                    services.logger.info("partitions maintained", [
-                        "created": .array(report.created.map { .string($0) }), "dropped": .array(report.dropped.map { .string($0) }),
-                        "deletedRows": .number(String(report.deletedRows)),
-                    ])
-                }
-            } catch {
-                services.logger.warn("partition maintenance failed; retrying in an hour", ["error": .string("\(error)")])
-            }
             try? await Task.sleep(for: .seconds(3600))
+            if Task.isCancelled { return }
+            await maintainPartitionsOnce(services)
+        }
+    }
+
+    static func maintainPartitionsOnce(_ services: ServerServices) async {
+        do {
+            let report = try await PartitionMaintenance.run(Schema.partitionedTables, store: services.store, now: services.clock.now())
+            if !report.isEmpty {
+                services.logger.info("partitions maintained", [
+                    "created": .array(report.created.map { .string($0) }), "dropped": .array(report.dropped.map { .string($0) }),
+                    "deletedRows": .number(String(report.deletedRows)),
+                ])
+            }
+        } catch {
+            services.logger.warn("partition maintenance failed; retrying in an hour", ["error": .string("\(error)")])
         }
     }
 
@@ -56,6 +61,7 @@ public final class ServerRuntime: Sendable {
             if !applied.isEmpty { logger.info("migrated", ["applied": .array(applied.map { .string($0) })]) }
             let bootstrap = try await Bootstrap.run(store: store, clock: clock)
             let services = ServerServices(store: store, clock: clock, logger: logger, metrics: metrics)
+            await maintainPartitionsOnce(services)
             let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes)
             let http = HTTPServer(configuration: configuration.http, logger: logger) { request in
                 await application.respond(to: request)

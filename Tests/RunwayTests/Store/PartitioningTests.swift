@@ -16,6 +16,23 @@ struct PartitioningTests {
     static func date(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
     static func ms(_ text: String) -> Int64 { Int64(date(text).timeIntervalSince1970 * 1000) }
 
+    @Test("rows that landed in the default partition move into the partition made for them", .enabled(if: StoreBackend.postgresURL != nil))
+    func defaultRowsMove() async throws {
+        let location = try StoreBackend.postgres.makeLocation()
+        let store = try StoreBackend.postgres.open(location.url, nil)
+        _ = try await store.migrate(Self.migrations)
+        _ = try await PartitionMaintenance.run([Self.table], store: store, now: Self.date("2026-11-30T12:00:00Z"))
+        // March 2027 has no partition yet, so this row goes to the default one.
+        try await store.write { db in try db.execute("INSERT INTO samples (id, created_at) VALUES ('march', \(Self.ms("2027-03-10T00:00:00Z")))") }
+        let report = try await PartitionMaintenance.run([Self.table], store: store, now: Self.date("2027-01-20T00:00:00Z"))
+        #expect(report.created.contains("samples_p202703"))
+        let inPartition = try await store.read { try $0.query("SELECT id FROM samples_p202703").map { try $0.string("id") } }
+        let inDefault = try await store.read { try $0.query("SELECT id FROM samples_default").map { try $0.string("id") } }
+        #expect(inPartition == ["march"])
+        #expect(inDefault.isEmpty)
+        await store.close()
+    }
+
     @Test("partition names and periods are UTC calendar periods")
     func naming() {
         let monthly = Self.table
@@ -36,7 +53,7 @@ struct PartitioningTests {
         _ = try await store.migrate(Self.migrations)
         let first = try await PartitionMaintenance.run([Self.table], store: store, now: Self.date("2026-11-30T12:00:00Z"))
         if backend.name == "PostgreSQL" {
-            #expect(first.created == ["samples_p202610", "samples_p202611", "samples_p202612", "samples_p202701", "samples_default"])
+            #expect(first.created == ["samples_default", "samples_p202610", "samples_p202611", "samples_p202612", "samples_p202701"])
         }
         let rows = ["old": "2025-01-01T00:00:00Z", "oct": "2026-10-05T00:00:00Z", "nov": "2026-11-10T00:00:00Z", "dec": "2026-12-01T00:00:00Z"]
         try await store.write { db in
