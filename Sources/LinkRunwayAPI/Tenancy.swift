@@ -41,6 +41,19 @@ public struct CreateWorkspaceRequest: Codable, Sendable {
     public init(name: String) { self.name = name }
 }
 
+/// The Android twin of an app, for `/.well-known/assetlinks.json` on its link domains.
+public struct AndroidApp: Codable, Sendable, Equatable {
+    /// `com.example.app`.
+    public var packageName: String
+    /// SHA-256 fingerprints of the signing certificates, `AB:CD:…` (32 pairs).
+    public var sha256CertFingerprints: [String]
+
+    public init(packageName: String, sha256CertFingerprints: [String]) {
+        self.packageName = packageName
+        self.sha256CertFingerprints = sha256CertFingerprints
+    }
+}
+
 /// An app registered in a workspace.
 public struct App: Codable, Sendable, Equatable {
     public var id: String
@@ -52,11 +65,12 @@ public struct App: Codable, Sendable, Equatable {
     /// The numeric App Store ID, once the app has one.
     public var appStoreId: String?
     public var platforms: [Platform]
+    public var android: AndroidApp?
     public var createdAt: String
     public var updatedAt: String
 
     public init(id: String, workspaceId: String, name: String, teamId: String, bundleId: String, appStoreId: String?,
-                platforms: [Platform], createdAt: String, updatedAt: String) {
+                platforms: [Platform], android: AndroidApp? = nil, createdAt: String, updatedAt: String) {
         self.id = id
         self.workspaceId = workspaceId
         self.name = name
@@ -64,6 +78,7 @@ public struct App: Codable, Sendable, Equatable {
         self.bundleId = bundleId
         self.appStoreId = appStoreId
         self.platforms = platforms
+        self.android = android
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }
@@ -78,15 +93,17 @@ public struct CreateAppRequest: Codable, Sendable {
     public var appStoreId: String?
     /// Defaults to `["ios"]`.
     public var platforms: [Platform]?
+    public var android: AndroidApp?
 
     public init(workspaceId: String? = nil, name: String, teamId: String, bundleId: String, appStoreId: String? = nil,
-                platforms: [Platform]? = nil) {
+                platforms: [Platform]? = nil, android: AndroidApp? = nil) {
         self.workspaceId = workspaceId
         self.name = name
         self.teamId = teamId
         self.bundleId = bundleId
         self.appStoreId = appStoreId
         self.platforms = platforms
+        self.android = android
     }
 }
 
@@ -97,14 +114,16 @@ public struct UpdateAppRequest: Codable, Sendable {
     public var bundleId: String?
     public var appStoreId: String?
     public var platforms: [Platform]?
+    public var android: AndroidApp?
 
     public init(name: String? = nil, teamId: String? = nil, bundleId: String? = nil, appStoreId: String? = nil,
-                platforms: [Platform]? = nil) {
+                platforms: [Platform]? = nil, android: AndroidApp? = nil) {
         self.name = name
         self.teamId = teamId
         self.bundleId = bundleId
         self.appStoreId = appStoreId
         self.platforms = platforms
+        self.android = android
     }
 }
 

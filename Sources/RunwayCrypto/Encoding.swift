@@ -37,3 +37,63 @@ public enum ByteEncoding {
         }
     }
 }
+
+extension ByteEncoding {
+    /// Base64url without padding (RFC 4648 §5), as JWS uses.
+    public static func base64url(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var i = 0
+        while i + 3 <= bytes.count {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            out += [alphabet[Int(n >> 18)], alphabet[Int((n >> 12) & 63)], alphabet[Int((n >> 6) & 63)], alphabet[Int(n & 63)]]
+            i += 3
+        }
+        let rest = bytes.count - i
+        if rest == 1 {
+            let n = UInt32(bytes[i]) << 16
+            out += [alphabet[Int(n >> 18)], alphabet[Int((n >> 12) & 63)]]
+        } else if rest == 2 {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+            out += [alphabet[Int(n >> 18)], alphabet[Int((n >> 12) & 63)], alphabet[Int((n >> 6) & 63)]]
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Bytes from base64url (padding optional); nil for any other character or an impossible length.
+    public static func fromBase64url(_ text: String) -> [UInt8]? {
+        var values: [UInt32] = []
+        values.reserveCapacity(text.utf8.count)
+        var padding = 0
+        for c in text.utf8 {
+            if c == UInt8(ascii: "=") { padding += 1; continue }
+            guard padding == 0 else { return nil }
+            switch c {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(UInt32(c - UInt8(ascii: "A")))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(UInt32(c - UInt8(ascii: "a") + 26))
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): values.append(UInt32(c - UInt8(ascii: "0") + 52))
+            case UInt8(ascii: "-"): values.append(62)
+            case UInt8(ascii: "_"): values.append(63)
+            default: return nil
+            }
+        }
+        guard values.count % 4 != 1, padding <= 2 else { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(values.count * 3 / 4)
+        var i = 0
+        while i + 4 <= values.count {
+            let n = values[i] << 18 | values[i + 1] << 12 | values[i + 2] << 6 | values[i + 3]
+            out += [UInt8(n >> 16), UInt8((n >> 8) & 0xff), UInt8(n & 0xff)]
+            i += 4
+        }
+        let rest = values.count - i
+        if rest == 2 {
+            out.append(UInt8((values[i] << 18 | values[i + 1] << 12) >> 16))
+        } else if rest == 3 {
+            let n = values[i] << 18 | values[i + 1] << 12 | values[i + 2] << 6
+            out += [UInt8(n >> 16), UInt8((n >> 8) & 0xff)]
+        }
+        return out
+    }
+}

@@ -33,7 +33,6 @@ public final class Router: Sendable {
                     precondition(rest.name == name && rest.routes[route.method] == nil, "duplicate route \(route.label)")
                     rest.routes[route.method] = route
                     node.rest = rest
-                    node = Node()  // nothing may follow
                     break
                 } else if segment.hasPrefix("{"), segment.hasSuffix("}") {
                     let name = String(segment.dropFirst().dropLast())
@@ -66,22 +65,23 @@ public final class Router: Sendable {
         self.routes = routes
     }
 
-    /// Finds the route for `method` and `path`. HEAD falls back to GET.
+    /// Finds the route for `method` and `path`. HEAD falls back to GET. A path only a `{rest...}` route matches is
+    /// not found (rather than not allowed) for the other methods: a catch-all does not make every path a resource.
     public func match(method: String, path: String) -> Match {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         var parameters: [String: String] = [:]
-        guard let candidates = find(root, segments[...], &parameters) else { return .notFound }
+        guard let (candidates, viaRest) = find(root, segments[...], &parameters) else { return .notFound }
         if let m = HTTPMethod(rawValue: method) {
             if let route = candidates[m] { return .found(route, parameters) }
             if m == .HEAD, let route = candidates[.GET] { return .found(route, parameters) }
         }
-        return .methodNotAllowed(HTTPMethod.allCases.filter { candidates[$0] != nil })
+        return viaRest ? .notFound : .methodNotAllowed(HTTPMethod.allCases.filter { candidates[$0] != nil })
     }
 
-    private func find(_ node: Node, _ segments: ArraySlice<Substring>, _ parameters: inout [String: String]) -> [HTTPMethod: Route]? {
+    private func find(_ node: Node, _ segments: ArraySlice<Substring>, _ parameters: inout [String: String]) -> ([HTTPMethod: Route], Bool)? {
         guard let first = segments.first else {
-            if !node.routes.isEmpty { return node.routes }
-            if let rest = node.rest, rest.routes.isEmpty == false { parameters[rest.name] = ""; return rest.routes }
+            if !node.routes.isEmpty { return (node.routes, false) }
+            if let rest = node.rest, rest.routes.isEmpty == false { parameters[rest.name] = ""; return (rest.routes, true) }
             return nil
         }
         let remaining = segments.dropFirst()
@@ -98,7 +98,7 @@ public final class Router: Sendable {
         }
         if let rest = node.rest {
             parameters[rest.name] = segments.joined(separator: "/")
-            return rest.routes
+            return (rest.routes, true)
         }
         return nil
     }

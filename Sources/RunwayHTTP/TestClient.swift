@@ -21,6 +21,7 @@ public struct TestClient: Sendable {
             }
         }
         var all = HTTPHeaders(headers)
+        if all["Host"] == nil { all.add("Host", "localhost") }
         if let bearer, all["Authorization"] == nil { all.add("Authorization", "Bearer \(bearer)") }
         if !body.isEmpty, all["Content-Type"] == nil { all.add("Content-Type", "application/json") }
         return await application.respond(to: HTTPRequest(method: method, path: path, query: query, headers: all,

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a request body could not become the expected type. Each case names the field by its path (`a.b[2]`).
 public enum JSONDecodeFailure: Error, Sendable, Equatable {
     case syntax(JSONSyntaxError)
@@ -22,7 +24,7 @@ public struct StrictJSONDecoder: Sendable {
         let tracker = UsageTracker()
         let decoded: T
         do {
-            decoded = try T(from: StrictDecoder(value: value, codingPath: [], tracker: tracker))
+            decoded = try StrictDecoder(value: value, codingPath: [], tracker: tracker).decodeValue(T.self)
         } catch let error as DecodingError {
             throw Self.failure(from: error)
         } catch {
@@ -129,6 +131,18 @@ final class StrictDecoder: Decoder, StrictDecoderAccess {
     func child(_ value: JSONValue, key: any CodingKey) -> StrictDecoder {
         StrictDecoder(value: value, codingPath: codingPath + [key], tracker: tracker)
     }
+
+    /// Decodes `T` from this decoder's value. Decimal is read from the number's text (its own Codable form is a
+    /// structure, which only Foundation's JSONDecoder special-cases).
+    func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        if T.self == Decimal.self {
+            guard case .number(let text) = value, let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw DecodingError.typeMismatch(type, .init(codingPath: codingPath, debugDescription: "must be a number, not \(value.typeName)"))
+            }
+            return decimal as! T
+        }
+        return try T(from: self)
+    }
 }
 
 struct StrictKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
@@ -166,12 +180,12 @@ struct StrictKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         if value == .null, !(T.self == JSONValue.self) {
             throw DecodingError.valueNotFound(T.self, .init(codingPath: codingPath + [key], debugDescription: "must not be null"))
         }
-        return try T(from: decoder.child(value, key: key))
+        return try decoder.child(value, key: key).decodeValue(T.self)
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = lookup(key), value != .null else { return nil }
-        return try T(from: decoder.child(value, key: key))
+        return try decoder.child(value, key: key).decodeValue(T.self)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
@@ -219,7 +233,7 @@ struct StrictUnkeyedContainer: UnkeyedDecodingContainer {
         if child.value == .null, !(T.self == JSONValue.self) {
             throw DecodingError.valueNotFound(T.self, .init(codingPath: child.codingPath, debugDescription: "must not be null"))
         }
-        return try T(from: child)
+        return try child.decodeValue(T.self)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
@@ -278,5 +292,5 @@ struct StrictSingleValue: SingleValueDecodingContainer {
     func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
 
-    func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: decoder) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decoder.decodeValue(type) }
 }

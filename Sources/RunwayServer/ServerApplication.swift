@@ -10,6 +10,10 @@ public enum ServerApplication {
             + WorkspaceRoutes.routes(services)
             + AppRoutes.routes(services)
             + KeyRoutes.routes(services)
+            + DomainRoutes.routes(services)
+            + LinkRoutes.routes(services)
+            + ClientLinkRoutes.routes(services)
+            + RedirectRoutes.routes(services)
         let operation = Operation(id: "openAPI", summary: "This API's OpenAPI 3.1 document", tag: "Operations", access: .open,
                                   responses: [ResponseDoc(status: 200, description: "The document.", contentType: "application/json")])
         routes.append(Route(method: .GET, pattern: "/openapi.json", operation: operation) { _, _ in .text("") })

@@ -8,14 +8,20 @@ public struct ServerServices: Sendable {
     public let logger: Logger
     public let metrics: MetricsRegistry
     public let authenticator: KeyAuthenticator
+    public let secrets: InstanceSecrets
+    public let addresses: AddressHasher
+    let links: LinkDirectory
 
-    public init(store: any Store, clock: WallClock = .system, logger: Logger, metrics: MetricsRegistry,
+    public init(store: any Store, clock: WallClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
                 authenticator: KeyAuthenticator? = nil) {
         self.store = store
         self.clock = clock
         self.logger = logger
         self.metrics = metrics
+        self.secrets = secrets
         self.authenticator = authenticator ?? KeyAuthenticator(store: store)
+        self.addresses = AddressHasher(store: store)
+        self.links = LinkDirectory(store: store)
     }
 }
 
@@ -24,4 +30,5 @@ enum Access {
     static let admin = RouteAccess.keys(["admin"])
     static let management = RouteAccess.keys(["admin", "server"])
     static let anyKey = RouteAccess.keys(["admin", "server", "publishable"])
+    static let client = RouteAccess.keys(["publishable"])
 }

@@ -12,6 +12,8 @@ public struct ServerConfiguration: Sendable {
     public var shutdownGraceSeconds: Double
     /// `full` (default): every acknowledged write survives power loss; `normal`: survives a crash of the process.
     public var sqliteSynchronousFull: Bool
+    /// The link domain the first workspace gets on first start.
+    public var firstLinkDomain: String = "localhost"
 
     public init(database: DatabaseLocation = .sqlite(path: "./linkrunway.db"), http: HTTPServerConfiguration = HTTPServerConfiguration(),
                 logLevel: LogLevel = .info, shutdownGraceSeconds: Double = 10, sqliteSynchronousFull: Bool = true) {
@@ -95,6 +97,12 @@ public struct ServerConfiguration: Sendable {
                 summary: "Seconds requests in flight get to finish on SIGTERM or SIGINT.") { c, v in
             guard let n = Double(v), n >= 0 else { return false }
             c.shutdownGraceSeconds = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_LINK_DOMAIN", flag: "--link-domain", defaultValue: "localhost",
+                summary: "The link domain the first workspace gets on first start (add more with `linkrunway domain add`).") { c, v in
+            guard let host = try? LinkValidate.hostname(v) else { return false }
+            c.firstLinkDomain = host
             return true
         },
         Setting(environment: "LINKRUNWAY_SQLITE_SYNCHRONOUS", flag: "--sqlite-synchronous", defaultValue: "full",

@@ -26,7 +26,8 @@ public final class ServerRuntime: Sendable {
         self.maintenance = Task { await Self.maintainPartitions(services) }
     }
 
-    /// Creates upcoming partitions and applies retention every hour (the first pass runs during start).
+    /// Creates upcoming partitions, applies retention and forgets old address keys every hour (the first pass runs
+    /// during start).
     static func maintainPartitions(_ services: ServerServices) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(3600))
@@ -37,6 +38,7 @@ public final class ServerRuntime: Sendable {
 
     static func maintainPartitionsOnce(_ services: ServerServices) async {
         do {
+            _ = try await AddressHasher.forgetOldKeys(store: services.store, now: services.clock.nowMilliseconds())
             let report = try await PartitionMaintenance.run(Schema.partitionedTables, store: services.store, now: services.clock.now())
             if !report.isEmpty {
                 services.logger.info("partitions maintained", [
@@ -59,8 +61,9 @@ public final class ServerRuntime: Sendable {
         do {
             let applied = try await store.migrate(Schema.migrations)
             if !applied.isEmpty { logger.info("migrated", ["applied": .array(applied.map { .string($0) })]) }
-            let bootstrap = try await Bootstrap.run(store: store, clock: clock)
-            let services = ServerServices(store: store, clock: clock, logger: logger, metrics: metrics)
+            let bootstrap = try await Bootstrap.run(store: store, clock: clock, linkDomain: configuration.firstLinkDomain)
+            let secrets = try await InstanceSecrets.load(store)
+            let services = ServerServices(store: store, clock: clock, logger: logger, metrics: metrics, secrets: secrets)
             await maintainPartitionsOnce(services)
             let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes)
             let http = HTTPServer(configuration: configuration.http, logger: logger) { request in

@@ -22,9 +22,10 @@ enum AppRoutes {
                 let bundleId = try Validate.bundleId(body.bundleId)
                 let appStoreId = try Validate.appStoreId(body.appStoreId)
                 let platforms = try Validate.platforms(body.platforms)
+                let android = try Validate.android(body.android)
                 let now = services.clock.nowMilliseconds()
                 let app = App(id: Identifier.make("app"), workspaceId: workspaceId, name: name, teamId: teamId,
-                              bundleId: bundleId, appStoreId: appStoreId, platforms: platforms,
+                              bundleId: bundleId, appStoreId: appStoreId, platforms: platforms, android: android,
                               createdAt: Timestamp.iso(now), updatedAt: Timestamp.iso(now))
                 try await services.store.write { db in try insertUnique(db, app: app, now: now) }
                 return try .json(app, status: 201)
@@ -65,6 +66,7 @@ return try .json(await readPage(services.store, table: "apps", columns: TenancyR
                 let bundleId = try body.bundleId.map(Validate.bundleId)
                 let appStoreId = try Validate.appStoreId(body.appStoreId)
                 let platforms = try body.platforms.map { try Validate.platforms($0) }
+                let android = try Validate.android(body.android)
                 let now = services.clock.nowMilliseconds()
                 let updated: App = try await services.store.write { db in
                     guard var app = try TenancyQueries.app(db, id: id) else {
@@ -76,12 +78,14 @@ return try .json(await readPage(services.store, table: "apps", columns: TenancyR
                     app.bundleId = bundleId ?? app.bundleId
                     app.appStoreId = appStoreId ?? app.appStoreId
                     app.platforms = platforms ?? app.platforms
+                    app.android = android ?? app.android
                     app.updatedAt = Timestamp.iso(now)
                     do {
                         try db.execute("""
                             UPDATE apps SET name = \(app.name), team_id = \(app.teamId), bundle_id = \(app.bundleId),
                                 app_store_id = \(app.appStoreId), platforms = \(app.platforms.map(\.rawValue).joined(separator: ",")),
-                                updated_at = \(now)
+                                android_package = \(app.android?.packageName),
+                                android_fingerprints = \(app.android?.sha256CertFingerprints.joined(separator: ",")), updated_at = \(now)
                             WHERE id = \(app.id)
                             """)
                     } catch StoreError.conflict {
@@ -108,9 +112,11 @@ return try .json(await readPage(services.store, table: "apps", columns: TenancyR
     static func insertUnique(_ db: any SQLExecutor, app: App, now: Int64) throws {
         do {
             try db.execute("""
-                INSERT INTO apps (id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, created_at, updated_at)
+                INSERT INTO apps (id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package,
+                                  android_fingerprints, created_at, updated_at)
                 VALUES (\(app.id), \(app.workspaceId), \(app.name), \(app.teamId), \(app.bundleId), \(app.appStoreId),
-                        \(app.platforms.map(\.rawValue).joined(separator: ",")), \(now), \(now))
+                        \(app.platforms.map(\.rawValue).joined(separator: ",")), \(app.android?.packageName),
+                        \(app.android?.sha256CertFingerprints.joined(separator: ",")), \(now), \(now))
                 """)
         } catch StoreError.conflict {
             throw appExists(app)

@@ -10,8 +10,9 @@ public enum Bootstrap {
         public let adminKey: String
     }
 
-    /// Returns the new workspace and key, or nil when the database was bootstrapped before.
-    public static func run(store: any Store, clock: WallClock) async throws -> Result? {
+    /// Returns the new workspace and key, or nil when the database was bootstrapped before. `linkDomain` becomes the
+    /// workspace's first link domain (`localhost` by default, so links work on a development machine at once).
+    public static func run(store: any Store, clock: WallClock, linkDomain: String? = "localhost") async throws -> Result? {
         let now = clock.nowMilliseconds()
         let secret = APIKeySecret.generate(kind: .admin)
         let workspace = Workspace(id: Identifier.make("ws"), name: "Default", createdAt: Timestamp.iso(now))
@@ -22,6 +23,12 @@ public enum Bootstrap {
             guard claimed == 1 else { return nil }
             try TenancyQueries.insertWorkspace(db, id: workspace.id, name: workspace.name, now: now)
             try TenancyQueries.insertKey(db, secret: secret, name: "first admin key", workspaceId: nil, appId: nil, now: now)
+            if let linkDomain {
+                try db.execute("""
+                    INSERT INTO link_domains (id, workspace_id, hostname, created_at)
+                    VALUES (\(Identifier.make("dom")), \(workspace.id), \(linkDomain), \(now)) ON CONFLICT (hostname) DO NOTHING
+                    """)
+            }
             return Result(workspace: workspace, adminKey: secret.text)
         }
     }

@@ -12,9 +12,13 @@ enum TenancyRows {
             guard let platform = Platform(rawValue: String(raw)) else { throw StoreError.corrupt("unknown platform \(raw)") }
             return platform
         }
+        let android = try row.optionalString("android_package").map { package in
+            AndroidApp(packageName: package, sha256CertFingerprints: (try row.optionalString("android_fingerprints") ?? "")
+                .split(separator: ",").map(String.init))
+        }
         return App(id: try row.string("id"), workspaceId: try row.string("workspace_id"), name: try row.string("name"),
                    teamId: try row.string("team_id"), bundleId: try row.string("bundle_id"),
-                   appStoreId: try row.optionalString("app_store_id"), platforms: platforms,
+                   appStoreId: try row.optionalString("app_store_id"), platforms: platforms, android: android,
                    createdAt: Timestamp.iso(try row.int("created_at")), updatedAt: Timestamp.iso(try row.int("updated_at")))
     }
 
@@ -26,7 +30,7 @@ enum TenancyRows {
                       revokedAt: try row.optionalInt("revoked_at").map(Timestamp.iso))
     }
 
-    static let appColumns = "id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, created_at, updated_at"
+    static let appColumns = "id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package, android_fingerprints, created_at, updated_at"
     static let keyColumns = "id, kind, name, workspace_id, app_id, display_prefix, created_at, revoked_at"
 }
 

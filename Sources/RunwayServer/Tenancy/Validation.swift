@@ -49,6 +49,29 @@ enum Validate {
         return value
     }
 
+    /// A Java package name and 1 to 10 SHA-256 certificate fingerprints (`AB:CD:…`, 32 pairs).
+    static func android(_ value: AndroidApp?) throws -> AndroidApp? {
+        guard let value else { return nil }
+        let segments = value.packageName.split(separator: ".", omittingEmptySubsequences: false)
+        guard value.packageName.utf8.count <= 255, segments.count >= 2, segments.allSatisfy({ segment in
+            guard let first = segment.first, first.isASCII, first.isLetter else { return false }
+            return segment.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        }) else {
+            throw HTTPError.invalidField("android.packageName", "must be a Java package name such as com.example.app")
+        }
+        guard (1...10).contains(value.sha256CertFingerprints.count) else {
+            throw HTTPError.invalidField("android.sha256CertFingerprints", "must list 1 to 10 fingerprints")
+        }
+        let fingerprints = try value.sha256CertFingerprints.enumerated().map { i, fingerprint in
+            let pairs = fingerprint.uppercased().split(separator: ":", omittingEmptySubsequences: false)
+            guard pairs.count == 32, pairs.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isHexDigit) }) else {
+                throw HTTPError.invalidField("android.sha256CertFingerprints[\(i)]", "must be 32 hex pairs separated by colons")
+            }
+            return pairs.joined(separator: ":")
+        }
+        return AndroidApp(packageName: value.packageName, sha256CertFingerprints: fingerprints)
+    }
+
     static func id(_ value: String, prefix: String, field: String) throws -> String {
         guard Identifier.isWellFormed(value, prefix: prefix) else {
             throw HTTPError.invalidField(field, "must be an id starting with \(prefix)_")

@@ -24,6 +24,9 @@ struct AuthMatrixTests {
         let serverKeyA: CreatedKey
         let keys: [KeyKind: CreatedKey]       // workspace B's publishable and server keys, and an admin key
         let revoked: [KeyKind: CreatedKey]    // one revoked key of each kind
+        let linkA: Link
+        let spareDomainA: LinkDomain
+        let referralCodeA: String
     }
 
     static func makeWorld(_ backend: StoreBackend = .sqlite) async throws -> World {
@@ -43,8 +46,15 @@ struct AuthMatrixTests {
         for key in revoked.values {
             _ = try await server.admin.post("/v1/keys/\(key.key.id)/revoke", json: "{}").decoded(APIKey.self)
         }
+        let linkA = try await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(a)","path":"matrix-a","appPath":"/a"}"#)
+            .decoded(Link.self, status: 201)
+        let spare = try await server.admin.post("/v1/domains", json: #"{"workspaceId":"\#(a)","hostname":"spare.example.com"}"#)
+            .decoded(LinkDomain.self, status: 201)
+        let clientA = try await server.createKey(.publishable, app: appA.id)
+        let code = try await server.client(clientA.secret).post("/v1/referral-codes", json: #"{"installId":"matrix-install"}"#)
+            .decoded(ReferralCode.self, status: 201)
         return World(server: server, workspaceA: a, appA: appA, serverKeyA: try await server.createKey(.server, workspace: a),
-                     keys: keys, revoked: revoked)
+                     keys: keys, revoked: revoked, linkA: linkA, spareDomainA: spare, referralCodeA: code.code)
     }
 
     static func probes(_ w: World) -> [String: Probe] {
@@ -66,6 +76,26 @@ struct AuthMatrixTests {
             "GET /v1/keys/{keyId}": Probe(method: "GET", path: "/v1/keys/\(w.serverKeyA.key.id)", body: "", workspaceScoped: true),
             "POST /v1/keys/{keyId}/revoke": Probe(method: "POST", path: "/v1/keys/\(w.serverKeyA.key.id)/revoke", body: "{}", workspaceScoped: true),
             "GET /v1/me": Probe(method: "GET", path: "/v1/me", body: "", workspaceScoped: false),
+            "POST /v1/domains": Probe(method: "POST", path: "/v1/domains", body: #"{"workspaceId":"\#(w.workspaceA)","hostname":"m.example.com"}"#, workspaceScoped: true),
+            "GET /v1/domains": Probe(method: "GET", path: "/v1/domains?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "DELETE /v1/domains/{domainId}": Probe(method: "DELETE", path: "/v1/domains/\(w.spareDomainA.id)", body: "", workspaceScoped: true),
+            "POST /v1/links": Probe(method: "POST", path: "/v1/links", body: #"{"workspaceId":"\#(w.workspaceA)","path":"matrix-new"}"#, workspaceScoped: true),
+            "GET /v1/links": Probe(method: "GET", path: "/v1/links?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "GET /v1/links/{linkId}": Probe(method: "GET", path: "/v1/links/\(w.linkA.id)", body: "", workspaceScoped: true),
+            "PATCH /v1/links/{linkId}": Probe(method: "PATCH", path: "/v1/links/\(w.linkA.id)", body: #"{"campaign":"x"}"#, workspaceScoped: true),
+            "POST /v1/links/{linkId}/disable": Probe(method: "POST", path: "/v1/links/\(w.linkA.id)/disable", body: "", workspaceScoped: true),
+            "GET /v1/links/{linkId}/qr.svg": Probe(method: "GET", path: "/v1/links/\(w.linkA.id)/qr.svg", body: "", workspaceScoped: true),
+            "GET /v1/links/{linkId}/qr.png": Probe(method: "GET", path: "/v1/links/\(w.linkA.id)/qr.png", body: "", workspaceScoped: true),
+            // Client routes answer 404 for another workspace's links and codes (never 403), so nothing leaks; the
+            // Links API tests check that.
+            "POST /v1/resolve": Probe(method: "POST", path: "/v1/resolve", body: #"{"url":"\#(w.linkA.url)","platform":"ios"}"#, workspaceScoped: false),
+            "POST /v1/shares": Probe(method: "POST", path: "/v1/shares", body: #"{"installId":"i-1","appPath":"/x"}"#, workspaceScoped: false),
+            "POST /v1/referral-codes": Probe(method: "POST", path: "/v1/referral-codes", body: #"{"installId":"i-1"}"#, workspaceScoped: false),
+            "GET /v1/referral-codes/{code}": Probe(method: "GET", path: "/v1/referral-codes/\(w.referralCodeA)", body: "", workspaceScoped: false),
+            "GET /.well-known/apple-app-site-association": Probe(method: "GET", path: "/.well-known/apple-app-site-association", body: "", workspaceScoped: false),
+            "GET /apple-app-site-association": Probe(method: "GET", path: "/apple-app-site-association", body: "", workspaceScoped: false),
+            "GET /.well-known/assetlinks.json": Probe(method: "GET", path: "/.well-known/assetlinks.json", body: "", workspaceScoped: false),
+            "GET /{path...}": Probe(method: "GET", path: "/matrix-a", body: "", workspaceScoped: false),
         ]
     }
 
@@ -117,6 +147,7 @@ struct AuthMatrixTests {
         // The probes changed nothing in workspace A: its key still works and its app kept its name.
         #expect(await world.server.client(world.serverKeyA.secret).get("/v1/me").status == 200)
         #expect(try await world.server.admin.get("/v1/apps/\(world.appA.id)").decoded(App.self).name == world.appA.name)
+        #expect(try await world.server.admin.get("/v1/links/\(world.linkA.id)").decoded(Link.self).enabled)
         await world.server.stop()
     }
 }

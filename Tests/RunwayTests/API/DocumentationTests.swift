@@ -12,7 +12,7 @@ struct DocumentationTests {
     func configurationTable() throws {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         for setting in ServerConfiguration.settings {
-            let row = readme.split(separator: "\n").first { $0.contains("`\(setting.environment)`") }
+            let row = readme.split(separator: "\n").first { $0.hasPrefix("| `\(setting.environment)`") }
             let line = try #require(row.map(String.init), "README has no row for \(setting.environment)")
             #expect(line.contains("`\(setting.flag)`"), "\(setting.environment) row lacks \(setting.flag)")
             #expect(line.contains(setting.defaultValue), "\(setting.environment) row lacks its default \(setting.defaultValue)")
@@ -24,8 +24,9 @@ struct DocumentationTests {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         let server = try await TestServer.start()
         for route in server.application.router.routes {
-            let shown = route.pattern.replacingOccurrences(of: "{workspaceId}", with: "{id}")
-                .replacingOccurrences(of: "{appId}", with: "{id}").replacingOccurrences(of: "{keyId}", with: "{id}")
+            // The README writes every `{…Id}` as `{id}` and `{rest...}` as `{rest}`.
+            let shown = route.pattern.replacingOccurrences(of: "\\{[a-z]+Id\\}", with: "{id}", options: .regularExpression)
+                .replacingOccurrences(of: "...}", with: "}")
             #expect(readme.contains("`\(route.method.rawValue) \(shown)`"), "README does not list \(route.label)")
         }
         await server.stop()

@@ -2,7 +2,7 @@ import Foundation
 import RunwayJSON
 
 /// Checks a JSON value against the subset of JSON Schema our OpenAPI document uses: type (or list of types), enum,
-/// properties, required, additionalProperties false, items, minItems, pattern, minLength, maxLength and $ref.
+/// properties, required, additionalProperties false, items, minItems, pattern, minLength, maxLength, anyOf and $ref.
 struct JSONSchemaValidator {
     let schemas: [String: JSONValue]
 
@@ -18,6 +18,10 @@ struct JSONSchemaValidator {
             let name = String(ref.split(separator: "/").last ?? "")
             guard let target = schemas[name] else { return ["\(path): unresolved \(ref)"] }
             return validate(value, against: target, path: path)
+        }
+        if let options = schema["anyOf"]?.arrayValue {
+            let attempts = options.map { validate(value, against: $0, path: path) }
+            return attempts.contains(where: \.isEmpty) ? [] : ["\(path): matches none of anyOf: \(attempts.flatMap { $0 })"]
         }
         var problems: [String] = []
         if let type = schema["type"] {

@@ -22,7 +22,8 @@ struct TestServer: Sendable {
         _ = try await store.migrate(Schema.migrations)
         guard let bootstrap = try await Bootstrap.run(store: store, clock: clock) else { fatalError("a new database must bootstrap") }
         let logs = LogSink.memory()
-        let services = ServerServices(store: store, clock: clock, logger: Logger(level: .info, sink: logs), metrics: metrics)
+        let services = ServerServices(store: store, clock: clock, logger: Logger(level: .info, sink: logs), metrics: metrics,
+                                      secrets: try await InstanceSecrets.load(store))
         return TestServer(location: location, store: store, services: services,
                           application: ServerApplication.make(services, maxBodyBytes: maxBodyBytes),
                           adminKey: bootstrap.adminKey, defaultWorkspace: bootstrap.workspace, logs: logs)

@@ -1,0 +1,328 @@
+import Foundation
+
+/// A hostname whose links a workspace serves (`go.example.com`).
+public struct LinkDomain: Codable, Sendable, Equatable {
+    public var id: String
+    public var workspaceId: String
+    public var hostname: String
+    public var createdAt: String
+
+    public init(id: String, workspaceId: String, hostname: String, createdAt: String) {
+        self.id = id
+        self.workspaceId = workspaceId
+        self.hostname = hostname
+        self.createdAt = createdAt
+    }
+}
+
+public struct CreateLinkDomainRequest: Codable, Sendable {
+    public var workspaceId: String?
+    public var hostname: String
+
+    public init(workspaceId: String? = nil, hostname: String) {
+        self.workspaceId = workspaceId
+        self.hostname = hostname
+    }
+}
+
+/// Where a link sends each kind of device when the app does not open it.
+public struct LinkDestinations: Codable, Sendable, Equatable {
+    public struct IOS: Codable, Sendable, Equatable {
+        /// Defaults to the app's App Store ID.
+        public var appStoreId: String?
+        /// An https page to open instead of the App Store.
+        public var url: String?
+        public init(appStoreId: String? = nil, url: String? = nil) {
+            self.appStoreId = appStoreId
+            self.url = url
+        }
+    }
+
+    public struct Android: Codable, Sendable, Equatable {
+        /// The Play Store (or any https) URL.
+        public var url: String
+        public init(url: String) { self.url = url }
+    }
+
+    public var ios: IOS?
+    public var android: Android?
+    /// The https page for desktops and anything else.
+    public var web: String?
+
+    public init(ios: IOS? = nil, android: Android? = nil, web: String? = nil) {
+        self.ios = ios
+        self.android = android
+        self.web = web
+    }
+}
+
+/// What a link looks like when shared in a messenger or social network.
+public struct LinkPreview: Codable, Sendable, Equatable {
+    public var title: String?
+    public var description: String?
+    public var imageUrl: String?
+
+    public init(title: String? = nil, description: String? = nil, imageUrl: String? = nil) {
+        self.title = title
+        self.description = description
+        self.imageUrl = imageUrl
+    }
+}
+
+/// A short link on a link domain that opens a place in the app.
+public struct Link: Codable, Sendable, Equatable {
+    public var id: String
+    public var workspaceId: String
+    public var appId: String?
+    /// `link` (made by the owner) or `share` (made by a user of the app).
+    public var kind: String
+    public var domain: String
+    /// As created; matched without regard to case.
+    public var path: String
+    /// `https://<domain>/<path>`.
+    public var url: String
+    /// Where the app should go, for the app to interpret (`/promo/summer`).
+    public var appPath: String?
+    public var metadata: [String: JSONLiteral]?
+    public var destinations: LinkDestinations
+    public var campaign: String?
+    public var channel: String?
+    public var feature: String?
+    public var preview: LinkPreview?
+    /// Show a branded page before the App Store on iOS.
+    public var interstitial: Bool
+    /// Append the click's query string to web and Android destinations.
+    public var passQuery: Bool
+    public var enabled: Bool
+    public var expiresAt: String?
+    /// For shares: the installation that shared it.
+    public var referrerInstallId: String?
+    public var createdAt: String
+    public var updatedAt: String
+
+    public init(id: String, workspaceId: String, appId: String?, kind: String, domain: String, path: String, url: String,
+                appPath: String?, metadata: [String: JSONLiteral]?, destinations: LinkDestinations, campaign: String?,
+                channel: String?, feature: String?, preview: LinkPreview?, interstitial: Bool, passQuery: Bool, enabled: Bool,
+                expiresAt: String?, referrerInstallId: String?, createdAt: String, updatedAt: String) {
+        self.id = id
+        self.workspaceId = workspaceId
+        self.appId = appId
+        self.kind = kind
+        self.domain = domain
+        self.path = path
+        self.url = url
+        self.appPath = appPath
+        self.metadata = metadata
+        self.destinations = destinations
+        self.campaign = campaign
+        self.channel = channel
+        self.feature = feature
+        self.preview = preview
+        self.interstitial = interstitial
+        self.passQuery = passQuery
+        self.enabled = enabled
+        self.expiresAt = expiresAt
+        self.referrerInstallId = referrerInstallId
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+public struct CreateLinkRequest: Codable, Sendable {
+    public var workspaceId: String?
+    public var appId: String?
+    /// One of the workspace's link domains; its first one by default.
+    public var domain: String?
+    /// A custom path; generated when absent.
+    public var path: String?
+    public var appPath: String?
+    public var metadata: [String: JSONLiteral]?
+    public var destinations: LinkDestinations?
+    public var campaign: String?
+    public var channel: String?
+    public var feature: String?
+    public var preview: LinkPreview?
+    public var interstitial: Bool?
+    public var passQuery: Bool?
+    public var expiresAt: String?
+
+    public init(workspaceId: String? = nil, appId: String? = nil, domain: String? = nil, path: String? = nil, appPath: String? = nil,
+                metadata: [String: JSONLiteral]? = nil, destinations: LinkDestinations? = nil, campaign: String? = nil,
+                channel: String? = nil, feature: String? = nil, preview: LinkPreview? = nil, interstitial: Bool? = nil,
+                passQuery: Bool? = nil, expiresAt: String? = nil) {
+        self.workspaceId = workspaceId
+        self.appId = appId
+        self.domain = domain
+        self.path = path
+        self.appPath = appPath
+        self.metadata = metadata
+        self.destinations = destinations
+        self.campaign = campaign
+        self.channel = channel
+        self.feature = feature
+        self.preview = preview
+        self.interstitial = interstitial
+        self.passQuery = passQuery
+        self.expiresAt = expiresAt
+    }
+}
+
+/// Fields to change; absent fields stay. The path and domain of a link never change.
+public struct UpdateLinkRequest: Codable, Sendable {
+    public var appPath: String?
+    public var metadata: [String: JSONLiteral]?
+    public var destinations: LinkDestinations?
+    public var campaign: String?
+    public var channel: String?
+    public var feature: String?
+    public var preview: LinkPreview?
+    public var interstitial: Bool?
+    public var passQuery: Bool?
+    public var enabled: Bool?
+    public var expiresAt: String?
+
+    public init(appPath: String? = nil, metadata: [String: JSONLiteral]? = nil, destinations: LinkDestinations? = nil,
+                campaign: String? = nil, channel: String? = nil, feature: String? = nil, preview: LinkPreview? = nil,
+                interstitial: Bool? = nil, passQuery: Bool? = nil, enabled: Bool? = nil, expiresAt: String? = nil) {
+        self.appPath = appPath
+        self.metadata = metadata
+        self.destinations = destinations
+        self.campaign = campaign
+        self.channel = channel
+        self.feature = feature
+        self.preview = preview
+        self.interstitial = interstitial
+        self.passQuery = passQuery
+        self.enabled = enabled
+        self.expiresAt = expiresAt
+    }
+}
+
+/// `POST /v1/resolve`: the app was opened by a URL.
+public struct ResolveRequest: Codable, Sendable {
+    public var url: String
+    /// `ios`, `android` or `web`.
+    public var platform: String
+    public var installId: String?
+
+    public init(url: String, platform: String, installId: String? = nil) {
+        self.url = url
+        self.platform = platform
+        self.installId = installId
+    }
+}
+
+public struct ResolvedLink: Codable, Sendable, Equatable {
+    public var linkId: String
+    public var url: String
+    public var appPath: String?
+    public var metadata: [String: JSONLiteral]?
+    /// Identifies this open; later events of the install carry it.
+    public var clickToken: String
+    /// The click, signed and expiring, for hand-offs that must not be forged (the affiliate bind).
+    public var signedClickId: String
+    public var campaign: String?
+    public var channel: String?
+    public var feature: String?
+
+    public init(linkId: String, url: String, appPath: String?, metadata: [String: JSONLiteral]?, clickToken: String,
+                signedClickId: String, campaign: String?, channel: String?, feature: String?) {
+        self.linkId = linkId
+        self.url = url
+        self.appPath = appPath
+        self.metadata = metadata
+        self.clickToken = clickToken
+        self.signedClickId = signedClickId
+        self.campaign = campaign
+        self.channel = channel
+        self.feature = feature
+    }
+}
+
+/// `POST /v1/shares`: a user of the app shares a place in it.
+public struct CreateShareRequest: Codable, Sendable {
+    public var installId: String
+    public var appPath: String
+    public var metadata: [String: JSONLiteral]?
+    public var preview: LinkPreview?
+
+    public init(installId: String, appPath: String, metadata: [String: JSONLiteral]? = nil, preview: LinkPreview? = nil) {
+        self.installId = installId
+        self.appPath = appPath
+        self.metadata = metadata
+        self.preview = preview
+    }
+}
+
+public struct Share: Codable, Sendable, Equatable {
+    public var linkId: String
+    public var url: String
+    public var path: String
+
+    public init(linkId: String, url: String, path: String) {
+        self.linkId = linkId
+        self.url = url
+        self.path = path
+    }
+}
+
+/// `POST /v1/referral-codes`: a code for an installation or a user of the app, made once and then returned again.
+public struct CreateReferralCodeRequest: Codable, Sendable {
+    public var installId: String?
+    public var userId: String?
+
+    public init(installId: String? = nil, userId: String? = nil) {
+        self.installId = installId
+        self.userId = userId
+    }
+}
+
+public struct ReferralCode: Codable, Sendable, Equatable {
+    /// Eight characters without look-alikes (no 0, O, 1, I or L).
+    public var code: String
+    public var appId: String
+    public var installId: String?
+    public var userId: String?
+    public var createdAt: String
+
+    public init(code: String, appId: String, installId: String?, userId: String?, createdAt: String) {
+        self.code = code
+        self.appId = appId
+        self.installId = installId
+        self.userId = userId
+        self.createdAt = createdAt
+    }
+}
+
+/// Any JSON value, for free-form metadata.
+public enum JSONLiteral: Codable, Sendable, Equatable {
+    case null
+    case bool(Bool)
+    /// Exact: a Decimal keeps integers up to 38 digits, ids included.
+    case number(Decimal)
+    case string(String)
+    case array([JSONLiteral])
+    case object([String: JSONLiteral])
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let b = try? container.decode(Bool.self) { self = .bool(b) }
+        else if let n = try? container.decode(Decimal.self) { self = .number(n) }
+        else if let s = try? container.decode(String.self) { self = .string(s) }
+        else if let a = try? container.decode([JSONLiteral].self) { self = .array(a) }
+        else { self = .object(try container.decode([String: JSONLiteral].self)) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let b): try container.encode(b)
+        case .number(let n): try container.encode(n)
+        case .string(let s): try container.encode(s)
+        case .array(let a): try container.encode(a)
+        case .object(let o): try container.encode(o)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import RunwayCrypto
+import RunwayStore
+import Synchronization
+
+/// Client addresses are never stored: only HMAC-SHA256 of the address under a random key of the UTC day. Keys live
+/// in the database (shared by every process) and are deleted after two days, after which nobody, the operator
+/// included, can tell whether two old hashes came from one address.
+public final class AddressHasher: Sendable {
+    private let store: any Store
+    private let keys = Mutex<[String: [UInt8]]>([:])
+    /// Days whose key is kept (today and yesterday, for matches that straddle midnight).
+    static let keptDays = 2
+
+    public init(store: any Store) { self.store = store }
+
+    /// 32 hex characters (128 bits) of the keyed hash of `address` for the day of `milliseconds`.
+    public func hash(_ address: String, at milliseconds: Int64) async throws -> String {
+        let day = Self.day(milliseconds)
+        let key: [UInt8]
+        if let cached = keys.withLock({ $0[day] }) {
+            key = cached
+        } else {
+            key = try await load(day: day, now: milliseconds)
+            keys.withLock { keys in
+                if keys.count > 4 { keys.removeAll() }
+                keys[day] = key
+            }
+        }
+        return String(ByteEncoding.hex(Digest.hmacSHA256(key: key, message: Array(address.utf8))).prefix(32))
+    }
+
+    /// `2026-11-30` in UTC.
+    static func day(_ milliseconds: Int64) -> String {
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return String(format: "%04d-%02d-%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday)
+    }
+
+    private func load(day: String, now: Int64) async throws -> [UInt8] {
+        let candidate = ByteEncoding.hex(SecureRandom.bytes(32))
+        let stored: String = try await store.write { db in
+            try db.execute("INSERT INTO address_keys (day, secret, created_at) VALUES (\(day), \(candidate), \(now)) ON CONFLICT (day) DO NOTHING")
+            guard let value = try db.first("SELECT secret FROM address_keys WHERE day = \(day)")?.string("secret") else {
+                throw StoreError.corrupt("the address key of \(day) is missing")
+            }
+            return value
+        }
+        guard let key = ByteEncoding.fromHex(stored) else { throw StoreError.corrupt("the address key of \(day) is unreadable") }
+        return key
+    }
+
+    /// Deletes the keys of days before the kept ones; returns how many went.
+    public static func forgetOldKeys(store: any Store, now milliseconds: Int64) async throws -> Int {
+        let oldest = day(milliseconds - Int64(keptDays - 1) * 86_400_000)
+        return try await store.write { db in try db.execute("DELETE FROM address_keys WHERE day < \(oldest)") }
+    }
+}

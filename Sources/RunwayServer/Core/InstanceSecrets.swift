@@ -1,0 +1,22 @@
+import RunwayCrypto
+import RunwayStore
+
+/// Keys the whole installation shares (every server process reads the same ones from the database).
+public struct InstanceSecrets: Sendable {
+    /// Signs `signedClickId`s.
+    public let clickSigningKey: [UInt8]
+
+    /// Reads the keys, creating any that do not exist yet (the first process to ask wins; the others read its key).
+    public static func load(_ store: any Store) async throws -> InstanceSecrets {
+        let candidate = ByteEncoding.hex(SecureRandom.bytes(32))
+        let stored: String = try await store.write { db in
+            try db.execute("INSERT INTO instance_meta (name, value) VALUES ('click_signing_key', \(candidate)) ON CONFLICT (name) DO NOTHING")
+            guard let value = try db.first("SELECT value FROM instance_meta WHERE name = 'click_signing_key'")?.string("value") else {
+                throw StoreError.corrupt("the click signing key is missing")
+            }
+            return value
+        }
+        guard let key = ByteEncoding.fromHex(stored), key.count == 32 else { throw StoreError.corrupt("the click signing key is unreadable") }
+        return InstanceSecrets(clickSigningKey: key)
+    }
+}

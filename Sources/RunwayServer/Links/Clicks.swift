@@ -1,0 +1,80 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayCrypto
+import RunwayHTTP
+import RunwayStore
+
+/// Records clicks (a person followed a link) and opens (the app resolved a link), durably, before the answer.
+enum Clicks {
+    /// 32 base62 characters: about 190 bits, unguessable.
+    static func newToken() -> String { SecureRandom.string(length: 32, alphabet: SecureRandom.base62) }
+
+    struct Visit: Sendable {
+        let kind: String          // "click" or "open"
+        let platform: String
+        let osVersion: String?
+        let address: String?
+        let referrerHost: String?
+        let installId: String?
+    }
+
+    /// Stores one visit of `link` and returns its token; the write is committed when this returns.
+    static func record(_ visit: Visit, of link: LinkRecord, services: ServerServices) async throws -> String {
+        let now = services.clock.nowMilliseconds()
+        let token = newToken()
+        let addressHash = try await visit.address.asyncMap { try await services.addresses.hash($0, at: now) }
+        try await services.store.write { db in
+            try db.execute("""
+                INSERT INTO clicks (token, kind, link_id, workspace_id, app_id, platform, os_version, address_hash, referrer_host,
+                                    install_id, created_at)
+                VALUES (\(token), \(visit.kind), \(link.id), \(link.workspaceId), \(link.appId), \(visit.platform), \(visit.osVersion),
+                        \(addressHash), \(visit.referrerHost), \(visit.installId), \(now))
+                """)
+        }
+        services.metrics.increment("linkrunway_link_visits_total", labels: [("kind", visit.kind), ("platform", visit.platform)])
+        return token
+    }
+
+    static func signedClickId(token: String, link: LinkRecord, services: ServerServices) -> String {
+        let expiry = Int64(services.clock.now().timeIntervalSince1970) + SignedClickId.lifetimeSeconds
+        return SignedClickId(clickToken: token, linkId: link.id, workspaceId: link.workspaceId, expiresAt: expiry)
+            .signed(with: services.secrets.clickSigningKey)
+    }
+
+    static func declareMetrics(_ metrics: MetricsRegistry) {
+        metrics.declareCounter("linkrunway_link_visits_total", help: "Link clicks and app opens recorded, by kind and platform.")
+        metrics.declareCounter("linkrunway_link_previews_total", help: "Link previews served to crawlers (not counted as clicks).")
+    }
+}
+
+extension HTTPRequest {
+    /// The Host header, lower-cased, without port or trailing dot (`[::1]:8080` → `::1`).
+    var hostName: String? {
+        guard var host = headers["Host"]?.lowercased(), !host.isEmpty else { return nil }
+        if host.hasPrefix("[") {
+            guard let end = host.firstIndex(of: "]") else { return nil }
+            host = String(host[host.index(after: host.startIndex)..<end])
+        } else if let colon = host.lastIndex(of: ":") {
+            host = String(host[..<colon])
+        }
+        if host.hasSuffix(".") { host.removeLast() }
+        return host.isEmpty ? nil : host
+    }
+
+    /// Only the host of the Referer, never its path or query.
+    var referrerHost: String? {
+        headers["Referer"].flatMap { URLComponents(string: $0)?.host?.lowercased() }.map { String($0.prefix(255)) }
+    }
+}
+
+/// Appends query parameters to a URL, keeping any it has.
+func appendingQuery(_ url: String, _ query: [(name: String, value: String)]) -> String {
+    guard !query.isEmpty else { return url }
+    var allowed = CharacterSet.urlQueryAllowed
+    allowed.remove(charactersIn: "&=+#")
+    let text = query.map { pair in
+        (pair.name.addingPercentEncoding(withAllowedCharacters: allowed) ?? "") + "=" + (pair.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+    }.joined(separator: "&")
+    let (base, fragment) = url.firstIndex(of: "#").map { (String(url[..<$0]), String(url[$0...])) } ?? (url, "")
+    return base + (base.contains("?") ? "&" : "?") + text + fragment
+}

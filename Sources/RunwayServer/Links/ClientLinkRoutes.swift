@@ -1,0 +1,151 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayCrypto
+import RunwayHTTP
+import RunwayStore
+
+/// What apps call with their publishable key: resolve a link that opened them, share a place, get a referral code.
+enum ClientLinkRoutes {
+    static func routes(_ services: ServerServices) -> [Route] {
+        [
+            Route(method: .POST, pattern: "/v1/resolve", operation: Operation(
+                id: "resolveLink", summary: "The app was opened by a link: its in-app path and metadata, and a recorded open",
+                tag: "Client", access: Access.client, requestSchema: "ResolveRequest",
+                responses: [.json(200, "ResolvedLink", "The link."), .json(404, "Error", "link_not_found"), .json(410, "Error", "link_expired")],
+                maxBodyBytes: 8 * 1024)
+            ) { request, context in
+                let principal = try context.principal()
+                let body = try request.decode(ResolveRequest.self)
+                guard ["ios", "android", "web"].contains(body.platform) else {
+                    throw HTTPError.invalidField("platform", "must be ios, android or web")
+                }
+                let installId = try installID(body.installId, field: "installId")
+                guard let components = URLComponents(string: body.url), let host = components.host?.lowercased(), body.url.utf8.count <= 2048 else {
+                    throw HTTPError.invalidField("url", "must be an absolute URL")
+                }
+                let path = components.path.split(separator: "/").joined(separator: "/")
+                // A link of another workspace or app answers exactly like a link that does not exist.
+                let notFound = HTTPError.notFound(ErrorCode.linkNotFound, "no link answers this URL")
+                guard let domain = try await services.links.domain(hostname: host), domain.workspaceId == principal.workspaceId,
+                      !path.isEmpty, let link = try await services.links.link(domain: domain.hostname, path: path),
+                      link.enabled, link.workspaceId == domain.workspaceId, link.appId == nil || link.appId == principal.appId else {
+                    throw notFound
+                }
+                if link.isExpired(at: services.clock.nowMilliseconds()) {
+                    throw HTTPError(status: 410, code: ErrorCode.linkExpired, message: "this link has expired")
+                }
+                let token = try await Clicks.record(Clicks.Visit(kind: "open", platform: body.platform, osVersion: nil,
+                                                                 address: request.remoteAddress, referrerHost: nil, installId: installId),
+                                                    of: link, services: services)
+                let wire = link.wire
+                return try .json(ResolvedLink(linkId: link.id, url: link.url, appPath: link.appPath, metadata: wire.metadata,
+                                              clickToken: token, signedClickId: Clicks.signedClickId(token: token, link: link, services: services),
+                                              campaign: link.campaign, channel: link.channel, feature: link.feature))
+            },
+
+            Route(method: .POST, pattern: "/v1/shares", operation: Operation(
+                id: "createShare", summary: "A user of the app shares a place in it; the link remembers who shared it",
+                tag: "Client", access: Access.client, requestSchema: "CreateShareRequest",
+                responses: [.json(201, "Share", "The new link.")], maxBodyBytes: 16 * 1024, errors: [409], idempotent: true)
+            ) { request, context in
+                let principal = try context.principal()
+                let body = try request.decode(CreateShareRequest.self)
+                guard let workspaceId = principal.workspaceId, let appId = principal.appId else {
+                    throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "shares are made with a publishable key")
+                }
+                let installId = try installID(body.installId, field: "installId")
+                let appPath = try LinkValidate.appPath(body.appPath)
+                let metadata = try LinkValidate.metadata(body.metadata)
+                let preview = try LinkValidate.preview(body.preview)
+                let now = services.clock.nowMilliseconds()
+                let link: LinkRecord = try await services.store.write { db in
+                    let domain = try DomainRoutes.pick(db, workspaceId: workspaceId, hostname: nil)
+                    var link = LinkRecord(id: Identifier.make("lnk"), workspaceId: workspaceId, appId: appId, kind: "share",
+                                          domain: domain, path: "", createdAt: now)
+                    link.appPath = appPath
+                    link.metadata = metadata
+                    link.apply(destinations: LinkDestinations(), preview: preview)
+                    link.feature = "share"
+                    link.referrerInstallId = installId
+                    try LinkRoutes.insert(&link, db: db, custom: false)
+                    return link
+                }
+                services.links.forget(link: link)
+                return try .json(Share(linkId: link.id, url: link.url, path: link.path), status: 201)
+            },
+
+            Route(method: .POST, pattern: "/v1/referral-codes", operation: Operation(
+                id: "createReferralCode", summary: "The referral code of an installation or user (made once, then the same one)",
+                tag: "Client", access: Access.client, requestSchema: "CreateReferralCodeRequest",
+                responses: [.json(201, "ReferralCode", "A new code."), .json(200, "ReferralCode", "The code made before.")],
+                maxBodyBytes: 8 * 1024)
+            ) { request, context in
+                let principal = try context.principal()
+                let body = try request.decode(CreateReferralCodeRequest.self)
+                guard let workspaceId = principal.workspaceId, let appId = principal.appId else {
+                    throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "referral codes are made with a publishable key")
+                }
+                let installId = try installID(body.installId, field: "installId")
+                let userId = try body.userId.map { value -> String in
+                    guard (1...128).contains(value.utf8.count), !value.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
+                        throw HTTPError.invalidField("userId", "must be 1 to 128 characters")
+                    }
+                    return value
+                }
+                guard installId != nil || userId != nil else {
+                    throw HTTPError.badRequest(ErrorCode.missingField, "give installId or userId", field: "installId")
+                }
+                let now = services.clock.nowMilliseconds()
+                let (code, created): (ReferralCode, Bool) = try await services.store.write { db in
+                    let existing = userId != nil
+                        ? try db.first("SELECT * FROM referral_codes WHERE app_id = \(appId) AND user_id = \(userId)")
+                        : try db.first("SELECT * FROM referral_codes WHERE app_id = \(appId) AND install_id = \(installId) AND user_id IS NULL")
+                    if let existing { return (try referralCode(existing), false) }
+                    var code: String
+                    repeat {
+                        code = SecureRandom.string(length: 8, alphabet: referralAlphabet)
+                    } while try db.first("SELECT 1 AS one FROM referral_codes WHERE workspace_id = \(workspaceId) AND code = \(code)") != nil
+                    try db.execute("""
+                        INSERT INTO referral_codes (workspace_id, code, app_id, install_id, user_id, created_at)
+                        VALUES (\(workspaceId), \(code), \(appId), \(installId), \(userId), \(now))
+                        """)
+                    return (ReferralCode(code: code, appId: appId, installId: installId, userId: userId, createdAt: Timestamp.iso(now)), true)
+                }
+                return try .json(code, status: created ? 201 : 200)
+            },
+
+            Route(method: .GET, pattern: "/v1/referral-codes/{code}", operation: Operation(
+                id: "getReferralCode", summary: "Look up a referral code (any case)", tag: "Client", access: Access.anyKey,
+                responses: [.json(200, "ReferralCode", "The code and whom it belongs to.")])
+            ) { _, context in
+                let principal = try context.principal()
+                let code = try context.parameter("code").uppercased()
+                let row = try await services.store.read { db in
+                    try db.first("SELECT * FROM referral_codes WHERE code = \(code) AND workspace_id = \(principal.workspaceId ?? "")")
+                        ?? (principal.kind == .admin ? try db.first("SELECT * FROM referral_codes WHERE code = \(code)") : nil)
+                }
+                guard let row else { throw HTTPError.notFound(ErrorCode.notFound, "no referral code \(code)") }
+                return try .json(try referralCode(row))
+            },
+        ]
+    }
+
+    /// Letters and digits people cannot confuse: no 0/O, 1/I/L.
+    static let referralAlphabet: [Character] = Array("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
+
+    static func referralCode(_ row: SQLRow) throws -> ReferralCode {
+        ReferralCode(code: try row.string("code"), appId: try row.string("app_id"), installId: try row.optionalString("install_id"),
+                     userId: try row.optionalString("user_id"), createdAt: Timestamp.iso(try row.int("created_at")))
+    }
+
+    /// Install ids are the SDK's random UUIDs; accept 1 to 64 letters, digits and hyphens.
+    static func installID(_ value: String?, field: String) throws -> String? {
+        guard let value else { return nil }
+        guard (1...64).contains(value.utf8.count), value.utf8.allSatisfy({ b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b == 0x2d
+        }) else {
+            throw HTTPError.invalidField(field, "must be 1 to 64 letters, digits or hyphens (the SDK sends a UUID)")
+        }
+        return value.lowercased()
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayStore
+import Synchronization
+
+/// The lookups every redirect makes (hostname → workspace, path → link, app), cached for a few seconds so a busy link
+/// costs no reads. Changes made through this process apply at once; changes made through another process within
+/// `ttl` seconds (unknown hosts and paths are remembered for one second).
+final class LinkDirectory: Sendable {
+    struct DomainEntry: Sendable, Equatable {
+        let id: String
+        let hostname: String
+        let workspaceId: String
+    }
+
+    private struct Entry<Value: Sendable>: Sendable {
+        let value: Value?
+        let loadedAt: ContinuousClock.Instant
+    }
+
+    private let store: any Store
+    private let ttl: Duration
+    private let negativeTTL: Duration = .seconds(1)
+    private let domains = Mutex<[String: Entry<DomainEntry>]>([:])
+    private let links = Mutex<[String: Entry<LinkRecord>]>([:])
+    private let apps = Mutex<[String: Entry<App>]>([:])
+    private static let limit = 100_000
+
+    init(store: any Store, ttl: Duration = .seconds(5)) {
+        self.store = store
+        self.ttl = ttl
+    }
+
+    func domain(hostname: String) async throws -> DomainEntry? {
+        try await cached(domains, hostname) { [store] in
+            try await store.read { db in
+                try db.first("SELECT id, hostname, workspace_id FROM link_domains WHERE hostname = \(hostname)").map {
+                    DomainEntry(id: try $0.string("id"), hostname: try $0.string("hostname"), workspaceId: try $0.string("workspace_id"))
+                }
+            }
+        }
+    }
+
+    func link(domain: String, path: String) async throws -> LinkRecord? {
+        try await cached(links, domain + "/" + LinkRecord.key(path)) { [store] in
+            try await store.read { db in try LinkRecord.find(db, domain: domain, path: path) }
+        }
+    }
+
+    func app(id: String) async throws -> App? {
+        try await cached(apps, id) { [store] in
+            try await store.read { db in try TenancyQueries.app(db, id: id) }
+        }
+    }
+
+    /// Forgets what this process cached about a link (after it changed) or a hostname.
+    func forget(link: LinkRecord) { links.withLock { _ = $0.removeValue(forKey: link.domain + "/" + LinkRecord.key(link.path)) } }
+    func forget(hostname: String) { domains.withLock { _ = $0.removeValue(forKey: hostname) } }
+    func forget(appId: String) { apps.withLock { _ = $0.removeValue(forKey: appId) } }
+
+    private func cached<Value: Sendable>(_ cache: borrowing Mutex<[String: Entry<Value>]>, _ key: String,
+                                         load: @Sendable () async throws -> Value?) async throws -> Value? {
+        let now = ContinuousClock.now
+        if let entry = cache.withLock({ $0[key] }) {
+            let age = entry.loadedAt.duration(to: now)
+            if age < (entry.value == nil ? negativeTTL : ttl) { return entry.value }
+        }
+        let value = try await load()
+        cache.withLock { entries in
+            if entries.count >= Self.limit { entries.removeAll() }
+            entries[key] = Entry(value: value, loadedAt: now)
+        }
+        return value
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayJSON
+import RunwayStore
+
+/// What a link domain serves: the links themselves (`GET /<path>`), Apple's and Android's association files.
+enum RedirectRoutes {
+    static func routes(_ services: ServerServices) -> [Route] {
+        Clicks.declareMetrics(services.metrics)
+        let aasa = Operation(
+            id: "appleAppSiteAssociation", summary: "Universal links association for the link domain in Host", tag: "Link domains",
+            access: .open, responses: [.json(200, "AppleAppSiteAssociation", "The association file."),
+                                       .json(404, "Error", "The Host is not a link domain.")])
+        return [
+            Route(method: .GET, pattern: "/.well-known/apple-app-site-association", operation: aasa) { request, _ in
+                try await appleAppSiteAssociation(request, services)
+            },
+            Route(method: .GET, pattern: "/apple-app-site-association", operation: Operation(
+                id: "appleAppSiteAssociationRoot", summary: aasa.summary + " (legacy location)", tag: aasa.tag, access: .open,
+                responses: aasa.responses)
+            ) { request, _ in
+                try await appleAppSiteAssociation(request, services)
+            },
+            Route(method: .GET, pattern: "/.well-known/assetlinks.json", operation: Operation(
+                id: "assetLinks", summary: "Android App Links association for the link domain in Host", tag: "Link domains",
+                access: .open, responses: [ResponseDoc(status: 200, description: "The statement list.", contentType: "application/json"),
+                                           .json(404, "Error", "Not a link domain, or no Android app configured.")])
+            ) { request, _ in
+                try await assetLinks(request, services)
+            },
+            Route(method: .GET, pattern: "/{path...}", operation: Operation(
+                id: "followLink", summary: "Follow a link: records the click, then sends the device where it belongs", tag: "Link domains",
+                access: .open, responses: [
+                    ResponseDoc(status: 302, description: "To the App Store, the store, the web page or the link's destination."),
+                    ResponseDoc(status: 200, description: "A preview page for crawlers, or the branded interstitial.", contentType: "text/html"),
+                    ResponseDoc(status: 404, description: "Unknown or disabled link (HTML), or a Host that is not a link domain (JSON).", contentType: "text/html"),
+                    ResponseDoc(status: 410, description: "The link has expired.", contentType: "text/html"),
+                ])
+            ) { request, context in
+                try await follow(request, context, services)
+            },
+        ]
+    }
+
+    /// The domain named by Host, or the same 404 the router gives for an unknown route.
+    static func domain(_ request: HTTPRequest, _ services: ServerServices) async throws -> LinkDirectory.DomainEntry {
+        guard let host = request.hostName, let domain = try await services.links.domain(hostname: host) else {
+            throw HTTPError.notFound(ErrorCode.notFound, "no route for \(request.method) \(request.path)")
+        }
+        return domain
+    }
+
+    static func follow(_ request: HTTPRequest, _ context: RequestContext, _ services: ServerServices) async throws -> HTTPResponse {
+        let domain = try await domain(request, services)
+        let path = context.parameters["path"] ?? ""
+        guard !path.isEmpty, let link = try await services.links.link(domain: domain.hostname, path: path), link.enabled,
+              link.workspaceId == domain.workspaceId else {
+            return LinkPages.notFound()
+        }
+        if link.isExpired(at: services.clock.nowMilliseconds()) { return LinkPages.expired(fallback: link.webURL) }
+        let app = try await link.appId.asyncMap { try await services.links.app(id: $0) } ?? nil
+        let appStore = (link.iosAppStoreId ?? app?.appStoreId).map { "https://apps.apple.com/app/id\($0)" }
+        let client = ClientClass(userAgent: request.headers["User-Agent"])
+        if case .crawler = client {
+            services.metrics.increment("linkrunway_link_previews_total")
+            return LinkPages.preview(link: link, appName: app?.name, target: link.webURL ?? appStore)
+        }
+        let query = link.passQuery ? request.query : []
+        let web = link.webURL.map { appendingQuery($0, query) }
+        var interstitialStore: String?
+        let target: String?
+        switch client {
+        case .ios:
+            if link.interstitial, let store = link.iosURL ?? appStore { interstitialStore = store }
+            target = link.iosURL.map { appendingQuery($0, query) } ?? appStore ?? web
+        case .android:
+            target = link.androidURL.map { appendingQuery($0, query) } ?? web
+        case .desktop, .crawler:
+            target = web ?? appStore
+        }
+        guard let target else { return LinkPages.noDestination() }
+        // HEAD asks what would happen without it happening: no click.
+        guard request.method != "HEAD" else { return redirect(to: target) }
+        let token = try await Clicks.record(Clicks.Visit(kind: "click", platform: client.platform, osVersion: client.osVersion,
+                                                         address: request.remoteAddress, referrerHost: request.referrerHost,
+                                                         installId: nil), of: link, services: services)
+        if let store = interstitialStore {
+            return LinkPages.interstitial(link: link, appName: app?.name, appStore: store, web: web,
+                                          signedClickId: Clicks.signedClickId(token: token, link: link, services: services))
+        }
+        return redirect(to: target)
+    }
+
+    static func redirect(to target: String) -> HTTPResponse {
+        var response = HTTPResponse(status: 302)
+        response.headers.set("Location", target)
+        response.headers.set("Cache-Control", "no-store")
+        response.headers.set("Referrer-Policy", "no-referrer")
+        return response
+    }
+
+    /// Most paths an app's entry lists one by one before it claims the whole domain instead.
+    static let componentLimit = 500
+
+    /// `applinks` for the apps of the domain's workspace that have links on it: each app claims its links' paths
+    /// (matched without case), or the whole domain but the server's own routes when it has very many.
+    static func appleAppSiteAssociation(_ request: HTTPRequest, _ services: ServerServices) async throws -> HTTPResponse {
+        let domain = try await domain(request, services)
+        let now = services.clock.nowMilliseconds()
+        let rows = try await services.store.read { db in
+            try db.query("""
+                SELECT a.team_id, a.bundle_id, a.platforms, l.path FROM links l JOIN apps a ON a.id = l.app_id
+                WHERE l.domain = \(domain.hostname) AND l.workspace_id = \(domain.workspaceId) AND l.enabled = 1
+                  AND (l.expires_at IS NULL OR l.expires_at > \(now))
+                ORDER BY a.team_id, a.bundle_id, l.path
+                """).map { (appID: try $0.string("team_id") + "." + $0.string("bundle_id"), platforms: try $0.string("platforms"), path: try $0.string("path")) }
+        }
+        var order: [String] = []
+        var paths: [String: [String]] = [:]
+        for row in rows where row.platforms.split(separator: ",").contains(where: { $0 != "tvos" }) {
+            if paths[row.appID] == nil { order.append(row.appID) }
+            paths[row.appID, default: []].append(row.path)
+        }
+        let details: [JSONValue] = order.map { appID in
+            let appPaths = paths[appID]!
+            let components: [JSONValue]
+            if appPaths.count > componentLimit {
+                components = LinkValidate.reservedSegments.sorted().map { .object([("/", .string("/\($0)/*")), ("exclude", true)]) }
+                    + [.object([("/", "/*"), ("caseSensitive", false)])]
+            } else {
+                components = appPaths.map { .object([("/", .string("/\($0)")), ("caseSensitive", false)]) }
+            }
+            return .object([("appIDs", .array([.string(appID)])), ("components", .array(components))])
+        }
+        var response = HTTPResponse.json(.object([("applinks", .object([("details", .array(details))]))]))
+        response.headers.set("Cache-Control", "public, max-age=3600")
+        return response
+    }
+
+    /// Digital Asset Links for the workspace's apps that have an Android identity.
+    static func assetLinks(_ request: HTTPRequest, _ services: ServerServices) async throws -> HTTPResponse {
+        let domain = try await domain(request, services)
+        let apps = try await services.store.read { db in
+            try db.query("SELECT \(raw: TenancyRows.appColumns) FROM apps WHERE workspace_id = \(domain.workspaceId) AND android_package IS NOT NULL ORDER BY created_at, id")
+                .map(TenancyRows.app)
+        }
+        guard !apps.isEmpty else { throw HTTPError.notFound(ErrorCode.notFound, "no Android app is configured for \(domain.hostname)") }
+        let statements: [JSONValue] = apps.compactMap(\.android).map { android in
+            .object([
+                ("relation", ["delegate_permission/common.handle_all_urls"]),
+                ("target", .object([("namespace", "android_app"), ("package_name", .string(android.packageName)),
+                                    ("sha256_cert_fingerprints", .array(android.sha256CertFingerprints.map { .string($0) }))])),
+            ])
+        }
+        var response = HTTPResponse.json(.array(statements))
+        response.headers.set("Cache-Control", "public, max-age=3600")
+        return response
+    }
+}
+
+extension Optional {
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
+    }
+}
