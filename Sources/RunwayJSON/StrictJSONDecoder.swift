@@ -176,11 +176,8 @@ struct StrictKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let value = try require(key)
-        if value == .null, !(T.self == JSONValue.self) {
-            throw DecodingError.valueNotFound(T.self, .init(codingPath: codingPath + [key], debugDescription: "must not be null"))
-        }
-        return try decoder.child(value, key: key).decodeValue(T.self)
+        // A null reaches the type, which refuses it ("must be a string, not null") unless it takes null itself.
+        try decoder.child(try require(key), key: key).decodeValue(T.self)
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
@@ -229,11 +226,7 @@ struct StrictUnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let child = try next()
-        if child.value == .null, !(T.self == JSONValue.self) {
-            throw DecodingError.valueNotFound(T.self, .init(codingPath: child.codingPath, debugDescription: "must not be null"))
-        }
-        return try child.decodeValue(T.self)
+        try next().decodeValue(T.self)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {

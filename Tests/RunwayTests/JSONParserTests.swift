@@ -92,7 +92,7 @@ struct StrictDecoderTests {
         #expect(throws: JSONDecodeFailure.invalidField("items[0].count", "must be an integer, not string")) {
             try decode(#"{"name":"n","items":[{"id":"a","count":"2"}]}"#)
         }
-        #expect(throws: JSONDecodeFailure.invalidField("name", "must not be null")) { try decode(#"{"name":null,"items":[]}"#) }
+        #expect(throws: JSONDecodeFailure.invalidField("name", "must be a string, not null")) { try decode(#"{"name":null,"items":[]}"#) }
         #expect(throws: JSONDecodeFailure.invalidField("", "must be an object, not array")) { try decode("[]") }
     }
 

@@ -1,0 +1,199 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayJSON
+@testable import RunwayServer
+import RunwayStore
+import Testing
+
+@Suite("Link association, resolve, shares, referral codes")
+struct LinkClientTests {
+    @Test("the AASA names each app once with its live links' paths, as JSON, never redirected", arguments: StoreBackend.all)
+    func appleAppSiteAssociation(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
+        let ws = server.defaultWorkspace.id
+        let app = try await server.createApp(in: ws)
+        let second = try await server.createApp(in: ws, bundleId: "com.example.second", teamId: "ZYXWV98765")
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","appId":"\#(app.id)","path":"Summer"}"#)
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","appId":"\#(app.id)","path":"deep/winter"}"#)
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","appId":"\#(second.id)","path":"other"}"#)
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","appId":"\#(app.id)","path":"old","expiresAt":"2020-01-01T00:00:00Z"}"#)
+        let off = try await server.createLink(#"{"workspaceId":"\#(ws)","appId":"\#(app.id)","path":"off"}"#)
+        _ = try await server.admin.post("/v1/links/\(off.id)/disable", json: "{}").decoded(Link.self)
+
+        for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association"] {
+            let response = await server.follow(path, userAgent: nil)
+            #expect(response.status == 200)
+            #expect(response.headers["Content-Type"] == "application/json")
+            #expect(response.headers["Cache-Control"]?.contains("max-age") == true)
+            let document = try #require(response.json)
+            let details = try #require(document["applinks"]?["details"]?.arrayValue)
+            #expect(details.count == 2)
+            let byApp = Dictionary(uniqueKeysWithValues: details.map { ($0["appIDs"]!.arrayValue![0].stringValue!, $0["components"]!.arrayValue!) })
+            #expect(byApp["ABCDE12345.com.example.app"]?.compactMap { $0["/"]?.stringValue } == ["/Summer", "/deep/winter"])
+            #expect(byApp["ABCDE12345.com.example.app"]?.allSatisfy { $0["caseSensitive"] == false } == true)
+            #expect(byApp["ZYXWV98765.com.example.second"]?.compactMap { $0["/"]?.stringValue } == ["/other"])
+        }
+        #expect(await server.follow("/.well-known/apple-app-site-association", userAgent: nil, host: "unknown.example").status == 404)
+        await server.stop()
+    }
+
+    @Test("an app with very many links claims the domain but the server's own routes")
+    func associationFallback() async throws {
+        let server = try await TestServer.start()
+        let ws = server.defaultWorkspace.id
+        let app = try await server.createApp(in: ws)
+        try await server.store.write { db in
+            for i in 0...RedirectRoutes.componentLimit {
+                var link = LinkRecord(id: "lnk_bulk\(i)aaaaaaaaaaaa", workspaceId: ws, appId: app.id, kind: "link", domain: "localhost",
+                                      path: "p\(i)", createdAt: 1)
+                link.enabled = true
+                try link.insert(db)
+            }
+        }
+        let document = try #require(await server.follow("/.well-known/apple-app-site-association", userAgent: nil).json)
+        let components = try #require(document["applinks"]?["details"]?.arrayValue?.first?["components"]?.arrayValue)
+        #expect(components.last?["/"] == "/*")
+        #expect(components.contains { $0["/"] == "/v1/*" && $0["exclude"] == true })
+        #expect(components.contains { $0["/"] == "/.well-known/*" && $0["exclude"] == true })
+        await server.stop()
+    }
+
+    @Test("assetlinks.json lists apps with an Android identity, and is 404 without one")
+    func assetLinks() async throws {
+        let server = try await TestServer.start()
+        let ws = server.defaultWorkspace.id
+        #expect(await server.follow("/.well-known/assetlinks.json", userAgent: nil).status == 404)
+        let fingerprint = (0..<32).map { _ in "AB" }.joined(separator: ":")
+        let app = try await server.admin.post("/v1/apps", json: #"""
+            {"workspaceId":"\#(ws)","name":"Droid","teamId":"ABCDE12345","bundleId":"com.example.droid",
+             "android":{"packageName":"com.example.droid","sha256CertFingerprints":["\#(fingerprint.lowercased())"]}}
+            """#).decoded(App.self, status: 201)
+        #expect(app.android?.sha256CertFingerprints == [fingerprint])
+        let bad = await server.admin.post("/v1/apps", json: #"{"workspaceId":"\#(ws)","name":"X","teamId":"ABCDE12345","bundleId":"com.x.y","android":{"packageName":"x","sha256CertFingerprints":["AB"]}}"#)
+        #expect(bad.errorField == "android.packageName")
+        let response = await server.follow("/.well-known/assetlinks.json", userAgent: nil)
+        #expect(response.status == 200)
+        let statements = try #require(response.json?.arrayValue)
+        #expect(statements.count == 1)
+        #expect(statements[0]["target"]?["package_name"] == "com.example.droid")
+        #expect(statements[0]["relation"] == ["delegate_permission/common.handle_all_urls"])
+        #expect(statements[0]["target"]?["sha256_cert_fingerprints"] == .array([.string(fingerprint)]))
+        await server.stop()
+    }
+
+    @Test("resolve returns the in-app path and exact metadata, records the open, and hides other workspaces' links",
+          arguments: StoreBackend.all)
+    func resolve(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
+        let ws = server.defaultWorkspace.id
+        let app = try await server.createApp(in: ws)
+        let key = try await server.createKey(.publishable, app: app.id)
+        let link = try await server.createLink(#"""
+            {"workspaceId":"\#(ws)","path":"promo","appPath":"/promo/42","campaign":"spring",
+             "metadata":{"productId":12345678901234567890,"nested":{"list":[1,"two",null,true]}}}
+            """#)
+        let client = server.client(key.secret)
+        let resolved = try await client.post("/v1/resolve", json: #"{"url":"https://LOCALHOST/PROMO?utm=x","platform":"ios","installId":"0F1E2D3C-aaaa-bbbb-cccc-000000000001"}"#)
+            .decoded(ResolvedLink.self)
+        #expect(resolved.linkId == link.id)
+        #expect(resolved.appPath == "/promo/42")
+        #expect(resolved.campaign == "spring")
+        #expect(resolved.metadata?["productId"] == .number(Decimal(string: "12345678901234567890")!))
+        #expect(resolved.clickToken.count == 32)
+        let raw = await client.post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"web"}"#)
+        #expect(raw.bodyText.contains(#""productId":12345678901234567890"#), "metadata numbers stay exact on the wire")
+        let verified = try SignedClickId.verify(resolved.signedClickId, key: server.services.secrets.clickSigningKey, now: Date()).get()
+        #expect(verified.clickToken == resolved.clickToken)
+        let opens = try await server.clicks()
+        #expect(try opens.map { try $0.string("kind") } == ["open", "open"])
+        #expect(try opens[0].optionalString("install_id") == "0f1e2d3c-aaaa-bbbb-cccc-000000000001")
+
+        #expect(await client.post("/v1/resolve", json: #"{"url":"https://localhost/nope","platform":"ios"}"#).errorCode == "link_not_found")
+        #expect(await client.post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"windows"}"#).errorField == "platform")
+        #expect(await client.post("/v1/resolve", json: #"{"url":"not a url","platform":"ios"}"#).errorField == "url")
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"past","expiresAt":"2020-01-01T00:00:00Z"}"#)
+        #expect(await client.post("/v1/resolve", json: #"{"url":"https://localhost/past","platform":"ios"}"#).status == 410)
+
+        // Another workspace's key sees the link exactly as it sees a missing one.
+        let other = try await server.createWorkspace("Other")
+        let otherApp = try await server.createApp(in: other.id)
+        let otherKey = try await server.createKey(.publishable, app: otherApp.id)
+        let hidden = await server.client(otherKey.secret).post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"ios"}"#)
+        #expect(hidden.status == 404)
+        #expect(hidden.errorCode == "link_not_found")
+        await server.stop()
+    }
+
+    @Test("signed click ids fail when altered, signed with another key, or expired")
+    func signedClickIds() throws {
+        let key = Array(repeating: UInt8(7), count: 32)
+        let id = SignedClickId(clickToken: "t", linkId: "lnk_1", workspaceId: "ws_1", expiresAt: 2_000_000_000)
+        let text = id.signed(with: key)
+        #expect(try SignedClickId.verify(text, key: key, now: Date(timeIntervalSince1970: 1_900_000_000)).get() == id)
+        #expect(SignedClickId.verify(text, key: Array(repeating: 8, count: 32), now: Date(timeIntervalSince1970: 0)) == .failure(.badSignature))
+        #expect(SignedClickId.verify(text, key: key, now: Date(timeIntervalSince1970: 2_000_000_001)) == .failure(.expired))
+        var tampered = Array(text)
+        tampered[3] = tampered[3] == "A" ? "B" : "A"
+        #expect(SignedClickId.verify(String(tampered), key: key, now: Date(timeIntervalSince1970: 0)) == .failure(.badSignature))
+        #expect(SignedClickId.verify("garbage", key: key, now: Date()) == .failure(.malformed))
+    }
+
+    @Test("a share is a link that remembers who shared it and works like any other")
+    func shares() async throws {
+        let server = try await TestServer.start()
+        let app = try await server.createApp(in: server.defaultWorkspace.id)
+        let key = try await server.createKey(.publishable, app: app.id)
+        let share = try await server.client(key.secret).post("/v1/shares", json: #"{"installId":"abc-123","appPath":"/recipe/9","preview":{"title":"My recipe"}}"#)
+            .decoded(Share.self, status: 201)
+        #expect(share.path.count == 8)
+        #expect(share.url == "https://localhost/\(share.path)")
+        let link = try await server.admin.get("/v1/links/\(share.linkId)").decoded(Link.self)
+        #expect(link.kind == "share")
+        #expect(link.referrerInstallId == "abc-123")
+        #expect(link.appId == app.id)
+        #expect(link.preview?.title == "My recipe")
+        #expect(await server.follow("/\(share.path)", userAgent: UserAgents.iPhone).headers["Location"] == "https://apps.apple.com/app/id123456789")
+        #expect(await server.client(key.secret).post("/v1/shares", json: #"{"installId":"abc-123","appPath":"recipe"}"#).errorField == "appPath")
+        await server.stop()
+    }
+
+    @Test("referral codes: readable, one per installation or user, found again in any case, private to their workspace")
+    func referralCodes() async throws {
+        let server = try await TestServer.start()
+        let app = try await server.createApp(in: server.defaultWorkspace.id)
+        let client = server.client(try await server.createKey(.publishable, app: app.id).secret)
+        let first = try await client.post("/v1/referral-codes", json: #"{"installId":"inst-1"}"#).decoded(ReferralCode.self, status: 201)
+        #expect(first.code.count == 8)
+        #expect(first.code.allSatisfy { ClientLinkRoutes.referralAlphabet.contains($0) })
+        let again = try await client.post("/v1/referral-codes", json: #"{"installId":"inst-1"}"#).decoded(ReferralCode.self, status: 200)
+        #expect(again == first)
+        let user = try await client.post("/v1/referral-codes", json: #"{"installId":"inst-1","userId":"user-9"}"#).decoded(ReferralCode.self, status: 201)
+        #expect(user.code != first.code)
+        #expect(user.userId == "user-9")
+        #expect(await client.post("/v1/referral-codes", json: "{}").errorCode == "missing_field")
+        let found = try await client.get("/v1/referral-codes/\(first.code.lowercased())").decoded(ReferralCode.self)
+        #expect(found == first)
+        #expect(try await server.admin.get("/v1/referral-codes/\(first.code)").decoded(ReferralCode.self) == first)
+        let other = try await server.createWorkspace("Other")
+        let otherKey = try await server.createKey(.server, workspace: other.id)
+        #expect(await server.client(otherKey.secret).get("/v1/referral-codes/\(first.code)").status == 404)
+        await server.stop()
+    }
+
+    @Test("QR codes come as SVG and PNG with checked options")
+    func qrCodes() async throws {
+        let server = try await TestServer.start()
+        let link = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"qr"}"#)
+        let svg = await server.admin.get("/v1/links/\(link.id)/qr.svg?size=300&margin=2&ecc=h")
+        #expect(svg.status == 200)
+        #expect(svg.headers["Content-Type"] == "image/svg+xml")
+        #expect(svg.bodyText.hasPrefix("<svg") && svg.bodyText.contains("width=\"300\""))
+        let png = await server.admin.get("/v1/links/\(link.id)/qr.png")
+        #expect(png.headers["Content-Type"] == "image/png")
+        #expect(Array(png.body.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        #expect(await server.admin.get("/v1/links/\(link.id)/qr.png?size=10").errorCode == "invalid_query")
+        #expect(await server.admin.get("/v1/links/\(link.id)/qr.png?ecc=Z").errorCode == "invalid_query")
+        await server.stop()
+    }
+}

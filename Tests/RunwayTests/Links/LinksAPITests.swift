@@ -1,0 +1,188 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+@testable import RunwayServer
+import RunwayStore
+import Testing
+
+@Suite("Links")
+struct LinksAPITests {
+    static func fixture(_ backend: StoreBackend = .sqlite) async throws -> (TestServer, App) {
+        let server = try await TestServer.start(backend)
+        let app = try await server.createApp(in: server.defaultWorkspace.id)
+        return (server, app)
+    }
+
+    @Test("each kind of client goes where it belongs, the click is recorded first, paths ignore case", arguments: StoreBackend.all)
+    func clientClasses(_ backend: StoreBackend) async throws {
+        let (server, app) = try await Self.fixture(backend)
+        let link = try await server.createLink(#"""
+            {"workspaceId":"\#(server.defaultWorkspace.id)","path":"Summer","appPath":"/promo/summer",
+             "destinations":{"android":{"url":"https://play.google.com/store/apps/details?id=com.example"},"web":"https://example.com/summer"}}
+            """#)
+        #expect(link.appId == app.id)
+        #expect(link.url == "https://localhost/Summer")
+
+        let ios = await server.follow("/summer", userAgent: UserAgents.iPhone, headers: [("Referer", "https://news.example.org/a/b?c=d")])
+        #expect(ios.status == 302)
+        #expect(ios.headers["Location"] == "https://apps.apple.com/app/id123456789")
+        #expect(ios.headers["Cache-Control"] == "no-store")
+        let android = await server.follow("/SUMMER", userAgent: UserAgents.android)
+        #expect(android.headers["Location"] == "https://play.google.com/store/apps/details?id=com.example")
+        let desktop = await server.follow("/Summer", userAgent: UserAgents.desktop)
+        #expect(desktop.headers["Location"] == "https://example.com/summer")
+        let inApp = await server.follow("/summer", userAgent: UserAgents.facebookInApp)
+        #expect(inApp.status == 302, "an in-app browser is a person, not a crawler")
+
+        let clicks = try await server.clicks()
+        #expect(clicks.count == 4)
+        #expect(try clicks.map { try $0.string("platform") } == ["ios", "android", "desktop", "ios"])
+        #expect(try clicks[0].optionalString("os_version") == "17.4")
+        #expect(try clicks[1].optionalString("os_version") == "14")
+        #expect(try clicks[0].optionalString("referrer_host") == "news.example.org")
+        let hash = try #require(try clicks[0].optionalString("address_hash"))
+        #expect(hash.count == 32 && !hash.contains("203.0.113.7"))
+        #expect(try clicks.allSatisfy { try $0.optionalString("address_hash") == hash }, "one address, one hash within a day")
+        #expect(try clicks.allSatisfy { try $0.string("token").count == 32 && $0.string("kind") == "click" })
+        #expect(Set(try clicks.map { try $0.string("token") }).count == 4)
+
+        // A host that is not a link domain is the API's plain 404.
+        let elsewhere = await server.follow("/summer", userAgent: UserAgents.iPhone, host: "api.internal")
+        #expect(elsewhere.status == 404)
+        #expect(elsewhere.errorCode == "not_found")
+        await server.stop()
+    }
+
+    @Test("preview fetchers get Open Graph and Twitter tags and are never counted", arguments: UserAgents.crawlers)
+    func crawlers(_ userAgent: String) async throws {
+        let (server, _) = try await Self.fixture()
+        _ = try await server.createLink(#"""
+            {"path":"preview","workspaceId":"\#(server.defaultWorkspace.id)","destinations":{"web":"https://example.com/p"},
+             "preview":{"title":"Summer <sale>","description":"Half price \"today\"","imageUrl":"https://example.com/i.png"}}
+            """#)
+        let page = await server.follow("/preview", userAgent: userAgent)
+        #expect(page.status == 200)
+        #expect(page.headers["Content-Type"]?.hasPrefix("text/html") == true)
+        let html = page.bodyText
+        #expect(html.contains(#"<meta property="og:title" content="Summer &lt;sale&gt;">"#))
+        #expect(html.contains(#"<meta property="og:description" content="Half price &quot;today&quot;">"#))
+        #expect(html.contains(#"<meta property="og:image" content="https://example.com/i.png">"#))
+        #expect(html.contains(#"<meta name="twitter:card" content="summary_large_image">"#))
+        #expect(html.contains(#"<meta property="og:url" content="https://localhost/preview">"#))
+        #expect(try await server.clicks().isEmpty)
+        await server.stop()
+    }
+
+    @Test("expired links answer 410, disabled and unknown ones the same 404, HEAD counts nothing")
+    func lifecycle() async throws {
+        let (server, _) = try await Self.fixture()
+        let ws = server.defaultWorkspace.id
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"old","expiresAt":"2020-01-01T00:00:00Z","destinations":{"web":"https://example.com"}}"#)
+        let live = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"live","destinations":{"web":"https://example.com"}}"#)
+        #expect(await server.follow("/old", userAgent: UserAgents.iPhone).status == 410)
+        let head = await server.follow("/live", userAgent: UserAgents.iPhone, method: "HEAD")
+        #expect(head.status == 302)
+        #expect(head.body.isEmpty)
+        #expect(try await server.clicks().isEmpty)
+
+        let disabled = try await server.admin.post("/v1/links/\(live.id)/disable", json: "{}").decoded(Link.self)
+        #expect(!disabled.enabled)
+        let gone = await server.follow("/live", userAgent: UserAgents.iPhone)
+        let unknown = await server.follow("/never-made", userAgent: UserAgents.iPhone)
+        #expect(gone.status == 404)
+        #expect(gone.body == unknown.body)
+        // Enabled again through PATCH, it works at once.
+        _ = try await server.admin.send("PATCH", "/v1/links/\(live.id)", body: Array(#"{"enabled":true,"destinations":{"web":"https://example.com/new"}}"#.utf8)).decoded(Link.self)
+        #expect(await server.follow("/live", userAgent: UserAgents.desktop).headers["Location"] == "https://example.com/new")
+        await server.stop()
+    }
+
+    @Test("the query string passes through only where the link allows it")
+    func queryPassThrough() async throws {
+        let (server, _) = try await Self.fixture()
+        let ws = server.defaultWorkspace.id
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"pass","passQuery":true,"destinations":{"web":"https://example.com/x?a=1#top"}}"#)
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"keep","destinations":{"web":"https://example.com/x"}}"#)
+        #expect(await server.follow("/pass?utm_source=mail&q=a%20b", userAgent: UserAgents.desktop).headers["Location"]
+                == "https://example.com/x?a=1&utm_source=mail&q=a%20b#top")
+        #expect(await server.follow("/keep?utm_source=mail", userAgent: UserAgents.desktop).headers["Location"] == "https://example.com/x")
+        await server.stop()
+    }
+
+    @Test("the iOS interstitial counts the click and carries a signed click id that verifies")
+    func interstitial() async throws {
+        let (server, app) = try await Self.fixture()
+        let link = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"branded","interstitial":true,"destinations":{"web":"https://example.com"}}"#)
+        let page = await server.follow("/branded", userAgent: UserAgents.iPhone)
+        #expect(page.status == 200)
+        #expect(page.bodyText.contains("https://apps.apple.com/app/id123456789"))
+        #expect(page.bodyText.contains(app.name))
+        let signed = try #require(page.bodyText.components(separatedBy: "data-click=\"").dropFirst().first?.split(separator: "\"").first)
+        let verified = try SignedClickId.verify(String(signed), key: server.services.secrets.clickSigningKey, now: Date()).get()
+        #expect(verified.linkId == link.id)
+        #expect(try await server.clicks().map { try $0.string("token") } == [verified.clickToken])
+        await server.stop()
+    }
+
+    @Test("bad links are refused with the field named, and paths are unique per domain without regard to case")
+    func validation() async throws {
+        let (server, _) = try await Self.fixture()
+        let ws = server.defaultWorkspace.id
+        func create(_ body: String) async -> HTTPResponse { await server.admin.post("/v1/links", json: body) }
+        #expect(await create(#"{"workspaceId":"\#(ws)","destinations":{"web":"http://example.com"}}"#).errorField == "destinations.web")
+        #expect(await create(#"{"workspaceId":"\#(ws)","destinations":{"web":"javascript:alert(1)"}}"#).errorField == "destinations.web")
+        #expect(await create(#"{"workspaceId":"\#(ws)","destinations":{"ios":{"url":"https://"}}}"#).errorField == "destinations.ios.url")
+        #expect(await create(#"{"workspaceId":"\#(ws)","preview":{"imageUrl":"data:image/png;base64,AA"}}"#).errorField == "preview.imageUrl")
+        #expect(await create(#"{"workspaceId":"\#(ws)","path":"v1/apps"}"#).errorField == "path")
+        #expect(await create(#"{"workspaceId":"\#(ws)","path":"a//b"}"#).errorField == "path")
+        #expect(await create(#"{"workspaceId":"\#(ws)","path":"../x"}"#).errorField == "path")
+        #expect(await create(#"{"workspaceId":"\#(ws)","appPath":"no-slash"}"#).errorField == "appPath")
+        #expect(await create(#"{"workspaceId":"\#(ws)","expiresAt":"tomorrow"}"#).errorField == "expiresAt")
+        #expect(await create(#"{"workspaceId":"\#(ws)","domain":"other.example.com"}"#).errorField == "domain")
+        let big = await create(#"{"workspaceId":"\#(ws)","metadata":{"blob":"\#(String(repeating: "x", count: 9000))"}}"#)
+        #expect(big.status == 413)
+        #expect(big.errorCode == "metadata_too_large")
+        #expect(await create(#"{"workspaceId":"\#(ws)","path":"Taken"}"#).status == 201)
+        let clash = await create(#"{"workspaceId":"\#(ws)","path":"tAKEN"}"#)
+        #expect(clash.status == 409)
+        #expect(clash.errorCode == "path_taken")
+        await server.stop()
+    }
+
+    @Test("domains: checked hostnames, one owner each, removable only without links; links of one workspace never show on another's")
+    func domains() async throws {
+        let (server, _) = try await Self.fixture()
+        let other = try await server.createWorkspace("Other")
+        _ = try await server.createApp(in: other.id)
+        #expect(await server.admin.post("/v1/domains", json: #"{"workspaceId":"\#(other.id)","hostname":"https://x.com"}"#).errorField == "hostname")
+        #expect(await server.admin.post("/v1/domains", json: #"{"workspaceId":"\#(other.id)","hostname":"localhost"}"#).errorCode == "hostname_taken")
+        let domain = try await server.admin.post("/v1/domains", json: #"{"workspaceId":"\#(other.id)","hostname":"Go.Other.Example."}"#)
+            .decoded(LinkDomain.self, status: 201)
+        #expect(domain.hostname == "go.other.example")
+        let theirs = try await server.createLink(#"{"workspaceId":"\#(other.id)","path":"theirs","destinations":{"web":"https://other.example"}}"#)
+        #expect(theirs.domain == "go.other.example")
+        // Their path on our domain is just unknown.
+        #expect(await server.follow("/theirs", userAgent: UserAgents.desktop).status == 404)
+        #expect(await server.follow("/theirs", userAgent: UserAgents.desktop, host: "go.other.example:443").status == 302)
+        let busy = await server.admin.send("DELETE", "/v1/domains/\(domain.id)")
+        #expect(busy.errorCode == "domain_in_use")
+        // A workspace without a domain cannot make links.
+        let bare = try await server.createWorkspace("Bare")
+        #expect(await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(bare.id)"}"#).errorCode == "no_link_domain")
+        await server.stop()
+    }
+
+    @Test("links list with filters and pages")
+    func listing() async throws {
+        let (server, _) = try await Self.fixture()
+        let ws = server.defaultWorkspace.id
+        for i in 0..<5 { _ = try await server.createLink(#"{"workspaceId":"\#(ws)","campaign":"\#(i % 2 == 0 ? "even" : "odd")"}"#) }
+        let even = try await server.admin.get("/v1/links?campaign=even").decoded(Page<Link>.self)
+        #expect(even.items.count == 3)
+        #expect(even.items.allSatisfy { $0.path.count == 8 })
+        _ = try await server.admin.post("/v1/links/\(even.items[0].id)/disable", json: "{}").decoded(Link.self)
+        #expect(try await server.admin.get("/v1/links?enabled=false").decoded(Page<Link>.self).items.map(\.id) == [even.items[0].id])
+        #expect(await server.admin.get("/v1/links?enabled=maybe").errorCode == "invalid_query")
+        await server.stop()
+    }
+}
