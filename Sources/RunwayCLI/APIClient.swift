@@ -34,6 +34,17 @@ struct APIClient: Sendable {
         try decode(type, try await send("POST", path, body: try JSONEncoder().encode(body)))
     }
 
+    func send<Body: Encodable, T: Decodable>(_ method: String, _ path: String, _ body: Body, as type: T.Type) async throws -> T {
+        try decode(type, try await send(method, path, body: try JSONEncoder().encode(body)))
+    }
+
+    func delete(_ path: String) async throws {
+        _ = try await send("DELETE", path, body: nil)
+    }
+
+    /// The body as it came (pictures).
+    func raw(_ method: String, _ path: String) async throws -> Data { try await send(method, path, body: nil) }
+
     /// Follows `nextCursor` until the last page.
     func all<T: Codable & Sendable>(_ path: String, as type: T.Type) async throws -> [T] {
         var items: [T] = []

@@ -8,6 +8,9 @@ public enum CLI {
         TenancyCommands.workspaceCreate, TenancyCommands.workspaceList,
         TenancyCommands.appCreate, TenancyCommands.appList, TenancyCommands.appShow,
         TenancyCommands.keyCreate, TenancyCommands.keyList, TenancyCommands.keyRevoke,
+        LinkCommands.domainAdd, LinkCommands.domainList, LinkCommands.domainRemove,
+        LinkCommands.linkCreate, LinkCommands.linkList, LinkCommands.linkShow, LinkCommands.linkUpdate, LinkCommands.linkDisable,
+        LinkCommands.linkQR,
     ]
 
     public static let success: Int32 = 0

@@ -113,3 +113,55 @@ struct CLITests {
         #expect(bad.status == 64)
     }
 }
+
+/// Link commands against a real server, and QR codes read back by a real decoder.
+@Suite("CLI links")
+struct CLILinkTests {
+    @Test("domains and links are managed from the CLI, and the QR code decodes (zbarimg) to the link")
+    func links() async throws {
+        let (runtime, directory, environment) = try await CLITests.startServer()
+        func run(_ arguments: [String]) async -> CLITests.Run { await CLITests.run(arguments, environment: environment) }
+        let workspace = try JSONDecoder().decode([Workspace].self, from: Data(await run(["workspace", "list", "--json"]).output.utf8))[0]
+        let added = await run(["domain", "add", "go.example.com", "--workspace", workspace.id])
+        #expect(added.status == 0, "\(added.errors)")
+        #expect(await run(["domain", "list"]).output.contains("go.example.com"))
+
+        let created = await run(["link", "create", "--workspace", workspace.id, "--domain", "go.example.com", "--path", "summer",
+                                 "--app-path", "/promo", "--web", "https://example.com/s", "--metadata", #"{"sku":42}"#,
+                                 "--preview-title", "Summer", "--interstitial", "on", "--json"])
+        #expect(created.status == 0, "\(created.errors)")
+        let link = try JSONDecoder().decode(Link.self, from: Data(created.output.utf8))
+        #expect(link.url == "https://go.example.com/summer")
+        #expect(link.interstitial)
+        #expect(link.metadata?["sku"] == .number(42))
+        #expect(await run(["link", "create", "--workspace", workspace.id, "--web", "http://insecure"]).status == 1)
+        #expect(await run(["link", "create", "--interstitial", "maybe"]).status == 64)
+
+        let updated = await run(["link", "update", link.id, "--campaign", "july", "--enabled", "off", "--json"])
+        let changed = try JSONDecoder().decode(Link.self, from: Data(updated.output.utf8))
+        #expect(changed.campaign == "july" && !changed.enabled)
+        #expect(changed.destinations.web == "https://example.com/s")
+        #expect(await run(["link", "list", "--campaign", "july"]).output.contains(link.id))
+        #expect(await run(["link", "show", link.id]).output.contains("/promo"))
+        #expect(await run(["link", "disable", link.id]).status == 0)
+
+        let png = directory.path("summer.png")
+        let qr = await run(["link", "qr", link.id, "--out", png, "--size", "400"])
+        #expect(qr.status == 0, "\(qr.errors)")
+        let decoded = try await offloaded { () -> String in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["zbarimg", "--raw", "-q", png]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            process.waitUntilExit()
+            return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
+        #expect(decoded.trimmingCharacters(in: .whitespacesAndNewlines) == "https://go.example.com/summer")
+        let svg = directory.path("summer.svg")
+        #expect(await run(["link", "qr", link.id, "--format", "svg", "--out", svg]).status == 0)
+        #expect(try String(contentsOfFile: svg, encoding: .utf8).hasPrefix("<svg"))
+        await runtime.stop()
+    }
+}

@@ -33,7 +33,9 @@ struct ProcessTests {
             }
         }
         writers.forEach { $0.start() }
-        while acknowledged.count < 300 { try await Task.sleep(for: .milliseconds(5)) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while acknowledged.count < 300 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(acknowledged.count >= 300, "the writes were not answered")
         let status = try await first.stop(signal: SIGKILL)
         #expect(status == SIGKILL)
         try await Task.sleep(for: .milliseconds(200))  // let the writers notice
@@ -61,6 +63,51 @@ struct ProcessTests {
         #expect(counts.values.allSatisfy { $0 == 1 })
         #expect(stored.count >= acked.count)
         _ = try await second.stop(signal: SIGTERM)
+    }
+
+    @Test("every click answered before a SIGKILL is in the database after it", arguments: StoreBackend.all)
+    func clicksSurviveKill(_ backend: StoreBackend) async throws {
+        let location = try backend.makeLocation()
+        let server = try await ServerProcess(databaseURL: location.url)
+        let adminKey = try #require(server.printedAdminKey)
+        let port = server.port
+        let created = try await offloaded {
+            try RawHTTPConnection(port: port).request("POST", "/v1/links", headers: ["Authorization": "Bearer \(adminKey)"],
+                                                      body: #"{"path":"crash","destinations":{"web":"https://example.com"}}"#)
+        }
+        #expect(created.status == 400, "an admin key must name the workspace")
+        let workspaces = try await offloaded {
+            try RawHTTPConnection(port: port).request("GET", "/v1/workspaces", headers: ["Authorization": "Bearer \(adminKey)"])
+        }
+        let ws = try JSONDecoder().decode(Page<Workspace>.self, from: Data(workspaces.body.utf8)).items[0].id
+        let link = try await offloaded {
+            try RawHTTPConnection(port: port).request("POST", "/v1/links", headers: ["Authorization": "Bearer \(adminKey)"],
+                                                      body: #"{"workspaceId":"\#(ws)","path":"crash","destinations":{"web":"https://example.com"}}"#)
+        }
+        #expect(link.status == 201)
+
+        let answered = SharedList()
+        let clickers = (0..<8).map { _ in
+            Thread {
+                guard let connection = try? RawHTTPConnection(port: port) else { return }
+                for _ in 0..<100_000 {
+                    guard let response = try? connection.request("GET", "/crash", headers: ["Host": "localhost", "User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X)"]),
+                          response.status == 302 else { return }
+                    answered.append("x")
+                }
+            }
+        }
+        clickers.forEach { $0.start() }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while answered.count < 500 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(answered.count >= 500, "the clicks were not answered")
+        #expect(try await server.stop(signal: SIGKILL) == SIGKILL)
+        try await Task.sleep(for: .milliseconds(200))
+        let acknowledged = answered.count
+        let store = try backend.open(location.url, nil)
+        let stored = try await store.read { try $0.first("SELECT COUNT(*) AS n FROM clicks WHERE kind = 'click' AND platform = 'ios'")!.int("n") }
+        await store.close()
+        #expect(stored >= Int64(acknowledged), "\(acknowledged) clicks were answered but only \(stored) stored")
     }
 
     @Test("SIGTERM stops the server cleanly and the database reopens")

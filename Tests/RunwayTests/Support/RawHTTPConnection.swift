@@ -49,8 +49,8 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     /// Sends a request with a body and Content-Length.
     func request(_ method: String, _ path: String, headers: [String: String] = [:], body: String = "") throws -> Response {
-        var text = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: \(headers["Host"] ?? "127.0.0.1")\r\n"
+        for (name, value) in headers where name != "Host" { text += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" { text += "Content-Length: \(body.utf8.count)\r\n" }
         text += "\r\n" + body
         try send(text)

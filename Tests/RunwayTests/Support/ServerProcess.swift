@@ -53,6 +53,11 @@ final class ServerProcess: @unchecked Sendable {
         throw Failure(description: "serve did not start: \(stderr)")
     }
 
+    /// A test that fails half-way must not leave a server behind.
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
     var stdout: String { output.text }
     var stderr: String { errors.text }
 

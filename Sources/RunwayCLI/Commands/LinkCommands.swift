@@ -1,0 +1,169 @@
+import Foundation
+import LinkRunwayAPI
+
+/// `domain` and `link` commands, through the API of a running server.
+enum LinkCommands {
+    static let jsonFlag = TenancyCommands.jsonFlag
+
+    static let domainAdd = Command(["domain", "add"], summary: "Add a link domain to a workspace.", arguments: "<hostname>",
+                                   options: [.value("--workspace", "id", "Workspace (required with an admin key)."), jsonFlag] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give exactly one hostname") }
+        let domain = try await APIClient(a, c).post("/v1/domains", CreateLinkDomainRequest(workspaceId: a.value("--workspace"), hostname: a.positionals[0]),
+                                                    as: LinkDomain.self)
+        c.output(a.flag("--json") ? try Output.json(domain) : "Added \(domain.hostname) (\(domain.id)) to \(domain.workspaceId)")
+    }
+
+    static let domainList = Command(["domain", "list"], summary: "List link domains.",
+                                    options: [.value("--workspace", "id", "Only this workspace's."), jsonFlag] + APIClient.options) { a, c in
+        let path = "/v1/domains" + (a.value("--workspace").map { "?workspaceId=\(APIClient.escape($0))" } ?? "")
+        let domains = try await APIClient(a, c).all(path, as: LinkDomain.self)
+        c.output(a.flag("--json") ? try Output.json(domains) : Output.table(["ID", "HOSTNAME", "WORKSPACE", "CREATED"],
+                                                                            domains.map { [$0.id, $0.hostname, $0.workspaceId, $0.createdAt] }))
+    }
+
+    static let domainRemove = Command(["domain", "remove"], summary: "Remove a link domain that has no links.", arguments: "<domain-id>",
+                                      options: APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give exactly one domain id") }
+        try await APIClient(a, c).delete("/v1/domains/\(APIClient.escape(a.positionals[0]))")
+        c.output("Removed \(a.positionals[0])")
+    }
+
+    /// Options shared by `link create` and `link update`.
+    static let fieldOptions: [OptionSpec] = [
+        .value("--app-path", "path", "Where the app should go, e.g. /promo/summer."),
+        .value("--metadata", "json", "A JSON object for the app (at most 8 KiB)."),
+        .value("--ios-app-store-id", "id", "App Store ID for iOS (default: the app's)."),
+        .value("--ios-url", "url", "An https page for iOS instead of the App Store."),
+        .value("--android-url", "url", "An https store URL for Android."),
+        .value("--web", "url", "An https page for desktops and everything else."),
+        .value("--campaign", "tag", "Campaign tag."), .value("--channel", "tag", "Channel tag."), .value("--feature", "tag", "Feature tag."),
+        .value("--preview-title", "text", "Title in messengers and social networks."),
+        .value("--preview-description", "text", "Description in previews."),
+        .value("--preview-image", "url", "An https image for previews."),
+        .value("--interstitial", "on|off", "Show a branded page before the App Store on iOS."),
+        .value("--pass-query", "on|off", "Pass the click's query string to web and Android destinations."),
+        .value("--expires", "time", "ISO 8601 expiry, e.g. 2026-12-31T23:59:59Z."),
+    ]
+
+    static let linkCreate = Command(["link", "create"], summary: "Create a link.", options: [
+        .value("--workspace", "id", "Workspace (required with an admin key)."), .value("--app", "id", "The app it opens."),
+        .value("--domain", "hostname", "One of the workspace's link domains (default: its first)."),
+        .value("--path", "path", "A custom path (default: 8 generated characters)."),
+    ] + fieldOptions + [jsonFlag] + APIClient.options) { a, c in
+        let fields = try LinkFields(a)
+        let request = CreateLinkRequest(workspaceId: a.value("--workspace"), appId: a.value("--app"), domain: a.value("--domain"),
+                                        path: a.value("--path"), appPath: fields.appPath, metadata: fields.metadata,
+                                        destinations: fields.destinations, campaign: fields.campaign, channel: fields.channel,
+                                        feature: fields.feature, preview: fields.preview, interstitial: fields.interstitial,
+                                        passQuery: fields.passQuery, expiresAt: fields.expiresAt)
+        let link = try await APIClient(a, c).post("/v1/links", request, as: Link.self)
+        c.output(a.flag("--json") ? try Output.json(link) : "Created \(link.id): \(link.url)")
+    }
+
+    static let linkUpdate = Command(["link", "update"], summary: "Change a link (not its domain or path).", arguments: "<link-id>",
+                                    options: fieldOptions + [.value("--enabled", "on|off", "Turn the link on or off."), jsonFlag] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give exactly one link id") }
+        let fields = try LinkFields(a)
+        let request = UpdateLinkRequest(appPath: fields.appPath, metadata: fields.metadata,
+                                        destinations: fields.hasDestinations ? fields.destinations : nil, campaign: fields.campaign,
+                                        channel: fields.channel, feature: fields.feature, preview: fields.preview,
+                                        interstitial: fields.interstitial, passQuery: fields.passQuery,
+                                        enabled: try LinkFields.onOff(a, "--enabled"), expiresAt: fields.expiresAt)
+        let link = try await APIClient(a, c).send("PATCH", "/v1/links/\(APIClient.escape(a.positionals[0]))", request, as: Link.self)
+        c.output(a.flag("--json") ? try Output.json(link) : "Updated \(link.id): \(link.url)")
+    }
+
+    static let linkList = Command(["link", "list"], summary: "List links.", options: [
+        .value("--workspace", "id", "Only this workspace's."), .value("--app", "id", "Only this app's."),
+        .value("--campaign", "tag", "Only this campaign."), .value("--domain", "hostname", "Only this domain."), jsonFlag,
+    ] + APIClient.options) { a, c in
+        var query: [String] = []
+        for (option, parameter) in [("--workspace", "workspaceId"), ("--app", "appId"), ("--campaign", "campaign"), ("--domain", "domain")] {
+            if let value = a.value(option) { query.append("\(parameter)=\(APIClient.escape(value))") }
+        }
+        let links = try await APIClient(a, c).all("/v1/links" + (query.isEmpty ? "" : "?" + query.joined(separator: "&")), as: Link.self)
+        c.output(a.flag("--json") ? try Output.json(links) : Output.table(
+            ["ID", "URL", "APP PATH", "CAMPAIGN", "ENABLED", "EXPIRES"],
+            links.map { [$0.id, $0.url, $0.appPath ?? "-", $0.campaign ?? "-", $0.enabled ? "yes" : "no", $0.expiresAt ?? "-"] }))
+    }
+
+    static let linkShow = Command(["link", "show"], summary: "Show a link.", arguments: "<link-id>", options: [jsonFlag] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give exactly one link id") }
+        let link = try await APIClient(a, c).get("/v1/links/\(APIClient.escape(a.positionals[0]))", as: Link.self)
+        c.output(a.flag("--json") ? try Output.json(link) : Output.table(["FIELD", "VALUE"], [
+            ["id", link.id], ["url", link.url], ["kind", link.kind], ["app", link.appId ?? "-"], ["app path", link.appPath ?? "-"],
+            ["ios", link.destinations.ios.map { $0.url ?? "App Store \($0.appStoreId ?? "")" } ?? "App Store (app's)"],
+            ["android", link.destinations.android?.url ?? "-"], ["web", link.destinations.web ?? "-"],
+            ["campaign", link.campaign ?? "-"], ["channel", link.channel ?? "-"], ["feature", link.feature ?? "-"],
+            ["enabled", link.enabled ? "yes" : "no"], ["expires", link.expiresAt ?? "-"], ["created", link.createdAt],
+        ]))
+    }
+
+    static let linkDisable = Command(["link", "disable"], summary: "Disable a link at once.", arguments: "<link-id>",
+                                     options: [jsonFlag] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give exactly one link id") }
+        let link = try await APIClient(a, c).post("/v1/links/\(APIClient.escape(a.positionals[0]))/disable", EmptyBody(), as: Link.self)
+        c.output(a.flag("--json") ? try Output.json(link) : "Disabled \(link.id)")
+    }
+
+    static let linkQR = Command(["link", "qr"], summary: "Save a link's QR code as SVG or PNG.", arguments: "<link-id>", options: [
+        .value("--format", "svg|png", "Picture format (default png)."), .value("--size", "pixels", "Pixels per side (default 512)."),
+        .value("--margin", "modules", "Quiet zone (default 4)."), .value("--out", "file", "Where to write it (default <link-id>.<format>)."),
+    ] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give exactly one link id") }
+        let format = a.value("--format") ?? "png"
+        guard format == "png" || format == "svg" else { throw UsageError("--format must be svg or png") }
+        let query = ["size=\(APIClient.escape(a.value("--size") ?? "512"))", "margin=\(APIClient.escape(a.value("--margin") ?? "4"))"]
+        let data = try await APIClient(a, c).raw("GET", "/v1/links/\(APIClient.escape(a.positionals[0]))/qr.\(format)?" + query.joined(separator: "&"))
+        let out = a.value("--out") ?? "\(a.positionals[0]).\(format)"
+        do {
+            try data.write(to: URL(fileURLWithPath: out))
+        } catch {
+            throw CommandFailure("cannot write \(out): \(error.localizedDescription)")
+        }
+        c.output("Wrote \(out) (\(data.count) bytes)")
+    }
+}
+
+/// The link fields both `create` and `update` take.
+struct LinkFields {
+    var appPath: String?
+    var metadata: [String: JSONLiteral]?
+    var destinations: LinkDestinations
+    var hasDestinations: Bool
+    var campaign: String?, channel: String?, feature: String?
+    var preview: LinkPreview?
+    var interstitial: Bool?, passQuery: Bool?
+    var expiresAt: String?
+
+    init(_ a: ParsedArguments) throws {
+        appPath = a.value("--app-path")
+        if let text = a.value("--metadata") {
+            guard let object = try? JSONDecoder().decode([String: JSONLiteral].self, from: Data(text.utf8)) else {
+                throw UsageError("--metadata must be a JSON object")
+            }
+            metadata = object
+        }
+        let ios = a.value("--ios-app-store-id") != nil || a.value("--ios-url") != nil
+            ? LinkDestinations.IOS(appStoreId: a.value("--ios-app-store-id"), url: a.value("--ios-url")) : nil
+        destinations = LinkDestinations(ios: ios, android: a.value("--android-url").map(LinkDestinations.Android.init(url:)), web: a.value("--web"))
+        hasDestinations = ios != nil || destinations.android != nil || destinations.web != nil
+        campaign = a.value("--campaign")
+        channel = a.value("--channel")
+        feature = a.value("--feature")
+        let title = a.value("--preview-title"), description = a.value("--preview-description"), image = a.value("--preview-image")
+        preview = title != nil || description != nil || image != nil ? LinkPreview(title: title, description: description, imageUrl: image) : nil
+        interstitial = try Self.onOff(a, "--interstitial")
+        passQuery = try Self.onOff(a, "--pass-query")
+        expiresAt = a.value("--expires")
+    }
+
+    static func onOff(_ a: ParsedArguments, _ option: String) throws -> Bool? {
+        guard let value = a.value(option) else { return nil }
+        switch value {
+        case "on", "true", "yes": return true
+        case "off", "false", "no": return false
+        default: throw UsageError("\(option) must be on or off")
+        }
+    }
+}
