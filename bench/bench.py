@@ -65,6 +65,9 @@ http {{
             default_type application/json;
             return 200 '{{"status":"ok","version":"0.1.0"}}';
         }}
+        location = /r {{
+            return 302 https://apps.apple.com/app/id123456789;
+        }}
     }}
 }}
 """)
@@ -102,11 +105,14 @@ def parse_wrk(text):
             "socket_errors": socket_errors.group(1).strip() if socket_errors else ""}
 
 
-def wrk(url, seconds):
-    subprocess.run(["wrk", "-t", str(THREADS), "-c", str(CONNECTIONS), "-d", "2s", url], capture_output=True, check=True)  # warm-up
-    out = subprocess.run(["wrk", "-t", str(THREADS), "-c", str(CONNECTIONS), "-d", f"{seconds}s", "--latency", url],
+def wrk(url, seconds, headers=()):
+    extra = [arg for header in headers for arg in ("-H", header)]
+    subprocess.run(["wrk", "-t", str(THREADS), "-c", str(CONNECTIONS), "-d", "2s", *extra, url], capture_output=True, check=True)  # warm-up
+    out = subprocess.run(["wrk", "-t", str(THREADS), "-c", str(CONNECTIONS), "-d", f"{seconds}s", "--latency", *extra, url],
                          capture_output=True, text=True, check=True).stdout
-    return parse_wrk(out)
+    result = parse_wrk(out)
+    result["requests"] = int(re.search(r"(\d+) requests in", out).group(1))
+    return result
 
 
 def stop(process):
@@ -122,12 +128,12 @@ def median_run(runs):
     return sorted(runs, key=lambda r: r["requests_per_second"])[len(runs) // 2]
 
 
-def alternate(ours_url, limit_url):
+def alternate(ours_url, limit_url, headers=()):
     """Measures both in turns, ROUNDS times, so that noise from a shared machine hits both alike."""
     ours_runs, limit_runs = [], []
     for _ in range(ROUNDS):
-        limit_runs.append(wrk(limit_url, DURATION))
-        ours_runs.append(wrk(ours_url, DURATION))
+        limit_runs.append(wrk(limit_url, DURATION, headers))
+        ours_runs.append(wrk(ours_url, DURATION, headers))
     return median_run(ours_runs), median_run(limit_runs), ours_runs, limit_runs
 
 
@@ -146,6 +152,47 @@ def healthz_vs_nginx(workdir):
         "what": "GET /healthz on LinkRunway vs nginx `return 200` with the same body, keep-alive, access logs off; "
                 "median of alternating rounds",
         "ours": ours,
+        "limit": {"name": "nginx", **limit},
+        "throughput_ratio": round(ours["requests_per_second"] / limit["requests_per_second"], 3),
+        "rounds": {"ours": [r["requests_per_second"] for r in ours_runs], "limit": [r["requests_per_second"] for r in limit_runs]},
+    }
+
+
+IPHONE = "User-Agent: Mozilla/5.0 (iPhone; CPU iPhone OS 17_4_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148"
+
+
+def api_post(port, path, key, body):
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(), method="POST",
+                                     headers={"Authorization": f"Bearer {key}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        return json.load(response)
+
+
+def redirect_vs_nginx(workdir):
+    """A link followed from an iPhone: LinkRunway answers 302 only after the click is durably stored (SQLite, FULL
+    sync); nginx answers `return 302` from its configuration."""
+    nginx_port, our_port = free_port(), free_port()
+    database = f"{workdir}/redirect.db"
+    nginx = start_nginx(workdir, nginx_port)
+    ours_process, key = start_linkrunway(workdir, our_port, f"sqlite:{database}")
+    try:
+        workspace = api_get(our_port, "/v1/workspaces", key)["items"][0]["id"]
+        api_post(our_port, "/v1/apps", key, {"workspaceId": workspace, "name": "Bench", "teamId": "ABCDE12345",
+                                              "bundleId": "com.bench.app", "appStoreId": "123456789"})
+        api_post(our_port, "/v1/links", key, {"workspaceId": workspace, "path": "r"})
+        ours, limit, ours_runs, limit_runs = alternate(f"http://127.0.0.1:{our_port}/r", f"http://127.0.0.1:{nginx_port}/r",
+                                                       headers=("Host: localhost", IPHONE))
+    finally:
+        stop(ours_process)
+        stop(nginx)
+    import sqlite3
+    stored = sqlite3.connect(database).execute("SELECT COUNT(*) FROM clicks").fetchone()[0]
+    answered = sum(r["requests"] for r in ours_runs)  # warm-up clicks are stored too, so stored >= answered
+    return {
+        "name": "redirect_vs_nginx",
+        "what": "GET /<link> from an iPhone: LinkRunway's 302 after a durable click (SQLite, synchronous=FULL, group commit) vs "
+                "nginx `return 302`; median of alternating rounds",
+        "ours": {**ours, "clicks_stored": stored, "clicks_answered_in_measured_rounds": answered},
         "limit": {"name": "nginx", **limit},
         "throughput_ratio": round(ours["requests_per_second"] / limit["requests_per_second"], 3),
         "rounds": {"ours": [r["requests_per_second"] for r in ours_runs], "limit": [r["requests_per_second"] for r in limit_runs]},
@@ -254,7 +301,7 @@ def main():
         sys.exit("build first: make build")
     workdir = tempfile.mkdtemp(prefix="linkrunway-bench-")
     try:
-        results = [healthz_vs_nginx(workdir), writes_vs_bulk(workdir, "sqlite")]
+        results = [healthz_vs_nginx(workdir), redirect_vs_nginx(workdir), writes_vs_bulk(workdir, "sqlite")]
         if os.environ.get("LINKRUNWAY_TEST_POSTGRES_URL"):
             results.append(writes_vs_bulk(workdir, "postgres"))
         else:

@@ -38,9 +38,16 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
         if db == nil { throw StoreError.unavailable("connection closed") }
     }
 
-    /// Runs one or more statements without parameters (pragmas, migrations, transaction control).
+    /// Runs one or more statements without parameters (pragmas, migrations, transaction control). Short scripts, the
+    /// transaction control the engine sends for every write, run as cached prepared statements.
     func executeScript(_ script: String) throws {
         guard let db else { throw StoreError.unavailable("connection closed") }
+        if script.utf8.count <= 64, !script.hasPrefix("PRAGMA") {
+            for statement in script.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
+                try run(SQL(stringLiteral: String(statement))) { _ in }
+            }
+            return
+        }
         var message: UnsafeMutablePointer<CChar>?
         let status = sqlite3_exec(db, script, nil, nil, &message)
         if status != SQLITE_OK {

@@ -35,24 +35,52 @@ enum ClientClass: Sendable, Equatable {
             self = .desktop
             return
         }
-        let lower = userAgent.lowercased()
-        if let token = Self.crawlerTokens.first(where: { lower.contains($0) }) {
+        // Byte searches on the lower-cased text: this runs on every click.
+        let lower = Array(userAgent.utf8.prefix(1024).map { $0 >= 0x41 && $0 <= 0x5a ? $0 | 0x20 : $0 })
+        if let token = Self.crawlerTokens.first(where: { Self.find(Array($0.utf8), in: lower) != nil }) {
             self = .crawler(token)
-        } else if lower.contains("iphone") || lower.contains("ipad") || lower.contains("ipod") {
-            self = .ios(osVersion: Self.version(in: userAgent, after: " OS ", separator: "_"))
-        } else if lower.contains("android") {
-            self = .android(osVersion: Self.version(in: userAgent, after: "Android ", separator: "."))
+        } else if Self.find(Array("iphone".utf8), in: lower) != nil || Self.find(Array("ipad".utf8), in: lower) != nil
+                    || Self.find(Array("ipod".utf8), in: lower) != nil {
+            self = .ios(osVersion: Self.version(in: lower, after: Array(" os ".utf8), separator: UInt8(ascii: "_")))
+        } else if Self.find(Array("android".utf8), in: lower) != nil {
+            self = .android(osVersion: Self.version(in: lower, after: Array("android ".utf8), separator: UInt8(ascii: ".")))
         } else {
             self = .desktop
         }
     }
 
+    /// Where `needle` starts in `haystack`, or nil.
+    static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return nil }
+        let first = needle[0]
+        var i = 0
+        while i <= haystack.count - needle.count {
+            if haystack[i] == first {
+                var j = 1
+                while j < needle.count && haystack[i + j] == needle[j] { j += 1 }
+                if j == needle.count { return i }
+            }
+            i += 1
+        }
+        return nil
+    }
+
     /// `major.minor` after `marker` (`17_4_1` → `17.4`), or nil.
-    static func version(in text: String, after marker: String, separator: Character) -> String? {
-        guard let range = text.range(of: marker) else { return nil }
-        let digits = text[range.upperBound...].prefix(while: { $0.isNumber || $0 == separator })
-        let parts = digits.split(separator: separator).prefix(2)
-        guard let major = parts.first, !major.isEmpty, major.count <= 3 else { return nil }
-        return parts.count > 1 ? "\(major).\(parts[1].prefix(3))" : String(major)
+    static func version(in text: [UInt8], after marker: [UInt8], separator: UInt8) -> String? {
+        guard let start = find(marker, in: text) else { return nil }
+        var parts: [[UInt8]] = [[]]
+        for byte in text[(start + marker.count)...] {
+            if byte >= 0x30 && byte <= 0x39 {
+                parts[parts.count - 1].append(byte)
+            } else if byte == separator && parts.count < 2 && !parts[0].isEmpty {
+                parts.append([])
+            } else {
+                break
+            }
+        }
+        guard !parts[0].isEmpty, parts[0].count <= 3 else { return nil }
+        let major = String(decoding: parts[0], as: UTF8.self)
+        guard parts.count > 1, !parts[1].isEmpty else { return major }
+        return major + "." + String(decoding: parts[1].prefix(3), as: UTF8.self)
     }
 }
