@@ -54,6 +54,36 @@ public struct AndroidApp: Codable, Sendable, Equatable {
     }
 }
 
+/// How an app's installs are matched to clicks and impressions. Probabilistic and view-through matching are off
+/// (0) until the owner turns them on.
+public struct AttributionSettings: Codable, Sendable, Equatable {
+    /// Minutes after a click within which an install from the same (hashed) network address matches it; 0 is off.
+    public var probabilisticMinutes: Int
+    /// Hours after an ad impression within which an install from the same (hashed) address matches it; 0 is off.
+    public var viewThroughHours: Int
+    /// Days a click token stays usable for a referrer match; older clicks are never inherited by a new install.
+    public var clickWindowDays: Int
+
+    public init(probabilisticMinutes: Int = 0, viewThroughHours: Int = 0, clickWindowDays: Int = 7) {
+        self.probabilisticMinutes = probabilisticMinutes
+        self.viewThroughHours = viewThroughHours
+        self.clickWindowDays = clickWindowDays
+    }
+}
+
+/// Changes to attribution settings; absent fields stay.
+public struct AttributionSettingsUpdate: Codable, Sendable, Equatable {
+    public var probabilisticMinutes: Int?
+    public var viewThroughHours: Int?
+    public var clickWindowDays: Int?
+
+    public init(probabilisticMinutes: Int? = nil, viewThroughHours: Int? = nil, clickWindowDays: Int? = nil) {
+        self.probabilisticMinutes = probabilisticMinutes
+        self.viewThroughHours = viewThroughHours
+        self.clickWindowDays = clickWindowDays
+    }
+}
+
 /// An app registered in a workspace.
 public struct App: Codable, Sendable, Equatable {
     public var id: String
@@ -66,11 +96,13 @@ public struct App: Codable, Sendable, Equatable {
     public var appStoreId: String?
     public var platforms: [Platform]
     public var android: AndroidApp?
+    public var attribution: AttributionSettings
     public var createdAt: String
     public var updatedAt: String
 
     public init(id: String, workspaceId: String, name: String, teamId: String, bundleId: String, appStoreId: String?,
-                platforms: [Platform], android: AndroidApp? = nil, createdAt: String, updatedAt: String) {
+                platforms: [Platform], android: AndroidApp? = nil, attribution: AttributionSettings = AttributionSettings(),
+                createdAt: String, updatedAt: String) {
         self.id = id
         self.workspaceId = workspaceId
         self.name = name
@@ -79,6 +111,7 @@ public struct App: Codable, Sendable, Equatable {
         self.appStoreId = appStoreId
         self.platforms = platforms
         self.android = android
+        self.attribution = attribution
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }
@@ -94,9 +127,10 @@ public struct CreateAppRequest: Codable, Sendable {
     /// Defaults to `["ios"]`.
     public var platforms: [Platform]?
     public var android: AndroidApp?
+    public var attribution: AttributionSettingsUpdate?
 
     public init(workspaceId: String? = nil, name: String, teamId: String, bundleId: String, appStoreId: String? = nil,
-                platforms: [Platform]? = nil, android: AndroidApp? = nil) {
+                platforms: [Platform]? = nil, android: AndroidApp? = nil, attribution: AttributionSettingsUpdate? = nil) {
         self.workspaceId = workspaceId
         self.name = name
         self.teamId = teamId
@@ -104,6 +138,7 @@ public struct CreateAppRequest: Codable, Sendable {
         self.appStoreId = appStoreId
         self.platforms = platforms
         self.android = android
+        self.attribution = attribution
     }
 }
 
@@ -115,15 +150,17 @@ public struct UpdateAppRequest: Codable, Sendable {
     public var appStoreId: String?
     public var platforms: [Platform]?
     public var android: AndroidApp?
+    public var attribution: AttributionSettingsUpdate?
 
     public init(name: String? = nil, teamId: String? = nil, bundleId: String? = nil, appStoreId: String? = nil,
-                platforms: [Platform]? = nil, android: AndroidApp? = nil) {
+                platforms: [Platform]? = nil, android: AndroidApp? = nil, attribution: AttributionSettingsUpdate? = nil) {
         self.name = name
         self.teamId = teamId
         self.bundleId = bundleId
         self.appStoreId = appStoreId
         self.platforms = platforms
         self.android = android
+        self.attribution = attribution
     }
 }
 

@@ -137,6 +137,19 @@ enum Schemas {
             ("sha256CertFingerprints", S.array(S.string("AB:CD:… (32 pairs).", pattern: "^([0-9A-Fa-f]{2}:){31}[0-9A-Fa-f]{2}$"),
                                                "Signing certificate fingerprints.", minItems: 1)),
         ], required: ["packageName", "sha256CertFingerprints"], description: "The Android twin of the app, for assetlinks.json.")
+        let integer: (String, Int, Int) -> JSONValue = { description, low, high in
+            .object([("type", "integer"), ("minimum", .number(String(low))), ("maximum", .number(String(high))), ("description", .string(description))])
+        }
+        let attribution = S.object([
+            ("probabilisticMinutes", integer("Minutes after a click for a match by hashed address; 0 is off.", 0, 1440)),
+            ("viewThroughHours", integer("Hours after an ad impression for a view-through match; 0 is off.", 0, 168)),
+            ("clickWindowDays", integer("Days a click token can be matched.", 1, 30)),
+        ], required: ["probabilisticMinutes", "viewThroughHours", "clickWindowDays"], description: "How installs are matched.")
+        let attributionUpdate = orNull(S.object([
+            ("probabilisticMinutes", orNull(integer("0 (off) to 1440.", 0, 1440))),
+            ("viewThroughHours", orNull(integer("0 (off) to 168.", 0, 168))),
+            ("clickWindowDays", orNull(integer("1 to 30.", 1, 30))),
+        ], required: [], description: "Changes to how installs are matched; absent fields stay."))
         return [
             ("Error", S.object([
                 ("error", S.object([
@@ -169,9 +182,10 @@ enum Schemas {
                 ("appStoreId", S.string("Numeric App Store ID.", pattern: appStoreIdPattern)),
                 ("platforms", S.array(platform, "Platforms.", minItems: 1)),
                 ("android", android),
+                ("attribution", attribution),
                 ("createdAt", S.timestamp),
                 ("updatedAt", S.timestamp),
-            ], required: ["id", "workspaceId", "name", "teamId", "bundleId", "platforms", "createdAt", "updatedAt"])),
+            ], required: ["id", "workspaceId", "name", "teamId", "bundleId", "platforms", "attribution", "createdAt", "updatedAt"])),
             ("CreateAppRequest", S.object([
                 ("workspaceId", S.string("Required with an admin key; a server key's own workspace by default.", nullable: true)),
                 ("name", name),
@@ -180,6 +194,7 @@ enum Schemas {
                 ("appStoreId", S.string("Numeric App Store ID.", pattern: appStoreIdPattern, nullable: true)),
                 ("platforms", S.array(platform, "Defaults to [\"ios\"]; no repeats.", minItems: 1, nullable: true)),
                 ("android", .object([("anyOf", [android, .object([("type", "null")])])])),
+                ("attribution", attributionUpdate),
             ], required: ["name", "teamId", "bundleId"])),
             ("UpdateAppRequest", S.object([
                 ("name", S.string("A name for people, 1 to 100 characters.", minLength: 1, maxLength: 100, nullable: true)),
@@ -188,6 +203,7 @@ enum Schemas {
                 ("appStoreId", S.string("Numeric App Store ID.", pattern: appStoreIdPattern, nullable: true)),
                 ("platforms", S.array(platform, "No repeats.", minItems: 1, nullable: true)),
                 ("android", .object([("anyOf", [android, .object([("type", "null")])])])),
+                ("attribution", attributionUpdate),
             ], required: [], description: "Fields to change; absent or null fields stay as they are.")),
             ("AppPage", S.page(of: "App")),
             ("APIKey", S.object([

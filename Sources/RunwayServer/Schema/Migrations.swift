@@ -1,3 +1,4 @@
+import Foundation
 import RunwayStore
 
 /// Every schema step, in order, for both dialects. Append only: a released step never changes.
@@ -6,6 +7,8 @@ public enum Schema {
     /// capabilities that add clicks, events, postbacks and notifications list their tables here.
     public static let partitionedTables: [TimePartitionedTable] = [
         TimePartitionedTable(name: "clicks", period: .month, retentionDays: 400),
+        TimePartitionedTable(name: "impressions", period: .month, retentionDays: 90),
+        TimePartitionedTable(name: "events", timeColumn: "received_at", period: .month, retentionDays: 760),
     ]
 
     public static let migrations: [Migration] = [
@@ -62,7 +65,125 @@ public enum Schema {
         Migration(id: "0003_links", sqlite: linksSQL(clicksPartitioning: "", defaultPartition: ""),
                   postgres: linksSQL(clicksPartitioning: " PARTITION BY RANGE (created_at)",
                                      defaultPartition: "CREATE TABLE clicks_default PARTITION OF clicks DEFAULT;")),
+        Migration(id: "0004_installs_events", sqlite: installsSQL(partitioning: "", defaults: ""),
+                  postgres: installsSQL(partitioning: " PARTITION BY RANGE (created_at)", defaults: """
+                      CREATE TABLE impressions_default PARTITION OF impressions DEFAULT;
+                      CREATE TABLE events_default PARTITION OF events DEFAULT;
+                      """)),
     ]
+
+    /// Attribution settings of apps, installs with their stored answer and explanation, claims that keep a click to
+    /// one install, ad impressions, events with the attribution they were written with (append-only, partitioned by
+    /// time on PostgreSQL, their ids kept unique by `event_ids`), and webhooks with their durable delivery queue.
+    static func installsSQL(partitioning: String, defaults: String) -> String {
+        """
+        ALTER TABLE apps ADD COLUMN probabilistic_minutes BIGINT NOT NULL DEFAULT 0;
+        ALTER TABLE apps ADD COLUMN view_through_hours BIGINT NOT NULL DEFAULT 0;
+        ALTER TABLE apps ADD COLUMN click_window_days BIGINT NOT NULL DEFAULT 7;
+        CREATE INDEX clicks_by_address ON clicks (workspace_id, address_hash, created_at);
+        CREATE INDEX clicks_by_install ON clicks (install_id, created_at);
+        CREATE TABLE installs (
+            app_id TEXT NOT NULL REFERENCES apps (id),
+            install_id TEXT NOT NULL,
+            workspace_id TEXT NOT NULL,
+            platform TEXT NOT NULL,
+            os_version TEXT,
+            language TEXT,
+            method TEXT NOT NULL,
+            confidence DOUBLE PRECISION NOT NULL,
+            click_token TEXT,
+            impression_id TEXT,
+            link_id TEXT,
+            campaign TEXT,
+            channel TEXT,
+            feature TEXT,
+            source TEXT NOT NULL,
+            address_hash TEXT,
+            explanation TEXT NOT NULL,
+            simulated BIGINT NOT NULL,
+            matched_at BIGINT NOT NULL,
+            PRIMARY KEY (app_id, install_id)
+        );
+        CREATE INDEX installs_by_workspace ON installs (workspace_id, matched_at);
+        CREATE TABLE click_claims (
+            token TEXT PRIMARY KEY,
+            app_id TEXT NOT NULL,
+            install_id TEXT NOT NULL,
+            claimed_at BIGINT NOT NULL
+        );
+        CREATE INDEX click_claims_by_install ON click_claims (app_id, install_id);
+        CREATE TABLE impressions (
+            id TEXT NOT NULL,
+            app_id TEXT NOT NULL,
+            workspace_id TEXT NOT NULL,
+            address_hash TEXT NOT NULL,
+            network TEXT,
+            campaign TEXT,
+            created_at BIGINT NOT NULL,
+            PRIMARY KEY (id, created_at)
+        )\(partitioning);
+        CREATE INDEX impressions_by_address ON impressions (app_id, address_hash, created_at);
+        CREATE TABLE event_ids (
+            app_id TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            received_at BIGINT NOT NULL,
+            PRIMARY KEY (app_id, event_id)
+        );
+        CREATE INDEX event_ids_by_age ON event_ids (received_at);
+        CREATE TABLE events (
+            app_id TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            workspace_id TEXT NOT NULL,
+            install_id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            name TEXT,
+            user_id TEXT,
+            occurred_at BIGINT NOT NULL,
+            amount BIGINT,
+            currency TEXT,
+            properties TEXT,
+            attested BIGINT NOT NULL,
+            method TEXT NOT NULL,
+            link_id TEXT,
+            campaign TEXT,
+            channel TEXT,
+            feature TEXT,
+            source TEXT NOT NULL,
+            received_at BIGINT NOT NULL,
+            PRIMARY KEY (app_id, event_id, received_at)
+        )\(partitioning.replacingOccurrences(of: "created_at", with: "received_at"));
+        CREATE INDEX events_by_install ON events (app_id, install_id);
+        CREATE INDEX events_by_workspace ON events (workspace_id, received_at);
+        \(defaults)
+        CREATE TABLE webhooks (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+            url TEXT NOT NULL,
+            secret TEXT NOT NULL,
+            topics TEXT NOT NULL,
+            enabled BIGINT NOT NULL,
+            created_at BIGINT NOT NULL
+        );
+        CREATE INDEX webhooks_by_workspace ON webhooks (workspace_id, created_at, id);
+        CREATE TABLE webhook_deliveries (
+            id TEXT PRIMARY KEY,
+            webhook_id TEXT NOT NULL,
+            workspace_id TEXT NOT NULL,
+            topic TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            status TEXT NOT NULL,
+            attempts BIGINT NOT NULL,
+            next_attempt_at BIGINT NOT NULL,
+            lease_until BIGINT,
+            last_status BIGINT,
+            last_error TEXT,
+            created_at BIGINT NOT NULL,
+            delivered_at BIGINT
+        );
+        CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+        CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at, id);
+        """
+    }
 
     /// Link domains, links, clicks (append-only, partitioned by time on PostgreSQL), the daily keys of address
     /// hashes, referral codes, and Android app identity for assetlinks.json.

@@ -23,9 +23,10 @@ enum AppRoutes {
                 let appStoreId = try Validate.appStoreId(body.appStoreId)
                 let platforms = try Validate.platforms(body.platforms)
                 let android = try Validate.android(body.android)
+                let attribution = try Validate.attribution(body.attribution, onto: AttributionSettings())
                 let now = services.clock.nowMilliseconds()
                 let app = App(id: Identifier.make("app"), workspaceId: workspaceId, name: name, teamId: teamId,
-                              bundleId: bundleId, appStoreId: appStoreId, platforms: platforms, android: android,
+                              bundleId: bundleId, appStoreId: appStoreId, platforms: platforms, android: android, attribution: attribution,
                               createdAt: Timestamp.iso(now), updatedAt: Timestamp.iso(now))
                 try await services.store.write { db in try insertUnique(db, app: app, now: now) }
                 return try .json(app, status: 201)
@@ -79,13 +80,17 @@ return try .json(await readPage(services.store, table: "apps", columns: TenancyR
                     app.appStoreId = appStoreId ?? app.appStoreId
                     app.platforms = platforms ?? app.platforms
                     app.android = android ?? app.android
+                    app.attribution = try Validate.attribution(body.attribution, onto: app.attribution)
                     app.updatedAt = Timestamp.iso(now)
                     do {
                         try db.execute("""
                             UPDATE apps SET name = \(app.name), team_id = \(app.teamId), bundle_id = \(app.bundleId),
                                 app_store_id = \(app.appStoreId), platforms = \(app.platforms.map(\.rawValue).joined(separator: ",")),
                                 android_package = \(app.android?.packageName),
-                                android_fingerprints = \(app.android?.sha256CertFingerprints.joined(separator: ",")), updated_at = \(now)
+                                android_fingerprints = \(app.android?.sha256CertFingerprints.joined(separator: ",")),
+                                probabilistic_minutes = \(app.attribution.probabilisticMinutes),
+                                view_through_hours = \(app.attribution.viewThroughHours),
+                                click_window_days = \(app.attribution.clickWindowDays), updated_at = \(now)
                             WHERE id = \(app.id)
                             """)
                     } catch StoreError.conflict {
@@ -93,6 +98,7 @@ return try .json(await readPage(services.store, table: "apps", columns: TenancyR
                     }
                     return app
                 }
+                services.links.forget(appId: updated.id)
                 return try .json(updated)
             },
         ]
@@ -113,10 +119,11 @@ return try .json(await readPage(services.store, table: "apps", columns: TenancyR
         do {
             try db.execute("""
                 INSERT INTO apps (id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package,
-                                  android_fingerprints, created_at, updated_at)
+                                  android_fingerprints, probabilistic_minutes, view_through_hours, click_window_days, created_at, updated_at)
                 VALUES (\(app.id), \(app.workspaceId), \(app.name), \(app.teamId), \(app.bundleId), \(app.appStoreId),
                         \(app.platforms.map(\.rawValue).joined(separator: ",")), \(app.android?.packageName),
-                        \(app.android?.sha256CertFingerprints.joined(separator: ",")), \(now), \(now))
+                        \(app.android?.sha256CertFingerprints.joined(separator: ",")), \(app.attribution.probabilisticMinutes),
+                        \(app.attribution.viewThroughHours), \(app.attribution.clickWindowDays), \(now), \(now))
                 """)
         } catch StoreError.conflict {
             throw appExists(app)

@@ -19,6 +19,9 @@ enum TenancyRows {
         return App(id: try row.string("id"), workspaceId: try row.string("workspace_id"), name: try row.string("name"),
                    teamId: try row.string("team_id"), bundleId: try row.string("bundle_id"),
                    appStoreId: try row.optionalString("app_store_id"), platforms: platforms, android: android,
+                   attribution: AttributionSettings(probabilisticMinutes: Int(try row.int("probabilistic_minutes")),
+                                                    viewThroughHours: Int(try row.int("view_through_hours")),
+                                                    clickWindowDays: Int(try row.int("click_window_days"))),
                    createdAt: Timestamp.iso(try row.int("created_at")), updatedAt: Timestamp.iso(try row.int("updated_at")))
     }
 
@@ -30,7 +33,7 @@ enum TenancyRows {
                       revokedAt: try row.optionalInt("revoked_at").map(Timestamp.iso))
     }
 
-    static let appColumns = "id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package, android_fingerprints, created_at, updated_at"
+    static let appColumns = "id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package, android_fingerprints, probabilistic_minutes, view_through_hours, click_window_days, created_at, updated_at"
     static let keyColumns = "id, kind, name, workspace_id, app_id, display_prefix, created_at, revoked_at"
 }
 

@@ -72,6 +72,25 @@ enum Validate {
         return AndroidApp(packageName: value.packageName, sha256CertFingerprints: fingerprints)
     }
 
+    /// Applies an update to settings: probabilistic 0–1440 minutes, view-through 0–168 hours, click window 1–30 days.
+    static func attribution(_ update: AttributionSettingsUpdate?, onto current: AttributionSettings) throws -> AttributionSettings {
+        guard let update else { return current }
+        var settings = current
+        if let minutes = update.probabilisticMinutes {
+            guard (0...1440).contains(minutes) else { throw HTTPError.invalidField("attribution.probabilisticMinutes", "must be 0 (off) to 1440") }
+            settings.probabilisticMinutes = minutes
+        }
+        if let hours = update.viewThroughHours {
+            guard (0...168).contains(hours) else { throw HTTPError.invalidField("attribution.viewThroughHours", "must be 0 (off) to 168") }
+            settings.viewThroughHours = hours
+        }
+        if let days = update.clickWindowDays {
+            guard (1...30).contains(days) else { throw HTTPError.invalidField("attribution.clickWindowDays", "must be 1 to 30") }
+            settings.clickWindowDays = days
+        }
+        return settings
+    }
+
     static func id(_ value: String, prefix: String, field: String) throws -> String {
         guard Identifier.isWellFormed(value, prefix: prefix) else {
             throw HTTPError.invalidField(field, "must be an id starting with \(prefix)_")
