@@ -7,6 +7,12 @@ public struct ErrorBody: Codable, Sendable, Equatable {
         public var message: String
         /// The request field at fault, as a path (`platforms[1]`), when there is one.
         public var field: String?
+
+        public init(code: String, message: String, field: String? = nil) {
+            self.code = code
+            self.message = message
+            self.field = field
+        }
     }
 
     public var error: Detail
@@ -37,6 +43,10 @@ public enum ErrorCode {
     public static let hostnameTaken = "hostname_taken"
     public static let domainInUse = "domain_in_use"
     public static let noLinkDomain = "no_link_domain"
+    public static let consentRequired = "consent_required"
+    public static let unknownInstall = "unknown_install"
+    public static let revenueRequiresServerKey = "revenue_requires_server_key"
+    public static let duplicateInstall = "duplicate_install"
     public static let invalidIdempotencyKey = "invalid_idempotency_key"
     public static let idempotencyKeyInUse = "idempotency_key_in_use"
     public static let idempotencyKeyReused = "idempotency_key_reused"

@@ -13,6 +13,12 @@ public enum ServerApplication {
             + DomainRoutes.routes(services)
             + LinkRoutes.routes(services)
             + ClientLinkRoutes.routes(services)
+            + InstallRoutes.routes(services)
+            + EventRoutes.routes(services)
+            + PrivacyRoutes.routes(services)
+            + ReportRoutes.routes(services)
+            + WebhookRoutes.routes(services)
+            + SimulationRoutes.routes(services)
             + RedirectRoutes.routes(services)
         let operation = Operation(id: "openAPI", summary: "This API's OpenAPI 3.1 document", tag: "Operations", access: .open,
                                   responses: [ResponseDoc(status: 200, description: "The document.", contentType: "application/json")])

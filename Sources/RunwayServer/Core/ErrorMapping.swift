@@ -9,6 +9,8 @@ public enum ErrorMapping {
         switch error {
         case let error as HTTPError:
             return error
+        case let error as JSONSyntaxError:
+            return .badRequest(ErrorCode.invalidJSON, "the body is not valid JSON: \(error)")
         case let error as JSONDecodeFailure:
             switch error {
             case .syntax(let syntax):

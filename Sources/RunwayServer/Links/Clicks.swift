@@ -30,6 +30,11 @@ enum Clicks {
                 VALUES (\(token), \(visit.kind), \(link.id), \(link.workspaceId), \(link.appId), \(visit.platform), \(visit.osVersion),
                         \(addressHash), \(visit.referrerHost), \(visit.installId), \(now))
                 """)
+            if visit.kind == "click" {
+                try Webhooks.enqueue(db, workspaceId: link.workspaceId, topic: "click", payload: ClickNotice(
+                    clickToken: token, linkId: link.id, url: link.url, platform: visit.platform, osVersion: visit.osVersion,
+                    campaign: link.campaign, channel: link.channel, feature: link.feature, createdAt: Timestamp.iso(now)), now: now)
+            }
         }
         services.metrics.increment("linkrunway_link_visits_total", labels: [("kind", visit.kind), ("platform", visit.platform)])
         return token
@@ -45,6 +50,19 @@ enum Clicks {
         metrics.declareCounter("linkrunway_link_visits_total", help: "Link clicks and app opens recorded, by kind and platform.")
         metrics.declareCounter("linkrunway_link_previews_total", help: "Link previews served to crawlers (not counted as clicks).")
     }
+}
+
+/// What a `click` webhook says (never the address or its hash).
+struct ClickNotice: Encodable, Sendable {
+    let clickToken: String
+    let linkId: String
+    let url: String
+    let platform: String
+    let osVersion: String?
+    let campaign: String?
+    let channel: String?
+    let feature: String?
+    let createdAt: String
 }
 
 extension HTTPRequest {

@@ -66,19 +66,8 @@ enum RedirectRoutes {
             services.metrics.increment("linkrunway_link_previews_total")
             return LinkPages.preview(link: link, appName: app?.name, target: link.webURL ?? appStore)
         }
-        let query = link.passQuery ? request.query : []
-        let web = link.webURL.map { appendingQuery($0, query) }
-        var interstitialStore: String?
-        let target: String?
-        switch client {
-        case .ios:
-            if link.interstitial, let store = link.iosURL ?? appStore { interstitialStore = store }
-            target = link.iosURL.map { appendingQuery($0, query) } ?? appStore ?? web
-        case .android:
-            target = link.androidURL.map { appendingQuery($0, query) } ?? web
-        case .desktop, .crawler:
-            target = web ?? appStore
-        }
+        let (target, interstitialStore, web) = destination(link: link, appStore: appStore, client: client,
+                                                           query: link.passQuery ? request.query : [])
         guard let target else { return LinkPages.noDestination() }
         // HEAD asks what would happen without it happening: no click.
         guard request.method != "HEAD" else { return redirect(to: target) }
@@ -90,6 +79,22 @@ enum RedirectRoutes {
                                           signedClickId: Clicks.signedClickId(token: token, link: link, services: services))
         }
         return redirect(to: target)
+    }
+
+    /// Where a device goes: the target of the redirect, the App Store URL when the interstitial shows instead, and
+    /// the web page (with the query when the link passes it on).
+    static func destination(link: LinkRecord, appStore: String?, client: ClientClass,
+                            query: [(name: String, value: String)]) -> (target: String?, interstitialStore: String?, web: String?) {
+        let web = link.webURL.map { appendingQuery($0, query) }
+        switch client {
+        case .ios:
+            let store = link.interstitial ? (link.iosURL ?? appStore) : nil
+            return (link.iosURL.map { appendingQuery($0, query) } ?? appStore ?? web, store, web)
+        case .android:
+            return (link.androidURL.map { appendingQuery($0, query) } ?? web, nil, web)
+        case .desktop, .crawler:
+            return (web ?? appStore, nil, web)
+        }
     }
 
     static func redirect(to target: String) -> HTTPResponse {

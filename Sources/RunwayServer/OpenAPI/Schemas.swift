@@ -128,6 +128,160 @@ enum Schemas {
         ]
     }
 
+    static var attributionSchemas: [(String, JSONValue)] {
+        let installId = S.string("The SDK's install id (a UUID).", pattern: "^[0-9A-Za-z-]{1,64}$")
+        let method = S.enumeration(["referrer", "probabilistic", "view_through", "unmatched"], "How the install was matched.")
+        let counts = JSONValue.object([("type", "object"), ("additionalProperties", .object([("type", "integer")]))])
+        let attribution = S.object([
+            ("method", method),
+            ("source", S.string("link, ad:<network> or organic.")),
+            ("linkId", S.string("Link.")), ("campaign", S.string("Campaign.")), ("channel", S.string("Channel.")), ("feature", S.string("Feature.")),
+        ], required: ["method", "source"], description: "The attribution an event was written with.")
+        let errorDetail = S.object([
+            ("code", S.string("Stable code.")), ("message", S.string("For people.")), ("field", S.string("The field at fault.")),
+        ], required: ["code", "message"])
+        let properties = JSONValue.object([("type", "object"), ("description", "Free JSON, at most 4 KiB.")])
+        let iso = S.string("ISO 8601 time.", minLength: 1, maxLength: 40)
+        return [
+            ("MatchInstallRequest", S.object([
+                ("installId", installId),
+                ("platform", S.enumeration(["ios", "tvos"], "The device's platform.")),
+                ("osVersion", orNull(S.string("major.minor", pattern: "^[0-9.]{1,16}$"))),
+                ("language", orNull(S.string("A language tag.", pattern: "^[A-Za-z0-9_-]{1,35}$"))),
+                ("consent", .object([("type", "boolean"), ("description", "Must be true.")])),
+                ("clickToken", orNull(S.string("A click token the app holds.", maxLength: 64))),
+            ], required: ["installId", "platform", "consent"])),
+            ("InstallMatch", S.object([
+                ("installId", S.string("Install id.")), ("appId", S.string("App.", pattern: idPattern)),
+                ("matched", .object([("type", "boolean")])), ("method", method),
+                ("confidence", .object([("type", "number"), ("minimum", 0), ("maximum", 1)])),
+                ("source", S.string("link, ad:<network> or organic.")),
+                ("clickId", S.string("The matched click's token.")), ("linkId", S.string("Link.")),
+                ("path", S.string("The link's in-app path.")), ("url", S.string("The link.")),
+                ("metadata", .object([("type", "object")])),
+                ("campaign", S.string("Campaign.")), ("channel", S.string("Channel.")), ("feature", S.string("Feature.")),
+                ("matchedAt", S.timestamp),
+            ], required: ["installId", "appId", "matched", "method", "confidence", "source", "matchedAt"])),
+            ("MatchCandidate", S.object([
+                ("method", S.enumeration(["referrer", "probabilistic", "view_through"], "Method.")),
+                ("clickToken", S.string("Click.")), ("impressionId", S.string("Impression.")), ("linkId", S.string("Link.")),
+                ("network", S.string("Ad network.")), ("campaign", S.string("Campaign.")),
+                ("ageSeconds", .object([("type", "integer")])), ("eligible", .object([("type", "boolean")])),
+                ("reason", S.string("Why it was taken or passed over.")),
+            ], required: ["method", "ageSeconds", "eligible", "reason"])),
+            ("AttributionSettings", S.object([
+                ("probabilisticMinutes", .object([("type", "integer")])), ("viewThroughHours", .object([("type", "integer")])),
+                ("clickWindowDays", .object([("type", "integer")])),
+            ], required: ["probabilisticMinutes", "viewThroughHours", "clickWindowDays"])),
+            ("AttributionExplanation", S.object([
+                ("match", S.ref("InstallMatch")), ("settings", S.ref("AttributionSettings")),
+                ("rules", S.array(S.string("A rule.", minLength: 1), "The rules in the order applied.")),
+                ("candidates", S.array(S.ref("MatchCandidate"), "Everything considered.")),
+                ("winner", S.ref("MatchCandidate")), ("simulated", .object([("type", "boolean")])),
+            ], required: ["match", "settings", "rules", "candidates", "simulated"])),
+            ("ImpressionRequest", S.object([
+                ("appId", S.string("App.", minLength: 1)), ("ip", S.string("The device's numeric address.", minLength: 2, maxLength: 45)),
+                ("timestamp", orNull(iso)), ("network", orNull(S.string("Ad network.", minLength: 1, maxLength: 100))),
+                ("campaign", orNull(S.string("Campaign.", minLength: 1, maxLength: 100))),
+            ], required: ["appId", "ip"])),
+            ("Impression", S.object([
+                ("id", S.string("Impression id.", pattern: idPattern)), ("appId", S.string("App.")), ("network", S.string("Network.")),
+                ("campaign", S.string("Campaign.")), ("createdAt", S.timestamp),
+            ], required: ["id", "appId", "createdAt"])),
+            ("EventRequest", S.object([
+                ("eventId", S.string("Yours; a retry with the same id is stored once.", pattern: "^[0-9A-Za-z._:-]{1,64}$")),
+                ("type", S.enumeration(EventRoutes.types.sorted(), "Event type; revenue types need a server key.")),
+                ("name", orNull(S.string("Required for CUSTOM.", minLength: 1, maxLength: 100))),
+                ("userId", orNull(S.string("Your user id.", minLength: 1, maxLength: 128))),
+                ("installId", installId),
+                ("timestamp", iso),
+                ("amount", .object([("type", ["integer", "null"]), ("minimum", 0), ("description", "Minor units, for revenue types.")])),
+                ("currency", orNull(S.string("ISO 4217, with an amount.", pattern: "^[A-Z]{3}$"))),
+                ("properties", orNull(properties)),
+                ("appId", orNull(S.string("Required with a server key."))),
+            ], required: ["eventId", "type", "installId", "timestamp"])),
+            ("EventAttribution", attribution),
+            ("EventResult", S.object([
+                ("eventId", S.string("The event's id.")),
+                ("status", S.enumeration(["stored", "duplicate", "rejected"], "What happened.")),
+                ("attribution", S.ref("EventAttribution")), ("error", errorDetail),
+            ], required: ["status"])),
+            ("EventBatchRequest", S.object([
+                ("events", .object([("type", "array"), ("minItems", 1), ("maxItems", 500), ("items", S.ref("EventRequest"))])),
+            ], required: ["events"])),
+            ("EventBatchResponse", S.object([
+                ("results", S.array(S.ref("EventResult"), "One per event, in order.")),
+                ("stored", .object([("type", "integer")])), ("duplicates", .object([("type", "integer")])), ("rejected", .object([("type", "integer")])),
+            ], required: ["results", "stored", "duplicates", "rejected"])),
+            ("DeletionReceipt", S.object([
+                ("installId", S.string("Install.")), ("appId", S.string("App.")), ("deletedAt", S.timestamp), ("deleted", counts),
+            ], required: ["installId", "appId", "deletedAt", "deleted"])),
+            ("StoredEvent", S.object([
+                ("eventId", S.string("Id.")), ("type", S.string("Type.")), ("name", S.string("Name.")), ("userId", S.string("User.")),
+                ("occurredAt", S.timestamp), ("receivedAt", S.timestamp), ("amount", .object([("type", "integer")])),
+                ("currency", S.string("Currency.")), ("properties", properties), ("attested", .object([("type", "boolean")])),
+                ("attribution", S.ref("EventAttribution")),
+            ], required: ["eventId", "type", "occurredAt", "receivedAt", "attested", "attribution"])),
+            ("StoredVisit", S.object([
+                ("token", S.string("Token.")), ("kind", S.enumeration(["click", "open"], "Kind.")), ("linkId", S.string("Link.")),
+                ("platform", S.string("Platform.")), ("osVersion", S.string("OS version.")), ("referrerHost", S.string("Referrer host.")),
+                ("createdAt", S.timestamp),
+            ], required: ["token", "kind", "linkId", "platform", "createdAt"])),
+            ("InstallExport", S.object([
+                ("attribution", S.ref("AttributionExplanation")),
+                ("events", S.array(S.ref("StoredEvent"), "Events.")), ("visits", S.array(S.ref("StoredVisit"), "Clicks and opens.")),
+                ("referralCodes", S.array(S.ref("ReferralCode"), "Referral codes.")),
+                ("sharedLinkIds", S.array(S.string("Link id."), "Links this installation shared.")),
+            ], required: ["events", "visits", "referralCodes", "sharedLinkIds"])),
+            ("FunnelRow", S.object([
+                ("key", S.string("The group.")), ("clicks", .object([("type", "integer")])), ("installs", .object([("type", "integer")])),
+                ("opens", .object([("type", "integer")])), ("events", counts), ("revenue", counts),
+            ], required: ["key", "clicks", "installs", "opens", "events", "revenue"])),
+            ("FunnelReport", S.object([
+                ("from", S.timestamp), ("to", S.timestamp), ("groupBy", S.enumeration(ReportRoutes.groupings, "Grouping.")),
+                ("rows", S.array(S.ref("FunnelRow"), "Rows, by key.")),
+            ], required: ["from", "to", "groupBy", "rows"])),
+            ("WebhookEndpoint", S.object([
+                ("id", S.string("Webhook id.", pattern: idPattern)), ("workspaceId", S.string("Workspace.")), ("url", S.string("Endpoint.")),
+                ("topics", S.array(S.enumeration(Webhooks.topics, "Topic."), "Topics.")), ("enabled", .object([("type", "boolean")])),
+                ("createdAt", S.timestamp),
+            ], required: ["id", "workspaceId", "url", "topics", "enabled", "createdAt"])),
+            ("CreateWebhookRequest", S.object([
+                ("workspaceId", S.string("Required with an admin key.", nullable: true)),
+                ("url", S.string("https:// (http only to this machine).", minLength: 1, maxLength: 2048)),
+                ("topics", S.array(S.enumeration(Webhooks.topics, "Topic."), "What to hear about.", minItems: 1)),
+            ], required: ["url", "topics"])),
+            ("CreatedWebhook", S.object([
+                ("webhook", S.ref("WebhookEndpoint")),
+                ("secret", S.string("Signs deliveries (LinkRunway-Signature: t=…,v1=HMAC-SHA256 of \"t.body\"). Shown only here.", pattern: "^whsec_")),
+            ], required: ["webhook", "secret"])),
+            ("WebhookPage", S.page(of: "WebhookEndpoint")),
+            ("WebhookDelivery", S.object([
+                ("id", S.string("Delivery id.")), ("webhookId", S.string("Webhook.")), ("topic", S.string("Topic.")),
+                ("status", S.enumeration(["pending", "delivered", "failed"], "State.")), ("attempts", .object([("type", "integer")])),
+                ("lastStatus", .object([("type", "integer")])), ("lastError", S.string("Last failure.")), ("nextAttemptAt", S.timestamp),
+                ("createdAt", S.timestamp), ("deliveredAt", S.timestamp),
+            ], required: ["id", "webhookId", "topic", "status", "attempts", "createdAt"])),
+            ("WebhookDeliveryList", S.object([("items", S.array(S.ref("WebhookDelivery"), "Newest first."))], required: ["items"])),
+            ("SimulateClickRequest", S.object([
+                ("url", S.string("The link.", minLength: 1, maxLength: 2048)),
+                ("ip", orNull(S.string("The device's address (default: yours).", maxLength: 45))),
+                ("userAgent", orNull(S.string("Default: an iPhone.", maxLength: 1024))),
+            ], required: ["url"])),
+            ("SimulatedClick", S.object([
+                ("clickToken", S.string("Token.")), ("linkId", S.string("Link.")), ("platform", S.string("Platform.")),
+                ("location", S.string("Where the device would have gone.")),
+            ], required: ["clickToken", "linkId", "platform"])),
+            ("SimulateInstallRequest", S.object([
+                ("appId", S.string("App.", minLength: 1)), ("installId", orNull(installId)),
+                ("ip", orNull(S.string("The device's address (default: yours).", maxLength: 45))),
+                ("platform", orNull(S.enumeration(["ios", "tvos"], "Default ios."))),
+                ("osVersion", orNull(S.string("major.minor", pattern: "^[0-9.]{1,16}$"))),
+                ("clickToken", orNull(S.string("A click token.", maxLength: 64))),
+            ], required: ["appId"])),
+        ]
+    }
+
     static var all: [(String, JSONValue)] {
         let platform = S.enumeration(Platform.allCases.map(\.rawValue), "A platform the app ships on.")
         let kind = S.enumeration(KeyKind.allCases.map(\.rawValue), "publishable (lr_pk_, in apps), server (lr_sk_, backends) or admin (lr_ak_, everything).")
@@ -227,7 +381,7 @@ enum Schemas {
                 ("secret", S.string("The key itself. Shown only in this response; store it now.", pattern: "^lr_(pk|sk|ak)_[0-9A-Za-z]{48}$")),
             ], required: ["key", "secret"])),
             ("APIKeyPage", S.page(of: "APIKey")),
-        ] + linkSchemas + [
+        ] + linkSchemas + attributionSchemas + [
             ("WhoAmI", S.object([
                 ("keyId", S.string("The key's id.", pattern: idPattern)),
                 ("kind", kind),

@@ -12,6 +12,7 @@ public final class ServerRuntime: Sendable {
     public let bootstrap: Bootstrap.Result?
     private let http: HTTPServer
     private let maintenance: Task<Void, Never>
+    private let webhooks: Task<Void, Never>
 
     /// The bound port (useful when the configuration asked for 0).
     public var port: UInt16 { http.port }
@@ -24,6 +25,8 @@ public final class ServerRuntime: Sendable {
         self.bootstrap = bootstrap
         self.http = http
         self.maintenance = Task { await Self.maintainPartitions(services) }
+        let dispatcher = WebhookDispatcher(services: services)
+        self.webhooks = Task { await dispatcher.run() }
     }
 
     /// Creates upcoming partitions, applies retention and forgets old address keys every hour (the first pass runs
@@ -38,7 +41,14 @@ public final class ServerRuntime: Sendable {
 
     static func maintainPartitionsOnce(_ services: ServerServices) async {
         do {
-            _ = try await AddressHasher.forgetOldKeys(store: services.store, now: services.clock.nowMilliseconds())
+            let now = services.clock.nowMilliseconds()
+            _ = try await AddressHasher.forgetOldKeys(store: services.store, now: now)
+            // Event ids are kept as long as their events, so a late retry of a kept event stays a duplicate.
+            if let days = Schema.partitionedTables.first(where: { $0.name == "events" })?.retentionDays {
+                _ = try await services.store.write { db in
+                    try db.execute("DELETE FROM event_ids WHERE received_at < \(now - Int64(days) * 86_400_000)")
+                }
+            }
             let report = try await PartitionMaintenance.run(Schema.partitionedTables, store: services.store, now: services.clock.now())
             if !report.isEmpty {
                 services.logger.info("partitions maintained", [
@@ -85,7 +95,9 @@ public final class ServerRuntime: Sendable {
         services.logger.info("stopping", ["graceSeconds": .number(String(configuration.shutdownGraceSeconds))])
         await http.shutdown(grace: .milliseconds(Int64(configuration.shutdownGraceSeconds * 1000)))
         maintenance.cancel()
+        webhooks.cancel()
         await maintenance.value
+        await webhooks.value
         await services.store.close()
         services.logger.info("stopped")
     }

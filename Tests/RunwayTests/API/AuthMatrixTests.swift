@@ -27,6 +27,8 @@ struct AuthMatrixTests {
         let linkA: Link
         let spareDomainA: LinkDomain
         let referralCodeA: String
+        let installA: String
+        let webhookA: String
     }
 
     static func makeWorld(_ backend: StoreBackend = .sqlite) async throws -> World {
@@ -53,8 +55,13 @@ struct AuthMatrixTests {
         let clientA = try await server.createKey(.publishable, app: appA.id)
         let code = try await server.client(clientA.secret).post("/v1/referral-codes", json: #"{"installId":"matrix-install"}"#)
             .decoded(ReferralCode.self, status: 201)
+        _ = try await server.client(clientA.secret).post("/v1/installs/match", json: #"{"installId":"matrix-install","platform":"ios","consent":true}"#)
+            .decoded(InstallMatch.self)
+        let webhook = try await server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(a)","url":"https://hooks.example.com/a","topics":["install"]}"#)
+            .decoded(CreatedWebhook.self, status: 201)
         return World(server: server, workspaceA: a, appA: appA, serverKeyA: try await server.createKey(.server, workspace: a),
-                     keys: keys, revoked: revoked, linkA: linkA, spareDomainA: spare, referralCodeA: code.code)
+                     keys: keys, revoked: revoked, linkA: linkA, spareDomainA: spare, referralCodeA: code.code,
+                     installA: "matrix-install", webhookA: webhook.webhook.id)
     }
 
     static func probes(_ w: World) -> [String: Probe] {
@@ -96,6 +103,22 @@ struct AuthMatrixTests {
             "GET /apple-app-site-association": Probe(method: "GET", path: "/apple-app-site-association", body: "", workspaceScoped: false),
             "GET /.well-known/assetlinks.json": Probe(method: "GET", path: "/.well-known/assetlinks.json", body: "", workspaceScoped: false),
             "GET /{path...}": Probe(method: "GET", path: "/matrix-a", body: "", workspaceScoped: false),
+            // Installs and events of another workspace are unknown (404) or name an app that is not theirs (400).
+            "POST /v1/installs/match": Probe(method: "POST", path: "/v1/installs/match", body: #"{"installId":"m-2","platform":"ios","consent":true}"#, workspaceScoped: false),
+            "GET /v1/installs/{installId}/attribution": Probe(method: "GET", path: "/v1/installs/\(w.installA)/attribution", body: "", workspaceScoped: false),
+            "POST /v1/impressions": Probe(method: "POST", path: "/v1/impressions", body: #"{"appId":"\#(w.appA.id)","ip":"198.51.100.1"}"#, workspaceScoped: true),
+            "POST /v1/events": Probe(method: "POST", path: "/v1/events", body: #"{"eventId":"e-1","type":"OPEN","installId":"\#(w.installA)","timestamp":"2026-01-01T00:00:00Z","appId":"\#(w.appA.id)"}"#, workspaceScoped: false),
+            "POST /v1/events/batch": Probe(method: "POST", path: "/v1/events/batch", body: #"{"events":[{"eventId":"e-2","type":"OPEN","installId":"\#(w.installA)","timestamp":"2026-01-01T00:00:00Z","appId":"\#(w.appA.id)"}]}"#, workspaceScoped: false),
+            "POST /v1/installs/{installId}/forget": Probe(method: "POST", path: "/v1/installs/\(w.installA)/forget", body: "", workspaceScoped: false),
+            "DELETE /v1/installs/{installId}": Probe(method: "DELETE", path: "/v1/installs/\(w.installA)", body: "", workspaceScoped: false),
+            "GET /v1/installs/{installId}/export": Probe(method: "GET", path: "/v1/installs/\(w.installA)/export", body: "", workspaceScoped: false),
+            "GET /v1/reports/funnel": Probe(method: "GET", path: "/v1/reports/funnel?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "POST /v1/webhooks": Probe(method: "POST", path: "/v1/webhooks", body: #"{"workspaceId":"\#(w.workspaceA)","url":"https://hooks.example.com/b","topics":["event"]}"#, workspaceScoped: true),
+            "GET /v1/webhooks": Probe(method: "GET", path: "/v1/webhooks?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "DELETE /v1/webhooks/{webhookId}": Probe(method: "DELETE", path: "/v1/webhooks/\(w.webhookA)", body: "", workspaceScoped: true),
+            "GET /v1/webhooks/{webhookId}/deliveries": Probe(method: "GET", path: "/v1/webhooks/\(w.webhookA)/deliveries", body: "", workspaceScoped: true),
+            "POST /v1/simulate/clicks": Probe(method: "POST", path: "/v1/simulate/clicks", body: #"{"url":"\#(w.linkA.url)"}"#, workspaceScoped: true),
+            "POST /v1/simulate/installs": Probe(method: "POST", path: "/v1/simulate/installs", body: #"{"appId":"\#(w.appA.id)"}"#, workspaceScoped: true),
         ]
     }
 

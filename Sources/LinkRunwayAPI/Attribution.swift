@@ -1,0 +1,475 @@
+/// `POST /v1/installs/match`: the SDK's first-launch question.
+public struct MatchInstallRequest: Codable, Sendable {
+    public var installId: String
+    /// `ios` or `tvos`.
+    public var platform: String
+    public var osVersion: String?
+    public var language: String?
+    /// Must be true: nothing is stored for a client without consent.
+    public var consent: Bool
+    /// A click token the app already holds (from a resolved link).
+    public var clickToken: String?
+
+    public init(installId: String, platform: String, osVersion: String? = nil, language: String? = nil, consent: Bool,
+                clickToken: String? = nil) {
+        self.installId = installId
+        self.platform = platform
+        self.osVersion = osVersion
+        self.language = language
+        self.consent = consent
+        self.clickToken = clickToken
+    }
+}
+
+/// The stored answer for an installation; the same install id always gets the same one.
+public struct InstallMatch: Codable, Sendable, Equatable {
+    public var installId: String
+    public var appId: String
+    public var matched: Bool
+    /// `referrer`, `probabilistic`, `view_through` or `unmatched`.
+    public var method: String
+    /// 1 for a referrer match, less for estimates, 0 when unmatched.
+    public var confidence: Double
+    /// `link`, `ad:<network>` or `organic`.
+    public var source: String
+    /// The matched click's token.
+    public var clickId: String?
+    public var linkId: String?
+    /// The link's in-app path.
+    public var path: String?
+    public var url: String?
+    public var metadata: [String: JSONLiteral]?
+    public var campaign: String?
+    public var channel: String?
+    public var feature: String?
+    public var matchedAt: String
+
+    public init(installId: String, appId: String, matched: Bool, method: String, confidence: Double, source: String,
+                clickId: String?, linkId: String?, path: String?, url: String?, metadata: [String: JSONLiteral]?,
+                campaign: String?, channel: String?, feature: String?, matchedAt: String) {
+        self.installId = installId
+        self.appId = appId
+        self.matched = matched
+        self.method = method
+        self.confidence = confidence
+        self.source = source
+        self.clickId = clickId
+        self.linkId = linkId
+        self.path = path
+        self.url = url
+        self.metadata = metadata
+        self.campaign = campaign
+        self.channel = channel
+        self.feature = feature
+        self.matchedAt = matchedAt
+    }
+}
+
+/// One thing the matcher looked at.
+public struct MatchCandidate: Codable, Sendable, Equatable {
+    /// `referrer`, `probabilistic` or `view_through`.
+    public var method: String
+    public var clickToken: String?
+    public var impressionId: String?
+    public var linkId: String?
+    public var network: String?
+    public var campaign: String?
+    /// How long before the match the click or impression happened.
+    public var ageSeconds: Int
+    public var eligible: Bool
+    /// Why it was taken or passed over.
+    public var reason: String
+
+    public init(method: String, clickToken: String? = nil, impressionId: String? = nil, linkId: String? = nil, network: String? = nil,
+                campaign: String? = nil, ageSeconds: Int, eligible: Bool, reason: String) {
+        self.method = method
+        self.clickToken = clickToken
+        self.impressionId = impressionId
+        self.linkId = linkId
+        self.network = network
+        self.campaign = campaign
+        self.ageSeconds = ageSeconds
+        self.eligible = eligible
+        self.reason = reason
+    }
+}
+
+/// `GET /v1/installs/{installId}/attribution`: why an installation was attributed (or not).
+public struct AttributionExplanation: Codable, Sendable, Equatable {
+    public var match: InstallMatch
+    /// The settings in force when the install was matched.
+    public var settings: AttributionSettings
+    /// The rules, in the order they were applied.
+    public var rules: [String]
+    public var candidates: [MatchCandidate]
+    public var winner: MatchCandidate?
+    /// Made through `POST /v1/simulate/installs`.
+    public var simulated: Bool
+
+    public init(match: InstallMatch, settings: AttributionSettings, rules: [String], candidates: [MatchCandidate],
+                winner: MatchCandidate?, simulated: Bool) {
+        self.match = match
+        self.settings = settings
+        self.rules = rules
+        self.candidates = candidates
+        self.winner = winner
+        self.simulated = simulated
+    }
+}
+
+/// `POST /v1/impressions`: an ad network or the app's backend reports that an ad was shown to a device.
+public struct ImpressionRequest: Codable, Sendable {
+    public var appId: String
+    /// The device's address as the ad server saw it; only its keyed hash is kept.
+    public var ip: String
+    /// ISO 8601; now when absent.
+    public var timestamp: String?
+    public var network: String?
+    public var campaign: String?
+
+    public init(appId: String, ip: String, timestamp: String? = nil, network: String? = nil, campaign: String? = nil) {
+        self.appId = appId
+        self.ip = ip
+        self.timestamp = timestamp
+        self.network = network
+        self.campaign = campaign
+    }
+}
+
+public struct Impression: Codable, Sendable, Equatable {
+    public var id: String
+    public var appId: String
+    public var network: String?
+    public var campaign: String?
+    public var createdAt: String
+
+    public init(id: String, appId: String, network: String?, campaign: String?, createdAt: String) {
+        self.id = id
+        self.appId = appId
+        self.network = network
+        self.campaign = campaign
+        self.createdAt = createdAt
+    }
+}
+
+/// One event of an installation.
+public struct EventRequest: Codable, Sendable {
+    /// Yours: a retry with the same id is stored once.
+    public var eventId: String
+    /// INSTALL, OPEN, SIGNUP, LOGIN, CUSTOM (with a name), or the revenue types PURCHASE, SUBSCRIPTION, REFUND.
+    public var type: String
+    public var name: String?
+    public var userId: String?
+    public var installId: String
+    /// ISO 8601, when it happened.
+    public var timestamp: String
+    /// Integer minor units (cents), for revenue types.
+    public var amount: Int64?
+    /// ISO 4217, with an amount.
+    public var currency: String?
+    public var properties: [String: JSONLiteral]?
+    /// Required with a server key; a publishable key's own app otherwise.
+    public var appId: String?
+
+    public init(eventId: String, type: String, name: String? = nil, userId: String? = nil, installId: String, timestamp: String,
+                amount: Int64? = nil, currency: String? = nil, properties: [String: JSONLiteral]? = nil, appId: String? = nil) {
+        self.eventId = eventId
+        self.type = type
+        self.name = name
+        self.userId = userId
+        self.installId = installId
+        self.timestamp = timestamp
+        self.amount = amount
+        self.currency = currency
+        self.properties = properties
+        self.appId = appId
+    }
+}
+
+/// The attribution an event was written with.
+public struct EventAttribution: Codable, Sendable, Equatable {
+    public var method: String
+    public var source: String
+    public var linkId: String?
+    public var campaign: String?
+    public var channel: String?
+    public var feature: String?
+
+    public init(method: String, source: String, linkId: String?, campaign: String?, channel: String?, feature: String?) {
+        self.method = method
+        self.source = source
+        self.linkId = linkId
+        self.campaign = campaign
+        self.channel = channel
+        self.feature = feature
+    }
+}
+
+public struct EventResult: Codable, Sendable, Equatable {
+    public var eventId: String?
+    /// `stored`, `duplicate` or `rejected`.
+    public var status: String
+    public var attribution: EventAttribution?
+    public var error: ErrorBody.Detail?
+
+    public init(eventId: String?, status: String, attribution: EventAttribution? = nil, error: ErrorBody.Detail? = nil) {
+        self.eventId = eventId
+        self.status = status
+        self.attribution = attribution
+        self.error = error
+    }
+}
+
+public struct EventBatchResponse: Codable, Sendable, Equatable {
+    public var results: [EventResult]
+    public var stored: Int
+    public var duplicates: Int
+    public var rejected: Int
+
+    public init(results: [EventResult], stored: Int, duplicates: Int, rejected: Int) {
+        self.results = results
+        self.stored = stored
+        self.duplicates = duplicates
+        self.rejected = rejected
+    }
+}
+
+/// What deleting an installation removed.
+public struct DeletionReceipt: Codable, Sendable, Equatable {
+    public var installId: String
+    public var appId: String
+    public var deletedAt: String
+    /// Rows removed, by kind.
+    public var deleted: [String: Int]
+
+    public init(installId: String, appId: String, deletedAt: String, deleted: [String: Int]) {
+        self.installId = installId
+        self.appId = appId
+        self.deletedAt = deletedAt
+        self.deleted = deleted
+    }
+}
+
+/// One row of a funnel report.
+public struct FunnelRow: Codable, Sendable, Equatable {
+    public var key: String
+    public var clicks: Int
+    public var installs: Int
+    public var opens: Int
+    public var events: [String: Int]
+    /// Net revenue (purchases and subscriptions less refunds) in minor units, by currency.
+    public var revenue: [String: Int64]
+
+    public init(key: String, clicks: Int, installs: Int, opens: Int, events: [String: Int], revenue: [String: Int64]) {
+        self.key = key
+        self.clicks = clicks
+        self.installs = installs
+        self.opens = opens
+        self.events = events
+        self.revenue = revenue
+    }
+}
+
+public struct FunnelReport: Codable, Sendable, Equatable {
+    public var from: String
+    public var to: String
+    public var groupBy: String
+    public var rows: [FunnelRow]
+
+    public init(from: String, to: String, groupBy: String, rows: [FunnelRow]) {
+        self.from = from
+        self.to = to
+        self.groupBy = groupBy
+        self.rows = rows
+    }
+}
+
+/// An HTTPS endpoint that hears about installs, events or clicks of a workspace.
+public struct WebhookEndpoint: Codable, Sendable, Equatable {
+    public var id: String
+    public var workspaceId: String
+    public var url: String
+    /// `install`, `event`, `click`.
+    public var topics: [String]
+    public var enabled: Bool
+    public var createdAt: String
+
+    public init(id: String, workspaceId: String, url: String, topics: [String], enabled: Bool, createdAt: String) {
+        self.id = id
+        self.workspaceId = workspaceId
+        self.url = url
+        self.topics = topics
+        self.enabled = enabled
+        self.createdAt = createdAt
+    }
+}
+
+public struct CreateWebhookRequest: Codable, Sendable {
+    public var workspaceId: String?
+    public var url: String
+    public var topics: [String]
+
+    public init(workspaceId: String? = nil, url: String, topics: [String]) {
+        self.workspaceId = workspaceId
+        self.url = url
+        self.topics = topics
+    }
+}
+
+/// A new webhook with the secret that signs its deliveries, shown only here.
+public struct CreatedWebhook: Codable, Sendable {
+    public var webhook: WebhookEndpoint
+    public var secret: String
+
+    public init(webhook: WebhookEndpoint, secret: String) {
+        self.webhook = webhook
+        self.secret = secret
+    }
+}
+
+public struct WebhookDelivery: Codable, Sendable, Equatable {
+    public var id: String
+    public var webhookId: String
+    public var topic: String
+    /// `pending`, `delivered` or `failed` (gave up).
+    public var status: String
+    public var attempts: Int
+    public var lastStatus: Int?
+    public var lastError: String?
+    public var nextAttemptAt: String?
+    public var createdAt: String
+    public var deliveredAt: String?
+
+    public init(id: String, webhookId: String, topic: String, status: String, attempts: Int, lastStatus: Int?, lastError: String?,
+                nextAttemptAt: String?, createdAt: String, deliveredAt: String?) {
+        self.id = id
+        self.webhookId = webhookId
+        self.topic = topic
+        self.status = status
+        self.attempts = attempts
+        self.lastStatus = lastStatus
+        self.lastError = lastError
+        self.nextAttemptAt = nextAttemptAt
+        self.createdAt = createdAt
+        self.deliveredAt = deliveredAt
+    }
+}
+
+/// `POST /v1/simulate/clicks`: follow a link as a device would, without a device.
+public struct SimulateClickRequest: Codable, Sendable {
+    public var url: String
+    public var ip: String?
+    public var userAgent: String?
+
+    public init(url: String, ip: String? = nil, userAgent: String? = nil) {
+        self.url = url
+        self.ip = ip
+        self.userAgent = userAgent
+    }
+}
+
+public struct SimulatedClick: Codable, Sendable, Equatable {
+    public var clickToken: String
+    public var linkId: String
+    public var platform: String
+    /// Where the device would have been sent.
+    public var location: String?
+
+    public init(clickToken: String, linkId: String, platform: String, location: String?) {
+        self.clickToken = clickToken
+        self.linkId = linkId
+        self.platform = platform
+        self.location = location
+    }
+}
+
+/// `POST /v1/simulate/installs`: a first launch, as the SDK would send it, from a chosen address.
+public struct SimulateInstallRequest: Codable, Sendable {
+    public var appId: String
+    public var installId: String?
+    public var ip: String?
+    public var platform: String?
+    public var osVersion: String?
+    public var clickToken: String?
+
+    public init(appId: String, installId: String? = nil, ip: String? = nil, platform: String? = nil, osVersion: String? = nil,
+                clickToken: String? = nil) {
+        self.appId = appId
+        self.installId = installId
+        self.ip = ip
+        self.platform = platform
+        self.osVersion = osVersion
+        self.clickToken = clickToken
+    }
+}
+
+/// An event as stored, for exports.
+public struct StoredEvent: Codable, Sendable, Equatable {
+    public var eventId: String
+    public var type: String
+    public var name: String?
+    public var userId: String?
+    public var occurredAt: String
+    public var receivedAt: String
+    public var amount: Int64?
+    public var currency: String?
+    public var properties: [String: JSONLiteral]?
+    public var attested: Bool
+    public var attribution: EventAttribution
+
+    public init(eventId: String, type: String, name: String?, userId: String?, occurredAt: String, receivedAt: String, amount: Int64?,
+                currency: String?, properties: [String: JSONLiteral]?, attested: Bool, attribution: EventAttribution) {
+        self.eventId = eventId
+        self.type = type
+        self.name = name
+        self.userId = userId
+        self.occurredAt = occurredAt
+        self.receivedAt = receivedAt
+        self.amount = amount
+        self.currency = currency
+        self.properties = properties
+        self.attested = attested
+        self.attribution = attribution
+    }
+}
+
+/// A click or app open tied to an installation, for exports.
+public struct StoredVisit: Codable, Sendable, Equatable {
+    public var token: String
+    /// `click` (the link followed in a browser) or `open` (the app resolved it).
+    public var kind: String
+    public var linkId: String
+    public var platform: String
+    public var osVersion: String?
+    public var referrerHost: String?
+    public var createdAt: String
+
+    public init(token: String, kind: String, linkId: String, platform: String, osVersion: String?, referrerHost: String?, createdAt: String) {
+        self.token = token
+        self.kind = kind
+        self.linkId = linkId
+        self.platform = platform
+        self.osVersion = osVersion
+        self.referrerHost = referrerHost
+        self.createdAt = createdAt
+    }
+}
+
+/// `GET /v1/installs/{installId}/export`: everything stored about an installation.
+public struct InstallExport: Codable, Sendable, Equatable {
+    public var attribution: AttributionExplanation?
+    public var events: [StoredEvent]
+    public var visits: [StoredVisit]
+    public var referralCodes: [ReferralCode]
+    /// Links this installation shared.
+    public var sharedLinkIds: [String]
+
+    public init(attribution: AttributionExplanation?, events: [StoredEvent], visits: [StoredVisit], referralCodes: [ReferralCode],
+                sharedLinkIds: [String]) {
+        self.attribution = attribution
+        self.events = events
+        self.visits = visits
+        self.referralCodes = referralCodes
+        self.sharedLinkIds = sharedLinkIds
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayJSON
+import RunwayStore
+
+/// `POST /v1/events` and `/v1/events/batch`: idempotent per app and event id, each event written with its
+/// install's attribution.
+enum EventRoutes {
+    static let types: Set<String> = ["INSTALL", "OPEN", "SIGNUP", "LOGIN", "CUSTOM", "PURCHASE", "SUBSCRIPTION", "REFUND"]
+    static let revenueTypes: Set<String> = ["PURCHASE", "SUBSCRIPTION", "REFUND"]
+    static let batchLimit = 500
+
+    static func routes(_ services: ServerServices) -> [Route] {
+        [
+            Route(method: .POST, pattern: "/v1/events", operation: Operation(
+                id: "recordEvent", summary: "Record one event of an install (a retry with the same eventId is stored once)",
+                tag: "Events", access: .keys(["publishable", "server"]), requestSchema: "EventRequest",
+                responses: [.json(201, "EventResult", "Stored."), .json(200, "EventResult", "Already stored before (a retry).")],
+                maxBodyBytes: 16 * 1024, errors: [404, 409])
+            ) { request, context in
+                let principal = try context.principal()
+                let event = try Checked(try request.decode(EventRequest.self), principal: principal, services: services)
+                let now = services.clock.nowMilliseconds()
+                let result = try await services.store.write { db in try write(event, db: db, now: now) }
+                switch result {
+                case .stored(let attribution):
+                    return try .json(EventResult(eventId: event.eventId, status: "stored", attribution: attribution), status: 201)
+                case .duplicate(let attribution):
+                    return try .json(EventResult(eventId: event.eventId, status: "duplicate", attribution: attribution))
+                case .rejected(let error):
+                    throw error
+                }
+            },
+
+            Route(method: .POST, pattern: "/v1/events/batch", operation: Operation(
+                id: "recordEvents", summary: "Record up to 500 events; each gets its own result, the good ones are stored",
+                tag: "Events", access: .keys(["publishable", "server"]), requestSchema: "EventBatchRequest",
+                responses: [.json(200, "EventBatchResponse", "One result per event, in order.")], maxBodyBytes: 2 * 1024 * 1024)
+            ) { request, context in
+                let principal = try context.principal()
+                guard !request.body.isEmpty else { throw HTTPError.badRequest(ErrorCode.invalidJSON, "the request body is empty; send {\"events\":[…]}") }
+                let document = try JSONParser().parse(request.body)
+                guard let members = document.objectValue, members.count == 1, let items = document["events"]?.arrayValue else {
+                    throw HTTPError.badRequest(ErrorCode.invalidField, "the body must be {\"events\": [...]}", field: "events")
+                }
+                guard (1...batchLimit).contains(items.count) else {
+                    throw HTTPError.invalidField("events", "must hold 1 to \(batchLimit) events")
+                }
+                // Each event is checked on its own, so one bad event does not sink the others.
+                let checked: [Result<Checked, HTTPError>] = items.map { item in
+                    do {
+                        return .success(try Checked(try StrictJSONDecoder().decode(EventRequest.self, from: item), principal: principal, services: services))
+                    } catch {
+                        return .failure(ErrorMapping.httpError(for: error))
+                    }
+                }
+                let now = services.clock.nowMilliseconds()
+                let outcomes: [Outcome] = try await services.store.write { db in
+                    try checked.map { entry in
+                        switch entry {
+                        case .success(let event): return try write(event, db: db, now: now)
+                        case .failure(let error): return .rejected(error)
+                        }
+                    }
+                }
+                var results: [EventResult] = []
+                for (i, outcome) in outcomes.enumerated() {
+                    let eventId = items[i]["eventId"]?.stringValue
+                    switch outcome {
+                    case .stored(let attribution): results.append(EventResult(eventId: eventId, status: "stored", attribution: attribution))
+                    case .duplicate(let attribution): results.append(EventResult(eventId: eventId, status: "duplicate", attribution: attribution))
+                    case .rejected(let error):
+                        results.append(EventResult(eventId: eventId, status: "rejected", error: ErrorBody.Detail(code: error.code, message: error.message, field: error.field.map { "events[\(i)].\($0)" })))
+                    }
+                }
+                return try .json(EventBatchResponse(results: results, stored: results.filter { $0.status == "stored" }.count,
+                                                    duplicates: results.filter { $0.status == "duplicate" }.count,
+                                                    rejected: results.filter { $0.status == "rejected" }.count))
+            },
+        ]
+    }
+
+    enum Outcome: Sendable {
+        case stored(EventAttribution)
+        case duplicate(EventAttribution)
+        case rejected(HTTPError)
+    }
+
+    /// An event whose fields passed every check, ready to write.
+    struct Checked: Sendable {
+        let appId: String
+        let workspaceId: String
+        let eventId: String
+        let type: String
+        let name: String?
+        let userId: String?
+        let installId: String
+        let occurredAt: Int64
+        let amount: Int64?
+        let currency: String?
+        let properties: String?
+
+        init(_ event: EventRequest, principal: Principal, services: ServerServices) throws {
+            guard (1...64).contains(event.eventId.utf8.count), event.eventId.utf8.allSatisfy({ b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b == 0x2d || b == 0x5f || b == 0x2e || b == 0x3a
+            }) else {
+                throw HTTPError.invalidField("eventId", "must be 1 to 64 letters, digits or - _ . :")
+            }
+            guard EventRoutes.types.contains(event.type) else {
+                throw HTTPError.invalidField("type", "must be one of \(EventRoutes.types.sorted().joined(separator: ", "))")
+            }
+            let revenue = EventRoutes.revenueTypes.contains(event.type)
+            if revenue, principal.kind == .publishable {
+                throw HTTPError.forbidden(ErrorCode.revenueRequiresServerKey, "\(event.type) events come from your backend with a server key")
+            }
+            if event.type == "CUSTOM", event.name == nil { throw HTTPError.badRequest(ErrorCode.missingField, "CUSTOM events need a name", field: "name") }
+            name = try event.name.map { try Validate.name($0) }
+            userId = try event.userId.map { value in
+                guard (1...128).contains(value.utf8.count) else { throw HTTPError.invalidField("userId", "must be 1 to 128 characters") }
+                return value
+            }
+            if revenue {
+                guard let amount = event.amount, amount >= 0 else {
+                    throw HTTPError.badRequest(ErrorCode.missingField, "\(event.type) needs a non-negative integer amount in minor units", field: "amount")
+                }
+                guard let currency = event.currency, currency.utf8.count == 3, currency.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5a }) else {
+                    throw HTTPError.invalidField("currency", "must be an ISO 4217 code such as EUR")
+                }
+                self.amount = amount
+                self.currency = currency
+            } else {
+                guard event.amount == nil, event.currency == nil else {
+                    throw HTTPError.invalidField("amount", "only PURCHASE, SUBSCRIPTION and REFUND carry an amount")
+                }
+                amount = nil
+                currency = nil
+            }
+            guard let installId = try ClientLinkRoutes.installID(event.installId, field: "installId") else {
+                throw HTTPError.badRequest(ErrorCode.missingField, "installId is required", field: "installId")
+            }
+            self.installId = installId
+            guard let occurred = try LinkValidate.timestamp(event.timestamp, field: "timestamp") else {
+                throw HTTPError.badRequest(ErrorCode.missingField, "timestamp is required", field: "timestamp")
+            }
+            guard occurred <= services.clock.nowMilliseconds() + 86_400_000 else {
+                throw HTTPError.invalidField("timestamp", "must not be more than a day ahead")
+            }
+            occurredAt = occurred
+            properties = try event.properties.map { value in
+                guard let text = try LinkValidate.metadata(value), text.utf8.count <= 4096 else {
+                    throw HTTPError(status: 413, code: ErrorCode.metadataTooLarge, message: "properties must be at most 4096 bytes of JSON", field: "properties")
+                }
+                return text
+            }
+            switch principal.kind {
+            case .publishable:
+                guard let own = principal.appId, let workspace = principal.workspaceId else { throw HTTPError.forbidden(ErrorCode.appForbidden, "no app") }
+                if let appId = event.appId, appId != own {
+                    throw HTTPError.forbidden(ErrorCode.appForbidden, "this publishable key belongs to another app")
+                }
+                appId = own
+                workspaceId = workspace
+            default:
+                guard let appId = event.appId else {
+                    throw HTTPError.badRequest(ErrorCode.missingField, "appId is required with a server key", field: "appId")
+                }
+                // The app's workspace is checked at write time, against the stored app.
+                self.appId = appId
+                workspaceId = principal.workspaceId ?? ""
+            }
+            eventId = event.eventId
+            type = event.type
+        }
+    }
+
+    /// Writes one event in the caller's transaction; never throws for a bad event (that is an outcome).
+    static func write(_ event: Checked, db: any SQLExecutor, now: Int64) throws -> Outcome {
+        guard let app = try TenancyQueries.app(db, id: event.appId), event.workspaceId.isEmpty || app.workspaceId == event.workspaceId else {
+            return .rejected(HTTPError.invalidField("appId", "no app of this workspace has this id"))
+        }
+        var install = try InstallRecord.find(db, appId: app.id, installId: event.installId)
+        if install == nil {
+            guard event.type == "INSTALL" else {
+                return .rejected(HTTPError.notFound(ErrorCode.unknownInstall, "install \(event.installId) has not been matched or installed"))
+            }
+            let settings = app.attribution
+            let record = InstallRecord(appId: app.id, installId: event.installId, workspaceId: app.workspaceId, platform: "ios", osVersion: nil,
+                                       language: nil, method: "unmatched", confidence: 0, source: "organic",
+                                       explanation: Explanation(settings: settings, rules: ["the INSTALL event came before any match request; no matching was done"],
+                                                                candidates: [], winner: nil).json,
+                                       simulated: false, matchedAt: now)
+            _ = try record.insert(db)
+            install = try InstallRecord.find(db, appId: app.id, installId: event.installId)
+        }
+        guard let install else { return .rejected(HTTPError.notFound(ErrorCode.unknownInstall, "install \(event.installId) is unknown")) }
+        let attribution = install.attribution
+        if try db.first("SELECT 1 AS one FROM event_ids WHERE app_id = \(app.id) AND event_id = \(event.eventId)") != nil {
+            return .duplicate(attribution)
+        }
+        if event.type == "INSTALL", try db.first("SELECT 1 AS one FROM events WHERE app_id = \(app.id) AND install_id = \(event.installId) AND type = 'INSTALL' LIMIT 1") != nil {
+            return .rejected(HTTPError.conflict(ErrorCode.duplicateInstall, "this install already has an INSTALL event"))
+        }
+        guard try db.execute("INSERT INTO event_ids (app_id, event_id, received_at) VALUES (\(app.id), \(event.eventId), \(now)) ON CONFLICT (app_id, event_id) DO NOTHING") == 1 else {
+            return .duplicate(attribution)
+        }
+        try db.execute("""
+            INSERT INTO events (app_id, event_id, workspace_id, install_id, type, name, user_id, occurred_at, amount, currency, properties,
+                                attested, method, link_id, campaign, channel, feature, source, received_at)
+            VALUES (\(app.id), \(event.eventId), \(app.workspaceId), \(event.installId), \(event.type), \(event.name), \(event.userId),
+                    \(event.occurredAt), \(event.amount), \(event.currency), \(event.properties), 0, \(install.method), \(install.linkId),
+                    \(install.campaign), \(install.channel), \(install.feature), \(install.source), \(now))
+            """)
+        try Webhooks.enqueue(db, workspaceId: app.workspaceId, topic: "event", payload: EventNotice(
+            eventId: event.eventId, appId: app.id, installId: event.installId, type: event.type, name: event.name, userId: event.userId,
+            amount: event.amount, currency: event.currency, occurredAt: Timestamp.iso(event.occurredAt), attribution: attribution), now: now)
+        return .stored(attribution)
+    }
+}
+
+/// What an `event` webhook says.
+struct EventNotice: Encodable, Sendable {
+    let eventId: String
+    let appId: String
+    let installId: String
+    let type: String
+    let name: String?
+    let userId: String?
+    let amount: Int64?
+    let currency: String?
+    let occurredAt: String
+    let attribution: EventAttribution
+}

@@ -1,0 +1,74 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayCrypto
+import RunwayHTTP
+import RunwayStore
+
+/// Webhook deliveries are rows written in the same transaction as what they announce, so an acknowledged install,
+/// event or click is never announced twice or lost; the dispatcher sends them later.
+enum Webhooks {
+    static let topics = ["install", "event", "click"]
+
+    /// Queues one delivery per enabled endpoint of the workspace that listens to `topic`.
+    static func enqueue<Payload: Encodable>(_ db: any SQLExecutor, workspaceId: String, topic: String, payload: Payload, now: Int64) throws {
+        let endpoints = try db.query("SELECT id, topics FROM webhooks WHERE workspace_id = \(workspaceId) AND enabled = 1")
+            .filter { try $0.string("topics").split(separator: ",").contains(Substring(topic)) }
+        guard !endpoints.isEmpty else { return }
+        for endpoint in endpoints {
+            let id = Identifier.make("whd")
+            let body = try envelope(id: id, topic: topic, payload: payload, now: now)
+            try db.execute("""
+                INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, topic, payload, status, attempts, next_attempt_at, created_at)
+                VALUES (\(id), \(try endpoint.string("id")), \(workspaceId), \(topic), \(body), 'pending', 0, \(now), \(now))
+                """)
+        }
+    }
+
+    /// `{"id","topic","createdAt","data"}`.
+    static func envelope<Payload: Encodable>(id: String, topic: String, payload: Payload, now: Int64) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(WebhookEnvelope(id: id, topic: topic, createdAt: Timestamp.iso(now), data: payload)), as: UTF8.self)
+    }
+
+    /// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" under the endpoint's secret>`.
+    static func signature(secret: String, timestamp: Int64, body: String) -> String {
+        let mac = Digest.hmacSHA256(key: Array(secret.utf8), message: Array("\(timestamp).\(body)".utf8))
+        return "t=\(timestamp),v1=\(ByteEncoding.hex(mac))"
+    }
+
+    /// https, or http to this machine (for development).
+    static func validURL(_ text: String) throws -> String {
+        guard text.utf8.count <= 2048, let components = URLComponents(string: text), let host = components.host?.lowercased(), !host.isEmpty else {
+            throw HTTPError.invalidField("url", "must be an absolute https:// URL")
+        }
+        let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
+        guard components.scheme == "https" || (components.scheme == "http" && loopback) else {
+            throw HTTPError.invalidField("url", "must be https:// (plain http only to this machine)")
+        }
+        return text
+    }
+
+    static func endpoint(_ row: SQLRow) throws -> WebhookEndpoint {
+        WebhookEndpoint(id: try row.string("id"), workspaceId: try row.string("workspace_id"), url: try row.string("url"),
+                        topics: try row.string("topics").split(separator: ",").map(String.init), enabled: try row.bool("enabled"),
+                        createdAt: Timestamp.iso(try row.int("created_at")))
+    }
+
+    static func delivery(_ row: SQLRow) throws -> WebhookDelivery {
+        let status = try row.string("status")
+        return WebhookDelivery(id: try row.string("id"), webhookId: try row.string("webhook_id"), topic: try row.string("topic"), status: status,
+                               attempts: Int(try row.int("attempts")), lastStatus: try row.optionalInt("last_status").map(Int.init),
+                               lastError: try row.optionalString("last_error"),
+                               nextAttemptAt: status == "pending" ? Timestamp.iso(try row.int("next_attempt_at")) : nil,
+                               createdAt: Timestamp.iso(try row.int("created_at")), deliveredAt: try row.optionalInt("delivered_at").map(Timestamp.iso))
+    }
+}
+
+/// The body of every delivery.
+struct WebhookEnvelope<Payload: Encodable>: Encodable {
+    let id: String
+    let topic: String
+    let createdAt: String
+    let data: Payload
+}
