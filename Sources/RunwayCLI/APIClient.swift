@@ -42,8 +42,10 @@ struct APIClient: Sendable {
         _ = try await send("DELETE", path, body: nil)
     }
 
-    /// The body as it came (pictures).
-    func raw(_ method: String, _ path: String) async throws -> Data { try await send(method, path, body: nil) }
+    /// The body as it came (pictures, CSV).
+    func raw(_ method: String, _ path: String, accept: String? = nil) async throws -> Data {
+        try await send(method, path, body: nil, accept: accept)
+    }
 
     /// Follows `nextCursor` until the last page.
     func all<T: Codable & Sendable>(_ path: String, as type: T.Type) async throws -> [T] {
@@ -62,12 +64,13 @@ struct APIClient: Sendable {
         value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
     }
 
-    private func send(_ method: String, _ path: String, body: Data?) async throws -> Data {
+    private func send(_ method: String, _ path: String, body: Data?, accept: String? = nil) async throws -> Data {
         guard let url = URL(string: path, relativeTo: baseURL) else { throw UsageError("bad path \(path)") }
         var request = URLRequest(url: url, timeoutInterval: 30)
         request.httpMethod = method
         request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
         request.setValue("linkrunway-cli/\(LinkRunwayVersion.current)", forHTTPHeaderField: "User-Agent")
+        if let accept { request.setValue(accept, forHTTPHeaderField: "Accept") }
         if let body {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")

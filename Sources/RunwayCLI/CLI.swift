@@ -6,11 +6,15 @@ public enum CLI {
     static let commands: [Command] = [
         ServeCommands.serve, ServeCommands.migrate,
         TenancyCommands.workspaceCreate, TenancyCommands.workspaceList,
-        TenancyCommands.appCreate, TenancyCommands.appList, TenancyCommands.appShow,
+        TenancyCommands.appCreate, TenancyCommands.appList, TenancyCommands.appShow, TenancyCommands.appUpdate,
         TenancyCommands.keyCreate, TenancyCommands.keyList, TenancyCommands.keyRevoke,
         LinkCommands.domainAdd, LinkCommands.domainList, LinkCommands.domainRemove,
         LinkCommands.linkCreate, LinkCommands.linkList, LinkCommands.linkShow, LinkCommands.linkUpdate, LinkCommands.linkDisable,
         LinkCommands.linkQR,
+        AttributionCommands.simulateClick, AttributionCommands.simulateInstall,
+        AttributionCommands.installExplain, AttributionCommands.installExport, AttributionCommands.installDelete,
+        AttributionCommands.reportFunnel,
+        AttributionCommands.webhookCreate, AttributionCommands.webhookList, AttributionCommands.webhookDeliveries,
     ]
 
     public static let success: Int32 = 0

@@ -61,6 +61,28 @@ enum TenancyCommands {
         ]))
     }
 
+    static let appUpdate = Command(["app", "update"], summary: "Change an app, including how its installs are matched.", arguments: "<app-id>", options: [
+        .value("--name", "name", "App name."), .value("--app-store-id", "id", "Numeric App Store ID."),
+        .value("--probabilistic-minutes", "n", "Match installs to clicks from the same hashed address within n minutes (0 turns it off)."),
+        .value("--view-through-hours", "n", "Match installs to ad impressions from the same hashed address within n hours (0 turns it off)."),
+        .value("--click-window-days", "n", "Days a click token stays matchable (1 to 30)."), jsonFlag,
+    ] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give exactly one app id") }
+        func number(_ option: String) throws -> Int? {
+            guard let text = a.value(option) else { return nil }
+            guard let n = Int(text) else { throw UsageError("\(option) must be a whole number") }
+            return n
+        }
+        let attribution = AttributionSettingsUpdate(probabilisticMinutes: try number("--probabilistic-minutes"),
+                                                    viewThroughHours: try number("--view-through-hours"),
+                                                    clickWindowDays: try number("--click-window-days"))
+        let request = UpdateAppRequest(name: a.value("--name"), appStoreId: a.value("--app-store-id"),
+                                       attribution: attribution == AttributionSettingsUpdate() ? nil : attribution)
+        let app = try await APIClient(a, c).send("PATCH", "/v1/apps/\(APIClient.escape(a.positionals[0]))", request, as: App.self)
+        c.output(a.flag("--json") ? try Output.json(app)
+                 : "Updated \(app.id): probabilistic \(app.attribution.probabilisticMinutes) min, view-through \(app.attribution.viewThroughHours) h, clicks \(app.attribution.clickWindowDays) days")
+    }
+
     static let keyCreate = Command(["key", "create"], summary: "Create an API key; its secret is printed once.", options: [
         .value("--kind", "kind", "publishable, server or admin."),
         .value("--name", "name", "A name to recognise it by."),

@@ -123,7 +123,8 @@ enum InstallRoutes {
                 return try db.query("SELECT \(raw: InstallRecord.columns) FROM installs WHERE app_id = \(appId) AND install_id = \(installId)")
                     .map(InstallRecord.init(row:))
             }
-            return try db.query("SELECT \(raw: InstallRecord.columns) FROM installs WHERE install_id = \(installId) AND workspace_id = \(principal.workspaceId ?? "")")
+            let scope: SQL = principal.kind == .admin ? "" : " AND workspace_id = \(principal.workspaceId ?? "")"
+            return try db.query("SELECT \(raw: InstallRecord.columns) FROM installs WHERE install_id = \(installId)\(scope)")
                 .map(InstallRecord.init(row:))
         }
         guard let install = rows.first, principal.kind == .admin || install.workspaceId == principal.workspaceId else {

@@ -143,6 +143,12 @@ enum Matcher {
             }
         }
 
+        // Only the winner's token belongs to this install; another click's token would outlive that click's deletion.
+        candidates = candidates.map { candidate in
+            var kept = candidate
+            if candidate.clickToken != winner?.clickToken || !candidate.eligible { kept.clickToken = nil }
+            return kept
+        }
         if let linkId = winner?.linkId { winnerLink = try LinkRecord.find(db, id: linkId) }
         let method = winner?.method ?? "unmatched"
         var record = InstallRecord(appId: input.app.id, installId: input.installId, workspaceId: input.app.workspaceId,

@@ -80,10 +80,12 @@ enum ReportRoutes {
         }
         let appFilter: SQL = appId.map { " AND l.app_id = \($0)" } ?? ""
         let visitKey = key(groupBy, time: "c.created_at", link: "c.link_id", campaign: "l.campaign", channel: "l.channel", source: "'link'")
+        // Every click comes from a link: grouped by source, they have one constant key, which PostgreSQL will not group by.
+        let visitGroups = groupBy == "source" ? "c.kind" : "\(visitKey), c.kind"
         for visit in try db.query("""
             SELECT \(raw: visitKey) AS k, c.kind, COUNT(*) AS n FROM clicks c JOIN links l ON l.id = c.link_id
             WHERE c.workspace_id = \(workspaceId) AND c.created_at >= \(from) AND c.created_at < \(to)\(appFilter)
-            GROUP BY \(raw: visitKey), c.kind
+            GROUP BY \(raw: visitGroups)
             """) {
             let n = Int(try visit.int("n"))
             let kind = try visit.string("kind")

@@ -67,6 +67,7 @@ struct CLITests {
         let created = await Self.run(["app", "create", "--name", "Demo", "--team-id", "ABCDE12345", "--bundle-id", "com.example.cli",
                                       "--platforms", "ios,macos", "--workspace", workspace.id, "--json"], environment: environment)
         #expect(created.status == 0, "\(created.errors)")
+        #expect(created.status == 0, "\(created.errors)")
         let app = try JSONDecoder().decode(App.self, from: Data(created.output.utf8))
         #expect(app.platforms == [.ios, .macos])
 
@@ -163,5 +164,44 @@ struct CLILinkTests {
         #expect(await run(["link", "qr", link.id, "--format", "svg", "--out", svg]).status == 0)
         #expect(try String(contentsOfFile: svg, encoding: .utf8).hasPrefix("<svg"))
         await runtime.stop()
+    }
+}
+
+/// A deferred deep link from the command line: a click, an install from the same address, the explanation.
+@Suite("CLI simulation")
+struct CLISimulationTests {
+    @Test("simulate a click and an install, then explain, report, export and delete it")
+    func deferredDeepLink() async throws {
+        let (runtime, directory, environment) = try await CLITests.startServer()
+        func run(_ arguments: [String]) async -> CLITests.Run { await CLITests.run(arguments, environment: environment) }
+        let listed = await run(["workspace", "list", "--json"])
+        #expect(listed.status == 0, "\(listed.errors)")
+        let workspace = try JSONDecoder().decode([Workspace].self, from: Data(listed.output.utf8))[0]
+        let created = await run(["app", "create", "--workspace", workspace.id, "--name", "Sim", "--team-id", "ABCDE12345",
+                                 "--bundle-id", "com.example.sim", "--app-store-id", "123", "--json"])
+        #expect(created.status == 0, "\(created.errors)")
+        let app = try JSONDecoder().decode(App.self, from: Data(created.output.utf8))
+        #expect(await run(["app", "update", app.id, "--probabilistic-minutes", "15"]).output.contains("probabilistic 15 min"))
+        let made = await run(["link", "create", "--workspace", workspace.id, "--path", "sim", "--app-path", "/welcome", "--campaign", "cli", "--json"])
+        #expect(made.status == 0, "\(made.errors)")
+        let link = try JSONDecoder().decode(Link.self, from: Data(made.output.utf8))
+        let click = await run(["simulate", "click", link.url, "--ip", "192.0.2.77"])
+        #expect(click.status == 0, "\(click.errors)")
+        #expect(click.output.contains("https://apps.apple.com/app/id123"))
+        let install = await run(["simulate", "install", "--app", app.id, "--ip", "192.0.2.77", "--install-id", "cli-install"])
+        #expect(install.output.contains("probabilistic"))
+        #expect(install.output.contains("/welcome"))
+        let other = await run(["simulate", "install", "--app", app.id, "--ip", "192.0.2.78", "--install-id", "cli-other"])
+        #expect(other.output.contains("unmatched"))
+        let explained = await run(["install", "explain", "cli-install"])
+        #expect(explained.output.contains("✓ probabilistic \(link.id)"))
+        #expect(explained.output.contains("probabilistic (on, 15 minutes)"))
+        let report = await run(["report", "funnel", "--group-by", "campaign", "--csv", "--workspace", workspace.id])
+        #expect(report.output.contains("cli,1,1,0"), "\(report.output) \(report.errors)")
+        #expect(await run(["install", "export", "cli-install"]).output.contains("\"installId\" : \"cli-install\""))
+        #expect(await run(["install", "delete", "cli-install"]).output.contains("installs 1"))
+        #expect(await run(["install", "explain", "cli-install"]).status == 1)
+        await runtime.stop()
+        _ = directory
     }
 }

@@ -1,0 +1,115 @@
+import Foundation
+import LinkRunwayAPI
+
+/// `simulate`, `install`, `report` and `webhook` commands, through the API of a running server.
+enum AttributionCommands {
+    static let jsonFlag = TenancyCommands.jsonFlag
+
+    static let simulateClick = Command(["simulate", "click"], summary: "Follow a link as a device would (default an iPhone), recording the click.",
+                                       arguments: "<link-url>", options: [
+        .value("--ip", "address", "The device's address (default: this machine's)."),
+        .value("--ua", "user-agent", "The device's User-Agent (default: an iPhone)."), jsonFlag,
+    ] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give exactly one link URL") }
+        let click = try await APIClient(a, c).post("/v1/simulate/clicks", SimulateClickRequest(url: a.positionals[0], ip: a.value("--ip"), userAgent: a.value("--ua")),
+                                                   as: SimulatedClick.self)
+        c.output(a.flag("--json") ? try Output.json(click)
+                 : "Clicked \(click.linkId) as \(click.platform): token \(click.clickToken), sent to \(click.location ?? "nowhere")")
+    }
+
+    static let simulateInstall = Command(["simulate", "install"], summary: "A first launch as the SDK would send it, from a chosen address.", options: [
+        .value("--app", "id", "The app."), .value("--ip", "address", "The device's address (default: this machine's)."),
+        .value("--install-id", "id", "An install id (default: a new UUID)."), .value("--click-token", "token", "A click token the app would hold."),
+        .value("--platform", "ios|tvos", "Default ios."), jsonFlag,
+    ] + APIClient.options) { a, c in
+        let request = SimulateInstallRequest(appId: try a.required("--app"), installId: a.value("--install-id"), ip: a.value("--ip"),
+                                             platform: a.value("--platform"), clickToken: a.value("--click-token"))
+        let match = try await APIClient(a, c).post("/v1/simulate/installs", request, as: InstallMatch.self)
+        c.output(a.flag("--json") ? try Output.json(match) : describe(match))
+    }
+
+    static func describe(_ match: InstallMatch) -> String {
+        guard match.matched else { return "Install \(match.installId): unmatched (organic)" }
+        return "Install \(match.installId): \(match.method) (confidence \(match.confidence)) → \(match.linkId ?? "-") path \(match.path ?? "-")"
+    }
+
+    static let installExplain = Command(["install", "explain"], summary: "Why an install was attributed (or not).", arguments: "<install-id>",
+                                        options: [.value("--app", "id", "The app, if the id is known in several."), jsonFlag] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give exactly one install id") }
+        let query = a.value("--app").map { "?appId=\(APIClient.escape($0))" } ?? ""
+        let explanation = try await APIClient(a, c).get("/v1/installs/\(APIClient.escape(a.positionals[0]))/attribution\(query)", as: AttributionExplanation.self)
+        if a.flag("--json") { return c.output(try Output.json(explanation)) }
+        var lines = [describe(explanation.match), "", "Rules:"] + explanation.rules.map { "  \($0)" } + ["", "Candidates:"]
+        lines += explanation.candidates.isEmpty ? ["  none"] : explanation.candidates.map {
+            "  \($0.eligible ? "✓" : "✗") \($0.method) \($0.linkId ?? $0.impressionId ?? "") \($0.ageSeconds) s before: \($0.reason)"
+        }
+        c.output(lines.joined(separator: "\n"))
+    }
+
+    static let installExport = Command(["install", "export"], summary: "Everything stored about an install, as JSON.", arguments: "<install-id>",
+                                       options: [.value("--app", "id", "The app, if the id is known in several.")] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give exactly one install id") }
+        let query = a.value("--app").map { "?appId=\(APIClient.escape($0))" } ?? ""
+        c.output(try Output.json(try await APIClient(a, c).get("/v1/installs/\(APIClient.escape(a.positionals[0]))/export\(query)", as: InstallExport.self)))
+    }
+
+    static let installDelete = Command(["install", "delete"], summary: "Delete everything stored about an install.", arguments: "<install-id>",
+                                       options: [.value("--app", "id", "The app, if the id is known in several."), jsonFlag] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give exactly one install id") }
+        let query = a.value("--app").map { "?appId=\(APIClient.escape($0))" } ?? ""
+        let data = try await APIClient(a, c).raw("DELETE", "/v1/installs/\(APIClient.escape(a.positionals[0]))\(query)")
+        let receipt = try JSONDecoder().decode(DeletionReceipt.self, from: data)
+        c.output(a.flag("--json") ? try Output.json(receipt)
+                 : "Deleted \(receipt.installId): " + receipt.deleted.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+    }
+
+    static let reportFunnel = Command(["report", "funnel"], summary: "Clicks, installs, opens, events and revenue, grouped.", options: [
+        .value("--from", "time", "ISO 8601 start (default 30 days ago)."), .value("--to", "time", "ISO 8601 end (default now)."),
+        .value("--group-by", "key", "day, link, campaign, channel or source (default day)."), .value("--app", "id", "Only this app."),
+        .value("--workspace", "id", "The workspace (admin keys)."), .flag("--csv", "Print CSV."), jsonFlag,
+    ] + APIClient.options) { a, c in
+        var query: [String] = []
+        for (option, parameter) in [("--from", "from"), ("--to", "to"), ("--group-by", "groupBy"), ("--app", "appId"), ("--workspace", "workspaceId")] {
+            if let value = a.value(option) { query.append("\(parameter)=\(APIClient.escape(value))") }
+        }
+        let client = try APIClient(a, c)
+        let path = "/v1/reports/funnel" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        if a.flag("--csv") {
+            return c.output(String(decoding: try await client.raw("GET", path, accept: "text/csv"), as: UTF8.self))
+        }
+        let report = try await client.get(path, as: FunnelReport.self)
+        if a.flag("--json") { return c.output(try Output.json(report)) }
+        c.output(Output.table([report.groupBy.uppercased(), "CLICKS", "INSTALLS", "OPENS", "EVENTS", "REVENUE"], report.rows.map { row in
+            [row.key, String(row.clicks), String(row.installs), String(row.opens),
+             row.events.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " "),
+             row.revenue.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: " ")]
+        }))
+    }
+
+    static let webhookCreate = Command(["webhook", "create"], summary: "Register an endpoint; prints its signing secret once.", options: [
+        .value("--url", "url", "https:// endpoint."), .value("--topics", "list", "Comma-separated: install, event, click."),
+        .value("--workspace", "id", "Workspace (required with an admin key)."), jsonFlag,
+    ] + APIClient.options) { a, c in
+        let topics = try a.required("--topics").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let created = try await APIClient(a, c).post("/v1/webhooks", CreateWebhookRequest(workspaceId: a.value("--workspace"), url: try a.required("--url"), topics: topics),
+                                                     as: CreatedWebhook.self)
+        c.output(a.flag("--json") ? try Output.json(created)
+                 : "Created \(created.webhook.id). Its signing secret is shown only now:\n\n    \(created.secret)\n")
+    }
+
+    static let webhookList = Command(["webhook", "list"], summary: "List webhook endpoints.", options: [jsonFlag] + APIClient.options) { a, c in
+        let hooks = try await APIClient(a, c).all("/v1/webhooks", as: WebhookEndpoint.self)
+        c.output(a.flag("--json") ? try Output.json(hooks) : Output.table(["ID", "URL", "TOPICS", "CREATED"],
+                                                                        hooks.map { [$0.id, $0.url, $0.topics.joined(separator: ","), $0.createdAt] }))
+    }
+
+    static let webhookDeliveries = Command(["webhook", "deliveries"], summary: "Recent deliveries of an endpoint.", arguments: "<webhook-id>",
+                                           options: [jsonFlag] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give exactly one webhook id") }
+        let data = try await APIClient(a, c).raw("GET", "/v1/webhooks/\(APIClient.escape(a.positionals[0]))/deliveries")
+        struct List: Codable { let items: [WebhookDelivery] }
+        let list = try JSONDecoder().decode(List.self, from: data)
+        c.output(a.flag("--json") ? try Output.json(list.items) : Output.table(["ID", "TOPIC", "STATUS", "ATTEMPTS", "LAST", "CREATED"],
+            list.items.map { [$0.id, $0.topic, $0.status, String($0.attempts), $0.lastStatus.map(String.init) ?? $0.lastError ?? "-", $0.createdAt] }))
+    }
+}

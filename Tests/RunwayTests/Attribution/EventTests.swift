@@ -1,0 +1,85 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+@testable import RunwayServer
+import Testing
+
+@Suite("Events")
+struct EventTests {
+    static func event(_ id: String, type: String = "SIGNUP", install: String = "inst-e", extra: String = "") -> String {
+        #"{"eventId":"\#(id)","type":"\#(type)","installId":"\#(install)","timestamp":"2026-11-01T10:00:00Z"\#(extra)}"#
+    }
+
+    @Test("events are stored once per id, carry the install's attribution, and revenue needs a server key", arguments: StoreBackend.all)
+    func ingestion(_ backend: StoreBackend) async throws {
+        let w = try await MatchingTests.world(backend)
+        let client = w.server.client(w.key)
+        _ = try await client.post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"ios","installId":"inst-e"}"#).decoded(ResolvedLink.self)
+        _ = try await MatchingTests.match(w, install: "inst-e")
+
+        let stored = try await client.post("/v1/events", json: Self.event("e1")).decoded(EventResult.self, status: 201)
+        #expect(stored.status == "stored")
+        #expect(stored.attribution == EventAttribution(method: "referrer", source: "link", linkId: w.link.id, campaign: "spring", channel: nil, feature: nil))
+        let retry = try await client.post("/v1/events", json: Self.event("e1")).decoded(EventResult.self, status: 200)
+        #expect(retry.status == "duplicate")
+
+        let custom = await client.post("/v1/events", json: Self.event("e2", type: "CUSTOM"))
+        #expect(custom.errorField == "name")
+        #expect(await client.post("/v1/events", json: Self.event("e2", type: "CUSTOM", extra: #","name":"level_10""#)).status == 201)
+        let revenue = await client.post("/v1/events", json: Self.event("e3", type: "PURCHASE", extra: #","amount":4999,"currency":"EUR""#))
+        #expect(revenue.status == 403)
+        #expect(revenue.errorCode == "revenue_requires_server_key")
+
+        let server = w.server.client(try await w.server.createKey(.server, workspace: w.server.defaultWorkspace.id).secret)
+        let appField = #","appId":"\#(w.app.id)""#
+        #expect(await server.post("/v1/events", json: Self.event("e3", type: "PURCHASE", extra: #","amount":4999,"currency":"EUR""# + appField)).status == 201)
+        #expect(await server.post("/v1/events", json: Self.event("e4", type: "PURCHASE", extra: #","amount":49.99,"currency":"EUR""# + appField)).errorField == "amount")
+        #expect(await server.post("/v1/events", json: Self.event("e4", type: "PURCHASE", extra: #","amount":4999,"currency":"euro""# + appField)).errorField == "currency")
+        #expect(await server.post("/v1/events", json: Self.event("e4", type: "REFUND", extra: #","currency":"EUR""# + appField)).errorField == "amount")
+        #expect(await server.post("/v1/events", json: Self.event("e4", type: "SIGNUP")).errorField == "appId")
+        #expect(await client.post("/v1/events", json: Self.event("e4", install: "nobody")).errorCode == "unknown_install")
+        #expect(await client.post("/v1/events", json: Self.event("bad id")).errorField == "eventId")
+        #expect(await client.post("/v1/events", json: Self.event("e5", type: "TELEPORT")).errorField == "type")
+
+        let rows = try await w.server.store.read { try $0.query("SELECT event_id, type, amount, currency, method, link_id FROM events ORDER BY event_id") }
+        #expect(try rows.map { try $0.string("event_id") } == ["e1", "e2", "e3"])
+        #expect(try rows[2].optionalInt("amount") == 4999 && rows[2].optionalString("currency") == "EUR")
+        #expect(try rows.allSatisfy { try $0.string("method") == "referrer" && $0.optionalString("link_id") == w.link.id })
+        await w.server.stop()
+    }
+
+    @Test("INSTALL creates an unmatched install when none was matched, and comes once per install")
+    func installEvent() async throws {
+        let w = try await MatchingTests.world()
+        let client = w.server.client(w.key)
+        let first = try await client.post("/v1/events", json: Self.event("i1", type: "INSTALL", install: "fresh")).decoded(EventResult.self, status: 201)
+        #expect(first.attribution?.method == "unmatched")
+        #expect(await client.post("/v1/events", json: Self.event("i2", type: "INSTALL", install: "fresh")).errorCode == "duplicate_install")
+        #expect(await client.post("/v1/events", json: Self.event("i1", type: "INSTALL", install: "fresh")).status == 200)
+        #expect(try await MatchingTests.match(w, install: "fresh").method == "unmatched")
+        await w.server.stop()
+    }
+
+    @Test("a batch answers per event and stores the good ones", arguments: StoreBackend.all)
+    func batch(_ backend: StoreBackend) async throws {
+        let w = try await MatchingTests.world(backend)
+        let client = w.server.client(w.key)
+        _ = try await MatchingTests.match(w, install: "inst-e")
+        _ = try await client.post("/v1/events", json: Self.event("b0")).decoded(EventResult.self, status: 201)
+        let body = #"{"events":[\#(Self.event("b1")),\#(Self.event("b0")),{"eventId":"b2","type":"SIGNUP"},\#(Self.event("b3", extra: #","colour":"red""#)),\#(Self.event("b4", type: "PURCHASE", extra: #","amount":1,"currency":"USD""#)),\#(Self.event("b5", install: "nobody")),\#(Self.event("b6", type: "OPEN"))]}"#
+        let response = try await client.post("/v1/events/batch", json: body).decoded(EventBatchResponse.self)
+        #expect(response.results.map(\.status) == ["stored", "duplicate", "rejected", "rejected", "rejected", "rejected", "stored"])
+        #expect(response.results[2].error?.code == "missing_field")
+        #expect(response.results[3].error?.code == "unknown_field")
+        #expect(response.results[3].error?.field == "events[3].colour")
+        #expect(response.results[4].error?.code == "revenue_requires_server_key")
+        #expect(response.results[5].error?.code == "unknown_install")
+        #expect((response.stored, response.duplicates, response.rejected) == (2, 1, 4))
+        let ids = try await w.server.store.read { try $0.query("SELECT event_id FROM events ORDER BY event_id").map { try $0.string("event_id") } }
+        #expect(ids == ["b0", "b1", "b6"])
+        let tooMany = "{\"events\":[" + (0...500).map { Self.event("m\($0)") }.joined(separator: ",") + "]}"
+        #expect(await client.post("/v1/events/batch", json: tooMany).errorField == "events")
+        #expect(await client.post("/v1/events/batch", json: "{\"events\":[").errorCode == "invalid_json")
+        await w.server.stop()
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+@testable import RunwayServer
+import RunwayStore
+import Testing
+
+@Suite("Install matching")
+struct MatchingTests {
+    struct World {
+        let server: TestServer
+        let clock: ManualClock
+        let app: App
+        let key: String
+        let link: Link
+    }
+
+    /// An app with a publishable key and a link with an in-app path; `settings` turns methods on.
+    static func world(_ backend: StoreBackend = .sqlite, settings: String = "") async throws -> World {
+        let clock = ManualClock()
+        let server = try await TestServer.start(backend, clock: clock.wall)
+        var app = try await server.createApp(in: server.defaultWorkspace.id)
+        if !settings.isEmpty {
+            app = try await server.admin.send("PATCH", "/v1/apps/\(app.id)", body: Array(#"{"attribution":\#(settings)}"#.utf8)).decoded(App.self)
+        }
+        let key = try await server.createKey(.publishable, app: app.id).secret
+        let link = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"promo","appPath":"/promo/7","campaign":"spring","metadata":{"sku":7}}"#)
+        return World(server: server, clock: clock, app: app, key: key, link: link)
+    }
+
+    static func match(_ w: World, install: String, address: String = "203.0.113.7", token: String? = nil) async throws -> InstallMatch {
+        let tokenField = token.map { #","clickToken":"\#($0)""# } ?? ""
+        return try await w.server.client(w.key).send("POST", "/v1/installs/match", body: Array(#"{"installId":"\#(install)","platform":"ios","osVersion":"17.4","language":"en-GB","consent":true\#(tokenField)}"#.utf8),
+                                                      remoteAddress: address).decoded(InstallMatch.self)
+    }
+
+    @Test("without settings every answer is unmatched, and the first answer is kept", arguments: StoreBackend.all)
+    func defaultsOff(_ backend: StoreBackend) async throws {
+        let w = try await Self.world(backend)
+        _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)  // same address as the install below
+        let first = try await Self.match(w, install: "inst-1")
+        #expect(!first.matched)
+        #expect(first.method == "unmatched")
+        #expect(first.source == "organic")
+        #expect(first.confidence == 0)
+        _ = try await w.server.admin.send("PATCH", "/v1/apps/\(w.app.id)", body: Array(#"{"attribution":{"probabilisticMinutes":60}}"#.utf8)).decoded(App.self)
+        #expect(try await Self.match(w, install: "inst-1") == first, "the same install id always gets the same answer")
+        await w.server.stop()
+    }
+
+    @Test("consent is required and nothing is stored without it")
+    func consent() async throws {
+        let w = try await Self.world()
+        let refused = await w.server.client(w.key).post("/v1/installs/match", json: #"{"installId":"inst-x","platform":"ios","consent":false}"#)
+        #expect(refused.status == 400)
+        #expect(refused.errorCode == "consent_required")
+        let stored = try await w.server.store.read { try $0.query("SELECT * FROM installs") }
+        #expect(stored.isEmpty)
+        #expect(await w.server.client(w.key).post("/v1/installs/match", json: #"{"installId":"bad id!","platform":"ios","consent":true}"#).errorField == "installId")
+        #expect(await w.server.client(w.key).post("/v1/installs/match", json: #"{"installId":"i","platform":"android","consent":true}"#).errorField == "platform")
+        await w.server.stop()
+    }
+
+    @Test("referrer: a click token the app presents, or a link it resolved, matches with certainty", arguments: StoreBackend.all)
+    func referrer(_ backend: StoreBackend) async throws {
+        let w = try await Self.world(backend)
+        let resolved = try await w.server.client(w.key).post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"ios","installId":"inst-r1"}"#)
+            .decoded(ResolvedLink.self)
+        let viaOpen = try await Self.match(w, install: "inst-r1")
+        #expect(viaOpen.matched && viaOpen.method == "referrer" && viaOpen.confidence == 1)
+        #expect(viaOpen.clickId == resolved.clickToken)
+        #expect(viaOpen.path == "/promo/7")
+        #expect(viaOpen.metadata?["sku"] == .number(7))
+        #expect(viaOpen.campaign == "spring" && viaOpen.source == "link")
+
+        let viaToken = try await Self.match(w, install: "inst-r2", token: resolved.clickToken)
+        #expect(viaToken.method == "referrer" && viaToken.linkId == w.link.id)
+        let unknown = try await Self.match(w, install: "inst-r3", token: "notatoken")
+        #expect(unknown.method == "unmatched")
+        await w.server.stop()
+    }
+
+    @Test("old clicks expire: a reinstall never inherits a stale link")
+    func staleClicks() async throws {
+        let w = try await Self.world(settings: #"{"clickWindowDays":2,"probabilisticMinutes":60}"#)
+        let resolved = try await w.server.client(w.key).post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"ios"}"#)
+            .decoded(ResolvedLink.self)
+        w.clock.advance(seconds: 3 * 86_400)
+        let late = try await Self.match(w, install: "inst-late", token: resolved.clickToken)
+        #expect(late.method == "unmatched")
+        let explanation = try await w.server.admin.get("/v1/installs/inst-late/attribution").decoded(AttributionExplanation.self)
+        #expect(explanation.candidates.contains { $0.method == "referrer" && !$0.eligible && $0.reason.contains("2-day") })
+        await w.server.stop()
+    }
+
+    @Test("probabilistic: the most recent iOS click from the same address within the window, each click once", arguments: StoreBackend.all)
+    func probabilistic(_ backend: StoreBackend) async throws {
+        let w = try await Self.world(backend, settings: #"{"probabilisticMinutes":30}"#)
+        let other = try await w.server.createLink(#"{"workspaceId":"\#(w.server.defaultWorkspace.id)","path":"second","appPath":"/second"}"#)
+        _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
+        w.clock.advance(seconds: 60)
+        _ = await w.server.follow("/second", userAgent: UserAgents.iPhone)
+        _ = await w.server.follow("/second", userAgent: UserAgents.desktop)  // desktop clicks never match an iPhone install
+        w.clock.advance(seconds: 120)
+
+        let first = try await Self.match(w, install: "inst-p1")
+        #expect(first.method == "probabilistic")
+        #expect(first.linkId == other.id, "the most recent click wins")
+        #expect(first.confidence > 0.8 && first.confidence < 0.9)
+        let second = try await Self.match(w, install: "inst-p2")
+        #expect(second.method == "probabilistic")
+        #expect(second.linkId == w.link.id, "a click matches at most one install; the next one takes the older click")
+        let third = try await Self.match(w, install: "inst-p3")
+        #expect(third.method == "unmatched", "no click left")
+        let elsewhere = try await Self.match(w, install: "inst-p4", address: "198.51.100.20")
+        #expect(elsewhere.method == "unmatched")
+
+        let explanation = try await w.server.admin.get("/v1/installs/inst-p2/attribution").decoded(AttributionExplanation.self)
+        #expect(explanation.settings.probabilisticMinutes == 30)
+        #expect(explanation.winner?.linkId == w.link.id)
+        #expect(explanation.candidates.contains { $0.reason == "already matched another install" })
+        #expect(explanation.rules.contains { $0.contains("probabilistic (on, 30 minutes)") })
+        #expect(explanation.match == second)
+
+        w.clock.advance(seconds: 31 * 60)
+        _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
+        w.clock.advance(seconds: 31 * 60)
+        #expect(try await Self.match(w, install: "inst-p5").method == "unmatched", "outside the window")
+        await w.server.stop()
+    }
+
+    @Test("view-through: an impression from the same address within the hours, below clicks")
+    func viewThrough() async throws {
+        let w = try await Self.world(settings: #"{"viewThroughHours":24}"#)
+        let impression = try await w.server.admin.post("/v1/impressions", json: #"{"appId":"\#(w.app.id)","ip":"203.0.113.7","network":"adnet","campaign":"c9"}"#)
+            .decoded(Impression.self, status: 201)
+        w.clock.advance(seconds: 3600)
+        let match = try await Self.match(w, install: "inst-v1")
+        #expect(match.method == "view_through")
+        #expect(match.source == "ad:adnet")
+        #expect(match.campaign == "c9")
+        #expect(match.confidence == 0.3)
+        let explanation = try await w.server.admin.get("/v1/installs/inst-v1/attribution").decoded(AttributionExplanation.self)
+        #expect(explanation.winner?.impressionId == impression.id)
+        #expect(await w.server.admin.post("/v1/impressions", json: #"{"appId":"\#(w.app.id)","ip":"not-an-ip"}"#).errorField == "ip")
+        let stored = try await w.server.store.read { try $0.query("SELECT * FROM impressions").flatMap { $0.values } }
+        #expect(!stored.contains(.text("203.0.113.7")), "addresses are kept only as keyed hashes")
+        await w.server.stop()
+    }
+
+    @Test("concurrent first requests for one install get one answer and claim one click", arguments: StoreBackend.all)
+    func concurrentFirstRequests(_ backend: StoreBackend) async throws {
+        let w = try await Self.world(backend, settings: #"{"probabilisticMinutes":30}"#)
+        for _ in 0..<3 { _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone) }
+        let answers = try await withThrowingTaskGroup(of: InstallMatch.self) { group in
+            for _ in 0..<16 { group.addTask { try await Self.match(w, install: "inst-race") } }
+            return try await group.reduce(into: [InstallMatch]()) { $0.append($1) }
+        }
+        #expect(Set(answers.map(\.clickId)).count == 1)
+        #expect(answers.allSatisfy { $0 == answers[0] })
+        let claims = try await w.server.store.read { try $0.first("SELECT COUNT(*) AS n FROM click_claims")!.int("n") }
+        #expect(claims == 1)
+        await w.server.stop()
+    }
+
+    @Test("simulation runs the real click and match code from a chosen address")
+    func simulation() async throws {
+        let w = try await Self.world(settings: #"{"probabilisticMinutes":10}"#)
+        let click = try await w.server.admin.post("/v1/simulate/clicks", json: #"{"url":"https://localhost/promo","ip":"192.0.2.55"}"#)
+            .decoded(SimulatedClick.self, status: 201)
+        #expect(click.platform == "ios")
+        #expect(click.location == "https://apps.apple.com/app/id123456789")
+        let install = try await w.server.admin.post("/v1/simulate/installs", json: #"{"appId":"\#(w.app.id)","ip":"192.0.2.55","installId":"sim-1"}"#)
+            .decoded(InstallMatch.self)
+        #expect(install.method == "probabilistic" && install.clickId == click.clickToken && install.path == "/promo/7")
+        let explanation = try await w.server.admin.get("/v1/installs/sim-1/attribution").decoded(AttributionExplanation.self)
+        #expect(explanation.simulated)
+        await w.server.stop()
+    }
+}

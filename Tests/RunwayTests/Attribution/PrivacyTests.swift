@@ -1,0 +1,74 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+@testable import RunwayServer
+import RunwayStore
+import Testing
+
+@Suite("Deletion and export")
+struct PrivacyTests {
+    /// Every text cell of every table, to prove a value is gone.
+    static func everyValue(_ store: any Store) async throws -> [String: [String]] {
+        try await store.read { db in
+            let tables: [String]
+            if db.dialect == .sqlite {
+                tables = try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").map { try $0.string("name") }
+            } else {
+                tables = try db.query("SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'").map { try $0.string("name") }
+            }
+            var values: [String: [String]] = [:]
+            for table in tables {
+                for row in try db.query("SELECT * FROM \(raw: table)") {
+                    for value in row.values { if case .text(let text) = value { values[table, default: []].append(text) } }
+                }
+            }
+            return values
+        }
+    }
+
+    @Test("deleting an install leaves nothing of it in any table, and the export holds everything first", arguments: StoreBackend.all)
+    func deletion(_ backend: StoreBackend) async throws {
+        let w = try await MatchingTests.world(backend, settings: #"{"probabilisticMinutes":30}"#)
+        let client = w.server.client(w.key)
+        _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
+        let match = try await MatchingTests.match(w, install: "doomed")
+        #expect(match.method == "probabilistic")
+        let opened = try await client.post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"ios","installId":"doomed"}"#).decoded(ResolvedLink.self)
+        _ = try await client.post("/v1/events", json: EventTests.event("d1", install: "doomed")).decoded(EventResult.self, status: 201)
+        _ = try await client.post("/v1/referral-codes", json: #"{"installId":"doomed"}"#).decoded(ReferralCode.self, status: 201)
+        let share = try await client.post("/v1/shares", json: #"{"installId":"doomed","appPath":"/x"}"#).decoded(Share.self, status: 201)
+        _ = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"https://hooks.example.com/x","topics":["install","event"]}"#)
+            .decoded(CreatedWebhook.self, status: 201)
+        _ = try await client.post("/v1/events", json: EventTests.event("d2", type: "LOGIN", install: "doomed")).decoded(EventResult.self, status: 201)
+        // Another install stays.
+        _ = try await MatchingTests.match(w, install: "keeper")
+        _ = try await client.post("/v1/events", json: EventTests.event("k1", install: "keeper")).decoded(EventResult.self, status: 201)
+
+        let export = try await w.server.admin.get("/v1/installs/doomed/export").decoded(InstallExport.self)
+        #expect(export.attribution?.match == match)
+        #expect(export.events.map(\.eventId) == ["d1", "d2"])
+        #expect(Set(export.visits.map(\.token)) == [match.clickId!, opened.clickToken])
+        #expect(export.referralCodes.count == 1)
+        #expect(export.sharedLinkIds == [share.linkId])
+
+        let before = try await Self.everyValue(w.server.store)
+        #expect(before.values.joined().contains { $0.contains("doomed") })
+        let receipt = try await client.post("/v1/installs/doomed/forget", json: "{}").decoded(DeletionReceipt.self)
+        #expect(receipt.deleted["installs"] == 1 && receipt.deleted["events"] == 2 && receipt.deleted["clicks"] == 2)
+        #expect(receipt.deleted["referralCodes"] == 1 && receipt.deleted["sharesUnlinked"] == 1 && receipt.deleted["clickClaims"] == 1)
+        #expect((receipt.deleted["webhookDeliveries"] ?? 0) >= 1)
+
+        let after = try await Self.everyValue(w.server.store)
+        for (table, values) in after {
+            #expect(!values.contains { $0.contains("doomed") }, "\(table) still mentions the install")
+            let leftover = values.filter { $0.contains(match.clickId!) || $0.contains(opened.clickToken) }
+            #expect(leftover.isEmpty, "\(table) still holds its click tokens: \(leftover)")
+        }
+        #expect(after.values.joined().contains { $0 == "keeper" }, "other installs stay")
+        #expect(await w.server.follow("/\(share.path)", userAgent: UserAgents.desktop).status != 404, "the shared link keeps working")
+        // Deleting again is harmless and says nothing was left.
+        let again = try await w.server.admin.send("DELETE", "/v1/installs/doomed?appId=\(w.app.id)").decoded(DeletionReceipt.self)
+        #expect(again.deleted.values.allSatisfy { $0 == 0 })
+        await w.server.stop()
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+@testable import RunwayServer
+import Testing
+
+@Suite("Funnel reports")
+struct ReportTests {
+    @Test("clicks, installs, opens, events and net revenue, by day, link, campaign, channel or source, as JSON or CSV", arguments: StoreBackend.all)
+    func funnel(_ backend: StoreBackend) async throws {
+        let w = try await MatchingTests.world(backend, settings: #"{"probabilisticMinutes":30}"#)
+        let ws = w.server.defaultWorkspace.id
+        let client = w.server.client(w.key)
+        let server = w.server.client(try await w.server.createKey(.server, workspace: ws).secret)
+        _ = try await w.server.createLink(#"{"workspaceId":"\#(ws)","path":"other","campaign":"fall","channel":"email"}"#)
+        for _ in 0..<3 { _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone) }
+        _ = await w.server.follow("/other", userAgent: UserAgents.desktop)
+        _ = try await MatchingTests.match(w, install: "r1")
+        _ = try await MatchingTests.match(w, install: "r2", address: "192.0.2.1")
+        _ = try await client.post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"ios","installId":"r1"}"#).decoded(ResolvedLink.self)
+        let app = #","appId":"\#(w.app.id)""#
+        _ = try await server.post("/v1/events", json: EventTests.event("p1", type: "PURCHASE", install: "r1", extra: #","amount":1000,"currency":"EUR""# + app)).decoded(EventResult.self, status: 201)
+        _ = try await server.post("/v1/events", json: EventTests.event("p2", type: "REFUND", install: "r1", extra: #","amount":300,"currency":"EUR""# + app)).decoded(EventResult.self, status: 201)
+        _ = try await server.post("/v1/events", json: EventTests.event("p3", type: "PURCHASE", install: "r2", extra: #","amount":500,"currency":"USD""# + app)).decoded(EventResult.self, status: 201)
+
+        let byCampaign = try await server.get("/v1/reports/funnel?groupBy=campaign").decoded(FunnelReport.self)
+        let spring = try #require(byCampaign.rows.first { $0.key == "spring" })
+        #expect((spring.clicks, spring.installs, spring.opens) == (3, 1, 1))
+        #expect(spring.events == ["PURCHASE": 1, "REFUND": 1])
+        #expect(spring.revenue == ["EUR": 700])
+        let fall = try #require(byCampaign.rows.first { $0.key == "fall" })
+        #expect(fall.clicks == 1 && fall.installs == 0)
+        let organic = try await server.get("/v1/reports/funnel?groupBy=source").decoded(FunnelReport.self)
+        #expect(organic.rows.first { $0.key == "organic" }?.revenue == ["USD": 500])
+        let byDay = try await server.get("/v1/reports/funnel").decoded(FunnelReport.self)
+        let day = String(Timestamp.iso(w.server.services.clock.nowMilliseconds()).prefix(10))
+        #expect(byDay.rows.map(\.key) == [day])
+        #expect(byDay.rows[0].clicks == 4 && byDay.rows[0].installs == 2)
+
+        let csv = await server.get("/v1/reports/funnel?groupBy=campaign", headers: [("Accept", "text/csv")])
+        #expect(csv.headers["Content-Type"]?.hasPrefix("text/csv") == true)
+        let lines = csv.bodyText.split(separator: "\r\n")
+        #expect(lines[0] == "campaign,clicks,installs,opens,events_PURCHASE,events_REFUND,revenue_EUR,revenue_USD")
+        #expect(lines.contains("spring,3,1,1,1,1,700,0"))
+        #expect(await server.get("/v1/reports/funnel?groupBy=weekday").errorCode == "invalid_query")
+        #expect(await server.get("/v1/reports/funnel?from=2026-12-01T00:00:00Z&to=2026-11-01T00:00:00Z").errorField == "from")
+        #expect(ReportRoutes.escape("=SUM(A1)") == "'=SUM(A1)")
+        #expect(ReportRoutes.escape("a,b") == "\"a,b\"")
+        await w.server.stop()
+    }
+}
