@@ -12,6 +12,7 @@ enum ServeCommands {
     static let serve = Command(["serve"], summary: "Run the server until SIGTERM or SIGINT.", options: settingOptions,
                                details: "On an empty database it creates a workspace and prints an admin key, once.") { arguments, context in
         let configuration = try configuration(arguments, context)
+        let termination = ServerRuntime.terminationSignal()
         let runtime: ServerRuntime
         do {
             runtime = try await ServerRuntime.start(configuration)
@@ -31,7 +32,7 @@ enum ServeCommands {
                 """)
         }
         context.output("LinkRunway \(LinkRunwayVersion.current) listening on http://\(configuration.http.host):\(runtime.port)")
-        await ServerRuntime.waitForTerminationSignal()
+        await termination.wait()
         await runtime.stop()
     }
 

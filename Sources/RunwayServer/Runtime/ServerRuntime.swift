@@ -102,22 +102,38 @@ public final class ServerRuntime: Sendable {
         services.logger.info("stopped")
     }
 
-    /// Returns when the process gets SIGTERM or SIGINT.
-    public static func waitForTerminationSignal() async {
+    /// Starts listening for SIGTERM and SIGINT at once (before the server starts, so a signal is never lost) and
+    /// returns a waiter that finishes when one arrives.
+    public static func terminationSignal() -> TerminationSignal { TerminationSignal() }
+}
+
+/// SIGTERM or SIGINT, caught from the moment this is made.
+public final class TerminationSignal: @unchecked Sendable {  // the sources are only kept alive
+    private let received = DispatchSemaphore(value: 0)
+    private let sources: [any DispatchSourceSignal]
+
+    init() {
         signal(SIGTERM, SIG_IGN)
         signal(SIGINT, SIG_IGN)
         let queue = DispatchQueue(label: "linkrunway-signals")
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let once = OnceFlag()
-            let sources = [SIGTERM, SIGINT].map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }
-            for source in sources {
-                source.setEventHandler {
-                    guard once.claim() else { return }
-                    for s in sources { s.cancel() }
-                    continuation.resume()
-                }
-                source.resume()
+        let once = OnceFlag()
+        let received = self.received
+        sources = [SIGTERM, SIGINT].map { DispatchSource.makeSignalSource(signal: $0, queue: queue) }
+        for source in sources {
+            source.setEventHandler {
+                if once.claim() { received.signal() }
             }
+            source.resume()
+        }
+    }
+
+    /// Returns once a signal has arrived (waiting on a thread of its own, not the cooperative pool).
+    public func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread { [received] in
+                received.wait()
+                continuation.resume()
+            }.start()
         }
     }
 }

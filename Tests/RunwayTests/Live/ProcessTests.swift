@@ -110,6 +110,59 @@ struct ProcessTests {
         #expect(stored >= Int64(acknowledged), "\(acknowledged) clicks were answered but only \(stored) stored")
     }
 
+    @Test("SIGKILL during event batches loses no acknowledged event and duplicates none", arguments: StoreBackend.all)
+    func batchesSurviveKill(_ backend: StoreBackend) async throws {
+        let location = try backend.makeLocation()
+        let server = try await ServerProcess(databaseURL: location.url)
+        let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
+        let port = server.port
+        func call(_ method: String, _ path: String, _ headers: [String: String], _ body: String = "") async throws -> RawHTTPConnection.Response {
+            try await offloaded { try RawHTTPConnection(port: port).request(method, path, headers: headers, body: body) }
+        }
+        let ws = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces", admin).body.utf8)).items[0].id
+        let app = try JSONDecoder().decode(App.self, from: Data(try await call("POST", "/v1/apps", admin,
+            #"{"workspaceId":"\#(ws)","name":"K","teamId":"ABCDE12345","bundleId":"com.kill.app"}"#).body.utf8))
+        let key = try JSONDecoder().decode(CreatedKey.self, from: Data(try await call("POST", "/v1/keys", admin,
+            #"{"kind":"publishable","appId":"\#(app.id)"}"#).body.utf8)).secret
+        let client = ["Authorization": "Bearer \(key)"]
+        #expect(try await call("POST", "/v1/installs/match", client, #"{"installId":"killed","platform":"ios","consent":true}"#).status == 200)
+
+        let acknowledged = SharedList()
+        let senders = (0..<4).map { sender in
+            Thread {
+                guard let connection = try? RawHTTPConnection(port: port) else { return }
+                for batch in 0..<10_000 {
+                    let ids = (0..<50).map { "s\(sender)-b\(batch)-e\($0)" }
+                    let body = "{\"events\":[" + ids.map { #"{"eventId":"\#($0)","type":"OPEN","installId":"killed","timestamp":"2026-01-01T00:00:00Z"}"# }.joined(separator: ",") + "]}"
+                    guard let response = try? connection.request("POST", "/v1/events/batch", headers: client, body: body), response.status == 200 else { return }
+                    ids.forEach { acknowledged.append($0) }
+                }
+            }
+        }
+        senders.forEach { $0.start() }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while acknowledged.count < 2_000 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(acknowledged.count >= 2_000, "the batches were not answered")
+        #expect(try await server.stop(signal: SIGKILL) == SIGKILL)
+        try await Task.sleep(for: .milliseconds(200))
+        let acked = Set(acknowledged.items)
+
+        let store = try backend.open(location.url, nil)
+        let stored = try await store.read { try $0.query("SELECT event_id FROM events WHERE install_id = 'killed'").map { try $0.string("event_id") } }
+        await store.close()
+        #expect(acked.isSubset(of: Set(stored)), "\(acked.subtracting(stored).count) acknowledged events are missing")
+        #expect(Set(stored).count == stored.count, "no event is stored twice")
+
+        // The same batch again, after the restart, is all duplicates.
+        let again = try await ServerProcess(databaseURL: location.url)
+        let replay = try await offloaded {
+            try RawHTTPConnection(port: again.port).request("POST", "/v1/events/batch", headers: client,
+                body: #"{"events":[{"eventId":"s0-b0-e0","type":"OPEN","installId":"killed","timestamp":"2026-01-01T00:00:00Z"}]}"#)
+        }
+        #expect(replay.body.contains(#""duplicates":1"#))
+        _ = try await again.stop(signal: SIGTERM)
+    }
+
     @Test("SIGTERM stops the server cleanly and the database reopens")
     func gracefulTermination() async throws {
         let directory = TemporaryDirectory()

@@ -66,13 +66,18 @@ final class ServerProcess: @unchecked Sendable {
         stdout.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("lr_ak_") }.map(String.init)
     }
 
-    /// Sends `signal` and waits for the process to end; returns its exit status.
+    /// Sends `signal` and waits for the process to end (killing it after 20 seconds); returns its exit status.
     func stop(signal: Int32) async throws -> Int32 {
         kill(process.processIdentifier, signal)
-        return try await offloaded { [process] in
-            process.waitUntilExit()
-            return process.terminationStatus
+        let deadline = ContinuousClock.now + .seconds(20)
+        while process.isRunning {
+            if ContinuousClock.now > deadline {
+                kill(process.processIdentifier, SIGKILL)
+                throw Failure(description: "the server did not stop on signal \(signal)")
+            }
+            try await Task.sleep(for: .milliseconds(10))
         }
+        return process.terminationStatus
     }
 }
 
