@@ -293,6 +293,157 @@ def writes_vs_bulk(workdir, backend):
     }
 
 
+EVENT_SCRIPT = """
+local counter = 0
+local threads = {}
+function setup(thread)
+  thread:set("tid", #threads + 1)
+  table.insert(threads, thread)
+end
+function request()
+  local body
+  if BATCH > 1 then
+    local items = {}
+    for i = 1, BATCH do
+      counter = counter + 1
+      items[i] = '{"eventId":"t' .. tid .. '-' .. counter .. '","type":"OPEN","installId":"bench","timestamp":"2026-01-01T00:00:00Z"}'
+    end
+    body = '{"events":[' .. table.concat(items, ",") .. ']}'
+  else
+    counter = counter + 1
+    body = '{"eventId":"t' .. tid .. '-' .. counter .. '","type":"OPEN","installId":"bench","timestamp":"2026-01-01T00:00:00Z"}'
+  end
+  return wrk.format("POST", PATH, {["Authorization"] = "Bearer KEY", ["Content-Type"] = "application/json"}, body)
+end
+"""
+
+MATCH_SCRIPT = """
+local counter = 0
+local threads = {}
+function setup(thread)
+  thread:set("tid", #threads + 1)
+  table.insert(threads, thread)
+end
+function request()
+  counter = counter + 1
+  local body = '{"installId":"m' .. tid .. '-' .. counter .. '","platform":"ios","consent":true}'
+  return wrk.format("POST", "/v1/installs/match", {["Authorization"] = "Bearer KEY", ["Content-Type"] = "application/json"}, body)
+end
+"""
+
+
+def wrk_script(port, path, script, workdir, name):
+    file = os.path.join(workdir, f"{name}.lua")
+    with open(file, "w") as f:
+        f.write(script)
+    out = subprocess.run(["wrk", "-t", str(THREADS), "-c", str(CONNECTIONS), "-d", f"{DURATION}s", "--latency", "-s", file,
+                          f"http://127.0.0.1:{port}{path}"], capture_output=True, text=True, check=True).stdout
+    result = parse_wrk(out)
+    result["requests"] = int(re.search(r"(\d+) requests in", out).group(1))
+    if os.environ.get("BENCH_DEBUG"):
+        print(out)
+    return result
+
+
+def events_setup(workdir, database):
+    """A server with an app, a publishable key and a matched install named `bench`."""
+    port = free_port()
+    process, key = start_linkrunway(workdir, port, f"sqlite:{database}")
+    workspace = api_get(port, "/v1/workspaces", key)["items"][0]["id"]
+    app = api_post(port, "/v1/apps", key, {"workspaceId": workspace, "name": "Events", "teamId": "ABCDE12345", "bundleId": "com.bench.events"})
+    publishable = api_post(port, "/v1/keys", key, {"kind": "publishable", "appId": app["id"]})["secret"]
+    api_post(port, "/v1/installs/match", publishable, {"installId": "bench", "platform": "ios", "consent": True})
+    return process, port, publishable, workspace, app["id"]
+
+
+def sqlite_bulk_events_per_second(database, workspace, app_id, rows):
+    import sqlite3
+    db = sqlite3.connect(database, isolation_level=None)
+    db.execute("PRAGMA synchronous=FULL")
+    started = time.perf_counter()
+    db.execute("BEGIN IMMEDIATE")
+    db.execute(f"""WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < {rows})
+                   INSERT INTO events (app_id, event_id, workspace_id, install_id, type, occurred_at, attested, method, source, received_at)
+                   SELECT ?, 'bulk' || n, ?, 'bench', 'OPEN', 0, 0, 'unmatched', 'organic', 0 FROM s""", (app_id, workspace))
+    db.execute("COMMIT")
+    elapsed = time.perf_counter() - started
+    db.close()
+    return rows / elapsed
+
+
+def events_vs_bulk(workdir, batch):
+    """Events acknowledged through the API (one per request, or `batch` per request) beside one bulk INSERT … SELECT
+    of the same number of rows."""
+    database = f"{workdir}/events-{batch}.db"
+    process, port, key, workspace, app_id = events_setup(workdir, database)
+    path = "/v1/events/batch" if batch > 1 else "/v1/events"
+    try:
+        ours = wrk_script(port, path, EVENT_SCRIPT.replace("BATCH", str(batch)).replace("PATH", f'"{path}"').replace("KEY", key),
+                          workdir, f"events{batch}")
+    finally:
+        stop(process)
+    events_per_second = ours["requests_per_second"] * batch
+    rows = max(ours["requests"] * batch, 1000)
+    bulk = sqlite_bulk_events_per_second(database, workspace, app_id, rows)
+    return {
+        "name": "events_batch_sqlite" if batch > 1 else "events_single_sqlite",
+        "what": (f"POST /v1/events/batch with {batch} events per request" if batch > 1 else "POST /v1/events, one event per request")
+                + f" (SQLite, durable group commit) vs one bulk INSERT … SELECT of the same {rows} rows",
+        "ours": {**ours, "events_per_second": round(events_per_second, 1)},
+        "limit": {"name": "bulk INSERT", "rows_per_second": round(bulk, 1), "requests_per_second": round(bulk, 1)},
+        "throughput_ratio": round(events_per_second / bulk, 4),
+    }
+
+
+def match_latency(workdir):
+    """POST /v1/installs/match with probabilistic matching on, one million clicks in the window (a tenth of them from
+    the benchmark's own address), each request a new install."""
+    import hashlib
+    import hmac
+    import secrets
+    import sqlite3
+    database = f"{workdir}/match.db"
+    port = free_port()
+    process, key = start_linkrunway(workdir, port, f"sqlite:{database}")
+    try:
+        workspace = api_get(port, "/v1/workspaces", key)["items"][0]["id"]
+        app = api_post(port, "/v1/apps", key, {"workspaceId": workspace, "name": "Match", "teamId": "ABCDE12345",
+                                               "bundleId": "com.bench.match", "appStoreId": "123456789",
+                                               "attribution": {"probabilisticMinutes": 60}})
+        link = api_post(port, "/v1/links", key, {"workspaceId": workspace, "path": "m"})
+        publishable = api_post(port, "/v1/keys", key, {"kind": "publishable", "appId": app["id"]})["secret"]
+        import http.client
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        connection.request("GET", "/m", headers={"Host": "localhost", "User-Agent": "iPhone OS 17_4"})  # creates today's address key
+        assert connection.getresponse().status == 302
+    finally:
+        stop(process)
+    db = sqlite3.connect(database, isolation_level=None)
+    day_key = bytes.fromhex(db.execute("SELECT secret FROM address_keys ORDER BY day DESC LIMIT 1").fetchone()[0])
+    ours_hash = hmac.new(day_key, b"127.0.0.1", hashlib.sha256).hexdigest()[:32]
+    now = int(time.time() * 1000)
+    db.execute("BEGIN")
+    db.executemany("INSERT INTO clicks (token, kind, link_id, workspace_id, app_id, platform, os_version, address_hash, created_at) "
+                   "VALUES (?, 'click', ?, ?, ?, 'ios', '17.4', ?, ?)",
+                   ((secrets.token_hex(16), link["id"], workspace, app["id"], ours_hash if i % 10 == 0 else secrets.token_hex(16),
+                     now - (i * 3_500_000) // 1_000_000) for i in range(1_000_000)))
+    db.execute("COMMIT")
+    db.close()
+    process, _ = start_linkrunway(workdir, port, f"sqlite:{database}")
+    try:
+        ours = wrk_script(port, "/v1/installs/match", MATCH_SCRIPT.replace("KEY", publishable), workdir, "match")
+    finally:
+        stop(process)
+    matched = sqlite3.connect(database).execute("SELECT COUNT(*) FROM installs WHERE method = 'probabilistic'").fetchone()[0]
+    return {
+        "name": "match_latency_sqlite",
+        "what": "POST /v1/installs/match, probabilistic on, 1,000,000 clicks in the window (100,000 from the client's address)",
+        "ours": {**ours, "probabilistic_matches": matched},
+        "limit": {"name": "target p99", "p99_ms": 5.0, "requests_per_second": 0},
+        "throughput_ratio": round(5.0 / ours.get("p99_ms", 5.0), 3),
+    }
+
+
 def main():
     for tool in ("wrk", "nginx"):
         if not shutil.which(tool):
@@ -301,7 +452,8 @@ def main():
         sys.exit("build first: make build")
     workdir = tempfile.mkdtemp(prefix="linkrunway-bench-")
     try:
-        results = [healthz_vs_nginx(workdir), redirect_vs_nginx(workdir), writes_vs_bulk(workdir, "sqlite")]
+        results = [healthz_vs_nginx(workdir), redirect_vs_nginx(workdir), writes_vs_bulk(workdir, "sqlite"),
+                   events_vs_bulk(workdir, 1), events_vs_bulk(workdir, 100), match_latency(workdir)]
         if os.environ.get("LINKRUNWAY_TEST_POSTGRES_URL"):
             results.append(writes_vs_bulk(workdir, "postgres"))
         else:
@@ -322,6 +474,14 @@ def main():
             f.write("\n")
     for r in results:
         ours, limit = r["ours"], r["limit"]
+        if r["name"] == "match_latency_sqlite":
+            print(f"{r['name']}: {ours['requests_per_second']:.0f} matches/s, p50 {ours.get('p50_ms', 0):.2f} ms, "
+                  f"p99 {ours.get('p99_ms', 0):.2f} ms (target p99 <= 5 ms); {ours['probabilistic_matches']} probabilistic matches")
+            continue
+        if "events_per_second" in ours:
+            print(f"{r['name']}: {ours['events_per_second']:.0f} events/s (p99 {ours.get('p99_ms', 0):.2f} ms); "
+                  f"bulk INSERT {limit['rows_per_second']:.0f} rows/s; ratio {r['throughput_ratio']:.3f}")
+            continue
         print(f"{r['name']}: ours {ours['requests_per_second']:.0f}/s (p50 {ours.get('p50_ms', 0):.2f} ms, "
               f"p99 {ours.get('p99_ms', 0):.2f} ms); {limit['name']} {limit['requests_per_second']:.0f}/s; "
               f"ratio {r['throughput_ratio']:.3f}")

@@ -99,15 +99,18 @@ enum InstallRoutes {
 
     /// Decides (or finds) the answer and returns it with the link's current path and metadata.
     static func match(_ input: Matcher.Input, services: ServerServices) async throws -> InstallMatch {
+        let plan = try await services.store.read { db in try Matcher.plan(input, db: db) }
+        if let existing = plan.existing {
+            let link = try await existing.linkId.asyncMap { id in try await services.store.read { try LinkRecord.find($0, id: id) } } ?? nil
+            return existing.wire(link: link)
+        }
         let (install, link, created): (InstallRecord, LinkRecord?, Bool) = try await services.store.write { db in
-            let before = try InstallRecord.find(db, appId: input.app.id, installId: input.installId)
-            let install = try before ?? Matcher.match(input, db: db)
+            let (install, created) = try Matcher.commit(input, plan: plan, db: db)
             let link = try install.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil
-            if before == nil, !input.simulated {
-                try Webhooks.enqueue(db, workspaceId: install.workspaceId, topic: "install",
-                                     payload: install.wire(link: link), now: input.now)
+            if created, !input.simulated {
+                try Webhooks.enqueue(db, workspaceId: install.workspaceId, topic: "install", payload: install.wire(link: link), now: input.now)
             }
-            return (install, link, before == nil)
+            return (install, link, created)
         }
         if created { services.metrics.increment("linkrunway_installs_matched_total", labels: [("method", install.method)]) }
         return install.wire(link: link)

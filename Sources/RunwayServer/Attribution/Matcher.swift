@@ -4,9 +4,12 @@ import RunwayHTTP
 import RunwayStore
 
 /// Decides an installation's attribution, once. Methods in order: referrer (a click token the app presents, or a link
-/// it resolved with this install id), probabilistic (the most recent iOS click from the same hashed address within
-/// the app's window, each click matched at most once), view-through (the most recent ad impression from that
-/// address), else unmatched. Everything looked at is kept as the explanation.
+/// it resolved with this install id), probabilistic (the most recent unmatched iOS click from the same hashed address
+/// within the app's window; each click matches at most one install), view-through (the most recent ad impression
+/// from that address), else unmatched. Everything looked at is kept as the explanation.
+///
+/// The search runs on a reader (`plan`); the writer only claims a click and stores the answer (`commit`), so matches
+/// do not queue behind each other's queries.
 enum Matcher {
     struct Input: Sendable {
         let app: App
@@ -19,6 +22,13 @@ enum Matcher {
         let addressHashes: [String]
         let simulated: Bool
         let now: Int64
+    }
+
+    /// What the search found: everything considered, and the eligible options in the order they are tried.
+    struct Plan: Sendable {
+        var existing: InstallRecord?
+        var candidates: [MatchCandidate] = []
+        var options: [MatchCandidate] = []
     }
 
     static let minute: Int64 = 60_000
@@ -37,25 +47,24 @@ enum Matcher {
         ]
     }
 
-    /// Returns the stored answer for the install, deciding and storing it first when there is none. Runs inside one
-    /// write transaction.
-    static func match(_ input: Input, db: any SQLExecutor) throws -> InstallRecord {
-        if let existing = try InstallRecord.find(db, appId: input.app.id, installId: input.installId) { return existing }
+    /// Looks for the stored answer or the candidates (read-only).
+    static func plan(_ input: Input, db: any SQLExecutor) throws -> Plan {
+        var plan = Plan(existing: try InstallRecord.find(db, appId: input.app.id, installId: input.installId))
+        if plan.existing != nil { return plan }
         let settings = input.app.attribution
-        var candidates: [MatchCandidate] = []
-        var winner: MatchCandidate?
-        var winnerLink: LinkRecord?
 
         // 1. Referrer.
         let windowStart = input.now - Int64(settings.clickWindowDays) * 1440 * minute
         var referrerRows: [SQLRow] = []
-        if let token = input.clickToken, let row = try db.first("""
-            SELECT c.token, c.kind, c.created_at, c.workspace_id, l.id AS link_id, l.app_id FROM clicks c JOIN links l ON l.id = c.link_id
-            WHERE c.token = \(token)
-            """) {
-            referrerRows.append(row)
-        } else if let token = input.clickToken {
-            candidates.append(MatchCandidate(method: "referrer", clickToken: token, ageSeconds: 0, eligible: false, reason: "no click has this token"))
+        if let token = input.clickToken {
+            if let row = try db.first("""
+                SELECT c.token, c.kind, c.created_at, c.workspace_id, l.id AS link_id, l.app_id FROM clicks c JOIN links l ON l.id = c.link_id
+                WHERE c.token = \(token)
+                """) {
+                referrerRows.append(row)
+            } else {
+                plan.candidates.append(MatchCandidate(method: "referrer", ageSeconds: 0, eligible: false, reason: "no click has the token the app presented"))
+            }
         }
         if let row = try db.first("""
             SELECT c.token, c.kind, c.created_at, c.workspace_id, l.id AS link_id, l.app_id FROM clicks c JOIN links l ON l.id = c.link_id
@@ -65,114 +74,176 @@ enum Matcher {
             referrerRows.append(row)
         }
         for row in referrerRows {
-            let age = input.now - (try row.int("created_at"))
+            let created = try row.int("created_at")
             var candidate = MatchCandidate(method: "referrer", clickToken: try row.string("token"), linkId: try row.string("link_id"),
-                                           ageSeconds: Int(age / 1000), eligible: false, reason: "")
+                                           ageSeconds: Int((input.now - created) / 1000), eligible: false, reason: "")
             let linkApp = try row.optionalString("app_id")
             if try row.string("workspace_id") != input.app.workspaceId || (linkApp != nil && linkApp != input.app.id) {
                 candidate.reason = "the link belongs to another app"
-            } else if try row.int("created_at") < windowStart {
+            } else if created < windowStart {
                 candidate.reason = "older than the \(settings.clickWindowDays)-day click window"
             } else {
                 candidate.eligible = true
                 candidate.reason = try row.string("kind") == "open" ? "the app resolved this link with this install id" : "the app presented this click token"
             }
-            candidates.append(candidate)
-            if candidate.eligible, winner == nil { winner = candidate }
+            plan.candidates.append(candidate)
+            if candidate.eligible { plan.options.append(candidate) }
         }
 
-        // 2. Probabilistic.
-        if winner == nil, settings.probabilisticMinutes > 0, !input.addressHashes.isEmpty {
+        // 2. Probabilistic: one query per address hash, walking the index of unmatched clicks newest first.
+        if settings.probabilisticMinutes > 0, !input.addressHashes.isEmpty {
             let window = Int64(settings.probabilisticMinutes) * minute
-            let rows = try db.query("""
-                SELECT c.token, c.created_at, l.id AS link_id, l.app_id, k.install_id AS claimed_by
-                FROM clicks c JOIN links l ON l.id = c.link_id LEFT JOIN click_claims k ON k.token = c.token
-                WHERE c.workspace_id = \(input.app.workspaceId) AND c.address_hash IN (\(input.addressHashes[0]), \(input.addressHashes.last!))
-                  AND c.kind = 'click' AND c.platform = 'ios' AND c.created_at >= \(input.now - window) AND c.created_at <= \(input.now)
-                ORDER BY c.created_at DESC LIMIT 20
-                """)
-            for row in rows {
-                let age = input.now - (try row.int("created_at"))
+            var rows: [SQLRow] = []
+            for hash in Set(input.addressHashes) {
+                rows += try db.query("""
+                    SELECT c.token, c.created_at, l.id AS link_id, l.app_id FROM clicks c JOIN links l ON l.id = c.link_id
+                    WHERE c.workspace_id = \(input.app.workspaceId) AND c.address_hash = \(hash) AND c.claimed = 0
+                      AND c.created_at >= \(input.now - window) AND c.created_at <= \(input.now) AND c.kind = 'click' AND c.platform = 'ios'
+                    ORDER BY c.created_at DESC LIMIT 10
+                    """)
+            }
+            rows.sort { (try? $0.int("created_at")) ?? 0 > (try? $1.int("created_at")) ?? 0 }
+            for row in rows.prefix(10) {
                 var candidate = MatchCandidate(method: "probabilistic", clickToken: try row.string("token"), linkId: try row.string("link_id"),
-                                               ageSeconds: Int(age / 1000), eligible: false, reason: "")
-                let linkApp = try row.optionalString("app_id")
-                if linkApp != nil && linkApp != input.app.id {
+                                               ageSeconds: Int((input.now - (try row.int("created_at"))) / 1000), eligible: true,
+                                               reason: "an unmatched click from this address")
+                if let linkApp = try row.optionalString("app_id"), linkApp != input.app.id {
+                    candidate.eligible = false
                     candidate.reason = "the link belongs to another app"
-                } else if try row.optionalString("claimed_by") != nil {
-                    candidate.reason = "already matched another install"
-                } else if winner != nil {
-                    candidate.reason = "a more recent click won"
-                } else if try db.execute("""
-                    INSERT INTO click_claims (token, app_id, install_id, claimed_at)
-                    VALUES (\(candidate.clickToken!), \(input.app.id), \(input.installId), \(input.now)) ON CONFLICT (token) DO NOTHING
-                    """) == 1 {
-                    candidate.eligible = true
-                    candidate.reason = "the most recent unmatched click from this address, \(candidate.ageSeconds) s before"
-                    winner = candidate
-                } else {
-                    candidate.reason = "matched another install a moment ago"
                 }
-                candidates.append(candidate)
+                plan.candidates.append(candidate)
+                if candidate.eligible { plan.options.append(candidate) }
             }
             if rows.isEmpty {
-                candidates.append(MatchCandidate(method: "probabilistic", ageSeconds: 0, eligible: false,
-                                                 reason: "no iOS click from this address in the last \(settings.probabilisticMinutes) minutes"))
+                plan.candidates.append(MatchCandidate(method: "probabilistic", ageSeconds: 0, eligible: false,
+                                                      reason: "no unmatched iOS click from this address in the last \(settings.probabilisticMinutes) minutes"))
             }
         }
 
         // 3. View-through.
-        var impressionNetwork: String?
-        if winner == nil, settings.viewThroughHours > 0, !input.addressHashes.isEmpty {
+        if settings.viewThroughHours > 0, !input.addressHashes.isEmpty {
             let window = Int64(settings.viewThroughHours) * 60 * minute
-            if let row = try db.first("""
-                SELECT id, network, campaign, created_at FROM impressions
-                WHERE app_id = \(input.app.id) AND address_hash IN (\(input.addressHashes[0]), \(input.addressHashes.last!))
-                  AND created_at >= \(input.now - window) AND created_at <= \(input.now)
-                ORDER BY created_at DESC LIMIT 1
-                """) {
+            let newest = try Set(input.addressHashes).compactMap { hash in
+                try db.first("""
+                    SELECT id, network, campaign, created_at FROM impressions
+                    WHERE app_id = \(input.app.id) AND address_hash = \(hash) AND created_at >= \(input.now - window) AND created_at <= \(input.now)
+                    ORDER BY created_at DESC LIMIT 1
+                    """)
+            }.max { (try? $0.int("created_at")) ?? 0 < (try? $1.int("created_at")) ?? 0 }
+            if let row = newest {
                 let candidate = MatchCandidate(method: "view_through", impressionId: try row.string("id"), network: try row.optionalString("network"),
                                                campaign: try row.optionalString("campaign"),
                                                ageSeconds: Int((input.now - (try row.int("created_at"))) / 1000), eligible: true,
                                                reason: "the most recent ad impression from this address")
-                impressionNetwork = candidate.network
-                candidates.append(candidate)
-                winner = candidate
+                plan.candidates.append(candidate)
+                plan.options.append(candidate)
             } else {
-                candidates.append(MatchCandidate(method: "view_through", ageSeconds: 0, eligible: false,
-                                                 reason: "no impression from this address in the last \(settings.viewThroughHours) hours"))
+                plan.candidates.append(MatchCandidate(method: "view_through", ageSeconds: 0, eligible: false,
+                                                      reason: "no impression from this address in the last \(settings.viewThroughHours) hours"))
             }
         }
+        return plan
+    }
 
+    /// Stores the answer (in the writer's transaction): the first option that can be had wins; a click is claimed so
+    /// no other install gets it. When other installs took every click the plan offered (many installs behind one
+    /// address, as with a carrier's NAT), the newest click still free is looked up again here. Returns the stored
+    /// answer, which is another request's when that one stored first.
+    static func commit(_ input: Input, plan: Plan, db: any SQLExecutor) throws -> (InstallRecord, created: Bool) {
+        if let existing = try InstallRecord.find(db, appId: input.app.id, installId: input.installId) { return (existing, false) }
+        let settings = input.app.attribution
+        var winner: MatchCandidate?
+        var lostRaces = Set<String>()
+        var options = plan.options
+        var index = 0
+        while index < options.count {
+            let option = options[index]
+            index += 1
+            if option.method == "probabilistic" {
+                let token = option.clickToken!
+                guard try db.execute("""
+                    INSERT INTO click_claims (token, app_id, install_id, claimed_at)
+                    VALUES (\(token), \(input.app.id), \(input.installId), \(input.now)) ON CONFLICT (token) DO NOTHING
+                    """) == 1 else {
+                    lostRaces.insert(token)
+                    if !options[index...].contains(where: { $0.method == "probabilistic" }) {
+                        options.insert(contentsOf: try freshClicks(input, db: db, excluding: lostRaces), at: index)
+                    }
+                    continue
+                }
+                try db.execute("UPDATE clicks SET claimed = 1 WHERE token = \(token)")
+            }
+            winner = option
+            break
+        }
         // Only the winner's token belongs to this install; another click's token would outlive that click's deletion.
-        candidates = candidates.map { candidate in
+        var candidates = plan.candidates.map { candidate -> MatchCandidate in
             var kept = candidate
-            if candidate.clickToken != winner?.clickToken || !candidate.eligible { kept.clickToken = nil }
+            let isWinner = winner != nil && candidate == winner
+            if let token = candidate.clickToken, lostRaces.contains(token) {
+                kept.eligible = false
+                kept.reason = "matched another install a moment ago"
+            } else if isWinner, candidate.method == "probabilistic" {
+                kept.reason = "the most recent unmatched click from this address, \(candidate.ageSeconds) s before"
+            } else if candidate.eligible, !isWinner {
+                kept.eligible = false
+                kept.reason = "an earlier rule or a more recent candidate won"
+            }
+            if !isWinner { kept.clickToken = nil }
             return kept
         }
-        if let linkId = winner?.linkId { winnerLink = try LinkRecord.find(db, id: linkId) }
+        if let winner, !plan.candidates.contains(winner) {
+            var found = winner
+            found.reason = "the most recent unmatched click from this address once the planned ones were taken, \(winner.ageSeconds) s before"
+            candidates.append(found)
+        }
+        let finalWinner = candidates.first { winner != nil && $0.method == winner!.method && $0.linkId == winner!.linkId && $0.impressionId == winner!.impressionId && $0.eligible }
+        let link = try winner?.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil
         let method = winner?.method ?? "unmatched"
         var record = InstallRecord(appId: input.app.id, installId: input.installId, workspaceId: input.app.workspaceId,
                                    platform: input.platform, osVersion: input.osVersion, language: input.language, method: method,
                                    confidence: confidence(winner, settings: settings),
-                                   source: winner == nil ? "organic" : (method == "view_through" ? "ad:\(impressionNetwork ?? "unknown")" : "link"),
-                                   explanation: Explanation(settings: settings, rules: rules(settings), candidates: candidates, winner: winner).json,
+                                   source: winner == nil ? "organic" : (method == "view_through" ? "ad:\(winner?.network ?? "unknown")" : "link"),
+                                   explanation: Explanation(settings: settings, rules: rules(settings), candidates: candidates,
+                                                            winner: finalWinner).json,
                                    simulated: input.simulated, matchedAt: input.now)
         record.clickToken = winner?.clickToken
         record.impressionId = winner?.impressionId
-        record.linkId = winnerLink?.id
-        record.campaign = winnerLink?.campaign ?? winner?.campaign
-        record.channel = winnerLink?.channel
-        record.feature = winnerLink?.feature
+        record.linkId = link?.id
+        record.campaign = link?.campaign ?? winner?.campaign
+        record.channel = link?.channel
+        record.feature = link?.feature
         record.addressHash = input.addressHashes.first
-        if try record.insert(db) { return record }
-        // Another request for this install stored its answer first; that one stands.
-        if let token = record.clickToken, method == "probabilistic" {
+        if try record.insert(db) { return (record, true) }
+        // Another request for this install stored its answer first; that one stands, and our claim goes back.
+        if method == "probabilistic", let token = record.clickToken {
             try db.execute("DELETE FROM click_claims WHERE token = \(token) AND install_id = \(input.installId)")
+            try db.execute("UPDATE clicks SET claimed = 0 WHERE token = \(token) AND NOT EXISTS (SELECT 1 FROM click_claims k WHERE k.token = \(token))")
         }
         guard let stored = try InstallRecord.find(db, appId: input.app.id, installId: input.installId) else {
             throw StoreError.conflict("the install was stored and removed concurrently")
         }
-        return stored
+        return (stored, false)
+    }
+
+    /// The newest unmatched clicks from the address, looked up inside the write after the planned ones were taken.
+    static func freshClicks(_ input: Input, db: any SQLExecutor, excluding taken: Set<String>) throws -> [MatchCandidate] {
+        let window = Int64(input.app.attribution.probabilisticMinutes) * minute
+        var found: [MatchCandidate] = []
+        for hash in Set(input.addressHashes) {
+            for row in try db.query("""
+                SELECT c.token, c.created_at, l.id AS link_id FROM clicks c JOIN links l ON l.id = c.link_id
+                WHERE c.workspace_id = \(input.app.workspaceId) AND c.address_hash = \(hash) AND c.claimed = 0
+                  AND c.created_at >= \(input.now - window) AND c.created_at <= \(input.now) AND c.kind = 'click' AND c.platform = 'ios'
+                  AND (l.app_id IS NULL OR l.app_id = \(input.app.id))
+                ORDER BY c.created_at DESC LIMIT 3
+                """) where !taken.contains(try row.string("token")) {
+                found.append(MatchCandidate(method: "probabilistic", clickToken: try row.string("token"), linkId: try row.string("link_id"),
+                                            ageSeconds: Int((input.now - (try row.int("created_at"))) / 1000), eligible: true,
+                                            reason: "an unmatched click from this address"))
+            }
+        }
+        return found.sorted { $0.ageSeconds < $1.ageSeconds }
     }
 
     /// 1 for referrer; from 0.9 down to 0.4 as a probabilistic click ages through the window; 0.3 for view-through.

@@ -80,7 +80,8 @@ public enum Schema {
         ALTER TABLE apps ADD COLUMN probabilistic_minutes BIGINT NOT NULL DEFAULT 0;
         ALTER TABLE apps ADD COLUMN view_through_hours BIGINT NOT NULL DEFAULT 0;
         ALTER TABLE apps ADD COLUMN click_window_days BIGINT NOT NULL DEFAULT 7;
-        CREATE INDEX clicks_by_address ON clicks (workspace_id, address_hash, created_at);
+        ALTER TABLE clicks ADD COLUMN claimed BIGINT NOT NULL DEFAULT 0;
+        CREATE INDEX clicks_unclaimed_by_address ON clicks (workspace_id, address_hash, created_at) WHERE claimed = 0;
         CREATE INDEX clicks_by_install ON clicks (install_id, created_at);
         CREATE TABLE installs (
             app_id TEXT NOT NULL REFERENCES apps (id),
