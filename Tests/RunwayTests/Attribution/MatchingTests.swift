@@ -163,6 +163,23 @@ struct MatchingTests {
         await w.server.stop()
     }
 
+    @Test("installs behind one address (a carrier's NAT) racing at once each get a different click", arguments: StoreBackend.all)
+    func sharedAddress(_ backend: StoreBackend) async throws {
+        let w = try await Self.world(backend, settings: #"{"probabilisticMinutes":30}"#)
+        for _ in 0..<12 {
+            _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
+            w.clock.advance(seconds: 1)
+        }
+        let answers = try await withThrowingTaskGroup(of: InstallMatch.self) { group in
+            for i in 0..<12 { group.addTask { try await Self.match(w, install: "nat-\(i)") } }
+            return try await group.reduce(into: [InstallMatch]()) { $0.append($1) }
+        }
+        #expect(answers.allSatisfy { $0.method == "probabilistic" })
+        #expect(Set(answers.compactMap(\.clickId)).count == 12, "every install got its own click")
+        #expect(try await Self.match(w, install: "nat-late").method == "unmatched")
+        await w.server.stop()
+    }
+
     @Test("simulation runs the real click and match code from a chosen address")
     func simulation() async throws {
         let w = try await Self.world(settings: #"{"probabilisticMinutes":10}"#)
