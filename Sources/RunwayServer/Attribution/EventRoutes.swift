@@ -22,7 +22,7 @@ enum EventRoutes {
                 let principal = try context.principal()
                 let event = try Checked(try request.decode(EventRequest.self), principal: principal, services: services)
                 let now = services.clock.nowMilliseconds()
-                let result = try await services.store.write { db in try write(event, db: db, now: now) }
+                let result = try await services.store.write { db in try EventWriter(db: db, now: now).write(event) }
                 switch result {
                 case .stored(let attribution):
                     return try .json(EventResult(eventId: event.eventId, status: "stored", attribution: attribution), status: 201)
@@ -57,9 +57,10 @@ enum EventRoutes {
                 }
                 let now = services.clock.nowMilliseconds()
                 let outcomes: [Outcome] = try await services.store.write { db in
-                    try checked.map { entry in
+                    let writer = EventWriter(db: db, now: now)
+                    return try checked.map { entry in
                         switch entry {
-                        case .success(let event): return try write(event, db: db, now: now)
+                        case .success(let event): return try writer.write(event)
                         case .failure(let error): return .rejected(error)
                         }
                     }
@@ -174,32 +175,43 @@ enum EventRoutes {
         }
     }
 
-    /// Writes one event in the caller's transaction; never throws for a bad event (that is an outcome).
-    static func write(_ event: Checked, db: any SQLExecutor, now: Int64) throws -> Outcome {
-        guard let app = try TenancyQueries.app(db, id: event.appId), event.workspaceId.isEmpty || app.workspaceId == event.workspaceId else {
+}
+
+/// Writes events inside one transaction, remembering the apps, installs and webhook subscriptions it has looked up
+/// (a batch is usually one app and one install).
+final class EventWriter {
+    let db: any SQLExecutor
+    let now: Int64
+    private var apps: [String: App?] = [:]
+    private var installs: [String: InstallRecord] = [:]
+    private var subscriptions: [String: [Webhooks.Subscription]] = [:]
+
+    init(db: any SQLExecutor, now: Int64) {
+        self.db = db
+        self.now = now
+    }
+
+    /// Writes one event; never throws for a bad event (that is an outcome).
+    func write(_ event: EventRoutes.Checked) throws -> EventRoutes.Outcome {
+        let app: App?
+        if let cached = apps[event.appId] { app = cached } else {
+            app = try TenancyQueries.app(db, id: event.appId)
+            apps[event.appId] = app
+        }
+        guard let app, event.workspaceId.isEmpty || app.workspaceId == event.workspaceId else {
             return .rejected(HTTPError.invalidField("appId", "no app of this workspace has this id"))
         }
-        var install = try InstallRecord.find(db, appId: app.id, installId: event.installId)
-        if install == nil {
-            guard event.type == "INSTALL" else {
-                return .rejected(HTTPError.notFound(ErrorCode.unknownInstall, "install \(event.installId) has not been matched or installed"))
-            }
-            let settings = app.attribution
-            let record = InstallRecord(appId: app.id, installId: event.installId, workspaceId: app.workspaceId, platform: "ios", osVersion: nil,
-                                       language: nil, method: "unmatched", confidence: 0, source: "organic",
-                                       explanation: Explanation(settings: settings, rules: ["the INSTALL event came before any match request; no matching was done"],
-                                                                candidates: [], winner: nil).json,
-                                       simulated: false, matchedAt: now)
-            _ = try record.insert(db)
-            install = try InstallRecord.find(db, appId: app.id, installId: event.installId)
+        guard let install = try install(app: app, event: event) else {
+            return .rejected(HTTPError.notFound(ErrorCode.unknownInstall, "install \(event.installId) has not been matched or installed"))
         }
-        guard let install else { return .rejected(HTTPError.notFound(ErrorCode.unknownInstall, "install \(event.installId) is unknown")) }
         let attribution = install.attribution
-        if try db.first("SELECT 1 AS one FROM event_ids WHERE app_id = \(app.id) AND event_id = \(event.eventId)") != nil {
-            return .duplicate(attribution)
-        }
-        if event.type == "INSTALL", try db.first("SELECT 1 AS one FROM events WHERE app_id = \(app.id) AND install_id = \(event.installId) AND type = 'INSTALL' LIMIT 1") != nil {
-            return .rejected(HTTPError.conflict(ErrorCode.duplicateInstall, "this install already has an INSTALL event"))
+        if event.type == "INSTALL" {
+            if try db.first("SELECT 1 AS one FROM event_ids WHERE app_id = \(app.id) AND event_id = \(event.eventId)") != nil {
+                return .duplicate(attribution)
+            }
+            if try db.first("SELECT 1 AS one FROM events WHERE app_id = \(app.id) AND install_id = \(event.installId) AND type = 'INSTALL' LIMIT 1") != nil {
+                return .rejected(HTTPError.conflict(ErrorCode.duplicateInstall, "this install already has an INSTALL event"))
+            }
         }
         guard try db.execute("INSERT INTO event_ids (app_id, event_id, received_at) VALUES (\(app.id), \(event.eventId), \(now)) ON CONFLICT (app_id, event_id) DO NOTHING") == 1 else {
             return .duplicate(attribution)
@@ -211,10 +223,37 @@ enum EventRoutes {
                     \(event.occurredAt), \(event.amount), \(event.currency), \(event.properties), 0, \(install.method), \(install.linkId),
                     \(install.campaign), \(install.channel), \(install.feature), \(install.source), \(now))
             """)
-        try Webhooks.enqueue(db, workspaceId: app.workspaceId, topic: "event", payload: EventNotice(
-            eventId: event.eventId, appId: app.id, installId: event.installId, type: event.type, name: event.name, userId: event.userId,
-            amount: event.amount, currency: event.currency, occurredAt: Timestamp.iso(event.occurredAt), attribution: attribution), now: now)
+        let listening: [Webhooks.Subscription]
+        if let cached = subscriptions[app.workspaceId] { listening = cached } else {
+            listening = try Webhooks.subscriptions(db, workspaceId: app.workspaceId)
+            subscriptions[app.workspaceId] = listening
+        }
+        if !listening.isEmpty {
+            try Webhooks.enqueue(db, workspaceId: app.workspaceId, topic: "event", payload: EventNotice(
+                eventId: event.eventId, appId: app.id, installId: event.installId, type: event.type, name: event.name, userId: event.userId,
+                amount: event.amount, currency: event.currency, occurredAt: Timestamp.iso(event.occurredAt), attribution: attribution),
+                now: now, subscriptions: listening)
+        }
         return .stored(attribution)
+    }
+
+    /// The event's install; an INSTALL event for an install never matched creates an unmatched one.
+    private func install(app: App, event: EventRoutes.Checked) throws -> InstallRecord? {
+        let key = app.id + "\u{0}" + event.installId
+        if let cached = installs[key] { return cached }
+        var install = try InstallRecord.find(db, appId: app.id, installId: event.installId)
+        if install == nil, event.type == "INSTALL" {
+            let record = InstallRecord(appId: app.id, installId: event.installId, workspaceId: app.workspaceId, platform: "ios", osVersion: nil,
+                                       language: nil, method: "unmatched", confidence: 0, source: "organic",
+                                       explanation: Explanation(settings: app.attribution,
+                                                                rules: ["the INSTALL event came before any match request; no matching was done"],
+                                                                candidates: [], winner: nil).json,
+                                       simulated: false, matchedAt: now)
+            _ = try record.insert(db)
+            install = try InstallRecord.find(db, appId: app.id, installId: event.installId)
+        }
+        if let install { installs[key] = install }
+        return install
     }
 }
 

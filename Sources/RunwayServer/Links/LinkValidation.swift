@@ -101,15 +101,12 @@ enum LinkValidate {
         return text
     }
 
-    /// ISO 8601 (with or without fractional seconds) to milliseconds.
+    /// ISO 8601 / RFC 3339 (with or without fractional seconds, `Z` or an offset) to milliseconds.
     static func timestamp(_ value: String?, field: String) throws -> Int64? {
         guard let value else { return nil }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let plain = ISO8601DateFormatter()
-        guard let date = formatter.date(from: value) ?? plain.date(from: value) else {
+        guard let milliseconds = ISOTime.milliseconds(value) else {
             throw HTTPError.invalidField(field, "must be an ISO 8601 time such as 2026-12-31T23:59:59Z")
         }
-        return Int64(date.timeIntervalSince1970 * 1000)
+        return milliseconds
     }
 }

@@ -9,17 +9,29 @@ import RunwayStore
 enum Webhooks {
     static let topics = ["install", "event", "click"]
 
+    /// An enabled endpoint: its id and topics.
+    struct Subscription: Sendable {
+        let id: String
+        let topics: [Substring]
+    }
+
+    /// The workspace's enabled endpoints.
+    static func subscriptions(_ db: any SQLExecutor, workspaceId: String) throws -> [Subscription] {
+        try db.query("SELECT id, topics FROM webhooks WHERE workspace_id = \(workspaceId) AND enabled = 1").map {
+            Subscription(id: try $0.string("id"), topics: try $0.string("topics").split(separator: ","))
+        }
+    }
+
     /// Queues one delivery per enabled endpoint of the workspace that listens to `topic`.
-    static func enqueue<Payload: Encodable>(_ db: any SQLExecutor, workspaceId: String, topic: String, payload: Payload, now: Int64) throws {
-        let endpoints = try db.query("SELECT id, topics FROM webhooks WHERE workspace_id = \(workspaceId) AND enabled = 1")
-            .filter { try $0.string("topics").split(separator: ",").contains(Substring(topic)) }
-        guard !endpoints.isEmpty else { return }
-        for endpoint in endpoints {
+    static func enqueue<Payload: Encodable>(_ db: any SQLExecutor, workspaceId: String, topic: String, payload: Payload, now: Int64,
+                                            subscriptions: [Subscription]? = nil) throws {
+        let listening = try (subscriptions ?? Self.subscriptions(db, workspaceId: workspaceId)).filter { $0.topics.contains(Substring(topic)) }
+        for endpoint in listening {
             let id = Identifier.make("whd")
             let body = try envelope(id: id, topic: topic, payload: payload, now: now)
             try db.execute("""
                 INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, topic, payload, status, attempts, next_attempt_at, created_at)
-                VALUES (\(id), \(try endpoint.string("id")), \(workspaceId), \(topic), \(body), 'pending', 0, \(now), \(now))
+                VALUES (\(id), \(endpoint.id), \(workspaceId), \(topic), \(body), 'pending', 0, \(now), \(now))
                 """)
         }
     }

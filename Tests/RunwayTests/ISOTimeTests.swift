@@ -1,0 +1,26 @@
+import Foundation
+@testable import RunwayServer
+import Testing
+
+@Suite("ISO 8601 times")
+struct ISOTimeTests {
+    @Test("valid times match Foundation's reading", arguments: [
+        "2026-11-30T05:19:19Z", "1970-01-01T00:00:00Z", "2024-02-29T23:59:59.999Z", "2026-11-30T05:19:19.5+01:00",
+        "2026-11-30T05:19:19-07:30", "2000-03-01T00:00:00.123Z", "1999-12-31T23:59:59z",
+    ])
+    func valid(_ text: String) throws {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let plain = ISO8601DateFormatter()
+        let date = try #require(formatter.date(from: text.uppercased()) ?? plain.date(from: text.uppercased()))
+        #expect(ISOTime.milliseconds(text) == Int64((date.timeIntervalSince1970 * 1000).rounded()))
+    }
+
+    @Test("invalid times are refused", arguments: [
+        "", "2026-11-30", "2026-13-01T00:00:00Z", "2026-02-30T00:00:00Z", "2025-02-29T00:00:00Z", "2026-11-30T24:00:00Z",
+        "2026-11-30T05:19:19", "2026-11-30T05:19:19.Z", "2026-11-30T05:19:19+1", "x026-11-30T05:19:19Z", "2026-11-30T05:19:19Zjunk",
+    ])
+    func invalid(_ text: String) {
+        #expect(ISOTime.milliseconds(text) == nil)
+    }
+}
