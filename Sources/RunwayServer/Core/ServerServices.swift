@@ -11,6 +11,7 @@ public struct ServerServices: Sendable {
     public let secrets: InstanceSecrets
     public let addresses: AddressHasher
     let links: LinkDirectory
+    let webhookSubscriptions: SubscriptionCache
 
     public init(store: any Store, clock: WallClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
                 authenticator: KeyAuthenticator? = nil) {
@@ -22,6 +23,7 @@ public struct ServerServices: Sendable {
         self.authenticator = authenticator ?? KeyAuthenticator(store: store)
         self.addresses = AddressHasher(store: store)
         self.links = LinkDirectory(store: store)
+        self.webhookSubscriptions = SubscriptionCache(store: store)
     }
 }
 

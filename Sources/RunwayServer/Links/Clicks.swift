@@ -23,6 +23,8 @@ enum Clicks {
         let now = services.clock.nowMilliseconds()
         let token = newToken()
         let addressHash = try await visit.address.asyncMap { try await services.addresses.hash($0, at: now) }
+        let listening = visit.kind == "click" ? try await services.webhookSubscriptions.subscriptions(workspaceId: link.workspaceId)
+            .filter { $0.topics.contains("click") } : []
         try await services.store.write { db in
             try db.execute("""
                 INSERT INTO clicks (token, kind, link_id, workspace_id, app_id, platform, os_version, address_hash, referrer_host,
@@ -30,10 +32,11 @@ enum Clicks {
                 VALUES (\(token), \(visit.kind), \(link.id), \(link.workspaceId), \(link.appId), \(visit.platform), \(visit.osVersion),
                         \(addressHash), \(visit.referrerHost), \(visit.installId), \(now))
                 """)
-            if visit.kind == "click" {
+            if !listening.isEmpty {
                 try Webhooks.enqueue(db, workspaceId: link.workspaceId, topic: "click", payload: ClickNotice(
                     clickToken: token, linkId: link.id, url: link.url, platform: visit.platform, osVersion: visit.osVersion,
-                    campaign: link.campaign, channel: link.channel, feature: link.feature, createdAt: Timestamp.iso(now)), now: now)
+                    campaign: link.campaign, channel: link.channel, feature: link.feature, createdAt: Timestamp.iso(now)),
+                    now: now, subscriptions: listening)
             }
         }
         services.metrics.increment("linkrunway_link_visits_total", labels: [("kind", visit.kind), ("platform", visit.platform)])

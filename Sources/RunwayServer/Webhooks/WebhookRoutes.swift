@@ -39,6 +39,7 @@ enum WebhookRoutes {
                 } catch StoreError.constraint {
                     throw HTTPError.invalidField("workspaceId", "no workspace has this id")
                 }
+                services.webhookSubscriptions.forget(workspaceId: workspaceId)
                 return try .json(CreatedWebhook(webhook: endpoint, secret: secret), status: 201)
             },
 
@@ -62,14 +63,17 @@ enum WebhookRoutes {
             ) { _, context in
                 let principal = try context.principal()
                 let id = try context.parameter("webhookId")
-                try await services.store.write { db in
+                let workspaceId: String = try await services.store.write { db in
                     guard let row = try db.first("SELECT \(raw: columns) FROM webhooks WHERE id = \(id)") else {
                         throw HTTPError.notFound(ErrorCode.notFound, "no webhook \(id)")
                     }
-                    try principal.requireWorkspace(try row.string("workspace_id"))
+                    let workspaceId = try row.string("workspace_id")
+                    try principal.requireWorkspace(workspaceId)
                     try db.execute("DELETE FROM webhook_deliveries WHERE webhook_id = \(id)")
                     try db.execute("DELETE FROM webhooks WHERE id = \(id)")
+                    return workspaceId
                 }
+                services.webhookSubscriptions.forget(workspaceId: workspaceId)
                 return HTTPResponse(status: 204)
             },
 

@@ -3,6 +3,7 @@ import LinkRunwayAPI
 import RunwayCrypto
 import RunwayHTTP
 import RunwayStore
+import Synchronization
 
 /// Webhook deliveries are rows written in the same transaction as what they announce, so an acknowledged install,
 /// event or click is never announced twice or lost; the dispatcher sends them later.
@@ -83,4 +84,25 @@ struct WebhookEnvelope<Payload: Encodable>: Encodable {
     let topic: String
     let createdAt: String
     let data: Payload
+}
+
+/// Which endpoints each workspace has, cached for five seconds so that every click does not ask the database (an
+/// endpoint added through another process hears of clicks within five seconds).
+final class SubscriptionCache: Sendable {
+    private let store: any Store
+    private let entries = Mutex<[String: (subscriptions: [Webhooks.Subscription], loadedAt: ContinuousClock.Instant)]>([:])
+
+    init(store: any Store) { self.store = store }
+
+    func subscriptions(workspaceId: String) async throws -> [Webhooks.Subscription] {
+        if let entry = entries.withLock({ $0[workspaceId] }), entry.loadedAt.duration(to: .now) < .seconds(5) { return entry.subscriptions }
+        let loaded = try await store.read { db in try Webhooks.subscriptions(db, workspaceId: workspaceId) }
+        entries.withLock { entries in
+            if entries.count > 10_000 { entries.removeAll() }
+            entries[workspaceId] = (loaded, .now)
+        }
+        return loaded
+    }
+
+    func forget(workspaceId: String) { entries.withLock { _ = $0.removeValue(forKey: workspaceId) } }
 }

@@ -102,6 +102,25 @@ struct WebhookTests {
         await w.server.stop()
     }
 
+    @Test("click webhooks announce clicks, never the address")
+    func clickTopic() async throws {
+        let w = try await MatchingTests.world()
+        let receiver = try Receiver(failures: 0)
+        _ = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"\#(receiver.url)","topics":["click"]}"#)
+            .decoded(CreatedWebhook.self, status: 201)
+        _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
+        let dispatcher = WebhookDispatcher(services: w.server.services, settings: .init(baseDelayMilliseconds: 0))
+        #expect(try await dispatcher.sendDue() == 1)
+        let body = try #require(receiver.requests.first).body
+        let text = String(decoding: body, as: UTF8.self)
+        #expect(text.contains(#""topic":"click""#) && text.contains(w.link.id))
+        #expect(!text.contains("203.0.113.7"))
+        let hash = try await w.server.store.read { try $0.first("SELECT address_hash FROM clicks")!.string("address_hash") }
+        #expect(!text.contains(hash))
+        await receiver.server.shutdown()
+        await w.server.stop()
+    }
+
     @Test("endpoints must be https (plain http only to this machine) and name known topics")
     func validation() async throws {
         let w = try await MatchingTests.world()
