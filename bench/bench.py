@@ -345,10 +345,10 @@ def wrk_script(port, path, script, workdir, name):
     return result
 
 
-def events_setup(workdir, database):
+def events_setup(workdir, database_url):
     """A server with an app, a publishable key and a matched install named `bench`."""
     port = free_port()
-    process, key = start_linkrunway(workdir, port, f"sqlite:{database}")
+    process, key = start_linkrunway(workdir, port, database_url)
     workspace = api_get(port, "/v1/workspaces", key)["items"][0]["id"]
     app = api_post(port, "/v1/apps", key, {"workspaceId": workspace, "name": "Events", "teamId": "ABCDE12345", "bundleId": "com.bench.events"})
     publishable = api_post(port, "/v1/keys", key, {"kind": "publishable", "appId": app["id"]})["secret"]
@@ -371,11 +371,27 @@ def sqlite_bulk_events_per_second(database, workspace, app_id, rows):
     return rows / elapsed
 
 
-def events_vs_bulk(workdir, batch):
+def postgres_bulk_events_per_second(url, workspace, app_id, rows):
+    out = subprocess.run(["psql", url, "-q", "-v", "ON_ERROR_STOP=1", "-c", "\\timing on", "-c",
+                          "INSERT INTO events (app_id, event_id, workspace_id, install_id, type, occurred_at, attested, method, source, received_at) "
+                          f"SELECT '{app_id}', 'bulk' || n, '{workspace}', 'bench', 'OPEN', 0, 0, 'unmatched', 'organic', "
+                          f"(extract(epoch from now()) * 1000)::bigint FROM generate_series(1, {rows}) n"],
+                         capture_output=True, text=True, check=True).stdout
+    return rows / (float(re.search(r"Time: ([\d.]+) ms", out).group(1)) / 1000)
+
+
+def events_vs_bulk(workdir, batch, backend="sqlite"):
     """Events acknowledged through the API (one per request, or `batch` per request) beside one bulk INSERT … SELECT
     of the same number of rows."""
-    database = f"{workdir}/events-{batch}.db"
-    process, port, key, workspace, app_id = events_setup(workdir, database)
+    if backend == "postgres":
+        admin_url = os.environ["LINKRUNWAY_TEST_POSTGRES_URL"]
+        name = f"bench_events_{int(time.time())}"
+        subprocess.run(["psql", admin_url, "-q", "-c", f"CREATE DATABASE {name}"], check=True)
+        database_url = admin_url.rsplit("/", 1)[0] + "/" + name
+    else:
+        database = f"{workdir}/events-{batch}.db"
+        database_url = f"sqlite:{database}"
+    process, port, key, workspace, app_id = events_setup(workdir, database_url)
     path = "/v1/events/batch" if batch > 1 else "/v1/events"
     try:
         ours = wrk_script(port, path, EVENT_SCRIPT.replace("BATCH", str(batch)).replace("PATH", f'"{path}"').replace("KEY", key),
@@ -384,11 +400,15 @@ def events_vs_bulk(workdir, batch):
         stop(process)
     events_per_second = ours["requests_per_second"] * batch
     rows = max(ours["requests"] * batch, 1000)
-    bulk = sqlite_bulk_events_per_second(database, workspace, app_id, rows)
+    if backend == "postgres":
+        bulk = postgres_bulk_events_per_second(database_url, workspace, app_id, rows)
+        subprocess.run(["psql", admin_url, "-q", "-c", f"DROP DATABASE {name} WITH (FORCE)"], check=False)
+    else:
+        bulk = sqlite_bulk_events_per_second(database, workspace, app_id, rows)
     return {
-        "name": "events_batch_sqlite" if batch > 1 else "events_single_sqlite",
+        "name": f"events_{'batch' if batch > 1 else 'single'}_{backend}",
         "what": (f"POST /v1/events/batch with {batch} events per request" if batch > 1 else "POST /v1/events, one event per request")
-                + f" (SQLite, durable group commit) vs one bulk INSERT … SELECT of the same {rows} rows",
+                + f" ({backend}, durable group commit) vs one bulk INSERT … SELECT of the same {rows} rows",
         "ours": {**ours, "events_per_second": round(events_per_second, 1)},
         "limit": {"name": "bulk INSERT", "rows_per_second": round(bulk, 1), "requests_per_second": round(bulk, 1)},
         "throughput_ratio": round(events_per_second / bulk, 4),
@@ -456,6 +476,7 @@ def main():
                    events_vs_bulk(workdir, 1), events_vs_bulk(workdir, 100), match_latency(workdir)]
         if os.environ.get("LINKRUNWAY_TEST_POSTGRES_URL"):
             results.append(writes_vs_bulk(workdir, "postgres"))
+            results.append(events_vs_bulk(workdir, 1, "postgres"))
         else:
             print("no PostgreSQL (LINKRUNWAY_TEST_POSTGRES_URL): skipping the PostgreSQL write benchmark")
     finally:
