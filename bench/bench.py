@@ -260,15 +260,24 @@ def postgres_bulk_rows_per_second(url, workspace, rows):
     return rows / (milliseconds / 1000)
 
 
+def postgres_database(prefix):
+    """A new database on the throwaway server; returns the admin URL, its name and its URL."""
+    admin_url = os.environ["LINKRUNWAY_TEST_POSTGRES_URL"]
+    name = f"{prefix}_{int(time.time() * 1000)}"
+    subprocess.run(["psql", admin_url, "-q", "-c", f"CREATE DATABASE {name}"], check=True)
+    return admin_url, name, admin_url.rsplit("/", 1)[0] + "/" + name
+
+
+def drop_postgres_database(admin_url, name):
+    subprocess.run(["psql", admin_url, "-q", "-c", f"DROP DATABASE {name} WITH (FORCE)"], check=False)
+
+
 def writes_vs_bulk(workdir, backend):
     """Acknowledged, durable app creations through the API (auth, validation, group commit) beside one bulk INSERT of
     the same number of rows straight into the database."""
     port = free_port()
     if backend == "postgres":
-        admin_url = os.environ["LINKRUNWAY_TEST_POSTGRES_URL"]
-        name = f"bench_{int(time.time())}"
-        subprocess.run(["psql", admin_url, "-q", "-c", f"CREATE DATABASE {name}"], check=True)
-        database_url = admin_url.rsplit("/", 1)[0] + "/" + name
+        admin_url, name, database_url = postgres_database("bench_writes")
     else:
         database_url = f"sqlite:{workdir}/writes.db"
     process, key = start_linkrunway(workdir, port, database_url)
@@ -280,7 +289,7 @@ def writes_vs_bulk(workdir, backend):
     rows = max(ours["requests"], 1000)
     if backend == "postgres":
         bulk = postgres_bulk_rows_per_second(database_url, workspace, rows)
-        subprocess.run(["psql", admin_url, "-q", "-c", f"DROP DATABASE {name} WITH (FORCE)"], check=False)
+        drop_postgres_database(admin_url, name)
     else:
         bulk = sqlite_bulk_rows_per_second(database_url[len("sqlite:"):], workspace, rows)
     return {
@@ -384,10 +393,7 @@ def events_vs_bulk(workdir, batch, backend="sqlite"):
     """Events acknowledged through the API (one per request, or `batch` per request) beside one bulk INSERT … SELECT
     of the same number of rows."""
     if backend == "postgres":
-        admin_url = os.environ["LINKRUNWAY_TEST_POSTGRES_URL"]
-        name = f"bench_events_{int(time.time())}"
-        subprocess.run(["psql", admin_url, "-q", "-c", f"CREATE DATABASE {name}"], check=True)
-        database_url = admin_url.rsplit("/", 1)[0] + "/" + name
+        admin_url, name, database_url = postgres_database("bench_events")
     else:
         database = f"{workdir}/events-{batch}.db"
         database_url = f"sqlite:{database}"
@@ -402,7 +408,7 @@ def events_vs_bulk(workdir, batch, backend="sqlite"):
     rows = max(ours["requests"] * batch, 1000)
     if backend == "postgres":
         bulk = postgres_bulk_events_per_second(database_url, workspace, app_id, rows)
-        subprocess.run(["psql", admin_url, "-q", "-c", f"DROP DATABASE {name} WITH (FORCE)"], check=False)
+        drop_postgres_database(admin_url, name)
     else:
         bulk = sqlite_bulk_events_per_second(database, workspace, app_id, rows)
     return {

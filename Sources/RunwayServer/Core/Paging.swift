@@ -41,3 +41,13 @@ func readPage<Item: Codable & Sendable>(_ store: any Store, table: String, colum
     let items = Array(rows.prefix(page.limit))
     return Page(items: items, nextCursor: rows.count > page.limit ? items.last.map(id) : nil)
 }
+
+extension Principal {
+    /// The ` AND workspace_id = …` clause a list route applies: the `workspaceId` asked for (which this key must
+    /// reach), else the key's own workspace; admin keys without one see every workspace.
+    func workspaceFilter(_ request: HTTPRequest) throws -> SQL {
+        guard let workspaceId = request.queryValue("workspaceId") ?? self.workspaceId else { return "" }
+        try requireWorkspace(workspaceId)
+        return " AND workspace_id = \(workspaceId)"
+    }
+}

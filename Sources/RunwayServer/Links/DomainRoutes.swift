@@ -47,9 +47,7 @@ enum DomainRoutes {
             ) { request, context in
                 let principal = try context.principal()
                 let page = try PageRequest(request)
-                let workspaceId = request.queryValue("workspaceId") ?? principal.workspaceId
-                if let workspaceId { try principal.requireWorkspace(workspaceId) }
-                let filter: SQL = workspaceId.map { " AND workspace_id = \($0)" } ?? ""
+                let filter = try principal.workspaceFilter(request)
                 return try .json(await readPage(services.store, table: "link_domains", columns: columns, filter: filter, page: page,
                                                 row: domain, id: \.id))
             },

@@ -47,9 +47,7 @@ enum LinkRoutes {
             ) { request, context in
                 let principal = try context.principal()
                 let page = try PageRequest(request)
-                let workspaceId = request.queryValue("workspaceId") ?? principal.workspaceId
-                if let workspaceId { try principal.requireWorkspace(workspaceId) }
-                var filter: SQL = workspaceId.map { " AND workspace_id = \($0)" } ?? ""
+                var filter = try principal.workspaceFilter(request)
                 for (parameter, column) in [("appId", "app_id"), ("domain", "domain"), ("campaign", "campaign"), ("channel", "channel"),
                                             ("feature", "feature"), ("kind", "kind")] {
                     if let value = request.queryValue(parameter) { filter = filter + " AND \(raw: column) = \(value)" }

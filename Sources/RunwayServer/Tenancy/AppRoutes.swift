@@ -39,10 +39,8 @@ enum AppRoutes {
             ) { request, context in
                 let principal = try context.principal()
                 let page = try PageRequest(request)
-                let workspaceId = request.queryValue("workspaceId") ?? principal.workspaceId
-                if let workspaceId { try principal.requireWorkspace(workspaceId) }
-                let scope: SQL = workspaceId.map { " AND workspace_id = \($0)" } ?? ""
-return try .json(await readPage(services.store, table: "apps", columns: TenancyRows.appColumns, filter: scope,
+                let scope = try principal.workspaceFilter(request)
+                return try .json(await readPage(services.store, table: "apps", columns: TenancyRows.appColumns, filter: scope,
                                                 page: page, row: TenancyRows.app, id: \.id))
             },
 

@@ -31,10 +31,7 @@ enum KeyRoutes {
             ) { request, context in
                 let principal = try context.principal()
                 let page = try PageRequest(request)
-                let workspaceId = request.queryValue("workspaceId") ?? principal.workspaceId
-                if let workspaceId { try principal.requireWorkspace(workspaceId) }
-                let workspaceFilter: SQL = workspaceId.map { " AND workspace_id = \($0)" } ?? ""
-                let filter = workspaceFilter + (request.queryValue("appId").map { " AND app_id = \($0)" } ?? "")
+                let filter = try principal.workspaceFilter(request) + (request.queryValue("appId").map { " AND app_id = \($0)" } ?? "")
 return try .json(await readPage(services.store, table: "api_keys", columns: TenancyRows.keyColumns, filter: filter,
                                                 page: page, row: TenancyRows.key, id: \.id))
             },
