@@ -62,6 +62,26 @@ struct MultiProcessTests {
         #expect(bundles.filter { $0 == "com.two.idem" }.count == 1)
         #expect(bundles.filter { $0 == "com.two.same" }.count == 1)
 
+        // The same event ids sent to both servers at once are stored once each.
+        let appId = try JSONDecoder().decode(App.self, from: Data(created[0].body.utf8)).id
+        let keyResponse = try await offloaded {
+            try RawHTTPConnection(port: ports[0]).request("POST", "/v1/keys", headers: auth, body: #"{"kind":"publishable","appId":"\#(appId)"}"#)
+        }
+        let client = ["Authorization": "Bearer \(try JSONDecoder().decode(CreatedKey.self, from: Data(keyResponse.body.utf8)).secret)"]
+        let matched = try await offloaded {
+            try RawHTTPConnection(port: ports[1]).request("POST", "/v1/installs/match", headers: client, body: #"{"installId":"two-inst","platform":"ios","consent":true}"#)
+        }
+        #expect(matched.status == 200)
+        let events = try await Self.burst(ports, count: 40) { i in
+            ("POST", "/v1/events", client, #"{"eventId":"ev-\#(i % 10)","type":"OPEN","installId":"two-inst","timestamp":"2026-01-01T00:00:00Z"}"#)
+        }
+        #expect(events.filter { $0.status == 201 }.count == 10)
+        #expect(events.filter { $0.status == 200 }.count == 30)
+        let store = try StoreBackend.postgres.open(location.url, nil)
+        let stored = try await store.read { try $0.first("SELECT COUNT(*) AS n, COUNT(DISTINCT event_id) AS d FROM events")! }
+        await store.close()
+        #expect(try stored.int("n") == 10 && stored.int("d") == 10)
+
         // A key revoked through one server stops working on the other within its cache time (5 s).
         let created_key = try await offloaded {
             try RawHTTPConnection(port: ports[0]).request("POST", "/v1/keys", headers: auth, body: #"{"kind":"server","workspaceId":"\#(ws)"}"#)

@@ -1,6 +1,8 @@
 import Foundation
 import Synchronization
 @testable import RunwayPostgres
+import RunwayHTTP
+@testable import RunwayServer
 import RunwayStore
 import Testing
 
@@ -36,6 +38,22 @@ struct PostgresStoreTests {
             guard case .unavailable = error else { Issue.record("expected unavailable, got \(error)"); return }
         }
         #expect(started.duration(to: .now) < .seconds(5))
+        await store.close()
+    }
+
+    @Test("a server whose database is unreachable says so on /readyz and answers 503, never a crash")
+    func unreachableServer() async throws {
+        let store = PostgresStore(url: "postgres://nobody@127.0.0.1:1/none", options: .init(writers: 1, readers: 1))
+        let services = ServerServices(store: store, logger: Logger(level: .error, sink: .memory()), metrics: MetricsRegistry(),
+                                      secrets: InstanceSecrets(clickSigningKey: Array(repeating: 1, count: 32)))
+        let client = TestClient(ServerApplication.make(services, maxBodyBytes: 1 << 20))
+        let ready = await client.get("/readyz")
+        #expect(ready.status == 503)
+        #expect(ready.bodyText.contains("unavailable"))
+        let apps = await TestClient(client.application, bearer: "lr_sk_" + String(repeating: "a", count: 48)).get("/v1/apps")
+        #expect(apps.status == 503)
+        #expect(apps.errorCode == "store_unavailable")
+        #expect(await client.get("/healthz").status == 200)
         await store.close()
     }
 
