@@ -189,19 +189,27 @@ public struct EventRequest: Codable, Sendable {
 /// The attribution an event was written with.
 public struct EventAttribution: Codable, Sendable, Equatable {
     public var method: String
+    /// `link`, `apple_ads`, `ad:<network>` or `organic`.
     public var source: String
     public var linkId: String?
     public var campaign: String?
     public var channel: String?
     public var feature: String?
+    public var appleAdsCampaignId: String?
+    public var appleAdsAdGroupId: String?
+    public var appleAdsKeywordId: String?
 
-    public init(method: String, source: String, linkId: String?, campaign: String?, channel: String?, feature: String?) {
+    public init(method: String, source: String, linkId: String?, campaign: String?, channel: String?, feature: String?,
+                appleAdsCampaignId: String? = nil, appleAdsAdGroupId: String? = nil, appleAdsKeywordId: String? = nil) {
         self.method = method
         self.source = source
         self.linkId = linkId
         self.campaign = campaign
         self.channel = channel
         self.feature = feature
+        self.appleAdsCampaignId = appleAdsCampaignId
+        self.appleAdsAdGroupId = appleAdsAdGroupId
+        self.appleAdsKeywordId = appleAdsKeywordId
     }
 }
 
@@ -458,18 +466,85 @@ public struct StoredVisit: Codable, Sendable, Equatable {
 /// `GET /v1/installs/{installId}/export`: everything stored about an installation.
 public struct InstallExport: Codable, Sendable, Equatable {
     public var attribution: AttributionExplanation?
+    public var appleAds: AppleAdsClaim?
     public var events: [StoredEvent]
     public var visits: [StoredVisit]
     public var referralCodes: [ReferralCode]
     /// Links this installation shared.
     public var sharedLinkIds: [String]
 
-    public init(attribution: AttributionExplanation?, events: [StoredEvent], visits: [StoredVisit], referralCodes: [ReferralCode],
-                sharedLinkIds: [String]) {
+    public init(attribution: AttributionExplanation?, appleAds: AppleAdsClaim? = nil, events: [StoredEvent], visits: [StoredVisit],
+                referralCodes: [ReferralCode], sharedLinkIds: [String]) {
         self.attribution = attribution
+        self.appleAds = appleAds
         self.events = events
         self.visits = visits
         self.referralCodes = referralCodes
         self.sharedLinkIds = sharedLinkIds
+    }
+}
+
+/// `POST /v1/claims/apple-ads`: the AdServices token of an installation.
+public struct AppleAdsClaimRequest: Codable, Sendable {
+    public var installId: String
+    /// From `AAAttribution.attributionToken()`; valid for 24 hours.
+    public var token: String
+
+    public init(installId: String, token: String) {
+        self.installId = installId
+        self.token = token
+    }
+}
+
+/// What Apple said about the tap or view that led to an install.
+public struct AppleAdsAttribution: Codable, Sendable, Equatable {
+    public var orgId: String?
+    public var campaignId: String?
+    public var adGroupId: String?
+    /// Absent with search match.
+    public var keywordId: String?
+    public var adId: String?
+    /// `Download` or `Redownload`.
+    public var conversionType: String?
+    /// `Click` (tap, 30 days) or `Impression` (view, 24 hours).
+    public var claimType: String?
+    public var clickDate: String?
+    public var impressionDate: String?
+    public var countryOrRegion: String?
+    public var supplyPlacement: String?
+
+    public init(orgId: String?, campaignId: String?, adGroupId: String?, keywordId: String?, adId: String?, conversionType: String?,
+                claimType: String?, clickDate: String?, impressionDate: String?, countryOrRegion: String?, supplyPlacement: String?) {
+        self.orgId = orgId
+        self.campaignId = campaignId
+        self.adGroupId = adGroupId
+        self.keywordId = keywordId
+        self.adId = adId
+        self.conversionType = conversionType
+        self.claimType = claimType
+        self.clickDate = clickDate
+        self.impressionDate = impressionDate
+        self.countryOrRegion = countryOrRegion
+        self.supplyPlacement = supplyPlacement
+    }
+}
+
+/// The state of an installation's Apple Ads claim.
+public struct AppleAdsClaim: Codable, Sendable, Equatable {
+    public var installId: String
+    /// `pending` (Apple has no answer yet), `attributed`, `not_attributed`, `invalid` or `expired`.
+    public var status: String
+    /// Seconds until the next try, while pending.
+    public var retryAfter: Int?
+    public var attribution: AppleAdsAttribution?
+    /// Apple's developer-mode test payload: kept, but out of reports.
+    public var testData: Bool
+
+    public init(installId: String, status: String, retryAfter: Int?, attribution: AppleAdsAttribution?, testData: Bool) {
+        self.installId = installId
+        self.status = status
+        self.retryAfter = retryAfter
+        self.attribution = attribution
+        self.testData = testData
     }
 }

@@ -218,10 +218,12 @@ final class EventWriter {
         }
         try db.execute("""
             INSERT INTO events (app_id, event_id, workspace_id, install_id, type, name, user_id, occurred_at, amount, currency, properties,
-                                attested, method, link_id, campaign, channel, feature, source, received_at)
+                                attested, method, link_id, campaign, channel, feature, source, received_at, apple_ads_campaign_id,
+                                apple_ads_ad_group_id, apple_ads_keyword_id)
             VALUES (\(app.id), \(event.eventId), \(app.workspaceId), \(event.installId), \(event.type), \(event.name), \(event.userId),
                     \(event.occurredAt), \(event.amount), \(event.currency), \(event.properties), 0, \(install.method), \(install.linkId),
-                    \(install.campaign), \(install.channel), \(install.feature), \(install.source), \(now))
+                    \(install.campaign), \(install.channel), \(install.feature), \(install.source), \(now), \(install.appleAdsCampaignId),
+                    \(install.appleAdsAdGroupId), \(install.appleAdsKeywordId))
             """)
         let listening: [Webhooks.Subscription]
         if let cached = subscriptions[app.workspaceId] { listening = cached } else {

@@ -24,10 +24,15 @@ struct InstallRecord: Sendable, Equatable {
     var explanation: String
     var simulated: Bool
     var matchedAt: Int64
+    /// Set when Apple answered an Apple Ads claim for this install.
+    var appleAdsCampaignId: String?
+    var appleAdsAdGroupId: String?
+    var appleAdsKeywordId: String?
 
     static let columns = """
         app_id, install_id, workspace_id, platform, os_version, language, method, confidence, click_token, impression_id,
-        link_id, campaign, channel, feature, source, address_hash, explanation, simulated, matched_at
+        link_id, campaign, channel, feature, source, address_hash, explanation, simulated, matched_at, apple_ads_campaign_id,
+        apple_ads_ad_group_id, apple_ads_keyword_id
         """
 
     init(row: SQLRow) throws {
@@ -50,6 +55,9 @@ struct InstallRecord: Sendable, Equatable {
         explanation = try row.string("explanation")
         simulated = try row.bool("simulated")
         matchedAt = try row.int("matched_at")
+        appleAdsCampaignId = try row.optionalString("apple_ads_campaign_id")
+        appleAdsAdGroupId = try row.optionalString("apple_ads_ad_group_id")
+        appleAdsKeywordId = try row.optionalString("apple_ads_keyword_id")
     }
 
     init(appId: String, installId: String, workspaceId: String, platform: String, osVersion: String?, language: String?,
@@ -74,7 +82,7 @@ struct InstallRecord: Sendable, Equatable {
             INSERT INTO installs (\(raw: Self.columns))
             VALUES (\(appId), \(installId), \(workspaceId), \(platform), \(osVersion), \(language), \(method), \(confidence),
                     \(clickToken), \(impressionId), \(linkId), \(campaign), \(channel), \(feature), \(source), \(addressHash),
-                    \(explanation), \(simulated), \(matchedAt))
+                    \(explanation), \(simulated), \(matchedAt), \(appleAdsCampaignId), \(appleAdsAdGroupId), \(appleAdsKeywordId))
             ON CONFLICT (app_id, install_id) DO NOTHING
             """) == 1
     }
@@ -86,7 +94,8 @@ struct InstallRecord: Sendable, Equatable {
     var matched: Bool { method != "unmatched" }
 
     var attribution: EventAttribution {
-        EventAttribution(method: method, source: source, linkId: linkId, campaign: campaign, channel: channel, feature: feature)
+        EventAttribution(method: method, source: source, linkId: linkId, campaign: campaign, channel: channel, feature: feature,
+                         appleAdsCampaignId: appleAdsCampaignId, appleAdsAdGroupId: appleAdsAdGroupId, appleAdsKeywordId: appleAdsKeywordId)
     }
 
     /// The answer the SDK gets, with the link's in-app path and metadata as they are now.

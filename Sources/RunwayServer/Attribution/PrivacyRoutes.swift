@@ -91,6 +91,7 @@ enum PrivacyRoutes {
                 pattern = "%\(token)%"
                 counts["webhookDeliveries", default: 0] += try db.execute("DELETE FROM webhook_deliveries WHERE workspace_id = \(app.workspaceId) AND payload LIKE \(pattern)")
             }
+            counts["appleAdsClaims"] = try db.execute("DELETE FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)")
             counts["installs"] = try db.execute("DELETE FROM installs WHERE app_id = \(appId) AND install_id = \(installId)")
             return counts
         }
@@ -116,14 +117,19 @@ enum PrivacyRoutes {
                             attested: try row.bool("attested"),
                             attribution: EventAttribution(method: try row.string("method"), source: try row.string("source"), linkId: try row.optionalString("link_id"),
                                                           campaign: try row.optionalString("campaign"), channel: try row.optionalString("channel"),
-                                                          feature: try row.optionalString("feature")))
+                                                          feature: try row.optionalString("feature"),
+                                                          appleAdsCampaignId: try row.optionalString("apple_ads_campaign_id"),
+                                                          appleAdsAdGroupId: try row.optionalString("apple_ads_ad_group_id"),
+                                                          appleAdsKeywordId: try row.optionalString("apple_ads_keyword_id")))
             }
             let workspace = try install?.workspaceId ?? TenancyQueries.app(db, id: appId)?.workspaceId ?? ""
             var visits = try db.query("SELECT * FROM clicks WHERE install_id = \(installId) AND workspace_id = \(workspace) ORDER BY created_at")
             if let token = install?.clickToken, let matched = try db.first("SELECT * FROM clicks WHERE token = \(token)") { visits.insert(matched, at: 0) }
             let referralCodes = try db.query("SELECT * FROM referral_codes WHERE app_id = \(appId) AND install_id = \(installId)").map(ClientLinkRoutes.referralCode)
             let shared = try db.query("SELECT id FROM links WHERE workspace_id = \(workspace) AND referrer_install_id = \(installId) ORDER BY created_at").map { try $0.string("id") }
-            return InstallExport(attribution: attribution, events: events, visits: try visits.map { row in
+            let appleAds = try db.first("SELECT \(raw: AppleAdsClaims.columns) FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)")
+                .map { try AppleAdsClaims.wire($0, now: Int64(Date().timeIntervalSince1970 * 1000)) }
+            return InstallExport(attribution: attribution, appleAds: appleAds, events: events, visits: try visits.map { row in
                 StoredVisit(token: try row.string("token"), kind: try row.string("kind"), linkId: try row.string("link_id"), platform: try row.string("platform"),
                             osVersion: try row.optionalString("os_version"), referrerHost: try row.optionalString("referrer_host"),
                             createdAt: Timestamp.iso(try row.int("created_at")))

@@ -6,7 +6,7 @@ import RunwayStore
 /// `GET /v1/reports/funnel`: clicks → installs → opens → events and net revenue, grouped, as JSON or CSV. Events are
 /// read with the attribution they were written with, so no report joins installs.
 enum ReportRoutes {
-    static let groupings = ["day", "link", "campaign", "channel", "source"]
+    static let groupings = ["day", "link", "campaign", "channel", "source", "appleAdsCampaign", "appleAdsAdGroup", "appleAdsKeyword"]
 
     static func routes(_ services: ServerServices) -> [Route] {
         [
@@ -17,7 +17,7 @@ enum ReportRoutes {
                 query: [
                     QueryParameterDoc("from", "Start, ISO 8601 (inclusive; default 30 days ago)."),
                     QueryParameterDoc("to", "End, ISO 8601 (exclusive; default now)."),
-                    QueryParameterDoc("groupBy", "day (UTC, default), link, campaign, channel or source."),
+                    QueryParameterDoc("groupBy", "day (UTC, default), link, campaign, channel, source, appleAdsCampaign, appleAdsAdGroup or appleAdsKeyword."),
                     QueryParameterDoc("appId", "Only this app."),
                     QueryParameterDoc("workspaceId", "The workspace (admin keys)."),
                 ])
@@ -49,13 +49,18 @@ enum ReportRoutes {
         ]
     }
 
-    /// The SQL that buckets a row: day numbers (days since 1970), link ids, tags or sources.
-    static func key(_ groupBy: String, time: String, link: String, campaign: String, channel: String, source: String) -> String {
+    /// The SQL that buckets a row: day numbers (days since 1970), link ids, tags, sources or Apple Ads ids (clicks on
+    /// our links have none of those: they group under `(none)`).
+    static func key(_ groupBy: String, time: String, link: String, campaign: String, channel: String, source: String,
+                    appleAds: String? = nil) -> String {
         switch groupBy {
         case "day": return "(\(time) / 86400000)"
         case "link": return link
         case "campaign": return campaign
         case "channel": return channel
+        case "appleAdsCampaign": return appleAds.map { "\($0)apple_ads_campaign_id" } ?? "NULL"
+        case "appleAdsAdGroup": return appleAds.map { "\($0)apple_ads_ad_group_id" } ?? "NULL"
+        case "appleAdsKeyword": return appleAds.map { "\($0)apple_ads_keyword_id" } ?? "NULL"
         default: return source
         }
     }
@@ -80,8 +85,9 @@ enum ReportRoutes {
         }
         let appFilter: SQL = appId.map { " AND l.app_id = \($0)" } ?? ""
         let visitKey = key(groupBy, time: "c.created_at", link: "c.link_id", campaign: "l.campaign", channel: "l.channel", source: "'link'")
-        // Every click comes from a link: grouped by source, they have one constant key, which PostgreSQL will not group by.
-        let visitGroups = groupBy == "source" ? "c.kind" : "\(visitKey), c.kind"
+        // Every click comes from a link: grouped by source or Apple Ads ids, they have one constant key, which PostgreSQL
+        // will not group by.
+        let visitGroups = groupBy == "source" || groupBy.hasPrefix("appleAds") ? "c.kind" : "\(visitKey), c.kind"
         for visit in try db.query("""
             SELECT \(raw: visitKey) AS k, c.kind, COUNT(*) AS n FROM clicks c JOIN links l ON l.id = c.link_id
             WHERE c.workspace_id = \(workspaceId) AND c.created_at >= \(from) AND c.created_at < \(to)\(appFilter)
@@ -92,7 +98,7 @@ enum ReportRoutes {
             bump(visit["k"]) { kind == "click" ? ($0.clicks += n) : ($0.opens += n) }
         }
         let installFilter: SQL = appId.map { " AND app_id = \($0)" } ?? ""
-        let installKey = key(groupBy, time: "matched_at", link: "link_id", campaign: "campaign", channel: "channel", source: "source")
+        let installKey = key(groupBy, time: "matched_at", link: "link_id", campaign: "campaign", channel: "channel", source: "source", appleAds: "")
         for install in try db.query("""
             SELECT \(raw: installKey) AS k, COUNT(*) AS n FROM installs
             WHERE workspace_id = \(workspaceId) AND matched_at >= \(from) AND matched_at < \(to)\(installFilter)
@@ -101,7 +107,7 @@ enum ReportRoutes {
             let n = Int(try install.int("n"))
             bump(install["k"]) { $0.installs += n }
         }
-        let eventKey = key(groupBy, time: "received_at", link: "link_id", campaign: "campaign", channel: "channel", source: "source")
+        let eventKey = key(groupBy, time: "received_at", link: "link_id", campaign: "campaign", channel: "channel", source: "source", appleAds: "")
         for event in try db.query("""
             SELECT \(raw: eventKey) AS k, type, currency, COUNT(*) AS n,
                    SUM(CASE WHEN type = 'REFUND' THEN -amount WHEN type IN ('PURCHASE', 'SUBSCRIPTION') THEN amount ELSE 0 END) AS net

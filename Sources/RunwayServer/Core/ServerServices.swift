@@ -12,9 +12,11 @@ public struct ServerServices: Sendable {
     public let addresses: AddressHasher
     let links: LinkDirectory
     let webhookSubscriptions: SubscriptionCache
+    /// Where and how Apple Ads claims are resolved.
+    let appleAds: AppleAdsClaims.Settings
 
     public init(store: any Store, clock: WallClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
-                authenticator: KeyAuthenticator? = nil) {
+                authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com") {
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -24,6 +26,9 @@ public struct ServerServices: Sendable {
         self.addresses = AddressHasher(store: store)
         self.links = LinkDirectory(store: store)
         self.webhookSubscriptions = SubscriptionCache(store: store)
+        var appleAds = AppleAdsClaims.Settings()
+        appleAds.baseURL = appleAdsURL
+        self.appleAds = appleAds
     }
 }
 

@@ -134,8 +134,10 @@ enum Schemas {
         let counts = JSONValue.object([("type", "object"), ("additionalProperties", .object([("type", "integer")]))])
         let attribution = S.object([
             ("method", method),
-            ("source", S.string("link, ad:<network> or organic.")),
+            ("source", S.string("link, apple_ads, ad:<network> or organic.")),
             ("linkId", S.string("Link.")), ("campaign", S.string("Campaign.")), ("channel", S.string("Channel.")), ("feature", S.string("Feature.")),
+            ("appleAdsCampaignId", S.string("Apple Ads campaign.")), ("appleAdsAdGroupId", S.string("Apple Ads ad group.")),
+            ("appleAdsKeywordId", S.string("Apple Ads keyword.")),
         ], required: ["method", "source"], description: "The attribution an event was written with.")
         let errorDetail = S.object([
             ("code", S.string("Stable code.")), ("message", S.string("For people.")), ("field", S.string("The field at fault.")),
@@ -227,8 +229,27 @@ enum Schemas {
                 ("platform", S.string("Platform.")), ("osVersion", S.string("OS version.")), ("referrerHost", S.string("Referrer host.")),
                 ("createdAt", S.timestamp),
             ], required: ["token", "kind", "linkId", "platform", "createdAt"])),
+            ("AppleAdsClaimRequest", S.object([
+                ("installId", installId),
+                ("token", S.string("The AdServices token.", pattern: "^[A-Za-z0-9+/=_-]{1,8192}$")),
+            ], required: ["installId", "token"])),
+            ("AppleAdsAttribution", S.object([
+                ("orgId", S.string("Org.")), ("campaignId", S.string("Campaign.")), ("adGroupId", S.string("Ad group.")),
+                ("keywordId", S.string("Keyword (absent with search match).")), ("adId", S.string("Ad.")),
+                ("conversionType", S.string("Download or Redownload.")), ("claimType", S.string("Click or Impression.")),
+                ("clickDate", S.timestamp), ("impressionDate", S.timestamp), ("countryOrRegion", S.string("Country or region.")),
+                ("supplyPlacement", S.string("Placement.")),
+            ], required: [])),
+            ("AppleAdsClaim", S.object([
+                ("installId", S.string("Install.")),
+                ("status", S.enumeration(["pending", "attributed", "not_attributed", "invalid", "expired"], "State.")),
+                ("retryAfter", .object([("type", "integer"), ("minimum", 1)])),
+                ("attribution", S.ref("AppleAdsAttribution")),
+                ("testData", .object([("type", "boolean")])),
+            ], required: ["installId", "status", "testData"])),
             ("InstallExport", S.object([
                 ("attribution", S.ref("AttributionExplanation")),
+                ("appleAds", S.ref("AppleAdsClaim")),
                 ("events", S.array(S.ref("StoredEvent"), "Events.")), ("visits", S.array(S.ref("StoredVisit"), "Clicks and opens.")),
                 ("referralCodes", S.array(S.ref("ReferralCode"), "Referral codes.")),
                 ("sharedLinkIds", S.array(S.string("Link id."), "Links this installation shared.")),

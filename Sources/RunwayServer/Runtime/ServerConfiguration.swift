@@ -14,6 +14,8 @@ public struct ServerConfiguration: Sendable {
     public var sqliteSynchronousFull: Bool
     /// The link domain the first workspace gets on first start.
     public var firstLinkDomain: String = "localhost"
+    /// Apple's AdServices API (a fake one for tests and demos).
+    public var appleAdsURL: String = "https://api-adservices.apple.com"
 
     public init(database: DatabaseLocation = .sqlite(path: "./linkrunway.db"), http: HTTPServerConfiguration = HTTPServerConfiguration(),
                 logLevel: LogLevel = .info, shutdownGraceSeconds: Double = 10, sqliteSynchronousFull: Bool = true) {
@@ -103,6 +105,12 @@ public struct ServerConfiguration: Sendable {
                 summary: "The link domain the first workspace gets on first start (add more with `linkrunway domain add`).") { c, v in
             guard let host = try? LinkValidate.hostname(v) else { return false }
             c.firstLinkDomain = host
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_APPLE_ADS_URL", flag: "--apple-ads-url", defaultValue: "https://api-adservices.apple.com",
+                summary: "Apple's AdServices API; point it at `linkrunway dev fake-adservices` to try Apple Ads claims.") { c, v in
+            guard let url = URL(string: v), url.scheme == "https" || url.scheme == "http", url.host != nil else { return false }
+            c.appleAdsURL = v
             return true
         },
         Setting(environment: "LINKRUNWAY_SQLITE_SYNCHRONOUS", flag: "--sqlite-synchronous", defaultValue: "full",

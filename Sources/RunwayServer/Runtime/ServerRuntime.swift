@@ -13,6 +13,7 @@ public final class ServerRuntime: Sendable {
     private let http: HTTPServer
     private let maintenance: Task<Void, Never>
     private let webhooks: Task<Void, Never>
+    private let appleAds: Task<Void, Never>
 
     /// The bound port (useful when the configuration asked for 0).
     public var port: UInt16 { http.port }
@@ -27,6 +28,8 @@ public final class ServerRuntime: Sendable {
         self.maintenance = Task { await Self.maintainPartitions(services) }
         let dispatcher = WebhookDispatcher(services: services)
         self.webhooks = Task { await dispatcher.run() }
+        let claims = AppleAdsClaims(services: services, settings: services.appleAds)
+        self.appleAds = Task { await claims.run() }
     }
 
     /// Creates upcoming partitions, applies retention and forgets old address keys every hour (the first pass runs
@@ -73,7 +76,8 @@ public final class ServerRuntime: Sendable {
             if !applied.isEmpty { logger.info("migrated", ["applied": .array(applied.map { .string($0) })]) }
             let bootstrap = try await Bootstrap.run(store: store, clock: clock, linkDomain: configuration.firstLinkDomain)
             let secrets = try await InstanceSecrets.load(store)
-            let services = ServerServices(store: store, clock: clock, logger: logger, metrics: metrics, secrets: secrets)
+            let services = ServerServices(store: store, clock: clock, logger: logger, metrics: metrics, secrets: secrets,
+                                          appleAdsURL: configuration.appleAdsURL)
             await maintainPartitionsOnce(services)
             let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes)
             let http = HTTPServer(configuration: configuration.http, logger: logger) { request in
@@ -96,8 +100,10 @@ public final class ServerRuntime: Sendable {
         await http.shutdown(grace: .milliseconds(Int64(configuration.shutdownGraceSeconds * 1000)))
         maintenance.cancel()
         webhooks.cancel()
+        appleAds.cancel()
         await maintenance.value
         await webhooks.value
+        await appleAds.value
         await services.store.close()
         services.logger.info("stopped")
     }

@@ -118,6 +118,7 @@ struct AuthMatrixTests {
             "DELETE /v1/webhooks/{webhookId}": Probe(method: "DELETE", path: "/v1/webhooks/\(w.webhookA)", body: "", workspaceScoped: true),
             "GET /v1/webhooks/{webhookId}/deliveries": Probe(method: "GET", path: "/v1/webhooks/\(w.webhookA)/deliveries", body: "", workspaceScoped: true),
             "POST /v1/simulate/clicks": Probe(method: "POST", path: "/v1/simulate/clicks", body: #"{"url":"\#(w.linkA.url)"}"#, workspaceScoped: true),
+            "POST /v1/claims/apple-ads": Probe(method: "POST", path: "/v1/claims/apple-ads", body: #"{"installId":"\#(w.installA)","token":"invalid"}"#, workspaceScoped: false),
             "POST /v1/simulate/installs": Probe(method: "POST", path: "/v1/simulate/installs", body: #"{"appId":"\#(w.appA.id)"}"#, workspaceScoped: true),
         ]
     }

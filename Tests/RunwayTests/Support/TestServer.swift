@@ -15,7 +15,8 @@ struct TestServer: Sendable {
     let defaultWorkspace: Workspace
     let logs: LogSink
 
-    static func start(_ backend: StoreBackend = .sqlite, clock: WallClock = .system, maxBodyBytes: Int = 1024 * 1024) async throws -> TestServer {
+    static func start(_ backend: StoreBackend = .sqlite, clock: WallClock = .system, maxBodyBytes: Int = 1024 * 1024,
+                      appleAdsURL: String = "http://127.0.0.1:1") async throws -> TestServer {
         let location = try backend.makeLocation()
         let metrics = MetricsRegistry()
         let store = try backend.open(location.url, StoreMetrics(metrics: metrics))
@@ -23,7 +24,7 @@ struct TestServer: Sendable {
         guard let bootstrap = try await Bootstrap.run(store: store, clock: clock) else { fatalError("a new database must bootstrap") }
         let logs = LogSink.memory()
         let services = ServerServices(store: store, clock: clock, logger: Logger(level: .info, sink: logs), metrics: metrics,
-                                      secrets: try await InstanceSecrets.load(store))
+                                      secrets: try await InstanceSecrets.load(store), appleAdsURL: appleAdsURL)
         return TestServer(location: location, store: store, services: services,
                           application: ServerApplication.make(services, maxBodyBytes: maxBodyBytes),
                           adminKey: bootstrap.adminKey, defaultWorkspace: bootstrap.workspace, logs: logs)
