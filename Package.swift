@@ -21,6 +21,8 @@ let package = Package(
         .target(name: "RunwayJSON"),
         // Hashes, HMAC, randomness and constant-time comparison over OpenSSL 3.
         .target(name: "RunwayCrypto", dependencies: ["COpenSSL"]),
+        // Apple's formats: CBOR, App Attest attestations and assertions (and later postbacks and signed notifications).
+        .target(name: "AppleFormats", dependencies: ["RunwayCrypto"]),
         // The store protocol, SQL values and migrations; backends live in their own targets.
         .target(name: "RunwayStore"),
         .target(name: "RunwaySQLite", dependencies: ["RunwayStore", "CSQLite"]),
@@ -33,14 +35,14 @@ let package = Package(
         .target(name: "RunwayHTTPServer", dependencies: ["RunwayHTTP", "CMicroHTTPD"]),
         // The server's capabilities, one folder each.
         .target(name: "RunwayServer", dependencies: [
-            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
+            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
             "RunwayHTTPServer", "RunwayQR",
         ]),
         .target(name: "RunwayCLI", dependencies: ["RunwayServer", "LinkRunwayAPI", "RunwayJSON"]),
         .executableTarget(name: "linkrunway", dependencies: ["RunwayCLI"]),
 
         .testTarget(name: "RunwayTests", dependencies: [
-            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
+            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
             "RunwayHTTPServer", "RunwayQR", "RunwayServer", "RunwayCLI", "linkrunway",
         ]),
     ],

@@ -1,15 +1,39 @@
 #ifndef LINKRUNWAY_COPENSSL_SHIM_H
 #define LINKRUNWAY_COPENSSL_SHIM_H
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/ec.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/objects.h>
+#include <openssl/pem.h>
 #include <openssl/rand.h>
 #include <openssl/sha.h>
+#include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 
 /// CRYPTO_memcmp compares in time independent of the contents (0 when equal).
 static inline int lr_constant_time_equal(const void *a, const void *b, size_t len) {
     return CRYPTO_memcmp(a, b, len) == 0;
+}
+
+/* The STACK_OF(X509) helpers are macros Swift cannot import. */
+static inline STACK_OF(X509) *lr_x509_stack_new(void) { return sk_X509_new_null(); }
+static inline int lr_x509_stack_push(STACK_OF(X509) *stack, X509 *cert) { return sk_X509_push(stack, cert); }
+static inline void lr_x509_stack_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+
+/// A new P-256 key (EVP_EC_gen is a variadic macro Swift cannot call).
+static inline EVP_PKEY *lr_generate_p256(void) { return EVP_EC_gen("P-256"); }
+
+/// The OpenSSL error queue as text (and cleared); the queue is per thread, so call it right after the failing call.
+static inline void lr_error_text(char *buffer, size_t length) {
+    unsigned long code = ERR_get_error();
+    if (code == 0) { if (length) buffer[0] = 0; }
+    else ERR_error_string_n(code, buffer, length);
+    ERR_clear_error();
 }
 
 #endif
