@@ -4,7 +4,7 @@ BUILD_DEPS := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev libpq-dev l
 TEST_DEPS := python3 postgresql zbar-tools
 BENCH_DEPS := wrk nginx-light postgresql
 
-.PHONY: deps build run test bench clean
+.PHONY: deps build run test fuzz bench clean
 
 deps:
 	@bash scripts/install-deps.sh $(BUILD_DEPS)
@@ -20,6 +20,11 @@ test: deps
 	$(SWIFT) build --build-tests
 	# A hung test fails the run after 20 minutes instead of holding CI.
 	bash scripts/with-postgres.sh timeout 1200 $(SWIFT) test --skip-build
+	# The App Attest parsers under libFuzzer and AddressSanitizer, for a bounded time (FUZZ_SECONDS, default 30).
+	timeout 600 bash scripts/fuzz.sh
+
+fuzz:
+	bash scripts/fuzz.sh
 
 bench: build
 	@bash scripts/install-deps.sh $(BENCH_DEPS)

@@ -38,7 +38,7 @@ let package = Package(
             "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
             "RunwayHTTPServer", "RunwayQR",
         ]),
-        .target(name: "RunwayCLI", dependencies: ["RunwayServer", "LinkRunwayAPI", "RunwayJSON"]),
+        .target(name: "RunwayCLI", dependencies: ["RunwayServer", "LinkRunwayAPI", "RunwayJSON", "AppleFormats", "RunwayCrypto"]),
         .executableTarget(name: "linkrunway", dependencies: ["RunwayCLI"]),
 
         .testTarget(name: "RunwayTests", dependencies: [

@@ -20,6 +20,15 @@ public struct AppAttestVerifier: Sendable {
 
     static let nonceOID = "1.2.840.113635.100.8.2"
 
+    /// SHA-256 of the DER of Apple's App Attestation Root CA, as Apple publishes it.
+    public static let rootFingerprint = "1cb9823ba28ba6ad2d33a006941de2ae4f513ef1d4e831b9f7e0fa7b6242c932"
+
+    /// Reads a PEM file and accepts it only if it is Apple's App Attestation Root CA.
+    public static func appleRoot(pem: String) -> Certificate? {
+        guard let certificate = Certificate(pem: pem), ByteEncoding.hex(Digest.sha256(certificate.der)) == rootFingerprint else { return nil }
+        return certificate
+    }
+
     /// Verifies a key's attestation. `clientDataHash` is SHA-256 of what the app signed (our challenge's text).
     public func verifyAttestation(_ attestation: [UInt8], keyId: [UInt8], clientDataHash: [UInt8], appId: String, at time: Date,
                                   allowed: Set<AppAttestEnvironment> = Set(AppAttestEnvironment.allCases)) -> Result<Attested, AppAttestFailure> {
@@ -51,8 +60,8 @@ public struct AppAttestVerifier: Sendable {
 
     /// Verifies an assertion made with an attested key; returns its counter, which must exceed `previousCounter`.
     /// The signature is ECDSA P-256 with SHA-256 over the 32-byte nonce SHA-256(authenticatorData ‖ clientDataHash).
-    public func verifyAssertion(_ assertion: [UInt8], publicKey: PublicKey, clientDataHash: [UInt8], appId: String,
-                                previousCounter: UInt32) -> Result<UInt32, AppAttestFailure> {
+    public static func verifyAssertion(_ assertion: [UInt8], publicKey: PublicKey, clientDataHash: [UInt8], appId: String,
+                                       previousCounter: UInt32) -> Result<UInt32, AppAttestFailure> {
         do {
             let object = try AssertionObject.parse(assertion)
             let nonce = Digest.sha256(object.authenticatorData + clientDataHash)

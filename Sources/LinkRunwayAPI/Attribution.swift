@@ -9,15 +9,18 @@ public struct MatchInstallRequest: Codable, Sendable {
     public var consent: Bool
     /// A click token the app already holds (from a resolved link).
     public var clickToken: String?
+    /// An App Attest token (`POST /v1/attest/apple/…`), required when the app requires attestation.
+    public var attestation: String?
 
     public init(installId: String, platform: String, osVersion: String? = nil, language: String? = nil, consent: Bool,
-                clickToken: String? = nil) {
+                clickToken: String? = nil, attestation: String? = nil) {
         self.installId = installId
         self.platform = platform
         self.osVersion = osVersion
         self.language = language
         self.consent = consent
         self.clickToken = clickToken
+        self.attestation = attestation
     }
 }
 
@@ -170,9 +173,12 @@ public struct EventRequest: Codable, Sendable {
     public var properties: [String: JSONLiteral]?
     /// Required with a server key; a publishable key's own app otherwise.
     public var appId: String?
+    /// An App Attest token, while the app holds one.
+    public var attestation: String?
 
     public init(eventId: String, type: String, name: String? = nil, userId: String? = nil, installId: String, timestamp: String,
-                amount: Int64? = nil, currency: String? = nil, properties: [String: JSONLiteral]? = nil, appId: String? = nil) {
+                amount: Int64? = nil, currency: String? = nil, properties: [String: JSONLiteral]? = nil, appId: String? = nil,
+                attestation: String? = nil) {
         self.eventId = eventId
         self.type = type
         self.name = name
@@ -183,6 +189,7 @@ public struct EventRequest: Codable, Sendable {
         self.currency = currency
         self.properties = properties
         self.appId = appId
+        self.attestation = attestation
     }
 }
 
@@ -546,5 +553,68 @@ public struct AppleAdsClaim: Codable, Sendable, Equatable {
         self.retryAfter = retryAfter
         self.attribution = attribution
         self.testData = testData
+    }
+}
+
+/// `POST /v1/attest/apple/challenge`: a one-time challenge, valid for five minutes.
+public struct AttestChallenge: Codable, Sendable, Equatable {
+    public var challenge: String
+    public var expiresAt: String
+
+    public init(challenge: String, expiresAt: String) {
+        self.challenge = challenge
+        self.expiresAt = expiresAt
+    }
+}
+
+/// `POST /v1/attest/apple/register`: a new key's attestation (from `DCAppAttestService.attestKey`, with the SHA-256 of
+/// the challenge text as client data hash).
+public struct AttestRegisterRequest: Codable, Sendable {
+    public var appId: String
+    /// Base64, as `generateKey()` returns it.
+    public var keyId: String
+    /// Base64 CBOR attestation object.
+    public var attestation: String
+    public var challenge: String
+    public var installId: String?
+
+    public init(appId: String, keyId: String, attestation: String, challenge: String, installId: String? = nil) {
+        self.appId = appId
+        self.keyId = keyId
+        self.attestation = attestation
+        self.challenge = challenge
+        self.installId = installId
+    }
+}
+
+/// `POST /v1/attest/apple/assert`: an assertion with an attested key (from `generateAssertion`, same client data hash).
+public struct AttestAssertRequest: Codable, Sendable {
+    public var appId: String
+    public var keyId: String
+    /// Base64 CBOR assertion object.
+    public var assertion: String
+    public var challenge: String
+    public var installId: String?
+
+    public init(appId: String, keyId: String, assertion: String, challenge: String, installId: String? = nil) {
+        self.appId = appId
+        self.keyId = keyId
+        self.assertion = assertion
+        self.challenge = challenge
+        self.installId = installId
+    }
+}
+
+/// An attestation token: send it as `attestation` with events and matches until it expires.
+public struct AttestationGrant: Codable, Sendable, Equatable {
+    public var token: String
+    public var expiresAt: String
+    /// `development` or `production`.
+    public var environment: String
+
+    public init(token: String, expiresAt: String, environment: String) {
+        self.token = token
+        self.expiresAt = expiresAt
+        self.environment = environment
     }
 }

@@ -84,6 +84,20 @@ public struct AttributionSettingsUpdate: Codable, Sendable, Equatable {
     }
 }
 
+/// Whether an app's clients must prove with App Attest that they are the genuine app.
+public struct AttestationSettings: Codable, Sendable, Equatable {
+    /// `off` (tokens are ignored), `optional` (attested traffic is marked) or `required` (unattested traffic is kept
+    /// out of attribution and counted as such).
+    public var policy: String
+    /// `development`, `production`, or both.
+    public var environments: [String]
+
+    public init(policy: String = "off", environments: [String] = ["production"]) {
+        self.policy = policy
+        self.environments = environments
+    }
+}
+
 /// An app registered in a workspace.
 public struct App: Codable, Sendable, Equatable {
     public var id: String
@@ -97,12 +111,13 @@ public struct App: Codable, Sendable, Equatable {
     public var platforms: [Platform]
     public var android: AndroidApp?
     public var attribution: AttributionSettings
+    public var attestation: AttestationSettings
     public var createdAt: String
     public var updatedAt: String
 
     public init(id: String, workspaceId: String, name: String, teamId: String, bundleId: String, appStoreId: String?,
                 platforms: [Platform], android: AndroidApp? = nil, attribution: AttributionSettings = AttributionSettings(),
-                createdAt: String, updatedAt: String) {
+                attestation: AttestationSettings = AttestationSettings(), createdAt: String, updatedAt: String) {
         self.id = id
         self.workspaceId = workspaceId
         self.name = name
@@ -112,6 +127,7 @@ public struct App: Codable, Sendable, Equatable {
         self.platforms = platforms
         self.android = android
         self.attribution = attribution
+        self.attestation = attestation
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }
@@ -128,9 +144,11 @@ public struct CreateAppRequest: Codable, Sendable {
     public var platforms: [Platform]?
     public var android: AndroidApp?
     public var attribution: AttributionSettingsUpdate?
+    public var attestation: AttestationSettings?
 
     public init(workspaceId: String? = nil, name: String, teamId: String, bundleId: String, appStoreId: String? = nil,
-                platforms: [Platform]? = nil, android: AndroidApp? = nil, attribution: AttributionSettingsUpdate? = nil) {
+                platforms: [Platform]? = nil, android: AndroidApp? = nil, attribution: AttributionSettingsUpdate? = nil,
+                attestation: AttestationSettings? = nil) {
         self.workspaceId = workspaceId
         self.name = name
         self.teamId = teamId
@@ -139,6 +157,7 @@ public struct CreateAppRequest: Codable, Sendable {
         self.platforms = platforms
         self.android = android
         self.attribution = attribution
+        self.attestation = attestation
     }
 }
 
@@ -151,9 +170,11 @@ public struct UpdateAppRequest: Codable, Sendable {
     public var platforms: [Platform]?
     public var android: AndroidApp?
     public var attribution: AttributionSettingsUpdate?
+    public var attestation: AttestationSettings?
 
     public init(name: String? = nil, teamId: String? = nil, bundleId: String? = nil, appStoreId: String? = nil,
-                platforms: [Platform]? = nil, android: AndroidApp? = nil, attribution: AttributionSettingsUpdate? = nil) {
+                platforms: [Platform]? = nil, android: AndroidApp? = nil, attribution: AttributionSettingsUpdate? = nil,
+                attestation: AttestationSettings? = nil) {
         self.name = name
         self.teamId = teamId
         self.bundleId = bundleId
@@ -161,6 +182,7 @@ public struct UpdateAppRequest: Codable, Sendable {
         self.platforms = platforms
         self.android = android
         self.attribution = attribution
+        self.attestation = attestation
     }
 }
 

@@ -15,6 +15,7 @@ public enum CLI {
         AttributionCommands.installExplain, AttributionCommands.installExport, AttributionCommands.installDelete,
         AttributionCommands.reportFunnel,
         AttributionCommands.webhookCreate, AttributionCommands.webhookList, AttributionCommands.webhookDeliveries,
+        VerifyCommands.appAttest,
         DevCommands.fakeAdServices,
     ]
 

@@ -24,6 +24,15 @@ public final class Certificate: @unchecked Sendable {
         self.init(der: der)
     }
 
+    /// The DER encoding.
+    public var der: [UInt8] {
+        var out: UnsafeMutablePointer<UInt8>?
+        let length = i2d_X509(certificate, &out)
+        guard length > 0, let out else { return [] }
+        defer { CRYPTO_free(out, #fileID, #line) }
+        return Array(UnsafeBufferPointer(start: out, count: Int(length)))
+    }
+
     public var publicKey: PublicKey? {
         guard let key = X509_get_pubkey(certificate) else { ERR_clear_error(); return nil }
         return PublicKey(owning: key)

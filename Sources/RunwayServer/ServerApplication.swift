@@ -20,6 +20,7 @@ public enum ServerApplication {
             + WebhookRoutes.routes(services)
             + SimulationRoutes.routes(services)
             + AppleAdsRoutes.routes(services)
+            + AttestRoutes.routes(services)
             + RedirectRoutes.routes(services)
         let operation = Operation(id: "openAPI", summary: "This API's OpenAPI 3.1 document", tag: "Operations", access: .open,
                                   responses: [ResponseDoc(status: 200, description: "The document.", contentType: "application/json")])

@@ -65,9 +65,13 @@ enum TenancyCommands {
         .value("--name", "name", "App name."), .value("--app-store-id", "id", "Numeric App Store ID."),
         .value("--probabilistic-minutes", "n", "Match installs to clicks from the same hashed address within n minutes (0 turns it off)."),
         .value("--view-through-hours", "n", "Match installs to ad impressions from the same hashed address within n hours (0 turns it off)."),
-        .value("--click-window-days", "n", "Days a click token stays matchable (1 to 30)."), jsonFlag,
+        .value("--click-window-days", "n", "Days a click token stays matchable (1 to 30)."),
+        .value("--attestation-policy", "policy", "App Attest: off, optional (mark attested traffic) or required (keep the rest out of attribution)."),
+        .value("--attestation-environments", "list", "App Attest environments accepted: development, production or development,production."),
+        jsonFlag,
     ] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one app id") }
+        let path = "/v1/apps/\(APIClient.escape(a.positionals[0]))"
         func number(_ option: String) throws -> Int? {
             guard let text = a.value(option) else { return nil }
             guard let n = Int(text) else { throw UsageError("\(option) must be a whole number") }
@@ -76,11 +80,20 @@ enum TenancyCommands {
         let attribution = AttributionSettingsUpdate(probabilisticMinutes: try number("--probabilistic-minutes"),
                                                     viewThroughHours: try number("--view-through-hours"),
                                                     clickWindowDays: try number("--click-window-days"))
+        var attestation: AttestationSettings?
+        let policy = a.value("--attestation-policy")
+        let environments = a.value("--attestation-environments").map { $0.split(separator: ",").map(String.init) }
+        if policy != nil || environments != nil {
+            // The server takes both together; the one not given stays as it is.
+            let current = try await APIClient(a, c).get(path, as: App.self).attestation
+            attestation = AttestationSettings(policy: policy ?? current.policy, environments: environments ?? current.environments)
+        }
         let request = UpdateAppRequest(name: a.value("--name"), appStoreId: a.value("--app-store-id"),
-                                       attribution: attribution == AttributionSettingsUpdate() ? nil : attribution)
-        let app = try await APIClient(a, c).send("PATCH", "/v1/apps/\(APIClient.escape(a.positionals[0]))", request, as: App.self)
+                                       attribution: attribution == AttributionSettingsUpdate() ? nil : attribution, attestation: attestation)
+        let app = try await APIClient(a, c).send("PATCH", path, request, as: App.self)
         c.output(a.flag("--json") ? try Output.json(app)
-                 : "Updated \(app.id): probabilistic \(app.attribution.probabilisticMinutes) min, view-through \(app.attribution.viewThroughHours) h, clicks \(app.attribution.clickWindowDays) days")
+                 : "Updated \(app.id): probabilistic \(app.attribution.probabilisticMinutes) min, view-through \(app.attribution.viewThroughHours) h, "
+                   + "clicks \(app.attribution.clickWindowDays) days, App Attest \(app.attestation.policy) (\(app.attestation.environments.joined(separator: ", ")))")
     }
 
     static let keyCreate = Command(["key", "create"], summary: "Create an API key; its secret is printed once.", options: [

@@ -22,7 +22,7 @@ enum EventRoutes {
                 let principal = try context.principal()
                 let event = try Checked(try request.decode(EventRequest.self), principal: principal, services: services)
                 let now = services.clock.nowMilliseconds()
-                let result = try await services.store.write { db in try EventWriter(db: db, now: now).write(event) }
+                let result = try await services.store.write { db in try EventWriter(db: db, now: now, services: services).write(event) }
                 switch result {
                 case .stored(let attribution):
                     return try .json(EventResult(eventId: event.eventId, status: "stored", attribution: attribution), status: 201)
@@ -57,7 +57,7 @@ enum EventRoutes {
                 }
                 let now = services.clock.nowMilliseconds()
                 let outcomes: [Outcome] = try await services.store.write { db in
-                    let writer = EventWriter(db: db, now: now)
+                    let writer = EventWriter(db: db, now: now, services: services)
                     return try checked.map { entry in
                         switch entry {
                         case .success(let event): return try writer.write(event)
@@ -101,6 +101,7 @@ enum EventRoutes {
         let amount: Int64?
         let currency: String?
         let properties: String?
+        let attestation: String?
 
         init(_ event: EventRequest, principal: Principal, services: ServerServices) throws {
             guard (1...64).contains(event.eventId.utf8.count), event.eventId.utf8.allSatisfy({ b in
@@ -172,6 +173,7 @@ enum EventRoutes {
             }
             eventId = event.eventId
             type = event.type
+            attestation = event.attestation
         }
     }
 
@@ -182,13 +184,15 @@ enum EventRoutes {
 final class EventWriter {
     let db: any SQLExecutor
     let now: Int64
+    let services: ServerServices
     private var apps: [String: App?] = [:]
     private var installs: [String: InstallRecord] = [:]
     private var subscriptions: [String: [Webhooks.Subscription]] = [:]
 
-    init(db: any SQLExecutor, now: Int64) {
+    init(db: any SQLExecutor, now: Int64, services: ServerServices) {
         self.db = db
         self.now = now
+        self.services = services
     }
 
     /// Writes one event; never throws for a bad event (that is an outcome).
@@ -204,7 +208,13 @@ final class EventWriter {
         guard let install = try install(app: app, event: event) else {
             return .rejected(HTTPError.notFound(ErrorCode.unknownInstall, "install \(event.installId) has not been matched or installed"))
         }
-        let attribution = install.attribution
+        // An app that requires App Attest keeps unattested events out of attribution; they are stored and counted.
+        let attested = app.attestation.policy != "off" && AttestationToken.attests(event.attestation, appId: app.id, installId: event.installId, secrets: services.secrets,
+                                                now: Date(timeIntervalSince1970: Double(now) / 1000))
+        let excluded = app.attestation.policy == "required" && !attested
+        let attribution = excluded ? EventAttribution(method: "unattested", source: "unattested", linkId: nil, campaign: nil, channel: nil, feature: nil)
+            : install.attribution
+        if excluded { services.metrics.increment("linkrunway_unattested_total", labels: [("kind", "event")]) }
         if event.type == "INSTALL" {
             if try db.first("SELECT 1 AS one FROM event_ids WHERE app_id = \(app.id) AND event_id = \(event.eventId)") != nil {
                 return .duplicate(attribution)
@@ -221,9 +231,9 @@ final class EventWriter {
                                 attested, method, link_id, campaign, channel, feature, source, received_at, apple_ads_campaign_id,
                                 apple_ads_ad_group_id, apple_ads_keyword_id)
             VALUES (\(app.id), \(event.eventId), \(app.workspaceId), \(event.installId), \(event.type), \(event.name), \(event.userId),
-                    \(event.occurredAt), \(event.amount), \(event.currency), \(event.properties), 0, \(install.method), \(install.linkId),
-                    \(install.campaign), \(install.channel), \(install.feature), \(install.source), \(now), \(install.appleAdsCampaignId),
-                    \(install.appleAdsAdGroupId), \(install.appleAdsKeywordId))
+                    \(event.occurredAt), \(event.amount), \(event.currency), \(event.properties), \(attested), \(attribution.method),
+                    \(attribution.linkId), \(attribution.campaign), \(attribution.channel), \(attribution.feature), \(attribution.source), \(now),
+                    \(attribution.appleAdsCampaignId), \(attribution.appleAdsAdGroupId), \(attribution.appleAdsKeywordId))
             """)
         let listening: [Webhooks.Subscription]
         if let cached = subscriptions[app.workspaceId] { listening = cached } else {

@@ -28,11 +28,13 @@ struct InstallRecord: Sendable, Equatable {
     var appleAdsCampaignId: String?
     var appleAdsAdGroupId: String?
     var appleAdsKeywordId: String?
+    /// The match request carried a valid App Attest token.
+    var attested = false
 
     static let columns = """
         app_id, install_id, workspace_id, platform, os_version, language, method, confidence, click_token, impression_id,
         link_id, campaign, channel, feature, source, address_hash, explanation, simulated, matched_at, apple_ads_campaign_id,
-        apple_ads_ad_group_id, apple_ads_keyword_id
+        apple_ads_ad_group_id, apple_ads_keyword_id, attested
         """
 
     init(row: SQLRow) throws {
@@ -58,6 +60,7 @@ struct InstallRecord: Sendable, Equatable {
         appleAdsCampaignId = try row.optionalString("apple_ads_campaign_id")
         appleAdsAdGroupId = try row.optionalString("apple_ads_ad_group_id")
         appleAdsKeywordId = try row.optionalString("apple_ads_keyword_id")
+        attested = try row.bool("attested")
     }
 
     init(appId: String, installId: String, workspaceId: String, platform: String, osVersion: String?, language: String?,
@@ -82,7 +85,7 @@ struct InstallRecord: Sendable, Equatable {
             INSERT INTO installs (\(raw: Self.columns))
             VALUES (\(appId), \(installId), \(workspaceId), \(platform), \(osVersion), \(language), \(method), \(confidence),
                     \(clickToken), \(impressionId), \(linkId), \(campaign), \(channel), \(feature), \(source), \(addressHash),
-                    \(explanation), \(simulated), \(matchedAt), \(appleAdsCampaignId), \(appleAdsAdGroupId), \(appleAdsKeywordId))
+                    \(explanation), \(simulated), \(matchedAt), \(appleAdsCampaignId), \(appleAdsAdGroupId), \(appleAdsKeywordId), \(attested))
             ON CONFLICT (app_id, install_id) DO NOTHING
             """) == 1
     }

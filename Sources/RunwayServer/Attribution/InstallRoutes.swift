@@ -21,9 +21,15 @@ enum InstallRoutes {
                 guard let appId = principal.appId, let app = try await services.links.app(id: appId) else {
                     throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "matching needs an app's publishable key")
                 }
-                let input = try await Self.input(app: app, installId: body.installId, platform: body.platform, osVersion: body.osVersion,
+                var input = try await Self.input(app: app, installId: body.installId, platform: body.platform, osVersion: body.osVersion,
                                                  language: body.language, clickToken: body.clickToken, address: request.remoteAddress,
                                                  simulated: false, services: services)
+                input.attested = app.attestation.policy != "off" && AttestationToken.attests(body.attestation, appId: app.id, installId: input.installId, secrets: services.secrets,
+                                                          now: services.clock.now())
+                if app.attestation.policy == "required", !input.attested {
+                    services.metrics.increment("linkrunway_unattested_total", labels: [("kind", "match")])
+                    throw HTTPError.forbidden(ErrorCode.attestationRequired, "this app requires App Attest: attest, then send the token as attestation")
+                }
                 return try .json(try await match(input, services: services))
             },
 

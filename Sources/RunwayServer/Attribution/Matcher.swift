@@ -22,6 +22,8 @@ enum Matcher {
         let addressHashes: [String]
         let simulated: Bool
         let now: Int64
+        /// The request carried a valid App Attest token.
+        var attested = false
     }
 
     /// What the search found: everything considered, and the eligible options in the order they are tried.
@@ -214,6 +216,7 @@ enum Matcher {
         record.channel = link?.channel
         record.feature = link?.feature
         record.addressHash = input.addressHashes.first
+        record.attested = input.attested
         if try record.insert(db) { return (record, true) }
         // Another request for this install stored its answer first; that one stands, and our claim goes back.
         if method == "probabilistic", let token = record.clickToken {

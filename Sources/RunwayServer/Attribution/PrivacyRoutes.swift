@@ -91,6 +91,7 @@ enum PrivacyRoutes {
                 pattern = "%\(token)%"
                 counts["webhookDeliveries", default: 0] += try db.execute("DELETE FROM webhook_deliveries WHERE workspace_id = \(app.workspaceId) AND payload LIKE \(pattern)")
             }
+            counts["attestKeys"] = try db.execute("DELETE FROM attest_keys WHERE app_id = \(appId) AND install_id = \(installId)")
             counts["appleAdsClaims"] = try db.execute("DELETE FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)")
             counts["installs"] = try db.execute("DELETE FROM installs WHERE app_id = \(appId) AND install_id = \(installId)")
             return counts

@@ -1,3 +1,4 @@
+import RunwayCrypto
 import RunwayHTTP
 import RunwayStore
 
@@ -14,9 +15,12 @@ public struct ServerServices: Sendable {
     let webhookSubscriptions: SubscriptionCache
     /// Where and how Apple Ads claims are resolved.
     let appleAds: AppleAdsClaims.Settings
+    /// Apple's App Attestation Root CA, when configured (`LINKRUNWAY_APP_ATTEST_ROOT`).
+    public let appAttestRoot: Certificate?
 
     public init(store: any Store, clock: WallClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
-                authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com") {
+                authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com",
+                appAttestRoot: Certificate? = nil) {
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -29,6 +33,7 @@ public struct ServerServices: Sendable {
         var appleAds = AppleAdsClaims.Settings()
         appleAds.baseURL = appleAdsURL
         self.appleAds = appleAds
+        self.appAttestRoot = appAttestRoot
     }
 }
 

@@ -144,6 +144,8 @@ enum Schemas {
         ], required: ["code", "message"])
         let properties = JSONValue.object([("type", "object"), ("description", "Free JSON, at most 4 KiB.")])
         let iso = S.string("ISO 8601 time.", minLength: 1, maxLength: 40)
+        let attestationToken = S.string("An App Attest token from /v1/attest/apple/register or /assert.", maxLength: 1024)
+        let base64 = { (description: String, limit: Int) in S.string(description, pattern: "^[A-Za-z0-9+/=_-]+$", maxLength: limit) }
         return [
             ("MatchInstallRequest", S.object([
                 ("installId", installId),
@@ -152,6 +154,7 @@ enum Schemas {
                 ("language", orNull(S.string("A language tag.", pattern: "^[A-Za-z0-9_-]{1,35}$"))),
                 ("consent", .object([("type", "boolean"), ("description", "Must be true.")])),
                 ("clickToken", orNull(S.string("A click token the app holds.", maxLength: 64))),
+                ("attestation", orNull(attestationToken)),
             ], required: ["installId", "platform", "consent"])),
             ("InstallMatch", S.object([
                 ("installId", S.string("Install id.")), ("appId", S.string("App.", pattern: idPattern)),
@@ -201,6 +204,7 @@ enum Schemas {
                 ("currency", orNull(S.string("ISO 4217, with an amount.", pattern: "^[A-Z]{3}$"))),
                 ("properties", orNull(properties)),
                 ("appId", orNull(S.string("Required with a server key."))),
+                ("attestation", orNull(attestationToken)),
             ], required: ["eventId", "type", "installId", "timestamp"])),
             ("EventAttribution", attribution),
             ("EventResult", S.object([
@@ -247,6 +251,29 @@ enum Schemas {
                 ("attribution", S.ref("AppleAdsAttribution")),
                 ("testData", .object([("type", "boolean")])),
             ], required: ["installId", "status", "testData"])),
+            ("AttestChallenge", S.object([
+                ("challenge", S.string("Use its SHA-256 as the client data hash, once, within five minutes.")),
+                ("expiresAt", S.timestamp),
+            ], required: ["challenge", "expiresAt"])),
+            ("AttestRegisterRequest", S.object([
+                ("appId", S.string("The publishable key's app.", pattern: idPattern)),
+                ("keyId", base64("The key id from DCAppAttestService.generateKey, base64.", 64)),
+                ("attestation", base64("The attestation object from attestKey, base64.", 131_072)),
+                ("challenge", S.string("A challenge from /v1/attest/apple/challenge.", minLength: 1, maxLength: 64)),
+                ("installId", orNull(installId)),
+            ], required: ["appId", "keyId", "attestation", "challenge"])),
+            ("AttestAssertRequest", S.object([
+                ("appId", S.string("The publishable key's app.", pattern: idPattern)),
+                ("keyId", base64("A registered key id, base64.", 64)),
+                ("assertion", base64("The assertion from generateAssertion, base64.", 10_924)),
+                ("challenge", S.string("A challenge from /v1/attest/apple/challenge.", minLength: 1, maxLength: 64)),
+                ("installId", orNull(installId)),
+            ], required: ["appId", "keyId", "assertion", "challenge"])),
+            ("AttestationGrant", S.object([
+                ("token", S.string("Send as attestation with matches and events.")),
+                ("expiresAt", S.timestamp),
+                ("environment", S.enumeration(["development", "production"], "The key's App Attest environment.")),
+            ], required: ["token", "expiresAt", "environment"])),
             ("InstallExport", S.object([
                 ("attribution", S.ref("AttributionExplanation")),
                 ("appleAds", S.ref("AppleAdsClaim")),
@@ -325,6 +352,12 @@ enum Schemas {
             ("viewThroughHours", orNull(integer("0 (off) to 168.", 0, 168))),
             ("clickWindowDays", orNull(integer("1 to 30.", 1, 30))),
         ], required: [], description: "Changes to how installs are matched; absent fields stay."))
+        let attestation = S.object([
+            ("policy", S.enumeration(["off", "optional", "required"],
+                                     "off ignores tokens; optional marks attested traffic; required keeps unattested traffic out of attribution.")),
+            ("environments", S.array(S.enumeration(["development", "production"], "An App Attest environment."),
+                                     "Environments whose keys are accepted; no repeats.", minItems: 1)),
+        ], required: ["policy", "environments"], description: "App Attest for this app's clients.")
         return [
             ("Error", S.object([
                 ("error", S.object([
@@ -358,9 +391,10 @@ enum Schemas {
                 ("platforms", S.array(platform, "Platforms.", minItems: 1)),
                 ("android", android),
                 ("attribution", attribution),
+                ("attestation", attestation),
                 ("createdAt", S.timestamp),
                 ("updatedAt", S.timestamp),
-            ], required: ["id", "workspaceId", "name", "teamId", "bundleId", "platforms", "attribution", "createdAt", "updatedAt"])),
+            ], required: ["id", "workspaceId", "name", "teamId", "bundleId", "platforms", "attribution", "attestation", "createdAt", "updatedAt"])),
             ("CreateAppRequest", S.object([
                 ("workspaceId", S.string("Required with an admin key; a server key's own workspace by default.", nullable: true)),
                 ("name", name),
@@ -370,6 +404,7 @@ enum Schemas {
                 ("platforms", S.array(platform, "Defaults to [\"ios\"]; no repeats.", minItems: 1, nullable: true)),
                 ("android", .object([("anyOf", [android, .object([("type", "null")])])])),
                 ("attribution", attributionUpdate),
+                ("attestation", orNull(attestation)),
             ], required: ["name", "teamId", "bundleId"])),
             ("UpdateAppRequest", S.object([
                 ("name", S.string("A name for people, 1 to 100 characters.", minLength: 1, maxLength: 100, nullable: true)),
@@ -379,6 +414,7 @@ enum Schemas {
                 ("platforms", S.array(platform, "No repeats.", minItems: 1, nullable: true)),
                 ("android", .object([("anyOf", [android, .object([("type", "null")])])])),
                 ("attribution", attributionUpdate),
+                ("attestation", orNull(attestation)),
             ], required: [], description: "Fields to change; absent or null fields stay as they are.")),
             ("AppPage", S.page(of: "App")),
             ("APIKey", S.object([

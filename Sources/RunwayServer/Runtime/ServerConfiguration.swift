@@ -16,6 +16,8 @@ public struct ServerConfiguration: Sendable {
     public var firstLinkDomain: String = "localhost"
     /// Apple's AdServices API (a fake one for tests and demos).
     public var appleAdsURL: String = "https://api-adservices.apple.com"
+    /// A PEM file with Apple's App Attestation Root CA.
+    public var appAttestRootPath: String?
 
     public init(database: DatabaseLocation = .sqlite(path: "./linkrunway.db"), http: HTTPServerConfiguration = HTTPServerConfiguration(),
                 logLevel: LogLevel = .info, shutdownGraceSeconds: Double = 10, sqliteSynchronousFull: Bool = true) {
@@ -111,6 +113,12 @@ public struct ServerConfiguration: Sendable {
                 summary: "Apple's AdServices API; point it at `linkrunway dev fake-adservices` to try Apple Ads claims.") { c, v in
             guard let url = URL(string: v), url.scheme == "https" || url.scheme == "http", url.host != nil else { return false }
             c.appleAdsURL = v
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_APP_ATTEST_ROOT", flag: "--app-attest-root", defaultValue: "none",
+                summary: "PEM file of Apple's App Attestation Root CA (checked against Apple's fingerprint); App Attest registration needs it.") { c, v in
+            guard FileManager.default.isReadableFile(atPath: v) else { return false }
+            c.appAttestRootPath = v
             return true
         },
         Setting(environment: "LINKRUNWAY_SQLITE_SYNCHRONOUS", flag: "--sqlite-synchronous", defaultValue: "full",

@@ -1,5 +1,7 @@
+import AppleFormats
 import Foundation
 import LinkRunwayAPI
+import RunwayCrypto
 import RunwayHTTP
 import RunwayHTTPServer
 import RunwayStore
@@ -76,8 +78,14 @@ public final class ServerRuntime: Sendable {
             if !applied.isEmpty { logger.info("migrated", ["applied": .array(applied.map { .string($0) })]) }
             let bootstrap = try await Bootstrap.run(store: store, clock: clock, linkDomain: configuration.firstLinkDomain)
             let secrets = try await InstanceSecrets.load(store)
+            let root = try configuration.appAttestRootPath.map { path -> Certificate in
+                guard let pem = try? String(contentsOfFile: path, encoding: .utf8), let root = AppAttestVerifier.appleRoot(pem: pem) else {
+                    throw StartupFailure(description: "\(path) is not Apple's App Attestation Root CA")
+                }
+                return root
+            }
             let services = ServerServices(store: store, clock: clock, logger: logger, metrics: metrics, secrets: secrets,
-                                          appleAdsURL: configuration.appleAdsURL)
+                                          appleAdsURL: configuration.appleAdsURL, appAttestRoot: root)
             await maintainPartitionsOnce(services)
             let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes)
             let http = HTTPServer(configuration: configuration.http, logger: logger) { request in
@@ -142,6 +150,11 @@ public final class TerminationSignal: @unchecked Sendable {  // the sources are 
             }.start()
         }
     }
+}
+
+/// A configuration the server cannot start with.
+struct StartupFailure: Error, CustomStringConvertible {
+    let description: String
 }
 
 /// True for the first caller only.

@@ -24,9 +24,11 @@ enum AppRoutes {
                 let platforms = try Validate.platforms(body.platforms)
                 let android = try Validate.android(body.android)
                 let attribution = try Validate.attribution(body.attribution, onto: AttributionSettings())
+                let attestation = try Validate.attestation(body.attestation) ?? AttestationSettings()
                 let now = services.clock.nowMilliseconds()
                 let app = App(id: Identifier.make("app"), workspaceId: workspaceId, name: name, teamId: teamId,
                               bundleId: bundleId, appStoreId: appStoreId, platforms: platforms, android: android, attribution: attribution,
+                              attestation: attestation,
                               createdAt: Timestamp.iso(now), updatedAt: Timestamp.iso(now))
                 try await services.store.write { db in try insertUnique(db, app: app, now: now) }
                 return try .json(app, status: 201)
@@ -66,6 +68,7 @@ enum AppRoutes {
                 let appStoreId = try Validate.appStoreId(body.appStoreId)
                 let platforms = try body.platforms.map { try Validate.platforms($0) }
                 let android = try Validate.android(body.android)
+                let attestation = try Validate.attestation(body.attestation)
                 let now = services.clock.nowMilliseconds()
                 let updated: App = try await services.store.write { db in
                     guard var app = try TenancyQueries.app(db, id: id) else {
@@ -79,6 +82,7 @@ enum AppRoutes {
                     app.platforms = platforms ?? app.platforms
                     app.android = android ?? app.android
                     app.attribution = try Validate.attribution(body.attribution, onto: app.attribution)
+                    app.attestation = attestation ?? app.attestation
                     app.updatedAt = Timestamp.iso(now)
                     do {
                         try db.execute("""
@@ -88,7 +92,8 @@ enum AppRoutes {
                                 android_fingerprints = \(app.android?.sha256CertFingerprints.joined(separator: ",")),
                                 probabilistic_minutes = \(app.attribution.probabilisticMinutes),
                                 view_through_hours = \(app.attribution.viewThroughHours),
-                                click_window_days = \(app.attribution.clickWindowDays), updated_at = \(now)
+                                click_window_days = \(app.attribution.clickWindowDays), attest_policy = \(app.attestation.policy),
+                                attest_environments = \(app.attestation.environments.joined(separator: ",")), updated_at = \(now)
                             WHERE id = \(app.id)
                             """)
                     } catch StoreError.conflict {
@@ -117,11 +122,13 @@ enum AppRoutes {
         do {
             try db.execute("""
                 INSERT INTO apps (id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package,
-                                  android_fingerprints, probabilistic_minutes, view_through_hours, click_window_days, created_at, updated_at)
+                                  android_fingerprints, probabilistic_minutes, view_through_hours, click_window_days, attest_policy,
+                                  attest_environments, created_at, updated_at)
                 VALUES (\(app.id), \(app.workspaceId), \(app.name), \(app.teamId), \(app.bundleId), \(app.appStoreId),
                         \(app.platforms.map(\.rawValue).joined(separator: ",")), \(app.android?.packageName),
                         \(app.android?.sha256CertFingerprints.joined(separator: ",")), \(app.attribution.probabilisticMinutes),
-                        \(app.attribution.viewThroughHours), \(app.attribution.clickWindowDays), \(now), \(now))
+                        \(app.attribution.viewThroughHours), \(app.attribution.clickWindowDays), \(app.attestation.policy),
+                        \(app.attestation.environments.joined(separator: ",")), \(now), \(now))
                 """)
         } catch StoreError.conflict {
             throw appExists(app)

@@ -22,6 +22,8 @@ enum TenancyRows {
                    attribution: AttributionSettings(probabilisticMinutes: Int(try row.int("probabilistic_minutes")),
                                                     viewThroughHours: Int(try row.int("view_through_hours")),
                                                     clickWindowDays: Int(try row.int("click_window_days"))),
+                   attestation: AttestationSettings(policy: try row.string("attest_policy"),
+                                                    environments: try row.string("attest_environments").split(separator: ",").map(String.init)),
                    createdAt: Timestamp.iso(try row.int("created_at")), updatedAt: Timestamp.iso(try row.int("updated_at")))
     }
 
@@ -33,7 +35,7 @@ enum TenancyRows {
                       revokedAt: try row.optionalInt("revoked_at").map(Timestamp.iso))
     }
 
-    static let appColumns = "id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package, android_fingerprints, probabilistic_minutes, view_through_hours, click_window_days, created_at, updated_at"
+    static let appColumns = "id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package, android_fingerprints, probabilistic_minutes, view_through_hours, click_window_days, attest_policy, attest_environments, created_at, updated_at"
     static let keyColumns = "id, kind, name, workspace_id, app_id, display_prefix, created_at, revoked_at"
 }
 

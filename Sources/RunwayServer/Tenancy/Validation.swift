@@ -91,6 +91,19 @@ enum Validate {
         return settings
     }
 
+    /// A policy of off, optional or required, and one or both environments.
+    static func attestation(_ value: AttestationSettings?) throws -> AttestationSettings? {
+        guard let value else { return nil }
+        guard ["off", "optional", "required"].contains(value.policy) else {
+            throw HTTPError.invalidField("attestation.policy", "must be off, optional or required")
+        }
+        guard !value.environments.isEmpty, Set(value.environments).count == value.environments.count,
+              value.environments.allSatisfy({ $0 == "development" || $0 == "production" }) else {
+            throw HTTPError.invalidField("attestation.environments", "must list development, production or both, once each")
+        }
+        return value
+    }
+
     static func id(_ value: String, prefix: String, field: String) throws -> String {
         guard Identifier.isWellFormed(value, prefix: prefix) else {
             throw HTTPError.invalidField(field, "must be an id starting with \(prefix)_")

@@ -119,6 +119,10 @@ struct AuthMatrixTests {
             "GET /v1/webhooks/{webhookId}/deliveries": Probe(method: "GET", path: "/v1/webhooks/\(w.webhookA)/deliveries", body: "", workspaceScoped: true),
             "POST /v1/simulate/clicks": Probe(method: "POST", path: "/v1/simulate/clicks", body: #"{"url":"\#(w.linkA.url)"}"#, workspaceScoped: true),
             "POST /v1/claims/apple-ads": Probe(method: "POST", path: "/v1/claims/apple-ads", body: #"{"installId":"\#(w.installA)","token":"invalid"}"#, workspaceScoped: false),
+            // App Attest answers for the publishable key's own app only; another app's id is 403 app_forbidden.
+            "POST /v1/attest/apple/challenge": Probe(method: "POST", path: "/v1/attest/apple/challenge", body: "", workspaceScoped: false),
+            "POST /v1/attest/apple/register": Probe(method: "POST", path: "/v1/attest/apple/register", body: #"{"appId":"\#(w.appA.id)","keyId":"AA==","attestation":"AA==","challenge":"c"}"#, workspaceScoped: false),
+            "POST /v1/attest/apple/assert": Probe(method: "POST", path: "/v1/attest/apple/assert", body: #"{"appId":"\#(w.appA.id)","keyId":"AA==","assertion":"AA==","challenge":"c"}"#, workspaceScoped: false),
             "POST /v1/simulate/installs": Probe(method: "POST", path: "/v1/simulate/installs", body: #"{"appId":"\#(w.appA.id)"}"#, workspaceScoped: true),
         ]
     }

@@ -54,10 +54,10 @@ struct AppAttestVectorTests {
         let key = try #require(PublicKey(pem: sample["publicKey"] as! String))
         let clientDataHash = Digest.sha256(Array(Data(base64Encoded: sample["clientDataBase64"] as! String)!))
         let appId = "\(sample["teamIdentifier"] as! String).\(sample["bundleIdentifier"] as! String)"
-        #expect(verifier.verifyAssertion(assertion, publicKey: key, clientDataHash: clientDataHash, appId: appId, previousCounter: 0) == .success(1))
-        #expect(verifier.verifyAssertion(assertion, publicKey: key, clientDataHash: clientDataHash, appId: appId, previousCounter: 1)
+        #expect(AppAttestVerifier.verifyAssertion(assertion, publicKey: key, clientDataHash: clientDataHash, appId: appId, previousCounter: 0) == .success(1))
+        #expect(AppAttestVerifier.verifyAssertion(assertion, publicKey: key, clientDataHash: clientDataHash, appId: appId, previousCounter: 1)
                 == .failure(.counterNotIncreasing(previous: 1, received: 1)))
-        #expect(verifier.verifyAssertion(assertion, publicKey: key, clientDataHash: Digest.sha256("wurzel"), appId: appId, previousCounter: 0)
+        #expect(AppAttestVerifier.verifyAssertion(assertion, publicKey: key, clientDataHash: Digest.sha256("wurzel"), appId: appId, previousCounter: 0)
                 == .failure(.signatureInvalid))
         // The nonce is the message: verifying it as a prehashed digest would be the classic mistake.
         let object = try AssertionObject.parse(assertion)
@@ -88,9 +88,9 @@ struct AppAttestVectorTests {
         let assertion = Array(Data(base64Encoded: assertionSample["assertionBase64"] as! String)!)
         let key = try #require(PublicKey(pem: assertionSample["publicKey"] as! String))
         let appId = "\(assertionSample["teamIdentifier"] as! String).\(assertionSample["bundleIdentifier"] as! String)"
-        #expect(verifier.verifyAssertion(assertion, publicKey: key, clientDataHash: Digest.sha256(assertionSample["clientData_utf8"] as! String),
+        #expect(AppAttestVerifier.verifyAssertion(assertion, publicKey: key, clientDataHash: Digest.sha256(assertionSample["clientData_utf8"] as! String),
                                          appId: appId, previousCounter: 0) == .success(1))
-        #expect(verifier.verifyAssertion(assertion, publicKey: key, clientDataHash: Digest.sha256("{}"), appId: appId, previousCounter: 0)
+        #expect(AppAttestVerifier.verifyAssertion(assertion, publicKey: key, clientDataHash: Digest.sha256("{}"), appId: appId, previousCounter: 0)
                 == .failure(.signatureInvalid))
     }
 
@@ -131,8 +131,8 @@ enum AppAttestVectors {
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/vectors/app-attest")
     static let available = FileManager.default.fileExists(atPath: directory.appendingPathComponent("Apple_App_Attestation_Root_CA.pem").path)
 
-    static let root: Certificate? = (try? String(contentsOf: directory.appendingPathComponent("Apple_App_Attestation_Root_CA.pem"), encoding: .utf8))
-        .flatMap { Certificate(pem: $0) }
+    static let rootPath = directory.appendingPathComponent("Apple_App_Attestation_Root_CA.pem").path
+    static let root: Certificate? = (try? String(contentsOfFile: rootPath, encoding: .utf8)).flatMap { AppAttestVerifier.appleRoot(pem: $0) }
 
     static func load(_ name: String) -> [[String: Any]] {
         guard let data = try? Data(contentsOf: directory.appendingPathComponent(name)),

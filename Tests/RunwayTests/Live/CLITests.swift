@@ -1,6 +1,7 @@
 import Foundation
 import LinkRunwayAPI
 @testable import RunwayCLI
+import RunwayCrypto
 import RunwayHTTP
 import RunwayServer
 import Testing
@@ -40,12 +41,12 @@ struct CLITests {
     @Test("every command has --help, exit 0")
     func help() async {
         for command in CLI.commands {
-            let run = await Self.run(command.words + ["--help"])
+            let run = await CLITests.run(command.words + ["--help"])
             #expect(run.status == 0, "\(command.words)")
             #expect(run.output.contains("Usage: linkrunway \(command.words.joined(separator: " "))"))
         }
-        #expect(await Self.run(["--help"]).status == 0)
-        #expect(await Self.run(["app", "--help"]).status == 0)
+        #expect(await CLITests.run(["--help"]).status == 0)
+        #expect(await CLITests.run(["app", "--help"]).status == 0)
     }
 
     @Test("usage errors exit 64", arguments: [
@@ -53,49 +54,49 @@ struct CLITests {
         ["app", "list", "--json=yes"],
     ])
     func usageErrors(_ arguments: [String]) async {
-        let run = await Self.run(arguments, environment: ["LINKRUNWAY_KEY": "lr_ak_x"])
+        let run = await CLITests.run(arguments, environment: ["LINKRUNWAY_KEY": "lr_ak_x"])
         #expect(run.status == 64, "\(arguments): \(run.errors)")
     }
 
     @Test("management commands work end to end, print tables or JSON, and fail with exit 1")
     func endToEnd() async throws {
         let (runtime, directory, environment) = try await Self.startServer()
-        let workspaces = await Self.run(["workspace", "list", "--json"], environment: environment)
+        let workspaces = await CLITests.run(["workspace", "list", "--json"], environment: environment)
         #expect(workspaces.status == 0)
         let workspace = try JSONDecoder().decode([Workspace].self, from: Data(workspaces.output.utf8))[0]
 
-        let created = await Self.run(["app", "create", "--name", "Demo", "--team-id", "ABCDE12345", "--bundle-id", "com.example.cli",
+        let created = await CLITests.run(["app", "create", "--name", "Demo", "--team-id", "ABCDE12345", "--bundle-id", "com.example.cli",
                                       "--platforms", "ios,macos", "--workspace", workspace.id, "--json"], environment: environment)
         #expect(created.status == 0, "\(created.errors)")
         #expect(created.status == 0, "\(created.errors)")
         let app = try JSONDecoder().decode(App.self, from: Data(created.output.utf8))
         #expect(app.platforms == [.ios, .macos])
 
-        let list = await Self.run(["app", "list"], environment: environment)
+        let list = await CLITests.run(["app", "list"], environment: environment)
         #expect(list.output.contains("com.example.cli"))
-        let show = await Self.run(["app", "show", app.id], environment: environment)
+        let show = await CLITests.run(["app", "show", app.id], environment: environment)
         #expect(show.output.contains("ABCDE12345"))
 
-        let key = await Self.run(["key", "create", "--kind", "publishable", "--app", app.id, "--json"], environment: environment)
+        let key = await CLITests.run(["key", "create", "--kind", "publishable", "--app", app.id, "--json"], environment: environment)
         let createdKey = try JSONDecoder().decode(CreatedKey.self, from: Data(key.output.utf8))
         #expect(createdKey.secret.hasPrefix("lr_pk_"))
-        let keys = await Self.run(["key", "list", "--app", app.id], environment: environment)
+        let keys = await CLITests.run(["key", "list", "--app", app.id], environment: environment)
         #expect(keys.output.contains(createdKey.key.id))
         #expect(!keys.output.contains(createdKey.secret))
-        let revoked = await Self.run(["key", "revoke", createdKey.key.id], environment: environment)
+        let revoked = await CLITests.run(["key", "revoke", createdKey.key.id], environment: environment)
         #expect(revoked.status == 0)
         #expect(revoked.output.contains("Revoked"))
 
-        let duplicate = await Self.run(["app", "create", "--name", "Demo", "--team-id", "ABCDE12345", "--bundle-id", "com.example.cli",
+        let duplicate = await CLITests.run(["app", "create", "--name", "Demo", "--team-id", "ABCDE12345", "--bundle-id", "com.example.cli",
                                         "--workspace", workspace.id], environment: environment)
         #expect(duplicate.status == 1)
         #expect(duplicate.errors.contains("app_exists"))
-        let badKey = await Self.run(["app", "list"], environment: environment.merging(["LINKRUNWAY_KEY": "lr_ak_nope"]) { $1 })
+        let badKey = await CLITests.run(["app", "list"], environment: environment.merging(["LINKRUNWAY_KEY": "lr_ak_nope"]) { $1 })
         #expect(badKey.status == 1)
         #expect(badKey.errors.contains("invalid_key"))
 
         await runtime.stop()
-        let unreachable = await Self.run(["app", "list"], environment: environment)
+        let unreachable = await CLITests.run(["app", "list"], environment: environment)
         #expect(unreachable.status == 1)
         #expect(unreachable.errors.contains("cannot reach"))
         _ = directory
@@ -105,12 +106,12 @@ struct CLITests {
     func migrate() async throws {
         let directory = TemporaryDirectory()
         let url = "sqlite:\(directory.path("m.db"))"
-        let first = await Self.run(["migrate", "--database-url", url])
+        let first = await CLITests.run(["migrate", "--database-url", url])
         #expect(first.status == 0)
         #expect(first.output.contains("0001_tenancy"))
-        let second = await Self.run(["migrate"], environment: ["LINKRUNWAY_DATABASE_URL": url])
+        let second = await CLITests.run(["migrate"], environment: ["LINKRUNWAY_DATABASE_URL": url])
         #expect(second.output.contains("up to date"))
-        let bad = await Self.run(["migrate", "--database-url", "mysql://x"])
+        let bad = await CLITests.run(["migrate", "--database-url", "mysql://x"])
         #expect(bad.status == 64)
     }
 }
@@ -182,6 +183,10 @@ struct CLISimulationTests {
         #expect(created.status == 0, "\(created.errors)")
         let app = try JSONDecoder().decode(App.self, from: Data(created.output.utf8))
         #expect(await run(["app", "update", app.id, "--probabilistic-minutes", "15"]).output.contains("probabilistic 15 min"))
+        #expect(await run(["app", "update", app.id, "--attestation-policy", "optional"]).output.contains("App Attest optional (production)"))
+        #expect(await run(["app", "update", app.id, "--attestation-environments", "development,production"]).output
+            .contains("App Attest optional (development, production)"))
+        #expect(await run(["app", "update", app.id, "--attestation-policy", "always"]).status == 1)
         let made = await run(["link", "create", "--workspace", workspace.id, "--path", "sim", "--app-path", "/welcome", "--campaign", "cli", "--json"])
         #expect(made.status == 0, "\(made.errors)")
         let link = try JSONDecoder().decode(Link.self, from: Data(made.output.utf8))
@@ -203,5 +208,37 @@ struct CLISimulationTests {
         #expect(await run(["install", "explain", "cli-install"]).status == 1)
         await runtime.stop()
         _ = directory
+    }
+
+    @Test("verify app-attest accepts a real attestation at its time and names the failing step otherwise",
+          .enabled(if: AppAttestVectors.available, "../shared/vectors/app-attest is absent"))
+    func verifyAppAttest() async throws {
+        let sample = try #require(AppAttestVectors.veehaitch.first { $0["type"] as? String == "attestation" })
+        let directory = TemporaryDirectory()
+        let file = directory.path("attestation.b64")
+        try (sample["attestationBase64"] as! String).write(toFile: file, atomically: true, encoding: .utf8)
+        let hash = Digest.sha256(Array(try #require(Data(base64Encoded: sample["clientDataBase64"] as! String))))
+        let common = ["verify", "app-attest", "--attestation", file, "--key-id", sample["keyIdBase64"] as! String, "--client-data-hash", ByteEncoding.hex(hash),
+                      "--team-id", sample["teamIdentifier"] as! String, "--bundle-id", sample["bundleIdentifier"] as! String,
+                      "--root", AppAttestVectors.rootPath]
+        struct Verdict: Decodable { let valid: Bool; let environment: String?; let publicKey: String?; let step: String? }
+
+        let valid = await CLITests.run(common + ["--at", sample["timestamp"] as! String])
+        #expect(valid.status == 0, "\(valid.output) \(valid.errors)")
+        let verdict = try JSONDecoder().decode(Verdict.self, from: Data(valid.output.utf8))
+        #expect(verdict.valid && verdict.environment == "development")
+        #expect(verdict.publicKey.flatMap { Data(base64Encoded: $0) }.map(Array.init) == PublicKey(pem: sample["publicKey"] as! String)?.spki)
+
+        let expired = await CLITests.run(common + ["--at", "2030-01-01T00:00:00Z"])
+        #expect(expired.status == 1)
+        #expect(try JSONDecoder().decode(Verdict.self, from: Data(expired.output.utf8)).step == "chain")
+        let production = await CLITests.run(common + ["--at", sample["timestamp"] as! String, "--environment", "production"])
+        #expect(try JSONDecoder().decode(Verdict.self, from: Data(production.output.utf8)).step == "environment")
+        let otherTeam = await CLITests.run(common.map { $0 == sample["teamIdentifier"] as! String ? "AAAAAAAAAA" : $0 } + ["--at", sample["timestamp"] as! String])
+        #expect(try JSONDecoder().decode(Verdict.self, from: Data(otherTeam.output.utf8)).step == "rpIdHash")
+        let notRoot = directory.path("not-root.pem")
+        try "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n".write(toFile: notRoot, atomically: true, encoding: .utf8)
+        #expect(await CLITests.run(common.map { $0 == AppAttestVectors.rootPath ? notRoot : $0 }).status == 1)
+        #expect(await CLITests.run(Array(common.prefix(4))).status == 64)
     }
 }
