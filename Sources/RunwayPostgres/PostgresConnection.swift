@@ -150,7 +150,8 @@ final class PostgresConnection: EngineConnection, @unchecked Sendable {
         switch sqlstate {
         case "23505": return .conflict(message)
         case "23503", "23502", "23514", "23P01": return .constraint(message)
-        case "40001", "40P01", "55P03", "57014": return .unavailable("retry: \(message)")
+        case "40001", "40P01": return .transactionConflict(message)
+        case "55P03", "57014": return .unavailable("retry: \(message)")
         case "XX001", "XX002": return .corrupt(message)
         default:
             if sqlstate.hasPrefix("08") || sqlstate.hasPrefix("53") || sqlstate.hasPrefix("57P") { return .unavailable(message) }

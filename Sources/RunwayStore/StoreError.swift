@@ -6,6 +6,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case constraint(String)
     /// The database is busy, locked, unreachable or closing (HTTP 503); retrying later may work.
     case unavailable(String)
+    /// A deadlock or serialization failure with another transaction. The store runs such a write again in a
+    /// transaction of its own and reports this (HTTP 503) only when that keeps failing.
+    case transactionConflict(String)
     /// The database holds something this binary does not understand (a newer schema, a bad column).
     case corrupt(String)
     /// Anything else the backend reported.
@@ -16,6 +19,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .conflict(let m): return "conflict: \(m)"
         case .constraint(let m): return "constraint violated: \(m)"
         case .unavailable(let m): return "store unavailable: \(m)"
+        case .transactionConflict(let m): return "transaction conflict: \(m)"
         case .corrupt(let m): return "store corrupt: \(m)"
         case .failed(let m): return "store failed: \(m)"
         }

@@ -200,9 +200,11 @@ public final class ThreadedStore: Store, @unchecked Sendable {
         }
     }
 
-    /// One group commit: every job in its own savepoint, one COMMIT, then every caller is answered.
+    /// One group commit: every job in its own savepoint, one COMMIT, then every caller is answered. A job that lost a
+    /// deadlock or a serialization race runs again after the COMMIT, alone (running it again inside the group would
+    /// wait on the same locks), up to `maxAttempts` times in all.
     private static func commit(_ jobs: [WriteJob], on connection: any EngineConnection, transactions: TransactionDialect,
-                               observer: (any StoreObserver)?) {
+                               observer: (any StoreObserver)?, attempt: Int = 1) {
         guard !jobs.isEmpty else { return }
         let started = DispatchTime.now().uptimeNanoseconds
         var errors = [(any Error)?](repeating: nil, count: jobs.count)
@@ -251,8 +253,15 @@ public final class ThreadedStore: Store, @unchecked Sendable {
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         observer?.didCommit(batchSize: jobs.count, seconds: seconds)
-        for (i, job) in jobs.enumerated() { job.finish?(errors[i]) }
+        var again: [WriteJob] = []
+        for (i, job) in jobs.enumerated() {
+            if case .transactionConflict? = errors[i] as? StoreError, attempt < maxAttempts { again.append(job) } else { job.finish?(errors[i]) }
+        }
+        for job in again { commit([job], on: connection, transactions: transactions, observer: observer, attempt: attempt + 1) }
     }
+
+    /// How many times a write that keeps losing deadlocks is run before its caller gets the error.
+    static let maxAttempts = 4
 }
 
 /// A queued write: either a group-committed closure with its completion, or an exclusive closure.

@@ -29,7 +29,7 @@ public enum ErrorMapping {
                 return .conflict(ErrorCode.conflict, "this conflicts with something that already exists")
             case .constraint:
                 return .conflict(ErrorCode.conflict, "this refers to something that does not exist or is in use")
-            case .unavailable:
+            case .unavailable, .transactionConflict:
                 return .unavailable(ErrorCode.storeUnavailable, "the database is unavailable; retry shortly", retryAfter: 1)
             case .corrupt, .failed:
                 return HTTPError(status: 500, code: ErrorCode.internalError, message: "internal error")

@@ -61,13 +61,25 @@ struct PostgresStoreTests {
     func poolWaitTimeout() async throws {
         let location = try StoreBackend.postgres.makeLocation()
         let store = PostgresStore(url: location.url, options: .init(readers: 1, queueTimeout: 0.2))
-        let started = Atomic<Bool>(false)
+        // The reader is held until the test lets it go, so the second read waits in the queue past its timeout however
+        // slowly this machine runs.
+        let started = Atomic<Bool>(false), queued = Atomic<Bool>(false)
+        let release = DispatchSemaphore(value: 0)
         async let slow: Void = store.read { db in
             started.store(true, ordering: .releasing)
-            _ = try db.query("SELECT pg_sleep(0.8)")
+            _ = release.wait(timeout: .now() + 10)
+            _ = try db.query("SELECT 1 AS one")
         }
         while !started.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
-        await #expect(throws: StoreError.self) { try await store.read { try $0.query("SELECT 1 AS one") } }
+        async let waiting: Result<[SQLRow], any Error> = {
+            queued.store(true, ordering: .releasing)
+            do { return .success(try await store.read { try $0.query("SELECT 1 AS one") }) } catch { return .failure(error) }
+        }()
+        while !queued.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(400))
+        release.signal()
+        let outcome = await waiting
+        #expect(throws: StoreError.self) { try outcome.get() }
         try await slow
         _ = try await store.read { try $0.query("SELECT 1 AS one") }
         await store.close()
@@ -77,9 +89,54 @@ struct PostgresStoreTests {
     func errorMapping() {
         #expect(PostgresConnection.error(sqlstate: "23505", message: "") == .conflict(""))
         #expect(PostgresConnection.error(sqlstate: "23503", message: "") == .constraint(""))
-        #expect(PostgresConnection.error(sqlstate: "40P01", message: "x") == .unavailable("retry: x"))
+        #expect(PostgresConnection.error(sqlstate: "40P01", message: "x") == .transactionConflict("x"))
+        #expect(PostgresConnection.error(sqlstate: "40001", message: "x") == .transactionConflict("x"))
+        #expect(PostgresConnection.error(sqlstate: "55P03", message: "x") == .unavailable("retry: x"))
         #expect(PostgresConnection.error(sqlstate: "08006", message: "") == .unavailable(""))
         #expect(PostgresConnection.error(sqlstate: "53300", message: "") == .unavailable(""))
         #expect(PostgresConnection.error(sqlstate: "42P01", message: "m") == .failed("42P01: m"))
+    }
+
+    @Test("two writes that deadlock both land: the one PostgreSQL aborts runs again after the other commits")
+    func deadlockRetried() async throws {
+        let location = try StoreBackend.postgres.makeLocation()
+        let store = try StoreBackend.postgres.open(location.url, nil)
+        _ = try await store.migrate(ConformanceSchema.migrations)
+        let firstHeld = DispatchSemaphore(value: 0), secondHeld = DispatchSemaphore(value: 0)
+        let runs = RunCounter()
+        async let first: Void = store.write(Self.crossing("a", "b", runs: runs, held: firstHeld, awaiting: secondHeld))
+        // The second write must reach another writer connection, so it is queued only once the first is running.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { firstHeld.wait(); firstHeld.signal(); done.resume() }
+        }
+        async let second: Void = store.write(Self.crossing("b", "a", runs: runs, held: secondHeld, awaiting: firstHeld))
+        try await first
+        try await second
+        let ids = try await store.read { try $0.query("SELECT id FROM items ORDER BY id").map { try $0.string("id") } }
+        #expect(ids == ["a", "b"])
+        #expect(runs.counts.withLock { $0.values.sorted() } == [1, 2], "exactly one of the two was aborted by PostgreSQL and ran again")
+        await store.close()
+    }
+
+    final class RunCounter: Sendable {
+        let counts = Mutex([String: Int]())
+    }
+
+    /// A write that takes its own row, waits (on its first run only) until the other has taken its row, then takes the
+    /// other's: two of them deadlock.
+    static func crossing(_ mine: String, _ theirs: String, runs: RunCounter, held: DispatchSemaphore,
+                         awaiting: DispatchSemaphore) -> @Sendable (any SQLExecutor) throws -> Void {
+        { db in
+            let run = runs.counts.withLock { counts in
+                counts[mine, default: 0] += 1
+                return counts[mine]!
+            }
+            try db.execute("INSERT INTO items (id) VALUES (\(mine)) ON CONFLICT (id) DO NOTHING")
+            if run == 1 {
+                held.signal()
+                _ = awaiting.wait(timeout: .now() + 5)
+            }
+            try db.execute("INSERT INTO items (id) VALUES (\(theirs)) ON CONFLICT (id) DO NOTHING")
+        }
     }
 }
