@@ -101,7 +101,11 @@ struct TransportTests {
 
     @Test("limits connections per client address")
     func perAddressLimit() async throws {
-        let server = try Self.start { $0.maxConnectionsPerAddress = 2 }
+        // A long idle timeout: on a loaded machine the first connection must not be cut while the third is refused.
+        let server = try Self.start {
+            $0.maxConnectionsPerAddress = 2
+            $0.connectionTimeoutSeconds = 60
+        }
         let port = server.port
         let outcome = try await offloaded {
             let first = try RawHTTPConnection(port: port)
@@ -135,7 +139,8 @@ struct TransportTests {
         let port = server.port
         async let slow = offloaded { try RawHTTPConnection(port: port).request("GET", "/slow") }
         try await Self.waitUntilInFlight(server)
-        let stopping = Task { await server.shutdown(grace: .seconds(5)) }
+        // A generous grace: shutdown returns as soon as nothing is in flight, and a loaded machine may be slow to finish.
+        let stopping = Task { await server.shutdown(grace: .seconds(30)) }
         let response = try await slow
         #expect(response.status == 200)
         #expect(response.body.hasPrefix("GET /slow"))
