@@ -20,7 +20,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	# A hung test fails the run after 20 minutes instead of holding CI.
 	bash scripts/with-postgres.sh timeout 1200 $(SWIFT) test --skip-build
-	# The App Attest parsers under libFuzzer and AddressSanitizer, for a bounded time (FUZZ_SECONDS, default 30).
+	# The parsers of Apple's formats under libFuzzer and AddressSanitizer, for a bounded time (FUZZ_SECONDS, default 30).
 	timeout 600 bash scripts/fuzz.sh
 
 fuzz:

@@ -21,8 +21,8 @@ let package = Package(
         .target(name: "RunwayJSON"),
         // Hashes, HMAC, randomness and constant-time comparison over OpenSSL 3.
         .target(name: "RunwayCrypto", dependencies: ["COpenSSL"]),
-        // Apple's formats: CBOR, App Attest attestations and assertions (and later postbacks and signed notifications).
-        .target(name: "AppleFormats", dependencies: ["RunwayCrypto"]),
+        // Apple's formats: CBOR, App Attest attestations and assertions, SKAdNetwork and AdAttributionKit postbacks and impressions.
+        .target(name: "AppleFormats", dependencies: ["RunwayCrypto", "RunwayJSON"]),
         // The store protocol, SQL values and migrations; backends live in their own targets.
         .target(name: "RunwayStore"),
         .target(name: "RunwaySQLite", dependencies: ["RunwayStore", "CSQLite"]),

@@ -28,6 +28,9 @@ static inline void lr_x509_stack_free(STACK_OF(X509) *stack) { sk_X509_free(stac
 /// A new P-256 key (EVP_EC_gen is a variadic macro Swift cannot call).
 static inline EVP_PKEY *lr_generate_p256(void) { return EVP_EC_gen("P-256"); }
 
+/// A new EC key on a named curve ("P-256", "P-192", …).
+static inline EVP_PKEY *lr_generate_ec(const char *curve) { return EVP_EC_gen(curve); }
+
 /// The OpenSSL error queue as text (and cleared); the queue is per thread, so call it right after the failing call.
 static inline void lr_error_text(char *buffer, size_t length) {
     unsigned long code = ERR_get_error();

@@ -61,6 +61,12 @@ extension ByteEncoding {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Bytes from standard base64 (RFC 4648 §4, padding optional); nil for any other character.
+    public static func fromBase64(_ text: String) -> [UInt8]? {
+        guard !text.utf8.contains(UInt8(ascii: "-")), !text.utf8.contains(UInt8(ascii: "_")) else { return nil }
+        return fromBase64url(String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 }))
+    }
+
     /// Bytes from base64url (padding optional); nil for any other character or an impossible length.
     public static func fromBase64url(_ text: String) -> [UInt8]? {
         var values: [UInt32] = []

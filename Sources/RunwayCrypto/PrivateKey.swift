@@ -1,6 +1,6 @@
 import COpenSSL
 
-/// A P-256 private key, for what the server signs itself (ad-network impressions) and for tests.
+/// An EC private key, for what the server signs itself (ad-network impressions) and for tests.
 public final class PrivateKey: @unchecked Sendable {
     let key: OpaquePointer
 
@@ -12,6 +12,23 @@ public final class PrivateKey: @unchecked Sendable {
     public static func generateP256() -> PrivateKey? {
         guard let key = lr_generate_p256() else { ERR_clear_error(); return nil }
         return PrivateKey(owning: key)
+    }
+
+    /// A new random key on a named curve: `P-256`, or `P-192` (which tests need to stand in for SKAdNetwork 2.0).
+    public static func generate(curve: String) -> PrivateKey? {
+        guard let key = lr_generate_ec(curve) else { ERR_clear_error(); return nil }
+        return PrivateKey(owning: key)
+    }
+
+    /// PKCS#8 PEM (`PRIVATE KEY`), to keep in a file.
+    public var pem: String? {
+        guard let bio = BIO_new(BIO_s_mem()) else { return nil }
+        defer { BIO_free(bio) }
+        guard PEM_write_bio_PrivateKey(bio, key, nil, nil, 0, nil, nil) == 1 else { ERR_clear_error(); return nil }
+        var pointer: UnsafeMutablePointer<CChar>?
+        let length = BIO_ctrl(bio, BIO_CTRL_INFO, 0, &pointer)
+        guard length > 0, let pointer else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(start: pointer, count: length), as: UTF8.self)
     }
 
     /// From a PEM `PRIVATE KEY` (PKCS#8) or `EC PRIVATE KEY` block.

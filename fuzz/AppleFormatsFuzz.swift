@@ -1,5 +1,6 @@
-// libFuzzer entry point for the App Attest parsers: CBOR, attestation and assertion objects, authenticator data, the
-// nonce extension's DER, and the whole attestation check against Apple's root when FUZZ_APP_ATTEST_ROOT names it.
+// libFuzzer entry point for the parsers of Apple's formats: CBOR, App Attest attestation and assertion objects,
+// authenticator data, the nonce extension's DER, the whole attestation check against Apple's root when
+// FUZZ_APP_ATTEST_ROOT names it, SKAdNetwork and AdAttributionKit postbacks, and compact JWS.
 // Built by scripts/fuzz.sh together with Sources/AppleFormats; a crash, hang or leak fails the run.
 import Foundation
 import RunwayCrypto
@@ -29,6 +30,9 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         _ = AppAttestVerifier.verifyAssertion(bytes, publicKey: key, clientDataHash: Array(repeating: 0, count: 32),
                                               appId: "ABCDE12345.com.example.app", previousCounter: 0)
     }
+    _ = SKAdNetworkPostback.verify(bytes)
+    _ = AdAttributionKitPostback.verify(bytes, allowDevelopment: true)
+    _ = try? CompactJWS.parse(String(decoding: bytes, as: UTF8.self))
     return 0
 }
 
