@@ -28,7 +28,7 @@ public final class ServerRuntime: Sendable {
         self.bootstrap = bootstrap
         self.http = http
         self.maintenance = Task { await Self.maintainPartitions(services) }
-        let dispatcher = WebhookDispatcher(services: services)
+        let dispatcher = OutboxDispatcher(services: services, queue: Webhooks.outbox)
         self.webhooks = Task { await dispatcher.run() }
         let claims = AppleAdsClaims(services: services, settings: services.appleAds)
         self.appleAds = Task { await claims.run() }

@@ -44,6 +44,22 @@ enum Webhooks {
         return String(decoding: try encoder.encode(WebhookEnvelope(id: id, topic: topic, createdAt: Timestamp.iso(now), data: payload)), as: UTF8.self)
     }
 
+    /// Webhook deliveries: the JSON payload with `LinkRunway-Delivery` and `LinkRunway-Signature` headers.
+    static let outbox = OutboxQueue(table: "webhook_deliveries", metric: "linkrunway_webhook_attempts_total") { db, now, limit in
+        let timestamp = now / 1000
+        return try db.query("""
+            SELECT d.id, d.payload, d.attempts, w.url, w.secret FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+            WHERE d.status = 'pending' AND d.next_attempt_at <= \(now) AND (d.lease_until IS NULL OR d.lease_until < \(now))
+            ORDER BY d.next_attempt_at LIMIT \(Int64(limit))
+            """).map { row in
+            let id = try row.string("id"), payload = try row.string("payload")
+            return OutboxQueue.Item(id: id, url: try row.string("url"), body: Array(payload.utf8), headers: [
+                "Content-Type": "application/json", "User-Agent": "LinkRunway-Webhooks/1", "LinkRunway-Delivery": id,
+                "LinkRunway-Signature": signature(secret: try row.string("secret"), timestamp: timestamp, body: payload),
+            ], attempts: try row.int("attempts"))
+        }
+    }
+
     /// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" under the endpoint's secret>`.
     static func signature(secret: String, timestamp: Int64, body: String) -> String {
         let mac = Digest.hmacSHA256(key: Array(secret.utf8), message: Array("\(timestamp).\(body)".utf8))
