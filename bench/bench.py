@@ -470,6 +470,56 @@ def match_latency(workdir):
     }
 
 
+POSTBACK_SCRIPT = """
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Host"] = "localhost"
+wrk.body = BODY
+"""
+
+VECTOR_POSTBACK = os.path.join(ROOT, "..", "shared", "vectors", "skadnetwork", "postbacks", "com.example-4.0.json")
+# Used when the vectors are absent: a 4.0 postback whose signature does not verify, which costs the same ECDSA check.
+FALLBACK_POSTBACK = ('{"version":"4.0","ad-network-id":"bench.skadnetwork","source-identifier":"5239","app-id":525463029,'
+                     '"transaction-id":"00000000-0000-4000-8000-000000000000","redownload":false,"source-domain":"example.com",'
+                     '"fidelity-type":1,"did-win":true,"conversion-value":20,"postback-sequence-index":0,'
+                     '"attribution-signature":"MEUCIQDq9Zk0q7jTgqkP7m0RZ8lx6uVtzKY6SvsvFnrTQ0KxfQIgG4nCzB4X0bVvK7uD2QjTTqz7bJfS4o4j2vS4QqPGK2U="}')
+
+
+def openssl_verify_per_second():
+    """`openssl speed ecdsap256` on one core: P-256 verifications per second."""
+    out = subprocess.run(["openssl", "speed", "-seconds", "3", "ecdsap256"], capture_output=True, text=True, check=True).stdout
+    line = next(l for l in out.splitlines() if "nistp256" in l and "ecdsa" in l)
+    return float(line.split()[-1])
+
+
+def postbacks_vs_openssl(workdir):
+    """SKAdNetwork postbacks received, verified and stored (SQLite, durable) per second per core, beside what
+    `openssl speed` verifies per second on one core."""
+    body = open(VECTOR_POSTBACK).read() if os.path.exists(VECTOR_POSTBACK) else FALLBACK_POSTBACK
+    port = free_port()
+    process, key = start_linkrunway(workdir, port, f"sqlite:{workdir}/postbacks.db")
+    try:
+        workspace = api_get(port, "/v1/workspaces", key)["items"][0]["id"]
+        api_post(port, "/v1/apps", key, {"workspaceId": workspace, "name": "Postbacks", "teamId": "ABCDE12345",
+                                         "bundleId": "com.bench.postbacks", "appStoreId": "525463029"})
+        ours = wrk_script(port, "/.well-known/skadnetwork/report-attribution/", POSTBACK_SCRIPT.replace("BODY", json.dumps(body)),
+                          workdir, "postbacks")
+    finally:
+        stop(process)
+    cores = os.cpu_count() or 1
+    verify = openssl_verify_per_second()
+    per_core = ours["requests_per_second"] / cores
+    return {
+        "name": "postbacks_vs_openssl",
+        "what": ("POST /.well-known/skadnetwork/report-attribution/ (verify with Apple's P-256 key, store raw and decoded, "
+                 f"SQLite durable; {'Apple example' if body != FALLBACK_POSTBACK else 'unverifiable stand-in'}) per core vs "
+                 "openssl speed ecdsap256 verifications per second on one core"),
+        "ours": {**ours, "postbacks_per_second_per_core": round(per_core, 1), "cores": cores},
+        "limit": {"name": "openssl ecdsap256 verify", "requests_per_second": round(verify, 1)},
+        "throughput_ratio": round(per_core / verify, 4),
+    }
+
+
 def main():
     for tool in ("wrk", "nginx"):
         if not shutil.which(tool):
@@ -479,7 +529,7 @@ def main():
     workdir = tempfile.mkdtemp(prefix="linkrunway-bench-")
     try:
         results = [healthz_vs_nginx(workdir), redirect_vs_nginx(workdir), writes_vs_bulk(workdir, "sqlite"),
-                   events_vs_bulk(workdir, 1), events_vs_bulk(workdir, 100), match_latency(workdir)]
+                   events_vs_bulk(workdir, 1), events_vs_bulk(workdir, 100), match_latency(workdir), postbacks_vs_openssl(workdir)]
         if os.environ.get("LINKRUNWAY_TEST_POSTGRES_URL"):
             results.append(writes_vs_bulk(workdir, "postgres"))
             results.append(events_vs_bulk(workdir, 1, "postgres"))
@@ -504,6 +554,11 @@ def main():
         if r["name"] == "match_latency_sqlite":
             print(f"{r['name']}: {ours['requests_per_second']:.0f} matches/s, p50 {ours.get('p50_ms', 0):.2f} ms, "
                   f"p99 {ours.get('p99_ms', 0):.2f} ms (target p99 <= 5 ms); {ours['probabilistic_matches']} probabilistic matches")
+            continue
+        if r["name"] == "postbacks_vs_openssl":
+            print(f"{r['name']}: {ours['requests_per_second']:.0f} postbacks/s on {ours['cores']} cores "
+                  f"({ours['postbacks_per_second_per_core']:.0f}/s per core, p99 {ours.get('p99_ms', 0):.2f} ms); openssl verifies "
+                  f"{limit['requests_per_second']:.0f}/s on one core; ratio per core {r['throughput_ratio']:.3f} (target 0.7)")
             continue
         if "events_per_second" in ours:
             print(f"{r['name']}: {ours['events_per_second']:.0f} events/s (p99 {ours.get('p99_ms', 0):.2f} ms); "

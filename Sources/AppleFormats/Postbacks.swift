@@ -57,6 +57,12 @@ public struct PostbackVerdict: Sendable, Equatable {
     public let signedMessage: String?
     public let fields: PostbackFields
 
+    /// The same postback refused for a reason of the receiver's (say, a development key an app does not accept).
+    public func refused(_ reason: String, _ detail: String) -> PostbackVerdict {
+        PostbackVerdict(framework: framework, valid: false, reason: reason, detail: detail, version: version, kid: kid,
+                        environment: environment, signedMessage: signedMessage, fields: fields)
+    }
+
     static func failure(_ framework: Framework, _ reason: String, _ detail: String, version: String? = nil, kid: String? = nil,
                         environment: String = "production", signedMessage: String? = nil, fields: PostbackFields = PostbackFields()) -> PostbackVerdict {
         PostbackVerdict(framework: framework, valid: false, reason: reason, detail: detail, version: version, kid: kid,

@@ -9,6 +9,10 @@ public enum SKAdNetworkPostback {
     /// Apple's published P-192 key, for versions 1.0 and 2.0.
     public static let appleP192 = "MEkwEwYHKoZIzj0CAQYIKoZIzj0DAQEDMgAEMyHD625uvsmGq4C43cQ9BnfN2xslVT5V1nOmAMP6qaRRUll3PB1JYmgSm+62sosG"
 
+    /// The two keys, parsed once (OpenSSL's key decoding costs more than a verification).
+    public static let appleP256Key = PublicKey(spki: ByteEncoding.fromBase64(appleP256) ?? [])
+    public static let appleP192Key = PublicKey(spki: ByteEncoding.fromBase64(appleP192) ?? [])
+
     /// The separator Apple puts between signed values: INVISIBLE SEPARATOR.
     public static let separator = "\u{2063}"
 
@@ -32,8 +36,7 @@ public enum SKAdNetworkPostback {
     public static var versions: [String] { signedFields.keys.sorted() }
 
     /// Checks a postback body (the JSON Apple POSTs). Never throws: anything wrong is a verdict with a reason.
-    public static func verify(_ body: [UInt8], p256: PublicKey? = PublicKey(spki: ByteEncoding.fromBase64(appleP256) ?? []),
-                              p192: PublicKey? = PublicKey(spki: ByteEncoding.fromBase64(appleP192) ?? [])) -> PostbackVerdict {
+    public static func verify(_ body: [UInt8], p256: PublicKey? = appleP256Key, p192: PublicKey? = appleP192Key) -> PostbackVerdict {
         guard let json = try? JSONParser(maxDepth: 8).parse(body), let object = PostbackObject(json) else {
             return .failure(.skadnetwork, "unreadable", "the body is not a JSON object")
         }

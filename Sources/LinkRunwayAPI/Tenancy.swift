@@ -112,12 +112,14 @@ public struct App: Codable, Sendable, Equatable {
     public var android: AndroidApp?
     public var attribution: AttributionSettings
     public var attestation: AttestationSettings
+    public var postbacks: PostbackSettings
     public var createdAt: String
     public var updatedAt: String
 
     public init(id: String, workspaceId: String, name: String, teamId: String, bundleId: String, appStoreId: String?,
                 platforms: [Platform], android: AndroidApp? = nil, attribution: AttributionSettings = AttributionSettings(),
-                attestation: AttestationSettings = AttestationSettings(), createdAt: String, updatedAt: String) {
+                attestation: AttestationSettings = AttestationSettings(), postbacks: PostbackSettings = PostbackSettings(),
+                createdAt: String, updatedAt: String) {
         self.id = id
         self.workspaceId = workspaceId
         self.name = name
@@ -128,6 +130,7 @@ public struct App: Codable, Sendable, Equatable {
         self.android = android
         self.attribution = attribution
         self.attestation = attestation
+        self.postbacks = postbacks
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }
@@ -145,10 +148,12 @@ public struct CreateAppRequest: Codable, Sendable {
     public var android: AndroidApp?
     public var attribution: AttributionSettingsUpdate?
     public var attestation: AttestationSettings?
+    /// Replaces the postback settings as a whole.
+    public var postbacks: PostbackSettings?
 
     public init(workspaceId: String? = nil, name: String, teamId: String, bundleId: String, appStoreId: String? = nil,
                 platforms: [Platform]? = nil, android: AndroidApp? = nil, attribution: AttributionSettingsUpdate? = nil,
-                attestation: AttestationSettings? = nil) {
+                attestation: AttestationSettings? = nil, postbacks: PostbackSettings? = nil) {
         self.workspaceId = workspaceId
         self.name = name
         self.teamId = teamId
@@ -158,6 +163,7 @@ public struct CreateAppRequest: Codable, Sendable {
         self.android = android
         self.attribution = attribution
         self.attestation = attestation
+        self.postbacks = postbacks
     }
 }
 
@@ -171,10 +177,12 @@ public struct UpdateAppRequest: Codable, Sendable {
     public var android: AndroidApp?
     public var attribution: AttributionSettingsUpdate?
     public var attestation: AttestationSettings?
+    /// Replaces the postback settings as a whole.
+    public var postbacks: PostbackSettings?
 
     public init(name: String? = nil, teamId: String? = nil, bundleId: String? = nil, appStoreId: String? = nil,
                 platforms: [Platform]? = nil, android: AndroidApp? = nil, attribution: AttributionSettingsUpdate? = nil,
-                attestation: AttestationSettings? = nil) {
+                attestation: AttestationSettings? = nil, postbacks: PostbackSettings? = nil) {
         self.name = name
         self.teamId = teamId
         self.bundleId = bundleId
@@ -183,6 +191,7 @@ public struct UpdateAppRequest: Codable, Sendable {
         self.android = android
         self.attribution = attribution
         self.attestation = attestation
+        self.postbacks = postbacks
     }
 }
 

@@ -15,7 +15,9 @@ public enum CLI {
         AttributionCommands.installExplain, AttributionCommands.installExport, AttributionCommands.installDelete,
         AttributionCommands.reportFunnel,
         AttributionCommands.webhookCreate, AttributionCommands.webhookList, AttributionCommands.webhookDeliveries,
-        VerifyCommands.appAttest,
+        PostbackCommands.rulesSet, PostbackCommands.rulesShow, PostbackCommands.reportPostbacks,
+        PostbackCommands.keygen, PostbackCommands.impressionSign,
+        VerifyCommands.appAttest, PostbackCommands.verifySKAdNetwork, PostbackCommands.verifyAdAttributionKit,
         DevCommands.fakeAdServices,
     ]
 

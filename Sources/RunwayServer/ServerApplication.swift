@@ -21,6 +21,10 @@ public enum ServerApplication {
             + SimulationRoutes.routes(services)
             + AppleAdsRoutes.routes(services)
             + AttestRoutes.routes(services)
+            + ConversionSchemas.routes(services)
+            + PostbackReceiver.routes(services)
+            + PostbackRoutes.routes(services)
+            + AdNetworkRoutes.routes(services)
             + RedirectRoutes.routes(services)
         let operation = Operation(id: "openAPI", summary: "This API's OpenAPI 3.1 document", tag: "Operations", access: .open,
                                   responses: [ResponseDoc(status: 200, description: "The document.", contentType: "application/json")])

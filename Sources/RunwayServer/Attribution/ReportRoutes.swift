@@ -14,37 +14,13 @@ enum ReportRoutes {
                 id: "funnelReport", summary: "Clicks, installs, opens, events by type and net revenue by currency, grouped",
                 tag: "Reports", access: Access.management,
                 responses: [.json(200, "FunnelReport", "The report (send Accept: text/csv for CSV).")],
-                query: [
-                    QueryParameterDoc("from", "Start, ISO 8601 (inclusive; default 30 days ago)."),
-                    QueryParameterDoc("to", "End, ISO 8601 (exclusive; default now)."),
-                    QueryParameterDoc("groupBy", "day (UTC, default), link, campaign, channel, source, appleAdsCampaign, appleAdsAdGroup or appleAdsKeyword."),
-                    QueryParameterDoc("appId", "Only this app."),
-                    QueryParameterDoc("workspaceId", "The workspace (admin keys)."),
-                ])
+                query: ReportQuery.documentation(groupings))
             ) { request, context in
-                let principal = try context.principal()
-                let now = services.clock.nowMilliseconds()
-                let from = try LinkValidate.timestamp(request.queryValue("from"), field: "from") ?? now - 30 * 86_400_000
-                let to = try LinkValidate.timestamp(request.queryValue("to"), field: "to") ?? now + 1
-                guard from < to else { throw HTTPError.badRequest(ErrorCode.invalidQuery, "from must be before to", field: "from") }
-                let groupBy = request.queryValue("groupBy") ?? "day"
-                guard groupings.contains(groupBy) else {
-                    throw HTTPError.badRequest(ErrorCode.invalidQuery, "groupBy must be one of \(groupings.joined(separator: ", "))", field: "groupBy")
-                }
-                guard let workspaceId = request.queryValue("workspaceId") ?? principal.workspaceId else {
-                    throw HTTPError.badRequest(ErrorCode.invalidQuery, "workspaceId is required with an admin key", field: "workspaceId")
-                }
-                try principal.requireWorkspace(workspaceId)
-                let appId = request.queryValue("appId")
+                let query = try ReportQuery(request, principal: try context.principal(), now: services.clock.nowMilliseconds(), groupings: groupings)
                 let report = try await services.store.read { db in
-                    try funnel(db, workspaceId: workspaceId, appId: appId, from: from, to: to, groupBy: groupBy)
+                    try funnel(db, workspaceId: query.workspaceId, appId: query.appId, from: query.from, to: query.to, groupBy: query.groupBy)
                 }
-                if request.headers["Accept"]?.contains("text/csv") == true {
-                    var response = HTTPResponse.text(csv(report), contentType: "text/csv; charset=utf-8")
-                    response.headers.set("Content-Disposition", "attachment; filename=\"funnel.csv\"")
-                    return response
-                }
-                return try .json(report)
+                return try query.respond(request, report, csv: { csv(report) }, filename: "funnel.csv")
             },
         ]
     }

@@ -7,6 +7,12 @@ import Synchronization
 /// costs no reads. Changes made through this process apply at once; changes made through another process within
 /// `ttl` seconds (unknown hosts and paths are remembered for one second).
 final class LinkDirectory: Sendable {
+    /// An app and its workspace, as found by App Store id.
+    struct AppOwner: Sendable, Equatable {
+        let appId: String
+        let workspaceId: String
+    }
+
     struct DomainEntry: Sendable, Equatable {
         let id: String
         let hostname: String
@@ -24,6 +30,7 @@ final class LinkDirectory: Sendable {
     private let domains = Mutex<[String: Entry<DomainEntry>]>([:])
     private let links = Mutex<[String: Entry<LinkRecord>]>([:])
     private let apps = Mutex<[String: Entry<App>]>([:])
+    private let appsByStoreId = Mutex<[String: Entry<[AppOwner]>]>([:])
     private static let limit = 100_000
 
     init(store: any Store, ttl: Duration = .seconds(5)) {
@@ -53,10 +60,22 @@ final class LinkDirectory: Sendable {
         }
     }
 
+    /// The apps (at most 50) registered with an App Store id, in any workspace.
+    func apps(appStoreId: String) async throws -> [AppOwner] {
+        try await cached(appsByStoreId, appStoreId) { [store] in
+            try await store.read { db in
+                try db.query("SELECT id, workspace_id FROM apps WHERE app_store_id = \(appStoreId) ORDER BY created_at, id LIMIT 50").map {
+                    AppOwner(appId: try $0.string("id"), workspaceId: try $0.string("workspace_id"))
+                }
+            }
+        } ?? []
+    }
+
     /// Forgets what this process cached about a link (after it changed) or a hostname.
     func forget(link: LinkRecord) { links.withLock { _ = $0.removeValue(forKey: link.domain + "/" + LinkRecord.key(link.path)) } }
     func forget(hostname: String) { domains.withLock { _ = $0.removeValue(forKey: hostname) } }
     func forget(appId: String) { apps.withLock { _ = $0.removeValue(forKey: appId) } }
+    func forget(appStoreId: String) { appsByStoreId.withLock { _ = $0.removeValue(forKey: appStoreId) } }
 
     private func cached<Value: Sendable>(_ cache: borrowing Mutex<[String: Entry<Value>]>, _ key: String,
                                          load: @Sendable () async throws -> Value?) async throws -> Value? {

@@ -392,9 +392,11 @@ enum Schemas {
                 ("android", android),
                 ("attribution", attribution),
                 ("attestation", attestation),
+                ("postbacks", S.ref("PostbackSettings")),
                 ("createdAt", S.timestamp),
                 ("updatedAt", S.timestamp),
-            ], required: ["id", "workspaceId", "name", "teamId", "bundleId", "platforms", "attribution", "attestation", "createdAt", "updatedAt"])),
+            ], required: ["id", "workspaceId", "name", "teamId", "bundleId", "platforms", "attribution", "attestation", "postbacks",
+                          "createdAt", "updatedAt"])),
             ("CreateAppRequest", S.object([
                 ("workspaceId", S.string("Required with an admin key; a server key's own workspace by default.", nullable: true)),
                 ("name", name),
@@ -405,6 +407,7 @@ enum Schemas {
                 ("android", .object([("anyOf", [android, .object([("type", "null")])])])),
                 ("attribution", attributionUpdate),
                 ("attestation", orNull(attestation)),
+                ("postbacks", orNull(S.ref("PostbackSettings"))),
             ], required: ["name", "teamId", "bundleId"])),
             ("UpdateAppRequest", S.object([
                 ("name", S.string("A name for people, 1 to 100 characters.", minLength: 1, maxLength: 100, nullable: true)),
@@ -415,6 +418,7 @@ enum Schemas {
                 ("android", .object([("anyOf", [android, .object([("type", "null")])])])),
                 ("attribution", attributionUpdate),
                 ("attestation", orNull(attestation)),
+                ("postbacks", orNull(S.ref("PostbackSettings"))),
             ], required: [], description: "Fields to change; absent or null fields stay as they are.")),
             ("AppPage", S.page(of: "App")),
             ("APIKey", S.object([
@@ -438,7 +442,7 @@ enum Schemas {
                 ("secret", S.string("The key itself. Shown only in this response; store it now.", pattern: "^lr_(pk|sk|ak)_[0-9A-Za-z]{48}$")),
             ], required: ["key", "secret"])),
             ("APIKeyPage", S.page(of: "APIKey")),
-        ] + linkSchemas + attributionSchemas + [
+        ] + linkSchemas + attributionSchemas + postbackSchemas + [
             ("WhoAmI", S.object([
                 ("keyId", S.string("The key's id.", pattern: idPattern)),
                 ("kind", kind),

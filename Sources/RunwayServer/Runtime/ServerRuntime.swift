@@ -16,6 +16,7 @@ public final class ServerRuntime: Sendable {
     private let maintenance: Task<Void, Never>
     private let webhooks: Task<Void, Never>
     private let appleAds: Task<Void, Never>
+    private let postbackForwards: Task<Void, Never>
 
     /// The bound port (useful when the configuration asked for 0).
     public var port: UInt16 { http.port }
@@ -32,6 +33,8 @@ public final class ServerRuntime: Sendable {
         self.webhooks = Task { await dispatcher.run() }
         let claims = AppleAdsClaims(services: services, settings: services.appleAds)
         self.appleAds = Task { await claims.run() }
+        let forwarder = OutboxDispatcher(services: services, queue: PostbackReceiver.forwardOutbox)
+        self.postbackForwards = Task { await forwarder.run() }
     }
 
     /// Creates upcoming partitions, applies retention and forgets old address keys every hour (the first pass runs
@@ -52,6 +55,12 @@ public final class ServerRuntime: Sendable {
             if let days = Schema.partitionedTables.first(where: { $0.name == "events" })?.retentionDays {
                 _ = try await services.store.write { db in
                     try db.execute("DELETE FROM event_ids WHERE received_at < \(now - Int64(days) * 86_400_000)")
+                }
+            }
+            // The same for postbacks: a postback Apple sends again while its first copy is kept stays a duplicate.
+            if let days = Schema.partitionedTables.first(where: { $0.name == "postbacks" })?.retentionDays {
+                _ = try await services.store.write { db in
+                    try db.execute("DELETE FROM postback_keys WHERE received_at < \(now - Int64(days) * 86_400_000)")
                 }
             }
             let report = try await PartitionMaintenance.run(Schema.partitionedTables, store: services.store, now: services.clock.now())
@@ -109,9 +118,11 @@ public final class ServerRuntime: Sendable {
         maintenance.cancel()
         webhooks.cancel()
         appleAds.cancel()
+        postbackForwards.cancel()
         await maintenance.value
         await webhooks.value
         await appleAds.value
+        await postbackForwards.value
         await services.store.close()
         services.logger.info("stopped")
     }

@@ -1,3 +1,4 @@
+import Foundation
 import LinkRunwayAPI
 import RunwayHTTP
 import RunwayStore
@@ -25,12 +26,14 @@ enum AppRoutes {
                 let android = try Validate.android(body.android)
                 let attribution = try Validate.attribution(body.attribution, onto: AttributionSettings())
                 let attestation = try Validate.attestation(body.attestation) ?? AttestationSettings()
+                let postbacks = try Validate.postbacks(body.postbacks) ?? PostbackSettings()
                 let now = services.clock.nowMilliseconds()
                 let app = App(id: Identifier.make("app"), workspaceId: workspaceId, name: name, teamId: teamId,
                               bundleId: bundleId, appStoreId: appStoreId, platforms: platforms, android: android, attribution: attribution,
-                              attestation: attestation,
+                              attestation: attestation, postbacks: postbacks,
                               createdAt: Timestamp.iso(now), updatedAt: Timestamp.iso(now))
                 try await services.store.write { db in try insertUnique(db, app: app, now: now) }
+                if let appStoreId { services.links.forget(appStoreId: appStoreId) }
                 return try .json(app, status: 201)
             },
 
@@ -69,12 +72,14 @@ enum AppRoutes {
                 let platforms = try body.platforms.map { try Validate.platforms($0) }
                 let android = try Validate.android(body.android)
                 let attestation = try Validate.attestation(body.attestation)
+                let postbacks = try Validate.postbacks(body.postbacks)
                 let now = services.clock.nowMilliseconds()
-                let updated: App = try await services.store.write { db in
+                let (previousStoreId, updated): (String?, App) = try await services.store.write { db in
                     guard var app = try TenancyQueries.app(db, id: id) else {
                         throw HTTPError.notFound(ErrorCode.notFound, "no app \(id)")
                     }
                     try principal.requireWorkspace(app.workspaceId)
+                    let previousStoreId = app.appStoreId
                     app.name = name ?? app.name
                     app.teamId = teamId ?? app.teamId
                     app.bundleId = bundleId ?? app.bundleId
@@ -83,6 +88,7 @@ enum AppRoutes {
                     app.android = android ?? app.android
                     app.attribution = try Validate.attribution(body.attribution, onto: app.attribution)
                     app.attestation = attestation ?? app.attestation
+                    app.postbacks = postbacks ?? app.postbacks
                     app.updatedAt = Timestamp.iso(now)
                     do {
                         try db.execute("""
@@ -93,15 +99,17 @@ enum AppRoutes {
                                 probabilistic_minutes = \(app.attribution.probabilisticMinutes),
                                 view_through_hours = \(app.attribution.viewThroughHours),
                                 click_window_days = \(app.attribution.clickWindowDays), attest_policy = \(app.attestation.policy),
-                                attest_environments = \(app.attestation.environments.joined(separator: ",")), updated_at = \(now)
+                                attest_environments = \(app.attestation.environments.joined(separator: ",")),
+                                postback_settings = \(storedSettings(app.postbacks)), updated_at = \(now)
                             WHERE id = \(app.id)
                             """)
                     } catch StoreError.conflict {
                         throw appExists(app)
                     }
-                    return app
+                    return (previousStoreId, app)
                 }
                 services.links.forget(appId: updated.id)
+                for storeId in [previousStoreId, updated.appStoreId].compactMap({ $0 }) { services.links.forget(appStoreId: storeId) }
                 return try .json(updated)
             },
         ]
@@ -123,12 +131,12 @@ enum AppRoutes {
             try db.execute("""
                 INSERT INTO apps (id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package,
                                   android_fingerprints, probabilistic_minutes, view_through_hours, click_window_days, attest_policy,
-                                  attest_environments, created_at, updated_at)
+                                  attest_environments, postback_settings, created_at, updated_at)
                 VALUES (\(app.id), \(app.workspaceId), \(app.name), \(app.teamId), \(app.bundleId), \(app.appStoreId),
                         \(app.platforms.map(\.rawValue).joined(separator: ",")), \(app.android?.packageName),
                         \(app.android?.sha256CertFingerprints.joined(separator: ",")), \(app.attribution.probabilisticMinutes),
                         \(app.attribution.viewThroughHours), \(app.attribution.clickWindowDays), \(app.attestation.policy),
-                        \(app.attestation.environments.joined(separator: ",")), \(now), \(now))
+                        \(app.attestation.environments.joined(separator: ",")), \(storedSettings(app.postbacks)), \(now), \(now))
                 """)
         } catch StoreError.conflict {
             throw appExists(app)
@@ -139,5 +147,13 @@ enum AppRoutes {
 
     static func appExists(_ app: App) -> HTTPError {
         HTTPError.conflict("app_exists", "the workspace already has an app with team \(app.teamId) and bundle \(app.bundleId)")
+    }
+
+    /// Postback settings as stored: JSON, or NULL while they are the defaults.
+    static func storedSettings(_ settings: PostbackSettings) -> String? {
+        guard settings != PostbackSettings() else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(settings)).map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -1,4 +1,5 @@
 import LinkRunwayAPI
+import RunwayJSON
 import RunwayStore
 
 /// Reading tenancy rows into wire types.
@@ -24,6 +25,11 @@ enum TenancyRows {
                                                     clickWindowDays: Int(try row.int("click_window_days"))),
                    attestation: AttestationSettings(policy: try row.string("attest_policy"),
                                                     environments: try row.string("attest_environments").split(separator: ",").map(String.init)),
+                   postbacks: try row.optionalString("postback_settings").map { text in
+                       do { return try StrictJSONDecoder().decode(PostbackSettings.self, from: Array(text.utf8)) } catch {
+                           throw StoreError.corrupt("an app's postback settings are unreadable")
+                       }
+                   } ?? PostbackSettings(),
                    createdAt: Timestamp.iso(try row.int("created_at")), updatedAt: Timestamp.iso(try row.int("updated_at")))
     }
 
@@ -35,7 +41,7 @@ enum TenancyRows {
                       revokedAt: try row.optionalInt("revoked_at").map(Timestamp.iso))
     }
 
-    static let appColumns = "id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package, android_fingerprints, probabilistic_minutes, view_through_hours, click_window_days, attest_policy, attest_environments, created_at, updated_at"
+    static let appColumns = "id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package, android_fingerprints, probabilistic_minutes, view_through_hours, click_window_days, attest_policy, attest_environments, postback_settings, created_at, updated_at"
     static let keyColumns = "id, kind, name, workspace_id, app_id, display_prefix, created_at, revoked_at"
 }
 

@@ -104,6 +104,32 @@ enum Validate {
         return value
     }
 
+    /// At most 5 forward URLs (https, or http to this machine) and 1000 named campaigns, one per network and id.
+    static func postbacks(_ value: PostbackSettings?) throws -> PostbackSettings? {
+        guard let value else { return nil }
+        guard value.forwardUrls.count <= 5 else { throw HTTPError.invalidField("postbacks.forwardUrls", "may list at most 5 URLs") }
+        for (i, url) in value.forwardUrls.enumerated() { _ = try Webhooks.validURL(url, field: "postbacks.forwardUrls[\(i)]") }
+        guard Set(value.forwardUrls).count == value.forwardUrls.count else {
+            throw HTTPError.invalidField("postbacks.forwardUrls", "lists a URL twice")
+        }
+        guard value.campaigns.count <= 1000 else { throw HTTPError.invalidField("postbacks.campaigns", "may name at most 1000 campaigns") }
+        var seen = Set<String>()
+        for (i, campaign) in value.campaigns.enumerated() {
+            let field = "postbacks.campaigns[\(i)]"
+            guard (1...100).contains(campaign.adNetworkId.count), campaign.adNetworkId.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else {
+                throw HTTPError.invalidField(field + ".adNetworkId", "must be an ad network id, 1 to 100 characters")
+            }
+            guard (1...4).contains(campaign.sourceIdentifier.count), campaign.sourceIdentifier.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                throw HTTPError.invalidField(field + ".sourceIdentifier", "must be 1 to 4 digits")
+            }
+            _ = try name(campaign.name, field: field + ".name")
+            guard seen.insert(campaign.adNetworkId + "|" + campaign.sourceIdentifier).inserted else {
+                throw HTTPError.invalidField(field, "names \(campaign.adNetworkId) \(campaign.sourceIdentifier) a second time")
+            }
+        }
+        return value
+    }
+
     static func id(_ value: String, prefix: String, field: String) throws -> String {
         guard Identifier.isWellFormed(value, prefix: prefix) else {
             throw HTTPError.invalidField(field, "must be an id starting with \(prefix)_")

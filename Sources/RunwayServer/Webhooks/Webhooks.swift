@@ -67,13 +67,13 @@ enum Webhooks {
     }
 
     /// https, or http to this machine (for development).
-    static func validURL(_ text: String) throws -> String {
+    static func validURL(_ text: String, field: String = "url") throws -> String {
         guard text.utf8.count <= 2048, let components = URLComponents(string: text), let host = components.host?.lowercased(), !host.isEmpty else {
-            throw HTTPError.invalidField("url", "must be an absolute https:// URL")
+            throw HTTPError.invalidField(field, "must be an absolute https:// URL")
         }
         let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
         guard components.scheme == "https" || (components.scheme == "http" && loopback) else {
-            throw HTTPError.invalidField("url", "must be https:// (plain http only to this machine)")
+            throw HTTPError.invalidField(field, "must be https:// (plain http only to this machine)")
         }
         return text
     }

@@ -29,6 +29,7 @@ struct AuthMatrixTests {
         let referralCodeA: String
         let installA: String
         let webhookA: String
+        let adNetworkA: String
     }
 
     static func makeWorld(_ backend: StoreBackend = .sqlite) async throws -> World {
@@ -59,9 +60,11 @@ struct AuthMatrixTests {
             .decoded(InstallMatch.self)
         let webhook = try await server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(a)","url":"https://hooks.example.com/a","topics":["install"]}"#)
             .decoded(CreatedWebhook.self, status: 201)
+        let network = try await server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(a)","adNetworkId":"matrix.skadnetwork"}"#)
+            .decoded(AdNetwork.self, status: 201)
         return World(server: server, workspaceA: a, appA: appA, serverKeyA: try await server.createKey(.server, workspace: a),
                      keys: keys, revoked: revoked, linkA: linkA, spareDomainA: spare, referralCodeA: code.code,
-                     installA: "matrix-install", webhookA: webhook.webhook.id)
+                     installA: "matrix-install", webhookA: webhook.webhook.id, adNetworkA: network.id)
     }
 
     static func probes(_ w: World) -> [String: Probe] {
@@ -123,6 +126,18 @@ struct AuthMatrixTests {
             "POST /v1/attest/apple/challenge": Probe(method: "POST", path: "/v1/attest/apple/challenge", body: "", workspaceScoped: false),
             "POST /v1/attest/apple/register": Probe(method: "POST", path: "/v1/attest/apple/register", body: #"{"appId":"\#(w.appA.id)","keyId":"AA==","attestation":"AA==","challenge":"c"}"#, workspaceScoped: false),
             "POST /v1/attest/apple/assert": Probe(method: "POST", path: "/v1/attest/apple/assert", body: #"{"appId":"\#(w.appA.id)","keyId":"AA==","assertion":"AA==","challenge":"c"}"#, workspaceScoped: false),
+            "PUT /v1/apps/{appId}/conversion-schema": Probe(method: "PUT", path: "/v1/apps/\(w.appA.id)/conversion-schema", body: #"{"rules":[{"type":"INSTALL","fine":0}]}"#, workspaceScoped: true),
+            "GET /v1/apps/{appId}/conversion-schema": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)/conversion-schema", body: "", workspaceScoped: true),
+            "GET /v1/apps/{appId}/conversion-schema/versions": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)/conversion-schema/versions", body: "", workspaceScoped: true),
+            // A publishable key of another app gets 403 app_forbidden here.
+            "GET /v1/mobile/config/{appId}": Probe(method: "GET", path: "/v1/mobile/config/\(w.appA.id)", body: "", workspaceScoped: false),
+            "POST /.well-known/skadnetwork/report-attribution/": Probe(method: "POST", path: "/.well-known/skadnetwork/report-attribution/", body: #"{"version":"4.0"}"#, workspaceScoped: false),
+            "POST /.well-known/appattribution/report-attribution/": Probe(method: "POST", path: "/.well-known/appattribution/report-attribution/", body: "{}", workspaceScoped: false),
+            "GET /v1/postbacks": Probe(method: "GET", path: "/v1/postbacks?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "GET /v1/reports/postbacks": Probe(method: "GET", path: "/v1/reports/postbacks?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "POST /v1/ad-networks": Probe(method: "POST", path: "/v1/ad-networks", body: #"{"workspaceId":"\#(w.workspaceA)","adNetworkId":"other.skadnetwork"}"#, workspaceScoped: true),
+            "GET /v1/ad-networks": Probe(method: "GET", path: "/v1/ad-networks?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "POST /v1/ad-networks/{networkId}/impressions": Probe(method: "POST", path: "/v1/ad-networks/\(w.adNetworkA)/impressions", body: #"{"format":"adattributionkit","sourceIdentifier":12,"advertisedItemId":1}"#, workspaceScoped: true),
             "POST /v1/simulate/installs": Probe(method: "POST", path: "/v1/simulate/installs", body: #"{"appId":"\#(w.appA.id)"}"#, workspaceScoped: true),
         ]
     }

@@ -1,3 +1,4 @@
+import AppleFormats
 import Foundation
 import LinkRunwayAPI
 @testable import RunwayCLI
@@ -240,5 +241,68 @@ struct CLISimulationTests {
         try "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n".write(toFile: notRoot, atomically: true, encoding: .utf8)
         #expect(await CLITests.run(common.map { $0 == AppAttestVectors.rootPath ? notRoot : $0 }).status == 1)
         #expect(await CLITests.run(Array(common.prefix(4))).status == 64)
+    }
+
+    @Test("verify skadnetwork and verify adattributionkit give every Apple example its expected verdict and exit code",
+          .enabled(if: PostbackVectors.available, "../shared/vectors is absent"))
+    func verifyPostbacks() async throws {
+        struct Verdict: Decodable { let valid: Bool; let reason: String?; let signedMessage: String?; let kid: String? }
+        for expected in PostbackVectors.skadExpected {
+            let file = PostbackVectors.directory.appendingPathComponent("skadnetwork/\(expected["file"] as! String)").path
+            let run = await CLITests.run(["verify", "skadnetwork", file])
+            let verdict = try JSONDecoder().decode(Verdict.self, from: Data(run.output.utf8))
+            let valid = (expected["expected"] as! String).hasPrefix("VALID")
+            #expect(run.status == (valid ? 0 : 1) && verdict.valid == valid, "\(file): \(run.output)")
+            if valid { #expect(verdict.signedMessage == PostbackVectors.unescape(expected["signed_message_utf8_escaped"] as! String)) }
+        }
+        let development = PostbackVectors.directory.appendingPathComponent("adattributionkit/postback-dev-settings-valid.json").path
+        #expect(await CLITests.run(["verify", "adattributionkit", development]).status == 1)
+        let allowed = await CLITests.run(["verify", "adattributionkit", development, "--allow-development"])
+        #expect(allowed.status == 0)
+        #expect(try JSONDecoder().decode(Verdict.self, from: Data(allowed.output.utf8)).kid == "apple-development-identifier/1")
+        let illustration = PostbackVectors.directory.appendingPathComponent("adattributionkit/postback-prod-doc-illustration-INVALID.json").path
+        let refused = await CLITests.run(["verify", "adattributionkit", illustration, "--allow-development"])
+        #expect(refused.status == 1)
+        #expect(try JSONDecoder().decode(Verdict.self, from: Data(refused.output.utf8)).reason == "signature_mismatch")
+    }
+
+    @Test("adnetwork keygen and impression sign: a JWS and a SKAdNetwork signature that verify with the printed public key")
+    func adNetworkCommands() async throws {
+        let directory = TemporaryDirectory()
+        let keyFile = directory.path("network.pem")
+        let made = await CLITests.run(["adnetwork", "keygen", "--out", keyFile])
+        #expect(made.status == 0)
+        let publicKey = try #require(made.output.split(separator: "\n").last.flatMap { Data(base64Encoded: String($0)) }.flatMap { PublicKey(spki: Array($0)) })
+        #expect(await CLITests.run(["adnetwork", "keygen", "--out", keyFile]).status == 1, "never overwrites a key")
+        let common = ["--key", keyFile, "--ad-network-id", "example.adattributionkit", "--source-identifier", "5239", "--advertised-item-id", "525463029"]
+        let aak = await CLITests.run(["impression", "sign", "--format", "adattributionkit"] + common)
+        #expect(aak.status == 0, "\(aak.errors)")
+        let signed = try JSONDecoder().decode(SignedImpression.self, from: Data(aak.output.utf8))
+        #expect(try CompactJWS.parse(try #require(signed.jws)).verifies(with: publicKey))
+        let skan = try JSONDecoder().decode(SignedImpression.self, from: Data(await CLITests.run(["impression", "sign", "--format", "skadnetwork-4.0"] + common).output.utf8))
+        #expect(publicKey.verify(derSignature: Array(Data(base64Encoded: try #require(skan.signature))!), message: Array(try #require(skan.signedMessage).utf8)))
+        #expect(await CLITests.run(["impression", "sign", "--format", "png"] + common).status == 64)
+    }
+
+    @Test("rules set and show a conversion schema; report postbacks reads the server")
+    func rulesAndPostbackReport() async throws {
+        let (runtime, directory, environment) = try await CLITests.startServer()
+        func run(_ arguments: [String]) async -> CLITests.Run { await CLITests.run(arguments, environment: environment) }
+        let workspace = try JSONDecoder().decode([Workspace].self, from: Data(await run(["workspace", "list", "--json"]).output.utf8))[0]
+        let app = try JSONDecoder().decode(App.self, from: Data(await run(["app", "create", "--workspace", workspace.id, "--name", "Rules",
+                                                                              "--team-id", "ABCDE12345", "--bundle-id", "com.example.rules", "--json"]).output.utf8))
+        let file = directory.path("rules.json")
+        try #"{"rules":[{"type":"INSTALL","fine":0},{"type":"PURCHASE","minAmount":499,"fine":20,"coarse":"high","lockWindow":true}]}"#
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let set = await run(["rules", "set", "--app", app.id, "--file", file])
+        #expect(set.output.contains("Version 1 of \(app.id)"), "\(set.errors)")
+        let shown = await run(["rules", "show", "--app", app.id])
+        #expect(shown.output.contains("PURCHASE") && shown.output.contains("high"))
+        try #"{"rules":[{"type":"PURCHASE","fine":99}]}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        let refused = await run(["rules", "set", "--app", app.id, "--file", file])
+        #expect(refused.status == 1 && refused.errors.contains("rules[0].fine"))
+        let report = await run(["report", "postbacks", "--workspace", workspace.id, "--group-by", "network", "--csv"])
+        #expect(report.status == 0 && report.output.hasPrefix("network,postbacks,installs"))
+        await runtime.stop()
     }
 }

@@ -1,0 +1,397 @@
+/// One rule of an app's conversion schema: when an event of `type` (and `name`, and at least `minAmount` minor
+/// units) happens, the SDK sets Apple's fine value to `fine` (and the coarse value to `coarse`).
+public struct ConversionRule: Codable, Sendable, Equatable {
+    public var type: String
+    public var name: String?
+    public var minAmount: Int64?
+    /// 0–63.
+    public var fine: Int
+    /// `low`, `medium` or `high`.
+    public var coarse: String?
+    /// Ask Apple to close the conversion window now.
+    public var lockWindow: Bool?
+
+    public init(type: String, name: String? = nil, minAmount: Int64? = nil, fine: Int, coarse: String? = nil, lockWindow: Bool? = nil) {
+        self.type = type
+        self.name = name
+        self.minAmount = minAmount
+        self.fine = fine
+        self.coarse = coarse
+        self.lockWindow = lockWindow
+    }
+}
+
+/// A rule for the second or third conversion window, where Apple reports only coarse values.
+public struct LaterWindowRule: Codable, Sendable, Equatable {
+    public var type: String
+    public var name: String?
+    public var minAmount: Int64?
+    public var coarse: String
+    public var lockWindow: Bool?
+
+    public init(type: String, name: String? = nil, minAmount: Int64? = nil, coarse: String, lockWindow: Bool? = nil) {
+        self.type = type
+        self.name = name
+        self.minAmount = minAmount
+        self.coarse = coarse
+        self.lockWindow = lockWindow
+    }
+}
+
+/// The coarse mapping of window 2 or 3.
+public struct LaterWindow: Codable, Sendable, Equatable {
+    public var window: Int
+    public var rules: [LaterWindowRule]
+
+    public init(window: Int, rules: [LaterWindowRule]) {
+        self.window = window
+        self.rules = rules
+    }
+}
+
+/// `PUT /v1/apps/{appId}/conversion-schema`: a new version of the app's conversion schema.
+public struct ConversionSchemaRequest: Codable, Sendable {
+    public var rules: [ConversionRule]
+    public var laterWindows: [LaterWindow]?
+
+    public init(rules: [ConversionRule], laterWindows: [LaterWindow]? = nil) {
+        self.rules = rules
+        self.laterWindows = laterWindows
+    }
+}
+
+/// One version of an app's conversion schema. Versions are kept, so postbacks decode with the one that set them.
+public struct ConversionSchema: Codable, Sendable, Equatable {
+    public var appId: String
+    public var version: Int
+    public var rules: [ConversionRule]
+    public var laterWindows: [LaterWindow]
+    public var createdAt: String
+
+    public init(appId: String, version: Int, rules: [ConversionRule], laterWindows: [LaterWindow], createdAt: String) {
+        self.appId = appId
+        self.version = version
+        self.rules = rules
+        self.laterWindows = laterWindows
+        self.createdAt = createdAt
+    }
+}
+
+/// `GET /v1/mobile/config/{appId}`: what the SDK needs to update conversion values.
+public struct MobileConfig: Codable, Sendable, Equatable {
+    public var appId: String
+    /// Absent until the app has a conversion schema.
+    public var conversions: ConversionSchema?
+    /// How long the SDK may keep this answer before asking again.
+    public var refreshSeconds: Int
+
+    public init(appId: String, conversions: ConversionSchema?, refreshSeconds: Int) {
+        self.appId = appId
+        self.conversions = conversions
+        self.refreshSeconds = refreshSeconds
+    }
+}
+
+/// An ad network's campaign or source identifier, named for reports.
+public struct PostbackCampaign: Codable, Sendable, Equatable {
+    public var adNetworkId: String
+    /// `campaign-id` (SKAdNetwork 1.0–3.0) or `source-identifier` (SKAdNetwork 4.0, AdAttributionKit), as digits.
+    public var sourceIdentifier: String
+    public var name: String
+
+    public init(adNetworkId: String, sourceIdentifier: String, name: String) {
+        self.adNetworkId = adNetworkId
+        self.sourceIdentifier = sourceIdentifier
+        self.name = name
+    }
+}
+
+/// How an app's postbacks are received, named and forwarded.
+public struct PostbackSettings: Codable, Sendable, Equatable {
+    /// Accept AdAttributionKit postbacks signed with Apple's development keys (for testing only).
+    public var acceptDevelopment: Bool
+    /// Partners that receive every verified postback, raw.
+    public var forwardUrls: [String]
+    public var campaigns: [PostbackCampaign]
+
+    public init(acceptDevelopment: Bool = false, forwardUrls: [String] = [], campaigns: [PostbackCampaign] = []) {
+        self.acceptDevelopment = acceptDevelopment
+        self.forwardUrls = forwardUrls
+        self.campaigns = campaigns
+    }
+}
+
+/// What a conversion value stood for, per the schema version that decoded it.
+public struct DecodedConversion: Codable, Sendable, Equatable {
+    public var type: String
+    public var name: String?
+    public var minAmount: Int64?
+
+    public init(type: String, name: String? = nil, minAmount: Int64? = nil) {
+        self.type = type
+        self.name = name
+        self.minAmount = minAmount
+    }
+}
+
+/// A postback as stored: what Apple sent, whether it verified, and what it says.
+public struct StoredPostback: Codable, Sendable, Equatable {
+    public var id: String
+    /// `skadnetwork` or `adattributionkit`.
+    public var framework: String
+    /// `valid`, `invalid` or `duplicate`.
+    public var status: String
+    public var reason: String?
+    public var detail: String?
+    public var receivedAt: String
+    public var appId: String?
+    public var version: String?
+    public var kid: String?
+    public var environment: String
+    public var adNetworkId: String?
+    public var campaignId: String?
+    public var sourceIdentifier: String?
+    /// The campaign name the app's settings give this network's identifier.
+    public var campaign: String?
+    public var appStoreId: String?
+    public var transactionId: String?
+    /// 1, 2 or 3.
+    public var window: Int
+    public var didWin: Bool?
+    public var redownload: Bool?
+    public var conversionType: String?
+    public var fidelityType: Int?
+    public var sourceAppId: String?
+    public var sourceDomain: String?
+    public var fineValue: Int?
+    public var coarseValue: String?
+    public var countryCode: String?
+    public var interactionType: String?
+    /// The crowd-anonymity tier the fields imply (`0`, `1`, `2`, `3`, or a range such as `0-1`); absent before
+    /// SKAdNetwork 4.0.
+    public var tier: String?
+    public var schemaVersion: Int?
+    public var decoded: [DecodedConversion]?
+
+    public init(id: String, framework: String, status: String, reason: String? = nil, detail: String? = nil, receivedAt: String,
+                appId: String? = nil, version: String? = nil, kid: String? = nil, environment: String, adNetworkId: String? = nil,
+                campaignId: String? = nil, sourceIdentifier: String? = nil, campaign: String? = nil, appStoreId: String? = nil,
+                transactionId: String? = nil, window: Int, didWin: Bool? = nil, redownload: Bool? = nil, conversionType: String? = nil,
+                fidelityType: Int? = nil, sourceAppId: String? = nil, sourceDomain: String? = nil, fineValue: Int? = nil,
+                coarseValue: String? = nil, countryCode: String? = nil, interactionType: String? = nil, tier: String? = nil,
+                schemaVersion: Int? = nil, decoded: [DecodedConversion]? = nil) {
+        self.id = id
+        self.framework = framework
+        self.status = status
+        self.reason = reason
+        self.detail = detail
+        self.receivedAt = receivedAt
+        self.appId = appId
+        self.version = version
+        self.kid = kid
+        self.environment = environment
+        self.adNetworkId = adNetworkId
+        self.campaignId = campaignId
+        self.sourceIdentifier = sourceIdentifier
+        self.campaign = campaign
+        self.appStoreId = appStoreId
+        self.transactionId = transactionId
+        self.window = window
+        self.didWin = didWin
+        self.redownload = redownload
+        self.conversionType = conversionType
+        self.fidelityType = fidelityType
+        self.sourceAppId = sourceAppId
+        self.sourceDomain = sourceDomain
+        self.fineValue = fineValue
+        self.coarseValue = coarseValue
+        self.countryCode = countryCode
+        self.interactionType = interactionType
+        self.tier = tier
+        self.schemaVersion = schemaVersion
+        self.decoded = decoded
+    }
+}
+
+/// One group of `GET /v1/reports/postbacks`.
+public struct PostbackReportRow: Codable, Sendable, Equatable {
+    public var key: String
+    /// Verified, first-seen postbacks.
+    public var postbacks: Int
+    /// Verified winning first-window postbacks of downloads and redownloads: attributed installs.
+    public var installs: Int
+    public var redownloads: Int
+    /// Verified winning AdAttributionKit re-engagements.
+    public var reengagements: Int
+    /// Verified postbacks that did not win (kept, never counted as installs).
+    public var nonWinning: Int
+    /// Verified winning postbacks whose conversion value the tier withheld (neither fine nor coarse).
+    public var withheld: Int
+    public var fineValues: Int
+    /// Postbacks with only a coarse value.
+    public var coarseValues: Int
+    public var invalid: Int
+    public var duplicates: Int
+
+    public init(key: String, postbacks: Int = 0, installs: Int = 0, redownloads: Int = 0, reengagements: Int = 0, nonWinning: Int = 0,
+                withheld: Int = 0, fineValues: Int = 0, coarseValues: Int = 0, invalid: Int = 0, duplicates: Int = 0) {
+        self.key = key
+        self.postbacks = postbacks
+        self.installs = installs
+        self.redownloads = redownloads
+        self.reengagements = reengagements
+        self.nonWinning = nonWinning
+        self.withheld = withheld
+        self.fineValues = fineValues
+        self.coarseValues = coarseValues
+        self.invalid = invalid
+        self.duplicates = duplicates
+    }
+}
+
+/// `POST /v1/ad-networks`: an ad network identity this workspace signs impressions with.
+public struct CreateAdNetworkRequest: Codable, Sendable {
+    public var workspaceId: String?
+    /// As registered with Apple, e.g. `example.skadnetwork` or `example.adattributionkit`.
+    public var adNetworkId: String
+    /// The P-256 key registered with Apple (PKCS#8 PEM); a new one is made when absent.
+    public var privateKeyPem: String?
+
+    public init(workspaceId: String? = nil, adNetworkId: String, privateKeyPem: String? = nil) {
+        self.workspaceId = workspaceId
+        self.adNetworkId = adNetworkId
+        self.privateKeyPem = privateKeyPem
+    }
+}
+
+/// An ad network identity; the private key never leaves the server.
+public struct AdNetwork: Codable, Sendable, Equatable {
+    public var id: String
+    public var workspaceId: String
+    public var adNetworkId: String
+    /// SubjectPublicKeyInfo, base64: what Apple needs.
+    public var publicKey: String
+    public var createdAt: String
+
+    public init(id: String, workspaceId: String, adNetworkId: String, publicKey: String, createdAt: String) {
+        self.id = id
+        self.workspaceId = workspaceId
+        self.adNetworkId = adNetworkId
+        self.publicKey = publicKey
+        self.createdAt = createdAt
+    }
+}
+
+/// Where a signed impression is also recorded for view-through matching.
+public struct ImpressionRecord: Codable, Sendable, Equatable {
+    public var appId: String
+    /// The device's numeric address; only its keyed hash is kept.
+    public var ip: String
+    public var campaign: String?
+
+    public init(appId: String, ip: String, campaign: String? = nil) {
+        self.appId = appId
+        self.ip = ip
+        self.campaign = campaign
+    }
+}
+
+/// `POST /v1/ad-networks/{id}/impressions`: sign an impression.
+public struct SignImpressionRequest: Codable, Sendable {
+    /// `adattributionkit` or `skadnetwork-4.0`.
+    public var format: String
+    public var sourceIdentifier: Int
+    public var advertisedItemId: Int64
+    public var publisherItemId: Int64?
+    public var impressionId: String?
+    /// Milliseconds since 1970; now when absent.
+    public var timestamp: Int64?
+    public var fidelityType: Int?
+    public var eligibleForReengagement: Bool?
+    public var record: ImpressionRecord?
+
+    public init(format: String, sourceIdentifier: Int, advertisedItemId: Int64, publisherItemId: Int64? = nil, impressionId: String? = nil,
+                timestamp: Int64? = nil, fidelityType: Int? = nil, eligibleForReengagement: Bool? = nil, record: ImpressionRecord? = nil) {
+        self.format = format
+        self.sourceIdentifier = sourceIdentifier
+        self.advertisedItemId = advertisedItemId
+        self.publisherItemId = publisherItemId
+        self.impressionId = impressionId
+        self.timestamp = timestamp
+        self.fidelityType = fidelityType
+        self.eligibleForReengagement = eligibleForReengagement
+        self.record = record
+    }
+}
+
+/// A signed impression: a compact JWS (AdAttributionKit) or the parameters and signature for StoreKit (SKAdNetwork).
+public struct SignedImpression: Codable, Sendable, Equatable {
+    public var format: String
+    public var adNetworkId: String
+    public var impressionId: String
+    public var timestamp: Int64
+    public var sourceIdentifier: Int
+    public var advertisedItemId: Int64
+    public var publisherItemId: Int64
+    public var fidelityType: Int
+    public var jws: String?
+    /// Base64 DER ECDSA signature (SKAdNetwork).
+    public var signature: String?
+    /// The exact string signed (SKAdNetwork).
+    public var signedMessage: String?
+    /// The impression recorded for view-through matching, when asked.
+    public var recordedImpressionId: String?
+
+    public init(format: String, adNetworkId: String, impressionId: String, timestamp: Int64, sourceIdentifier: Int, advertisedItemId: Int64,
+                publisherItemId: Int64, fidelityType: Int, jws: String? = nil, signature: String? = nil, signedMessage: String? = nil,
+                recordedImpressionId: String? = nil) {
+        self.format = format
+        self.adNetworkId = adNetworkId
+        self.impressionId = impressionId
+        self.timestamp = timestamp
+        self.sourceIdentifier = sourceIdentifier
+        self.advertisedItemId = advertisedItemId
+        self.publisherItemId = publisherItemId
+        self.fidelityType = fidelityType
+        self.jws = jws
+        self.signature = signature
+        self.signedMessage = signedMessage
+        self.recordedImpressionId = recordedImpressionId
+    }
+}
+
+/// `GET /v1/apps/{appId}/conversion-schema/versions`.
+public struct ConversionSchemaList: Codable, Sendable, Equatable {
+    public var items: [ConversionSchema]
+
+    public init(items: [ConversionSchema]) { self.items = items }
+}
+
+/// `GET /v1/reports/postbacks`.
+public struct PostbackReport: Codable, Sendable, Equatable {
+    public var from: String
+    public var to: String
+    public var groupBy: String
+    public var rows: [PostbackReportRow]
+
+    public init(from: String, to: String, groupBy: String, rows: [PostbackReportRow]) {
+        self.from = from
+        self.to = to
+        self.groupBy = groupBy
+        self.rows = rows
+    }
+}
+
+/// What the receivers answer Apple (and anyone else): the stored postback's id and status.
+public struct PostbackReceipt: Codable, Sendable, Equatable {
+    public var id: String
+    /// `valid`, `invalid` or `duplicate`.
+    public var status: String
+    public var reason: String?
+
+    public init(id: String, status: String, reason: String? = nil) {
+        self.id = id
+        self.status = status
+        self.reason = reason
+    }
+}

@@ -1,0 +1,137 @@
+import AppleFormats
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayStore
+
+/// Apple's postback copies: every body is stored first (a postback that fails verification too, with its reason, so
+/// Apple is answered 200 and does not send it again forever), verified postbacks are de-duplicated, decoded with the
+/// app's conversion schema and queued for the app's forwarding partners in the same transaction.
+enum PostbackReceiver {
+    static let maxBodyBytes = 64 * 1024
+
+    static func routes(_ services: ServerServices) -> [Route] {
+        services.metrics.declareCounter("linkrunway_postbacks_total", help: "Postbacks received, by framework and status.")
+        services.metrics.declareCounter("linkrunway_postback_forwards_total", help: "Postback forwarding attempts, by the status they left.")
+        return [
+            receiver(.skadnetwork, path: "/.well-known/skadnetwork/report-attribution/", id: "receiveSKAdNetworkPostback", services),
+            receiver(.adattributionkit, path: "/.well-known/appattribution/report-attribution/", id: "receiveAdAttributionKitPostback", services),
+        ]
+    }
+
+    static func receiver(_ framework: PostbackVerdict.Framework, path: String, id: String, _ services: ServerServices) -> Route {
+        Route(method: .POST, pattern: path, operation: Operation(
+            id: id, summary: "Apple's \(framework == .skadnetwork ? "SKAdNetwork" : "AdAttributionKit") postback copies, on any host",
+            tag: "Postbacks", access: .open,
+            responses: [.json(200, "PostbackReceipt", "Stored: valid, invalid (with the reason) or a duplicate.")],
+            maxBodyBytes: maxBodyBytes, errors: [413])
+        ) { request, _ in
+            let receipt = try await receive(request.body, framework: framework, host: request.headers["Host"], services: services)
+            return try .json(receipt)
+        }
+    }
+
+    /// Verifies, resolves, decodes and stores one postback body.
+    static func receive(_ body: [UInt8], framework: PostbackVerdict.Framework, host: String?, services: ServerServices) async throws -> PostbackReceipt {
+        let now = services.clock.nowMilliseconds()
+        let checked = framework == .skadnetwork ? SKAdNetworkPostback.verify(body) : AdAttributionKitPostback.verify(body, allowDevelopment: true)
+        let hostname = host.map(Self.hostname)
+        let domain = try await hostname.asyncFlatMap { try await services.links.domain(hostname: $0) }
+        let app = try await resolveApp(appStoreId: checked.fields.appStoreId, workspaceId: domain?.workspaceId, services: services)
+        let developmentRefused = checked.valid && checked.environment == "development" && app?.postbacks.acceptDevelopment != true
+        let verdict = developmentRefused
+            ? checked.refused("development_key", "signed with Apple's development key \(checked.kid ?? ""); the app does not accept development postbacks")
+            : checked
+        let fields = verdict.fields
+        let window = fields.sequenceIndex + 1
+        let id = Identifier.make("pb")
+        let workspaceId = app?.workspaceId ?? domain?.workspaceId
+        let identifier = fields.sourceIdentifier ?? fields.campaignId
+        let campaign = app.flatMap { PostbackDecoding.campaignName(network: fields.adNetworkId, identifier: identifier, settings: $0.postbacks) }
+        let tier = PostbackDecoding.tier(verdict)
+        let forwardUrls = verdict.valid ? app?.postbacks.forwardUrls ?? [] : []
+        let status: String = try await services.store.write { db in
+            var status = verdict.valid ? "valid" : "invalid"
+            var schemaVersion: Int?
+            var decoded: String?
+            if verdict.valid {
+                let scope = workspaceId ?? "-"
+                let key = [framework.rawValue, fields.adNetworkId ?? "", fields.transactionId ?? "", String(fields.sequenceIndex)].joined(separator: "|")
+                let first = try db.execute("""
+                    INSERT INTO postback_keys (scope, dedup_key, postback_id, received_at) VALUES (\(scope), \(key), \(id), \(now))
+                    ON CONFLICT (scope, dedup_key) DO NOTHING
+                    """) == 1
+                if !first { status = "duplicate" }
+                if let app, let schema = try ConversionSchemas.inForce(db, appId: app.id, receivedAt: now) {
+                    schemaVersion = schema.version
+                    decoded = ConversionSchemas.decode(fine: fields.fineValue, coarse: fields.coarseValue, window: window, schema: schema)
+                        .map(PostbackDecoding.encode)
+                }
+            }
+            try db.execute("""
+                INSERT INTO postbacks (id, received_at, framework, host, workspace_id, app_id, body, status, reason, detail, version, kid,
+                    environment, ad_network_id, campaign_id, source_identifier, campaign, app_store_id, transaction_id, sequence_index,
+                    did_win, redownload, conversion_type, fidelity_type, source_app_id, source_domain, fine_value, coarse_value,
+                    country_code, interaction_type, tier, schema_version, decoded)
+                VALUES (\(id), \(now), \(framework.rawValue), \(hostname), \(workspaceId), \(app?.id), \(body), \(status), \(verdict.reason),
+                    \(verdict.detail), \(verdict.version), \(verdict.kid), \(verdict.environment), \(fields.adNetworkId.map(clip)),
+                    \(fields.campaignId.map(clip)), \(fields.sourceIdentifier.map(clip)), \(campaign), \(fields.appStoreId.map(clip)),
+                    \(fields.transactionId.map(clip)), \(fields.sequenceIndex), \(fields.didWin), \(fields.redownload),
+                    \(fields.conversionType.map(clip)), \(fields.fidelityType), \(fields.sourceAppId.map(clip)), \(fields.sourceDomain.map(clip)),
+                    \(fields.fineValue), \(fields.coarseValue.map(clip)), \(fields.countryCode.map(clip)), \(fields.interactionType.map(clip)),
+                    \(tier), \(schemaVersion), \(decoded))
+                """)
+            if status == "valid", let app {
+                for url in forwardUrls {
+                    try db.execute("""
+                        INSERT INTO postback_forwards (id, postback_id, app_id, url, body, status, attempts, next_attempt_at, created_at)
+                        VALUES (\(Identifier.make("pbf")), \(id), \(app.id), \(url), \(body), 'pending', 0, \(now), \(now))
+                        """)
+                }
+            }
+            return status
+        }
+        services.metrics.increment("linkrunway_postbacks_total", labels: [("framework", framework.rawValue), ("status", status)])
+        return PostbackReceipt(id: id, status: status, reason: verdict.reason)
+    }
+
+    /// Unsigned or unverified text is kept, but never more than 200 characters of it.
+    static func clip(_ text: String) -> String { String(text.prefix(200)) }
+
+    /// The Host header without its port, lower case.
+    static func hostname(_ host: String) -> String {
+        var name = host.lowercased()
+        if name.hasPrefix("[") { return String(name.prefix { $0 != "]" }.dropFirst()) }
+        if let colon = name.lastIndex(of: ":") { name = String(name[..<colon]) }
+        return String(name.prefix(253))
+    }
+
+    /// The app a postback is for: by its App Store id, in the workspace of the link domain it arrived on, else the
+    /// only app on this server with that id.
+    static func resolveApp(appStoreId: String?, workspaceId: String?, services: ServerServices) async throws -> App? {
+        guard let appStoreId, !appStoreId.isEmpty, appStoreId.count <= 20 else { return nil }
+        let owners = try await services.links.apps(appStoreId: appStoreId)
+        let chosen = owners.first { $0.workspaceId == workspaceId } ?? (owners.count == 1 ? owners[0] : nil)
+        return try await chosen.asyncFlatMap { try await services.links.app(id: $0.appId) }
+    }
+
+    /// Forwarded postbacks: the raw body, as Apple sent it.
+    static let forwardOutbox = OutboxQueue(table: "postback_forwards", metric: "linkrunway_postback_forwards_total") { db, now, limit in
+        try db.query("""
+            SELECT id, postback_id, url, body, attempts FROM postback_forwards
+            WHERE status = 'pending' AND next_attempt_at <= \(now) AND (lease_until IS NULL OR lease_until < \(now))
+            ORDER BY next_attempt_at LIMIT \(Int64(limit))
+            """).map { row in
+            OutboxQueue.Item(id: try row.string("id"), url: try row.string("url"), body: try row.blob("body"), headers: [
+                "Content-Type": "application/json", "User-Agent": "LinkRunway-Postbacks/1", "LinkRunway-Postback": try row.string("postback_id"),
+            ], attempts: try row.int("attempts"))
+        }
+    }
+}
+
+extension Optional {
+    func asyncFlatMap<U>(_ transform: (Wrapped) async throws -> U?) async rethrows -> U? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}

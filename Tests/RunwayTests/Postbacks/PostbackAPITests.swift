@@ -1,0 +1,238 @@
+import AppleFormats
+import Foundation
+import LinkRunwayAPI
+import RunwayCrypto
+import RunwayHTTP
+import RunwayJSON
+@testable import RunwayServer
+import RunwayStore
+import Testing
+
+@Suite("Postbacks API")
+struct PostbackAPITests {
+    static let skadPath = "/.well-known/skadnetwork/report-attribution/"
+    static let aakPath = "/.well-known/appattribution/report-attribution/"
+
+    struct World {
+        let server: TestServer
+        let clock: ManualClock
+        let app: App
+    }
+
+    /// An app whose App Store id is the one in Apple's SKAdNetwork examples.
+    static func world(_ backend: StoreBackend = .sqlite, appStoreId: String = "525463029", postbacks: String = "null") async throws -> World {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
+        let server = try await TestServer.start(backend, clock: clock.wall)
+        let app = try await server.admin.post("/v1/apps", json: #"""
+            {"workspaceId":"\#(server.defaultWorkspace.id)","name":"Ads","teamId":"ABCDE12345","bundleId":"com.example.ads",
+             "appStoreId":"\#(appStoreId)","postbacks":\#(postbacks)}
+            """#).decoded(App.self, status: 201)
+        return World(server: server, clock: clock, app: app)
+    }
+
+    static func post(_ w: World, _ path: String, _ body: [UInt8], host: String = "localhost") async -> HTTPResponse {
+        await w.server.client().send("POST", path, headers: [("Host", host)], body: body)
+    }
+
+    @Test("every SKAdNetwork example gets its expected verdict through the receiver, and is stored raw",
+          .enabled(if: PostbackVectors.available, "../shared/vectors is absent"), arguments: StoreBackend.all)
+    func skadnetworkExamples(_ backend: StoreBackend) async throws {
+        let w = try await Self.world(backend)
+        for expected in PostbackVectors.skadExpected {
+            let body = try PostbackVectors.bytes("skadnetwork/\(expected["file"] as! String)")
+            // Apple's examples share transaction ids; each one is checked on its own.
+            try await w.server.store.write { db in try db.execute("DELETE FROM postback_keys") }
+            let receipt = try await Self.post(w, Self.skadPath, body).decoded(PostbackReceipt.self)
+            let outcome = expected["expected"] as! String
+            #expect(receipt.status == (outcome.hasPrefix("VALID") ? "valid" : "invalid"), "\(expected["file"]!): \(receipt)")
+            let stored = try await w.server.store.read { db in try db.first("SELECT body, app_id, status FROM postbacks WHERE id = \(receipt.id)")! }
+            #expect(try stored.blob("body") == body, "the raw body is kept byte for byte")
+            #expect(try stored.optionalString("app_id") == (outcome.hasPrefix("REJECT") ? nil : w.app.id))
+        }
+        await w.server.stop()
+    }
+
+    @Test("AdAttributionKit: the development postback counts only for an app that accepts development; the illustration never",
+          .enabled(if: PostbackVectors.available, "../shared/vectors is absent"))
+    func adattributionkitExamples() async throws {
+        let development = try PostbackVectors.bytes("adattributionkit/postback-dev-settings-valid.json")
+        let production = try await Self.world(appStoreId: "10738027756")
+        let refused = try await Self.post(production, Self.aakPath, development).decoded(PostbackReceipt.self)
+        #expect(refused.status == "invalid" && refused.reason == "development_key")
+        await production.server.stop()
+
+        let testing = try await Self.world(appStoreId: "10738027756", postbacks: #"{"acceptDevelopment":true,"forwardUrls":[],"campaigns":[]}"#)
+        let accepted = try await Self.post(testing, Self.aakPath, development).decoded(PostbackReceipt.self)
+        #expect(accepted.status == "valid")
+        testing.clock.advance(seconds: 1)
+        #expect(try await Self.post(testing, Self.aakPath, development).decoded(PostbackReceipt.self).status == "duplicate",
+                "the same postback-identifier again")
+        testing.clock.advance(seconds: 1)
+        let illustration = try await Self.post(testing, Self.aakPath, try PostbackVectors.bytes("adattributionkit/postback-prod-doc-illustration-INVALID.json"))
+            .decoded(PostbackReceipt.self)
+        #expect(illustration.status == "invalid" && illustration.reason == "signature_mismatch")
+        let listed = try await testing.server.admin.get("/v1/postbacks?workspaceId=\(testing.server.defaultWorkspace.id)").decoded(Page<StoredPostback>.self)
+        #expect(listed.items.map(\.status) == ["invalid", "duplicate", "valid"], "newest first")
+        let valid = try #require(listed.items.last)
+        #expect(valid.kid == "apple-development-identifier/1" && valid.environment == "development")
+        #expect(valid.conversionType == "re-engagement" && valid.appId == testing.app.id)
+        let report = try await testing.server.admin.get("/v1/reports/postbacks?groupBy=framework&workspaceId=\(testing.server.defaultWorkspace.id)")
+            .decoded(PostbackReport.self)
+        #expect(report.rows == [PostbackReportRow(key: "adattributionkit", postbacks: 1, reengagements: 1, withheld: 1, invalid: 1, duplicates: 1)])
+        await testing.server.stop()
+    }
+
+    @Test("garbage and oversized bodies: stored as invalid with a reason (never a 500), or 413")
+    func badBodies() async throws {
+        let w = try await Self.world()
+        for (path, body) in [(Self.skadPath, "garbage"), (Self.skadPath, #"{"version":"5.0"}"#), (Self.aakPath, #"{"jws-string":"a.b.c"}"#),
+                             (Self.aakPath, "[]"), (Self.skadPath, "")] {
+            let response = await Self.post(w, path, Array(body.utf8))
+            #expect(response.status == 200)
+            #expect(try response.decoded(PostbackReceipt.self).status == "invalid")
+        }
+        let huge = await Self.post(w, Self.skadPath, Array(repeating: UInt8(ascii: " "), count: PostbackReceiver.maxBodyBytes + 1))
+        #expect(huge.status == 413)
+        let invalid = try await w.server.admin.get("/v1/postbacks?status=invalid&workspaceId=\(w.server.defaultWorkspace.id)")
+            .decoded(Page<StoredPostback>.self)
+        #expect(Set(invalid.items.compactMap(\.reason)) == ["unreadable", "unsupported_version", "bad_signature_encoding"])
+        await w.server.stop()
+    }
+
+    @Test("values decode with the schema version in force when they were set; campaigns get the app's names",
+          .enabled(if: PostbackVectors.available, "../shared/vectors is absent"))
+    func decoding() async throws {
+        let settings = #"{"acceptDevelopment":false,"forwardUrls":[],"campaigns":[{"adNetworkId":"com.example","sourceIdentifier":"5239","name":"Summer"},{"adNetworkId":"com.example","sourceIdentifier":"42","name":"Launch"}]}"#
+        let w = try await Self.world(postbacks: settings)
+        func setSchema(_ json: String) async throws -> ConversionSchema {
+            try await w.server.admin.send("PUT", "/v1/apps/\(w.app.id)/conversion-schema", body: Array(json.utf8)).decoded(ConversionSchema.self, status: 201)
+        }
+        let v1 = try await setSchema(#"{"rules":[{"type":"PURCHASE","minAmount":499,"fine":20,"coarse":"high"},{"type":"INSTALL","fine":0,"coarse":"low"}]}"#)
+        w.clock.advance(seconds: 3 * 86_400)
+        let v2 = try await setSchema(#"{"rules":[{"type":"SIGNUP","fine":20,"coarse":"medium"},{"type":"PURCHASE","fine":63,"coarse":"high"}],"laterWindows":[{"window":2,"rules":[{"type":"SUBSCRIPTION","coarse":"high"}]}]}"#)
+        #expect((v1.version, v2.version) == (1, 2))
+
+        // Right after v2, a postback's values were still set under v1.
+        let early = try await Self.post(w, Self.skadPath, try PostbackVectors.bytes("skadnetwork/postbacks/com.example-2.1.json")).decoded(PostbackReceipt.self)
+        w.clock.advance(seconds: 3 * 86_400)
+        let late = try await Self.post(w, Self.skadPath, try PostbackVectors.bytes("skadnetwork/postbacks/com.example-4.0.json")).decoded(PostbackReceipt.self)
+        let coarse = try await Self.post(w, Self.skadPath, try PostbackVectors.bytes("skadnetwork/postbacks/com.example-4.0-coarse.json")).decoded(PostbackReceipt.self)
+        let list = try await w.server.admin.get("/v1/postbacks?appId=\(w.app.id)&workspaceId=\(w.server.defaultWorkspace.id)").decoded(Page<StoredPostback>.self)
+        func stored(_ id: String) -> StoredPostback? { list.items.first { $0.id == id } }
+        #expect(stored(early.id)?.schemaVersion == 1)
+        #expect(stored(early.id)?.decoded == [DecodedConversion(type: "PURCHASE", minAmount: 499)])
+        #expect(stored(early.id)?.campaign == "Launch", "campaign-id 42 of com.example")
+        #expect(stored(early.id)?.tier == nil, "no tiers before SKAdNetwork 4.0")
+        #expect(stored(late.id)?.schemaVersion == 2)
+        #expect(stored(late.id)?.decoded == [DecodedConversion(type: "PURCHASE")], "fine 63 under v2")
+        #expect(stored(late.id)?.campaign == "Summer")
+        #expect(stored(late.id)?.tier == "2")
+        #expect(stored(coarse.id)?.decoded == [DecodedConversion(type: "PURCHASE")], "coarse high in the first window")
+        #expect(stored(coarse.id)?.campaign == "Summer", "39 is the end of 5239, the only entry ending so")
+        #expect(stored(coarse.id)?.tier == "1")
+
+        let byConversion = try await w.server.admin.get("/v1/reports/postbacks?groupBy=conversion&appId=\(w.app.id)&workspaceId=\(w.server.defaultWorkspace.id)&from=2026-01-01T00:00:00Z")
+            .decoded(PostbackReport.self)
+        #expect(byConversion.rows.map(\.key) == ["PURCHASE", "PURCHASE ≥ 499"])
+        #expect(byConversion.rows.map(\.installs) == [2, 1])
+        let byTier = try await w.server.admin.get("/v1/reports/postbacks?groupBy=tier&workspaceId=\(w.server.defaultWorkspace.id)&from=2026-01-01T00:00:00Z")
+            .decoded(PostbackReport.self)
+        #expect(byTier.rows.map(\.key) == ["(none)", "1", "2"])
+        #expect(byTier.rows.first { $0.key == "1" }?.coarseValues == 1)
+        let csv = await w.server.admin.get("/v1/reports/postbacks?groupBy=campaign&workspaceId=\(w.server.defaultWorkspace.id)&from=2026-01-01T00:00:00Z",
+                                           headers: [("Accept", "text/csv")])
+        #expect(csv.bodyText.hasPrefix("campaign,postbacks,installs,"))
+        #expect(csv.bodyText.contains("\r\nSummer,2,2,0,0,0,0,1,1,0,0\r\n"), "\(csv.bodyText)")
+        await w.server.stop()
+    }
+
+    @Test("a verified postback is forwarded raw to the app's partners, retried until it lands",
+          .enabled(if: PostbackVectors.available, "../shared/vectors is absent"))
+    func forwarding() async throws {
+        let partner = try WebhookTests.Receiver(failures: 1)
+        let w = try await Self.world(postbacks: #"{"acceptDevelopment":false,"forwardUrls":["\#(partner.url)"],"campaigns":[]}"#)
+        let body = Array(#"{"version":"4.0","ad-network-id":"com.example","source-identifier":"39","app-id":525463029,"transaction-id":"x","redownload":false,"fidelity-type":1,"did-win":true,"postback-sequence-index":0,"attribution-signature":"MEUCIQD4rX6eh38qEhuUKHdap345UbmlzA7KEZ1bhWZuYM8MJwIgMnyiiZe6heabDkGwOaKBYrUXQhKtF3P/ERHqkR/XpuA="}"#.utf8)
+        #expect(try await Self.post(w, Self.skadPath, body).decoded(PostbackReceipt.self).status == "invalid")
+        let dispatcher = OutboxDispatcher(services: w.server.services, queue: PostbackReceiver.forwardOutbox, settings: .init(baseDelayMilliseconds: 0))
+        #expect(try await dispatcher.sendDue() == 0, "an invalid postback is not forwarded")
+
+        let valid = try PostbackVectors.bytes("skadnetwork/postbacks/com.example-2.1.json")
+        let receipt = try await Self.post(w, Self.skadPath, valid, host: "127.0.0.1:8080")
+        #expect(try receipt.decoded(PostbackReceipt.self).status == "valid")
+        #expect(try await dispatcher.sendDue() == 1)
+        #expect(try await dispatcher.sendDue() == 1, "the partner failed once; the retry is due at once here")
+        #expect(try await dispatcher.sendDue() == 0)
+        #expect(partner.requests.count == 2)
+        #expect(partner.requests.allSatisfy { $0.body == valid })
+        #expect(partner.requests.last?.headers["LinkRunway-Postback"] == (try receipt.decoded(PostbackReceipt.self).id))
+        let status = try await w.server.store.read { try $0.first("SELECT status, attempts FROM postback_forwards")! }
+        #expect(try status.string("status") == "delivered" && status.int("attempts") == 2)
+        await w.server.stop()
+        await partner.server.shutdown()
+    }
+
+    @Test("the conversion schema: validated field by field, versioned, and served to the SDK with ETag and 304")
+    func schemaAndMobileConfig() async throws {
+        let w = try await Self.world()
+        let path = "/v1/apps/\(w.app.id)/conversion-schema"
+        for (json, field) in [(#"{"rules":[]}"#, "rules"), (#"{"rules":[{"type":"BUY","fine":1}]}"#, "rules[0].type"),
+                              (#"{"rules":[{"type":"OPEN","fine":64}]}"#, "rules[0].fine"),
+                              (#"{"rules":[{"type":"OPEN","fine":1,"coarse":"huge"}]}"#, "rules[0].coarse"),
+                              (#"{"rules":[{"type":"OPEN","fine":1,"minAmount":-1}]}"#, "rules[0].minAmount"),
+                              (#"{"rules":[{"type":"OPEN","fine":1}],"laterWindows":[{"window":1,"rules":[{"type":"OPEN","coarse":"low"}]}]}"#, "laterWindows[0].window")] {
+            let response = await w.server.admin.send("PUT", path, body: Array(json.utf8))
+            #expect(response.status == 400 && response.errorField == field, "\(json): \(response.bodyText)")
+        }
+        let key = try await w.server.createKey(.publishable, app: w.app.id).secret
+        let client = w.server.client(key)
+        let empty = await client.get("/v1/mobile/config/\(w.app.id)")
+        #expect(try empty.decoded(MobileConfig.self).conversions == nil)
+        #expect(empty.headers["ETag"] == "\"cs-0\"")
+        _ = try await w.server.admin.send("PUT", path, body: Array(#"{"rules":[{"type":"INSTALL","fine":0},{"type":"PURCHASE","minAmount":999,"fine":40,"coarse":"high","lockWindow":true}]}"#.utf8))
+            .decoded(ConversionSchema.self, status: 201)
+        let config = await client.get("/v1/mobile/config/\(w.app.id)")
+        let served = try config.decoded(MobileConfig.self)
+        #expect(served.conversions?.version == 1 && served.conversions?.rules.count == 2 && served.refreshSeconds == 86_400)
+        #expect(config.headers["ETag"] == "\"cs-1\"" && config.headers["Cache-Control"] == "private, max-age=86400")
+        #expect(await client.get("/v1/mobile/config/\(w.app.id)", headers: [("If-None-Match", "\"cs-1\"")]).status == 304)
+        #expect(await client.get("/v1/mobile/config/\(w.app.id)", headers: [("If-None-Match", "\"cs-0\"")]).status == 200)
+        let other = try await w.server.createApp(in: w.server.defaultWorkspace.id, bundleId: "com.example.other")
+        #expect(await client.get("/v1/mobile/config/\(other.id)").errorCode == "app_forbidden")
+        let versions = try await w.server.admin.get(path + "/versions").decoded(ConversionSchemaList.self)
+        #expect(versions.items.map(\.version) == [1])
+        await w.server.stop()
+    }
+
+    @Test("ad networks sign impressions that verify with their public key, and record them for view-through")
+    func adNetworkSigning() async throws {
+        let w = try await Self.world()
+        let network = try await w.server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","adNetworkId":"example.adattributionkit"}"#)
+            .decoded(AdNetwork.self, status: 201)
+        #expect(await w.server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","adNetworkId":"example.adattributionkit"}"#).status == 409)
+        let publicKey = try #require(PublicKey(spki: Array(Data(base64Encoded: network.publicKey)!)))
+        let aak = try await w.server.admin.post("/v1/ad-networks/\(network.id)/impressions", json: #"""
+            {"format":"adattributionkit","sourceIdentifier":5239,"advertisedItemId":525463029,"publisherItemId":1234,
+             "record":{"appId":"\#(w.app.id)","ip":"198.51.100.9"}}
+            """#).decoded(SignedImpression.self, status: 201)
+        let jws = try CompactJWS.parse(try #require(aak.jws))
+        #expect(jws.verifies(with: publicKey))
+        #expect(jws.header["kid"]?.stringValue == "example.adattributionkit")
+        #expect(jws.payload["source-identifier"] == .number("5239"))
+        #expect(aak.recordedImpressionId != nil)
+        let recorded = try await w.server.store.read { try $0.first("SELECT network, campaign FROM impressions")! }
+        #expect(try recorded.string("network") == "example.adattributionkit" && recorded.string("campaign") == "5239")
+
+        let skan = try await w.server.admin.post("/v1/ad-networks/\(network.id)/impressions", json: #"{"format":"skadnetwork-4.0","sourceIdentifier":12,"advertisedItemId":525463029}"#)
+            .decoded(SignedImpression.self, status: 201)
+        let message = try #require(skan.signedMessage)
+        #expect(message.hasPrefix("4.0\u{2063}example.adattributionkit\u{2063}12\u{2063}525463029\u{2063}"))
+        #expect(publicKey.verify(derSignature: Array(Data(base64Encoded: try #require(skan.signature))!), message: Array(message.utf8)))
+        #expect(await w.server.admin.post("/v1/ad-networks/\(network.id)/impressions", json: #"{"format":"jpeg","sourceIdentifier":1,"advertisedItemId":1}"#).errorField == "format")
+        #expect(await w.server.admin.post("/v1/ad-networks/\(network.id)/impressions", json: #"{"format":"adattributionkit","sourceIdentifier":10000,"advertisedItemId":1}"#).errorField == "sourceIdentifier")
+        let imported = try #require(PrivateKey.generateP256())
+        let brought = try await w.server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","adNetworkId":"mine.skadnetwork","privateKeyPem":"\#(imported.pem!.replacingOccurrences(of: "\n", with: "\\n"))"}"#)
+            .decoded(AdNetwork.self, status: 201)
+        #expect(brought.publicKey == Data(imported.publicKey!.spki).base64EncodedString())
+        await w.server.stop()
+    }
+}
