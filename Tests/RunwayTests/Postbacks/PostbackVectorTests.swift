@@ -176,21 +176,15 @@ struct PostbackSigningTests {
         #expect(reason(complete + #","attribution-signature":"MAYCAQECAQE="}"#) == "signature_mismatch")
     }
 
-    @Test("a SKAdNetwork 4.0 impression signature verifies with openssl, over Apple's field order")
-    func skadnetworkImpression() throws {
-        let key = try #require(PrivateKey.generateP256())
-        let impression = AdImpression(adNetworkId: "example.skadnetwork", sourceIdentifier: 5239, advertisedItemId: 525463029,
-                                      publisherItemId: 0, impressionId: "68483EF7-6A0E-4C45-A5A6-6E2C11F8A8BC", timestamp: 1_700_000_000_000)
-        #expect(impression.skAdNetwork4Message == "4.0\u{2063}example.skadnetwork\u{2063}5239\u{2063}525463029\u{2063}68483ef7-6a0e-4c45-a5a6-6e2c11f8a8bc\u{2063}0\u{2063}1\u{2063}1700000000000")
-        let signature = try #require(impression.signSKAdNetwork4(with: key))
-        #expect(key.publicKey!.verify(derSignature: Array(Data(base64Encoded: signature)!), message: Array(impression.skAdNetwork4Message.utf8)))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("impression-\(UUID().uuidString)")
+    /// Runs `openssl dgst -sha256 -verify` on `message` and a DER `signature`.
+    static func opensslVerifies(_ message: [UInt8], signature: [UInt8], key: PublicKey) throws -> Bool {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("openssl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let pub = "-----BEGIN PUBLIC KEY-----\n\(Data(key.publicKey!.spki).base64EncodedString(options: .lineLength64Characters))\n-----END PUBLIC KEY-----\n"
-        try pub.write(to: directory.appendingPathComponent("pub.pem"), atomically: true, encoding: .utf8)
-        try Data(base64Encoded: signature)!.write(to: directory.appendingPathComponent("sig.der"))
-        try Data(impression.skAdNetwork4Message.utf8).write(to: directory.appendingPathComponent("message"))
+        let pem = "-----BEGIN PUBLIC KEY-----\n\(Data(key.spki).base64EncodedString(options: .lineLength64Characters))\n-----END PUBLIC KEY-----\n"
+        try pem.write(to: directory.appendingPathComponent("pub.pem"), atomically: true, encoding: .utf8)
+        try Data(signature).write(to: directory.appendingPathComponent("sig.der"))
+        try Data(message).write(to: directory.appendingPathComponent("message"))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = ["dgst", "-sha256", "-verify", "pub.pem", "-signature", "sig.der", "message"]
@@ -199,8 +193,33 @@ struct PostbackSigningTests {
         process.standardOutput = output
         try process.run()
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).contains("Verified OK"))
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return process.terminationStatus == 0 && text.contains("Verified OK")
+    }
+
+    @Test("an AdAttributionKit impression JWS verifies with openssl over header.payload")
+    func adattributionkitImpressionWithOpenSSL() throws {
+        let key = try #require(PrivateKey.generateP256())
+        let impression = AdImpression(adNetworkId: "example.adattributionkit", sourceIdentifier: 5239, advertisedItemId: 1108187390,
+                                      publisherItemId: 5838492, impressionId: UUID().uuidString, timestamp: 1_719_599_957_239)
+        let jws = try CompactJWS.parse(try #require(impression.signAdAttributionKit(with: key)))
+        let der = try #require(ECDSASignature.der(fromRaw: jws.signature))
+        #expect(try Self.opensslVerifies(jws.signingInput, signature: der, key: key.publicKey!))
+        var tampered = jws.signingInput
+        tampered[tampered.count - 1] ^= 1
+        #expect(try !Self.opensslVerifies(tampered, signature: der, key: key.publicKey!))
+    }
+
+    @Test("a SKAdNetwork 4.0 impression signature verifies with openssl, over Apple's field order")
+    func skadnetworkImpression() throws {
+        let key = try #require(PrivateKey.generateP256())
+        let impression = AdImpression(adNetworkId: "example.skadnetwork", sourceIdentifier: 5239, advertisedItemId: 525463029,
+                                      publisherItemId: 0, impressionId: "68483EF7-6A0E-4C45-A5A6-6E2C11F8A8BC", timestamp: 1_700_000_000_000)
+        #expect(impression.skAdNetwork4Message == "4.0\u{2063}example.skadnetwork\u{2063}5239\u{2063}525463029\u{2063}68483ef7-6a0e-4c45-a5a6-6e2c11f8a8bc\u{2063}0\u{2063}1\u{2063}1700000000000")
+        let signature = try #require(impression.signSKAdNetwork4(with: key))
+        let der = Array(Data(base64Encoded: signature)!)
+        #expect(key.publicKey!.verify(derSignature: der, message: Array(impression.skAdNetwork4Message.utf8)))
+        #expect(try Self.opensslVerifies(Array(impression.skAdNetwork4Message.utf8), signature: der, key: key.publicKey!))
     }
 }
 
