@@ -76,10 +76,10 @@ http {{
     return process
 
 
-def start_linkrunway(workdir, port, database_url=None):
+def start_linkrunway(workdir, port, database_url=None, extra_env=None):
     """Starts `linkrunway serve`; returns the process and the admin key it printed on first start (or None)."""
     env = dict(os.environ, LINKRUNWAY_LOG_LEVEL="warn", LINKRUNWAY_PORT=str(port),
-               LINKRUNWAY_DATABASE_URL=database_url or f"sqlite:{workdir}/bench.db")
+               LINKRUNWAY_DATABASE_URL=database_url or f"sqlite:{workdir}/bench.db", **(extra_env or {}))
     process = subprocess.Popen([BINARY, "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     admin_key = None
     for line in process.stdout:
@@ -506,18 +506,51 @@ def postbacks_vs_openssl(workdir):
                           workdir, "postbacks")
     finally:
         stop(process)
+    return per_core_vs_openssl("postbacks_vs_openssl", ours, "postbacks_per_second_per_core",
+                               "POST /.well-known/skadnetwork/report-attribution/ (verify with Apple's P-256 key, store raw and decoded, "
+                               f"SQLite durable; {'Apple example' if body != FALLBACK_POSTBACK else 'unverifiable stand-in'})")
+
+
+def per_core_vs_openssl(name, ours, field, what):
+    """A result whose limit is `openssl speed ecdsap256` verifications per second on one core, measured now."""
     cores = os.cpu_count() or 1
     verify = openssl_verify_per_second()
     per_core = ours["requests_per_second"] / cores
     return {
-        "name": "postbacks_vs_openssl",
-        "what": ("POST /.well-known/skadnetwork/report-attribution/ (verify with Apple's P-256 key, store raw and decoded, "
-                 f"SQLite durable; {'Apple example' if body != FALLBACK_POSTBACK else 'unverifiable stand-in'}) per core vs "
-                 "openssl speed ecdsap256 verifications per second on one core"),
-        "ours": {**ours, "postbacks_per_second_per_core": round(per_core, 1), "cores": cores},
+        "name": name,
+        "what": what + " per core vs openssl speed ecdsap256 verifications per second on one core",
+        "ours": {**ours, field: round(per_core, 1), "cores": cores},
         "limit": {"name": "openssl ecdsap256 verify", "requests_per_second": round(verify, 1)},
         "throughput_ratio": round(per_core / verify, 4),
     }
+
+
+ASSN = os.path.join(ROOT, "..", "shared", "vectors", "assn-v2", "apple-library-mock")
+
+
+def notifications_vs_openssl(workdir):
+    """Apple's test App Store notification (its chain under Apple's test root) POSTed to a sandbox surface: the chain
+    (intermediate cached after the first) and the ES256 signature checked every time, then recorded (a duplicate after
+    the first), per second per core, beside `openssl speed ecdsap256` verifications per second on one core."""
+    if not os.path.exists(os.path.join(ASSN, "testNotification.jws")):
+        print("no ../shared/vectors/assn-v2: skipping the App Store notification benchmark")
+        return None
+    jws = open(os.path.join(ASSN, "testNotification.jws")).read().strip()
+    port = free_port()
+    process, key = start_linkrunway(workdir, port, f"sqlite:{workdir}/notifications.db",
+                                    {"LINKRUNWAY_APP_STORE_ROOT": os.path.join(ASSN, "testCA.der")})
+    try:
+        workspace = api_get(port, "/v1/workspaces", key)["items"][0]["id"]
+        app = api_post(port, "/v1/apps", key, {"workspaceId": workspace, "name": "Notifications", "teamId": "ABCDE12345",
+                                               "bundleId": "com.example", "appStoreId": "1234"})
+        surface = api_post(port, f"/v1/apps/{app['id']}/app-store-surfaces", key, {"environment": "sandbox"})["surface"]
+        ours = wrk_script(port, surface["notificationPath"], POSTBACK_SCRIPT.replace("BODY", json.dumps(json.dumps({"signedPayload": jws}))),
+                          workdir, "notifications")
+    finally:
+        stop(process)
+    return per_core_vs_openssl("notifications_vs_openssl", ours, "notifications_per_second_per_core",
+                               "POST /v1/app-store/notifications/{surface} with Apple's test notification (chain with a cached "
+                               "intermediate, leaf and ES256 signature checked each time)")
 
 
 def main():
@@ -530,6 +563,9 @@ def main():
     try:
         results = [healthz_vs_nginx(workdir), redirect_vs_nginx(workdir), writes_vs_bulk(workdir, "sqlite"),
                    events_vs_bulk(workdir, 1), events_vs_bulk(workdir, 100), match_latency(workdir), postbacks_vs_openssl(workdir)]
+        notifications = notifications_vs_openssl(workdir)
+        if notifications:
+            results.append(notifications)
         if os.environ.get("LINKRUNWAY_TEST_POSTGRES_URL"):
             results.append(writes_vs_bulk(workdir, "postgres"))
             results.append(events_vs_bulk(workdir, 1, "postgres"))
@@ -554,6 +590,11 @@ def main():
         if r["name"] == "match_latency_sqlite":
             print(f"{r['name']}: {ours['requests_per_second']:.0f} matches/s, p50 {ours.get('p50_ms', 0):.2f} ms, "
                   f"p99 {ours.get('p99_ms', 0):.2f} ms (target p99 <= 5 ms); {ours['probabilistic_matches']} probabilistic matches")
+            continue
+        if r["name"] == "notifications_vs_openssl":
+            print(f"{r['name']}: {ours['requests_per_second']:.0f} notifications/s on {ours['cores']} cores "
+                  f"({ours['notifications_per_second_per_core']:.0f}/s per core, p99 {ours.get('p99_ms', 0):.2f} ms); openssl verifies "
+                  f"{limit['requests_per_second']:.0f}/s on one core; ratio per core {r['throughput_ratio']:.3f}")
             continue
         if r["name"] == "postbacks_vs_openssl":
             print(f"{r['name']}: {ours['requests_per_second']:.0f} postbacks/s on {ours['cores']} cores "

@@ -17,7 +17,9 @@ public enum CLI {
         AttributionCommands.webhookCreate, AttributionCommands.webhookList, AttributionCommands.webhookDeliveries,
         PostbackCommands.rulesSet, PostbackCommands.rulesShow, PostbackCommands.reportPostbacks,
         PostbackCommands.keygen, PostbackCommands.impressionSign,
-        VerifyCommands.appAttest, PostbackCommands.verifySKAdNetwork, PostbackCommands.verifyAdAttributionKit,
+        AffiliateCommands.create, AffiliateCommands.list, AffiliateCommands.program, AffiliateCommands.code, AffiliateCommands.link,
+        AffiliateCommands.balance, AffiliateCommands.payout, AffiliateCommands.payoutsReport, AffiliateCommands.surface,
+        VerifyCommands.appAttest, PostbackCommands.verifySKAdNetwork, PostbackCommands.verifyAdAttributionKit, AffiliateCommands.verify,
         DevCommands.fakeAdServices,
     ]
 

@@ -49,6 +49,25 @@ public final class Certificate: @unchecked Sendable {
         return Array(UnsafeBufferPointer(start: bytes, count: length))
     }
 
+    /// True when `issuer` may have issued this certificate (names and key usage fit) and its key signed it. Checks
+    /// nothing about `issuer` itself.
+    public func isIssued(by issuer: Certificate) -> Bool {
+        defer { ERR_clear_error() }
+        guard X509_check_issued(issuer.certificate, certificate) == 0, let key = X509_get0_pubkey(issuer.certificate) else { return false }
+        return X509_verify(certificate, key) == 1
+    }
+
+    /// From when to when the certificate is valid.
+    public var validity: ClosedRange<Date>? {
+        func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
+            var moment = tm()
+            guard let time, ASN1_TIME_to_tm(time, &moment) == 1 else { return nil }
+            return Date(timeIntervalSince1970: TimeInterval(timegm(&moment)))
+        }
+        guard let from = date(X509_get0_notBefore(certificate)), let to = date(X509_get0_notAfter(certificate)), from <= to else { return nil }
+        return from...to
+    }
+
     /// The subject as one line (`CN=…, O=…`).
     public var subject: String {
         guard let name = X509_get_subject_name(certificate) else { return "" }
@@ -61,8 +80,10 @@ public final class Certificate: @unchecked Sendable {
 /// Certificate chain verification against pinned roots at a chosen time (never the machine's trust store).
 public enum ChainVerifier {
     /// Verifies `leaf` up to one of `roots` through `intermediates`, as of `time`. Returns nil when valid, or
-    /// OpenSSL's reason.
-    public static func failure(leaf: Certificate, intermediates: [Certificate], roots: [Certificate], at time: Date) -> String? {
+    /// OpenSSL's reason. With `partialChain`, a trusted certificate need not be self-signed (an intermediate already
+    /// checked up to its root can anchor its leaves).
+    public static func failure(leaf: Certificate, intermediates: [Certificate], roots: [Certificate], at time: Date,
+                               partialChain: Bool = false) -> String? {
         guard let store = X509_STORE_new() else { return "out of memory" }
         defer { X509_STORE_free(store) }
         for root in roots where X509_STORE_add_cert(store, root.certificate) != 1 {
@@ -78,6 +99,7 @@ public enum ChainVerifier {
             return "cannot set up verification"
         }
         X509_STORE_CTX_set_time(context, 0, time_t(time.timeIntervalSince1970))
+        if partialChain { X509_STORE_CTX_set_flags(context, UInt(X509_V_FLAG_PARTIAL_CHAIN)) }
         let result = X509_verify_cert(context)
         ERR_clear_error()
         if result == 1 { return nil }

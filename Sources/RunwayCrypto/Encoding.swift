@@ -62,27 +62,32 @@ extension ByteEncoding {
     }
 
     /// Bytes from standard base64 (RFC 4648 §4, padding optional); nil for any other character.
-    public static func fromBase64(_ text: String) -> [UInt8]? {
-        guard !text.utf8.contains(UInt8(ascii: "-")), !text.utf8.contains(UInt8(ascii: "_")) else { return nil }
-        return fromBase64url(String(text.map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 }))
-    }
+    public static func fromBase64(_ text: String) -> [UInt8]? { decode(text, plus: 62, slash: 63, minus: nil, underscore: nil) }
 
     /// Bytes from base64url (padding optional); nil for any other character or an impossible length.
-    public static func fromBase64url(_ text: String) -> [UInt8]? {
+    public static func fromBase64url(_ text: String) -> [UInt8]? { decode(text, plus: nil, slash: nil, minus: 62, underscore: 63) }
+
+    /// One decoder for both alphabets: the values the four punctuation characters stand for (nil: not allowed).
+    private static func decode(_ text: String, plus: UInt32?, slash: UInt32?, minus: UInt32?, underscore: UInt32?) -> [UInt8]? {
         var values: [UInt32] = []
         values.reserveCapacity(text.utf8.count)
         var padding = 0
         for c in text.utf8 {
             if c == UInt8(ascii: "=") { padding += 1; continue }
             guard padding == 0 else { return nil }
+            let value: UInt32?
             switch c {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(UInt32(c - UInt8(ascii: "A")))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(UInt32(c - UInt8(ascii: "a") + 26))
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): values.append(UInt32(c - UInt8(ascii: "0") + 52))
-            case UInt8(ascii: "-"): values.append(62)
-            case UInt8(ascii: "_"): values.append(63)
-            default: return nil
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = UInt32(c - UInt8(ascii: "A"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = UInt32(c - UInt8(ascii: "a") + 26)
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = UInt32(c - UInt8(ascii: "0") + 52)
+            case UInt8(ascii: "+"): value = plus
+            case UInt8(ascii: "/"): value = slash
+            case UInt8(ascii: "-"): value = minus
+            case UInt8(ascii: "_"): value = underscore
+            default: value = nil
             }
+            guard let value else { return nil }
+            values.append(value)
         }
         guard values.count % 4 != 1, padding <= 2 else { return nil }
         var out = [UInt8]()

@@ -25,6 +25,10 @@ public enum ServerApplication {
             + PostbackReceiver.routes(services)
             + PostbackRoutes.routes(services)
             + AdNetworkRoutes.routes(services)
+            + AffiliateRoutes.routes(services)
+            + AppStoreBinding.routes(services)
+            + AppStoreNotifications.routes(services)
+            + LedgerRoutes.routes(services)
             + RedirectRoutes.routes(services)
         let operation = Operation(id: "openAPI", summary: "This API's OpenAPI 3.1 document", tag: "Operations", access: .open,
                                   responses: [ResponseDoc(status: 200, description: "The document.", contentType: "application/json")])

@@ -6,6 +6,11 @@ public struct InstanceSecrets: Sendable {
     /// Signs `signedClickId`s.
     public let clickSigningKey: [UInt8]
 
+    /// A key for one purpose, derived from the instance's key (so it is never stored).
+    public func derivedKey(_ purpose: String) -> [UInt8] {
+        Digest.hmacSHA256(key: clickSigningKey, message: Array("linkrunway \(purpose)".utf8))
+    }
+
     /// Reads the keys, creating any that do not exist yet (the first process to ask wins; the others read its key).
     public static func load(_ store: any Store) async throws -> InstanceSecrets {
         let candidate = ByteEncoding.hex(SecureRandom.bytes(32))

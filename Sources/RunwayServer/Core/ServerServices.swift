@@ -1,3 +1,4 @@
+import AppleFormats
 import RunwayCrypto
 import RunwayHTTP
 import RunwayStore
@@ -17,10 +18,12 @@ public struct ServerServices: Sendable {
     let appleAds: AppleAdsClaims.Settings
     /// Apple's App Attestation Root CA, when configured (`LINKRUNWAY_APP_ATTEST_ROOT`).
     public let appAttestRoot: Certificate?
+    /// Checks App Store signed data against the configured root (`LINKRUNWAY_APP_STORE_ROOT`), caching intermediates.
+    public let appStoreVerifier: AppStoreVerifier?
 
     public init(store: any Store, clock: WallClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
                 authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com",
-                appAttestRoot: Certificate? = nil) {
+                appAttestRoot: Certificate? = nil, appStoreRoot: Certificate? = nil) {
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -34,6 +37,7 @@ public struct ServerServices: Sendable {
         appleAds.baseURL = appleAdsURL
         self.appleAds = appleAds
         self.appAttestRoot = appAttestRoot
+        self.appStoreVerifier = appStoreRoot.map(AppStoreVerifier.init(root:))
     }
 }
 

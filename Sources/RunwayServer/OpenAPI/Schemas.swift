@@ -442,7 +442,7 @@ enum Schemas {
                 ("secret", S.string("The key itself. Shown only in this response; store it now.", pattern: "^lr_(pk|sk|ak)_[0-9A-Za-z]{48}$")),
             ], required: ["key", "secret"])),
             ("APIKeyPage", S.page(of: "APIKey")),
-        ] + linkSchemas + attributionSchemas + postbackSchemas + [
+        ] + linkSchemas + attributionSchemas + postbackSchemas + affiliateSchemas + [
             ("WhoAmI", S.object([
                 ("keyId", S.string("The key's id.", pattern: idPattern)),
                 ("kind", kind),

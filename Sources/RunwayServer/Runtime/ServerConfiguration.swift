@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     public var appleAdsURL: String = "https://api-adservices.apple.com"
     /// A PEM file with Apple's App Attestation Root CA.
     public var appAttestRootPath: String?
+    /// DER or PEM of the root App Store signed data must chain to (Apple Root CA - G3 in production).
+    public var appStoreRootPath: String?
 
     public init(database: DatabaseLocation = .sqlite(path: "./linkrunway.db"), http: HTTPServerConfiguration = HTTPServerConfiguration(),
                 logLevel: LogLevel = .info, shutdownGraceSeconds: Double = 10, sqliteSynchronousFull: Bool = true) {
@@ -119,6 +121,12 @@ public struct ServerConfiguration: Sendable {
                 summary: "PEM file of Apple's App Attestation Root CA (checked against Apple's fingerprint); App Attest registration needs it.") { c, v in
             guard FileManager.default.isReadableFile(atPath: v) else { return false }
             c.appAttestRootPath = v
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_APP_STORE_ROOT", flag: "--app-store-root", defaultValue: "none",
+                summary: "DER or PEM file of Apple Root CA - G3, which App Store notifications must chain to (another root is accepted with a warning, for tests).") { c, v in
+            guard FileManager.default.isReadableFile(atPath: v) else { return false }
+            c.appStoreRootPath = v
             return true
         },
         Setting(environment: "LINKRUNWAY_SQLITE_SYNCHRONOUS", flag: "--sqlite-synchronous", defaultValue: "full",

@@ -63,6 +63,8 @@ public final class ServerRuntime: Sendable {
                     try db.execute("DELETE FROM postback_keys WHERE received_at < \(now - Int64(days) * 86_400_000)")
                 }
             }
+            // Commissions past their holding period become payable even when nobody reads a balance.
+            _ = try await services.store.write { db in try Ledger.releaseDue(db, now: now) }
             let report = try await PartitionMaintenance.run(Schema.partitionedTables, store: services.store, now: services.clock.now())
             if !report.isEmpty {
                 services.logger.info("partitions maintained", [
@@ -93,8 +95,17 @@ public final class ServerRuntime: Sendable {
                 }
                 return root
             }
+            let appStoreRoot = try configuration.appStoreRootPath.map { path -> Certificate in
+                guard let data = FileManager.default.contents(atPath: path), let root = AppStoreVerifier.certificate(file: Array(data)) else {
+                    throw StartupFailure(description: "\(path) is not a certificate (DER or PEM)")
+                }
+                if ByteEncoding.hex(Digest.sha256(root.der)) != AppStoreVerifier.appleRootG3Fingerprint {
+                    logger.warn("the App Store root is not Apple Root CA - G3: notifications signed by Apple will not verify", ["subject": .string(root.subject)])
+                }
+                return root
+            }
             let services = ServerServices(store: store, clock: clock, logger: logger, metrics: metrics, secrets: secrets,
-                                          appleAdsURL: configuration.appleAdsURL, appAttestRoot: root)
+                                          appleAdsURL: configuration.appleAdsURL, appAttestRoot: root, appStoreRoot: appStoreRoot)
             await maintainPartitionsOnce(services)
             let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes)
             let http = HTTPServer(configuration: configuration.http, logger: logger) { request in

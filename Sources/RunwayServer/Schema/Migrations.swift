@@ -135,7 +135,117 @@ public enum Schema {
         Migration(id: "0007_postbacks", sqlite: postbacksSQL(blob: "BLOB", partitioning: "", defaults: ""),
                   postgres: postbacksSQL(blob: "BYTEA", partitioning: " PARTITION BY RANGE (received_at)",
                                          defaults: "CREATE TABLE postbacks_default PARTITION OF postbacks DEFAULT;")),
+        Migration(id: "0008_affiliates", sql: affiliatesSQL),
     ]
+
+    /// Affiliates, their programs, codes and links; App Store notification surfaces; the appAccountTokens minted at
+    /// bind; notifications seen (one row per UUID, which keeps processing idempotent); commissions; and the
+    /// double-entry ledger (postings of balanced entries, never updated).
+    static let affiliatesSQL = """
+        CREATE TABLE affiliates (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+            name TEXT NOT NULL,
+            external_id TEXT,
+            created_at BIGINT NOT NULL
+        );
+        CREATE INDEX affiliates_by_workspace ON affiliates (workspace_id, created_at, id);
+        CREATE TABLE affiliate_programs (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+            app_id TEXT NOT NULL REFERENCES apps (id),
+            name TEXT NOT NULL,
+            commission TEXT NOT NULL,
+            hold_days BIGINT NOT NULL,
+            offer_code TEXT,
+            deferred_minutes BIGINT NOT NULL,
+            created_at BIGINT NOT NULL
+        );
+        CREATE INDEX affiliate_programs_by_workspace ON affiliate_programs (workspace_id, created_at, id);
+        CREATE TABLE affiliate_codes (
+            workspace_id TEXT NOT NULL,
+            code TEXT NOT NULL,
+            affiliate_id TEXT NOT NULL REFERENCES affiliates (id),
+            program_id TEXT NOT NULL REFERENCES affiliate_programs (id),
+            created_at BIGINT NOT NULL,
+            PRIMARY KEY (workspace_id, code)
+        );
+        CREATE TABLE affiliate_links (
+            link_id TEXT PRIMARY KEY REFERENCES links (id),
+            affiliate_id TEXT NOT NULL REFERENCES affiliates (id),
+            program_id TEXT NOT NULL REFERENCES affiliate_programs (id)
+        );
+        CREATE TABLE app_store_surfaces (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL,
+            app_id TEXT NOT NULL REFERENCES apps (id),
+            environment TEXT NOT NULL,
+            created_at BIGINT NOT NULL
+        );
+        CREATE TABLE app_account_tokens (
+            token TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL,
+            app_id TEXT NOT NULL,
+            affiliate_id TEXT NOT NULL,
+            program_id TEXT NOT NULL,
+            method TEXT NOT NULL,
+            click_token TEXT,
+            install_id TEXT,
+            created_at BIGINT NOT NULL
+        );
+        CREATE TABLE app_store_notifications (
+            surface_id TEXT NOT NULL,
+            notification_uuid TEXT NOT NULL,
+            notification_type TEXT NOT NULL,
+            subtype TEXT,
+            status TEXT NOT NULL,
+            transaction_id TEXT,
+            received_at BIGINT NOT NULL,
+            PRIMARY KEY (surface_id, notification_uuid)
+        );
+        CREATE TABLE commissions (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL,
+            affiliate_id TEXT NOT NULL,
+            program_id TEXT NOT NULL,
+            app_account_token TEXT NOT NULL,
+            transaction_id TEXT NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            purchase_date BIGINT NOT NULL,
+            currency TEXT NOT NULL,
+            amount BIGINT NOT NULL,
+            status TEXT NOT NULL,
+            payable_at BIGINT NOT NULL,
+            test BIGINT NOT NULL,
+            created_at BIGINT NOT NULL
+        );
+        CREATE INDEX commissions_by_transaction ON commissions (program_id, transaction_id);
+        CREATE INDEX commissions_by_original ON commissions (program_id, original_transaction_id);
+        CREATE INDEX commissions_due ON commissions (status, payable_at);
+        CREATE TABLE ledger_postings (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL,
+            affiliate_id TEXT NOT NULL,
+            program_id TEXT,
+            commission_id TEXT,
+            kind TEXT NOT NULL,
+            currency TEXT NOT NULL,
+            test BIGINT NOT NULL,
+            notification_uuid TEXT,
+            transaction_id TEXT,
+            reference TEXT,
+            created_at BIGINT NOT NULL
+        );
+        CREATE INDEX ledger_postings_by_affiliate ON ledger_postings (affiliate_id, created_at, id);
+        CREATE INDEX ledger_postings_by_workspace ON ledger_postings (workspace_id, created_at, id);
+        CREATE TABLE ledger_entries (
+            posting_id TEXT NOT NULL REFERENCES ledger_postings (id),
+            line BIGINT NOT NULL,
+            account TEXT NOT NULL,
+            amount BIGINT NOT NULL,
+            PRIMARY KEY (posting_id, line)
+        );
+        """
 
     /// Conversion schemas (every version kept), Apple's postbacks as received (append-only, partitioned by time on
     /// PostgreSQL, kept unique by `postback_keys`), their forwarding queue, and the ad-network keys that sign

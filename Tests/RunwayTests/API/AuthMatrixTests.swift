@@ -15,6 +15,8 @@ struct AuthMatrixTests {
         let body: String
         /// True when the route touches a particular workspace's data, so a key of workspace B must get 403.
         let workspaceScoped: Bool
+        /// An open route that authenticates the request itself (an HMAC): without it, 401 invalid_signature.
+        var signed = false
     }
 
     struct World {
@@ -30,6 +32,9 @@ struct AuthMatrixTests {
         let installA: String
         let webhookA: String
         let adNetworkA: String
+        let affiliateA: String
+        let programA: String
+        let surfaceA: String
     }
 
     static func makeWorld(_ backend: StoreBackend = .sqlite) async throws -> World {
@@ -62,9 +67,14 @@ struct AuthMatrixTests {
             .decoded(CreatedWebhook.self, status: 201)
         let network = try await server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(a)","adNetworkId":"matrix.skadnetwork"}"#)
             .decoded(AdNetwork.self, status: 201)
+        let affiliate = try await server.admin.post("/v1/affiliates", json: #"{"workspaceId":"\#(a)","name":"Matrix"}"#).decoded(Affiliate.self, status: 201)
+        let program = try await server.admin.post("/v1/affiliate-programs", json: #"{"appId":"\#(appA.id)","name":"P","commission":{"kind":"percent","basisPoints":100,"duration":"lifetime"}}"#)
+            .decoded(AffiliateProgram.self, status: 201)
+        let surface = try await server.admin.post("/v1/apps/\(appA.id)/app-store-surfaces", json: #"{"environment":"sandbox"}"#).decoded(CreatedSurface.self, status: 201)
         return World(server: server, workspaceA: a, appA: appA, serverKeyA: try await server.createKey(.server, workspace: a),
                      keys: keys, revoked: revoked, linkA: linkA, spareDomainA: spare, referralCodeA: code.code,
-                     installA: "matrix-install", webhookA: webhook.webhook.id, adNetworkA: network.id)
+                     installA: "matrix-install", webhookA: webhook.webhook.id, adNetworkA: network.id, affiliateA: affiliate.id,
+                     programA: program.id, surfaceA: surface.surface.id)
     }
 
     static func probes(_ w: World) -> [String: Probe] {
@@ -138,6 +148,23 @@ struct AuthMatrixTests {
             "POST /v1/ad-networks": Probe(method: "POST", path: "/v1/ad-networks", body: #"{"workspaceId":"\#(w.workspaceA)","adNetworkId":"other.skadnetwork"}"#, workspaceScoped: true),
             "GET /v1/ad-networks": Probe(method: "GET", path: "/v1/ad-networks?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
             "POST /v1/ad-networks/{networkId}/impressions": Probe(method: "POST", path: "/v1/ad-networks/\(w.adNetworkA)/impressions", body: #"{"format":"adattributionkit","sourceIdentifier":12,"advertisedItemId":1}"#, workspaceScoped: true),
+            "POST /v1/affiliates": Probe(method: "POST", path: "/v1/affiliates", body: #"{"workspaceId":"\#(w.workspaceA)","name":"M"}"#, workspaceScoped: true),
+            "GET /v1/affiliates": Probe(method: "GET", path: "/v1/affiliates?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "POST /v1/affiliate-programs": Probe(method: "POST", path: "/v1/affiliate-programs", body: #"{"appId":"\#(w.appA.id)","name":"Q","commission":{"kind":"percent","basisPoints":100,"duration":"first"}}"#, workspaceScoped: true),
+            "GET /v1/affiliate-programs": Probe(method: "GET", path: "/v1/affiliate-programs?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "POST /v1/affiliates/{affiliateId}/codes": Probe(method: "POST", path: "/v1/affiliates/\(w.affiliateA)/codes", body: #"{"programId":"\#(w.programA)"}"#, workspaceScoped: true),
+            "POST /v1/affiliates/{affiliateId}/links": Probe(method: "POST", path: "/v1/affiliates/\(w.affiliateA)/links", body: #"{"programId":"\#(w.programA)"}"#, workspaceScoped: true),
+            "GET /v1/affiliates/{affiliateId}/balance": Probe(method: "GET", path: "/v1/affiliates/\(w.affiliateA)/balance", body: "", workspaceScoped: true),
+            "GET /v1/affiliates/{affiliateId}/ledger": Probe(method: "GET", path: "/v1/affiliates/\(w.affiliateA)/ledger", body: "", workspaceScoped: true),
+            "POST /v1/affiliates/{affiliateId}/payouts": Probe(method: "POST", path: "/v1/affiliates/\(w.affiliateA)/payouts", body: #"{"currency":"USD"}"#, workspaceScoped: true),
+            "GET /v1/reports/payouts": Probe(method: "GET", path: "/v1/reports/payouts?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "POST /v1/apps/{appId}/app-store-surfaces": Probe(method: "POST", path: "/v1/apps/\(w.appA.id)/app-store-surfaces", body: #"{"environment":"sandbox"}"#, workspaceScoped: true),
+            "GET /v1/apps/{appId}/app-store-surfaces": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)/app-store-surfaces", body: "", workspaceScoped: true),
+            // Binds answer for the publishable key's own app: another app's codes are unknown (404), its surfaces too.
+            "POST /v1/app-store/bind": Probe(method: "POST", path: "/v1/app-store/bind", body: #"{"refCode":"NOPE"}"#, workspaceScoped: false),
+            "POST /v1/app-store/bind/deferred": Probe(method: "POST", path: "/v1/app-store/bind/deferred", body: #"{"surfaceId":"\#(w.surfaceA)"}"#, workspaceScoped: false),
+            "POST /v1/app-store/notifications/{surfaceId}": Probe(method: "POST", path: "/v1/app-store/notifications/\(w.surfaceA)", body: #"{"signedPayload":"a.b.c"}"#, workspaceScoped: false),
+            "POST /v1/app-store/assn/{surfaceId}": Probe(method: "POST", path: "/v1/app-store/assn/\(w.surfaceA)", body: #"{"signedPayload":"a.b.c"}"#, workspaceScoped: false, signed: true),
             "POST /v1/simulate/installs": Probe(method: "POST", path: "/v1/simulate/installs", body: #"{"appId":"\#(w.appA.id)"}"#, workspaceScoped: true),
         ]
     }
@@ -158,7 +185,11 @@ struct AuthMatrixTests {
             }
             guard case .keys(let allowed) = route.operation.access else {
                 let response = await send(nil)
-                #expect(![401, 403].contains(response.status), "\(route.label) is open but answered \(response.status)")
+                if probe.signed {
+                    #expect(response.status == 401 && response.errorCode == "invalid_signature", "\(route.label) unsigned: \(response.status)")
+                } else {
+                    #expect(![401, 403].contains(response.status), "\(route.label) is open but answered \(response.status)")
+                }
                 cells += 1
                 continue
             }

@@ -305,4 +305,53 @@ struct CLISimulationTests {
         #expect(report.status == 0 && report.output.hasPrefix("network,postbacks,installs"))
         await runtime.stop()
     }
+
+    @Test("verify app-store checks Apple's test notification, and names the failing status otherwise",
+          .enabled(if: AppStoreVectors.available, "../shared/vectors/assn-v2 is absent"))
+    func verifyAppStore() async throws {
+        struct Verdict: Decodable { let valid: Bool; let status: String }
+        let root = AppStoreVectors.directory.appendingPathComponent("apple-library-mock/testCA.der").path
+        let file = AppStoreVectors.directory.appendingPathComponent("apple-library-mock/testNotification.jws").path
+        func run(_ extra: [String]) async throws -> (Int32, Verdict) {
+            let run = await CLITests.run(["verify", "app-store", file, "--root", root] + extra)
+            return (run.status, try JSONDecoder().decode(Verdict.self, from: Data(run.output.utf8)))
+        }
+        let valid = try await run(["--bundle-id", "com.example", "--environment", "Sandbox"])
+        #expect(valid.0 == 0 && valid.1.valid)
+        #expect(try await run(["--bundle-id", "com.example", "--environment", "Production", "--app-apple-id", "1234"]).1.status == "INVALID_ENVIRONMENT")
+        #expect(try await run(["--bundle-id", "com.other", "--environment", "Sandbox"]).0 == 1)
+        let real = AppStoreVectors.directory.appendingPathComponent("apple-real-certs/AppleRootCA-G3.cer").path
+        let foreign = await CLITests.run(["verify", "app-store", file, "--root", real, "--bundle-id", "com.example", "--environment", "Sandbox"])
+        #expect(foreign.status == 1 && foreign.output.contains("VERIFICATION_FAILURE"))
+    }
+
+    @Test("affiliate commands: an affiliate, a program, a code, a surface, and balances through the CLI")
+    func affiliateCommands() async throws {
+        let (runtime, directory, environment) = try await CLITests.startServer()
+        func run(_ arguments: [String]) async -> CLITests.Run { await CLITests.run(arguments, environment: environment) }
+        func decode<T: Decodable>(_ type: T.Type, _ arguments: [String]) async throws -> T {
+            let result = await run(arguments)
+            do { return try JSONDecoder().decode(type, from: Data(result.output.utf8)) } catch {
+                Issue.record("\(arguments): \(result.output) \(result.errors)")
+                throw error
+            }
+        }
+        let workspace = try await decode([Workspace].self, ["workspace", "list", "--json"])[0]
+        let app = try await decode(App.self, ["app", "create", "--workspace", workspace.id, "--name", "Subs", "--team-id", "ABCDE12345",
+                                                "--bundle-id", "com.example.subs", "--app-store-id", "42", "--json"])
+        let affiliate = try await decode(Affiliate.self, ["affiliate", "create", "--workspace", workspace.id, "--name", "Alice", "--json"])
+        let program = try await decode(AffiliateProgram.self, ["affiliate", "program", "--app", app.id, "--name", "Creators", "--percent", "12.5",
+                                                                 "--hold-days", "7", "--json"])
+        #expect(program.commission.basisPoints == 1250 && program.holdDays == 7)
+        #expect(await run(["affiliate", "code", affiliate.id, "--program", program.id, "--code", "alice"]).output.contains("ALICE"))
+        #expect(await run(["affiliate", "link", affiliate.id, "--program", program.id, "--path", "alice"]).output.contains("/alice"))
+        let surface = await run(["app-store", "surface", "--app", app.id, "--environment", "production"])
+        #expect(surface.output.contains("Forwarding secret (shown only now): lrfs_"), "\(surface.errors)")
+        #expect(await run(["affiliate", "balance", affiliate.id]).status == 0)
+        #expect(await run(["affiliate", "payout", affiliate.id, "--currency", "USD"]).errors.contains("insufficient") )
+        #expect(await run(["report", "payouts", "--workspace", workspace.id, "--csv"]).output.hasPrefix("affiliate_id,name,external_id,currency"))
+        #expect(await run(["affiliate", "list", "--workspace", workspace.id]).output.contains("Alice"))
+        await runtime.stop()
+        _ = directory
+    }
 }

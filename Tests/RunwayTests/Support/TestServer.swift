@@ -17,7 +17,8 @@ struct TestServer: Sendable {
     let logs: LogSink
 
     static func start(_ backend: StoreBackend = .sqlite, clock: WallClock = .system, maxBodyBytes: Int = 1024 * 1024,
-                      appleAdsURL: String = "http://127.0.0.1:1", appAttestRoot: Certificate? = nil) async throws -> TestServer {
+                      appleAdsURL: String = "http://127.0.0.1:1", appAttestRoot: Certificate? = nil,
+                      appStoreRoot: Certificate? = nil) async throws -> TestServer {
         let location = try backend.makeLocation()
         let metrics = MetricsRegistry()
         let store = try backend.open(location.url, StoreMetrics(metrics: metrics))
@@ -25,7 +26,8 @@ struct TestServer: Sendable {
         guard let bootstrap = try await Bootstrap.run(store: store, clock: clock) else { fatalError("a new database must bootstrap") }
         let logs = LogSink.memory()
         let services = ServerServices(store: store, clock: clock, logger: Logger(level: .info, sink: logs), metrics: metrics,
-                                      secrets: try await InstanceSecrets.load(store), appleAdsURL: appleAdsURL, appAttestRoot: appAttestRoot)
+                                      secrets: try await InstanceSecrets.load(store), appleAdsURL: appleAdsURL, appAttestRoot: appAttestRoot,
+                                      appStoreRoot: appStoreRoot)
         return TestServer(location: location, store: store, services: services,
                           application: ServerApplication.make(services, maxBodyBytes: maxBodyBytes),
                           adminKey: bootstrap.adminKey, defaultWorkspace: bootstrap.workspace, logs: logs)

@@ -1,0 +1,363 @@
+/// Someone who refers customers and earns commissions.
+public struct Affiliate: Codable, Sendable, Equatable {
+    public var id: String
+    public var workspaceId: String
+    public var name: String
+    /// Your own reference for the affiliate (an account id in your system).
+    public var externalId: String?
+    public var createdAt: String
+
+    public init(id: String, workspaceId: String, name: String, externalId: String?, createdAt: String) {
+        self.id = id
+        self.workspaceId = workspaceId
+        self.name = name
+        self.externalId = externalId
+        self.createdAt = createdAt
+    }
+}
+
+/// `POST /v1/affiliates`.
+public struct CreateAffiliateRequest: Codable, Sendable {
+    public var workspaceId: String?
+    public var name: String
+    public var externalId: String?
+
+    public init(workspaceId: String? = nil, name: String, externalId: String? = nil) {
+        self.workspaceId = workspaceId
+        self.name = name
+        self.externalId = externalId
+    }
+}
+
+/// What an affiliate earns per payment.
+public struct CommissionRule: Codable, Sendable, Equatable {
+    /// `percent` of the customer price, or a `fixed` amount.
+    public var kind: String
+    /// 1–10000 (100.00%), for `percent`.
+    public var basisPoints: Int?
+    /// Minor units of `currency`, for `fixed`.
+    public var amount: Int64?
+    public var currency: String?
+    /// `first` payment only, payments within `months` of the first, or `lifetime`.
+    public var duration: String
+    public var months: Int?
+
+    public init(kind: String, basisPoints: Int? = nil, amount: Int64? = nil, currency: String? = nil, duration: String, months: Int? = nil) {
+        self.kind = kind
+        self.basisPoints = basisPoints
+        self.amount = amount
+        self.currency = currency
+        self.duration = duration
+        self.months = months
+    }
+}
+
+/// An affiliate program of one app: its commission rule, holding period and offer.
+public struct AffiliateProgram: Codable, Sendable, Equatable {
+    public var id: String
+    public var workspaceId: String
+    public var appId: String
+    public var name: String
+    public var commission: CommissionRule
+    /// Days a commission stays pending before it becomes payable (refunds inside it claw back before any payout).
+    public var holdDays: Int
+    /// A subscription offer code handed to referred customers.
+    public var offerCode: String?
+    /// Minutes after an affiliate click in which a deferred bind by network address matches.
+    public var deferredMinutes: Int
+    public var createdAt: String
+
+    public init(id: String, workspaceId: String, appId: String, name: String, commission: CommissionRule, holdDays: Int, offerCode: String?,
+                deferredMinutes: Int, createdAt: String) {
+        self.id = id
+        self.workspaceId = workspaceId
+        self.appId = appId
+        self.name = name
+        self.commission = commission
+        self.holdDays = holdDays
+        self.offerCode = offerCode
+        self.deferredMinutes = deferredMinutes
+        self.createdAt = createdAt
+    }
+}
+
+/// `POST /v1/affiliate-programs`.
+public struct CreateProgramRequest: Codable, Sendable {
+    public var appId: String
+    public var name: String
+    public var commission: CommissionRule
+    public var holdDays: Int?
+    public var offerCode: String?
+    public var deferredMinutes: Int?
+
+    public init(appId: String, name: String, commission: CommissionRule, holdDays: Int? = nil, offerCode: String? = nil, deferredMinutes: Int? = nil) {
+        self.appId = appId
+        self.name = name
+        self.commission = commission
+        self.holdDays = holdDays
+        self.offerCode = offerCode
+        self.deferredMinutes = deferredMinutes
+    }
+}
+
+/// A code an affiliate's audience types into the app.
+public struct AffiliateCode: Codable, Sendable, Equatable {
+    public var code: String
+    public var affiliateId: String
+    public var programId: String
+    public var createdAt: String
+
+    public init(code: String, affiliateId: String, programId: String, createdAt: String) {
+        self.code = code
+        self.affiliateId = affiliateId
+        self.programId = programId
+        self.createdAt = createdAt
+    }
+}
+
+/// `POST /v1/affiliates/{id}/codes`: a code for one program; one is made up when `code` is absent.
+public struct CreateAffiliateCodeRequest: Codable, Sendable {
+    public var programId: String
+    public var code: String?
+
+    public init(programId: String, code: String? = nil) {
+        self.programId = programId
+        self.code = code
+    }
+}
+
+/// `POST /v1/affiliates/{id}/links`: a link of the program's app that carries the affiliate.
+public struct CreateAffiliateLinkRequest: Codable, Sendable {
+    public var programId: String
+    public var path: String?
+
+    public init(programId: String, path: String? = nil) {
+        self.programId = programId
+        self.path = path
+    }
+}
+
+/// Where an app's App Store Server Notifications arrive: one per app and environment.
+public struct AppStoreSurface: Codable, Sendable, Equatable {
+    public var id: String
+    public var appId: String
+    /// `production` or `sandbox`.
+    public var environment: String
+    /// Give this to App Store Connect as the notification URL (path only; prefix it with your server).
+    public var notificationPath: String
+    /// Or forward from your own server here, HMAC-signed.
+    public var forwardingPath: String
+    public var createdAt: String
+
+    public init(id: String, appId: String, environment: String, notificationPath: String, forwardingPath: String, createdAt: String) {
+        self.id = id
+        self.appId = appId
+        self.environment = environment
+        self.notificationPath = notificationPath
+        self.forwardingPath = forwardingPath
+        self.createdAt = createdAt
+    }
+}
+
+/// `GET /v1/apps/{appId}/app-store-surfaces`.
+public struct AppStoreSurfaceList: Codable, Sendable, Equatable {
+    public var items: [AppStoreSurface]
+
+    public init(items: [AppStoreSurface]) { self.items = items }
+}
+
+/// `POST /v1/apps/{appId}/app-store-surfaces`.
+public struct CreateSurfaceRequest: Codable, Sendable {
+    public var environment: String
+
+    public init(environment: String) { self.environment = environment }
+}
+
+/// A new surface and the secret that signs forwards to it, shown once.
+public struct CreatedSurface: Codable, Sendable, Equatable {
+    public var surface: AppStoreSurface
+    public var forwardingSecret: String
+
+    public init(surface: AppStoreSurface, forwardingSecret: String) {
+        self.surface = surface
+        self.forwardingSecret = forwardingSecret
+    }
+}
+
+/// `POST /v1/app-store/bind`: a clipboard handoff (`signedClickId`) or a typed code (`refCode`).
+public struct BindRequest: Codable, Sendable {
+    public var signedClickId: String?
+    public var refCode: String?
+    public var installId: String?
+
+    public init(signedClickId: String? = nil, refCode: String? = nil, installId: String? = nil) {
+        self.signedClickId = signedClickId
+        self.refCode = refCode
+        self.installId = installId
+    }
+}
+
+/// `POST /v1/app-store/bind/deferred`: match by network address to a recent affiliate click.
+public struct DeferredBindRequest: Codable, Sendable {
+    public var surfaceId: String
+    public var installId: String?
+
+    public init(surfaceId: String, installId: String? = nil) {
+        self.surfaceId = surfaceId
+        self.installId = installId
+    }
+}
+
+/// The token the app sets on its StoreKit 2 purchase, minted here, and the program's offer code.
+public struct BindResponse: Codable, Sendable, Equatable {
+    public var appAccountToken: String
+    public var offerCode: String?
+
+    public init(appAccountToken: String, offerCode: String? = nil) {
+        self.appAccountToken = appAccountToken
+        self.offerCode = offerCode
+    }
+}
+
+/// The body Apple (or your forwarder) sends.
+public struct AppStoreNotificationRequest: Codable, Sendable {
+    public var signedPayload: String
+
+    public init(signedPayload: String) { self.signedPayload = signedPayload }
+}
+
+/// What a notification did: `ok`, `trial`, `duplicate`, `unattributed`, `ignored` or `ignored_non_production`.
+public struct AppStoreNotificationResult: Codable, Sendable, Equatable {
+    public var status: String
+    public var notificationUUID: String?
+    public var notificationType: String?
+    /// The commission accrued (or clawed back, negative), in minor units.
+    public var amount: Int64?
+    public var currency: String?
+
+    public init(status: String, notificationUUID: String? = nil, notificationType: String? = nil, amount: Int64? = nil, currency: String? = nil) {
+        self.status = status
+        self.notificationUUID = notificationUUID
+        self.notificationType = notificationType
+        self.amount = amount
+        self.currency = currency
+    }
+}
+
+/// One currency of an affiliate's balance, in minor units.
+public struct CurrencyBalance: Codable, Sendable, Equatable {
+    public var currency: String
+    /// Accrued, still inside the holding period.
+    public var pending: Int64
+    /// Past the holding period, not yet paid (negative when clawbacks exceed it).
+    public var payable: Int64
+    public var paid: Int64
+    /// From a sandbox surface: test money, never paid.
+    public var test: Bool
+
+    public init(currency: String, pending: Int64, payable: Int64, paid: Int64, test: Bool) {
+        self.currency = currency
+        self.pending = pending
+        self.payable = payable
+        self.paid = paid
+        self.test = test
+    }
+}
+
+/// `GET /v1/affiliates/{id}/balance`.
+public struct AffiliateBalance: Codable, Sendable, Equatable {
+    public var affiliateId: String
+    public var balances: [CurrencyBalance]
+
+    public init(affiliateId: String, balances: [CurrencyBalance]) {
+        self.affiliateId = affiliateId
+        self.balances = balances
+    }
+}
+
+/// One line of a posting: debit positive, credit negative.
+public struct LedgerEntry: Codable, Sendable, Equatable {
+    /// `commission_expense`, `affiliate_pending`, `affiliate_payable` or `payouts`.
+    public var account: String
+    public var amount: Int64
+
+    public init(account: String, amount: Int64) {
+        self.account = account
+        self.amount = amount
+    }
+}
+
+/// A balanced, immutable posting.
+public struct LedgerPosting: Codable, Sendable, Equatable {
+    public var id: String
+    /// `accrual`, `release`, `clawback`, `reaccrual` or `payout`.
+    public var kind: String
+    public var affiliateId: String
+    public var programId: String?
+    public var currency: String
+    public var test: Bool
+    public var notificationUUID: String?
+    public var transactionId: String?
+    public var reference: String?
+    public var createdAt: String
+    public var entries: [LedgerEntry]
+
+    public init(id: String, kind: String, affiliateId: String, programId: String?, currency: String, test: Bool, notificationUUID: String?,
+                transactionId: String?, reference: String?, createdAt: String, entries: [LedgerEntry]) {
+        self.id = id
+        self.kind = kind
+        self.affiliateId = affiliateId
+        self.programId = programId
+        self.currency = currency
+        self.test = test
+        self.notificationUUID = notificationUUID
+        self.transactionId = transactionId
+        self.reference = reference
+        self.createdAt = createdAt
+        self.entries = entries
+    }
+}
+
+/// `POST /v1/affiliates/{id}/payouts`: pay out of the payable balance (all of it when `amount` is absent).
+public struct CreatePayoutRequest: Codable, Sendable {
+    public var currency: String
+    public var amount: Int64?
+    /// Your payment reference (a transfer id).
+    public var reference: String?
+
+    public init(currency: String, amount: Int64? = nil, reference: String? = nil) {
+        self.currency = currency
+        self.amount = amount
+        self.reference = reference
+    }
+}
+
+/// A line of `GET /v1/reports/payouts`.
+public struct PayoutRow: Codable, Sendable, Equatable {
+    public var affiliateId: String
+    public var name: String
+    public var externalId: String?
+    public var currency: String
+    public var pending: Int64
+    public var payable: Int64
+    public var paid: Int64
+    public var commissions: Int
+
+    public init(affiliateId: String, name: String, externalId: String?, currency: String, pending: Int64, payable: Int64, paid: Int64, commissions: Int) {
+        self.affiliateId = affiliateId
+        self.name = name
+        self.externalId = externalId
+        self.currency = currency
+        self.pending = pending
+        self.payable = payable
+        self.paid = paid
+        self.commissions = commissions
+    }
+}
+
+/// `GET /v1/reports/payouts`: what each affiliate is owed, live money only.
+public struct PayoutReport: Codable, Sendable, Equatable {
+    public var rows: [PayoutRow]
+
+    public init(rows: [PayoutRow]) { self.rows = rows }
+}

@@ -1,0 +1,189 @@
+import AppleFormats
+import Foundation
+import LinkRunwayAPI
+import RunwayJSON
+
+/// Affiliates, programs, codes, links, App Store surfaces, balances, payouts, and checking App Store signed data.
+enum AffiliateCommands {
+    static let jsonFlag = TenancyCommands.jsonFlag
+
+    static let create = Command(["affiliate", "create"], summary: "Add an affiliate.", options: [
+        .value("--name", "name", "Name."), .value("--external-id", "id", "Your reference for them."),
+        .value("--workspace", "id", "Workspace (required with an admin key)."), jsonFlag,
+    ] + APIClient.options) { a, c in
+        let affiliate = try await APIClient(a, c).post("/v1/affiliates", CreateAffiliateRequest(workspaceId: a.value("--workspace"), name: try a.required("--name"),
+                                                                                                externalId: a.value("--external-id")), as: Affiliate.self)
+        c.output(a.flag("--json") ? try Output.json(affiliate) : "Created affiliate \(affiliate.id) (\(affiliate.name))")
+    }
+
+    static let list = Command(["affiliate", "list"], summary: "List affiliates.", options: [
+        .value("--workspace", "id", "Only this workspace's."), jsonFlag,
+    ] + APIClient.options) { a, c in
+        let path = "/v1/affiliates" + (a.value("--workspace").map { "?workspaceId=\(APIClient.escape($0))" } ?? "")
+        let affiliates = try await APIClient(a, c).all(path, as: Affiliate.self)
+        c.output(a.flag("--json") ? try Output.json(affiliates)
+                 : Output.table(["ID", "NAME", "EXTERNAL ID", "CREATED"], affiliates.map { [$0.id, $0.name, $0.externalId ?? "", $0.createdAt] }))
+    }
+
+    static let program = Command(["affiliate", "program"], summary: "Add an affiliate program to an app.", options: [
+        .value("--app", "id", "The app."), .value("--name", "name", "Name."),
+        .value("--percent", "n", "Commission: this percentage of the customer price (e.g. 30 or 12.5)."),
+        .value("--fixed", "amount", "Commission: this many minor units per payment (with --currency)."), .value("--currency", "code", "For --fixed."),
+        .value("--duration", "kind", "first, months or lifetime (default lifetime)."), .value("--months", "n", "For --duration months."),
+        .value("--hold-days", "n", "Days before a commission is payable (default 30)."), .value("--offer-code", "code", "A subscription offer code."),
+        .value("--deferred-minutes", "n", "Window for deferred binds (default 60)."), jsonFlag,
+    ] + APIClient.options) { a, c in
+        func integer(_ option: String) throws -> Int? {
+            guard let text = a.value(option) else { return nil }
+            guard let n = Int(text) else { throw UsageError("\(option) must be a whole number") }
+            return n
+        }
+        let rule: CommissionRule
+        switch (a.value("--percent"), a.value("--fixed")) {
+        case (let percent?, nil):
+            guard let value = Decimal(string: percent) else { throw UsageError("--percent must be a number") }
+            rule = CommissionRule(kind: "percent", basisPoints: NSDecimalNumber(decimal: value * 100).intValue, duration: a.value("--duration") ?? "lifetime",
+                                  months: try integer("--months"))
+        case (nil, let fixed?):
+            guard let amount = Int64(fixed) else { throw UsageError("--fixed must be a whole number of minor units") }
+            rule = CommissionRule(kind: "fixed", amount: amount, currency: try a.required("--currency"), duration: a.value("--duration") ?? "lifetime",
+                                  months: try integer("--months"))
+        default:
+            throw UsageError("give --percent or --fixed")
+        }
+        let request = CreateProgramRequest(appId: try a.required("--app"), name: try a.required("--name"), commission: rule,
+                                           holdDays: try integer("--hold-days"), offerCode: a.value("--offer-code"),
+                                           deferredMinutes: try integer("--deferred-minutes"))
+        let created = try await APIClient(a, c).post("/v1/affiliate-programs", request, as: AffiliateProgram.self)
+        c.output(a.flag("--json") ? try Output.json(created) : "Created program \(created.id) (\(created.name)), hold \(created.holdDays) days")
+    }
+
+    static let code = Command(["affiliate", "code"], summary: "Give an affiliate a code for a program.", arguments: "<affiliate-id>", options: [
+        .value("--program", "id", "The program."), .value("--code", "code", "The code (made up when absent)."), jsonFlag,
+    ] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give one affiliate id") }
+        let created = try await APIClient(a, c).post("/v1/affiliates/\(APIClient.escape(a.positionals[0]))/codes",
+                                                     CreateAffiliateCodeRequest(programId: try a.required("--program"), code: a.value("--code")),
+                                                     as: AffiliateCode.self)
+        c.output(a.flag("--json") ? try Output.json(created) : created.code)
+    }
+
+    static let link = Command(["affiliate", "link"], summary: "Make a link that carries an affiliate.", arguments: "<affiliate-id>", options: [
+        .value("--program", "id", "The program."), .value("--path", "path", "A custom path."), jsonFlag,
+    ] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give one affiliate id") }
+        let created = try await APIClient(a, c).post("/v1/affiliates/\(APIClient.escape(a.positionals[0]))/links",
+                                                     CreateAffiliateLinkRequest(programId: try a.required("--program"), path: a.value("--path")), as: Link.self)
+        c.output(a.flag("--json") ? try Output.json(created) : created.url)
+    }
+
+    static let balance = Command(["affiliate", "balance"], summary: "An affiliate's pending, payable and paid commissions.", arguments: "<affiliate-id>",
+                                 options: [jsonFlag] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give one affiliate id") }
+        let balance = try await APIClient(a, c).get("/v1/affiliates/\(APIClient.escape(a.positionals[0]))/balance", as: AffiliateBalance.self)
+        c.output(a.flag("--json") ? try Output.json(balance) : Output.table(["CURRENCY", "PENDING", "PAYABLE", "PAID", "MODE"], balance.balances.map {
+            [$0.currency, String($0.pending), String($0.payable), String($0.paid), $0.test ? "test" : "live"]
+        }))
+    }
+
+    static let payout = Command(["affiliate", "payout"], summary: "Record a payout from an affiliate's payable balance.", arguments: "<affiliate-id>", options: [
+        .value("--currency", "code", "The currency."), .value("--amount", "n", "Minor units (default: all that is payable)."),
+        .value("--reference", "text", "Your payment reference."), jsonFlag,
+    ] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give one affiliate id") }
+        let amount = try a.value("--amount").map { text -> Int64 in
+            guard let n = Int64(text) else { throw UsageError("--amount must be a whole number of minor units") }
+            return n
+        }
+        let posting = try await APIClient(a, c).post("/v1/affiliates/\(APIClient.escape(a.positionals[0]))/payouts",
+                                                     CreatePayoutRequest(currency: try a.required("--currency"), amount: amount, reference: a.value("--reference")),
+                                                     as: LedgerPosting.self)
+        c.output(a.flag("--json") ? try Output.json(posting) : "Paid \(posting.entries.first?.amount ?? 0) \(posting.currency) (\(posting.id))")
+    }
+
+    static let payoutsReport = Command(["report", "payouts"], summary: "Every affiliate's live balances, per currency.", options: [
+        .value("--workspace", "id", "The workspace (admin keys)."), .value("--currency", "code", "Only this currency."), .flag("--csv", "Print CSV."), jsonFlag,
+    ] + APIClient.options) { a, c in
+        var query: [String] = []
+        if let workspace = a.value("--workspace") { query.append("workspaceId=\(APIClient.escape(workspace))") }
+        if let currency = a.value("--currency") { query.append("currency=\(APIClient.escape(currency))") }
+        let path = "/v1/reports/payouts" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        let client = try APIClient(a, c)
+        if a.flag("--csv") { return c.output(String(decoding: try await client.raw("GET", path, accept: "text/csv"), as: UTF8.self)) }
+        let report = try await client.get(path, as: PayoutReport.self)
+        c.output(a.flag("--json") ? try Output.json(report) : Output.table(["AFFILIATE", "NAME", "CURRENCY", "PENDING", "PAYABLE", "PAID"], report.rows.map {
+            [$0.affiliateId, $0.name, $0.currency, String($0.pending), String($0.payable), String($0.paid)]
+        }))
+    }
+
+    static let surface = Command(["app-store", "surface"], summary: "Create where an app's App Store notifications arrive; prints the forwarding secret once.",
+                                 options: [.value("--app", "id", "The app."), .value("--environment", "env", "production or sandbox."), jsonFlag] + APIClient.options) { a, c in
+        let created = try await APIClient(a, c).post("/v1/apps/\(APIClient.escape(try a.required("--app")))/app-store-surfaces",
+                                                     CreateSurfaceRequest(environment: try a.required("--environment")), as: CreatedSurface.self)
+        c.output(a.flag("--json") ? try Output.json(created) : """
+            Surface \(created.surface.id) (\(created.surface.environment))
+            App Store Connect notification URL: <your server>\(created.surface.notificationPath)
+            Forwarding URL: <your server>\(created.surface.forwardingPath)
+            Forwarding secret (shown only now): \(created.forwardingSecret)
+            """)
+    }
+
+    /// What `verify app-store` prints.
+    struct Verdict: Encodable {
+        let valid: Bool
+        var status: String
+        var reason: String?
+        var payload: JSONValue?
+    }
+
+    static let verify = Command(["verify", "app-store"], summary: "Check App Store signed data (a notification or a transaction) offline.",
+                                arguments: "<file>", options: [
+        .value("--bundle-id", "id", "The app's bundle id (required)."),
+        .value("--environment", "env", "Production, Sandbox or Xcode (required)."),
+        .value("--app-apple-id", "id", "The app's Apple id (checked in Production)."),
+        .value("--root", "file", "The root certificate, DER or PEM (default LINKRUNWAY_APP_STORE_ROOT)."),
+        .value("--at", "unix", "Check at this time when the payload has no signedDate (default now)."),
+    ], details: """
+        The file holds a JWS, or a JSON body {"signedPayload": …}. A notification (it has notificationType) is checked as
+        one; anything else as a signed transaction. Prints {valid, status, reason, payload}; exits 1 when not valid.
+        """) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give one file") }
+        guard let environment = AppStoreVerifier.Environment(rawValue: try a.required("--environment")) else {
+            throw UsageError("--environment must be Production, Sandbox or Xcode")
+        }
+        let bundleId = try a.required("--bundle-id")
+        let appAppleId = try a.value("--app-apple-id").map { text -> Int64 in
+            guard let n = Int64(text) else { throw UsageError("--app-apple-id must be a number") }
+            return n
+        }
+        let now = try a.value("--at").map { text -> Date in
+            guard let seconds = Double(text) else { throw UsageError("--at must be unix seconds") }
+            return Date(timeIntervalSince1970: seconds)
+        } ?? Date()
+        guard let rootPath = a.value("--root") ?? c.environment["LINKRUNWAY_APP_STORE_ROOT"] else {
+            throw UsageError("give --root or set LINKRUNWAY_APP_STORE_ROOT")
+        }
+        guard let rootData = FileManager.default.contents(atPath: rootPath), let root = AppStoreVerifier.certificate(file: Array(rootData)) else {
+            throw CommandFailure("\(rootPath) is not a certificate")
+        }
+        guard let data = FileManager.default.contents(atPath: a.positionals[0]) else { throw CommandFailure("cannot read \(a.positionals[0])") }
+        var text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if let body = try? JSONParser().parse(text), let signed = body["signedPayload"]?.stringValue { text = signed }
+        let verifier = AppStoreVerifier(root: root)
+        let isNotification = (try? CompactJWS.parse(text))?.payload["notificationType"] != nil
+        var verdict: Verdict
+        if isNotification {
+            switch verifier.verifyNotification(text, bundleId: bundleId, appAppleId: appAppleId, environment: environment, now: now) {
+            case .success: verdict = Verdict(valid: true, status: "VALID", payload: (try? CompactJWS.parse(text))?.payload)
+            case .failure(let failure): verdict = Verdict(valid: false, status: failure.status, reason: failure.description)
+            }
+        } else {
+            switch verifier.verifyTransaction(text, bundleId: bundleId, environment: environment, now: now) {
+            case .success: verdict = Verdict(valid: true, status: "VALID", payload: (try? CompactJWS.parse(text))?.payload)
+            case .failure(let failure): verdict = Verdict(valid: false, status: failure.status, reason: failure.description)
+            }
+        }
+        c.output(try Output.json(verdict))
+        if !verdict.valid { throw CommandFailure("the signed data does not verify (\(verdict.status))") }
+    }
+}

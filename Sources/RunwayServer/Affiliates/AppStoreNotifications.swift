@@ -1,0 +1,232 @@
+import AppleFormats
+import Foundation
+import LinkRunwayAPI
+import RunwayCrypto
+import RunwayHTTP
+import RunwayJSON
+import RunwayStore
+
+/// App Store Server Notifications v2, straight from Apple or forwarded (HMAC-signed) by the app owner's server:
+/// verified to the configured Apple root, processed once per notification UUID, and posted to the ledger in the same
+/// transaction that records the UUID.
+enum AppStoreNotifications {
+    static let paymentTypes: Set<String> = ["SUBSCRIBED", "DID_RENEW", "OFFER_REDEEMED", "ONE_TIME_CHARGE"]
+    static let reversalTypes: Set<String> = ["REFUND", "REVOKE"]
+    static let maxSkewSeconds: Int64 = 300
+
+    static func routes(_ services: ServerServices) -> [Route] {
+        services.metrics.declareCounter("linkrunway_app_store_notifications_total", help: "App Store notifications, by status.")
+        return [
+            Route(method: .POST, pattern: "/v1/app-store/notifications/{surfaceId}", operation: Operation(
+                id: "receiveAppStoreNotification", summary: "App Store Server Notifications v2, as Apple sends them",
+                tag: "Affiliates", access: .open, requestSchema: "AppStoreNotificationRequest",
+                responses: [.json(200, "AppStoreNotificationResult", "Processed: ok, trial, duplicate, unattributed, ignored or ignored_non_production.")],
+                maxBodyBytes: 256 * 1024, errors: [400, 404, 503])
+            ) { request, context in
+                try .json(try await receive(request.body, surfaceId: try context.parameter("surfaceId"), services: services))
+            },
+
+            Route(method: .POST, pattern: "/v1/app-store/assn/{surfaceId}", operation: Operation(
+                id: "forwardAppStoreNotification",
+                summary: "A notification forwarded by your server: x-ea-timestamp (unix seconds) and x-ea-signature (sha256=<hex HMAC>)",
+                tag: "Affiliates", access: .open, requestSchema: "AppStoreNotificationRequest",
+                responses: [.json(200, "AppStoreNotificationResult", "Processed: ok, trial, duplicate, unattributed, ignored or ignored_non_production.")],
+                maxBodyBytes: 256 * 1024, errors: [400, 401, 404, 503])
+            ) { request, context in
+                let surfaceId = try context.parameter("surfaceId")
+                try checkForwardingSignature(request, surfaceId: surfaceId, services: services)
+                return try .json(try await receive(request.body, surfaceId: surfaceId, services: services))
+            },
+        ]
+    }
+
+    /// `sha256=<hex HMAC-SHA256 of "<timestamp>." + body>` under the surface's secret, within 300 s of now.
+    static func checkForwardingSignature(_ request: HTTPRequest, surfaceId: String, services: ServerServices) throws {
+        guard let stamp = request.headers["x-ea-timestamp"], let seconds = Int64(stamp),
+              abs(seconds - Int64(services.clock.now().timeIntervalSince1970)) <= maxSkewSeconds else {
+            throw HTTPError.unauthorized(ErrorCode.invalidSignature, "x-ea-timestamp is missing or more than 300 s from now")
+        }
+        guard let header = request.headers["x-ea-signature"], header.hasPrefix("sha256="),
+              let given = ByteEncoding.fromHex(String(header.dropFirst("sha256=".count))) else {
+            throw HTTPError.unauthorized(ErrorCode.invalidSignature, "x-ea-signature must be sha256=<hex>")
+        }
+        let secret = AppStoreBinding.forwardingSecret(surfaceId: surfaceId, services.secrets)
+        let expected = Digest.hmacSHA256(key: Array(secret.utf8), message: Array("\(stamp).".utf8) + request.body)
+        guard ConstantTime.equal(given, expected) else {
+            throw HTTPError.unauthorized(ErrorCode.invalidSignature, "x-ea-signature does not match this surface's secret")
+        }
+    }
+
+    struct Surface {
+        let id: String
+        let app: App
+        let environment: AppStoreVerifier.Environment
+        var test: Bool { environment != .production }
+    }
+
+    static func receive(_ body: [UInt8], surfaceId: String, services: ServerServices) async throws -> AppStoreNotificationResult {
+        let result = try await process(body, surfaceId: surfaceId, services: services)
+        services.metrics.increment("linkrunway_app_store_notifications_total", labels: [("status", result.status)])
+        return result
+    }
+
+    static func process(_ body: [UInt8], surfaceId: String, services: ServerServices) async throws -> AppStoreNotificationResult {
+        guard let row = try await services.store.read({ db in
+            try db.first("SELECT app_id, environment FROM app_store_surfaces WHERE id = \(surfaceId)")
+        }), let app = try await services.links.app(id: try row.string("app_id")) else {
+            throw HTTPError.notFound(ErrorCode.notFound, "no App Store surface \(surfaceId)")
+        }
+        let surface = Surface(id: surfaceId, app: app, environment: try row.string("environment") == "production" ? .production : .sandbox)
+        guard let verifier = services.appStoreVerifier else {
+            throw HTTPError.unavailable(ErrorCode.appStoreUnconfigured, "this server has no Apple root for App Store data (LINKRUNWAY_APP_STORE_ROOT)")
+        }
+        let request: AppStoreNotificationRequest
+        do {
+            request = try StrictJSONDecoder().decode(AppStoreNotificationRequest.self, from: body)
+        } catch {
+            throw HTTPError.badRequest(ErrorCode.appStoreInvalid, "the body must be {\"signedPayload\": \"<JWS>\"}: \(error)", field: "signedPayload")
+        }
+        let notification: AppStoreNotification
+        switch verifier.verifyNotification(request.signedPayload, bundleId: app.bundleId, appAppleId: app.appStoreId.flatMap { Int64($0) },
+                                           environment: surface.environment, now: services.clock.now()) {
+        case .success(let (decoded, _)):
+            notification = decoded
+        case .failure(.invalidEnvironment(let why)) where surface.environment == .production:
+            // A sandbox purchase reached a production app: expected while testing, never money.
+            return try await record(surfaceId: surfaceId, uuidFrom: request.signedPayload, status: "ignored_non_production", detail: why, services: services)
+        case .failure(let failure):
+            throw HTTPError.badRequest(ErrorCode.appStoreInvalid, "\(failure.status): \(failure)", field: "signedPayload")
+        }
+        var transaction: AppStoreTransaction?
+        if paymentTypes.contains(notification.notificationType) || reversalTypes.contains(notification.notificationType)
+            || notification.notificationType == "REFUND_REVERSED" {
+            guard let signed = notification.signedTransactionInfo else {
+                throw HTTPError.badRequest(ErrorCode.appStoreInvalid, "a \(notification.notificationType) notification needs signedTransactionInfo", field: "signedPayload")
+            }
+            switch verifier.verifyTransaction(signed, bundleId: app.bundleId, environment: surface.environment, now: services.clock.now()) {
+            case .success(let decoded) where decoded.transactionId != nil: transaction = decoded
+            case .success: throw HTTPError.badRequest(ErrorCode.appStoreInvalid, "the transaction has no transactionId", field: "signedPayload")
+            case .failure(let failure):
+                throw HTTPError.badRequest(ErrorCode.appStoreInvalid, "signedTransactionInfo \(failure.status): \(failure)", field: "signedPayload")
+            }
+        }
+        let now = services.clock.nowMilliseconds()
+        let handled = transaction
+        return try await services.store.write { db in
+            try apply(db, notification: notification, transaction: handled, surface: surface, now: now)
+        }
+    }
+
+    /// Records a notification that needs no ledger work (and is not verified as the surface's).
+    static func record(surfaceId: String, uuidFrom jws: String, status: String, detail: String, services: ServerServices) async throws -> AppStoreNotificationResult {
+        let payload = (try? CompactJWS.parse(jws))?.payload
+        let uuid = payload?["notificationUUID"]?.stringValue ?? "unknown"
+        let type = payload?["notificationType"]?.stringValue ?? "UNKNOWN"
+        let now = services.clock.nowMilliseconds()
+        let first = try await services.store.write { db in
+            try db.execute("""
+                INSERT INTO app_store_notifications (surface_id, notification_uuid, notification_type, status, received_at)
+                VALUES (\(surfaceId), \(String(uuid.prefix(64))), \(String(type.prefix(64))), \(status), \(now))
+                ON CONFLICT (surface_id, notification_uuid) DO NOTHING
+                """) == 1
+        }
+        return AppStoreNotificationResult(status: first ? status : "duplicate", notificationUUID: uuid, notificationType: type)
+    }
+
+    /// Claims the UUID, then posts what the notification means, all in one transaction.
+    static func apply(_ db: any SQLExecutor, notification: AppStoreNotification, transaction: AppStoreTransaction?, surface: Surface,
+                      now: Int64) throws -> AppStoreNotificationResult {
+        let uuid = notification.notificationUUID, type = notification.notificationType
+        var result = AppStoreNotificationResult(status: "ignored", notificationUUID: uuid, notificationType: type)
+        guard try db.execute("""
+            INSERT INTO app_store_notifications (surface_id, notification_uuid, notification_type, subtype, status, transaction_id, received_at)
+            VALUES (\(surface.id), \(uuid), \(type), \(notification.subtype), 'processing', \(transaction?.transactionId), \(now))
+            ON CONFLICT (surface_id, notification_uuid) DO NOTHING
+            """) == 1 else {
+            result.status = "duplicate"
+            return result
+        }
+        if let transaction, let transactionId = transaction.transactionId {
+            // The token the app set at purchase, minted by a bind of this app.
+            let binding = try transaction.appAccountToken.flatMap { token in
+                try db.first("""
+                    SELECT t.affiliate_id, t.program_id, p.commission, p.hold_days FROM app_account_tokens t
+                    JOIN affiliate_programs p ON p.id = t.program_id WHERE t.token = \(token) AND t.app_id = \(surface.app.id)
+                    """)
+            }
+            if let binding, let token = transaction.appAccountToken {
+                let programId = try binding.string("program_id"), affiliateId = try binding.string("affiliate_id")
+                let original = transaction.originalTransactionId ?? transactionId
+                if paymentTypes.contains(type) {
+                    result = try accrue(db, transaction: transaction, transactionId: transactionId, original: original, token: token,
+                                        affiliateId: affiliateId, programId: programId, rule: try CommissionRules.decode(try binding.string("commission")),
+                                        holdDays: Int(try binding.int("hold_days")), surface: surface, uuid: uuid, now: now, result: result)
+                } else if reversalTypes.contains(type) {
+                    let clawed = try Ledger.clawBack(db, programId: programId, transactionId: transactionId, notificationUUID: uuid, now: now)
+                    result.status = "ok"
+                    if let (currency, amount) = clawed.first { (result.currency, result.amount) = (currency, -amount) }
+                } else if type == "REFUND_REVERSED" {
+                    result = try reaccrue(db, transactionId: transactionId, programId: programId, surface: surface, uuid: uuid, now: now, result: result)
+                }
+            } else {
+                result.status = "unattributed"
+            }
+        }
+        try db.execute("UPDATE app_store_notifications SET status = \(result.status) WHERE surface_id = \(surface.id) AND notification_uuid = \(uuid)")
+        return result
+    }
+
+    static func accrue(_ db: any SQLExecutor, transaction: AppStoreTransaction, transactionId: String, original: String, token: String,
+                       affiliateId: String, programId: String, rule: CommissionRule, holdDays: Int, surface: Surface, uuid: String, now: Int64,
+                       result: AppStoreNotificationResult) throws -> AppStoreNotificationResult {
+        var result = result
+        if transaction.isFreeTrial {
+            result.status = "trial"
+            return result
+        }
+        // One commission per transaction, however many notifications mention it.
+        if try db.first("SELECT 1 AS one FROM commissions WHERE program_id = \(programId) AND transaction_id = \(transactionId) LIMIT 1") != nil {
+            result.status = "duplicate"
+            return result
+        }
+        let purchaseDate = transaction.purchaseDate ?? now
+        guard try CommissionRules.earns(rule, db, programId: programId, originalTransactionId: original, purchaseDate: purchaseDate),
+              let price = transaction.price, let currency = transaction.currency, price > 0 else {
+            result.status = "ok"
+            result.amount = 0
+            return result
+        }
+        let (amount, commissionCurrency) = CommissionRules.amount(rule, price: price, currency: currency)
+        try Ledger.accrue(db, Ledger.Commission(workspaceId: surface.app.workspaceId, affiliateId: affiliateId, programId: programId, token: token,
+                                                transactionId: transactionId, originalTransactionId: original, purchaseDate: purchaseDate,
+                                                currency: commissionCurrency, amount: amount, holdDays: holdDays, test: surface.test),
+                          notificationUUID: uuid, now: now)
+        result.status = "ok"
+        result.amount = amount
+        result.currency = commissionCurrency
+        return result
+    }
+
+    /// A refund Apple reversed: the clawed-back commissions accrue again, with a new holding period.
+    static func reaccrue(_ db: any SQLExecutor, transactionId: String, programId: String, surface: Surface, uuid: String, now: Int64,
+                         result: AppStoreNotificationResult) throws -> AppStoreNotificationResult {
+        var result = result
+        result.status = "ok"
+        let live = try db.first("SELECT 1 AS one FROM commissions WHERE program_id = \(programId) AND transaction_id = \(transactionId) AND status <> 'reversed'")
+        guard live == nil, let row = try db.first("""
+            SELECT c.workspace_id, c.affiliate_id, c.app_account_token, c.original_transaction_id, c.purchase_date, c.currency, c.amount, c.test,
+                   p.hold_days FROM commissions c JOIN affiliate_programs p ON p.id = c.program_id
+            WHERE c.program_id = \(programId) AND c.transaction_id = \(transactionId) AND c.status = 'reversed' ORDER BY c.created_at DESC LIMIT 1
+            """) else { return result }
+        let amount = try row.int("amount"), currency = try row.string("currency")
+        try Ledger.accrue(db, Ledger.Commission(workspaceId: try row.string("workspace_id"), affiliateId: try row.string("affiliate_id"),
+                                                programId: programId, token: try row.string("app_account_token"), transactionId: transactionId,
+                                                originalTransactionId: try row.string("original_transaction_id"),
+                                                purchaseDate: try row.int("purchase_date"), currency: currency, amount: amount,
+                                                holdDays: Int(try row.int("hold_days")), test: try row.bool("test")),
+                          kind: "reaccrual", notificationUUID: uuid, now: now)
+        result.amount = amount
+        result.currency = currency
+        return result
+    }
+}
