@@ -189,11 +189,14 @@ public struct BindRequest: Codable, Sendable {
     public var signedClickId: String?
     public var refCode: String?
     public var installId: String?
+    /// An App Attest token; required when the app requires attestation.
+    public var attestation: String?
 
-    public init(signedClickId: String? = nil, refCode: String? = nil, installId: String? = nil) {
+    public init(signedClickId: String? = nil, refCode: String? = nil, installId: String? = nil, attestation: String? = nil) {
         self.signedClickId = signedClickId
         self.refCode = refCode
         self.installId = installId
+        self.attestation = attestation
     }
 }
 
@@ -201,10 +204,13 @@ public struct BindRequest: Codable, Sendable {
 public struct DeferredBindRequest: Codable, Sendable {
     public var surfaceId: String
     public var installId: String?
+    /// An App Attest token; required when the app requires attestation.
+    public var attestation: String?
 
-    public init(surfaceId: String, installId: String? = nil) {
+    public init(surfaceId: String, installId: String? = nil, attestation: String? = nil) {
         self.surfaceId = surfaceId
         self.installId = installId
+        self.attestation = attestation
     }
 }
 

@@ -61,6 +61,7 @@ enum AppStoreBinding {
                     throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "needs an app's publishable key")
                 }
                 let installId = try ClientLinkRoutes.installID(body.installId, field: "installId")
+                let attested = try attestation(body.attestation, app: app, installId: installId, services: services)
                 let now = services.clock.nowMilliseconds()
                 switch (body.signedClickId, body.refCode) {
                 case (let signed?, nil):
@@ -79,7 +80,7 @@ enum AppStoreBinding {
                         }
                         return try mint(db, app: app, affiliateId: try row.string("affiliate_id"), programId: try row.string("program_id"),
                                         offerCode: try row.optionalString("offer_code"), method: "click", clickToken: click.clickToken,
-                                        installId: installId, now: now)
+                                        installId: installId, attested: attested, now: now)
                     }
                     return try .json(binding)
                 case (nil, let text?):
@@ -92,7 +93,8 @@ enum AppStoreBinding {
                             throw HTTPError.notFound(ErrorCode.unknownCode, "no affiliate program of this app has the code \(code)")
                         }
                         return try mint(db, app: app, affiliateId: try row.string("affiliate_id"), programId: try row.string("program_id"),
-                                        offerCode: try row.optionalString("offer_code"), method: "code", clickToken: nil, installId: installId, now: now)
+                                        offerCode: try row.optionalString("offer_code"), method: "code", clickToken: nil, installId: installId,
+                                        attested: attested, now: now)
                     }
                     return try .json(binding)
                 default:
@@ -116,6 +118,7 @@ enum AppStoreBinding {
                     throw HTTPError.notFound(ErrorCode.notFound, "no App Store surface \(body.surfaceId) of this app")
                 }
                 let installId = try ClientLinkRoutes.installID(body.installId, field: "installId")
+                let attested = try attestation(body.attestation, app: app, installId: installId, services: services)
                 let now = services.clock.nowMilliseconds()
                 guard let address = request.remoteAddress else { throw HTTPError.notFound(ErrorCode.noMatch, "no recent affiliate click matches") }
                 // The longest window any program of the app allows, over the day keys it reaches into.
@@ -137,7 +140,7 @@ enum AppStoreBinding {
                             """), try row.int("created_at") >= now - (try row.int("deferred_minutes")) * Matcher.minute {
                             return try mint(db, app: app, affiliateId: try row.string("affiliate_id"), programId: try row.string("program_id"),
                                             offerCode: try row.optionalString("offer_code"), method: "deferred", clickToken: try row.string("token"),
-                                            installId: installId, now: now)
+                                            installId: installId, attested: attested, now: now)
                         }
                     }
                     throw HTTPError.notFound(ErrorCode.noMatch, "no recent affiliate click matches")
@@ -147,13 +150,25 @@ enum AppStoreBinding {
         ]
     }
 
+    /// Whether the bind carries a valid App Attest token; an app that requires one refuses binds without it (403), so
+    /// unattested traffic earns no commission.
+    static func attestation(_ token: String?, app: App, installId: String?, services: ServerServices) throws -> Bool {
+        let attested = app.attestation.policy != "off"
+            && AttestationToken.attests(token, appId: app.id, installId: installId, secrets: services.secrets, now: services.clock.now())
+        if app.attestation.policy == "required", !attested {
+            services.metrics.increment("linkrunway_unattested_total", labels: [("kind", "bind")])
+            throw HTTPError.forbidden(ErrorCode.attestationRequired, "this app requires App Attest: attest, then send the token as attestation")
+        }
+        return attested
+    }
+
     /// A new random UUID, tied to the affiliate and program.
     static func mint(_ db: any SQLExecutor, app: App, affiliateId: String, programId: String, offerCode: String?, method: String,
-                     clickToken: String?, installId: String?, now: Int64) throws -> BindResponse {
+                     clickToken: String?, installId: String?, attested: Bool, now: Int64) throws -> BindResponse {
         let token = UUID().uuidString.lowercased()
         try db.execute("""
-            INSERT INTO app_account_tokens (token, workspace_id, app_id, affiliate_id, program_id, method, click_token, install_id, created_at)
-            VALUES (\(token), \(app.workspaceId), \(app.id), \(affiliateId), \(programId), \(method), \(clickToken), \(installId), \(now))
+            INSERT INTO app_account_tokens (token, workspace_id, app_id, affiliate_id, program_id, method, click_token, install_id, attested, created_at)
+            VALUES (\(token), \(app.workspaceId), \(app.id), \(affiliateId), \(programId), \(method), \(clickToken), \(installId), \(attested), \(now))
             """)
         return BindResponse(appAccountToken: token, offerCode: offerCode)
     }

@@ -67,10 +67,12 @@ extension Schemas {
                 ("signedClickId", orNull(S.string("From an affiliate link.", maxLength: 1024))),
                 ("refCode", orNull(S.string("An affiliate's code.", maxLength: 64))),
                 ("installId", orNull(S.string("The SDK's install id.", pattern: "^[0-9A-Za-z-]{1,64}$"))),
+                ("attestation", orNull(S.string("An App Attest token.", maxLength: 1024))),
             ], required: [])),
             ("DeferredBindRequest", S.object([
                 ("surfaceId", S.string("The app's App Store surface.", minLength: 1)),
                 ("installId", orNull(S.string("The SDK's install id.", pattern: "^[0-9A-Za-z-]{1,64}$"))),
+                ("attestation", orNull(S.string("An App Attest token.", maxLength: 1024))),
             ], required: ["surfaceId"])),
             ("BindResponse", S.object([
                 ("appAccountToken", S.string("A UUID to set on the StoreKit 2 purchase.", format: "uuid")), ("offerCode", text("The program's offer.")),

@@ -191,6 +191,7 @@ public enum Schema {
             method TEXT NOT NULL,
             click_token TEXT,
             install_id TEXT,
+            attested BIGINT NOT NULL,
             created_at BIGINT NOT NULL
         );
         CREATE TABLE app_store_notifications (

@@ -241,6 +241,19 @@ struct AffiliateAPITests {
 
         w.clock.advance(seconds: 8 * 86_400)
         #expect(await w.client.post("/v1/app-store/bind", json: #"{"signedClickId":"\#(clicked)"}"#).errorCode == "invalid_click", "expired after 7 days")
+
+        // An app that requires App Attest binds only attested installs, so unattested traffic earns nothing.
+        _ = try await w.server.admin.send("PATCH", "/v1/apps/\(w.app.id)", body: Array(#"{"attestation":{"policy":"required","environments":["production"]}}"#.utf8))
+            .decoded(App.self)
+        w.server.services.links.forget(appId: w.app.id)
+        #expect(await w.client.post("/v1/app-store/bind", json: #"{"refCode":"ALICE"}"#).errorCode == "attestation_required")
+        let expiry = Int64(w.clock.now.timeIntervalSince1970) + 600
+        let token = AttestationToken(appId: w.app.id, installId: "inst-9", keyId: "k", environment: "production", expiresAt: expiry).signed(w.server.services.secrets)
+        let attested = try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"ALICE","installId":"inst-9","attestation":"\#(token)"}"#)
+            .decoded(BindResponse.self)
+        #expect(try await w.server.store.read { try $0.first("SELECT attested FROM app_account_tokens WHERE token = \(attested.appAccountToken)")!.bool("attested") })
+        #expect(await w.client.post("/v1/app-store/bind", json: #"{"refCode":"ALICE","installId":"other","attestation":"\#(token)"}"#).errorCode
+                == "attestation_required", "the token is bound to its install")
         await w.server.stop()
     }
 
