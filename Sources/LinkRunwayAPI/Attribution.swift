@@ -175,10 +175,12 @@ public struct EventRequest: Codable, Sendable {
     public var appId: String?
     /// An App Attest token, while the app holds one.
     public var attestation: String?
+    /// The click token of the link that last opened the app (recorded with the event).
+    public var clickToken: String?
 
     public init(eventId: String, type: String, name: String? = nil, userId: String? = nil, installId: String, timestamp: String,
                 amount: Int64? = nil, currency: String? = nil, properties: [String: JSONLiteral]? = nil, appId: String? = nil,
-                attestation: String? = nil) {
+                attestation: String? = nil, clickToken: String? = nil) {
         self.eventId = eventId
         self.type = type
         self.name = name
@@ -190,6 +192,7 @@ public struct EventRequest: Codable, Sendable {
         self.properties = properties
         self.appId = appId
         self.attestation = attestation
+        self.clickToken = clickToken
     }
 }
 

@@ -102,6 +102,7 @@ enum EventRoutes {
         let currency: String?
         let properties: String?
         let attestation: String?
+        let clickToken: String?
 
         init(_ event: EventRequest, principal: Principal, services: ServerServices) throws {
             guard (1...64).contains(event.eventId.utf8.count), event.eventId.utf8.allSatisfy({ b in
@@ -174,6 +175,10 @@ enum EventRoutes {
             eventId = event.eventId
             type = event.type
             attestation = event.attestation
+            if let token = event.clickToken, token.isEmpty || token.utf8.count > 64 || !token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) {
+                throw HTTPError.invalidField("clickToken", "must be a click token, at most 64 visible characters")
+            }
+            clickToken = event.clickToken
         }
     }
 
@@ -229,11 +234,11 @@ final class EventWriter {
         try db.execute("""
             INSERT INTO events (app_id, event_id, workspace_id, install_id, type, name, user_id, occurred_at, amount, currency, properties,
                                 attested, method, link_id, campaign, channel, feature, source, received_at, apple_ads_campaign_id,
-                                apple_ads_ad_group_id, apple_ads_keyword_id)
+                                apple_ads_ad_group_id, apple_ads_keyword_id, click_token)
             VALUES (\(app.id), \(event.eventId), \(app.workspaceId), \(event.installId), \(event.type), \(event.name), \(event.userId),
                     \(event.occurredAt), \(event.amount), \(event.currency), \(event.properties), \(attested), \(attribution.method),
                     \(attribution.linkId), \(attribution.campaign), \(attribution.channel), \(attribution.feature), \(attribution.source), \(now),
-                    \(attribution.appleAdsCampaignId), \(attribution.appleAdsAdGroupId), \(attribution.appleAdsKeywordId))
+                    \(attribution.appleAdsCampaignId), \(attribution.appleAdsAdGroupId), \(attribution.appleAdsKeywordId), \(event.clickToken))
             """)
         let listening: [Webhooks.Subscription]
         if let cached = subscriptions[app.workspaceId] { listening = cached } else {

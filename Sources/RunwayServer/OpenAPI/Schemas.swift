@@ -205,6 +205,7 @@ enum Schemas {
                 ("properties", orNull(properties)),
                 ("appId", orNull(S.string("Required with a server key."))),
                 ("attestation", orNull(attestationToken)),
+                ("clickToken", orNull(S.string("The click token of the link that last opened the app.", maxLength: 64))),
             ], required: ["eventId", "type", "installId", "timestamp"])),
             ("EventAttribution", attribution),
             ("EventResult", S.object([

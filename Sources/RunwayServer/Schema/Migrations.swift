@@ -136,6 +136,7 @@ public enum Schema {
                   postgres: postbacksSQL(blob: "BYTEA", partitioning: " PARTITION BY RANGE (received_at)",
                                          defaults: "CREATE TABLE postbacks_default PARTITION OF postbacks DEFAULT;")),
         Migration(id: "0008_affiliates", sql: affiliatesSQL),
+        Migration(id: "0009_event_click_tokens", sql: "ALTER TABLE events ADD COLUMN click_token TEXT;"),
     ]
 
     /// Affiliates, their programs, codes and links; App Store notification surfaces; the appAccountTokens minted at

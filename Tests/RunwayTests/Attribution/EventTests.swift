@@ -57,6 +57,12 @@ struct EventTests {
         #expect(await client.post("/v1/events", json: Self.event("i2", type: "INSTALL", install: "fresh")).errorCode == "duplicate_install")
         #expect(await client.post("/v1/events", json: Self.event("i1", type: "INSTALL", install: "fresh")).status == 200)
         #expect(try await MatchingTests.match(w, install: "fresh").method == "unmatched")
+        // The click token of the link that last opened the app is recorded with the event.
+        _ = try await client.post("/v1/events", json: #"{"eventId":"c1","type":"OPEN","installId":"fresh","timestamp":"2026-01-01T00:00:00Z","clickToken":"tok-123"}"#)
+            .decoded(EventResult.self, status: 201)
+        #expect(try await w.server.store.read { try $0.first("SELECT click_token FROM events WHERE event_id = 'c1'")!.optionalString("click_token") } == "tok-123")
+        #expect(await client.post("/v1/events", json: #"{"eventId":"c2","type":"OPEN","installId":"fresh","timestamp":"2026-01-01T00:00:00Z","clickToken":"a b"}"#)
+            .errorField == "clickToken")
         await w.server.stop()
     }
 
