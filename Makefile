@@ -20,6 +20,9 @@ test: deps
 	$(SWIFT) build --build-tests
 	# A hung test fails the run after 20 minutes instead of holding CI.
 	bash scripts/with-postgres.sh timeout 1200 $(SWIFT) test --skip-build
+	# The SDK package's own suite (stubbed network, fakes of Apple's frameworks).
+	$(SWIFT) build --package-path sdk --build-tests
+	timeout 600 $(SWIFT) test --package-path sdk --skip-build
 	# The parsers of Apple's formats under libFuzzer and AddressSanitizer, for a bounded time (FUZZ_SECONDS, default 30).
 	timeout 600 bash scripts/fuzz.sh
 
@@ -31,4 +34,4 @@ bench: build
 	bash scripts/with-postgres.sh bash bench/run.sh
 
 clean:
-	rm -rf .build
+	rm -rf .build sdk/.build

@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "linkrunway", targets: ["linkrunway"]),
     ],
+    // The SDK is its own package (iOS, tvOS and macOS, no dependencies); the server's tests drive it end to end.
+    dependencies: [.package(path: "sdk")],
     targets: [
         // C libraries from Debian; only one wrapper target imports each.
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
@@ -15,7 +17,7 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
-        // Wire types shared by the server, the CLI and (later) the SDK. No C modules below this line's graph.
+        // Wire types shared by the server and the CLI. No C modules below this line's graph.
         .target(name: "LinkRunwayAPI"),
         // Strict JSON parsing and decoding of outside input.
         .target(name: "RunwayJSON"),
@@ -43,7 +45,7 @@ let package = Package(
 
         .testTarget(name: "RunwayTests", dependencies: [
             "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
-            "RunwayHTTPServer", "RunwayQR", "RunwayServer", "RunwayCLI", "linkrunway",
+            "RunwayHTTPServer", "RunwayQR", "RunwayServer", "RunwayCLI", "linkrunway", .product(name: "LinkRunway", package: "sdk"),
         ]),
     ],
     swiftLanguageModes: [.v6]

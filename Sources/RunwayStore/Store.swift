@@ -29,6 +29,7 @@ public protocol Store: Sendable {
     /// Runs `body` on a reader connection (a consistent snapshot).
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T
     /// Runs `body` inside a group-committed write transaction; returns after the commit.
+    @discardableResult
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T
     /// Applies the migrations not yet recorded, in order, each in its own transaction; returns the ids applied.
     func migrate(_ migrations: [Migration]) async throws -> [String]

@@ -74,6 +74,7 @@ public final class ThreadedStore: Store, @unchecked Sendable {
         }
     }
 
+    @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let box = ResultBox<T>()
@@ -327,6 +328,7 @@ extension EngineBackedStore {
         try await engine.read(body)
     }
 
+    @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T {
         try await engine.write(body)
     }

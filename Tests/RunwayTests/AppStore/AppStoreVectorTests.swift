@@ -110,5 +110,5 @@ enum AppStoreVectors {
 
     nonisolated(unsafe) static let cases: [[String: Any]] = json("expected.json")["cases"] as? [[String: Any]] ?? []
     nonisolated(unsafe) static let chainCases: [[String: Any]] = json("apple-library-mock/chain-cases.json")["cases"] as? [[String: Any]] ?? []
-    nonisolated(unsafe) static let chainCertificates: [String: String] = json("apple-library-mock/chain-cases.json")["certs_base64_der"] as? [String: String] ?? [:]
+    static let chainCertificates: [String: String] = json("apple-library-mock/chain-cases.json")["certs_base64_der"] as? [String: String] ?? [:]
 }

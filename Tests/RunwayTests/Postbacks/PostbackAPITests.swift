@@ -157,7 +157,7 @@ struct PostbackAPITests {
         #expect(try await dispatcher.sendDue() == 0, "an invalid postback is not forwarded")
 
         let valid = try PostbackVectors.bytes("skadnetwork/postbacks/com.example-2.1.json")
-        let receipt = try await Self.post(w, Self.skadPath, valid, host: "127.0.0.1:8080")
+        let receipt = await Self.post(w, Self.skadPath, valid, host: "127.0.0.1:8080")
         #expect(try receipt.decoded(PostbackReceipt.self).status == "valid")
         #expect(try await dispatcher.sendDue() == 1)
         #expect(try await dispatcher.sendDue() == 1, "the partner failed once; the retry is due at once here")

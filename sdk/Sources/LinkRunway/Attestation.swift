@@ -1,0 +1,156 @@
+import Foundation
+
+extension LinkRunway {
+    /// The key's state between launches.
+    enum KeyState: String {
+        /// Made, not yet attested by Apple (an Apple outage left it so).
+        case generated
+        /// Attested by Apple and sent to the server, with no answer yet: assert next time.
+        case sent
+        /// Registered with the server.
+        case registered
+    }
+
+    static let firstWait: Double = 300
+    static let longestWait: Double = 300 * 64
+
+    /// Proves with App Attest that this is the genuine app, and keeps the token the server returns for events. Never
+    /// throws: without a token, events go out unattested. Without consent the app id is remembered for later.
+    public func attest(appId: String) async {
+        attestAppId = appId
+        guard (try? gate()) ?? nil != nil else { return }
+        if let running = attestTask { return await running.value }
+        let task = Task { await self.runAttestation(appId: appId) }
+        attestTask = task
+        await task.value
+        attestTask = nil
+    }
+
+    /// The token to send with a request: waits for an attempt in progress, renews an expired token first when
+    /// `attest(appId:)` was called in this process.
+    func currentAttestation() async -> String? {
+        if let running = attestTask { await running.value }
+        if let token = usableToken { return token }
+        if let appId = attestAppId, storage.string(.attestToken) != nil {
+            await attest(appId: appId)
+            return usableToken
+        }
+        return nil
+    }
+
+    /// A token is used until it expires, and for at least five minutes after it arrived whatever the device clock says.
+    var usableToken: String? {
+        guard let token = storage.string(.attestToken) else { return nil }
+        let now = environment.now().timeIntervalSince1970
+        let expires = storage.double(.attestTokenExpiresAt) ?? 0, received = storage.double(.attestTokenReceivedAt) ?? 0
+        return now < expires || now - received < 300 ? token : nil
+    }
+
+    func runAttestation(appId: String) async {
+        guard usableToken == nil, let provider = environment.appAttest, provider.isSupported, let installId = storage.string(.installId) else { return }
+        if let next = storage.double(.attestNextAttemptAt), environment.now().timeIntervalSince1970 < next { return }
+        let started = epoch
+        let succeeded = await attempt(appId: appId, installId: installId, provider: provider)
+        guard started == epoch else { return }
+        if succeeded {
+            storage.set(nil as Int?, .attestFailures)
+            storage.set(nil as Double?, .attestNextAttemptAt)
+        } else {
+            let failures = (storage.int(.attestFailures) ?? 0) + 1
+            storage.set(failures, .attestFailures)
+            let wait = min(Self.firstWait * pow(2, Double(failures - 1)), Self.longestWait)
+            storage.set(environment.now().timeIntervalSince1970 + wait, .attestNextAttemptAt)
+        }
+    }
+
+    /// One attempt. The challenge comes first, so a refused request creates no key.
+    func attempt(appId: String, installId: String, provider: any AppAttestProvider) async -> Bool {
+        guard let challenge = try? await fetchChallenge() else { return false }
+        let hash = Data(SHA256.hash(Array(challenge.utf8)))
+        if let keyId = storage.string(.attestKeyId), storage.string(.attestKeyState) != KeyState.generated.rawValue {
+            do {
+                let assertion = try await provider.generateAssertion(keyId, clientDataHash: hash)
+                let answer = try await transport.send("POST", "/v1/attest/apple/assert", body: try Transport.json([
+                    "appId": appId, "keyId": keyId, "assertion": assertion.base64EncodedString(), "challenge": challenge, "installId": installId,
+                ]))
+                storage.set(KeyState.registered.rawValue, .attestKeyState)
+                return keep(answer)
+            } catch LinkRunwayError.server(status: 404, _) {
+                // The server does not know the key: the only answer that replaces it, in this same call.
+                forgetKey()
+                guard let fresh = try? await fetchChallenge() else { return false }
+                return await register(appId: appId, installId: installId, challenge: fresh, provider: provider)
+            } catch {
+                if provider.classify(error) == .invalidKey { forgetKey() }
+                return false
+            }
+        }
+        return await register(appId: appId, installId: installId, challenge: challenge, provider: provider)
+    }
+
+    func register(appId: String, installId: String, challenge: String, provider: any AppAttestProvider) async -> Bool {
+        let hash = Data(SHA256.hash(Array(challenge.utf8)))
+        let keyId: String
+        if let existing = storage.string(.attestKeyId) {
+            keyId = existing
+        } else {
+            guard let made = try? await provider.generateKey() else { return false }
+            keyId = made
+            storage.set(made, .attestKeyId)
+            storage.set(KeyState.generated.rawValue, .attestKeyState)
+        }
+        var attestation: Data?
+        for _ in 0..<3 {
+            do {
+                attestation = try await provider.attestKey(keyId, clientDataHash: hash)
+                break
+            } catch {
+                // An Apple outage is retried with the same key and hash; any other failure means the key is unusable.
+                guard provider.classify(error) == .serviceUnavailable else {
+                    forgetKey()
+                    return false
+                }
+            }
+        }
+        guard let attestation else { return false }
+        // Apple attests a key only once: from here on the key is asserted, whatever the server answers.
+        storage.set(KeyState.sent.rawValue, .attestKeyState)
+        do {
+            let answer = try await transport.send("POST", "/v1/attest/apple/register", body: try Transport.json([
+                "appId": appId, "keyId": keyId, "attestation": attestation.base64EncodedString(), "challenge": challenge, "installId": installId,
+            ]))
+            storage.set(KeyState.registered.rawValue, .attestKeyState)
+            return keep(answer)
+        } catch {
+            return false
+        }
+    }
+
+    func fetchChallenge() async throws -> String {
+        let json = try Transport.object(try await transport.send("POST", "/v1/attest/apple/challenge"))
+        guard let challenge = json["challenge"] as? String else { throw LinkRunwayError.unreadableResponse }
+        return challenge
+    }
+
+    func keep(_ answer: Transport.Answer) -> Bool {
+        guard let json = try? Transport.object(answer), let token = json["token"] as? String else { return false }
+        let expires = (json["expiresAt"] as? String).flatMap { ISO8601DateFormatter.withFractions.date(from: $0) ?? ISO8601DateFormatter().date(from: $0) }
+        storage.set(token, .attestToken)
+        storage.set(expires?.timeIntervalSince1970 ?? 0, .attestTokenExpiresAt)
+        storage.set(environment.now().timeIntervalSince1970, .attestTokenReceivedAt)
+        return true
+    }
+
+    func forgetKey() {
+        storage.set(nil as String?, .attestKeyId)
+        storage.set(nil as String?, .attestKeyState)
+    }
+}
+
+extension ISO8601DateFormatter {
+    nonisolated(unsafe) static let withFractions: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
+}

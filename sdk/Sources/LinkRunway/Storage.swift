@@ -1,0 +1,43 @@
+import Foundation
+
+/// The SDK's state in one UserDefaults suite, under keys scoped to the endpoint and the start of the publishable key,
+/// so two configurations in one app never share an identity.
+final class SDKStorage: @unchecked Sendable {
+    private let defaults: UserDefaults
+    private let prefix: String
+
+    init(suiteName: String?, endpoint: URL, publishableKey: String) {
+        defaults = suiteName.flatMap(UserDefaults.init(suiteName:)) ?? .standard
+        let scope = (endpoint.host ?? "") + (endpoint.port.map { ":\($0)" } ?? "") + endpoint.path
+        prefix = "linkrunway.\(scope).\(publishableKey.prefix(20))."
+    }
+
+    enum Key: String, CaseIterable {
+        case consent, installId, match, clickToken, firstLaunchAt, conversionTag
+        case schema, schemaFetchedDay, schemaFailedAt, highestFine
+        case attestKeyId, attestKeyState, attestToken, attestTokenExpiresAt, attestTokenReceivedAt, attestFailures, attestNextAttemptAt
+        /// The three booleans that outlive a withdrawal, so consent given again reports nothing twice.
+        case installReported, adServicesReported, matchRequested
+
+        var survivesWithdrawal: Bool { self == .installReported || self == .adServicesReported || self == .matchRequested }
+    }
+
+    func string(_ key: Key) -> String? { defaults.string(forKey: prefix + key.rawValue) }
+    func bool(_ key: Key) -> Bool { defaults.bool(forKey: prefix + key.rawValue) }
+    func double(_ key: Key) -> Double? { defaults.object(forKey: prefix + key.rawValue) as? Double }
+    func int(_ key: Key) -> Int? { defaults.object(forKey: prefix + key.rawValue) as? Int }
+
+    func set(_ value: String?, _ key: Key) { write(value, key) }
+    func set(_ value: Bool, _ key: Key) { write(value, key) }
+    func set(_ value: Double?, _ key: Key) { write(value, key) }
+    func set(_ value: Int?, _ key: Key) { write(value, key) }
+
+    private func write(_ value: Any?, _ key: Key) {
+        if let value { defaults.set(value, forKey: prefix + key.rawValue) } else { defaults.removeObject(forKey: prefix + key.rawValue) }
+    }
+
+    /// Deletes everything but the three booleans.
+    func forgetAll() {
+        for key in Key.allCases where !key.survivesWithdrawal { defaults.removeObject(forKey: prefix + key.rawValue) }
+    }
+}
