@@ -102,7 +102,9 @@ extension LinkRunway {
         // AdAttributionKit call goes last, unless the window locks: then it goes first, to lock with its coarse value.
         var order = environment.conversionFrameworks
         if lock { order = order.filter { $0.name == "adattributionkit" } + order.filter { $0.name != "adattributionkit" } }
-        let tag = storage.string(.conversionTag)
+        // A re-engagement's tag applies for two days after the open that carried it.
+        let taggedAt = storage.double(.conversionTagAt) ?? 0
+        let tag = environment.now().timeIntervalSince1970 - taggedAt < 2 * 86_400 ? storage.string(.conversionTag) : nil
         var accepted: [String] = []
         for framework in order {
             do {

@@ -146,7 +146,10 @@ public actor LinkRunway {
     /// re-engagement URL's AdAttributionKit conversion tag is kept for conversion updates. Nil without consent.
     public func open(_ url: URL) async throws -> ResolvedLink? {
         if let tag = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "AdAttributionKitReengagementOpen" })?.value {
-            if consented { storage.set(tag, .conversionTag) }
+            if consented {
+                storage.set(tag, .conversionTag)
+                storage.set(environment.now().timeIntervalSince1970, .conversionTagAt)
+            }
         }
         guard let installId = try gate() else { return nil }
         let started = epoch

@@ -142,11 +142,15 @@ struct SKAdNetworkFramework: ConversionFramework {
 struct AdAttributionKitFramework: ConversionFramework {
     var name: String { "adattributionkit" }
 
-    /// Conversion tags are kept by the SDK but not passed here: Apple's tagged update is iOS 18.4 and later, and this
-    /// adapter has not been compiled against that SDK.
+    /// After a re-engagement open (a conversion tag is held) the update targets re-engagement postbacks on iOS 18 and
+    /// later; otherwise all postbacks. The tag itself is not passed: Apple's tagged update is iOS 18.4 and later and
+    /// this adapter has not been compiled against that SDK.
     func update(fine: Int, coarse: CoarseValue?, lockWindow: Bool, conversionTag: String?) async throws {
-        if let coarse {
-            let value: CoarseConversionValue = switch coarse { case .low: .low; case .medium: .medium; case .high: .high }
+        let value: CoarseConversionValue? = coarse.map { coarse in switch coarse { case .low: .low; case .medium: .medium; case .high: .high } }
+        if #available(iOS 18.0, *), conversionTag != nil {
+            try await Postback.updateConversionValue(PostbackUpdate(fineConversionValue: fine, lockPostback: lockWindow, coarseConversionValue: value,
+                                                                    conversionTypes: [.reengagement]))
+        } else if let value {
             try await Postback.updateConversionValue(fine, coarseConversionValue: value, lockPostback: lockWindow)
         } else {
             try await Postback.updateConversionValue(fine, lockPostback: lockWindow)

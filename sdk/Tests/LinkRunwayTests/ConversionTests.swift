@@ -96,15 +96,19 @@ struct ConversionTests {
         #expect(server.requests.count == failed + 1)
     }
 
-    @Test("a re-engagement's conversion tag goes with later updates; withdrawal drops queued updates and the high-water mark")
+    @Test("a re-engagement's conversion tag goes with updates for two days; withdrawal drops queued updates and the high-water mark")
     func tagsAndWithdrawal() async throws {
-        let (runway, server, log) = try await Self.setUp()
+        let clock = TestClock()
+        let (runway, server, log) = try await Self.setUp(clock: clock)
         server.answer { request in
             request.path == "/v1/resolve" ? .init(status: 200, json: #"{"linkId":"l","url":"u","clickToken":"c","signedClickId":"s"}"#) : Fixture.stored
         }
         _ = try await runway.open(URL(string: "https://go.example/r?AdAttributionKitReengagementOpen=t-1")!)
         _ = await runway.recordConversion(event: "OPEN")
         #expect(log.all.last?.tag == "t-1")
+        clock.advance(2 * 86_400 + 1)
+        _ = await runway.recordConversion(event: "OPEN")
+        #expect(log.all.last?.tag == nil, "the re-engagement's window is over")
         await runway.setConsent(false)
         #expect(await runway.recordConversion(event: "OPEN") == nil)
         await runway.setConsent(true)
