@@ -1,7 +1,7 @@
 # LinkRunway: `make run` builds and serves with SQLite in this folder; `make test` runs every test.
 SWIFT ?= swift
 BUILD_DEPS := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev libpq-dev libqrencode-dev
-TEST_DEPS := python3 postgresql zbar-tools
+TEST_DEPS := python3 postgresql zbar-tools nginx-light curl openssl
 BENCH_DEPS := wrk nginx-light postgresql
 
 .PHONY: deps build run test fuzz bench clean

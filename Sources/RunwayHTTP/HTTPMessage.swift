@@ -46,8 +46,10 @@ public struct HTTPRequest: Sendable {
     public var query: [(name: String, value: String)]
     public var headers: HTTPHeaders
     public var body: [UInt8]
-    /// The peer's numeric address, when the transport knows it.
+    /// The peer's numeric address, when the transport knows it (the client's, behind a trusted proxy).
     public var remoteAddress: String?
+    /// `http`, or `https` when a trusted proxy says the client used TLS.
+    public var scheme = "http"
 
     public init(method: String, path: String, query: [(String, String)] = [], headers: HTTPHeaders = HTTPHeaders(),
                 body: [UInt8] = [], remoteAddress: String? = nil) {

@@ -46,10 +46,11 @@ public enum ServerApplication {
         ).build(routes: routes)
     }
 
-    /// The request pipeline: request id, access log, metrics, error mapping, body limit, key checks, idempotency.
-    public static func make(_ services: ServerServices, maxBodyBytes: Int) -> HTTPApplication {
+    /// The request pipeline: the client's address behind trusted proxies, request id, access log, metrics, error mapping, body limit, key checks, idempotency.
+    public static func make(_ services: ServerServices, maxBodyBytes: Int, trustedProxies: TrustedProxies = .none) -> HTTPApplication {
         let logger = services.logger
         return HTTPApplication(router: Router(routes: routes(services)), middleware: [
+            ForwardedForMiddleware(trusted: trustedProxies),
             RequestIdMiddleware(),
             AccessLogMiddleware(logger: logger),
             MetricsMiddleware(metrics: services.metrics),

@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     public var appleAdsURL: String = "https://api-adservices.apple.com"
     /// A PEM file with Apple's App Attestation Root CA.
     public var appAttestRootPath: String?
+    /// Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed.
+    public var trustedProxies: TrustedProxies = .none
     /// DER or PEM of the root App Store signed data must chain to (Apple Root CA - G3 in production).
     public var appStoreRootPath: String?
 
@@ -103,6 +105,12 @@ public struct ServerConfiguration: Sendable {
                 summary: "Seconds requests in flight get to finish on SIGTERM or SIGINT.") { c, v in
             guard let n = Double(v), n >= 0 else { return false }
             c.shutdownGraceSeconds = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_TRUSTED_PROXIES", flag: "--trusted-proxies", defaultValue: "none",
+                summary: "Addresses or CIDR ranges of your reverse proxies (e.g. `127.0.0.1, 10.0.0.0/8`); only their X-Forwarded-For is believed.") { c, v in
+            guard let proxies = TrustedProxies(v) else { return false }
+            c.trustedProxies = proxies
             return true
         },
         Setting(environment: "LINKRUNWAY_LINK_DOMAIN", flag: "--link-domain", defaultValue: "localhost",

@@ -107,7 +107,8 @@ public final class ServerRuntime: Sendable {
             let services = ServerServices(store: store, clock: clock, logger: logger, metrics: metrics, secrets: secrets,
                                           appleAdsURL: configuration.appleAdsURL, appAttestRoot: root, appStoreRoot: appStoreRoot)
             await maintainPartitionsOnce(services)
-            let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes)
+            let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes,
+                                                     trustedProxies: configuration.trustedProxies)
             let http = HTTPServer(configuration: configuration.http, logger: logger) { request in
                 await application.respond(to: request)
             }

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Addresses (single ones or CIDR ranges, IPv4 or IPv6) whose forwarded headers are believed.
+public struct TrustedProxies: Sendable, Equatable {
+    struct Range: Sendable, Equatable {
+        let bytes: [UInt8]
+        let prefix: Int
+    }
+
+    let ranges: [Range]
+
+    public static let none = TrustedProxies(ranges: [])
+
+    init(ranges: [Range]) { self.ranges = ranges }
+
+    /// From `10.0.0.1, 192.168.0.0/16, ::1`; nil when an entry is not an address or range.
+    public init?(_ list: String) {
+        var ranges: [Range] = []
+        for item in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
+            let parts = item.split(separator: "/", maxSplits: 1).map(String.init)
+            guard let bytes = Self.bytes(parts[0]) else { return nil }
+            let prefix = parts.count == 2 ? Int(parts[1]) : bytes.count * 8
+            guard let prefix, (0...(bytes.count * 8)).contains(prefix) else { return nil }
+            ranges.append(Range(bytes: bytes, prefix: prefix))
+        }
+        self.ranges = ranges
+    }
+
+    public var isEmpty: Bool { ranges.isEmpty }
+
+    public func contains(_ address: String) -> Bool {
+        guard let bytes = Self.bytes(address) else { return false }
+        return ranges.contains { range in
+            guard range.bytes.count == bytes.count else { return false }
+            var remaining = range.prefix
+            for (a, b) in zip(range.bytes, bytes) where remaining > 0 {
+                let bits = min(8, remaining)
+                let mask = UInt8(truncatingIfNeeded: 0xFF << (8 - bits))
+                if a & mask != b & mask { return false }
+                remaining -= bits
+            }
+            return true
+        }
+    }
+
+    /// 4 or 16 bytes; IPv4-mapped IPv6 (`::ffff:a.b.c.d`) as the IPv4 address.
+    static func bytes(_ text: String) -> [UInt8]? {
+        var v4 = in_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 { return withUnsafeBytes(of: &v4) { Array($0) } }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
+        let all = withUnsafeBytes(of: &v6) { Array($0) }
+        if all[0..<10].allSatisfy({ $0 == 0 }) && all[10] == 0xFF && all[11] == 0xFF { return Array(all[12...]) }
+        return all
+    }
+}
+
+/// When the connection comes from a trusted proxy, takes the client's address from `X-Forwarded-For` (the rightmost
+/// entry that is not itself a trusted proxy) and the scheme from `X-Forwarded-Proto`. From anyone else those headers
+/// are ignored, so a client cannot forge its address.
+public struct ForwardedForMiddleware: Middleware {
+    let trusted: TrustedProxies
+
+    public init(trusted: TrustedProxies) { self.trusted = trusted }
+
+    public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
+        guard !trusted.isEmpty, let peer = request.remoteAddress, trusted.contains(peer) else { return try await next(request, context) }
+        var request = request
+        let chain = request.headers.filter { $0.name.lowercased() == "x-forwarded-for" }.flatMap { $0.value.split(separator: ",") }
+            .map { String($0).trimmingCharacters(in: .whitespaces) }.filter { TrustedProxies.bytes($0) != nil }
+        if let client = chain.last(where: { !trusted.contains($0) }) ?? chain.first {
+            request.remoteAddress = client
+        }
+        if let proto = request.headers["X-Forwarded-Proto"]?.split(separator: ",").last.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }),
+           proto == "https" || proto == "http" {
+            request.scheme = proto
+        }
+        return try await next(request, context)
+    }
+}

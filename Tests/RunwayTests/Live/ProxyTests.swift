@@ -1,0 +1,141 @@
+import Foundation
+import Testing
+
+enum ProxyTools {
+    static let present = ["/usr/sbin/nginx", "/usr/bin/curl", "/usr/bin/openssl"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+}
+
+/// The server behind a real nginx from Debian, configured from `deploy/nginx.conf`, with TLS from a certificate made by
+/// `openssl` in the test, and two link domains.
+@Suite("Behind nginx with TLS", .enabled(if: ProxyTools.present, "nginx, curl or openssl is missing: run make test, which installs them"))
+struct ProxyTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    struct Answer {
+        let status: Int
+        let headers: String
+        let body: String
+    }
+
+    /// Runs a program to the end; returns its standard output.
+    @discardableResult
+    static func run(_ program: String, _ arguments: [String], in directory: String? = nil) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let problems = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw ServerProcess.Failure(description: "\(program) \(arguments.joined(separator: " ")): \(String(decoding: problems, as: UTF8.self))")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// curl with its answer split into status, headers and body.
+    static func curl(_ arguments: [String]) throws -> Answer {
+        let text = try run("/usr/bin/curl", ["-sS", "-D", "-", "--max-time", "10"] + arguments)
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        let head = parts.first ?? ""
+        let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
+        return Answer(status: status, headers: head.lowercased(), body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    static func freePort() -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    @Test("host routing, the .well-known paths and the client's address through TLS; a forged X-Forwarded-For from elsewhere is ignored")
+    func throughNginx() async throws {
+        let directory = TemporaryDirectory()
+        let dir = directory.path("")
+        try Self.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+                                          "-subj", "/CN=go.example.test", "-addext", "subjectAltName=DNS:go.example.test,DNS:links.example.test",
+                                          "-keyout", "key.pem", "-out", "cert.pem"], in: dir)
+        let server = try await ServerProcess(databaseURL: "sqlite:" + directory.path("proxy.db"),
+                                             environment: ["LINKRUNWAY_TRUSTED_PROXIES": "127.0.0.1", "LINKRUNWAY_LINK_DOMAIN": "go.example.test"])
+        let admin = SDKEndToEndTests.Admin(base: "http://127.0.0.1:\(server.port)", key: try #require(server.printedAdminKey))
+        let workspaceA = try #require(((try await admin.call("GET", "/v1/workspaces")).1["items"] as? [[String: Any]])?.first?["id"] as? String)
+        let appA = try #require((try await admin.call("POST", "/v1/apps", #"{"workspaceId":"\#(workspaceA)","name":"A","teamId":"ABCDE12345","bundleId":"com.example.a","appStoreId":"11","attribution":{"probabilisticMinutes":60}}"#)).1["id"] as? String)
+        _ = try await admin.call("POST", "/v1/links", #"{"workspaceId":"\#(workspaceA)","appId":"\#(appA)","path":"tap","appPath":"/x"}"#)
+        let workspaceB = try #require((try await admin.call("POST", "/v1/workspaces", #"{"name":"B"}"#)).1["id"] as? String)
+        _ = try await admin.call("POST", "/v1/domains", #"{"workspaceId":"\#(workspaceB)","hostname":"links.example.test"}"#)
+        let appB = try #require((try await admin.call("POST", "/v1/apps", #"{"workspaceId":"\#(workspaceB)","name":"B","teamId":"FGHIJ67890","bundleId":"com.example.b"}"#)).1["id"] as? String)
+        // The association file lists the apps that have links on the domain.
+        _ = try await admin.call("POST", "/v1/links", #"{"workspaceId":"\#(workspaceB)","appId":"\#(appB)","domain":"links.example.test","path":"b"}"#)
+        let key = try #require((try await admin.call("POST", "/v1/keys", #"{"kind":"publishable","appId":"\#(appA)"}"#)).1["secret"] as? String)
+
+        // The shipped example, with this test's port, names, certificate and upstream.
+        let port = Self.freePort()
+        var site = try String(contentsOf: Self.root.appendingPathComponent("deploy/nginx.conf"), encoding: .utf8)
+        site = site.replacingOccurrences(of: "listen 443 ssl http2;", with: "listen 127.0.0.1:\(port) ssl http2;")
+            .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(Self.freePort());")
+            .replacingOccurrences(of: "go.example.com links.example.com", with: "go.example.test links.example.test")
+            .replacingOccurrences(of: "/etc/ssl/linkrunway/fullchain.pem", with: directory.path("cert.pem"))
+            .replacingOccurrences(of: "/etc/ssl/linkrunway/privkey.pem", with: directory.path("key.pem"))
+            .replacingOccurrences(of: "server 127.0.0.1:8080;", with: "server 127.0.0.1:\(server.port);")
+        let conf = """
+            pid \(dir)/nginx.pid;
+            error_log \(dir)/error.log;
+            events { worker_connections 64; }
+            http {
+                access_log off;
+                client_body_temp_path \(dir)/body; proxy_temp_path \(dir)/proxy; fastcgi_temp_path \(dir)/fastcgi;
+                uwsgi_temp_path \(dir)/uwsgi; scgi_temp_path \(dir)/scgi;
+            \(site)
+            }
+            """
+        try conf.write(toFile: directory.path("nginx.conf"), atomically: true, encoding: .utf8)
+        let nginx = Process()
+        nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        nginx.arguments = ["-p", dir, "-c", directory.path("nginx.conf"), "-g", "daemon off; user root;"]
+        nginx.standardError = FileHandle.nullDevice
+        try nginx.run()
+        defer { nginx.terminate(); nginx.waitUntilExit() }
+        let deadline = Date().addingTimeInterval(10)
+        while (try? Self.curl(["--cacert", directory.path("cert.pem"), "--resolve", "go.example.test:\(port):127.0.0.1", "https://go.example.test:\(port)/healthz"]))?.status != 200 {
+            guard Date() < deadline else { throw ServerProcess.Failure(description: "nginx did not start") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        func tls(_ host: String, _ path: String, _ extra: [String] = []) throws -> Answer {
+            try Self.curl(["--cacert", directory.path("cert.pem"), "--resolve", "\(host):\(port):127.0.0.1"] + extra + ["https://\(host):\(port)\(path)"])
+        }
+
+        // Each domain serves its own workspace's apps, as JSON, without a redirect.
+        let aasaA = try tls("go.example.test", "/.well-known/apple-app-site-association")
+        #expect(aasaA.status == 200 && aasaA.headers.contains("content-type: application/json"))
+        #expect(aasaA.body.contains("ABCDE12345.com.example.a") && !aasaA.body.contains("com.example.b"))
+        let aasaB = try tls("links.example.test", "/.well-known/apple-app-site-association")
+        #expect(aasaB.body.contains("FGHIJ67890.com.example.b") && !aasaB.body.contains("com.example.a"), "\(aasaB.status) \(aasaB.body)")
+        let postback = try tls("go.example.test", "/.well-known/skadnetwork/report-attribution/", ["-X", "POST", "-H", "Content-Type: application/json", "--data", "{}"])
+        #expect(postback.status == 200 && postback.body.contains(#""status":"invalid""#))
+
+        // A phone at 127.0.0.2 taps the link through the proxy.
+        let tap = try tls("go.example.test", "/tap", ["--interface", "127.0.0.2", "-A", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)"])
+        #expect(tap.status == 302)
+        // Someone else, straight to the server, claims to be that phone: not believed.
+        let forged = try Self.curl(["--interface", "127.0.0.3", "-H", "X-Forwarded-For: 127.0.0.2", "-H", "Authorization: Bearer \(key)",
+                                    "-H", "Content-Type: application/json", "--data", #"{"installId":"forger","platform":"ios","consent":true}"#,
+                                    "http://127.0.0.1:\(server.port)/v1/installs/match"])
+        #expect(forged.body.contains(#""method":"unmatched""#), "\(forged.body)")
+        // The phone itself, through the proxy: matched by its address.
+        let real = try tls("go.example.test", "/v1/installs/match", ["--interface", "127.0.0.2", "-H", "Authorization: Bearer \(key)",
+                                                                     "-H", "Content-Type: application/json", "--data", #"{"installId":"phone","platform":"ios","consent":true}"#])
+        #expect(real.body.contains(#""method":"probabilistic""#), "\(real.body)")
+        _ = try await server.stop(signal: SIGTERM)
+    }
+}
