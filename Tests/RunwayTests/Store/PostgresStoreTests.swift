@@ -114,7 +114,10 @@ struct PostgresStoreTests {
         try await second
         let ids = try await store.read { try $0.query("SELECT id FROM items ORDER BY id").map { try $0.string("id") } }
         #expect(ids == ["a", "b"])
-        #expect(runs.counts.withLock { $0.values.sorted() } == [1, 2], "exactly one of the two was aborted by PostgreSQL and ran again")
+        // PostgreSQL aborts one of the two; under load its rerun may meet the other again, so it may run more than twice.
+        let sortedRuns = runs.counts.withLock { $0.values.sorted() }
+        #expect(sortedRuns.count == 2 && sortedRuns[0] == 1 && sortedRuns[1] >= 2,
+                "one write ran once, the one PostgreSQL aborted ran again: \(sortedRuns)")
         await store.close()
     }
 
@@ -134,7 +137,7 @@ struct PostgresStoreTests {
             try db.execute("INSERT INTO items (id) VALUES (\(mine)) ON CONFLICT (id) DO NOTHING")
             if run == 1 {
                 held.signal()
-                _ = awaiting.wait(timeout: .now() + 5)
+                _ = awaiting.wait(timeout: .now() + 30)
             }
             try db.execute("INSERT INTO items (id) VALUES (\(theirs)) ON CONFLICT (id) DO NOTHING")
         }
