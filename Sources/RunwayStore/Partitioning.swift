@@ -130,7 +130,8 @@ public enum PartitionMaintenance {
             try db.execute("DROP TABLE \(raw: name)")
             report.dropped.append(name)
         }
-        // Late rows that landed in the default partition age out row by row.
-        report.deletedRows += try db.execute("DELETE FROM \(raw: defaultName) WHERE \(raw: table.timeColumn) < \(ms(cutoff))")
+        // The rest of the partition holding the cutoff, and late rows in the default one, age out row by row
+        // (partition pruning keeps this to those two).
+        report.deletedRows += try db.execute("DELETE FROM \(raw: table.name) WHERE \(raw: table.timeColumn) < \(ms(cutoff))")
     }
 }

@@ -22,6 +22,8 @@ public struct ServerConfiguration: Sendable {
     public var trustedProxies: TrustedProxies = .none
     /// DER or PEM of the root App Store signed data must chain to (Apple Root CA - G3 in production).
     public var appStoreRootPath: String?
+    /// How long raw clicks, events, postbacks and address hashes are kept.
+    public var retention = RetentionPolicy()
 
     public init(database: DatabaseLocation = .sqlite(path: "./linkrunway.db"), http: HTTPServerConfiguration = HTTPServerConfiguration(),
                 logLevel: LogLevel = .info, shutdownGraceSeconds: Double = 10, sqliteSynchronousFull: Bool = true) {
@@ -135,6 +137,30 @@ public struct ServerConfiguration: Sendable {
                 summary: "DER or PEM file of Apple Root CA - G3, which App Store notifications must chain to (another root is accepted with a warning, for tests).") { c, v in
             guard FileManager.default.isReadableFile(atPath: v) else { return false }
             c.appStoreRootPath = v
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_RETAIN_CLICKS_DAYS", flag: "--retain-clicks-days", defaultValue: "400",
+                summary: "Days raw clicks are kept; at least 30, the longest click window.") { c, v in
+            guard let n = Int(v), (30...36_500).contains(n) else { return false }
+            c.retention.clickDays = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_RETAIN_EVENTS_DAYS", flag: "--retain-events-days", defaultValue: "760",
+                summary: "Days events are kept (1 to 36500).") { c, v in
+            guard let n = Int(v), (1...36_500).contains(n) else { return false }
+            c.retention.eventDays = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_RETAIN_POSTBACKS_DAYS", flag: "--retain-postbacks-days", defaultValue: "760",
+                summary: "Days raw SKAdNetwork and AdAttributionKit postbacks are kept (1 to 36500).") { c, v in
+            guard let n = Int(v), (1...36_500).contains(n) else { return false }
+            c.retention.postbackDays = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_RETAIN_ADDRESS_HASHES_HOURS", flag: "--retain-address-hashes-hours", defaultValue: "48",
+                summary: "Hours keyed address hashes stay on clicks and installs (ad impressions go with theirs); below an app's probabilistic or view-through window, those matches reach back only this far (1 to 720).") { c, v in
+            guard let n = Int(v), (1...720).contains(n) else { return false }
+            c.retention.addressHashHours = n
             return true
         },
         Setting(environment: "LINKRUNWAY_SQLITE_SYNCHRONOUS", flag: "--sqlite-synchronous", defaultValue: "full",

@@ -28,7 +28,7 @@ public final class ServerRuntime: Sendable {
         self.application = application
         self.bootstrap = bootstrap
         self.http = http
-        self.maintenance = Task { await Self.maintainPartitions(services) }
+        self.maintenance = Task { await Self.maintainPartitions(services, policy: configuration.retention) }
         let dispatcher = OutboxDispatcher(services: services, queue: Webhooks.outbox)
         self.webhooks = Task { await dispatcher.run() }
         let claims = AppleAdsClaims(services: services, settings: services.appleAds)
@@ -37,43 +37,29 @@ public final class ServerRuntime: Sendable {
         self.postbackForwards = Task { await forwarder.run() }
     }
 
-    /// Creates upcoming partitions, applies retention and forgets old address keys every hour (the first pass runs
+    /// Creates upcoming partitions, applies the retention policy and forgets old address keys every hour (the first pass runs
     /// during start).
-    static func maintainPartitions(_ services: ServerServices) async {
+    static func maintainPartitions(_ services: ServerServices, policy: RetentionPolicy) async {
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(3600))
             if Task.isCancelled { return }
-            await maintainPartitionsOnce(services)
+            await maintainPartitionsOnce(services, policy: policy)
         }
     }
 
-    static func maintainPartitionsOnce(_ services: ServerServices) async {
+    static func maintainPartitionsOnce(_ services: ServerServices, policy: RetentionPolicy) async {
         do {
-            let now = services.clock.nowMilliseconds()
-            _ = try await AddressHasher.forgetOldKeys(store: services.store, now: now)
-            // Event ids are kept as long as their events, so a late retry of a kept event stays a duplicate.
-            if let days = Schema.partitionedTables.first(where: { $0.name == "events" })?.retentionDays {
-                _ = try await services.store.write { db in
-                    try db.execute("DELETE FROM event_ids WHERE received_at < \(now - Int64(days) * 86_400_000)")
-                }
-            }
-            // The same for postbacks: a postback Apple sends again while its first copy is kept stays a duplicate.
-            if let days = Schema.partitionedTables.first(where: { $0.name == "postbacks" })?.retentionDays {
-                _ = try await services.store.write { db in
-                    try db.execute("DELETE FROM postback_keys WHERE received_at < \(now - Int64(days) * 86_400_000)")
-                }
-            }
-            // Commissions past their holding period become payable even when nobody reads a balance.
-            _ = try await services.store.write { db in try Ledger.releaseDue(db, now: now) }
-            let report = try await PartitionMaintenance.run(Schema.partitionedTables, store: services.store, now: services.clock.now())
-            if !report.isEmpty {
-                services.logger.info("partitions maintained", [
-                    "created": .array(report.created.map { .string($0) }), "dropped": .array(report.dropped.map { .string($0) }),
-                    "deletedRows": .number(String(report.deletedRows)),
+            let report = try await Maintenance.run(services, policy: policy)
+            let partitions = report.partitions
+            if !partitions.isEmpty || report.addressHashesCleared > 0 {
+                services.logger.info("retention applied", [
+                    "created": .array(partitions.created.map { .string($0) }), "dropped": .array(partitions.dropped.map { .string($0) }),
+                    "deletedRows": .number(String(partitions.deletedRows)),
+                    "addressHashesCleared": .number(String(report.addressHashesCleared)),
                 ])
             }
         } catch {
-            services.logger.warn("partition maintenance failed; retrying in an hour", ["error": .string("\(error)")])
+            services.logger.warn("maintenance failed; retrying in an hour", ["error": .string("\(error)")])
         }
     }
 
@@ -106,7 +92,7 @@ public final class ServerRuntime: Sendable {
             }
             let services = ServerServices(store: store, clock: clock, logger: logger, metrics: metrics, secrets: secrets,
                                           appleAdsURL: configuration.appleAdsURL, appAttestRoot: root, appStoreRoot: appStoreRoot)
-            await maintainPartitionsOnce(services)
+            await maintainPartitionsOnce(services, policy: configuration.retention)
             let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes,
                                                      trustedProxies: configuration.trustedProxies)
             let http = HTTPServer(configuration: configuration.http, logger: logger) { request in

@@ -3,15 +3,6 @@ import RunwayStore
 
 /// Every schema step, in order, for both dialects. Append only: a released step never changes.
 public enum Schema {
-    /// Append-only tables kept by `PartitionMaintenance` (partitioned by time on PostgreSQL, pruned on SQLite). The
-    /// capabilities that add clicks, events, postbacks and notifications list their tables here.
-    public static let partitionedTables: [TimePartitionedTable] = [
-        TimePartitionedTable(name: "clicks", period: .month, retentionDays: 400),
-        TimePartitionedTable(name: "impressions", period: .month, retentionDays: 90),
-        TimePartitionedTable(name: "events", timeColumn: "received_at", period: .month, retentionDays: 760),
-        TimePartitionedTable(name: "postbacks", timeColumn: "received_at", period: .month, retentionDays: 760),
-    ]
-
     public static let migrations: [Migration] = [
         Migration(id: "0001_tenancy", sql: """
             CREATE TABLE instance_meta (
@@ -137,6 +128,12 @@ public enum Schema {
                                          defaults: "CREATE TABLE postbacks_default PARTITION OF postbacks DEFAULT;")),
         Migration(id: "0008_affiliates", sql: affiliatesSQL),
         Migration(id: "0009_event_click_tokens", sql: "ALTER TABLE events ADD COLUMN click_token TEXT;"),
+        // The address-hash retention pass finds what it must clear through these (hashed rows only, so they stay small).
+        Migration(id: "0010_address_hash_retention", sql: """
+            CREATE INDEX clicks_hashed_by_time ON clicks (created_at) WHERE address_hash IS NOT NULL;
+            CREATE INDEX installs_hashed_by_time ON installs (matched_at) WHERE address_hash IS NOT NULL;
+            CREATE INDEX impressions_by_time ON impressions (created_at);
+            """),
     ]
 
     /// Affiliates, their programs, codes and links; App Store notification surfaces; the appAccountTokens minted at

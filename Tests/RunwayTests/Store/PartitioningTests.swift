@@ -68,14 +68,15 @@ struct PartitioningTests {
         #expect(!left.contains("old"))
         #expect(!left.contains("oct"))
         #expect(left.contains("dec"))
+        // The cutoff is 2026-11-16: November's partition stays, but its older rows go one by one.
+        #expect(!left.contains("nov"))
+        #expect(again.deletedRows == 1)  // "old" was already past the first cutoff
         if backend.name == "PostgreSQL" {
-            // Whole partitions go: November ends after the cutoff (2026-11-16), so its rows stay until it is over.
+            // October's partition goes whole.
             #expect(later.dropped == ["samples_p202610"])
             #expect(later.created == ["samples_p202702", "samples_p202703"])
-            #expect(left.contains("nov"))
+            #expect(later.deletedRows == 1)
         } else {
-            #expect(!left.contains("nov"))
-            #expect(again.deletedRows == 1)  // "old" was already past the first cutoff
             #expect(later.deletedRows == 2)
         }
         await store.close()
