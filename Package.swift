@@ -40,7 +40,7 @@ let package = Package(
             "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
             "RunwayHTTPServer", "RunwayQR",
         ]),
-        .target(name: "RunwayCLI", dependencies: ["RunwayServer", "LinkRunwayAPI", "RunwayJSON", "AppleFormats", "RunwayCrypto"]),
+        .target(name: "RunwayCLI", dependencies: ["RunwayServer", "RunwaySQLite", "LinkRunwayAPI", "RunwayJSON", "AppleFormats", "RunwayCrypto"]),
         .executableTarget(name: "linkrunway", dependencies: ["RunwayCLI"]),
 
         .testTarget(name: "RunwayTests", dependencies: [

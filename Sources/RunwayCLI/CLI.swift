@@ -4,7 +4,7 @@ import LinkRunwayAPI
 /// The `linkrunway` command line. Exit codes: 0 success, 1 failure, 64 usage error.
 public enum CLI {
     static let commands: [Command] = [
-        ServeCommands.serve, ServeCommands.migrate,
+        ServeCommands.serve, ServeCommands.migrate, BackupCommands.backup, BackupCommands.restore,
         TenancyCommands.workspaceCreate, TenancyCommands.workspaceList,
         TenancyCommands.appCreate, TenancyCommands.appList, TenancyCommands.appShow, TenancyCommands.appUpdate,
         TenancyCommands.keyCreate, TenancyCommands.keyList, TenancyCommands.keyRevoke,

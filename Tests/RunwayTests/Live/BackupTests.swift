@@ -1,0 +1,153 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayServer
+import RunwaySQLite
+import RunwayStore
+import Synchronization
+import Testing
+
+/// `linkrunway backup` and `restore` on the real binary, and the refusal of a database newer than the binary.
+@Suite("Backups and upgrades")
+struct BackupTests {
+    struct Run: Sendable {
+        let status: Int32
+        let output: String
+        let errors: String
+    }
+
+    /// Runs the real binary to completion.
+    static func linkrunway(_ arguments: [String]) async throws -> Run {
+        try await offloaded {
+            let process = Process()
+            process.executableURL = ServerProcess.binary
+            process.arguments = arguments
+            process.environment = ["PATH": "/usr/bin:/bin"]
+            let out = Pipe(), err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let output = out.fileHandleForReading.readDataToEndOfFile()
+            let errors = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Run(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
+                       errors: String(decoding: errors, as: UTF8.self))
+        }
+    }
+
+    @Test("a backup taken under write load is one consistent snapshot, and a restore gives the same count of every table")
+    func backupUnderLoad() async throws {
+        let directory = TemporaryDirectory()
+        let live = directory.path("live.db")
+        let server = try await ServerProcess(databaseURL: "sqlite:" + live)
+        let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
+        let port = server.port
+        let workspaces = try await offloaded { try RawHTTPConnection(port: port).request("GET", "/v1/workspaces", headers: admin) }
+        let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(workspaces.body.utf8)).items[0].id
+        let link = try await offloaded {
+            try RawHTTPConnection(port: port).request("POST", "/v1/links", headers: admin,
+                                                      body: #"{"workspaceId":"\#(workspace)","path":"load","destinations":{"web":"https://example.com"}}"#)
+        }
+        #expect(link.status == 201)
+
+        let answered = Atomic<Int>(0)
+        let stop = Atomic<Bool>(false)
+        let clickers = (0..<4).map { _ in
+            Thread {
+                guard let connection = try? RawHTTPConnection(port: port) else { return }
+                for _ in 0..<50_000 where !stop.load(ordering: .relaxed) {
+                    guard let response = try? connection.request("GET", "/load", headers: ["Host": "localhost", "User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X)"]),
+                          response.status == 302 else { return }
+                    answered.add(1, ordering: .relaxed)
+                }
+            }
+        }
+        defer { stop.store(true, ordering: .relaxed) }
+        clickers.forEach { $0.start() }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while answered.load(ordering: .relaxed) < 300 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+
+        let answeredBefore = answered.load(ordering: .relaxed)
+        #expect(answeredBefore >= 300, "the clicks were not answered")
+        let snapshot = directory.path("under-load.db")
+        let backup = try await Self.linkrunway(["backup", "--database-url", "sqlite:" + live, snapshot])
+        let answeredAfter = answered.load(ordering: .relaxed)
+        #expect(backup.status == 0, "\(backup.errors)")
+        #expect(backup.output.contains("Backed up"))
+        #expect(answeredAfter > answeredBefore, "the server kept answering during the backup")
+        try await Task.sleep(for: .milliseconds(200))
+        stop.store(true, ordering: .relaxed)
+
+        // Every click acknowledged before the backup began is in it; it cannot hold more than were ever made.
+        let taken = try SQLiteBackup.summary(of: snapshot)
+        let clicksInBackup = try #require(taken.rowCounts["clicks"])
+        #expect(clicksInBackup >= Int64(answeredBefore))
+        #expect(clicksInBackup <= Int64(answeredAfter) + 4 + 1)  // answered after the count, plus one in flight each
+        #expect(taken.migrations.last == Schema.migrations.last?.id)
+
+        // Quiet now: a second backup, restored elsewhere, matches the live database table for table.
+        try await Task.sleep(for: .milliseconds(300))
+        let quiet = directory.path("quiet.db")
+        #expect(try await Self.linkrunway(["backup", "--database-url", "sqlite:" + live, quiet]).status == 0)
+        #expect(try await server.stop(signal: SIGTERM) == 0)
+        let restoredPath = directory.path("restored.db")
+        let restore = try await Self.linkrunway(["restore", "--database-url", "sqlite:" + restoredPath, quiet])
+        #expect(restore.status == 0, "\(restore.errors)")
+        let liveCounts = try SQLiteBackup.summary(of: live).rowCounts
+        #expect(try SQLiteBackup.summary(of: restoredPath).rowCounts == liveCounts)
+        #expect(liveCounts["clicks"].map { $0 >= Int64(answeredAfter) } == true)
+
+        // The restored database serves: the link redirects and the old admin key works.
+        let restored = try await ServerProcess(databaseURL: "sqlite:" + restoredPath)
+        #expect(restored.printedAdminKey == nil, "a restored database is not a new one")
+        let restoredPort = restored.port
+        let redirect = try await offloaded { try RawHTTPConnection(port: restoredPort).request("GET", "/load", headers: ["Host": "localhost"]) }
+        #expect(redirect.status == 302)
+        let listed = try await offloaded { try RawHTTPConnection(port: restoredPort).request("GET", "/v1/workspaces", headers: admin) }
+        #expect(listed.status == 200)
+        #expect(try await restored.stop(signal: SIGTERM) == 0)
+    }
+
+    @Test("restore refuses to overwrite without --replace, and never replaces a database with a broken file")
+    func restoreRefusals() async throws {
+        let directory = TemporaryDirectory()
+        let target = directory.path("target.db")
+        #expect(try await Self.linkrunway(["migrate", "--database-url", "sqlite:" + target]).status == 0)
+        let before = try SQLiteBackup.summary(of: target)
+        let copy = directory.path("copy.db")
+        #expect(try await Self.linkrunway(["backup", "--database-url", "sqlite:" + target, copy]).status == 0)
+        let again = try await Self.linkrunway(["backup", "--database-url", "sqlite:" + target, copy])
+        #expect(again.status == 1 && again.errors.contains("already exists"))
+
+        let exists = try await Self.linkrunway(["restore", "--database-url", "sqlite:" + target, copy])
+        #expect(exists.status == 1 && exists.errors.contains("--replace"))
+        let garbage = directory.path("garbage.db")
+        try Data("not a database at all, just text that is long enough to look like something".utf8).write(to: URL(fileURLWithPath: garbage))
+        let broken = try await Self.linkrunway(["restore", "--replace", "--database-url", "sqlite:" + target, garbage])
+        #expect(broken.status == 1)
+        #expect(try SQLiteBackup.summary(of: target) == before, "the database is untouched")
+        #expect(try await Self.linkrunway(["restore", "--replace", "--database-url", "sqlite:" + target, copy]).status == 0)
+
+        let postgres = try await Self.linkrunway(["backup", "--database-url", "postgres://u@127.0.0.1:1/db", copy + "2"])
+        #expect(postgres.status == 1 && postgres.errors.contains("pg_dump"))
+        #expect(try await Self.linkrunway(["backup"]).status == 64)
+    }
+
+    @Test("a database a newer version migrated is refused by serve, migrate and restore, with what to do")
+    func newerDatabaseRefused() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("newer.db")
+        #expect(try await Self.linkrunway(["migrate", "--database-url", "sqlite:" + path]).status == 0)
+        let store = try SQLiteStore(path: path)
+        try await store.write { db in try db.execute("INSERT INTO schema_migrations (id, applied_at) VALUES ('9999_from_the_future', 0)") }
+        await store.close()
+
+        for command in [["serve", "--port", "0"], ["migrate"]] {
+            let run = try await Self.linkrunway(command + ["--database-url", "sqlite:" + path])
+            #expect(run.status == 1, "\(command)")
+            #expect(run.errors.contains("9999_from_the_future") && run.errors.contains("upgrade linkrunway"), "\(command): \(run.errors)")
+        }
+        let restore = try await Self.linkrunway(["restore", "--database-url", "sqlite:" + directory.path("other.db"), path])
+        #expect(restore.status == 1 && restore.errors.contains("newer linkrunway"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path("other.db")))
+    }
+}
