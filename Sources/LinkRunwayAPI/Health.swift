@@ -15,10 +15,13 @@ public struct ReadinessStatus: Codable, Sendable {
     public var status: String
     /// `ok`, or why the store cannot be reached.
     public var store: String
+    /// The newest migration the database records (absent when it cannot be read).
+    public var schema: String?
 
-    public init(status: String, store: String) {
+    public init(status: String, store: String, schema: String? = nil) {
         self.status = status
         self.store = store
+        self.schema = schema
     }
 }
 

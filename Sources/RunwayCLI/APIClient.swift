@@ -26,6 +26,11 @@ struct APIClient: Sendable {
         self.key = key
     }
 
+    init(baseURL: URL, key: String) {
+        self.baseURL = baseURL
+        self.key = key
+    }
+
     func get<T: Decodable>(_ path: String, as type: T.Type) async throws -> T {
         try decode(type, try await send("GET", path, body: nil))
     }

@@ -4,7 +4,7 @@ import LinkRunwayAPI
 /// The `linkrunway` command line. Exit codes: 0 success, 1 failure, 64 usage error.
 public enum CLI {
     static let commands: [Command] = [
-        ServeCommands.serve, ServeCommands.migrate, BackupCommands.backup, BackupCommands.restore,
+        ServeCommands.serve, ServeCommands.migrate, BackupCommands.backup, BackupCommands.restore, DoctorCommand.doctor,
         TenancyCommands.workspaceCreate, TenancyCommands.workspaceList,
         TenancyCommands.appCreate, TenancyCommands.appList, TenancyCommands.appShow, TenancyCommands.appUpdate,
         TenancyCommands.keyCreate, TenancyCommands.keyList, TenancyCommands.keyRevoke,

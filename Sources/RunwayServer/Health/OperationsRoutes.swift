@@ -14,12 +14,14 @@ enum OperationsRoutes {
             },
 
             Route(method: .GET, pattern: "/readyz", operation: Operation(
-                id: "readiness", summary: "Readiness: the database answers", tag: "Operations", access: .open,
+                id: "readiness", summary: "Readiness: the database answers, and its schema", tag: "Operations", access: .open,
                 responses: [.json(200, "ReadinessStatus", "Ready."), .json(503, "ReadinessStatus", "The database is unreachable.")])
             ) { _, _ in
                 do {
-                    try await withTimeout(seconds: 2) { try await services.store.ping() }
-                    return try .json(ReadinessStatus(status: "ready", store: "ok"))
+                    let schema = try await withTimeout(seconds: 2) {
+                        try await services.store.read { try $0.first("SELECT MAX(id) AS newest FROM schema_migrations")?.optionalString("newest") }
+                    }
+                    return try .json(ReadinessStatus(status: "ready", store: "ok", schema: schema))
                 } catch {
                     return try .json(ReadinessStatus(status: "unavailable", store: "\(error)"), status: 503)
                 }

@@ -374,6 +374,7 @@ enum Schemas {
             ("ReadinessStatus", S.object([
                 ("status", S.enumeration(["ready", "unavailable"], "Whether requests can be served.")),
                 ("store", S.string("ok, or why the database cannot be reached.")),
+                ("schema", S.string("The newest migration the database records.")),
             ], required: ["status", "store"])),
             ("Workspace", S.object([
                 ("id", S.string("Workspace id (ws_…).", pattern: idPattern)),
