@@ -4,7 +4,7 @@ BUILD_DEPS := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev libpq-dev l
 TEST_DEPS := python3 postgresql zbar-tools nginx-light curl openssl
 BENCH_DEPS := wrk nginx-light postgresql
 
-.PHONY: deps build run test fuzz bench clean
+.PHONY: deps build run test fuzz bench docs docs-check clean
 
 deps:
 	@bash scripts/install-deps.sh $(BUILD_DEPS)
@@ -28,6 +28,11 @@ test: deps
 
 fuzz:
 	bash scripts/fuzz.sh
+
+# Rewrites the generated reference pages (docs/configuration.md, docs/api.md) from the code.
+docs: deps
+	$(SWIFT) build --build-tests
+	LINKRUNWAY_WRITE_DOCS=1 $(SWIFT) test --skip-build --filter DocumentationTests
 
 bench: build
 	@bash scripts/install-deps.sh $(BENCH_DEPS)

@@ -45,24 +45,24 @@ public struct ServerConfiguration: Sendable {
 
     public static let settings: [Setting] = [
         Setting(environment: "LINKRUNWAY_DATABASE_URL", flag: "--database-url", defaultValue: "sqlite:./linkrunway.db",
-                summary: "Where data lives: sqlite:<path> or postgres://user:pass@host:5432/db.") { c, v in
+                summary: "Where data lives: `sqlite:<path>` or `postgres://user:pass@host:5432/db`.") { c, v in
             guard let location = DatabaseLocation(url: v) else { return false }
             c.database = location
             return true
         },
         Setting(environment: "LINKRUNWAY_HOST", flag: "--host", defaultValue: "127.0.0.1",
-                summary: "Numeric address to listen on; 0.0.0.0 or :: for every interface.") { c, v in
+                summary: "Numeric address to listen on; `0.0.0.0` or `::` for every interface.") { c, v in
             guard !v.isEmpty else { return false }
             c.http.host = v
             return true
         },
-        Setting(environment: "LINKRUNWAY_PORT", flag: "--port", defaultValue: "8080", summary: "TCP port; 0 picks a free one.") { c, v in
+        Setting(environment: "LINKRUNWAY_PORT", flag: "--port", defaultValue: "8080", summary: "TCP port; `0` picks a free one.") { c, v in
             guard let port = UInt16(v) else { return false }
             c.http.port = port
             return true
         },
         Setting(environment: "LINKRUNWAY_LOG_LEVEL", flag: "--log-level", defaultValue: "info",
-                summary: "debug, info (one line per request), warn or error.") { c, v in
+                summary: "`debug`, `info` (one JSON line per request), `warn`, `error`.") { c, v in
             guard let level = LogLevel(rawValue: v.lowercased()) else { return false }
             c.logLevel = level
             return true
@@ -74,7 +74,7 @@ public struct ServerConfiguration: Sendable {
             return true
         },
         Setting(environment: "LINKRUNWAY_MAX_BODY_BYTES", flag: "--max-body-bytes", defaultValue: "1048576",
-                summary: "Largest request body; larger ones get 413.") { c, v in
+                summary: "Largest request body (413 beyond; some routes set less).") { c, v in
             guard let n = Int(v), n >= 1024 else { return false }
             c.http.maxBodyBytes = n
             return true
@@ -86,7 +86,7 @@ public struct ServerConfiguration: Sendable {
             return true
         },
         Setting(environment: "LINKRUNWAY_MAX_CONNECTIONS_PER_ADDRESS", flag: "--max-connections-per-address", defaultValue: "256",
-                summary: "Open connections from one client address; 0 for no limit.") { c, v in
+                summary: "Open connections from one client address (`0`: no limit).") { c, v in
             guard let n = Int(v), n >= 0 else { return false }
             c.http.maxConnectionsPerAddress = n
             return true
@@ -104,13 +104,13 @@ public struct ServerConfiguration: Sendable {
             return true
         },
         Setting(environment: "LINKRUNWAY_SHUTDOWN_GRACE", flag: "--shutdown-grace", defaultValue: "10",
-                summary: "Seconds requests in flight get to finish on SIGTERM or SIGINT.") { c, v in
+                summary: "Seconds requests in flight get on SIGTERM or SIGINT.") { c, v in
             guard let n = Double(v), n >= 0 else { return false }
             c.shutdownGraceSeconds = n
             return true
         },
         Setting(environment: "LINKRUNWAY_TRUSTED_PROXIES", flag: "--trusted-proxies", defaultValue: "none",
-                summary: "Addresses or CIDR ranges of your reverse proxies (e.g. `127.0.0.1, 10.0.0.0/8`); only their X-Forwarded-For is believed.") { c, v in
+                summary: "Addresses or CIDR ranges of your reverse proxies (`127.0.0.1, 10.0.0.0/8`); only their `X-Forwarded-For` and `X-Forwarded-Proto` are believed.") { c, v in
             guard let proxies = TrustedProxies(v) else { return false }
             c.trustedProxies = proxies
             return true
@@ -122,25 +122,25 @@ public struct ServerConfiguration: Sendable {
             return true
         },
         Setting(environment: "LINKRUNWAY_APPLE_ADS_URL", flag: "--apple-ads-url", defaultValue: "https://api-adservices.apple.com",
-                summary: "Apple's AdServices API; point it at `linkrunway dev fake-adservices` to try Apple Ads claims.") { c, v in
+                summary: "Apple's AdServices API (point it at `linkrunway dev fake-adservices` to try claims).") { c, v in
             guard let url = URL(string: v), url.scheme == "https" || url.scheme == "http", url.host != nil else { return false }
             c.appleAdsURL = v
             return true
         },
         Setting(environment: "LINKRUNWAY_APP_ATTEST_ROOT", flag: "--app-attest-root", defaultValue: "none",
-                summary: "PEM file of Apple's App Attestation Root CA (checked against Apple's fingerprint); App Attest registration needs it.") { c, v in
+                summary: "PEM file of Apple's App Attestation Root CA (checked against Apple's SHA-256); App Attest registration needs it.") { c, v in
             guard FileManager.default.isReadableFile(atPath: v) else { return false }
             c.appAttestRootPath = v
             return true
         },
         Setting(environment: "LINKRUNWAY_APP_STORE_ROOT", flag: "--app-store-root", defaultValue: "none",
-                summary: "DER or PEM file of Apple Root CA - G3, which App Store notifications must chain to (another root is accepted with a warning, for tests).") { c, v in
+                summary: "DER or PEM of Apple Root CA - G3, which App Store notifications must chain to (another root starts with a warning, for tests).") { c, v in
             guard FileManager.default.isReadableFile(atPath: v) else { return false }
             c.appStoreRootPath = v
             return true
         },
         Setting(environment: "LINKRUNWAY_RETAIN_CLICKS_DAYS", flag: "--retain-clicks-days", defaultValue: "400",
-                summary: "Days raw clicks are kept; at least 30, the longest click window.") { c, v in
+                summary: "Days raw clicks are kept (at least 30, the longest click window).") { c, v in
             guard let n = Int(v), (30...36_500).contains(n) else { return false }
             c.retention.clickDays = n
             return true
@@ -158,13 +158,13 @@ public struct ServerConfiguration: Sendable {
             return true
         },
         Setting(environment: "LINKRUNWAY_RETAIN_ADDRESS_HASHES_HOURS", flag: "--retain-address-hashes-hours", defaultValue: "48",
-                summary: "Hours keyed address hashes stay on clicks and installs (ad impressions go with theirs); below an app's probabilistic or view-through window, those matches reach back only this far (1 to 720).") { c, v in
+                summary: "Hours keyed address hashes stay on clicks and installs (1 to 720); ad impressions go with theirs. Below an app's probabilistic or view-through window, those matches reach back only this far.") { c, v in
             guard let n = Int(v), (1...720).contains(n) else { return false }
             c.retention.addressHashHours = n
             return true
         },
         Setting(environment: "LINKRUNWAY_SQLITE_SYNCHRONOUS", flag: "--sqlite-synchronous", defaultValue: "full",
-                summary: "full: acknowledged writes survive power loss; normal: they survive a crash of the process.") { c, v in
+                summary: "`full`: acknowledged writes survive power loss; `normal`: they survive a crash of the process.") { c, v in
             switch v.lowercased() {
             case "full": c.sqliteSynchronousFull = true
             case "normal": c.sqliteSynchronousFull = false

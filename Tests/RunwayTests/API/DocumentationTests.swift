@@ -2,21 +2,42 @@ import Foundation
 import RunwayServer
 import Testing
 
-/// The README must stay true to the code it describes.
+/// The README and the generated reference pages must stay true to the code they describe.
 @Suite("Documentation")
 struct DocumentationTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test("the README's configuration table lists every setting with its variable, flag and default")
-    func configurationTable() throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        for setting in ServerConfiguration.settings {
-            let row = readme.split(separator: "\n").first { $0.hasPrefix("| `\(setting.environment)`") }
-            let line = try #require(row.map(String.init), "README has no row for \(setting.environment)")
-            #expect(line.contains("`\(setting.flag)`"), "\(setting.environment) row lacks \(setting.flag)")
-            #expect(line.contains(setting.defaultValue), "\(setting.environment) row lacks its default \(setting.defaultValue)")
+    /// Compares a generated page with its file; `LINKRUNWAY_WRITE_DOCS=1` (what `make docs` sets) rewrites the file.
+    static func expectGenerated(_ relativePath: String, _ generated: String) throws {
+        let url = root.appendingPathComponent(relativePath)
+        if ProcessInfo.processInfo.environment["LINKRUNWAY_WRITE_DOCS"] == "1" {
+            try generated.write(to: url, atomically: true, encoding: .utf8)
         }
+        let stored = try String(contentsOf: url, encoding: .utf8)
+        #expect(stored == generated, "\(relativePath) differs from the code: run make docs")
+    }
+
+    @Test("docs/configuration.md is the generated list of every setting")
+    func configurationReference() throws {
+        try Self.expectGenerated("docs/configuration.md", ReferenceDocs.configuration())
+        let page = ReferenceDocs.configuration()
+        for setting in ServerConfiguration.settings {
+            #expect(page.contains("| `\(setting.environment)` | `\(setting.flag)` |"))
+        }
+    }
+
+    @Test("docs/api.md is generated from the OpenAPI document and names every route")
+    func apiReference() async throws {
+        let server = try await TestServer.start()
+        let document = try #require(await server.admin.get("/openapi.json").json)
+        let page = ReferenceDocs.api(document: document)
+        try Self.expectGenerated("docs/api.md", page)
+        for route in server.application.router.routes {
+            let shown = route.pattern.replacingOccurrences(of: "...}", with: "}")
+            #expect(page.contains("### `\(route.method.rawValue) \(shown)`"), "docs/api.md lacks \(route.label)")
+        }
+        await server.stop()
     }
 
     @Test("the README lists every route of the router")
