@@ -66,7 +66,8 @@ enum PrivacyRoutes {
         return first
     }
 
-    /// Deletes the install, its events, clicks and opens, click claims, referral codes and webhook payloads; unlinks its shares.
+    /// Deletes the install, its events, clicks and opens, click claims, referral codes and webhook payloads; unlinks its
+    /// shares and affiliate binds.
     static func delete(appId: String, installId: String, services: ServerServices) async throws -> DeletionReceipt {
         let now = services.clock.nowMilliseconds()
         let counts: [String: Int] = try await services.store.write { db in
@@ -93,6 +94,10 @@ enum PrivacyRoutes {
             }
             counts["attestKeys"] = try db.execute("DELETE FROM attest_keys WHERE app_id = \(appId) AND install_id = \(installId)")
             counts["appleAdsClaims"] = try db.execute("DELETE FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)")
+            // The appAccountToken and its commissions are the affiliate's financial record and stay; the install goes.
+            counts["affiliateBindsUnlinked"] = try db.execute("""
+                UPDATE app_account_tokens SET install_id = NULL, click_token = NULL WHERE app_id = \(appId) AND install_id = \(installId)
+                """)
             counts["installs"] = try db.execute("DELETE FROM installs WHERE app_id = \(appId) AND install_id = \(installId)")
             return counts
         }

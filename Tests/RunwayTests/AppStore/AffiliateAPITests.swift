@@ -403,6 +403,19 @@ struct AffiliateAPITests {
         #expect(Currency.minorUnits(milliunits: 1500, currency: "JPY") == 2)
         #expect(CommissionRules.amount(CommissionRule(kind: "percent", basisPoints: 3333, duration: "lifetime"), price: 9990, currency: "USD") == (332, "USD"))
     }
+
+    @Test("deleting an install unlinks its affiliate binds; the token and whom it credits stay")
+    func deletionUnlinksBinds() async throws {
+        let w = try await Self.world()
+        _ = try await w.client.post("/v1/installs/match", json: #"{"installId":"gone","platform":"ios","consent":true}"#).decoded(InstallMatch.self)
+        let bound = try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"alice","installId":"gone"}"#).decoded(BindResponse.self)
+        let receipt = try await w.client.post("/v1/installs/gone/forget", json: "{}").decoded(DeletionReceipt.self)
+        #expect(receipt.deleted["affiliateBindsUnlinked"] == 1)
+        let row = try await w.server.store.read { try $0.first("SELECT install_id, affiliate_id FROM app_account_tokens WHERE token = \(bound.appAccountToken)") }
+        #expect(try row?.optionalString("install_id") == nil)
+        #expect(try row?.string("affiliate_id") == w.affiliate.id)
+        await w.server.stop()
+    }
 }
 
 /// A small deterministic generator (SplitMix64), so a failing sequence can be replayed.
