@@ -1,7 +1,7 @@
 # LinkRunway: `make run` builds and serves with SQLite in this folder; `make test` runs every test.
 SWIFT ?= swift
 BUILD_DEPS := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev libpq-dev libqrencode-dev
-TEST_DEPS := python3 postgresql zbar-tools nginx-light curl openssl
+TEST_DEPS := python3 postgresql zbar-tools nginx-light curl openssl jq
 BENCH_DEPS := wrk nginx-light postgresql
 
 .PHONY: deps build run test fuzz bench docs docs-check clean
@@ -25,6 +25,14 @@ test: deps
 	timeout 600 $(SWIFT) test --package-path sdk --skip-build
 	# The parsers of Apple's formats under libFuzzer and AddressSanitizer, for a bounded time (FUZZ_SECONDS, default 30).
 	timeout 600 bash scripts/fuzz.sh
+	# The guides' commands, against a real server.
+	timeout 600 python3 scripts/docs_check.py .build/debug/linkrunway
+
+# Runs the guides' commands against a real server (sh blocks) and checks the operator's steps (bash blocks).
+docs-check: deps
+	@bash scripts/install-deps.sh $(TEST_DEPS)
+	$(SWIFT) build --product linkrunway
+	python3 scripts/docs_check.py .build/debug/linkrunway
 
 fuzz:
 	bash scripts/fuzz.sh
