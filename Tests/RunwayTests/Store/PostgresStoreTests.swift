@@ -37,7 +37,8 @@ struct PostgresStoreTests {
         } catch let error as StoreError {
             guard case .unavailable = error else { Issue.record("expected unavailable, got \(error)"); return }
         }
-        #expect(started.duration(to: .now) < .seconds(5))
+        // Failing fast, not after the 10-second queue timeout (the bound leaves room for a loaded machine).
+        #expect(started.duration(to: .now) < .seconds(9))
         await store.close()
     }
 
