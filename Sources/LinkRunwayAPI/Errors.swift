@@ -41,6 +41,7 @@ public enum ErrorCode {
     public static let linkExpired = "link_expired"
     public static let pathTaken = "path_taken"
     public static let hostnameTaken = "hostname_taken"
+    public static let emailTaken = "email_taken"
     public static let domainInUse = "domain_in_use"
     public static let noLinkDomain = "no_link_domain"
     public static let consentRequired = "consent_required"

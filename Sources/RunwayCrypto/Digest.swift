@@ -34,3 +34,22 @@ public enum Digest {
         return Array(out.prefix(Int(length)))
     }
 }
+
+extension Digest {
+    /// PBKDF2-HMAC-SHA256 of `password` with `salt`: `length` bytes after `iterations` rounds (passwords at rest).
+    public static func pbkdf2SHA256(password: [UInt8], salt: [UInt8], iterations: Int, length: Int = 32) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: length)
+        let status = password.withUnsafeBufferPointer { p in
+            salt.withUnsafeBufferPointer { s in
+                out.withUnsafeMutableBufferPointer { o in
+                    p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(1, p.count)) { text in
+                        PKCS5_PBKDF2_HMAC(text, Int32(p.count), s.baseAddress, Int32(s.count), Int32(iterations), EVP_sha256(),
+                                          Int32(length), o.baseAddress)
+                    }
+                }
+            }
+        }
+        precondition(status == 1, "PBKDF2 failed")
+        return out
+    }
+}

@@ -35,6 +35,7 @@ struct AuthMatrixTests {
         let affiliateA: String
         let programA: String
         let surfaceA: String
+        let userA: String
     }
 
     static func makeWorld(_ backend: StoreBackend = .sqlite) async throws -> World {
@@ -71,10 +72,12 @@ struct AuthMatrixTests {
         let program = try await server.admin.post("/v1/affiliate-programs", json: #"{"appId":"\#(appA.id)","name":"P","commission":{"kind":"percent","basisPoints":100,"duration":"lifetime"}}"#)
             .decoded(AffiliateProgram.self, status: 201)
         let surface = try await server.admin.post("/v1/apps/\(appA.id)/app-store-surfaces", json: #"{"environment":"sandbox"}"#).decoded(CreatedSurface.self, status: 201)
+        let user = try await server.admin.post("/v1/users", json: #"{"workspaceId":"\#(a)","email":"matrix@example.com","password":"matrix password"}"#)
+            .decoded(ConsoleUser.self, status: 201)
         return World(server: server, workspaceA: a, appA: appA, serverKeyA: try await server.createKey(.server, workspace: a),
                      keys: keys, revoked: revoked, linkA: linkA, spareDomainA: spare, referralCodeA: code.code,
                      installA: "matrix-install", webhookA: webhook.webhook.id, adNetworkA: network.id, affiliateA: affiliate.id,
-                     programA: program.id, surfaceA: surface.surface.id)
+                     programA: program.id, surfaceA: surface.surface.id, userA: user.id)
     }
 
     static func probes(_ w: World) -> [String: Probe] {
@@ -128,6 +131,9 @@ struct AuthMatrixTests {
             "GET /v1/reports/funnel": Probe(method: "GET", path: "/v1/reports/funnel?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
             "POST /v1/webhooks": Probe(method: "POST", path: "/v1/webhooks", body: #"{"workspaceId":"\#(w.workspaceA)","url":"https://hooks.example.com/b","topics":["event"]}"#, workspaceScoped: true),
             "GET /v1/webhooks": Probe(method: "GET", path: "/v1/webhooks?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "POST /v1/users": Probe(method: "POST", path: "/v1/users", body: #"{"workspaceId":"\#(w.workspaceA)","email":"probe@example.com","password":"probe password"}"#, workspaceScoped: true),
+            "GET /v1/users": Probe(method: "GET", path: "/v1/users?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "DELETE /v1/users/{userId}": Probe(method: "DELETE", path: "/v1/users/\(w.userA)", body: "", workspaceScoped: true),
             "DELETE /v1/webhooks/{webhookId}": Probe(method: "DELETE", path: "/v1/webhooks/\(w.webhookA)", body: "", workspaceScoped: true),
             "GET /v1/webhooks/{webhookId}/deliveries": Probe(method: "GET", path: "/v1/webhooks/\(w.webhookA)/deliveries", body: "", workspaceScoped: true),
             "POST /v1/simulate/clicks": Probe(method: "POST", path: "/v1/simulate/clicks", body: #"{"url":"\#(w.linkA.url)"}"#, workspaceScoped: true),
