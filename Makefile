@@ -1,7 +1,7 @@
 # LinkRunway: `make run` builds and serves with SQLite in this folder; `make test` runs every test.
 SWIFT ?= swift
 BUILD_DEPS := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev libpq-dev libqrencode-dev
-TEST_DEPS := python3 postgresql zbar-tools nginx-light curl openssl jq
+TEST_DEPS := python3 python3-venv postgresql zbar-tools nginx-light curl openssl jq chromium chromium-driver
 BENCH_DEPS := wrk nginx-light postgresql
 
 .PHONY: deps build run test fuzz bench docs docs-check clean
@@ -27,6 +27,8 @@ test: deps
 	timeout 600 bash scripts/fuzz.sh
 	# The guides' commands, against a real server.
 	timeout 600 python3 scripts/docs_check.py .build/debug/linkrunway
+	# The console in Chromium (screenshots in test-artifacts/console/).
+	timeout 600 bash scripts/browser-tests.sh .build/debug/linkrunway
 
 # Runs the guides' commands against a real server (sh blocks) and checks the operator's steps (bash blocks).
 docs-check: deps

@@ -10,6 +10,7 @@ public enum ServerApplication {
             + WorkspaceRoutes.routes(services)
             + AppRoutes.routes(services)
             + KeyRoutes.routes(services)
+            + UserRoutes.routes(services)
             + DomainRoutes.routes(services)
             + LinkRoutes.routes(services)
             + ClientLinkRoutes.routes(services)
@@ -46,10 +47,12 @@ public enum ServerApplication {
         ).build(routes: routes)
     }
 
-    /// The request pipeline: the client's address behind trusted proxies, request id, access log, metrics, error mapping, body limit, key checks, idempotency.
+    /// The request pipeline: the client's address behind trusted proxies, request id, access log, metrics, error mapping,
+    /// body limit, the console (under /console), key checks, idempotency.
     public static func make(_ services: ServerServices, maxBodyBytes: Int, trustedProxies: TrustedProxies = .none) -> HTTPApplication {
         let logger = services.logger
-        return HTTPApplication(router: Router(routes: routes(services)), middleware: [
+        let router = Router(routes: routes(services))
+        return HTTPApplication(router: router, middleware: [
             ForwardedForMiddleware(trusted: trustedProxies),
             RequestIdMiddleware(),
             AccessLogMiddleware(logger: logger),
@@ -58,6 +61,7 @@ public enum ServerApplication {
                 logger.error("unhandled error", ["requestId": .string(context.requestId), "error": .string(String(describing: error))])
             },
             BodyLimitMiddleware(defaultLimit: maxBodyBytes),
+            ConsoleMiddleware(services: services, router: router),
             AuthMiddleware(authenticator: services.authenticator),
             IdempotencyMiddleware(store: services.store, clock: services.clock),
         ])

@@ -34,7 +34,7 @@ public struct RetentionReport: Sendable, Equatable {
     public var addressHashesCleared = 0
 }
 
-/// The hourly pass: partitions ahead, retention, old address keys forgotten, commissions released.
+/// The hourly pass: partitions ahead, retention, old address keys and console sessions forgotten, commissions released.
 enum Maintenance {
     static func run(_ services: ServerServices, policy: RetentionPolicy) async throws -> RetentionReport {
         let now = services.clock.nowMilliseconds()
@@ -52,6 +52,10 @@ enum Maintenance {
         // The same for postbacks: a postback Apple sends again while its first copy is kept stays a duplicate.
         let postbackCutoff = now - Int64(policy.postbackDays) * 86_400_000
         _ = try await services.store.write { db in try db.execute("DELETE FROM postback_keys WHERE received_at < \(postbackCutoff)") }
+        // Console sessions past their absolute limit.
+        _ = try await services.store.write { db in
+            try db.execute("DELETE FROM console_sessions WHERE created_at < \(now - ConsoleSessions.absoluteMilliseconds)")
+        }
         // Commissions past their holding period become payable even when nobody reads a balance.
         _ = try await services.store.write { db in try Ledger.releaseDue(db, now: now) }
         report.partitions = try await PartitionMaintenance.run(policy.tables, store: services.store, now: services.clock.now())

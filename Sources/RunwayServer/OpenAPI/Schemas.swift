@@ -305,6 +305,16 @@ enum Schemas {
                 ("secret", S.string("Signs deliveries (LinkRunway-Signature: t=…,v1=HMAC-SHA256 of \"t.body\"). Shown only here.", pattern: "^whsec_")),
             ], required: ["webhook", "secret"])),
             ("WebhookPage", S.page(of: "WebhookEndpoint")),
+            ("ConsoleUser", S.object([
+                ("id", S.string("User id (usr_…).", pattern: idPattern)), ("workspaceId", S.string("The one workspace they see.")),
+                ("email", S.string("Lower-cased; they sign in with it.")), ("createdAt", S.timestamp),
+            ], required: ["id", "workspaceId", "email", "createdAt"])),
+            ("CreateConsoleUserRequest", S.object([
+                ("workspaceId", S.string("Required with an admin key.", nullable: true)),
+                ("email", S.string("An email address, unique across the server.", minLength: 3, maxLength: 254)),
+                ("password", S.string("12 to 1024 characters; stored only as a PBKDF2-HMAC-SHA256 hash.", minLength: 12, maxLength: 1024)),
+            ], required: ["email", "password"])),
+            ("ConsoleUserPage", S.page(of: "ConsoleUser")),
             ("WebhookDelivery", S.object([
                 ("id", S.string("Delivery id.")), ("webhookId", S.string("Webhook.")), ("topic", S.string("Topic.")),
                 ("status", S.enumeration(["pending", "delivered", "failed"], "State.")), ("attempts", .object([("type", "integer")])),

@@ -134,7 +134,32 @@ public enum Schema {
             CREATE INDEX installs_hashed_by_time ON installs (matched_at) WHERE address_hash IS NOT NULL;
             CREATE INDEX impressions_by_time ON impressions (created_at);
             """),
+        Migration(id: "0011_console", sql: consoleSQL),
     ]
+
+    /// Console users (a PBKDF2 hash of their password, one workspace each) and console sessions (the hash of the
+    /// cookie, who signed in, the CSRF token of their forms).
+    static let consoleSQL = """
+        CREATE TABLE console_users (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+            email TEXT NOT NULL UNIQUE,
+            password_hash TEXT NOT NULL,
+            created_at BIGINT NOT NULL
+        );
+        CREATE INDEX console_users_by_workspace ON console_users (workspace_id, created_at, id);
+        CREATE TABLE console_sessions (
+            id_hash TEXT PRIMARY KEY,
+            user_id TEXT,
+            key_id TEXT,
+            kind TEXT NOT NULL,
+            workspace_id TEXT,
+            csrf TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            last_seen_at BIGINT NOT NULL
+        );
+        CREATE INDEX console_sessions_by_age ON console_sessions (created_at);
+        """
 
     /// Affiliates, their programs, codes and links; App Store notification surfaces; the appAccountTokens minted at
     /// bind; notifications seen (one row per UUID, which keeps processing idempotent); commissions; and the
