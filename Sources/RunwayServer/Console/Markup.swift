@@ -20,18 +20,18 @@ struct Markup: ExpressibleByStringInterpolation, Sendable {
         mutating func appendInterpolation(_ parts: [Markup]) { html += parts.map(\.html).joined() }
     }
 
-    /// Escapes for element content and quoted attribute values.
+    /// Escapes for element content and quoted attribute values (the link pages use it too).
     static func escape(_ text: String) -> String {
         var out = ""
         out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
+        for scalar in text.unicodeScalars {
+            switch scalar {
             case "&": out += "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
             case "'": out += "&#39;"
-            default: out.append(character)
+            default: out.unicodeScalars.append(scalar)
             }
         }
         return out

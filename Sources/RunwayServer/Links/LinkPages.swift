@@ -3,21 +3,7 @@ import RunwayHTTP
 
 /// The HTML a link domain serves to people and to preview fetchers. Self-contained: no script or style from elsewhere.
 enum LinkPages {
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for c in text.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    static func escape(_ text: String) -> String { Markup.escape(text) }
 
     static let style = """
         <style>body{font:17px/1.5 -apple-system,system-ui,sans-serif;margin:0;display:flex;min-height:100vh;align-items:center;\
