@@ -31,6 +31,13 @@ public enum ServerApplication {
             + AppStoreNotifications.routes(services)
             + LedgerRoutes.routes(services)
             + RedirectRoutes.routes(services)
+        // The rate-limited routes document their 429.
+        routes = routes.map { route in
+            guard RateLimitMiddleware.routes.contains("\(route.method.rawValue) \(route.pattern)"), !route.operation.errors.contains(429) else { return route }
+            var operation = route.operation
+            operation.errors.append(429)
+            return Route(method: route.method, pattern: route.pattern, operation: operation, handler: route.handler)
+        }
         let operation = Operation(id: "openAPI", summary: "This API's OpenAPI 3.1 document", tag: "Operations", access: .open,
                                   responses: [ResponseDoc(status: 200, description: "The document.", contentType: "application/json")])
         routes.append(Route(method: .GET, pattern: "/openapi.json", operation: operation) { _, _ in .text("") })
@@ -48,8 +55,9 @@ public enum ServerApplication {
     }
 
     /// The request pipeline: the client's address behind trusted proxies, request id, access log, metrics, error mapping,
-    /// body limit, the console (under /console), key checks, idempotency.
-    public static func make(_ services: ServerServices, maxBodyBytes: Int, trustedProxies: TrustedProxies = .none) -> HTTPApplication {
+    /// body limit, the console (under /console), key checks, rate limits, idempotency.
+    public static func make(_ services: ServerServices, maxBodyBytes: Int, trustedProxies: TrustedProxies = .none,
+                            rateLimits: RateLimitSettings = RateLimitSettings()) -> HTTPApplication {
         let logger = services.logger
         let router = Router(routes: routes(services))
         return HTTPApplication(router: router, middleware: [
@@ -63,6 +71,7 @@ public enum ServerApplication {
             BodyLimitMiddleware(defaultLimit: maxBodyBytes),
             ConsoleMiddleware(services: services, router: router),
             AuthMiddleware(authenticator: services.authenticator),
+            RateLimitMiddleware(rateLimits),
             IdempotencyMiddleware(store: services.store, clock: services.clock),
         ])
     }

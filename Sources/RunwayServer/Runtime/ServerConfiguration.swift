@@ -24,6 +24,8 @@ public struct ServerConfiguration: Sendable {
     public var appStoreRootPath: String?
     /// How long raw clicks, events, postbacks and address hashes are kept.
     public var retention = RetentionPolicy()
+    /// Requests a minute per client address and per key on the routes apps and Apple call.
+    public var rateLimits = RateLimitSettings()
 
     public init(database: DatabaseLocation = .sqlite(path: "./linkrunway.db"), http: HTTPServerConfiguration = HTTPServerConfiguration(),
                 logLevel: LogLevel = .info, shutdownGraceSeconds: Double = 10, sqliteSynchronousFull: Bool = true) {
@@ -161,6 +163,18 @@ public struct ServerConfiguration: Sendable {
                 summary: "Hours keyed address hashes stay on clicks and installs (1 to 720); ad impressions go with theirs. Below an app's probabilistic or view-through window, those matches reach back only this far.") { c, v in
             guard let n = Int(v), (1...720).contains(n) else { return false }
             c.retention.addressHashHours = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_RATE_LIMIT_ADDRESS", flag: "--rate-limit-address", defaultValue: "600",
+                summary: "Requests a minute one client address may send to the routes apps and Apple call (match, resolve, App Attest, binds, postbacks, notifications); beyond it, 429 with `Retry-After`. `0` turns it off. Counted in each process.") { c, v in
+            guard let n = Int(v), n >= 0 else { return false }
+            c.rateLimits.perAddressPerMinute = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_RATE_LIMIT_KEY", flag: "--rate-limit-key", defaultValue: "60000",
+                summary: "Requests a minute one key may send to the same routes (every install of an app shares its publishable key). `0` turns it off.") { c, v in
+            guard let n = Int(v), n >= 0 else { return false }
+            c.rateLimits.perKeyPerMinute = n
             return true
         },
         Setting(environment: "LINKRUNWAY_SQLITE_SYNCHRONOUS", flag: "--sqlite-synchronous", defaultValue: "full",

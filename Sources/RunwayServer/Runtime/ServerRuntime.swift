@@ -94,7 +94,7 @@ public final class ServerRuntime: Sendable {
                                           appleAdsURL: configuration.appleAdsURL, appAttestRoot: root, appStoreRoot: appStoreRoot)
             await maintainPartitionsOnce(services, policy: configuration.retention)
             let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes,
-                                                     trustedProxies: configuration.trustedProxies)
+                                                     trustedProxies: configuration.trustedProxies, rateLimits: configuration.rateLimits)
             let http = HTTPServer(configuration: configuration.http, logger: logger) { request in
                 await application.respond(to: request)
             }

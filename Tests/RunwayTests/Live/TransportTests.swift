@@ -137,7 +137,8 @@ struct TransportTests {
     func gracefulStop() async throws {
         let server = try Self.start(slowMilliseconds: 700)
         let port = server.port
-        async let slow = offloaded { try RawHTTPConnection(port: port).request("GET", "/slow") }
+        // A long read timeout: what matters is that the answer comes, and a loaded machine may take its time.
+        async let slow = offloaded { try RawHTTPConnection(port: port, timeoutSeconds: 60).request("GET", "/slow") }
         try await Self.waitUntilInFlight(server)
         // A generous grace: shutdown returns as soon as nothing is in flight, and a loaded machine may be slow to finish.
         let stopping = Task { await server.shutdown(grace: .seconds(30)) }

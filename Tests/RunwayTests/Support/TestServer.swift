@@ -18,7 +18,7 @@ struct TestServer: Sendable {
 
     static func start(_ backend: StoreBackend = .sqlite, clock: WallClock = .system, maxBodyBytes: Int = 1024 * 1024,
                       appleAdsURL: String = "http://127.0.0.1:1", appAttestRoot: Certificate? = nil,
-                      appStoreRoot: Certificate? = nil) async throws -> TestServer {
+                      appStoreRoot: Certificate? = nil, rateLimits: RateLimitSettings = RateLimitSettings()) async throws -> TestServer {
         let location = try backend.makeLocation()
         let metrics = MetricsRegistry()
         let store = try backend.open(location.url, StoreMetrics(metrics: metrics))
@@ -29,7 +29,7 @@ struct TestServer: Sendable {
                                       secrets: try await InstanceSecrets.load(store), appleAdsURL: appleAdsURL, appAttestRoot: appAttestRoot,
                                       appStoreRoot: appStoreRoot)
         return TestServer(location: location, store: store, services: services,
-                          application: ServerApplication.make(services, maxBodyBytes: maxBodyBytes),
+                          application: ServerApplication.make(services, maxBodyBytes: maxBodyBytes, rateLimits: rateLimits),
                           adminKey: bootstrap.adminKey, defaultWorkspace: bootstrap.workspace, logs: logs)
     }
 
