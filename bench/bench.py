@@ -78,7 +78,8 @@ http {{
 
 def start_linkrunway(workdir, port, database_url=None, extra_env=None):
     """Starts `linkrunway serve`; returns the process and the admin key it printed on first start (or None)."""
-    env = dict(os.environ, LINKRUNWAY_LOG_LEVEL="warn", LINKRUNWAY_PORT=str(port),
+    # The benchmarks send everything from one address and one key: the rate limits would measure themselves.
+    env = dict(os.environ, LINKRUNWAY_LOG_LEVEL="warn", LINKRUNWAY_PORT=str(port), LINKRUNWAY_RATE_LIMIT_ADDRESS="0", LINKRUNWAY_RATE_LIMIT_KEY="0",
                LINKRUNWAY_DATABASE_URL=database_url or f"sqlite:{workdir}/bench.db", **(extra_env or {}))
     process = subprocess.Popen([BINARY, "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     admin_key = None
