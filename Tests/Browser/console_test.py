@@ -19,7 +19,7 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support import expected_conditions
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.wait import WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -75,7 +75,9 @@ class Browser:
         for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1000", "--lang=en-US"]:
             options.add_argument(argument)
         options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
-        self.driver = webdriver.Chrome(service=Service(shutil.which("chromedriver") or "/usr/bin/chromedriver"), options=options)
+        # A time zone other than the server's, to see dates shown in the viewer's.
+        service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver", env={**os.environ, "TZ": "Europe/Paris"})
+        self.driver = webdriver.Chrome(service=service, options=options)
         self.driver.set_page_load_timeout(30)
         self.base = base
         self.artifacts = artifacts
@@ -86,14 +88,17 @@ class Browser:
 
     def settle(self):
         """Waits for the page (and the one reload the time-zone script may ask for) to be complete."""
-        WebDriverWait(self.driver, 15).until(lambda d: d.execute_script("return document.readyState") == "complete")
-        time.sleep(0.05)
-        WebDriverWait(self.driver, 15).until(lambda d: d.execute_script("return document.readyState") == "complete")
+        for _ in range(2):
+            WebDriverWait(self.driver, 15, ignored_exceptions=[WebDriverException]).until(
+                lambda d: d.execute_script("return document.readyState") == "complete")
+            time.sleep(0.05)
 
     def submit(self, element):
-        """Clicks a submit button and waits for the next page."""
+        """Clicks a submit button and waits for the next page (a marker on the old window is gone on the new one)."""
+        self.driver.execute_script("window.__leaving = true")
         element.click()
-        WebDriverWait(self.driver, 15).until(expected_conditions.staleness_of(element))
+        WebDriverWait(self.driver, 15, ignored_exceptions=[WebDriverException]).until(
+            lambda d: d.execute_script("return window.__leaving === undefined && document.readyState === 'complete'"))
         self.settle()
 
     def find(self, css):
@@ -152,6 +157,7 @@ def main():
             browser.fill(key_form, {"key": server.key})
             check(browser.heading() == "Overview", f"signed in, got {browser.heading()}")
             check("Nothing in the last 30 days yet" in browser.text(), "the empty overview says what to do")
+            check("Times are shown in Europe/Paris" in browser.text(), "dates follow the viewer's time zone")
             browser.shot("02-overview-empty")
 
             # Create a link in the form; an invalid destination first.

@@ -101,7 +101,7 @@ enum InstallPage {
             body = body + """
                 <div class="card"><h2>Attribution</h2>
                 <p><strong>\(match.method)</strong> (confidence \(String(format: "%.2f", match.confidence))), source \(match.source)\(match.linkId.map { ", link \($0)" } ?? "")\(match.campaign.map { ", campaign \($0)" } ?? ""), matched \(f.time(match.matchedAt))\(explanation.simulated ? " (simulated)" : "").</p>
-                <ol>\(Markup.join(explanation.rules.map { "<li>\($0)</li>" }))</ol></div>
+                <ul>\(Markup.join(explanation.rules.map { "<li>\($0)</li>" }))</ul></div>
                 """
             body = body + (explanation.candidates.isEmpty ? "<p class=\"hint\">No candidates were found.</p>" : ConsoleLayout.table(
                 ["method", "link or impression", "age", "taken", "why"], explanation.candidates.map { candidate in
