@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the fuzz target for Apple's formats (App Attest CBOR and objects, SKAdNetwork and AdAttributionKit postbacks)
-# with libFuzzer and AddressSanitizer, seeds it with the real data in ../shared/vectors when present, and runs it for
-# FUZZ_SECONDS (default 30). Any crash fails.
+# Builds two fuzz targets with libFuzzer and AddressSanitizer: Apple's formats (App Attest CBOR and objects, SKAdNetwork
+# and AdAttributionKit postbacks, JWS) and what clients send (JSON bodies, base64 and hex, certificates, App Store signed
+# data, router paths, User-Agents, proxy lists); seeds them with the real data in ../shared/vectors when present and
+# hand-made seeds, and runs each for FUZZ_SECONDS (default 30). Any crash fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_LIMIT="${FUZZ_SECONDS:-30}"
@@ -49,11 +50,48 @@ printf '\x5a\xff\xff\xff\xff\x00' > "$OUT/corpus/seed-truncated"
 printf '{"version":"4.0","ad-network-id":"a","attribution-signature":"MEUC"}' > "$OUT/corpus/seed-skadnetwork"
 printf '{"jws-string":"eyJhbGciOiJFUzI1NiJ9.e30.AAAA","conversion-value":1}' > "$OUT/corpus/seed-adattributionkit"
 
-echo "fuzz: running the parsers of Apple's formats for ${SECONDS_LIMIT} s"
-"$OUT/apple-formats-fuzz" -max_total_time="$SECONDS_LIMIT" -timeout=5 -rss_limit_mb=2048 -max_len=65536 \
-    -print_final_stats=1 -artifact_prefix="$OUT/" "$OUT/corpus" > "$OUT/fuzz.log" 2>&1 || {
-    tail -n 60 "$OUT/fuzz.log"
-    echo "fuzz: a parser of Apple's formats failed; the input is in $OUT/ (crash-*, timeout-*, leak-* or oom-*)"
-    exit 1
+# The parsers of what clients send: each module built instrumented, in dependency order, then one fuzz executable.
+INPUTS=$OUT/inputs
+mkdir -p "$INPUTS/modules" "$INPUTS/corpus"
+instrumented() { # module-name sources... (after --)
+    local name=$1; shift
+    "$SWIFTC" -O -g -parse-as-library -sanitize=fuzzer,address -module-name "$name" -emit-module \
+        -emit-module-path "$INPUTS/modules/$name.swiftmodule" -emit-library -static -o "$INPUTS/lib$name.a" \
+        -I "$INPUTS/modules" -I Sources/COpenSSL "$@" 2> >(grep -v "Cannot export local symbol" >&2)
 }
-grep -E "^(Done|stat::(number_of_executed_units|new_units_added|peak_rss_mb))" "$OUT/fuzz.log"
+instrumented RunwayJSON Sources/RunwayJSON/*.swift
+instrumented LinkRunwayAPI Sources/LinkRunwayAPI/*.swift
+instrumented RunwayCrypto Sources/RunwayCrypto/*.swift
+instrumented RunwayHTTP Sources/RunwayHTTP/*.swift
+instrumented AppleFormats Sources/AppleFormats/*.swift
+"$SWIFTC" -O -g -sanitize=fuzzer,address -parse-as-library -module-name InputsFuzz -I "$INPUTS/modules" -I Sources/COpenSSL \
+    fuzz/InputsFuzz.swift Sources/RunwayServer/Links/ClientClassifier.swift -L "$INPUTS" \
+    -lAppleFormats -lRunwayHTTP -lRunwayCrypto -lLinkRunwayAPI -lRunwayJSON -lssl -lcrypto -o "$OUT/inputs-fuzz" \
+    2> >(grep -v "Cannot export local symbol" >&2)
+# Seeds: request bodies, a certificate, a signed payload's shape, paths, User-Agents, proxy lists.
+printf '{"workspaceId":"ws_1","path":"spring","destinations":{"web":"https://example.com"},"metadata":{"a":[1,2.5e3,null,true]}}' > "$INPUTS/corpus/link"
+printf '{"eventId":"e1","type":"PURCHASE","installId":"i","amount":499,"currency":"EUR","properties":{"k":"v"}}' > "$INPUTS/corpus/event"
+printf '{"rules":[{"type":"INSTALL","fine":1},{"type":"PURCHASE","minAmount":100,"fine":63,"coarse":"high","lockWindow":true}]}' > "$INPUTS/corpus/schema"
+printf 'eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSUlCIiwiTUlJQyJdfQ.eyJub3RpZmljYXRpb25UeXBlIjoiVEVTVCJ9.AAAA' > "$INPUTS/corpus/jws"
+printf '/v1/apps/app_123/conversion-schema' > "$INPUTS/corpus/path"
+printf 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148' > "$INPUTS/corpus/ua"
+printf '127.0.0.1, 10.0.0.0/8, ::1, fd00::/8' > "$INPUTS/corpus/proxies"
+ASSN=../shared/vectors/assn-v2/apple-library-mock
+if [ -d "$ASSN" ]; then
+    cp "$ASSN/testCA.der" "$INPUTS/corpus/certificate"
+    for signed in "$ASSN"/*.jws; do cp "$signed" "$INPUTS/corpus/signed-$(basename "$signed")"; done
+fi
+
+run() { # name executable corpus
+    echo "fuzz: running $1 for ${SECONDS_LIMIT} s"
+    "$2" -max_total_time="$SECONDS_LIMIT" -timeout=5 -rss_limit_mb=2048 -max_len=65536 \
+        -print_final_stats=1 -artifact_prefix="$OUT/$1-" "$3" > "$OUT/$1.log" 2>&1 || {
+        tail -n 60 "$OUT/$1.log"
+        echo "fuzz: $1 failed; the input is in $OUT/ ($1-crash-*, -timeout-*, -leak-* or -oom-*)"
+        exit 1
+    }
+    grep -E "^(Done|stat::(number_of_executed_units|new_units_added|peak_rss_mb))" "$OUT/$1.log"
+}
+run apple-formats "$OUT/apple-formats-fuzz" "$OUT/corpus"
+run inputs "$OUT/inputs-fuzz" "$INPUTS/corpus"
+exit 0

@@ -17,7 +17,7 @@ public struct TrustedProxies: Sendable, Equatable {
     public init?(_ list: String) {
         var ranges: [Range] = []
         for item in list.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !item.isEmpty {
-            let parts = item.split(separator: "/", maxSplits: 1).map(String.init)
+            let parts = item.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             guard let bytes = Self.bytes(parts[0]) else { return nil }
             let prefix = parts.count == 2 ? Int(parts[1]) : bytes.count * 8
             guard let prefix, (0...(bytes.count * 8)).contains(prefix) else { return nil }

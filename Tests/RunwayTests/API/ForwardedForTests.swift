@@ -11,6 +11,8 @@ struct ForwardedForTests {
         #expect(proxies.contains("2001:db8:1::7") && proxies.contains("::1"))
         #expect(!proxies.contains("127.0.0.2") && !proxies.contains("11.0.0.1") && !proxies.contains("2001:db9::1") && !proxies.contains("junk"))
         #expect(TrustedProxies("10.0.0.0/33") == nil && TrustedProxies("example.com") == nil)
+        // Found by the fuzzer: a bare or half slash is refused, not a crash.
+        #expect(TrustedProxies("/") == nil && TrustedProxies("10.0.0.0/") == nil && TrustedProxies("/8") == nil)
         #expect(TrustedProxies("")?.isEmpty == true)
     }
 

@@ -1,0 +1,50 @@
+// libFuzzer entry point for the parsers of what clients send: JSON bodies (the parser and the strict decoder of
+// request types), base64, base64url and hex, DER certificates and PEM files handed to OpenSSL, App Store signed data
+// (the JWS, its x5c chain and payload), the router's path matching, the User-Agent classifier, the trusted-proxy list
+// and X-Forwarded-For addresses. Built by scripts/fuzz.sh; a crash, hang or leak fails the run.
+import AppleFormats
+import Foundation
+import LinkRunwayAPI
+import RunwayCrypto
+import RunwayHTTP
+import RunwayJSON
+
+let router = Router(routes: [
+    "/v1/apps", "/v1/apps/{appId}", "/v1/apps/{appId}/conversion-schema", "/v1/links/{linkId}/qr.svg",
+    "/.well-known/skadnetwork/report-attribution/", "/v1/installs/{installId}/attribution", "/{path...}",
+].enumerated().map { index, pattern in
+    Route(method: .GET, pattern: pattern, operation: Operation(id: "route\(index)", summary: "", tag: "", access: .open, responses: [])) { _, _ in
+        HTTPResponse(status: 200)
+    }
+})
+
+/// App Store signed data checked against a root of our own: the parsing runs as it would on Apple's.
+let appStore: AppStoreVerifier? = {
+    guard let key = PrivateKey.generateP256(),
+          let root = CertificateBuilder.make(commonName: "Fuzz Root", key: key, issuer: nil, serial: 1,
+                                             notBefore: Date(timeIntervalSince1970: 1_700_000_000),
+                                             notAfter: Date(timeIntervalSince1970: 1_900_000_000), ca: true) else { return nil }
+    return AppStoreVerifier(root: root)
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    let text = String(decoding: bytes, as: UTF8.self)
+    _ = try? JSONParser().parse(bytes)
+    let decoder = StrictJSONDecoder()
+    _ = try? decoder.decode(CreateLinkRequest.self, from: bytes)
+    _ = try? decoder.decode(CreateAppRequest.self, from: bytes)
+    _ = try? decoder.decode(EventRequest.self, from: bytes)
+    _ = try? decoder.decode(ConversionSchemaRequest.self, from: bytes)
+    _ = ByteEncoding.fromBase64(text)
+    _ = ByteEncoding.fromBase64url(text)
+    _ = ByteEncoding.fromHex(text)
+    _ = Certificate(der: bytes)
+    _ = AppStoreVerifier.certificate(file: bytes)
+    _ = appStore?.verify(text, environment: .sandbox, now: Date(timeIntervalSince1970: 1_790_000_000))
+    _ = router.match(method: "GET", path: text)
+    _ = ClientClass(userAgent: text)
+    if let proxies = TrustedProxies(text) { _ = proxies.contains(text) }
+    return 0
+}
