@@ -27,6 +27,8 @@ test: deps
 	FUZZ_SECONDS=15 timeout 900 bash scripts/fuzz.sh
 	# The guides' commands, against a real server.
 	timeout 600 python3 scripts/docs_check.py .build/debug/linkrunway
+	# Schemathesis against /openapi.json with real keys: no 500, every answer as documented.
+	timeout 900 bash scripts/api-fuzz.sh .build/debug/linkrunway
 	# The console in Chromium (screenshots in test-artifacts/console/).
 	timeout 600 bash scripts/browser-tests.sh .build/debug/linkrunway
 

@@ -86,7 +86,9 @@ public struct OpenAPIBuilder: Sendable {
             var response: [(String, JSONValue)] = [("description", .string(doc.description))]
             if let type = doc.contentType {
                 let schema: JSONValue = doc.schema.map(Self.ref) ?? .object([("type", type.hasPrefix("application/json") ? "object" : "string")])
-                response.append(("content", .object([(type, .object([("schema", schema)]))])))
+                var content: [(String, JSONValue)] = [(type, .object([("schema", schema)]))]
+                if doc.orJSONError { content.append(("application/json", .object([("schema", Self.ref("Error"))]))) }
+                response.append(("content", .object(content)))
             }
             return (String(doc.status), .object(response))
         }
@@ -94,7 +96,7 @@ public struct OpenAPIBuilder: Sendable {
         if case .keys = op.access { errors.formUnion([401, 403, 503]) }
         if op.requestSchema != nil { errors.formUnion([400, 413]) }
         if !op.query.isEmpty { errors.insert(400) }
-        if !route.parameterNames.isEmpty { errors.insert(404) }
+        if !route.parameterNames.isEmpty { errors.formUnion([400, 404]) }  // a malformed path parameter is a 400
         if op.idempotent { errors.formUnion([400, 409, 422]) }
         for status in errors.sorted() where !responses.contains(where: { $0.0 == String(status) }) {
             responses.append((String(status), .object([

@@ -11,12 +11,15 @@ public struct ResponseDoc: Sendable {
     /// A component schema name, or nil when the body is not JSON or not described.
     public var schema: String?
     public var contentType: String?
+    /// The same status may also come as the JSON `Error` (a page for people or an error for programs).
+    public var orJSONError: Bool
 
-    public init(status: Int, description: String, schema: String? = nil, contentType: String? = nil) {
+    public init(status: Int, description: String, schema: String? = nil, contentType: String? = nil, orJSONError: Bool = false) {
         self.status = status
         self.description = description
         self.schema = schema
         self.contentType = contentType ?? (schema == nil ? nil : "application/json")
+        self.orJSONError = orJSONError
     }
 
     public static func json(_ status: Int, _ schema: String, _ description: String) -> ResponseDoc {

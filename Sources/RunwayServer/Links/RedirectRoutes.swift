@@ -34,7 +34,8 @@ enum RedirectRoutes {
                 access: .open, responses: [
                     ResponseDoc(status: 302, description: "To the App Store, the store, the web page or the link's destination."),
                     ResponseDoc(status: 200, description: "A preview page for crawlers, or the branded interstitial.", contentType: "text/html"),
-                    ResponseDoc(status: 404, description: "Unknown or disabled link (HTML), or a Host that is not a link domain (JSON).", contentType: "text/html"),
+                    ResponseDoc(status: 404, description: "Unknown or disabled link (HTML), or a Host that is not a link domain (JSON).",
+                                contentType: "text/html", orJSONError: true),
                     ResponseDoc(status: 410, description: "The link has expired.", contentType: "text/html"),
                 ])
             ) { request, context in
