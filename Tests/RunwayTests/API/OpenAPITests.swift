@@ -68,7 +68,12 @@ struct OpenAPITests {
                         Issue.record("\(route.label) answered \(response.status), which the document does not list")
                         continue
                     }
-                    if let schema = documented["content"]?["application/json"]?["schema"] {
+                    // The answer's media type must be one the document gives for its status; JSON is checked against its schema.
+                    let mediaType = response.headers["Content-Type"]?.split(separator: ";").first.map(String.init)
+                    if let content = documented["content"]?.objectValue, let mediaType {
+                        #expect(content.contains { $0.0 == mediaType }, "\(route.label) \(response.status) came as \(mediaType), not as documented")
+                    }
+                    if mediaType == "application/json", let schema = documented["content"]?["application/json"]?["schema"] {
                         let value = try #require(response.json, "\(route.label) \(response.status) is not JSON")
                         let problems = validator.validate(value, against: schema)
                         #expect(problems.isEmpty, "\(route.label) \(response.status): \(problems)")
