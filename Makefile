@@ -4,7 +4,7 @@ BUILD_DEPS := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev libpq-dev l
 TEST_DEPS := python3 python3-venv postgresql zbar-tools nginx-light curl openssl jq chromium chromium-driver
 BENCH_DEPS := wrk nginx-light postgresql
 
-.PHONY: deps build run test fuzz bench docs docs-check clean
+.PHONY: deps build run test fuzz bench soak docs docs-check clean
 
 deps:
 	@bash scripts/install-deps.sh $(BUILD_DEPS)
@@ -25,6 +25,8 @@ test: deps
 	timeout 600 $(SWIFT) test --package-path sdk --skip-build
 	# The parsers of outside input under libFuzzer and AddressSanitizer, briefly (15 s a target; make fuzz for longer).
 	FUZZ_SECONDS=15 timeout 900 bash scripts/fuzz.sh
+	# docs/benchmarks.md is what the saved results give, not hand-written.
+	python3 bench/report.py --check
 	# The guides' commands, against a real server.
 	timeout 600 python3 scripts/docs_check.py .build/debug/linkrunway
 	# Schemathesis against /openapi.json with real keys: no 500, every answer as documented.
@@ -49,6 +51,11 @@ docs: deps
 bench: build
 	@bash scripts/install-deps.sh $(BENCH_DEPS)
 	bash scripts/with-postgres.sh bash bench/run.sh
+
+# A mixed load for SOAK_SECONDS (default 120): errors, throughput, and the server's memory at the start and the end.
+soak: build
+	@bash scripts/install-deps.sh $(BENCH_DEPS)
+	python3 bench/soak.py
 
 clean:
 	rm -rf .build sdk/.build

@@ -610,6 +610,7 @@ def main():
               f"p99 {ours.get('p99_ms', 0):.2f} ms); {limit['name']} {limit['requests_per_second']:.0f}/s; "
               f"ratio {r['throughput_ratio']:.3f}")
     print(f"saved bench/results/bench-{stamp}.json")
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "report.py")], check=True)
 
 
 if __name__ == "__main__":
