@@ -28,8 +28,10 @@ workspace=$(api "$base/v1/workspaces" | python3 -c 'import json,sys; print(json.
 app=$(api -d "{\"workspaceId\":\"$workspace\",\"name\":\"Fuzz\",\"teamId\":\"ABCDE12345\",\"bundleId\":\"com.example.fuzz\"}" "$base/v1/apps" \
     | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
 publishable=$(api -d "{\"kind\":\"publishable\",\"appId\":\"$app\"}" "$base/v1/keys" | python3 -c 'import json,sys; print(json.load(sys.stdin)["secret"])')
-LINKRUNWAY_ADMIN_KEY=$admin LINKRUNWAY_PUBLISHABLE_KEY=$publishable SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH=Tests/API \
-    "$venv/bin/schemathesis" run "$base/openapi.json" --max-examples "${API_FUZZ_EXAMPLES:-25}" --seed 1 \
+# Run from the temporary folder: schemathesis keeps a cache where it runs.
+repo=$PWD
+(cd "$work" && LINKRUNWAY_ADMIN_KEY=$admin LINKRUNWAY_PUBLISHABLE_KEY=$publishable SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH="$repo/Tests/API" \
+    "$repo/$venv/bin/schemathesis" run "$base/openapi.json" --max-examples "${API_FUZZ_EXAMPLES:-25}" --seed 1 \
     --phases examples,coverage,fuzzing --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
-    --request-timeout 20 --no-color > "$work/report" 2>&1 || { cat "$work/report"; echo "api-fuzz: schemathesis found failures"; exit 1; }
+    --request-timeout 20 --no-color > "$work/report" 2>&1) || { cat "$work/report"; echo "api-fuzz: schemathesis found failures"; exit 1; }
 sed -n "/SUMMARY/,\$p" "$work/report"
