@@ -47,4 +47,20 @@ struct FaultTests {
         #expect(retried.status == 201, "a refused write left nothing behind that blocks its retry")
         await server.stop()
     }
+
+    @Test("a read-only database: writes answer 503 store_unavailable with Retry-After, and reads go on")
+    func readOnly() async throws {
+        let server = try await TestServer.start(.sqlite)
+        let workspace = server.defaultWorkspace.id
+        #expect(await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(workspace)","path":"before"}"#).status == 201)
+        // The writer connection refuses to change anything, as it would on a file system remounted read-only.
+        try await server.store.write { db in try db.execute("PRAGMA query_only = 1") }
+        let refused = await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(workspace)","path":"during"}"#)
+        #expect(refused.status == 503 && refused.errorCode == "store_unavailable", "\(refused.bodyText)")
+        #expect(refused.headers["Retry-After"] != nil)
+        let links = try await server.admin.get("/v1/links?workspaceId=\(workspace)").decoded(Page<Link>.self)
+        #expect(links.items.map(\.path) == ["before"])
+        #expect(await server.client().get("/readyz").status == 200, "reading still works, so the server stays ready")
+        await server.stop()
+    }
 }
