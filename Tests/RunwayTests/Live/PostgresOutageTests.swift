@@ -1,0 +1,104 @@
+import Foundation
+import LinkRunwayAPI
+import Testing
+
+/// The real binary on a PostgreSQL of its own that stops in the middle of the run and comes back.
+@Suite("PostgreSQL outage")
+struct PostgresOutageTests {
+    static let binaries: String? = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql"))?
+        .sorted { $0.compare($1, options: .numeric) == .orderedAscending }.last.map { "/usr/lib/postgresql/\($0)/bin" }
+
+    /// A throwaway cluster in a temporary folder (as the postgres user when we are root, as initdb demands).
+    final class Cluster: @unchecked Sendable {
+        let directory = TemporaryDirectory()
+        let port: UInt16
+        let bin: String
+
+        init(bin: String) throws {
+            self.bin = bin
+            port = ProxyTests.freePort()
+            if getuid() == 0 { try Self.run("/bin/chown", ["postgres", directory.path("")]) }
+            try run("initdb", ["-D", directory.path("data"), "-U", "linkrunway", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"])
+            try start()
+        }
+
+        func start() throws {
+            try run("pg_ctl", ["-D", directory.path("data"), "-l", directory.path("server.log"), "-w", "-t", "60",
+                               "-o", "-h 127.0.0.1 -p \(port) -k \(directory.path(""))", "start"])
+        }
+
+        func stop() throws { try run("pg_ctl", ["-D", directory.path("data"), "-m", "fast", "-w", "stop"]) }
+
+        var url: String { "postgres://linkrunway@127.0.0.1:\(port)/postgres" }
+
+        func run(_ tool: String, _ arguments: [String]) throws {
+            if getuid() == 0 {
+                try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", "\(bin)/\(tool)"] + arguments)
+            } else {
+                try Self.run("\(bin)/\(tool)", arguments)
+            }
+        }
+
+        /// posix_spawn and waitpid: Foundation's Process never sees the end of a child whose grandchild (the
+        /// PostgreSQL daemon) inherits the descriptor it watches.
+        static func run(_ path: String, _ arguments: [String]) throws {
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+            let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid: pid_t = 0
+            guard posix_spawn(&pid, path, &actions, nil, argv, environ) == 0 else {
+                throw ServerProcess.Failure(description: "cannot run \(path)")
+            }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+                throw ServerProcess.Failure(description: "\(path) \(arguments) failed (\(status))")
+            }
+        }
+
+        deinit { try? stop() }
+    }
+
+    @Test("while PostgreSQL is down: /readyz says so, writes answer 503 store_unavailable, the process lives; when it is back, all resumes",
+          .enabled(if: binaries != nil && StoreBackend.postgresURL != nil))
+    func outage() async throws {
+        let bin = try #require(Self.binaries)
+        let cluster = try await offloaded { try Cluster(bin: bin) }
+        let server = try await ServerProcess(databaseURL: cluster.url)
+        let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
+        let port = server.port
+        func call(_ method: String, _ path: String, _ body: String = "") async throws -> RawHTTPConnection.Response {
+            try await offloaded { try RawHTTPConnection(port: port, timeoutSeconds: 30).request(method, path, headers: admin, body: body) }
+        }
+        let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces").body.utf8)).items[0].id
+        func createApp(_ bundle: String) async throws -> Int {
+            try await call("POST", "/v1/apps", #"{"workspaceId":"\#(workspace)","name":"O","teamId":"ABCDE12345","bundleId":"\#(bundle)"}"#).status
+        }
+        #expect(try await createApp("com.outage.before") == 201)
+
+        try await offloaded { try cluster.stop() }
+        let down = try await call("GET", "/readyz")
+        #expect(down.status == 503 && down.body.contains("unavailable"))
+        let refused = try await call("POST", "/v1/apps", #"{"workspaceId":"\#(workspace)","name":"O","teamId":"ABCDE12345","bundleId":"com.outage.during"}"#)
+        #expect(refused.status == 503 && refused.body.contains("store_unavailable"), "\(refused.status) \(refused.body)")
+        #expect(try await call("GET", "/healthz").status == 200, "the process is alive")
+
+        try await offloaded { try cluster.start() }
+        let deadline = ContinuousClock.now + .seconds(30)
+        var ready = false
+        while !ready && ContinuousClock.now < deadline {
+            ready = try await call("GET", "/readyz").status == 200
+            if !ready { try await Task.sleep(for: .milliseconds(200)) }
+        }
+        #expect(ready, "the server reconnects when PostgreSQL is back")
+        #expect(try await createApp("com.outage.after") == 201)
+        let apps = try JSONDecoder().decode(Page<App>.self, from: Data(try await call("GET", "/v1/apps?limit=200").body.utf8)).items.map(\.bundleId)
+        #expect(apps == ["com.outage.before", "com.outage.after"], "nothing refused was stored, nothing acknowledged was lost")
+        _ = try await server.stop(signal: SIGTERM)
+    }
+}
