@@ -3,8 +3,8 @@ import LinkRunwayAPI
 import RunwayStore
 import Testing
 
-/// SIGKILL under concurrent load on more write paths (install matches, postbacks), then a restart: every acknowledged
-/// write is there exactly once.
+/// SIGKILL under concurrent load on more write paths (install matches, postbacks, App Store notifications and the
+/// ledger), then a restart: every acknowledged write is there exactly once.
 @Suite("Crash and restart, per write path")
 struct CrashPathTests {
     /// Writers on their own connections send `request(writer, i)` until the server dies; returns what was acknowledged.
@@ -84,5 +84,67 @@ struct CrashPathTests {
         }
         #expect(answer.status == 200)
         _ = try await again.stop(signal: SIGTERM)
+    }
+
+    @Test("App Store notifications acknowledged before a SIGKILL accrued once each, and the ledger balances", arguments: StoreBackend.all)
+    func notificationsAndLedger(_ backend: StoreBackend) async throws {
+        let signer = AppStoreTestSigner()
+        let directory = TemporaryDirectory()
+        let rootFile = directory.path("root.der")
+        try Data(signer.root.der).write(to: URL(fileURLWithPath: rootFile))
+        let location = try backend.makeLocation()
+        let server = try await ServerProcess(databaseURL: location.url, environment: [
+            "LINKRUNWAY_APP_STORE_ROOT": rootFile, "LINKRUNWAY_RATE_LIMIT_ADDRESS": "0", "LINKRUNWAY_RATE_LIMIT_KEY": "0"])
+        let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
+        let port = server.port
+        func call<T: Decodable>(_ path: String, _ body: String? = nil, headers: [String: String] = admin, as type: T.Type) async throws -> T {
+            let response = try await offloaded {
+                try RawHTTPConnection(port: port).request(body == nil ? "GET" : "POST", path, headers: headers, body: body ?? "")
+            }
+            return try JSONDecoder().decode(type, from: Data(response.body.utf8))
+        }
+        let workspace = try await call("/v1/workspaces", as: Page<Workspace>.self).items[0].id
+        let bundle = "com.example.killed", appleId: Int64 = 7_654_321
+        let app = try await call("/v1/apps", #"{"workspaceId":"\#(workspace)","name":"S","teamId":"ABCDE12345","bundleId":"\#(bundle)","appStoreId":"\#(appleId)"}"#, as: App.self)
+        let surface = try await call("/v1/apps/\(app.id)/app-store-surfaces", #"{"environment":"production"}"#, as: CreatedSurface.self).surface
+        let affiliate = try await call("/v1/affiliates", #"{"workspaceId":"\#(workspace)","name":"K"}"#, as: Affiliate.self)
+        let program = try await call("/v1/affiliate-programs", #"{"appId":"\#(app.id)","name":"P","commission":{"kind":"percent","basisPoints":3000,"duration":"lifetime"},"holdDays":30}"#,
+                                     as: AffiliateProgram.self)
+        _ = try await call("/v1/affiliates/\(affiliate.id)/codes", #"{"programId":"\#(program.id)","code":"killer"}"#, as: AffiliateCode.self)
+        let key = try await call("/v1/keys", #"{"kind":"publishable","appId":"\#(app.id)"}"#, as: CreatedKey.self).secret
+        let token = try await call("/v1/app-store/bind", #"{"refCode":"KILLER"}"#, headers: ["Authorization": "Bearer \(key)"], as: BindResponse.self).appAccountToken
+
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let probe = signer.notification("DID_RENEW", bundleId: bundle, appAppleId: appleId,
+                                        transaction: signer.transaction(id: "probe", bundleId: bundle, token: token, purchaseDate: now), signedDate: now)
+        let first = try await offloaded { try RawHTTPConnection(port: port).request("POST", surface.notificationPath, body: #"{"signedPayload":"\#(probe)"}"#) }
+        #expect(first.status == 200 && first.body.contains(#""amount":299"#), "a renewal accrues 30% of 9.99: \(first.status) \(first.body)")
+        let acknowledged = try await Self.load(port: port, until: 150, { writer, i in
+            let uuid = UUID().uuidString.lowercased()
+            let transaction = signer.transaction(id: "t-\(writer)-\(i)", original: "o-\(writer)-\(i)", bundleId: bundle, token: token,
+                                                 price: 9990, currency: "USD", purchaseDate: now)
+            let payload = signer.notification("DID_RENEW", uuid: uuid, bundleId: bundle, appAppleId: appleId, transaction: transaction, signedDate: now)
+            return (surface.notificationPath, [:], #"{"signedPayload":"\#(payload)"}"#, uuid)
+        }, acknowledged: { response in
+            guard response.status == 200, let result = try? JSONDecoder().decode(AppStoreNotificationResult.self, from: Data(response.body.utf8)),
+                  result.status == "ok", result.amount == 299 else { return nil }
+            return result.notificationUUID
+        })
+        #expect(try await server.stop(signal: SIGKILL) == SIGKILL)
+        try await Task.sleep(for: .milliseconds(200))
+        let acked = Set(acknowledged.items)
+
+        let store = try backend.open(location.url, nil)
+        let (seen, accrued, unbalanced) = try await store.read { db in
+            (try db.query("SELECT notification_uuid FROM app_store_notifications").map { try $0.string("notification_uuid") },
+             try db.query("SELECT notification_uuid FROM ledger_postings WHERE kind = 'accrual'").map { try $0.optionalString("notification_uuid") ?? "" },
+             try db.query("SELECT posting_id, SUM(amount) AS total FROM ledger_entries GROUP BY posting_id").filter { try $0.int("total") != 0 }.count)
+        }
+        await store.close()
+        #expect(acked.isSubset(of: Set(seen)), "\(acked.subtracting(seen).count) acknowledged notifications are missing")
+        let accruals = Dictionary(accrued.map { ($0, 1) }, uniquingKeysWith: +)
+        #expect(acked.allSatisfy { accruals[$0] == 1 }, "each acknowledged notification accrued exactly once")
+        #expect(accruals.values.allSatisfy { $0 == 1 })
+        #expect(unbalanced == 0, "every posting of the ledger balances")
     }
 }
