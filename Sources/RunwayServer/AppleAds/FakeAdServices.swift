@@ -18,6 +18,7 @@ import Synchronization
 /// | `missing` | always 404 |
 /// | `late-N` | 404 for the first N requests, then as `tap` |
 /// | `garbage` | 200 with a body that is not JSON |
+/// | `slow` | as `tap`, after 5 seconds |
 /// | anything else | 404 |
 public final class FakeAdServices: Sendable {
     public let server: HTTPServer
@@ -27,7 +28,8 @@ public final class FakeAdServices: Sendable {
         let box = Box()
         server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: port, threads: 1, maxConnectionsPerAddress: 0),
                             logger: logger) { request in
-            box.fake?.answer(request) ?? HTTPResponse(status: 503)
+            if String(decoding: request.body, as: UTF8.self) == "slow" { try? await Task.sleep(for: .seconds(5)) }
+            return box.fake?.answer(request) ?? HTTPResponse(status: 503)
         }
         box.fake = self
         try server.start()
@@ -50,7 +52,7 @@ public final class FakeAdServices: Sendable {
             return counts[token]!
         }
         switch token {
-        case "tap": return json(Self.tap)
+        case "tap", "slow": return json(Self.tap)
         case "tap-standard": return json(#"{"attribution":true,"orgId":51001,"campaignId":61001,"conversionType":"Download","claimType":"Click","adGroupId":71001,"countryOrRegion":"GB","keywordId":81001,"adId":91001}"#)
         case "view": return json(#"{"attribution":true,"orgId":51002,"campaignId":61002,"conversionType":"Redownload","impressionDate":"2026-11-29T09:30Z","claimType":"Impression","adGroupId":71002,"countryOrRegion":"DE","adId":91002}"#)
         case "view-standard": return json(#"{"attribution":true,"orgId":51002,"campaignId":61002,"conversionType":"Download","claimType":"Impression","adGroupId":71002,"countryOrRegion":"DE"}"#)

@@ -23,7 +23,7 @@ public struct ServerServices: Sendable {
 
     public init(store: any Store, clock: WallClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
                 authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com",
-                appAttestRoot: Certificate? = nil, appStoreRoot: Certificate? = nil) {
+                appAttestRoot: Certificate? = nil, appStoreRoot: Certificate? = nil, appleAdsTimeoutSeconds: Double = 10) {
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -35,6 +35,7 @@ public struct ServerServices: Sendable {
         self.webhookSubscriptions = SubscriptionCache(store: store)
         var appleAds = AppleAdsClaims.Settings()
         appleAds.baseURL = appleAdsURL
+        appleAds.timeoutSeconds = appleAdsTimeoutSeconds
         self.appleAds = appleAds
         self.appAttestRoot = appAttestRoot
         self.appStoreVerifier = appStoreRoot.map(AppStoreVerifier.init(root:))
