@@ -1,10 +1,11 @@
 import Foundation
 import LinkRunwayAPI
 import RunwayStore
+import Synchronization
 import Testing
 
 /// SIGKILL under concurrent load on more write paths (install matches, postbacks, App Store notifications and the
-/// ledger), then a restart: every acknowledged write is there exactly once.
+/// ledger, affiliate binds, Apple Ads claims), then a restart: every acknowledged write is there exactly once.
 @Suite("Crash and restart, per write path")
 struct CrashPathTests {
     /// Writers on their own connections send `request(writer, i)` until the server dies; returns what was acknowledged.
@@ -146,5 +147,64 @@ struct CrashPathTests {
         #expect(acked.allSatisfy { accruals[$0] == 1 }, "each acknowledged notification accrued exactly once")
         #expect(accruals.values.allSatisfy { $0 == 1 })
         #expect(unbalanced == 0, "every posting of the ledger balances")
+    }
+
+    @Test("affiliate binds and Apple Ads claims acknowledged before a SIGKILL are stored exactly once", arguments: StoreBackend.all)
+    func bindsAndClaims(_ backend: StoreBackend) async throws {
+        let location = try backend.makeLocation()
+        let server = try await ServerProcess(databaseURL: location.url, environment: [
+            "LINKRUNWAY_APPLE_ADS_URL": "http://127.0.0.1:1", "LINKRUNWAY_RATE_LIMIT_ADDRESS": "0", "LINKRUNWAY_RATE_LIMIT_KEY": "0"])
+        let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
+        let port = server.port
+        func call<T: Decodable>(_ path: String, _ body: String? = nil, as type: T.Type) async throws -> T {
+            let response = try await offloaded {
+                try RawHTTPConnection(port: port).request(body == nil ? "GET" : "POST", path, headers: admin, body: body ?? "")
+            }
+            return try JSONDecoder().decode(type, from: Data(response.body.utf8))
+        }
+        let workspace = try await call("/v1/workspaces", as: Page<Workspace>.self).items[0].id
+        let app = try await call("/v1/apps", #"{"workspaceId":"\#(workspace)","name":"B","teamId":"ABCDE12345","bundleId":"com.kill.binds","appStoreId":"765"}"#, as: App.self)
+        let affiliate = try await call("/v1/affiliates", #"{"workspaceId":"\#(workspace)","name":"K"}"#, as: Affiliate.self)
+        let program = try await call("/v1/affiliate-programs", #"{"appId":"\#(app.id)","name":"P","commission":{"kind":"percent","basisPoints":1000,"duration":"lifetime"},"holdDays":0}"#,
+                                     as: AffiliateProgram.self)
+        _ = try await call("/v1/affiliates/\(affiliate.id)/codes", #"{"programId":"\#(program.id)","code":"binder"}"#, as: AffiliateCode.self)
+        let key = try await call("/v1/keys", #"{"kind":"publishable","appId":"\#(app.id)"}"#, as: CreatedKey.self).secret
+        let client = ["Authorization": "Bearer \(key)"]
+        // Every install a claim is for exists before the load.
+        for i in 0..<400 {
+            _ = try await offloaded { try RawHTTPConnection(port: port).request("POST", "/v1/installs/match", headers: client,
+                                                                               body: #"{"installId":"c-\#(i)","platform":"ios","consent":true}"#) }
+        }
+        let claimed = Atomic<Int>(0)
+        let acknowledged = try await Self.load(port: port, writers: 4, until: 150, { writer, i in
+            if writer % 2 == 0 {
+                return ("/v1/app-store/bind", client, #"{"refCode":"BINDER","installId":"b-\#(writer)-\#(i)"}"#, "")
+            }
+            let install = "c-\(claimed.add(1, ordering: .relaxed).newValue % 400)"
+            return ("/v1/claims/apple-ads", client, #"{"installId":"\#(install)","token":"tap-\#(writer)-\#(i)"}"#, install)
+        }, acknowledged: { response in
+            if response.status == 200, let bind = try? JSONDecoder().decode(BindResponse.self, from: Data(response.body.utf8)) {
+                return "bind:" + bind.appAccountToken.lowercased()
+            }
+            if response.status == 202 || response.status == 200, let claim = try? JSONDecoder().decode(AppleAdsClaim.self, from: Data(response.body.utf8)) {
+                return "claim:" + claim.installId
+            }
+            return nil
+        })
+        #expect(try await server.stop(signal: SIGKILL) == SIGKILL)
+        try await Task.sleep(for: .milliseconds(200))
+        let acked = Set(acknowledged.items)
+        #expect(acked.contains { $0.hasPrefix("bind:") } && acked.contains { $0.hasPrefix("claim:") })
+
+        let store = try backend.open(location.url, nil)
+        let stored = try await store.read { db in
+            try db.query("SELECT token FROM app_account_tokens").map { "bind:" + (try $0.string("token")).lowercased() }
+                + db.query("SELECT install_id FROM apple_ads_claims WHERE app_id = \(app.id)").map { "claim:" + (try $0.string("install_id")) }
+        }
+        await store.close()
+        let counts = Dictionary(stored.map { ($0, 1) }, uniquingKeysWith: +)
+        let missing = acked.filter { counts[$0] == nil }
+        #expect(missing.isEmpty, "\(missing.count) of \(acked.count) acknowledged binds and claims were lost: \(missing.prefix(3))")
+        #expect(counts.values.allSatisfy { $0 == 1 }, "nothing is stored twice")
     }
 }
