@@ -1,7 +1,8 @@
 // libFuzzer entry point for the parsers of what clients send: JSON bodies (the parser and the strict decoder of
 // request types), base64, base64url and hex, DER certificates and PEM files handed to OpenSSL, App Store signed data
 // (the JWS, its x5c chain and payload), the router's path matching, the User-Agent classifier, the trusted-proxy list
-// and X-Forwarded-For addresses. Built by scripts/fuzz.sh; a crash, hang or leak fails the run.
+// and X-Forwarded-For addresses, and the timestamped HMAC headers of forwarded notifications. Built by scripts/fuzz.sh;
+// a crash, hang or leak fails the run.
 import AppleFormats
 import Foundation
 import LinkRunwayAPI
@@ -46,5 +47,8 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = router.match(method: "GET", path: text)
     _ = ClientClass(userAgent: text)
     if let proxies = TrustedProxies(text) { _ = proxies.contains(text) }
+    let lines = text.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
+    _ = TimestampedHMAC.verify(timestamp: lines.first, signature: lines.count > 1 ? lines[1] : nil, body: bytes, secret: [1, 2, 3],
+                               now: 1_790_000_000, maxSkewSeconds: 300)
     return 0
 }

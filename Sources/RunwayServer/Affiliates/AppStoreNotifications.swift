@@ -42,17 +42,16 @@ enum AppStoreNotifications {
 
     /// `sha256=<hex HMAC-SHA256 of "<timestamp>." + body>` under the surface's secret, within 300 s of now.
     static func checkForwardingSignature(_ request: HTTPRequest, surfaceId: String, services: ServerServices) throws {
-        guard let stamp = request.headers["x-ea-timestamp"], let seconds = Int64(stamp),
-              abs(seconds - Int64(services.clock.now().timeIntervalSince1970)) <= maxSkewSeconds else {
-            throw HTTPError.unauthorized(ErrorCode.invalidSignature, "x-ea-timestamp is missing or more than 300 s from now")
-        }
-        guard let header = request.headers["x-ea-signature"], header.hasPrefix("sha256="),
-              let given = ByteEncoding.fromHex(String(header.dropFirst("sha256=".count))) else {
-            throw HTTPError.unauthorized(ErrorCode.invalidSignature, "x-ea-signature must be sha256=<hex>")
-        }
         let secret = AppStoreBinding.forwardingSecret(surfaceId: surfaceId, services.secrets)
-        let expected = Digest.hmacSHA256(key: Array(secret.utf8), message: Array("\(stamp).".utf8) + request.body)
-        guard ConstantTime.equal(given, expected) else {
+        switch TimestampedHMAC.verify(timestamp: request.headers["x-ea-timestamp"], signature: request.headers["x-ea-signature"],
+                                      body: request.body, secret: Array(secret.utf8), now: Int64(services.clock.now().timeIntervalSince1970),
+                                      maxSkewSeconds: maxSkewSeconds) {
+        case .success: return
+        case .failure(.timestamp):
+            throw HTTPError.unauthorized(ErrorCode.invalidSignature, "x-ea-timestamp is missing or more than 300 s from now")
+        case .failure(.malformed):
+            throw HTTPError.unauthorized(ErrorCode.invalidSignature, "x-ea-signature must be sha256=<hex>")
+        case .failure(.mismatch):
             throw HTTPError.unauthorized(ErrorCode.invalidSignature, "x-ea-signature does not match this surface's secret")
         }
     }

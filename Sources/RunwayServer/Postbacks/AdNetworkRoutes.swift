@@ -121,7 +121,7 @@ enum AdNetworkRoutes {
         let impressionId = body.impressionId ?? UUID().uuidString
         guard UUID(uuidString: impressionId) != nil else { throw HTTPError.invalidField("impressionId", "must be a UUID") }
         let timestamp = body.timestamp ?? now
-        guard abs(timestamp - now) <= 86_400_000 else { throw HTTPError.invalidField("timestamp", "must be within a day of now, in milliseconds") }
+        guard (now - 86_400_000)...(now + 86_400_000) ~= timestamp else { throw HTTPError.invalidField("timestamp", "must be within a day of now, in milliseconds") }
         let fidelity = body.fidelityType ?? 1
         guard fidelity == 0 || fidelity == 1 else { throw HTTPError.invalidField("fidelityType", "must be 0 (view-through) or 1 (StoreKit-rendered)") }
         return AdImpression(adNetworkId: network.adNetworkId, sourceIdentifier: body.sourceIdentifier, advertisedItemId: body.advertisedItemId,

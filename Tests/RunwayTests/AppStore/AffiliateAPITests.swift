@@ -208,6 +208,10 @@ struct AffiliateAPITests {
         #expect(await send(secret: w.production.forwardingSecret, stamp: now + 301).status == 401, "too far ahead")
         #expect(await send(secret: w.production.forwardingSecret, stamp: now, signed: body + [32]).status == 401, "the body changed")
         #expect(await w.server.client().post(w.production.surface.forwardingPath, json: String(decoding: body, as: UTF8.self)).status == 401)
+        // Times at the ends of the integers are refused, not an overflow (this crashed the server before).
+        for stamp in [Int64.min, Int64.max, Int64.min + 1] {
+            #expect(await send(secret: w.production.forwardingSecret, stamp: stamp).status == 401, "\(stamp)")
+        }
         await w.server.stop()
     }
 

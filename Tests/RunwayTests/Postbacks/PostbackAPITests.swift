@@ -232,6 +232,11 @@ struct PostbackAPITests {
         #expect(message.hasPrefix("4.0\u{2063}example.adattributionkit\u{2063}12\u{2063}525463029\u{2063}"))
         #expect(publicKey.verify(derSignature: Array(Data(base64Encoded: try #require(skan.signature))!), message: Array(message.utf8)))
         #expect(await w.server.admin.post("/v1/ad-networks/\(network.id)/impressions", json: #"{"format":"jpeg","sourceIdentifier":1,"advertisedItemId":1}"#).errorField == "format")
+        for stamp in [Int64.min, Int64.max] {
+            let far = await w.server.admin.post("/v1/ad-networks/\(network.id)/impressions",
+                                                json: #"{"format":"adattributionkit","sourceIdentifier":1,"advertisedItemId":1,"timestamp":\#(stamp)}"#)
+            #expect(far.errorField == "timestamp", "a time at the end of the integers is refused, not an overflow")
+        }
         #expect(await w.server.admin.post("/v1/ad-networks/\(network.id)/impressions", json: #"{"format":"adattributionkit","sourceIdentifier":10000,"advertisedItemId":1}"#).errorField == "sourceIdentifier")
         let imported = try #require(PrivateKey.generateP256())
         let brought = try await w.server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","adNetworkId":"mine.skadnetwork","privateKeyPem":"\#(imported.pem!.replacingOccurrences(of: "\n", with: "\\n"))"}"#)
