@@ -100,14 +100,14 @@ public struct ServerConfiguration: Sendable {
             return true
         },
         Setting(environment: "LINKRUNWAY_REQUEST_TIMEOUT", flag: "--request-timeout", defaultValue: "30",
-                summary: "Seconds a request may take before it is answered 503.") { c, v in
-            guard let n = Double(v), n > 0 else { return false }
+                summary: "Seconds a request may take before it is answered 503 (at most 3600).") { c, v in
+            guard let n = Double(v), n > 0, n <= 3600 else { return false }
             c.http.requestTimeoutSeconds = n
             return true
         },
         Setting(environment: "LINKRUNWAY_SHUTDOWN_GRACE", flag: "--shutdown-grace", defaultValue: "10",
-                summary: "Seconds requests in flight get on SIGTERM or SIGINT.") { c, v in
-            guard let n = Double(v), n >= 0 else { return false }
+                summary: "Seconds requests in flight get on SIGTERM or SIGINT (at most 3600).") { c, v in
+            guard let n = Double(v), n >= 0, n <= 3600 else { return false }
             c.shutdownGraceSeconds = n
             return true
         },

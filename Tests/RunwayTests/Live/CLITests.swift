@@ -52,7 +52,7 @@ struct CLITests {
 
     @Test("usage errors exit 64", arguments: [
         ["bogus"], [], ["app", "create", "--nme", "x"], ["app", "show"], ["key", "create", "--kind", "root"], ["serve", "--port", "x"],
-        ["app", "list", "--json=yes"],
+        ["app", "list", "--json=yes"], ["serve", "--request-timeout", "1e300"], ["serve", "--shutdown-grace", "1e300"],
     ])
     func usageErrors(_ arguments: [String]) async {
         let run = await CLITests.run(arguments, environment: ["LINKRUNWAY_KEY": "lr_ak_x"])
