@@ -73,7 +73,6 @@ struct BackupTests {
         let answeredAfter = answered.load(ordering: .relaxed)
         #expect(backup.status == 0, "\(backup.errors)")
         #expect(backup.output.contains("Backed up"))
-        #expect(answeredAfter > answeredBefore, "the server kept answering during the backup")
         try await Task.sleep(for: .milliseconds(200))
         stop.store(true, ordering: .relaxed)
 
@@ -95,6 +94,7 @@ struct BackupTests {
         let liveCounts = try SQLiteBackup.summary(of: live).rowCounts
         #expect(try SQLiteBackup.summary(of: restoredPath).rowCounts == liveCounts)
         #expect(liveCounts["clicks"].map { $0 >= Int64(answeredAfter) } == true)
+        #expect(liveCounts["clicks"].map { $0 > clicksInBackup } == true, "the server kept writing after the snapshot was taken")
 
         // The restored database serves: the link redirects and the old admin key works.
         let restored = try await ServerProcess(databaseURL: "sqlite:" + restoredPath)
