@@ -179,6 +179,37 @@ struct ProcessTests {
         #expect(try await again.stop(signal: SIGINT) == 0)
     }
 
+    @Test("clients that disconnect half-way through their request body leave nothing behind and harm no one")
+    func disconnectsMidRequest() async throws {
+        let directory = TemporaryDirectory()
+        let server = try await ServerProcess(databaseURL: "sqlite:" + directory.path("cut.db"))
+        let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
+        let port = server.port
+        let workspace = try await offloaded {
+            let response = try RawHTTPConnection(port: port).request("GET", "/v1/workspaces", headers: admin)
+            return try JSONDecoder().decode(Page<Workspace>.self, from: Data(response.body.utf8)).items[0].id
+        }
+        // Fifty clients each promise a body, send half of it, and hang up.
+        try await offloaded {
+            for i in 0..<50 {
+                let body = #"{"workspaceId":"\#(workspace)","name":"cut","teamId":"ABCDE12345","bundleId":"com.cut.n\#(i)"}"#
+                let connection = try RawHTTPConnection(port: port)
+                try connection.send("POST /v1/apps HTTP/1.1\r\nHost: x\r\nAuthorization: \(admin["Authorization"]!)\r\nContent-Type: application/json\r\n"
+                                    + "Content-Length: \(body.utf8.count)\r\n\r\n" + String(body.prefix(body.count / 2)))
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let apps = try await offloaded { try RawHTTPConnection(port: port).request("GET", "/v1/apps?limit=200", headers: admin) }
+        #expect(apps.status == 200)
+        #expect(!apps.body.contains("com.cut."), "no half-received request was acted on")
+        let whole = try await offloaded {
+            try RawHTTPConnection(port: port).request("POST", "/v1/apps", headers: admin,
+                                                      body: #"{"workspaceId":"\#(workspace)","name":"whole","teamId":"ABCDE12345","bundleId":"com.cut.whole"}"#)
+        }
+        #expect(whole.status == 201, "the server still serves")
+        #expect(try await server.stop(signal: SIGTERM) == 0)
+    }
+
     @Test("bad configuration is a usage error, not a crash")
     func badConfiguration() async throws {
         let process = Process()
