@@ -1,17 +1,19 @@
 import Foundation
 import LinkRunwayAPI
+import RunwayCrypto
 import RunwayStore
 import Synchronization
 import Testing
 
 /// SIGKILL under concurrent load on more write paths (install matches, postbacks, App Store notifications and the
-/// ledger, affiliate binds, Apple Ads claims), then a restart: every acknowledged write is there exactly once.
+/// ledger, affiliate binds, Apple Ads claims, App Attest assertions), then a restart: every acknowledged write is there
+/// exactly once.
 @Suite("Crash and restart, per write path")
 struct CrashPathTests {
     /// Writers on their own connections send `request(writer, i)` until the server dies; returns what was acknowledged.
     static func load(port: UInt16, writers: Int = 6, until count: Int,
                      _ request: @escaping @Sendable (Int, Int) -> (path: String, headers: [String: String], body: String, id: String),
-                     acknowledged check: @escaping @Sendable (RawHTTPConnection.Response) -> String?) async throws -> SharedList {
+                     acknowledged check: @escaping @Sendable (RawHTTPConnection.Response, String) -> String?) async throws -> SharedList {
         let acknowledged = SharedList()
         let threads = (0..<writers).map { writer in
             Thread {
@@ -19,7 +21,7 @@ struct CrashPathTests {
                 for i in 0..<100_000 {
                     let next = request(writer, i)
                     guard let response = try? connection.request("POST", next.path, headers: next.headers, body: next.body),
-                          let id = check(response) else { return }
+                          let id = check(response, next.id) else { return }
                     acknowledged.append(id)
                 }
             }
@@ -53,7 +55,7 @@ struct CrashPathTests {
             }
             let body = #"{"version":"4.0","ad-network-id":"kill.skadnetwork","source-identifier":"52","app-id":525463029,"transaction-id":"\#(UUID().uuidString.lowercased())","redownload":false,"source-domain":"example.com","fidelity-type":1,"did-win":true,"conversion-value":\#(i % 64),"postback-sequence-index":0,"attribution-signature":"MEUCIQDq9Zk0q7jTgqkP7m0RZ8lx6uVtzKY6SvsvFnrTQ0KxfQIgG4nCzB4X0bVvK7uD2QjTTqz7bJfS4o4j2vS4QqPGK2U="}"#
             return ("/.well-known/skadnetwork/report-attribution/", ["Host": "localhost"], body, "")
-        }, acknowledged: { response in
+        }, acknowledged: { response, _ in
             guard response.status == 200 else { return nil }
             if response.body.contains(#""installId""#) {
                 return (try? JSONDecoder().decode(InstallMatch.self, from: Data(response.body.utf8))).map { "install:" + $0.installId }
@@ -126,7 +128,7 @@ struct CrashPathTests {
                                                  price: 9990, currency: "USD", purchaseDate: now)
             let payload = signer.notification("DID_RENEW", uuid: uuid, bundleId: bundle, appAppleId: appleId, transaction: transaction, signedDate: now)
             return (surface.notificationPath, [:], #"{"signedPayload":"\#(payload)"}"#, uuid)
-        }, acknowledged: { response in
+        }, acknowledged: { response, _ in
             guard response.status == 200, let result = try? JSONDecoder().decode(AppStoreNotificationResult.self, from: Data(response.body.utf8)),
                   result.status == "ok", result.amount == 299 else { return nil }
             return result.notificationUUID
@@ -182,7 +184,7 @@ struct CrashPathTests {
             }
             let install = "c-\(claimed.add(1, ordering: .relaxed).newValue % 400)"
             return ("/v1/claims/apple-ads", client, #"{"installId":"\#(install)","token":"tap-\#(writer)-\#(i)"}"#, install)
-        }, acknowledged: { response in
+        }, acknowledged: { response, _ in
             if response.status == 200, let bind = try? JSONDecoder().decode(BindResponse.self, from: Data(response.body.utf8)) {
                 return "bind:" + bind.appAccountToken.lowercased()
             }
@@ -206,5 +208,75 @@ struct CrashPathTests {
         let missing = acked.filter { counts[$0] == nil }
         #expect(missing.isEmpty, "\(missing.count) of \(acked.count) acknowledged binds and claims were lost: \(missing.prefix(3))")
         #expect(counts.values.allSatisfy { $0 == 1 }, "nothing is stored twice")
+    }
+
+    @Test("App Attest assertions acknowledged before a SIGKILL: the counters never go back, and no acknowledged assertion's challenge is left",
+          arguments: StoreBackend.all)
+    func assertionCounters(_ backend: StoreBackend) async throws {
+        let location = try backend.makeLocation()
+        let server = try await ServerProcess(databaseURL: location.url, environment: ["LINKRUNWAY_RATE_LIMIT_ADDRESS": "0", "LINKRUNWAY_RATE_LIMIT_KEY": "0"])
+        let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
+        let port = server.port
+        func call(_ method: String, _ path: String, _ body: String = "") async throws -> RawHTTPConnection.Response {
+            try await offloaded { try RawHTTPConnection(port: port).request(method, path, headers: admin, body: body) }
+        }
+        let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces").body.utf8)).items[0].id
+        let app = try JSONDecoder().decode(App.self, from: Data(try await call("POST", "/v1/apps",
+            #"{"workspaceId":"\#(workspace)","name":"A","teamId":"ABCDE12345","bundleId":"com.kill.attest"}"#).body.utf8))
+        #expect(try await call("PATCH", "/v1/apps/\(app.id)", #"{"attestation":{"policy":"optional","environments":["production"]}}"#).status == 200)
+        let clientKey = try JSONDecoder().decode(CreatedKey.self, from: Data(try await call("POST", "/v1/keys", #"{"kind":"publishable","appId":"\#(app.id)"}"#).body.utf8)).secret
+
+        // One attested key per writer (counters rise within a key), and challenges planted as if each had been asked for.
+        let writers = 4, perWriter = 400
+        let keys = (0..<writers).map { _ in PrivateKey.generateP256()! }
+        let keyIds = keys.map { Data(Digest.sha256($0.publicKey!.ecPoint!)).base64EncodedString() }
+        let store = try backend.open(location.url, nil)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        try await store.write { db in
+            for (writer, key) in keys.enumerated() {
+                try db.execute("""
+                    INSERT INTO attest_keys (app_id, key_id, install_id, public_key, receipt, environment, counter, created_at, last_used_at)
+                    VALUES (\(app.id), \(keyIds[writer]), \("attested-\(writer)"), \(ByteEncoding.hex(key.publicKey!.spki)), '', 'production', 0, \(now), \(now))
+                    """)
+                for i in 0..<perWriter {
+                    try db.execute("INSERT INTO attest_challenges (app_id, challenge, created_at) VALUES (\(app.id), \("c-\(writer)-\(i)"), \(now))")
+                }
+            }
+        }
+        await store.close()
+
+        let appId = "ABCDE12345.com.kill.attest"
+        let acknowledged = try await Self.load(port: port, writers: writers, until: 200, { writer, i in
+            let counter = UInt32(i + 1), challenge = "c-\(writer)-\(i)"
+            let authData = Digest.sha256(appId) + [0x40] + withUnsafeBytes(of: counter.bigEndian, Array.init)
+            let signature = keys[writer].sign(Digest.sha256(authData + Digest.sha256(challenge)))!
+            let assertion = Data(TestCBOR.map([("signature", .bytes(signature)), ("authenticatorData", .bytes(authData))])).base64EncodedString()
+            let body = #"{"appId":"\#(app.id)","keyId":"\#(keyIds[writer])","assertion":"\#(assertion)","challenge":"\#(challenge)","installId":"attested-\#(writer)"}"#
+            return ("/v1/attest/apple/assert", ["Authorization": "Bearer \(clientKey)"], body, "\(writer) \(counter)")
+        }, acknowledged: { response, sent in response.status == 201 || response.status == 200 ? sent : nil })
+        #expect(try await server.stop(signal: SIGKILL) == SIGKILL)
+        try await Task.sleep(for: .milliseconds(200))
+        // The highest counter each writer had acknowledged.
+        var highest = [Int64](repeating: 0, count: writers)
+        for item in acknowledged.items {
+            let parts = item.split(separator: " ").compactMap { Int64($0) }
+            highest[Int(parts[0])] = max(highest[Int(parts[0])], parts[1])
+        }
+
+        let after = try backend.open(location.url, nil)
+        let (counters, unspent) = try await after.read { db in
+            (try db.query("SELECT key_id, counter FROM attest_keys WHERE app_id = \(app.id)").map { (try $0.string("key_id"), try $0.int("counter")) },
+             try db.query("SELECT challenge FROM attest_challenges WHERE app_id = \(app.id)").map { try $0.string("challenge") })
+        }
+        await after.close()
+        let stored = Dictionary(counters, uniquingKeysWith: { a, _ in a })
+        for (writer, keyId) in keyIds.enumerated() {
+            let counter = stored[keyId] ?? 0
+            #expect(counter >= highest[writer], "key \(writer): counter \(counter) below the acknowledged \(highest[writer])")
+            let spent = (0..<perWriter).filter { !unspent.contains("c-\(writer)-\($0)") }.count
+            // A challenge is spent before its assertion is checked: the one in flight at the kill may be spent without
+            // raising the counter (the client asks for a new one), never the other way round.
+            #expect(counter <= Int64(spent) && Int64(spent) <= counter + 1, "key \(writer): counter \(counter), challenges spent \(spent)")
+        }
     }
 }
