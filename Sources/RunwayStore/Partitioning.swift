@@ -104,16 +104,22 @@ public enum PartitionMaintenance {
             try db.execute("CREATE TABLE \(raw: defaultName) PARTITION OF \(raw: table.name) DEFAULT")
             report.created.append(defaultName)
         }
-        // From the period holding the cutoff (or now) through `periodsAhead` periods ahead. Rows of a new period that
-        // already landed in the default partition move into it before it is attached.
-        var start = table.periodStart(min(now, cutoff ?? now))
+        // From the current period through `periodsAhead` periods ahead. Rows are stamped with the server's clock, so
+        // an earlier period needs a partition only for rows already in the default one (written before it was made);
+        // those rows move into it before it is attached.
+        let oldestDefault = try db.first("SELECT MIN(\(raw: table.timeColumn)) AS oldest FROM \(raw: defaultName)")?
+            .optionalInt("oldest").map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        var start = table.periodStart(min(now, max(oldestDefault ?? now, cutoff ?? .distantPast)))
         let last = (0..<periodsAhead).reduce(table.periodStart(now)) { date, _ in table.periodAfter(date) }
         let column = table.timeColumn
+        let current = table.periodStart(now)
         while start <= last {
             let name = table.partitionName(start)
             let end = table.periodAfter(start)
-            if !existing.contains(name), cutoff.map({ end > $0 }) ?? true {
-                let (from, to) = (String(ms(start)), String(ms(end)))
+            let (from, to) = (String(ms(start)), String(ms(end)))
+            if !existing.contains(name), cutoff.map({ end > $0 }) ?? true, try start >= current || db.first("""
+                SELECT 1 AS found FROM \(raw: defaultName) WHERE \(raw: column) >= \(raw: from) AND \(raw: column) < \(raw: to) LIMIT 1
+                """) != nil {
                 try db.execute("CREATE TABLE \(raw: name) (LIKE \(raw: table.name) INCLUDING DEFAULTS INCLUDING CONSTRAINTS)")
                 try db.execute("""
                     WITH moved AS (DELETE FROM \(raw: defaultName) WHERE \(raw: column) >= \(raw: from) AND \(raw: column) < \(raw: to) RETURNING *)
