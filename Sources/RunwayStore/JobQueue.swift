@@ -28,6 +28,13 @@ final class JobQueue<Job>: @unchecked Sendable {
         return taken
     }
 
+    /// Jobs waiting to be taken.
+    var count: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count
+    }
+
     /// Refuses new jobs; the ones queued are still handed out.
     func close() {
         condition.lock()

@@ -114,6 +114,9 @@ public final class ThreadedStore: Store, @unchecked Sendable {
         }
     }
 
+    /// Reads waiting for a reader connection (for tests and diagnostics).
+    public var queuedReads: Int { reads.count }
+
     public func ping() async throws {
         _ = try await read { try $0.query("SELECT 1 AS one") }
     }

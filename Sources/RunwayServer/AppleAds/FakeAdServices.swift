@@ -18,18 +18,27 @@ import Synchronization
 /// | `missing` | always 404 |
 /// | `late-N` | 404 for the first N requests, then as `tap` |
 /// | `garbage` | 200 with a body that is not JSON |
-/// | `slow` | as `tap`, after 5 seconds |
+/// | `slow` | as `tap`, after `slowAnswerDelay` (5 seconds unless changed) |
 /// | anything else | 404 |
 public final class FakeAdServices: Sendable {
     public let server: HTTPServer
     private let counts = Mutex<[String: Int]>([:])
+    private let slowDelay = Mutex<Duration>(.seconds(5))
+
+    /// How long the `slow` token's answer takes (counted from when the request arrives).
+    public var slowAnswerDelay: Duration {
+        get { slowDelay.withLock { $0 } }
+        set { slowDelay.withLock { $0 = newValue } }
+    }
 
     public init(port: UInt16 = 0, logger: Logger) throws {
         let box = Box()
         server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: port, threads: 1, maxConnectionsPerAddress: 0),
                             logger: logger) { request in
-            if String(decoding: request.body, as: UTF8.self) == "slow" { try? await Task.sleep(for: .seconds(5)) }
-            return box.fake?.answer(request) ?? HTTPResponse(status: 503)
+            guard let fake = box.fake else { return HTTPResponse(status: 503) }
+            let response = fake.answer(request)
+            if String(decoding: request.body, as: UTF8.self) == "slow" { try? await Task.sleep(for: fake.slowAnswerDelay) }
+            return response
         }
         box.fake = self
         try server.start()

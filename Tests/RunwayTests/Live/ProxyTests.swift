@@ -18,9 +18,13 @@ struct ProxyTests {
         let body: String
     }
 
-    /// Runs a program to the end; returns its standard output.
+    /// Runs a program to the end, on a thread of its own; returns its standard output.
     @discardableResult
-    static func run(_ program: String, _ arguments: [String], in directory: String? = nil) throws -> String {
+    static func run(_ program: String, _ arguments: [String], in directory: String? = nil) async throws -> String {
+        try await offloaded { try runBlocking(program, arguments, in: directory) }
+    }
+
+    private static func runBlocking(_ program: String, _ arguments: [String], in directory: String?) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
@@ -39,8 +43,8 @@ struct ProxyTests {
     }
 
     /// curl with its answer split into status, headers and body.
-    static func curl(_ arguments: [String]) throws -> Answer {
-        let text = try run("/usr/bin/curl", ["-sS", "-D", "-", "--max-time", "10"] + arguments)
+    static func curl(_ arguments: [String]) async throws -> Answer {
+        let text = try await run("/usr/bin/curl", ["-sS", "-D", "-", "--max-time", "10"] + arguments)
         let parts = text.components(separatedBy: "\r\n\r\n")
         let head = parts.first ?? ""
         let status = Int(head.split(separator: " ").dropFirst().first ?? "") ?? 0
@@ -63,7 +67,7 @@ struct ProxyTests {
     func throughNginx() async throws {
         let directory = TemporaryDirectory()
         let dir = directory.path("")
-        try Self.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+        try await Self.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
                                           "-subj", "/CN=go.example.test", "-addext", "subjectAltName=DNS:go.example.test,DNS:links.example.test",
                                           "-keyout", "key.pem", "-out", "cert.pem"], in: dir)
         let server = try await ServerProcess(databaseURL: "sqlite:" + directory.path("proxy.db"),
@@ -106,34 +110,34 @@ struct ProxyTests {
         nginx.standardError = FileHandle.nullDevice
         try nginx.run()
         defer { nginx.terminate(); nginx.waitUntilExit() }
-        let deadline = Date().addingTimeInterval(10)
-        while (try? Self.curl(["--cacert", directory.path("cert.pem"), "--resolve", "go.example.test:\(port):127.0.0.1", "https://go.example.test:\(port)/healthz"]))?.status != 200 {
+        let deadline = Date().addingTimeInterval(60)
+        while (try? await Self.curl(["--cacert", directory.path("cert.pem"), "--resolve", "go.example.test:\(port):127.0.0.1", "https://go.example.test:\(port)/healthz"]))?.status != 200 {
             guard Date() < deadline else { throw ServerProcess.Failure(description: "nginx did not start") }
             try await Task.sleep(for: .milliseconds(50))
         }
-        func tls(_ host: String, _ path: String, _ extra: [String] = []) throws -> Answer {
-            try Self.curl(["--cacert", directory.path("cert.pem"), "--resolve", "\(host):\(port):127.0.0.1"] + extra + ["https://\(host):\(port)\(path)"])
+        func tls(_ host: String, _ path: String, _ extra: [String] = []) async throws -> Answer {
+            try await Self.curl(["--cacert", directory.path("cert.pem"), "--resolve", "\(host):\(port):127.0.0.1"] + extra + ["https://\(host):\(port)\(path)"])
         }
 
         // Each domain serves its own workspace's apps, as JSON, without a redirect.
-        let aasaA = try tls("go.example.test", "/.well-known/apple-app-site-association")
+        let aasaA = try await tls("go.example.test", "/.well-known/apple-app-site-association")
         #expect(aasaA.status == 200 && aasaA.headers.contains("content-type: application/json"))
         #expect(aasaA.body.contains("ABCDE12345.com.example.a") && !aasaA.body.contains("com.example.b"))
-        let aasaB = try tls("links.example.test", "/.well-known/apple-app-site-association")
+        let aasaB = try await tls("links.example.test", "/.well-known/apple-app-site-association")
         #expect(aasaB.body.contains("FGHIJ67890.com.example.b") && !aasaB.body.contains("com.example.a"), "\(aasaB.status) \(aasaB.body)")
-        let postback = try tls("go.example.test", "/.well-known/skadnetwork/report-attribution/", ["-X", "POST", "-H", "Content-Type: application/json", "--data", "{}"])
+        let postback = try await tls("go.example.test", "/.well-known/skadnetwork/report-attribution/", ["-X", "POST", "-H", "Content-Type: application/json", "--data", "{}"])
         #expect(postback.status == 200 && postback.body.contains(#""status":"invalid""#))
 
         // A phone at 127.0.0.2 taps the link through the proxy.
-        let tap = try tls("go.example.test", "/tap", ["--interface", "127.0.0.2", "-A", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)"])
+        let tap = try await tls("go.example.test", "/tap", ["--interface", "127.0.0.2", "-A", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)"])
         #expect(tap.status == 302)
         // Someone else, straight to the server, claims to be that phone: not believed.
-        let forged = try Self.curl(["--interface", "127.0.0.3", "-H", "X-Forwarded-For: 127.0.0.2", "-H", "Authorization: Bearer \(key)",
+        let forged = try await Self.curl(["--interface", "127.0.0.3", "-H", "X-Forwarded-For: 127.0.0.2", "-H", "Authorization: Bearer \(key)",
                                     "-H", "Content-Type: application/json", "--data", #"{"installId":"forger","platform":"ios","consent":true}"#,
                                     "http://127.0.0.1:\(server.port)/v1/installs/match"])
         #expect(forged.body.contains(#""method":"unmatched""#), "\(forged.body)")
         // The phone itself, through the proxy: matched by its address.
-        let real = try tls("go.example.test", "/v1/installs/match", ["--interface", "127.0.0.2", "-H", "Authorization: Bearer \(key)",
+        let real = try await tls("go.example.test", "/v1/installs/match", ["--interface", "127.0.0.2", "-H", "Authorization: Bearer \(key)",
                                                                      "-H", "Content-Type: application/json", "--data", #"{"installId":"phone","platform":"ios","consent":true}"#])
         #expect(real.body.contains(#""method":"probabilistic""#), "\(real.body)")
         _ = try await server.stop(signal: SIGTERM)

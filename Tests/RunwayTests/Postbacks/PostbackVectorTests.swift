@@ -177,7 +177,12 @@ struct PostbackSigningTests {
     }
 
     /// Runs `openssl dgst -sha256 -verify` on `message` and a DER `signature`.
-    static func opensslVerifies(_ message: [UInt8], signature: [UInt8], key: PublicKey) throws -> Bool {
+    /// Runs `openssl dgst -verify` on a thread of its own.
+    static func opensslVerifies(_ message: [UInt8], signature: [UInt8], key: PublicKey) async throws -> Bool {
+        try await offloaded { try opensslVerifiesBlocking(message, signature: signature, key: key) }
+    }
+
+    private static func opensslVerifiesBlocking(_ message: [UInt8], signature: [UInt8], key: PublicKey) throws -> Bool {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("openssl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -198,20 +203,20 @@ struct PostbackSigningTests {
     }
 
     @Test("an AdAttributionKit impression JWS verifies with openssl over header.payload")
-    func adattributionkitImpressionWithOpenSSL() throws {
+    func adattributionkitImpressionWithOpenSSL() async throws {
         let key = try #require(PrivateKey.generateP256())
         let impression = AdImpression(adNetworkId: "example.adattributionkit", sourceIdentifier: 5239, advertisedItemId: 1108187390,
                                       publisherItemId: 5838492, impressionId: UUID().uuidString, timestamp: 1_719_599_957_239)
         let jws = try CompactJWS.parse(try #require(impression.signAdAttributionKit(with: key)))
         let der = try #require(ECDSASignature.der(fromRaw: jws.signature))
-        #expect(try Self.opensslVerifies(jws.signingInput, signature: der, key: key.publicKey!))
+        #expect(try await Self.opensslVerifies(jws.signingInput, signature: der, key: key.publicKey!))
         var tampered = jws.signingInput
         tampered[tampered.count - 1] ^= 1
-        #expect(try !Self.opensslVerifies(tampered, signature: der, key: key.publicKey!))
+        #expect(try await !Self.opensslVerifies(tampered, signature: der, key: key.publicKey!))
     }
 
     @Test("a SKAdNetwork 4.0 impression signature verifies with openssl, over Apple's field order")
-    func skadnetworkImpression() throws {
+    func skadnetworkImpression() async throws {
         let key = try #require(PrivateKey.generateP256())
         let impression = AdImpression(adNetworkId: "example.skadnetwork", sourceIdentifier: 5239, advertisedItemId: 525463029,
                                       publisherItemId: 0, impressionId: "68483EF7-6A0E-4C45-A5A6-6E2C11F8A8BC", timestamp: 1_700_000_000_000)
@@ -219,7 +224,7 @@ struct PostbackSigningTests {
         let signature = try #require(impression.signSKAdNetwork4(with: key))
         let der = Array(Data(base64Encoded: signature)!)
         #expect(key.publicKey!.verify(derSignature: der, message: Array(impression.skAdNetwork4Message.utf8)))
-        #expect(try Self.opensslVerifies(Array(impression.skAdNetwork4Message.utf8), signature: der, key: key.publicKey!))
+        #expect(try await Self.opensslVerifies(Array(impression.skAdNetwork4Message.utf8), signature: der, key: key.publicKey!))
     }
 }
 

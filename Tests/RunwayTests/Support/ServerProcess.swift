@@ -37,7 +37,8 @@ final class ServerProcess: @unchecked Sendable {
             errors.append(data)
         }
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(20)
+        // Generous: a loaded two-core machine running the whole suite can take many seconds to start a server.
+        let deadline = ContinuousClock.now + .seconds(90)
         while ContinuousClock.now < deadline {
             if let range = stdout.range(of: "listening on http://127.0.0.1:") {
                 let digits = stdout[range.upperBound...].prefix(while: \.isNumber)
