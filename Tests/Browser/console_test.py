@@ -2,8 +2,8 @@
 """The console in a real browser (Debian's Chromium, driven by selenium), against the real server binary.
 
 Signs in, creates a link in a form, follows it with a plain HTTP client and sees the clicks counted, edits the
-conversion schema with an invalid value and sees the error beside it, revokes a key, and checks that a user of one
-workspace cannot reach another's data by URL. A screenshot of every page goes to test-artifacts/console/.
+conversion schema with an invalid value and sees the error beside it (and adds a later-window rule), revokes a key,
+adds an affiliate and a webhook, and checks that a user of one workspace cannot reach another's data by URL. A screenshot of every page goes to test-artifacts/console/.
 Usage: console_test.py <linkrunway binary> [artifacts folder]
 """
 import json
@@ -194,8 +194,10 @@ def main():
             message = browser.find("#error-fine1").text
             check("0 to 63" in message, f"the error says why: {message}")
             browser.shot("07-schema-error")
-            browser.fill("main form[method=post]", {"fine1": "40"})
+            # The fix, and a second-window rule (coarse values only) in the same save.
+            browser.fill("main form[method=post]", {"fine1": "40", "w2_type0": "SUBSCRIPTION", "w2_coarse0": "high"})
             check("Saved as version 1" in browser.text(), "the schema saves")
+            check(browser.find("input[name=w2_type0]").get_attribute("value") == "SUBSCRIPTION", "the later window is kept")
             browser.shot("08-schema")
 
             # Keys: create a publishable key (shown once), revoke the server key.
@@ -219,6 +221,17 @@ def main():
                 browser.open(path)
                 check(browser.heading() == heading, f"{path}: {browser.heading()}")
                 browser.shot(name)
+
+            # An affiliate and a webhook, added in forms.
+            browser.open(f"/console/affiliates?ws={ws}")
+            browser.fill("form.card", {"name": "Creator Co"})
+            check(browser.heading() == "Creator Co" and "Added Creator Co" in browser.text(), "the new affiliate's page")
+            browser.shot("14b-affiliate")
+            browser.open(f"/console/webhooks?ws={ws}")
+            browser.fill("form.card", {"url": "https://hooks.example.com/in"})
+            check(browser.find(".secret").text.startswith("whsec_"), "the signing secret is shown once")
+            check("install, event, click" in browser.text(), "every topic by default")
+            browser.shot("14c-webhooks")
 
             # On a phone.
             browser.driver.set_window_size(390, 900)

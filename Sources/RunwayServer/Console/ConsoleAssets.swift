@@ -31,6 +31,10 @@ enum ConsoleAssets {
         input, select { font: inherit; padding: 8px; border: 1px solid #8a939e; border-radius: 6px; width: 100%; max-width: 480px; background: #fff; color: var(--ink); }
         table input, table select { width: auto; min-width: 5em; }
         .inline input, .inline select { width: auto; max-width: 100%; }
+        fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 10px 0 0; padding: 4px 12px 10px; }
+        legend { font-weight: 600; padding: 0 4px; }
+        label.check { display: inline-flex; align-items: center; gap: 6px; font-weight: 400; margin-right: 16px; }
+        label.check input { width: auto; }
         button { font: inherit; padding: 8px 14px; border: 0; border-radius: 6px; background: var(--accent); color: #fff; cursor: pointer; margin-top: 10px; }
         .bar button { margin-top: 0; background: #3a4350; }
         button.danger { background: var(--danger); }

@@ -7,7 +7,7 @@ enum ConsoleLayout {
     static let sections: [(path: String, title: String)] = [
         ("/console", "Overview"), ("/console/links", "Links"), ("/console/schema", "Conversion schema"),
         ("/console/postbacks", "Postbacks"), ("/console/apple-ads", "Apple Ads"), ("/console/affiliates", "Affiliates"),
-        ("/console/keys", "Keys"), ("/console/installs", "Installs"),
+        ("/console/webhooks", "Webhooks"), ("/console/keys", "Keys"), ("/console/installs", "Installs"),
     ]
 
     static func head(_ title: String) -> Markup {

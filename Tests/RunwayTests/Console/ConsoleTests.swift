@@ -189,26 +189,148 @@ struct ConsoleTests {
         await server.stop()
     }
 
-    @Test("a schema error shows beside its cell; a valid schema saves as a new version")
+    @Test("a schema error shows beside its cell, in any window; a valid schema saves as a new version, later windows too")
     func schemaErrors() async throws {
         let server = try await TestServer.start()
         let app = try await server.createApp(in: server.defaultWorkspace.id)
         let visitor = Visitor(server.application)
         _ = await visitor.signIn(key: server.adminKey)
         let token = await visitor.csrf()
-        let rows: [(String, String)] = [("csrf", token), ("ws", server.defaultWorkspace.id), ("app", app.id), ("rows", "3"),
-                                        ("type0", "INSTALL"), ("fine0", "1"), ("type1", "PURCHASE"), ("fine1", "99"), ("coarse1", "high"), ("type2", "")]
+        var rows: [(String, String)] = [("csrf", token), ("ws", server.defaultWorkspace.id), ("app", app.id), ("rows", "3"),
+                                        ("type0", "INSTALL"), ("fine0", "1"), ("type1", "PURCHASE"), ("fine1", "99"), ("coarse1", "high"), ("type2", ""),
+                                        // Window 2: a blank first row, then a rule whose coarse value the form never offers.
+                                        ("w2_rows", "2"), ("w2_type0", ""), ("w2_type1", "SUBSCRIPTION"), ("w2_coarse1", "huge"),
+                                        ("w3_rows", "1"), ("w3_type0", "PURCHASE"), ("w3_minAmount0", "4999"), ("w3_coarse0", "medium"), ("w3_lock0", "on")]
         let refused = await visitor.send("POST", "/console/schema", form: rows)
         #expect(refused.status == 400)
         #expect(refused.bodyText.contains(#"name="fine1" value="99" aria-label="Fine value, rule 2" aria-invalid="true""#))
         #expect(refused.bodyText.contains("must be 0 to 63"))
-        var fixed = rows
-        fixed[7] = ("fine1", "40")
-        let saved = await visitor.send("POST", "/console/schema", form: fixed)
+        rows[7] = ("fine1", "40")
+        let laterRefused = await visitor.send("POST", "/console/schema", form: rows)
+        #expect(laterRefused.status == 400)
+        #expect(laterRefused.bodyText.contains(#"name="w2_coarse1" aria-label="Coarse value, rule 2, window 2" aria-invalid="true" aria-describedby="error-w2_coarse1""#),
+                "the error is beside window 2's second row, not the first window's")
+        #expect(laterRefused.bodyText.contains(#"<span class="error" id="error-w2_coarse1">must be low, medium or high</span>"#))
+        #expect(laterRefused.bodyText.contains(#"name="w3_minAmount0" value="4999""#), "what was typed is kept")
+        rows[13] = ("w2_coarse1", "high")
+        let saved = await visitor.send("POST", "/console/schema", form: rows)
         #expect(saved.status == 303)
         let schema = try await server.admin.get("/v1/apps/\(app.id)/conversion-schema").decoded(ConversionSchema.self)
         #expect(schema.rules.map(\.fine) == [1, 40] && schema.rules[1].coarse == "high")
+        #expect(schema.laterWindows == [LaterWindow(window: 2, rules: [LaterWindowRule(type: "SUBSCRIPTION", coarse: "high")]),
+                                        LaterWindow(window: 3, rules: [LaterWindowRule(type: "PURCHASE", minAmount: 4999, coarse: "medium", lockWindow: true)])])
+        // The page shows the saved later windows for the next edit, and saving it unchanged keeps them.
+        let page = await visitor.send("GET", "/console/schema?ws=\(server.defaultWorkspace.id)&app=\(app.id)")
+        #expect(page.bodyText.contains(#"name="w2_type0" value="SUBSCRIPTION""#) && page.bodyText.contains(#"name="w3_lock0" aria-label="Lock the window, rule 1, window 3" checked"#))
+        let again = await visitor.send("POST", "/console/schema", form: [("csrf", token), ("ws", server.defaultWorkspace.id), ("app", app.id)] + Self.formFields(page.bodyText))
+        #expect(again.status == 303)
+        let next = try await server.admin.get("/v1/apps/\(app.id)/conversion-schema").decoded(ConversionSchema.self)
+        #expect(next.version == schema.version + 1 && next.rules == schema.rules && next.laterWindows == schema.laterWindows)
         await server.stop()
+    }
+
+    @Test("affiliates are added, given codes and paid from the console; bad amounts and overdrafts are refused on the page")
+    func affiliateForms() async throws {
+        let w = try await AffiliateAPITests.world(holdDays: 0)
+        let token = try await AffiliateAPITests.bind(w)
+        let paid = try await AffiliateAPITests.notify(w, w.production, AffiliateAPITests.payment(w, id: "c1", token: token, price: 9990))
+            .decoded(AppStoreNotificationResult.self)
+        #expect(paid.amount == 299, "30% of 9.99")
+        let visitor = Visitor(w.server.application)
+        _ = await visitor.signIn(key: w.server.adminKey)
+        let csrf = await visitor.csrf()
+        let ws = w.workspace
+        let page = await visitor.send("GET", "/console/affiliates/\(w.affiliate.id)?ws=\(ws)")
+        #expect(page.status == 200 && page.bodyText.contains("Record a payout") && page.bodyText.contains(#"<option value="USD">"#))
+
+        let payouts = "/console/affiliates/\(w.affiliate.id)/payouts"
+        let bad = await visitor.send("POST", payouts, form: [("csrf", csrf), ("ws", ws), ("currency", "USD"), ("amount", "12.50")])
+        #expect(bad.status == 400 && bad.bodyText.contains(#"id="amount-error">must be a whole number of minor units (cents)"#))
+        let over = await visitor.send("POST", payouts, form: [("csrf", csrf), ("ws", ws), ("currency", "USD"), ("amount", "5000")])
+        #expect(over.status == 409 && over.bodyText.contains("the payable USD balance is 299"))
+        let part = await visitor.send("POST", payouts, form: [("csrf", csrf), ("ws", ws), ("currency", "USD"), ("amount", "100"), ("reference", "wire-9")])
+        #expect(part.status == 303)
+        let rest = await visitor.send("POST", payouts, form: [("csrf", csrf), ("ws", ws), ("currency", "USD"), ("amount", "")])
+        #expect(rest.status == 303, "an empty amount pays everything payable")
+        #expect(try await AffiliateAPITests.balance(w, "USD") == CurrencyBalance(currency: "USD", pending: 0, payable: 0, paid: 299, test: false))
+        let ledger = await visitor.send("GET", "/console/affiliates/\(w.affiliate.id)?ws=\(ws)")
+        #expect(ledger.bodyText.contains("wire-9") && ledger.bodyText.contains("Nothing is payable yet"))
+        try await AffiliateAPITests.checkLedger(w.server)
+
+        let nameless = await visitor.send("POST", "/console/affiliates", form: [("csrf", csrf), ("ws", ws), ("name", ""), ("externalId", "x-1")])
+        #expect(nameless.status == 400 && nameless.bodyText.contains(#"aria-invalid="true""#) && nameless.bodyText.contains(#"value="x-1""#))
+        let added = await visitor.send("POST", "/console/affiliates", form: [("csrf", csrf), ("ws", ws), ("name", "Bob"), ("externalId", "")])
+        #expect(added.status == 303)
+        let bob = try #require(try await w.server.admin.get("/v1/affiliates?workspaceId=\(ws)").decoded(Page<Affiliate>.self).items.first { $0.name == "Bob" })
+        let coded = await visitor.send("POST", "/console/affiliates/\(bob.id)/codes", form: [("csrf", csrf), ("ws", ws), ("programId", w.program.id), ("code", "bobby")])
+        #expect(coded.status == 303 && coded.headers["Location"]?.lowercased().contains("bobby") == true, "\(coded.headers["Location"] ?? "")")
+        let taken = await visitor.send("POST", "/console/affiliates/\(bob.id)/codes", form: [("csrf", csrf), ("ws", ws), ("programId", w.program.id), ("code", "alice")])
+        #expect(taken.status == 409, "Alice's code is hers")
+        #expect(try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"BOBBY"}"#).decoded(BindResponse.self).offerCode == "ALICE20")
+        await w.server.stop()
+    }
+
+    @Test("webhooks are added with the secret shown once, list their deliveries, and are removed")
+    func webhookPages() async throws {
+        let server = try await TestServer.start()
+        let ws = server.defaultWorkspace.id
+        let app = try await server.createApp(in: ws)
+        let key = try await server.createKey(.publishable, app: app.id).secret
+        let visitor = Visitor(server.application)
+        _ = await visitor.signIn(key: server.adminKey)
+        let csrf = await visitor.csrf()
+        #expect(await visitor.send("GET", "/console/webhooks?ws=\(ws)").bodyText.contains("No webhooks yet"))
+        let plain = await visitor.send("POST", "/console/webhooks", form: [("csrf", csrf), ("ws", ws), ("url", "http://hooks.example.com/in"), ("topic_install", "on")])
+        #expect(plain.status == 400 && plain.bodyText.contains(#"value="http://hooks.example.com/in""#))
+        let none = await visitor.send("POST", "/console/webhooks", form: [("csrf", csrf), ("ws", ws), ("url", "https://hooks.example.com/in")])
+        #expect(none.status == 400 && none.bodyText.contains("topics: must list some of install, event, click"))
+        let created = await visitor.send("POST", "/console/webhooks", form: [("csrf", csrf), ("ws", ws), ("url", "https://hooks.example.com/in"),
+                                                                           ("topic_install", "on"), ("topic_event", "on")])
+        #expect(created.status == 201)
+        let secret = try #require(created.bodyText.range(of: #"whsec_[A-Za-z0-9]+"#, options: .regularExpression).map { String(created.bodyText[$0]) })
+        let listed = await visitor.send("GET", "/console/webhooks?ws=\(ws)")
+        #expect(listed.bodyText.contains("https://hooks.example.com/in") && listed.bodyText.contains("install, event") && !listed.bodyText.contains(secret),
+                "the secret is shown once")
+        let endpoint = try #require(try await server.admin.get("/v1/webhooks?workspaceId=\(ws)").decoded(Page<WebhookEndpoint>.self).items.first)
+        // An install makes a delivery (the endpoint is not reachable from here, so it stays pending).
+        _ = try await server.client(key).post("/v1/installs/match", json: #"{"installId":"w1","platform":"ios","consent":true}"#).decoded(InstallMatch.self)
+        let detail = await visitor.send("GET", "/console/webhooks/\(endpoint.id)?ws=\(ws)")
+        #expect(detail.status == 200 && detail.bodyText.contains("<td>install</td>"), "\(detail.bodyText)")
+        #expect(await visitor.send("GET", "/console/webhooks?ws=\(ws)").bodyText.range(of: #"1 (pending|delivered|failed)"#, options: .regularExpression) != nil)
+        let removed = await visitor.send("POST", "/console/webhooks/\(endpoint.id)/delete", form: [("csrf", csrf), ("ws", ws)])
+        #expect(removed.status == 303)
+        #expect(try await server.admin.get("/v1/webhooks?workspaceId=\(ws)").decoded(Page<WebhookEndpoint>.self).items.isEmpty)
+        await server.stop()
+    }
+
+    /// The schema form's fields as a browser would submit them: inputs with their values, checked boxes, selected options.
+    static func formFields(_ html: String) -> [(String, String)] {
+        var fields: [(String, String)] = []
+        func attribute(_ name: String, in tag: Substring) -> String? {
+            guard let start = tag.range(of: " \(name)=\"") else { return nil }
+            return String(tag[start.upperBound...].prefix { $0 != "\"" })
+        }
+        var rest = Substring(html)
+        while let open = [rest.range(of: "<input "), rest.range(of: "<select ")].compactMap({ $0 }).min(by: { $0.lowerBound < $1.lowerBound }) {
+            let isSelect = rest[open].hasPrefix("<select")
+            let end = isSelect ? (rest.range(of: "</select>", range: open.upperBound..<rest.endIndex)?.upperBound ?? rest.endIndex)
+                               : (rest[open.upperBound...].firstIndex(of: ">") ?? rest.endIndex)
+            let tag = rest[open.lowerBound..<end]
+            rest = rest[end...]
+            guard let name = attribute("name", in: tag), !["csrf", "ws", "app"].contains(name) else { continue }
+            if isSelect {
+                let options = tag.components(separatedBy: "<option ")
+                let chosen = options.first { $0.contains(" selected") } ?? options.dropFirst().first ?? ""
+                fields.append((name, attribute("value", in: Substring(" " + chosen)) ?? ""))
+            } else if attribute("type", in: tag) == "checkbox" {
+                if tag.contains(" checked") { fields.append((name, "on")) }
+            } else {
+                let value = attribute("value", in: tag) ?? ""
+                fields.append((name, value.replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&lt;", with: "<")
+                    .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&#39;", with: "'").replacingOccurrences(of: "&amp;", with: "&")))
+            }
+        }
+        return fields
     }
 
     @Test("linkrunway user create makes a password that signs in; user list shows it; user remove ends it")

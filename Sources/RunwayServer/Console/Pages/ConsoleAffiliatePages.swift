@@ -2,15 +2,20 @@ import Foundation
 import LinkRunwayAPI
 import RunwayHTTP
 
-/// Affiliates with their balances, each one's ledger, and the payouts report as CSV.
+/// Affiliates with their balances, each one's ledger, and the payouts report as CSV; affiliates added, codes given and
+/// payouts recorded in forms.
 enum AffiliatePages {
     static func list(_ context: ConsoleContext) async throws -> ConsoleResult {
+        .page(try await listPage(context, error: nil, typed: [:]))
+    }
+
+    static func listPage(_ context: ConsoleContext, error: ConsoleAPIError?, typed: [String: String]) async throws -> ConsolePage {
         let report = try await context.api.get("/v1/reports/payouts", query: [("workspaceId", context.workspace.id)], as: PayoutReport.self)
         let affiliates = try await context.api.all("/v1/affiliates", query: [("workspaceId", context.workspace.id)], as: Affiliate.self)
         let f = context.format
         let body: Markup
         if affiliates.isEmpty {
-            body = ConsoleLayout.empty("No affiliates yet.", "<p>Add one with <code>linkrunway affiliate create</code>, give them a program and a code, and their commissions on StoreKit 2 subscriptions show here.</p>")
+            body = ConsoleLayout.empty("No affiliates yet.", "<p>Add one below, give them a code for a program (programs come from <code>linkrunway affiliate program</code>), and their commissions on StoreKit 2 subscriptions show here.</p>")
         } else {
             let byAffiliate = Dictionary(grouping: report.rows, by: \.affiliateId)
             let rows: [[Markup]] = affiliates.flatMap { affiliate -> [[Markup]] in
@@ -25,15 +30,43 @@ enum AffiliatePages {
             body = ConsoleLayout.table(["affiliate", "currency", "pending", "payable", "paid", "commissions"], rows, numericFrom: 2)
                 + "<p><a href=\"\(context.link("/console/payouts.csv"))\" download=\"payouts.csv\">Download the payouts report (CSV)</a></p>"
         }
-        return .page(ConsolePage(title: "Affiliates", body: body))
+        let errorNote: Markup = error.map { $0.field == nil ? "<p class=\"error\" role=\"alert\">\($0.message)</p>" : "" } ?? ""
+        let form: Markup = """
+            <form method="post" action="/console/affiliates" class="card">
+            <h2>New affiliate</h2>
+            \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
+            \(errorNote)
+            \(ConsoleLayout.field("name", "Name", value: typed["name"], error: error, required: true))
+            \(ConsoleLayout.field("externalId", "Your reference for them (optional)", value: typed["externalId"], error: error))
+            <button type="submit">Add affiliate</button>
+            </form>
+            """
+        return ConsolePage(title: "Affiliates", body: body + form, status: error == nil ? 200 : 400)
+    }
+
+    static func create(_ context: ConsoleContext) async throws -> ConsoleResult {
+        let form = context.form
+        let request = CreateAffiliateRequest(workspaceId: context.workspace.id, name: form["name"] ?? "", externalId: form.text("externalId"))
+        do {
+            let affiliate = try await context.api.send(.POST, "/v1/affiliates", request, as: Affiliate.self)
+            return .redirect(context.link("/console/affiliates/\(affiliate.id)", [("notice", "Added \(affiliate.name).")]))
+        } catch let error as ConsoleAPIError where error.status == 400 {
+            return .page(try await listPage(context, error: error, typed: ["name": form["name"] ?? "", "externalId": form["externalId"] ?? ""]))
+        }
     }
 
     static func show(_ context: ConsoleContext) async throws -> ConsoleResult {
+        .page(try await detailPage(context, error: nil, form: nil))
+    }
+
+    /// The affiliate's page; `form` names the form an error belongs to (`payout` or `code`).
+    static func detailPage(_ context: ConsoleContext, error: ConsoleAPIError?, form: String?) async throws -> ConsolePage {
         let id = context.parameter("id")
         let balance = try await context.api.get("/v1/affiliates/\(id)/balance", as: AffiliateBalance.self)
         let affiliate = try await context.api.all("/v1/affiliates", query: [("workspaceId", context.workspace.id)], as: Affiliate.self).first { $0.id == id }
         guard let affiliate else { throw ConsoleAPIError(status: 404, code: ErrorCode.notFound, message: "not in this workspace", field: nil) }
         let ledger = try await context.api.get("/v1/affiliates/\(id)/ledger", query: [("limit", "200")], as: Page<LedgerPosting>.self)
+        let programs = try await context.api.all("/v1/affiliate-programs", query: [("workspaceId", context.workspace.id)], as: AffiliateProgram.self)
         let f = context.format
         let balances = ConsoleLayout.table(["currency", "pending", "payable", "paid", "test money"], balance.balances.map { row in
             ["\(row.currency)", "\(f.money(row.pending, row.currency))", "\(f.money(row.payable, row.currency))", "\(f.money(row.paid, row.currency))",
@@ -45,7 +78,66 @@ enum AffiliatePages {
                 return ["\(f.time(posting.createdAt))", "\(posting.kind)\(posting.test ? " (test)" : "")", "\(amounts)", "\(posting.transactionId ?? "–")",
                         "\(posting.reference ?? "")"]
             }, caption: "Ledger (every posting balances to zero)")
-        return .page(ConsolePage(title: affiliate.name, body: balances + postings + "<p><a href=\"\(context.link("/console/affiliates"))\">All affiliates</a></p>"))
+        func note(_ name: String) -> Markup {
+            guard form == name, let error, error.field == nil || error.status == 409 else { return "" }
+            return "<p class=\"error\" role=\"alert\">\(error.message)</p>"
+        }
+        let payable = balance.balances.filter { !$0.test && $0.payable > 0 }
+        let payout: Markup = payable.isEmpty ? "<div class=\"card\"><h2>Record a payout</h2><p class=\"hint\">Nothing is payable yet: commissions become payable when their holding period ends.</p></div>" : """
+            <form method="post" action="/console/affiliates/\(id)/payouts" class="card">
+            <h2>Record a payout</h2>
+            <p class="hint">Record money you have sent them; it moves out of the payable balance.</p>
+            \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
+            \(note("payout"))
+            <label for="currency">Currency</label>
+            <select id="currency" name="currency">\(Markup.join(payable.map { "<option value=\"\($0.currency)\">\($0.currency) (payable \(f.money($0.payable, $0.currency)))</option>" }))</select>
+            \(ConsoleLayout.field("amount", "Amount in minor units (cents); empty pays everything payable", value: nil, error: form == "payout" ? error : nil))
+            \(ConsoleLayout.field("reference", "Your payment reference (optional)", value: nil, error: form == "payout" ? error : nil))
+            <button type="submit">Record payout</button>
+            </form>
+            """
+        let code: Markup = programs.isEmpty ? "<div class=\"card\"><h2>Give a code</h2><p class=\"hint\">No programs yet: create one with <code>linkrunway affiliate program</code>.</p></div>" : """
+            <form method="post" action="/console/affiliates/\(id)/codes" class="card">
+            <h2>Give a code</h2>
+            <p class="hint">Customers type the code into the app; their subscriptions then earn this affiliate commissions.</p>
+            \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
+            \(note("code"))
+            <label for="programId">Program</label>
+            <select id="programId" name="programId">\(Markup.join(programs.map { "<option value=\"\($0.id)\">\($0.name)</option>" }))</select>
+            \(ConsoleLayout.field("code", "Code (optional; one is made up when empty)", value: nil, error: form == "code" ? error : nil))
+            <button type="submit">Give code</button>
+            </form>
+            """
+        return ConsolePage(title: affiliate.name, body: balances + postings + payout + code
+                           + "<p><a href=\"\(context.link("/console/affiliates"))\">All affiliates</a></p>", status: error?.status ?? 200)
+    }
+
+    static func recordPayout(_ context: ConsoleContext) async throws -> ConsoleResult {
+        let form = context.form
+        let amount = form.text("amount")
+        guard amount == nil || Int64(amount!) != nil else {
+            return .page(try await detailPage(context, error: ConsoleAPIError(status: 400, code: ErrorCode.invalidField,
+                                                                          message: "must be a whole number of minor units (cents)", field: "amount"), form: "payout"))
+        }
+        let request = CreatePayoutRequest(currency: form["currency"] ?? "", amount: amount.flatMap { Int64($0) }, reference: form.text("reference"))
+        do {
+            let posting = try await context.api.send(.POST, "/v1/affiliates/\(context.parameter("id"))/payouts", request, as: LedgerPosting.self)
+            let paid = posting.entries.first { $0.amount < 0 }.map { context.format.money(-$0.amount, posting.currency) } ?? ""
+            return .redirect(context.link("/console/affiliates/\(context.parameter("id"))", [("notice", "Recorded a payout of \(paid).")]))
+        } catch let error as ConsoleAPIError where error.status == 400 || error.status == 409 {
+            return .page(try await detailPage(context, error: error, form: "payout"))
+        }
+    }
+
+    static func giveCode(_ context: ConsoleContext) async throws -> ConsoleResult {
+        let form = context.form
+        let request = CreateAffiliateCodeRequest(programId: form["programId"] ?? "", code: form.text("code"))
+        do {
+            let code = try await context.api.send(.POST, "/v1/affiliates/\(context.parameter("id"))/codes", request, as: AffiliateCode.self)
+            return .redirect(context.link("/console/affiliates/\(context.parameter("id"))", [("notice", "Gave the code \(code.code).")]))
+        } catch let error as ConsoleAPIError where error.status == 400 || error.status == 409 {
+            return .page(try await detailPage(context, error: error, form: "code"))
+        }
     }
 
     static func payoutsCSV(_ context: ConsoleContext) async throws -> ConsoleResult {
