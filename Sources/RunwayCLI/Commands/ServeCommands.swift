@@ -20,20 +20,38 @@ enum ServeCommands {
             throw CommandFailure("cannot start: \(error)")
         }
         if let bootstrap = runtime.bootstrap {
-            context.output("""
+            let created = "LinkRunway created the workspace \"\(bootstrap.workspace.name)\" (\(bootstrap.workspace.id)) and an admin key."
+            let use = "Use it as LINKRUNWAY_KEY for the CLI, or as \"Authorization: Bearer <key>\" with the API."
+            if let path = configuration.adminKeyFile, writeAdminKey(bootstrap.adminKey, to: path, context) {
+                context.output("\n\(created)\nThe key is in \(path) (readable by this user only); nothing else holds it.\n\(use)\n")
+            } else {
+                context.output("""
 
-                LinkRunway created the workspace "\(bootstrap.workspace.name)" (\(bootstrap.workspace.id)) and an admin key.
-                The key is shown only this once; keep it somewhere safe:
+                    \(created)
+                    The key is shown only this once; keep it somewhere safe:
 
-                    \(bootstrap.adminKey)
+                        \(bootstrap.adminKey)
 
-                Use it as LINKRUNWAY_KEY for the CLI, or as "Authorization: Bearer <key>" with the API.
+                    \(use)
 
-                """)
+                    """)
+            }
         }
         context.output("LinkRunway \(LinkRunwayVersion.current) listening on http://\(configuration.http.host):\(runtime.port)")
         await termination.wait()
         await runtime.stop()
+    }
+
+    /// Writes the first admin key to its file; false (with the reason on stderr) when it cannot, so it is printed
+    /// rather than lost.
+    static func writeAdminKey(_ key: String, to path: String, _ context: CLIContext) -> Bool {
+        do {
+            try SecretFile.write(key + "\n", to: path)
+            return true
+        } catch {
+            context.errorOutput("cannot write the admin key to \(path) (\(error)); printing it instead")
+            return false
+        }
     }
 
     static let migrate = Command(["migrate"], summary: "Bring the database to the current schema.",

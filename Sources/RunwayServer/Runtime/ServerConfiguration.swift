@@ -26,6 +26,8 @@ public struct ServerConfiguration: Sendable {
     public var retention = RetentionPolicy()
     /// Requests a minute per client address and per key on the routes apps and Apple call.
     public var rateLimits = RateLimitSettings()
+    /// Where the first start writes the admin key (mode 0600, never overwriting); nil prints it on standard output.
+    public var adminKeyFile: String?
 
     public init(database: DatabaseLocation = .sqlite(path: "./linkrunway.db"), http: HTTPServerConfiguration = HTTPServerConfiguration(),
                 logLevel: LogLevel = .info, shutdownGraceSeconds: Double = 10, sqliteSynchronousFull: Bool = true) {
@@ -139,6 +141,14 @@ public struct ServerConfiguration: Sendable {
                 summary: "DER or PEM of Apple Root CA - G3, which App Store notifications must chain to (another root starts with a warning, for tests).") { c, v in
             guard FileManager.default.isReadableFile(atPath: v) else { return false }
             c.appStoreRootPath = v
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_ADMIN_KEY_FILE", flag: "--admin-key-file", defaultValue: "none (printed on standard output)",
+                summary: "File the first start (on an empty database) writes the admin key to, readable by the server's user only, instead of printing it, so it stays out of a journal. Its folder must exist.") { c, v in
+            var isDirectory: ObjCBool = false
+            guard !v.isEmpty, FileManager.default.fileExists(atPath: URL(fileURLWithPath: v).deletingLastPathComponent().path, isDirectory: &isDirectory),
+                  isDirectory.boolValue else { return false }
+            c.adminKeyFile = v
             return true
         },
         Setting(environment: "LINKRUNWAY_RETAIN_CLICKS_DAYS", flag: "--retain-clicks-days", defaultValue: "400",

@@ -210,6 +210,34 @@ struct ProcessTests {
         #expect(try await server.stop(signal: SIGTERM) == 0)
     }
 
+    @Test("LINKRUNWAY_ADMIN_KEY_FILE: the first start writes the key to a file only its owner reads, never to stdout; a restart leaves it be")
+    func adminKeyFile() async throws {
+        let directory = TemporaryDirectory()
+        let keyFile = directory.path("admin-key")
+        let environment = ["LINKRUNWAY_ADMIN_KEY_FILE": keyFile]
+        let first = try await ServerProcess(databaseURL: "sqlite:" + directory.path("key.db"), environment: environment)
+        #expect(first.printedAdminKey == nil && !first.stdout.contains("lr_ak_") && !first.stderr.contains("lr_ak_"), "the key is printed nowhere")
+        #expect(first.stdout.contains("The key is in \(keyFile)"))
+        let key = try String(contentsOfFile: keyFile, encoding: .utf8).trimmingCharacters(in: .newlines)
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? Int)
+        #expect(mode == 0o600, "mode \(String(mode, radix: 8))")
+        let port = first.port
+        let answer = try await offloaded { try RawHTTPConnection(port: port).request("GET", "/v1/workspaces", headers: ["Authorization": "Bearer \(key)"]) }
+        #expect(answer.status == 200, "the key in the file is the admin key")
+        #expect(try await first.stop(signal: SIGTERM) == 0)
+
+        let second = try await ServerProcess(databaseURL: "sqlite:" + directory.path("key.db"), environment: environment)
+        #expect(!second.stdout.contains("created the workspace"))
+        #expect(try String(contentsOfFile: keyFile, encoding: .utf8).trimmingCharacters(in: .newlines) == key, "a restart does not touch it")
+        #expect(try await second.stop(signal: SIGTERM) == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("")).allSatisfy { !$0.contains(".partial") })
+
+        let nowhere = try? await ServerProcess(databaseURL: "sqlite:" + directory.path("other.db"),
+                                               environment: ["LINKRUNWAY_ADMIN_KEY_FILE": directory.path("missing/admin-key")])
+        #expect(nowhere == nil, "a key file in a folder that does not exist is refused before anything is created")
+        #expect(!FileManager.default.fileExists(atPath: directory.path("other.db")))
+    }
+
     @Test("bad configuration is a usage error, not a crash")
     func badConfiguration() async throws {
         let process = Process()
