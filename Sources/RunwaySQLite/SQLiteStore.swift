@@ -37,11 +37,12 @@ public final class SQLiteStore: EngineBackedStore, Sendable {
         try writer.executeScript("""
             PRAGMA synchronous=\(options.synchronousFull ? "FULL" : "NORMAL");
             PRAGMA foreign_keys=ON;
+            PRAGMA cache_size=-65536;
             """)
         var readers: [SQLiteConnection] = []
         for _ in 0..<max(1, options.readers) {
             let reader = try SQLiteConnection(path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
-            try reader.executeScript("PRAGMA foreign_keys=ON; PRAGMA query_only=1;")
+            try reader.executeScript("PRAGMA foreign_keys=ON; PRAGMA query_only=1; PRAGMA cache_size=-32768;")
             readers.append(reader)
         }
         engine = ThreadedStore(dialect: .sqlite, transactions: Self.transactions, writers: [writer], readers: readers,

@@ -6,8 +6,18 @@ import RunwayStore
 
 /// Records clicks (a person followed a link) and opens (the app resolved a link), durably, before the answer.
 enum Clicks {
-    /// 32 base62 characters: about 190 bits, unguessable.
-    static func newToken() -> String { SecureRandom.string(length: 32, alphabet: SecureRandom.base62) }
+    /// 32 base62 characters: the time in milliseconds (8 characters, so tokens sort by when they were made and new
+    /// ones land at the end of their index instead of on a random page) and 24 random characters (about 143 bits,
+    /// unguessable).
+    static func newToken(at milliseconds: Int64) -> String {
+        var stamp = [Character](repeating: "0", count: 8)
+        var rest = max(0, milliseconds)
+        for position in stride(from: 7, through: 0, by: -1) {
+            stamp[position] = SecureRandom.base62[Int(rest % 62)]
+            rest /= 62
+        }
+        return String(stamp) + SecureRandom.string(length: 24, alphabet: SecureRandom.base62)
+    }
 
     struct Visit: Sendable {
         let kind: String          // "click" or "open"
@@ -21,7 +31,7 @@ enum Clicks {
     /// Stores one visit of `link` and returns its token; the write is committed when this returns.
     static func record(_ visit: Visit, of link: LinkRecord, services: ServerServices) async throws -> String {
         let now = services.clock.nowMilliseconds()
-        let token = newToken()
+        let token = newToken(at: now)
         let addressHash = try await visit.address.asyncMap { try await services.addresses.hash($0, at: now) }
         let listening = visit.kind == "click" ? try await services.webhookSubscriptions.subscriptions(workspaceId: link.workspaceId)
             .filter { $0.topics.contains("click") } : []

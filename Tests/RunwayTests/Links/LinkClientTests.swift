@@ -8,6 +8,17 @@ import Testing
 
 @Suite("Link association, resolve, shares, referral codes")
 struct LinkClientTests {
+    @Test("click tokens sort by when they were made, carry 24 random characters, and are all different")
+    func clickTokens() {
+        let times: [Int64] = [0, 61, 1_700_000_000_000, 1_800_000_000_000, 1_800_000_000_001]
+        let tokens = times.map { Clicks.newToken(at: $0) }
+        #expect(tokens.allSatisfy { $0.count == 32 && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } })
+        #expect(tokens == tokens.sorted(), "index order is time order")
+        #expect(tokens[0].hasPrefix("00000000") && tokens[1].hasPrefix("0000000z"), "61 is \"z\" in base62's last place")
+        let same = (0..<1000).map { _ in Clicks.newToken(at: 1_800_000_000_000) }
+        #expect(Set(same).count == 1000 && Set(same.map { $0.prefix(8) }).count == 1)
+    }
+
     @Test("the AASA names each app once with its live links' paths, as JSON, never redirected", arguments: StoreBackend.all)
     func appleAppSiteAssociation(_ backend: StoreBackend) async throws {
         let server = try await TestServer.start(backend)
