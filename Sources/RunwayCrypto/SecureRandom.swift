@@ -10,19 +10,24 @@ public enum SecureRandom {
         return out
     }
 
-    /// A random string of `length` characters from `alphabet`, without modulo bias.
+    /// A random string of `length` characters from `alphabet` (ASCII), without modulo bias.
     public static func string(length: Int, alphabet: [Character]) -> String {
         precondition(!alphabet.isEmpty && alphabet.count <= 256)
-        let limit = 256 - (256 % alphabet.count)
-        var result = ""
-        result.reserveCapacity(length)
-        while result.count < length {
+        let symbols = alphabet.map { character -> UInt8 in
+            guard let ascii = character.asciiValue else { preconditionFailure("the alphabet must be ASCII") }
+            return ascii
+        }
+        let limit = 256 - (256 % symbols.count)
+        var result = [UInt8](repeating: 0, count: length)
+        var filled = 0
+        while filled < length {
             for byte in bytes(length * 2) where Int(byte) < limit {
-                result.append(alphabet[Int(byte) % alphabet.count])
-                if result.count == length { break }
+                result[filled] = symbols[Int(byte) % symbols.count]
+                filled += 1
+                if filled == length { break }
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// Letters and digits: 5.95 bits per character.

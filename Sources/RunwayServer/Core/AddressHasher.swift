@@ -31,12 +31,7 @@ public final class AddressHasher: Sendable {
     }
 
     /// `2026-11-30` in UTC.
-    static func day(_ milliseconds: Int64) -> String {
-        var seconds = time_t(milliseconds / 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        return String(format: "%04d-%02d-%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday)
-    }
+    static func day(_ milliseconds: Int64) -> String { String(Timestamp.iso(milliseconds).prefix(10)) }
 
     private func load(day: String, now: Int64) async throws -> [UInt8] {
         let candidate = ByteEncoding.hex(SecureRandom.bytes(32))

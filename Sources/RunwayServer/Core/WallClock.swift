@@ -19,13 +19,33 @@ public struct WallClock: Sendable {
 
 /// Stored times are integer milliseconds since 1970 (UTC); the API shows them as ISO 8601.
 public enum Timestamp {
-    /// `2026-11-30T05:19:19.123Z`.
+    /// `2026-11-30T05:19:19.123Z`. Written digit by digit: it is in nearly every answer, and `String(format:)` was a
+    /// measurable share of a request.
     public static func iso(_ milliseconds: Int64) -> String {
-        var seconds = time_t(milliseconds / 1000)
-        let ms = Int(milliseconds % 1000)
+        let fraction = Int(((milliseconds % 1000) + 1000) % 1000)
+        var seconds = time_t((milliseconds - Int64(fraction)) / 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
-                      parts.tm_hour, parts.tm_min, parts.tm_sec, ms)
+        let year = Int(parts.tm_year) + 1900
+        guard (0...9999).contains(year) else {
+            return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", year, parts.tm_mon + 1, parts.tm_mday,
+                          parts.tm_hour, parts.tm_min, parts.tm_sec, fraction)
+        }
+        var text: [UInt8] = Array("0000-00-00T00:00:00.000Z".utf8)
+        func put(_ value: Int, width: Int, at offset: Int) {
+            var rest = value
+            for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                text[index] = UInt8(48 + rest % 10)
+                rest /= 10
+            }
+        }
+        put(year, width: 4, at: 0)
+        put(Int(parts.tm_mon) + 1, width: 2, at: 5)
+        put(Int(parts.tm_mday), width: 2, at: 8)
+        put(Int(parts.tm_hour), width: 2, at: 11)
+        put(Int(parts.tm_min), width: 2, at: 14)
+        put(Int(parts.tm_sec), width: 2, at: 17)
+        put(fraction, width: 3, at: 20)
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -30,6 +30,13 @@ enum ClientClass: Sendable, Equatable {
         "bluesky cardyb", "iframely", "vkshare", "yandexbot", "duckduckbot",
     ]
 
+    /// The needles as bytes, made once.
+    static let crawlerNeedles = crawlerTokens.map { (token: $0, bytes: Array($0.utf8)) }
+    static let appleNeedles = ["iphone", "ipad", "ipod"].map { Array($0.utf8) }
+    static let androidNeedle = Array("android".utf8)
+    static let iosVersionMarker = Array(" os ".utf8)
+    static let androidVersionMarker = Array("android ".utf8)
+
     init(userAgent: String?) {
         guard let userAgent, !userAgent.isEmpty else {
             self = .desktop
@@ -37,13 +44,12 @@ enum ClientClass: Sendable, Equatable {
         }
         // Byte searches on the lower-cased text: this runs on every click.
         let lower = Array(userAgent.utf8.prefix(1024).map { $0 >= 0x41 && $0 <= 0x5a ? $0 | 0x20 : $0 })
-        if let token = Self.crawlerTokens.first(where: { Self.find(Array($0.utf8), in: lower) != nil }) {
-            self = .crawler(token)
-        } else if Self.find(Array("iphone".utf8), in: lower) != nil || Self.find(Array("ipad".utf8), in: lower) != nil
-                    || Self.find(Array("ipod".utf8), in: lower) != nil {
-            self = .ios(osVersion: Self.version(in: lower, after: Array(" os ".utf8), separator: UInt8(ascii: "_")))
-        } else if Self.find(Array("android".utf8), in: lower) != nil {
-            self = .android(osVersion: Self.version(in: lower, after: Array("android ".utf8), separator: UInt8(ascii: ".")))
+        if let crawler = Self.crawlerNeedles.first(where: { Self.find($0.bytes, in: lower) != nil }) {
+            self = .crawler(crawler.token)
+        } else if Self.appleNeedles.contains(where: { Self.find($0, in: lower) != nil }) {
+            self = .ios(osVersion: Self.version(in: lower, after: Self.iosVersionMarker, separator: UInt8(ascii: "_")))
+        } else if Self.find(Self.androidNeedle, in: lower) != nil {
+            self = .android(osVersion: Self.version(in: lower, after: Self.androidVersionMarker, separator: UInt8(ascii: ".")))
         } else {
             self = .desktop
         }
