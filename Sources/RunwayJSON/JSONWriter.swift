@@ -37,6 +37,12 @@ extension JSONValue {
     /// Appends `s` as a JSON string literal.
     public static func writeString(_ s: String, into out: inout String) {
         out += "\""
+        // Most strings need no escape at all: copy them whole (0xE2 starts U+2028 and U+2029, escaped below).
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""
