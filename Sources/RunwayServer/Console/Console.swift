@@ -146,7 +146,8 @@ struct ConsoleMiddleware: Middleware {
             .first(where: { $0.0.method.rawValue == method }) else {
             return ConsoleLayout.bare(title: "Not found", status: 404, body: "<p>There is no such page. <a href=\"/console\">Back to the overview</a></p>")
         }
-        let api = ConsoleAPI(router: router, principal: session.principal)
+        let api = ConsoleAPI(router: router, principal: session.principal,
+                             idempotency: IdempotencyMiddleware(store: services.store, clock: services.clock))
         let workspaces: [Workspace]
         if let own = session.principal.workspaceId {
             workspaces = [try await api.get("/v1/workspaces/\(own)", as: Workspace.self)]

@@ -22,12 +22,15 @@ struct ConsoleAPIError: Error, Sendable {
 struct ConsoleAPI: Sendable {
     let router: Router
     let principal: Principal
+    /// Applies `Idempotency-Key` to the calls that pass one (a form submitted twice records once).
+    var idempotency: IdempotencyMiddleware?
 
     /// Calls `method path` and returns the raw answer of a success.
     func raw(_ method: HTTPMethod, _ path: String, query: [(String, String?)] = [], body: [UInt8] = [],
-             accept: String? = nil) async throws -> HTTPResponse {
+             accept: String? = nil, idempotencyKey: String? = nil) async throws -> HTTPResponse {
         var headers = HTTPHeaders()
         if let accept { headers.set("Accept", accept) }
+        if let idempotencyKey { headers.set("Idempotency-Key", idempotencyKey) }
         let request = HTTPRequest(method: method.rawValue, path: path, query: query.compactMap { name, value in value.map { (name, $0) } },
                                   headers: headers, body: body)
         guard case .found(let route, let parameters) = router.match(method: method.rawValue, path: path) else {
@@ -40,7 +43,11 @@ struct ConsoleAPI: Sendable {
         context[PrincipalKey.self] = principal
         let response: HTTPResponse
         do {
-            response = try await route.handler(request, context)
+            if let idempotency, idempotencyKey != nil {
+                response = try await idempotency.handle(request, context: context, next: route.handler)
+            } else {
+                response = try await route.handler(request, context)
+            }
         } catch {
             let mapped = ErrorMapping.httpError(for: error)
             throw ConsoleAPIError(status: mapped.status, code: mapped.code, message: mapped.message, field: mapped.field)
@@ -58,9 +65,17 @@ struct ConsoleAPI: Sendable {
         try decode(try await raw(.GET, path, query: query), as: type)
     }
 
-    func send<Body: Encodable, T: Decodable>(_ method: HTTPMethod, _ path: String, _ body: Body, as type: T.Type) async throws -> T {
-        try decode(try await raw(method, path, body: Array(try JSONEncoder().encode(body))), as: type)
+    func send<Body: Encodable, T: Decodable>(_ method: HTTPMethod, _ path: String, _ body: Body, as type: T.Type,
+                                             idempotencyKey: String? = nil) async throws -> T {
+        try decode(try await raw(method, path, body: Array(try Self.encoder.encode(body)), idempotencyKey: idempotencyKey), as: type)
     }
+
+    /// Sorted keys: the same form sent twice makes the same body, which `Idempotency-Key` requires.
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
 
     /// Every page of a list (up to `limit` items).
     func all<T: Codable & Sendable>(_ path: String, query: [(String, String?)] = [], as type: T.Type, limit: Int = 1000) async throws -> [T] {

@@ -1,5 +1,6 @@
 import Foundation
 import LinkRunwayAPI
+import RunwayCrypto
 import RunwayHTTP
 
 /// Affiliates with their balances, each one's ledger, and the payouts report as CSV; affiliates added, codes given and
@@ -88,6 +89,7 @@ enum AffiliatePages {
             <h2>Record a payout</h2>
             <p class="hint">Record money you have sent them; it moves out of the payable balance.</p>
             \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
+            <input type="hidden" name="once" value="\(SecureRandom.string(length: 24, alphabet: SecureRandom.base62))">
             \(note("payout"))
             <label for="currency">Currency</label>
             <select id="currency" name="currency">\(Markup.join(payable.map { "<option value=\"\($0.currency)\">\($0.currency) (payable \(f.money($0.payable, $0.currency)))</option>" }))</select>
@@ -121,7 +123,10 @@ enum AffiliatePages {
         }
         let request = CreatePayoutRequest(currency: form["currency"] ?? "", amount: amount.flatMap { Int64($0) }, reference: form.text("reference"))
         do {
-            let posting = try await context.api.send(.POST, "/v1/affiliates/\(context.parameter("id"))/payouts", request, as: LedgerPosting.self)
+            // The form's one-time token keys the call, so a form sent twice (a double click, a reload) records once.
+            let once = form.text("once").map { "console-payout-" + $0.prefix(64) }
+            let posting = try await context.api.send(.POST, "/v1/affiliates/\(context.parameter("id"))/payouts", request, as: LedgerPosting.self,
+                                                     idempotencyKey: once)
             let paid = posting.entries.first { $0.amount < 0 }.map { context.format.money(-$0.amount, posting.currency) } ?? ""
             return .redirect(context.link("/console/affiliates/\(context.parameter("id"))", [("notice", "Recorded a payout of \(paid).")]))
         } catch let error as ConsoleAPIError where error.status == 400 || error.status == 409 {
