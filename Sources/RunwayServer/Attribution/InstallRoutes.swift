@@ -105,11 +105,13 @@ enum InstallRoutes {
 
     /// Decides (or finds) the answer and returns it with the link's current path and metadata.
     static func match(_ input: Matcher.Input, services: ServerServices) async throws -> InstallMatch {
-        let plan = try await services.store.read { db in try Matcher.plan(input, db: db) }
-        if let existing = plan.existing {
+        var planned = try await services.store.read { db in try Matcher.plan(input, db: db) }
+        if let existing = planned.existing {
             let link = try await existing.linkId.asyncMap { id in try await services.store.read { try LinkRecord.find($0, id: id) } } ?? nil
             return existing.wire(link: link)
         }
+        planned.expectedExplanation = Matcher.explain(input, plan: planned, winner: planned.options.first, lostRaces: []).json
+        let plan = planned
         let (install, link, created): (InstallRecord, LinkRecord?, Bool) = try await services.store.write { db in
             let (install, created) = try Matcher.commit(input, plan: plan, db: db)
             let link = try install.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil

@@ -31,6 +31,9 @@ enum Matcher {
         var existing: InstallRecord?
         var candidates: [MatchCandidate] = []
         var options: [MatchCandidate] = []
+        /// The stored explanation when the first option wins without a race, encoded before the write so that the
+        /// single writer does not spend its time on JSON.
+        var expectedExplanation: String?
     }
 
     static let minute: Int64 = 60_000
@@ -178,6 +181,40 @@ enum Matcher {
             winner = option
             break
         }
+        // The explanation the plan expected is made before the write; only a lost race makes it differ.
+        let explanation = lostRaces.isEmpty && winner == plan.options.first
+            ? plan.expectedExplanation ?? explain(input, plan: plan, winner: winner, lostRaces: lostRaces).json
+            : explain(input, plan: plan, winner: winner, lostRaces: lostRaces).json
+        let link = try winner?.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil
+        let method = winner?.method ?? "unmatched"
+        var record = InstallRecord(appId: input.app.id, installId: input.installId, workspaceId: input.app.workspaceId,
+                                   platform: input.platform, osVersion: input.osVersion, language: input.language, method: method,
+                                   confidence: confidence(winner, settings: settings),
+                                   source: winner == nil ? "organic" : (method == "view_through" ? "ad:\(winner?.network ?? "unknown")" : "link"),
+                                   explanation: explanation,
+                                   simulated: input.simulated, matchedAt: input.now)
+        record.clickToken = winner?.clickToken
+        record.impressionId = winner?.impressionId
+        record.linkId = link?.id
+        record.campaign = link?.campaign ?? winner?.campaign
+        record.channel = link?.channel
+        record.feature = link?.feature
+        record.addressHash = input.addressHashes.first
+        record.attested = input.attested
+        if try record.insert(db) { return (record, true) }
+        // Another request for this install stored its answer first; that one stands, and our claim goes back.
+        if method == "probabilistic", let token = record.clickToken {
+            try db.execute("DELETE FROM click_claims WHERE token = \(token) AND install_id = \(input.installId)")
+            try db.execute("UPDATE clicks SET claimed = 0 WHERE token = \(token) AND NOT EXISTS (SELECT 1 FROM click_claims k WHERE k.token = \(token))")
+        }
+        guard let stored = try InstallRecord.find(db, appId: input.app.id, installId: input.installId) else {
+            throw StoreError.conflict("the install was stored and removed concurrently")
+        }
+        return (stored, false)
+    }
+
+    /// What the matcher saw and decided, given the winner and the clicks other installs took first.
+    static func explain(_ input: Input, plan: Plan, winner: MatchCandidate?, lostRaces: Set<String>) -> Explanation {
         // Only the winner's token belongs to this install; another click's token would outlive that click's deletion.
         var candidates = plan.candidates.map { candidate -> MatchCandidate in
             var kept = candidate
@@ -200,33 +237,7 @@ enum Matcher {
             candidates.append(found)
         }
         let finalWinner = candidates.first { winner != nil && $0.method == winner!.method && $0.linkId == winner!.linkId && $0.impressionId == winner!.impressionId && $0.eligible }
-        let link = try winner?.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil
-        let method = winner?.method ?? "unmatched"
-        var record = InstallRecord(appId: input.app.id, installId: input.installId, workspaceId: input.app.workspaceId,
-                                   platform: input.platform, osVersion: input.osVersion, language: input.language, method: method,
-                                   confidence: confidence(winner, settings: settings),
-                                   source: winner == nil ? "organic" : (method == "view_through" ? "ad:\(winner?.network ?? "unknown")" : "link"),
-                                   explanation: Explanation(settings: settings, rules: rules(settings), candidates: candidates,
-                                                            winner: finalWinner).json,
-                                   simulated: input.simulated, matchedAt: input.now)
-        record.clickToken = winner?.clickToken
-        record.impressionId = winner?.impressionId
-        record.linkId = link?.id
-        record.campaign = link?.campaign ?? winner?.campaign
-        record.channel = link?.channel
-        record.feature = link?.feature
-        record.addressHash = input.addressHashes.first
-        record.attested = input.attested
-        if try record.insert(db) { return (record, true) }
-        // Another request for this install stored its answer first; that one stands, and our claim goes back.
-        if method == "probabilistic", let token = record.clickToken {
-            try db.execute("DELETE FROM click_claims WHERE token = \(token) AND install_id = \(input.installId)")
-            try db.execute("UPDATE clicks SET claimed = 0 WHERE token = \(token) AND NOT EXISTS (SELECT 1 FROM click_claims k WHERE k.token = \(token))")
-        }
-        guard let stored = try InstallRecord.find(db, appId: input.app.id, installId: input.installId) else {
-            throw StoreError.conflict("the install was stored and removed concurrently")
-        }
-        return (stored, false)
+        return Explanation(settings: input.app.attribution, rules: rules(input.app.attribution), candidates: candidates, winner: finalWinner)
     }
 
     /// The newest unmatched clicks from the address, looked up inside the write after the planned ones were taken.
