@@ -176,6 +176,14 @@ struct MatchingTests {
         }
         #expect(answers.allSatisfy { $0.method == "probabilistic" })
         #expect(Set(answers.compactMap(\.clickId)).count == 12, "every install got its own click")
+        // Each explanation names the click the install got as its winner; a click lost to another install is marked so.
+        for answer in answers {
+            let explanation = try await w.server.admin.get("/v1/installs/\(answer.installId)/attribution").decoded(AttributionExplanation.self)
+            #expect(explanation.winner?.clickToken == answer.clickId && explanation.winner?.eligible == true, "\(explanation)")
+            for lost in explanation.candidates where lost.reason == "matched another install a moment ago" {
+                #expect(!lost.eligible && lost.clickToken == nil)
+            }
+        }
         #expect(try await Self.match(w, install: "nat-late").method == "unmatched")
         await w.server.stop()
     }
