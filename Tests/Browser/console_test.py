@@ -217,6 +217,8 @@ def main():
             simulated = server.api("POST", "/v1/simulate/installs", {"appId": app["id"], "ip": "198.51.100.4", "installId": "5d1d6c1e-0f5a-4c55-9d8c-2f3e8a1b7c90"})
             for path, name, heading in [(f"/console/postbacks?ws={ws}", "11-postbacks", "Postbacks"), (f"/console/apple-ads?ws={ws}", "12-apple-ads", "Apple Ads"),
                                         (f"/console/affiliates?ws={ws}", "13-affiliates", "Affiliates"),
+                                        (f"/console/ad-networks?ws={ws}", "13b-ad-networks", "Ad networks"),
+                                        (f"/console/users?ws={ws}", "13c-users", "Users"),
                                         (f"/console/installs?ws={ws}&id={simulated['installId']}", "14-install", f"Install {simulated['installId']}")]:
                 browser.open(path)
                 check(browser.heading() == heading, f"{path}: {browser.heading()}")

@@ -28,6 +28,8 @@ enum ConsoleAssets {
         th, td { text-align: left; padding: 8px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
         .num { text-align: right; font-variant-numeric: tabular-nums; }
         label { display: block; font-weight: 600; margin-top: 10px; }
+        code.key { word-break: break-all; font-size: 0.85rem; }
+        textarea { font: 0.85rem ui-monospace, monospace; padding: 8px; border: 1px solid #8a939e; border-radius: 6px; width: 100%; max-width: 480px; }
         input, select { font: inherit; padding: 8px; border: 1px solid #8a939e; border-radius: 6px; width: 100%; max-width: 480px; background: #fff; color: var(--ink); }
         table input, table select { width: auto; min-width: 5em; }
         .inline input, .inline select { width: auto; max-width: 100%; }

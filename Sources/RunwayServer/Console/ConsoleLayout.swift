@@ -7,7 +7,8 @@ enum ConsoleLayout {
     static let sections: [(path: String, title: String)] = [
         ("/console", "Overview"), ("/console/links", "Links"), ("/console/schema", "Conversion schema"),
         ("/console/postbacks", "Postbacks"), ("/console/apple-ads", "Apple Ads"), ("/console/affiliates", "Affiliates"),
-        ("/console/webhooks", "Webhooks"), ("/console/keys", "Keys"), ("/console/installs", "Installs"),
+        ("/console/webhooks", "Webhooks"), ("/console/ad-networks", "Ad networks"), ("/console/keys", "Keys"),
+        ("/console/users", "Users"), ("/console/installs", "Installs"),
     ]
 
     static func head(_ title: String) -> Markup {

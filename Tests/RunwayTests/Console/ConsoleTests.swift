@@ -308,6 +308,56 @@ struct ConsoleTests {
         await server.stop()
     }
 
+    @Test("users are added with a password shown once that signs in, and removing one ends their session")
+    func userPages() async throws {
+        let server = try await TestServer.start()
+        let ws = server.defaultWorkspace.id
+        let admin = Visitor(server.application)
+        _ = await admin.signIn(key: server.adminKey)
+        let csrf = await admin.csrf()
+        #expect(await admin.send("GET", "/console/users?ws=\(ws)").bodyText.contains("No console users"))
+        let bad = await admin.send("POST", "/console/users", form: [("csrf", csrf), ("ws", ws), ("email", "not-an-email")])
+        #expect(bad.status == 400 && bad.bodyText.contains(#"id="email-error">must be an email address"#) && bad.bodyText.contains(#"value="not-an-email""#))
+        let added = await admin.send("POST", "/console/users", form: [("csrf", csrf), ("ws", ws), ("email", "Kim@Example.com")])
+        #expect(added.status == 201)
+        let password = try #require(added.bodyText.range(of: #"<p class="secret">[A-Za-z0-9]{20}</p>"#, options: .regularExpression)
+            .map { String(added.bodyText[$0].dropFirst(18).prefix(20)) })
+        let again = await admin.send("POST", "/console/users", form: [("csrf", csrf), ("ws", ws), ("email", "kim@example.com")])
+        #expect(again.status == 409 && again.bodyText.contains("already has a console user"))
+        let kim = Visitor(server.application)
+        #expect(await kim.signIn(email: "kim@example.com", password: password).status == 303)
+        #expect(await kim.send("GET", "/console").status == 200)
+        let listed = await admin.send("GET", "/console/users?ws=\(ws)")
+        #expect(listed.bodyText.contains("kim@example.com") && !listed.bodyText.contains(password), "the password is shown once")
+        let user = try #require(try await server.admin.get("/v1/users?workspaceId=\(ws)").decoded(Page<ConsoleUser>.self).items.first)
+        #expect(await admin.send("POST", "/console/users/\(user.id)/delete", form: [("csrf", csrf), ("ws", ws)]).status == 303)
+        #expect(await kim.send("GET", "/console").status != 200, "their session ended")
+        await server.stop()
+    }
+
+    @Test("ad network identities are added (a key made here, or a bad one refused) and list the public key for Apple")
+    func adNetworkPages() async throws {
+        let server = try await TestServer.start()
+        let ws = server.defaultWorkspace.id
+        let visitor = Visitor(server.application)
+        _ = await visitor.signIn(key: server.adminKey)
+        let csrf = await visitor.csrf()
+        let short = await visitor.send("POST", "/console/ad-networks", form: [("csrf", csrf), ("ws", ws), ("adNetworkId", "x")])
+        #expect(short.status == 400 && short.bodyText.contains(#"id="adNetworkId-error""#))
+        let badKey = await visitor.send("POST", "/console/ad-networks", form: [("csrf", csrf), ("ws", ws), ("adNetworkId", "example.adattributionkit"),
+                                                                             ("privateKeyPem", "-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----")])
+        #expect(badKey.status == 400 && badKey.bodyText.contains(#"id="privateKeyPem-error">must be a P-256 private key in PEM"#))
+        let added = await visitor.send("POST", "/console/ad-networks", form: [("csrf", csrf), ("ws", ws), ("adNetworkId", "example.adattributionkit")])
+        #expect(added.status == 303)
+        let network = try #require(try await server.admin.get("/v1/ad-networks?workspaceId=\(ws)").decoded(Page<AdNetwork>.self).items.first)
+        let page = await visitor.send("GET", "/console/ad-networks?ws=\(ws)")
+        #expect(page.bodyText.contains("example.adattributionkit") && page.bodyText.contains(network.publicKey))
+        #expect(!page.bodyText.contains("PRIVATE KEY-----\n"), "the private key is never shown")
+        let twice = await visitor.send("POST", "/console/ad-networks", form: [("csrf", csrf), ("ws", ws), ("adNetworkId", "example.adattributionkit")])
+        #expect(twice.status == 409)
+        await server.stop()
+    }
+
     /// The schema form's fields as a browser would submit them: inputs with their values, checked boxes, selected options.
     static func formFields(_ html: String) -> [(String, String)] {
         var fields: [(String, String)] = []
