@@ -277,13 +277,9 @@ struct ConsoleTests {
 
     @Test("webhooks are added with the secret shown once, list their deliveries, and are removed")
     func webhookPages() async throws {
-        let server = try await TestServer.start()
-        let ws = server.defaultWorkspace.id
+        let (server, visitor, csrf, ws) = try await Self.signedIn()
         let app = try await server.createApp(in: ws)
         let key = try await server.createKey(.publishable, app: app.id).secret
-        let visitor = Visitor(server.application)
-        _ = await visitor.signIn(key: server.adminKey)
-        let csrf = await visitor.csrf()
         #expect(await visitor.send("GET", "/console/webhooks?ws=\(ws)").bodyText.contains("No webhooks yet"))
         let plain = await visitor.send("POST", "/console/webhooks", form: [("csrf", csrf), ("ws", ws), ("url", "http://hooks.example.com/in"), ("topic_install", "on")])
         #expect(plain.status == 400 && plain.bodyText.contains(#"value="http://hooks.example.com/in""#))
@@ -310,11 +306,7 @@ struct ConsoleTests {
 
     @Test("users are added with a password shown once that signs in, and removing one ends their session")
     func userPages() async throws {
-        let server = try await TestServer.start()
-        let ws = server.defaultWorkspace.id
-        let admin = Visitor(server.application)
-        _ = await admin.signIn(key: server.adminKey)
-        let csrf = await admin.csrf()
+        let (server, admin, csrf, ws) = try await Self.signedIn()
         #expect(await admin.send("GET", "/console/users?ws=\(ws)").bodyText.contains("No console users"))
         let bad = await admin.send("POST", "/console/users", form: [("csrf", csrf), ("ws", ws), ("email", "not-an-email")])
         #expect(bad.status == 400 && bad.bodyText.contains(#"id="email-error">must be an email address"#) && bad.bodyText.contains(#"value="not-an-email""#))
@@ -337,11 +329,7 @@ struct ConsoleTests {
 
     @Test("ad network identities are added (a key made here, or a bad one refused) and list the public key for Apple")
     func adNetworkPages() async throws {
-        let server = try await TestServer.start()
-        let ws = server.defaultWorkspace.id
-        let visitor = Visitor(server.application)
-        _ = await visitor.signIn(key: server.adminKey)
-        let csrf = await visitor.csrf()
+        let (server, visitor, csrf, ws) = try await Self.signedIn()
         let short = await visitor.send("POST", "/console/ad-networks", form: [("csrf", csrf), ("ws", ws), ("adNetworkId", "x")])
         #expect(short.status == 400 && short.bodyText.contains(#"id="adNetworkId-error""#))
         let badKey = await visitor.send("POST", "/console/ad-networks", form: [("csrf", csrf), ("ws", ws), ("adNetworkId", "example.adattributionkit"),
@@ -356,6 +344,14 @@ struct ConsoleTests {
         let twice = await visitor.send("POST", "/console/ad-networks", form: [("csrf", csrf), ("ws", ws), ("adNetworkId", "example.adattributionkit")])
         #expect(twice.status == 409)
         await server.stop()
+    }
+
+    /// A fresh server and a visitor signed in with its admin key: the CSRF token and the default workspace's id.
+    static func signedIn() async throws -> (server: TestServer, visitor: Visitor, csrf: String, ws: String) {
+        let server = try await TestServer.start()
+        let visitor = Visitor(server.application)
+        _ = await visitor.signIn(key: server.adminKey)
+        return (server, visitor, await visitor.csrf(), server.defaultWorkspace.id)
     }
 
     /// The schema form's fields as a browser would submit them: inputs with their values, checked boxes, selected options.
