@@ -22,7 +22,8 @@ TARGETS = {
 GROWTH = """## How the costs grow with data
 
 - **Redirects** write one click row each: the cost per click hardly grows with the clicks stored (one B-tree
-  insert per index of the table, each logarithmic in its size).
+  insert per index of the table, each logarithmic in its size). Click tokens begin with the time, so the token index
+  grows at its end like the time indexes, and a group commit writes a few pages rather than one per click.
   Retention keeps the table bounded (`LINKRUNWAY_RETAIN_CLICKS_DAYS`); on PostgreSQL each month is its own
   partition, so an insert touches only the current month's indexes.
 - **Install matching** looks up the newest unclaimed click from the device's hashed address inside the window,
