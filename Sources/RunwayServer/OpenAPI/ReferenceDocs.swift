@@ -128,7 +128,7 @@ public enum ReferenceDocs {
     }
 
     /// Text safe inside a table cell.
-    private static func cell(_ text: String) -> String {
+    public static func cell(_ text: String) -> String {
         // Outside code spans, `<word>` would be taken for an HTML tag.
         text.split(separator: "`", omittingEmptySubsequences: false).enumerated().map { index, part in
             index % 2 == 0 ? part.replacingOccurrences(of: "<", with: "\\<") : String(part)

@@ -1,4 +1,5 @@
 import Foundation
+@testable import RunwayCLI
 import RunwayServer
 import Testing
 
@@ -24,6 +25,16 @@ struct DocumentationTests {
         let page = ReferenceDocs.configuration()
         for setting in ServerConfiguration.settings {
             #expect(page.contains("| `\(setting.environment)` | `\(setting.flag)` |"))
+        }
+    }
+
+    @Test("docs/cli.md is the generated reference of every command and option")
+    func commandReference() throws {
+        let page = CommandReference.page()
+        try Self.expectGenerated("docs/cli.md", page)
+        for command in CLI.commands {
+            #expect(page.contains("## `linkrunway \(command.words.joined(separator: " "))`"))
+            for option in command.options where option.name != "--help" { #expect(page.contains("| `\(option.name)")) }
         }
     }
 
