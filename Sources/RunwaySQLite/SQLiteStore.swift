@@ -42,7 +42,7 @@ public final class SQLiteStore: EngineBackedStore, Sendable {
         var readers: [SQLiteConnection] = []
         for _ in 0..<max(1, options.readers) {
             let reader = try SQLiteConnection(path: path, busyTimeoutMilliseconds: options.busyTimeoutMilliseconds)
-            try reader.executeScript("PRAGMA foreign_keys=ON; PRAGMA query_only=1; PRAGMA cache_size=-32768;")
+            try reader.executeScript("PRAGMA foreign_keys=ON; PRAGMA query_only=1;")
             readers.append(reader)
         }
         engine = ThreadedStore(dialect: .sqlite, transactions: Self.transactions, writers: [writer], readers: readers,
