@@ -73,12 +73,17 @@ protocol StrictDecoderAccess { var rawValue: JSONValue { get } }
 
 /// Remembers, for every object decoded through a keyed container, which members were read.
 final class UsageTracker {
+    /// One object's members (in document order) and which of them the type read, by position.
     final class Usage {
         let path: [any CodingKey]
         let keys: [String]
-        var used = Set<String>()
+        var used: [Bool]
         var readAll = false
-        init(path: [any CodingKey], keys: [String]) { self.path = path; self.keys = keys }
+        init(path: [any CodingKey], keys: [String]) {
+            self.path = path
+            self.keys = keys
+            used = Array(repeating: false, count: keys.count)
+        }
     }
     private var usages: [Usage] = []
 
@@ -90,8 +95,8 @@ final class UsageTracker {
 
     func firstUnknownField() -> String? {
         for usage in usages where !usage.readAll {
-            if let key = usage.keys.first(where: { !usage.used.contains($0) }) {
-                return fieldPath(usage.path + [AnyKey(key)])
+            if let index = usage.used.firstIndex(of: false) {
+                return fieldPath(usage.path + [AnyKey(usage.keys[index])])
             }
         }
         return nil
@@ -157,8 +162,10 @@ struct StrictKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     private func lookup(_ key: Key) -> JSONValue? {
-        usage.used.insert(key.stringValue)
-        return members.first(where: { $0.0 == key.stringValue })?.1
+        let name = key.stringValue
+        guard let index = members.firstIndex(where: { $0.0 == name }) else { return nil }
+        usage.used[index] = true
+        return members[index].1
     }
 
     private func require(_ key: Key) throws -> JSONValue {
