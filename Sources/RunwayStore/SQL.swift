@@ -61,6 +61,10 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
     /// The text with the dialect's placeholders.
     public func text(for dialect: SQLDialect) -> String {
         var out = ""
+        out.reserveCapacity(parts.reduce(0) { total, part in
+            if case .text(let t) = part { return total + t.utf8.count }
+            return total + 4
+        })
         var n = 0
         for part in parts {
             switch part {
