@@ -22,7 +22,8 @@ enum EventRoutes {
                 let principal = try context.principal()
                 let event = try Checked(try request.decode(EventRequest.self), principal: principal, services: services)
                 let now = services.clock.nowMilliseconds()
-                let result = try await services.store.write { db in try EventWriter(db: db, now: now, services: services).write(event) }
+                let known = try await EventWriter.Known.load([event.appId], services: services)
+                let result = try await services.store.write { db in try EventWriter(db: db, now: now, services: services, known: known).write(event) }
                 switch result {
                 case .stored(let attribution):
                     return try .json(EventResult(eventId: event.eventId, status: "stored", attribution: attribution), status: 201)
@@ -56,8 +57,10 @@ enum EventRoutes {
                     }
                 }
                 let now = services.clock.nowMilliseconds()
+                let appIds = Set(checked.compactMap { entry -> String? in if case .success(let event) = entry { return event.appId } else { return nil } })
+                let known = try await EventWriter.Known.load(appIds, services: services)
                 let outcomes: [Outcome] = try await services.store.write { db in
-                    let writer = EventWriter(db: db, now: now, services: services)
+                    let writer = EventWriter(db: db, now: now, services: services, known: known)
                     return try checked.map { entry in
                         switch entry {
                         case .success(let event): return try writer.write(event)
@@ -194,10 +197,31 @@ final class EventWriter {
     private var installs: [String: InstallRecord] = [:]
     private var subscriptions: [String: [Webhooks.Subscription]] = [:]
 
-    init(db: any SQLExecutor, now: Int64, services: ServerServices) {
+    /// Apps and webhook subscriptions read from the process's caches before the write, so the single writer does not
+    /// look them up again. An app the cache does not know is looked up inside the write.
+    struct Known: Sendable {
+        var apps: [String: App] = [:]
+        var subscriptions: [String: [Webhooks.Subscription]] = [:]
+
+        static func load(_ appIds: some Sequence<String>, services: ServerServices) async throws -> Known {
+            var known = Known()
+            for id in appIds {
+                guard let app = try await services.links.app(id: id) else { continue }
+                known.apps[id] = app
+                if known.subscriptions[app.workspaceId] == nil {
+                    known.subscriptions[app.workspaceId] = try await services.webhookSubscriptions.subscriptions(workspaceId: app.workspaceId)
+                }
+            }
+            return known
+        }
+    }
+
+    init(db: any SQLExecutor, now: Int64, services: ServerServices, known: Known = Known()) {
         self.db = db
         self.now = now
         self.services = services
+        apps = known.apps.mapValues { Optional($0) }
+        subscriptions = known.subscriptions
     }
 
     /// Writes one event; never throws for a bad event (that is an outcome).
