@@ -224,10 +224,14 @@ def main():
                 check(browser.heading() == heading, f"{path}: {browser.heading()}")
                 browser.shot(name)
 
-            # An affiliate and a webhook, added in forms.
+            # A program, an affiliate with a code for it, and a webhook, added in forms.
             browser.open(f"/console/affiliates?ws={ws}")
-            browser.fill("form.card", {"name": "Creator Co"})
+            browser.fill("form.card[action='/console/affiliate-programs']", {"programName": "Creators", "percent": "30"})
+            check("Added the program Creators." in browser.text() and "30% of every payment" in browser.text(), "the program is listed")
+            browser.fill("form.card[action='/console/affiliates']", {"name": "Creator Co"})
             check(browser.heading() == "Creator Co" and "Added Creator Co" in browser.text(), "the new affiliate's page")
+            browser.fill("form.card[action$='/codes']", {"code": "creatorco"})
+            check("Gave the code" in browser.text(), "a code for the program")
             browser.shot("14b-affiliate")
             browser.open(f"/console/webhooks?ws={ws}")
             browser.fill("form.card", {"url": "https://hooks.example.com/in"})

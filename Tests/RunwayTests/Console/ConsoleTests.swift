@@ -275,6 +275,35 @@ struct ConsoleTests {
         await w.server.stop()
     }
 
+    @Test("affiliate programs are added in a form: percentages and fixed amounts, durations, errors beside their fields")
+    func programForm() async throws {
+        let (server, visitor, csrf, ws) = try await Self.signedIn()
+        let app = try await server.createApp(in: ws)
+        func send(_ fields: [(String, String)]) async -> HTTPResponse {
+            await visitor.send("POST", "/console/affiliate-programs", form: [("csrf", csrf), ("ws", ws), ("app", app.id)] + fields)
+        }
+        let notNumber = await send([("programName", "Launch"), ("kind", "percent"), ("percent", "lots"), ("duration", "lifetime")])
+        #expect(notNumber.status == 400 && notNumber.bodyText.contains(#"id="percent-error">must be a percentage such as 30 or 12.5"#))
+        #expect(notNumber.bodyText.contains(#"name="programName" type="text" value="Launch""#), "what was typed is kept")
+        let noCurrency = await send([("programName", "Flat"), ("kind", "fixed"), ("amount", "200"), ("duration", "first")])
+        #expect(noCurrency.status == 400 && noCurrency.bodyText.contains(#"id="currency-error""#), "the API's error on commission.currency lands on the field")
+        let noMonths = await send([("programName", "Half year"), ("kind", "percent"), ("percent", "20"), ("duration", "months"), ("months", "")])
+        #expect(noMonths.status == 400 && noMonths.bodyText.contains(#"id="months-error">must be 1 to 120"#))
+        let saved = await send([("programName", "Launch"), ("kind", "percent"), ("percent", "12.5"), ("duration", "months"), ("months", "6"),
+                                ("holdDays", "14"), ("offerCode", "LAUNCH1")])
+        #expect(saved.status == 303)
+        let flat = await send([("programName", "Flat"), ("kind", "fixed"), ("amount", "200"), ("currency", "eur"), ("duration", "first")])
+        #expect(flat.status == 303)
+        let programs = try await server.admin.get("/v1/affiliate-programs?workspaceId=\(ws)").decoded(Page<AffiliateProgram>.self).items
+        let launch = try #require(programs.first { $0.name == "Launch" })
+        #expect(launch.commission == CommissionRule(kind: "percent", basisPoints: 1250, duration: "months", months: 6))
+        #expect(launch.holdDays == 14 && launch.offerCode == "LAUNCH1" && launch.appId == app.id)
+        #expect(programs.first { $0.name == "Flat" }?.commission == CommissionRule(kind: "fixed", amount: 200, currency: "EUR", duration: "first"))
+        let page = await visitor.send("GET", "/console/affiliates?ws=\(ws)")
+        #expect(page.bodyText.contains("12.5% of payments in the first 6 months") && page.bodyText.contains("of the first payment"))
+        await server.stop()
+    }
+
     @Test("webhooks are added with the secret shown once, list their deliveries, and are removed")
     func webhookPages() async throws {
         let (server, visitor, csrf, ws) = try await Self.signedIn()

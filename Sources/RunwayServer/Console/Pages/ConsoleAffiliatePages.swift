@@ -3,20 +3,25 @@ import LinkRunwayAPI
 import RunwayCrypto
 import RunwayHTTP
 
-/// Affiliates with their balances, each one's ledger, and the payouts report as CSV; affiliates added, codes given and
-/// payouts recorded in forms.
+/// Affiliates with their balances, each one's ledger, and the payouts report as CSV; affiliates and programs added,
+/// codes given and payouts recorded in forms.
 enum AffiliatePages {
     static func list(_ context: ConsoleContext) async throws -> ConsoleResult {
         .page(try await listPage(context, error: nil, typed: [:]))
     }
 
+    /// `typed` holds what was sent back with `error`; it names a program field when the program form failed.
     static func listPage(_ context: ConsoleContext, error: ConsoleAPIError?, typed: [String: String]) async throws -> ConsolePage {
+        let programError = typed["programName"] != nil ? error : nil
+        let error = programError == nil ? error : nil
+        let apps = try await context.apps()
+        let programs = try await context.api.all("/v1/affiliate-programs", query: [("workspaceId", context.workspace.id)], as: AffiliateProgram.self)
         let report = try await context.api.get("/v1/reports/payouts", query: [("workspaceId", context.workspace.id)], as: PayoutReport.self)
         let affiliates = try await context.api.all("/v1/affiliates", query: [("workspaceId", context.workspace.id)], as: Affiliate.self)
         let f = context.format
         let body: Markup
         if affiliates.isEmpty {
-            body = ConsoleLayout.empty("No affiliates yet.", "<p>Add one below, give them a code for a program (programs come from <code>linkrunway affiliate program</code>), and their commissions on StoreKit 2 subscriptions show here.</p>")
+            body = ConsoleLayout.empty("No affiliates yet.", "<p>Add a program and an affiliate below, give the affiliate a code for the program, and their commissions on StoreKit 2 subscriptions show here.</p>")
         } else {
             let byAffiliate = Dictionary(grouping: report.rows, by: \.affiliateId)
             let rows: [[Markup]] = affiliates.flatMap { affiliate -> [[Markup]] in
@@ -42,7 +47,8 @@ enum AffiliatePages {
             <button type="submit">Add affiliate</button>
             </form>
             """
-        return ConsolePage(title: "Affiliates", body: body + form, status: error == nil ? 200 : 400)
+        let programSection = ProgramForm.table(programs, apps: apps, format: f) + ProgramForm.render(context, apps: apps, error: programError, typed: typed)
+        return ConsolePage(title: "Affiliates", body: body + form + programSection, status: error == nil && programError == nil ? 200 : 400)
     }
 
     static func create(_ context: ConsoleContext) async throws -> ConsoleResult {
@@ -69,7 +75,7 @@ enum AffiliatePages {
         let ledger = try await context.api.get("/v1/affiliates/\(id)/ledger", query: [("limit", "200")], as: Page<LedgerPosting>.self)
         let programs = try await context.api.all("/v1/affiliate-programs", query: [("workspaceId", context.workspace.id)], as: AffiliateProgram.self)
         let f = context.format
-        let balances = ConsoleLayout.table(["currency", "pending", "payable", "paid", "test money"], balance.balances.map { row in
+        let balances: Markup = balance.balances.isEmpty ? "<p class=\"hint\">No commissions yet: they appear when a customer who used one of this affiliate's codes or links pays.</p>" : ConsoleLayout.table(["currency", "pending", "payable", "paid", "test money"], balance.balances.map { row in
             ["\(row.currency)", "\(f.money(row.pending, row.currency))", "\(f.money(row.payable, row.currency))", "\(f.money(row.paid, row.currency))",
              "\(row.test ? "yes" : "no")"]
         }, caption: "Balances", numericFrom: 1)
@@ -98,7 +104,7 @@ enum AffiliatePages {
             <button type="submit">Record payout</button>
             </form>
             """
-        let code: Markup = programs.isEmpty ? "<div class=\"card\"><h2>Give a code</h2><p class=\"hint\">No programs yet: create one with <code>linkrunway affiliate program</code>.</p></div>" : """
+        let code: Markup = programs.isEmpty ? "<div class=\"card\"><h2>Give a code</h2><p class=\"hint\">No programs yet: add one on the affiliates page.</p></div>" : """
             <form method="post" action="/console/affiliates/\(id)/codes" class="card">
             <h2>Give a code</h2>
             <p class="hint">Customers type the code into the app; their subscriptions then earn this affiliate commissions.</p>

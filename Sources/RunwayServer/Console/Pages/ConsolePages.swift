@@ -17,6 +17,7 @@ enum ConsolePages {
         ConsoleRoute(method: .GET, pattern: "/console/apple-ads", handler: ReportPages.appleAds),
         ConsoleRoute(method: .GET, pattern: "/console/affiliates", handler: AffiliatePages.list),
         ConsoleRoute(method: .POST, pattern: "/console/affiliates", handler: AffiliatePages.create),
+        ConsoleRoute(method: .POST, pattern: "/console/affiliate-programs", handler: ProgramForm.create),
         ConsoleRoute(method: .GET, pattern: "/console/affiliates/{id}", handler: AffiliatePages.show),
         ConsoleRoute(method: .POST, pattern: "/console/affiliates/{id}/payouts", handler: AffiliatePages.recordPayout),
         ConsoleRoute(method: .POST, pattern: "/console/affiliates/{id}/codes", handler: AffiliatePages.giveCode),
