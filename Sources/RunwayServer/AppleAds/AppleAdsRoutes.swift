@@ -5,9 +5,15 @@ import RunwayStore
 /// `POST /v1/claims/apple-ads`: store the AdServices token first, answer 200 once Apple's answer is known, 202 while
 /// it is not.
 enum AppleAdsRoutes {
+    /// The longest an app waits for Apple inside its request; a slower Apple is answered 202 and asked again in the
+    /// background with the full timeout.
+    static let inlineSeconds: Double = 3
+
     static func routes(_ services: ServerServices) -> [Route] {
         services.metrics.declareCounter("linkrunway_apple_ads_answers_total", help: "AdServices answers, by HTTP status.")
-        let claims = AppleAdsClaims(services: services, settings: services.appleAds)
+        var inline = services.appleAds
+        inline.timeoutSeconds = min(inline.timeoutSeconds, inlineSeconds)
+        let claims = AppleAdsClaims(services: services, settings: inline)
         return [
             Route(method: .POST, pattern: "/v1/claims/apple-ads", operation: Operation(
                 id: "claimAppleAds", summary: "An install's AdServices token: 200 with Apple's answer, or 202 while Apple has none yet",

@@ -189,6 +189,23 @@ struct AppleAdsTests {
         await server.stop()
     }
 
+    @Test("the app waits at most a few seconds for Apple even when the background may wait longer")
+    func inlineBudget() async throws {
+        let fake = try FakeAdServices(logger: Logger(level: .error, sink: .memory()))
+        // Slower than the app's wait, quicker than the background's 10 s: a 202 shows the request did not wait for it.
+        fake.slowAnswerDelay = .seconds(8)
+        let server = try await TestServer.start(clock: ManualClock().wall, appleAdsURL: fake.baseURL, appleAdsTimeoutSeconds: 10)
+        #expect(AppleAdsRoutes.inlineSeconds < 8 && server.services.appleAds.timeoutSeconds == 10)
+        let app = try await server.createApp(in: server.defaultWorkspace.id)
+        let key = try await server.createKey(.publishable, app: app.id).secret
+        _ = try await server.client(key).post("/v1/installs/match", json: #"{"installId":"b","platform":"ios","consent":true}"#).decoded(InstallMatch.self)
+        let claim = try await server.client(key).post("/v1/claims/apple-ads", json: #"{"installId":"b","token":"slow"}"#)
+            .decoded(AppleAdsClaim.self, status: 202)
+        #expect(claim.status == "pending" && fake.requests(for: "slow") == 1)
+        await fake.server.shutdown(grace: .seconds(1))
+        await server.stop()
+    }
+
     @Test("bad claims are refused: empty or oversized or strange tokens, unknown installs")
     func badClaims() async throws {
         let w = try await Self.world()
