@@ -11,20 +11,39 @@ struct PostgresOutageTests {
     /// A throwaway cluster in a temporary folder (as the postgres user when we are root, as initdb demands).
     final class Cluster: @unchecked Sendable {
         let directory = TemporaryDirectory()
-        let port: UInt16
+        private(set) var port: UInt16 = 0
         let bin: String
 
+        /// A port found free can be taken by another test's socket before PostgreSQL binds it: then another is tried.
         init(bin: String) throws {
             self.bin = bin
-            port = ProxyTests.freePort()
             if getuid() == 0 { try Self.run("/bin/chown", ["postgres", directory.path("")]) }
             try run("initdb", ["-D", directory.path("data"), "-U", "linkrunway", "--auth=trust", "-E", "UTF8", "--locale=C.UTF-8"])
-            try start()
+            for attempt in 1...3 {
+                port = ProxyTests.freePort()
+                do {
+                    try start(attempts: 1)
+                    return
+                } catch where attempt < 3 {
+                    continue
+                }
+            }
         }
 
-        func start() throws {
-            try run("pg_ctl", ["-D", directory.path("data"), "-l", directory.path("server.log"), "-w", "-t", "60",
-                               "-o", "-h 127.0.0.1 -p \(port) -k \(directory.path(""))", "start"])
+        /// Starts the cluster on its port; a restart tries a few times, as the port may be held for a moment.
+        func start(attempts: Int = 3) throws {
+            for attempt in 1...attempts {
+                do {
+                    try run("pg_ctl", ["-D", directory.path("data"), "-l", directory.path("server.log"), "-w", "-t", "60",
+                                       "-o", "-h 127.0.0.1 -p \(port) -k \(directory.path(""))", "start"])
+                    return
+                } catch where attempt < attempts {
+                    Thread.sleep(forTimeInterval: 1)
+                } catch {
+                    let log = (try? String(contentsOfFile: directory.path("server.log"), encoding: .utf8)) ?? ""
+                    throw ServerProcess.Failure(description: "\(error); server.log ends: \(log.suffix(600))")
+                }
+            }
         }
 
         func stop() throws { try run("pg_ctl", ["-D", directory.path("data"), "-m", "fast", "-w", "stop"]) }

@@ -9,8 +9,9 @@ struct TransportTests {
     /// A server with small limits whose handler answers `/slow` after `slowMilliseconds`.
     static func start(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
                       slowMilliseconds: Int = 300) throws -> HTTPServer {
+        // A request timeout far beyond any test's need, so a starved machine is not mistaken for a slow handler.
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 2, maxConnectionsPerAddress: 0,
-                                                    connectionTimeoutSeconds: 5, maxBodyBytes: 64 * 1024)
+                                                    connectionTimeoutSeconds: 5, maxBodyBytes: 64 * 1024, requestTimeoutSeconds: 300)
         configure(&configuration)
         let server = HTTPServer(configuration: configuration, logger: Logger(level: .error, sink: .memory())) { request in
             if request.path == "/slow" { try? await Task.sleep(for: .milliseconds(slowMilliseconds)) }
@@ -24,7 +25,7 @@ struct TransportTests {
 
     /// Waits until the server is running a handler (a busy machine may take a while to even connect).
     static func waitUntilInFlight(_ server: HTTPServer) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while server.requestsInFlight == 0 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(server.requestsInFlight > 0)
     }
@@ -125,7 +126,7 @@ struct TransportTests {
 
     @Test("answers 503 when a handler takes longer than the request timeout")
     func requestTimeout() async throws {
-        let server = try Self.start({ $0.requestTimeoutSeconds = 0.3 }, slowMilliseconds: 3000)
+        let server = try Self.start({ $0.requestTimeoutSeconds = 0.3 }, slowMilliseconds: 30_000)
         let port = server.port
         let response = try await offloaded { try RawHTTPConnection(port: port).request("GET", "/slow") }
         #expect(response.status == 503)
@@ -153,9 +154,10 @@ struct TransportTests {
 
     @Test("a stop that outlasts the grace period answers stragglers 503 instead of dropping them")
     func stopAfterGrace() async throws {
-        let server = try Self.start(slowMilliseconds: 5000)
+        // The handler outlasts anything a loaded machine could make of the rest, so only the stop can answer it.
+        let server = try Self.start(slowMilliseconds: 60_000)
         let port = server.port
-        async let slow = offloaded { try RawHTTPConnection(port: port, timeoutSeconds: 10).request("GET", "/slow") }
+        async let slow = offloaded { try RawHTTPConnection(port: port, timeoutSeconds: 50).request("GET", "/slow") }
         try await Self.waitUntilInFlight(server)
         await server.shutdown(grace: .milliseconds(200))
         let response = try await slow

@@ -139,7 +139,7 @@ struct PostgresStoreTests {
             try db.execute("INSERT INTO items (id) VALUES (\(mine)) ON CONFLICT (id) DO NOTHING")
             if run == 1 {
                 held.signal()
-                _ = awaiting.wait(timeout: .now() + 30)
+                _ = awaiting.wait(timeout: .now() + 120)
             }
             try db.execute("INSERT INTO items (id) VALUES (\(theirs)) ON CONFLICT (id) DO NOTHING")
         }
