@@ -35,7 +35,7 @@ struct CrashPathTests {
 
     @Test("install matches and postbacks acknowledged before a SIGKILL are stored exactly once", arguments: StoreBackend.all)
     func matchesAndPostbacks(_ backend: StoreBackend) async throws {
-        let location = try backend.makeLocation()
+        let location = try await backend.makeLocation()
         let server = try await ServerProcess(databaseURL: location.url, environment: ["LINKRUNWAY_RATE_LIMIT_ADDRESS": "0", "LINKRUNWAY_RATE_LIMIT_KEY": "0"])
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
         let port = server.port
@@ -95,7 +95,7 @@ struct CrashPathTests {
         let directory = TemporaryDirectory()
         let rootFile = directory.path("root.der")
         try Data(signer.root.der).write(to: URL(fileURLWithPath: rootFile))
-        let location = try backend.makeLocation()
+        let location = try await backend.makeLocation()
         let server = try await ServerProcess(databaseURL: location.url, environment: [
             "LINKRUNWAY_APP_STORE_ROOT": rootFile, "LINKRUNWAY_RATE_LIMIT_ADDRESS": "0", "LINKRUNWAY_RATE_LIMIT_KEY": "0"])
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
@@ -153,7 +153,7 @@ struct CrashPathTests {
 
     @Test("affiliate binds and Apple Ads claims acknowledged before a SIGKILL are stored exactly once", arguments: StoreBackend.all)
     func bindsAndClaims(_ backend: StoreBackend) async throws {
-        let location = try backend.makeLocation()
+        let location = try await backend.makeLocation()
         let server = try await ServerProcess(databaseURL: location.url, environment: [
             "LINKRUNWAY_APPLE_ADS_URL": "http://127.0.0.1:1", "LINKRUNWAY_RATE_LIMIT_ADDRESS": "0", "LINKRUNWAY_RATE_LIMIT_KEY": "0"])
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
@@ -213,7 +213,7 @@ struct CrashPathTests {
     @Test("App Attest assertions acknowledged before a SIGKILL: the counters never go back, and no acknowledged assertion's challenge is left",
           arguments: StoreBackend.all)
     func assertionCounters(_ backend: StoreBackend) async throws {
-        let location = try backend.makeLocation()
+        let location = try await backend.makeLocation()
         let server = try await ServerProcess(databaseURL: location.url, environment: ["LINKRUNWAY_RATE_LIMIT_ADDRESS": "0", "LINKRUNWAY_RATE_LIMIT_KEY": "0"])
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
         let port = server.port

@@ -24,7 +24,7 @@ struct MultiProcessTests {
 
     @Test("bootstrap once, no duplicated or lost writes, idempotency and revocation across processes")
     func twoServers() async throws {
-        let location = try StoreBackend.postgres.makeLocation()
+        let location = try await StoreBackend.postgres.makeLocation()
         async let startA = ServerProcess(databaseURL: location.url)
         async let startB = ServerProcess(databaseURL: location.url)
         let (a, b) = try await (startA, startB)

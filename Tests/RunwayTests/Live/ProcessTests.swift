@@ -8,7 +8,7 @@ import Testing
 struct ProcessTests {
     @Test("every write acknowledged before a SIGKILL is there after restart, exactly once", arguments: StoreBackend.all)
     func crashAndRestart(_ backend: StoreBackend) async throws {
-        let location = try backend.makeLocation()
+        let location = try await backend.makeLocation()
         let database = location.url
         let first = try await ServerProcess(databaseURL: database)
         let adminKey = try #require(first.printedAdminKey)
@@ -67,7 +67,7 @@ struct ProcessTests {
 
     @Test("every click answered before a SIGKILL is in the database after it", arguments: StoreBackend.all)
     func clicksSurviveKill(_ backend: StoreBackend) async throws {
-        let location = try backend.makeLocation()
+        let location = try await backend.makeLocation()
         let server = try await ServerProcess(databaseURL: location.url)
         let adminKey = try #require(server.printedAdminKey)
         let port = server.port
@@ -112,7 +112,7 @@ struct ProcessTests {
 
     @Test("SIGKILL during event batches loses no acknowledged event and duplicates none", arguments: StoreBackend.all)
     func batchesSurviveKill(_ backend: StoreBackend) async throws {
-        let location = try backend.makeLocation()
+        let location = try await backend.makeLocation()
         let server = try await ServerProcess(databaseURL: location.url)
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
         let port = server.port

@@ -18,7 +18,7 @@ struct PartitioningTests {
 
     @Test("rows that landed in the default partition move into the partition made for them", .enabled(if: StoreBackend.postgresURL != nil))
     func defaultRowsMove() async throws {
-        let location = try StoreBackend.postgres.makeLocation()
+        let location = try await StoreBackend.postgres.makeLocation()
         let store = try StoreBackend.postgres.open(location.url, nil)
         _ = try await store.migrate(Self.migrations)
         _ = try await PartitionMaintenance.run([Self.table], store: store, now: Self.date("2026-11-30T12:00:00Z"))
@@ -48,7 +48,7 @@ struct PartitioningTests {
 
     @Test("maintenance makes room ahead and removes what is older than the retention", arguments: StoreBackend.all)
     func retention(_ backend: StoreBackend) async throws {
-        let location = try backend.makeLocation()
+        let location = try await backend.makeLocation()
         let store = try backend.open(location.url, nil)
         _ = try await store.migrate(Self.migrations)
         let first = try await PartitionMaintenance.run([Self.table], store: store, now: Self.date("2026-11-30T12:00:00Z"))

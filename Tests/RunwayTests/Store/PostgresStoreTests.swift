@@ -11,14 +11,16 @@ import Testing
 struct PostgresStoreTests {
     @Test("connections the server drops are replaced without failing the next call")
     func reconnects() async throws {
-        let location = try StoreBackend.postgres.makeLocation()
+        let location = try await StoreBackend.postgres.makeLocation()
         let store = try StoreBackend.postgres.open(location.url, nil)
         _ = try await store.migrate(ConformanceSchema.migrations)
         try await store.write { db in try db.execute("INSERT INTO items (id) VALUES ('before')") }
         let database = String(location.url.split(separator: "/").last!)
-        try PostgresAdmin.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()",
-            on: StoreBackend.postgresURL!)
+        let admin = StoreBackend.postgresURL!
+        try await offloaded {
+            try PostgresAdmin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()", on: admin)
+        }
         try await store.write { db in try db.execute("INSERT INTO items (id) VALUES ('after')") }
         for _ in 0..<4 {
             let ids = try await store.read { try $0.query("SELECT id FROM items ORDER BY id").map { try $0.string("id") } }
@@ -62,7 +64,7 @@ struct PostgresStoreTests {
 
     @Test("work that waits too long for a pooled connection is refused")
     func poolWaitTimeout() async throws {
-        let location = try StoreBackend.postgres.makeLocation()
+        let location = try await StoreBackend.postgres.makeLocation()
         let store = PostgresStore(url: location.url, options: .init(readers: 1, queueTimeout: 0.2))
         // The reader is held until the test lets it go, and the second read is let through only once it has sat in
         // the queue past its timeout, however slowly this machine runs.
@@ -101,7 +103,7 @@ struct PostgresStoreTests {
 
     @Test("two writes that deadlock both land: the one PostgreSQL aborts runs again after the other commits")
     func deadlockRetried() async throws {
-        let location = try StoreBackend.postgres.makeLocation()
+        let location = try await StoreBackend.postgres.makeLocation()
         let store = try StoreBackend.postgres.open(location.url, nil)
         _ = try await store.migrate(ConformanceSchema.migrations)
         let firstHeld = DispatchSemaphore(value: 0), secondHeld = DispatchSemaphore(value: 0)

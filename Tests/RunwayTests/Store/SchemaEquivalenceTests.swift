@@ -72,8 +72,8 @@ struct SchemaEquivalenceTests {
 
     @Test("both backends end at the same schema")
     func sameSchema() async throws {
-        let sqliteLocation = try StoreBackend.sqlite.makeLocation()
-        let postgresLocation = try StoreBackend.postgres.makeLocation()
+        let sqliteLocation = try await StoreBackend.sqlite.makeLocation()
+        let postgresLocation = try await StoreBackend.postgres.makeLocation()
         let sqlite = try StoreBackend.sqlite.open(sqliteLocation.url, nil)
         let postgres = try StoreBackend.postgres.open(postgresLocation.url, nil)
         #expect(try await sqlite.migrate(Schema.migrations) == Schema.migrations.map(\.id))

@@ -10,7 +10,9 @@ import Testing
 struct StoreBackend: Sendable, CustomTestStringConvertible {
     let name: String
     let open: @Sendable (_ location: String, _ observer: (any StoreObserver)?) throws -> any Store
-    let makeLocation: @Sendable () throws -> StorageLocation
+    /// Async because making a PostgreSQL database blocks on the server: it runs on a thread of its own, never on the
+    /// two threads every test shares.
+    let makeLocation: @Sendable () async throws -> StorageLocation
 
     var testDescription: String { name }
 
@@ -31,9 +33,11 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
         makeLocation: {
             guard let admin = postgresURL else { throw StoreError.unavailable("LINKRUNWAY_TEST_POSTGRES_URL is not set") }
             let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            try PostgresAdmin.execute("CREATE DATABASE \(name)", on: admin)
+            try await offloaded { try PostgresAdmin.execute("CREATE DATABASE \(name)", on: admin) }
             let url = admin[..<admin.lastIndex(of: "/")!] + "/" + name
-            return StorageLocation(url: String(url), cleanup: { try? PostgresAdmin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", on: admin) })
+            return StorageLocation(url: String(url), cleanup: {
+                Thread { try? PostgresAdmin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", on: admin) }.start()
+            })
         })
 
     /// SQLite always; PostgreSQL when a server was given (`make test` starts one).
@@ -85,7 +89,7 @@ struct BackendAvailabilityTests {
     @Test("PostgreSQL is configured for this run", .enabled(if: StoreBackend.postgresURL != nil,
           "LINKRUNWAY_TEST_POSTGRES_URL is not set, so every PostgreSQL run is skipped; `make test` starts a server"))
     func postgresConfigured() async throws {
-        let location = try StoreBackend.postgres.makeLocation()
+        let location = try await StoreBackend.postgres.makeLocation()
         let store = try StoreBackend.postgres.open(location.url, nil)
         try await store.ping()
         await store.close()

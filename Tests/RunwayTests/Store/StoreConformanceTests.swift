@@ -9,7 +9,7 @@ struct StoreConformanceTests {
 
     func withStore(_ backend: StoreBackend, observer: (any StoreObserver)? = nil,
                    _ body: (any Store, String) async throws -> Void) async throws {
-        let location = try backend.makeLocation()
+        let location = try await backend.makeLocation()
         let store = try backend.open(location.url, observer)
         _ = try await store.migrate(ConformanceSchema.migrations)
         do {
@@ -131,7 +131,7 @@ struct StoreConformanceTests {
 
     @Test("migrations apply once, in order, and are recorded", arguments: StoreBackend.all)
     func migrations(_ backend: StoreBackend) async throws {
-        let location = try backend.makeLocation()
+        let location = try await backend.makeLocation()
         let store = try backend.open(location.url, nil)
         #expect(try await store.migrate(Array(ConformanceSchema.migrations.prefix(1))) == ["0001_items"])
         #expect(try await store.migrate(ConformanceSchema.migrations) == ["0002_tags"])
@@ -159,7 +159,7 @@ struct StoreConformanceTests {
 
     @Test("after close, calls fail with unavailable; writes queued before it are kept", arguments: StoreBackend.all)
     func close(_ backend: StoreBackend) async throws {
-        let location = try backend.makeLocation()
+        let location = try await backend.makeLocation()
         let store = try backend.open(location.url, nil)
         _ = try await store.migrate(ConformanceSchema.migrations)
         try await store.write { db in try db.execute("INSERT INTO items (id) VALUES ('before')") }

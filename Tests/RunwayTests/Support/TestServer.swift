@@ -20,7 +20,7 @@ struct TestServer: Sendable {
                       appleAdsURL: String = "http://127.0.0.1:1", appAttestRoot: Certificate? = nil,
                       appStoreRoot: Certificate? = nil, rateLimits: RateLimitSettings = RateLimitSettings(),
                       appleAdsTimeoutSeconds: Double = 10) async throws -> TestServer {
-        let location = try backend.makeLocation()
+        let location = try await backend.makeLocation()
         let metrics = MetricsRegistry()
         let store = try backend.open(location.url, StoreMetrics(metrics: metrics))
         _ = try await store.migrate(Schema.migrations)
