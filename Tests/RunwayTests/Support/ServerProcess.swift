@@ -28,15 +28,12 @@ final class ServerProcess: @unchecked Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        out.fileHandleForReading.readabilityHandler = { [output] handle in
-            let data = handle.availableData
-            output.append(data)
-        }
-        err.fileHandleForReading.readabilityHandler = { [errors] handle in
-            let data = handle.availableData
-            errors.append(data)
-        }
         try process.run()
+        // The child has its own copies of the write ends; ours must close so that a reader sees the end of the pipe.
+        try? out.fileHandleForWriting.close()
+        try? err.fileHandleForWriting.close()
+        Self.drain(out.fileHandleForReading, into: output)
+        Self.drain(err.fileHandleForReading, into: errors)
         // Generous: a loaded two-core machine running the whole suite can take many seconds to start a server.
         let deadline = ContinuousClock.now + .seconds(90)
         while ContinuousClock.now < deadline {
@@ -52,6 +49,25 @@ final class ServerProcess: @unchecked Sendable {
         }
         process.terminate()
         throw Failure(description: "serve did not start: \(stderr)")
+    }
+
+    /// Reads a pipe to its end on a thread of its own. (`readabilityHandler` rides on libdispatch's event loop, which
+    /// crashed the whole test process when a pipe closed under it.)
+    static func drain(_ handle: FileHandle, into text: SharedText) {
+        Thread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                if n > 0 {
+                    text.append(Data(buffer[..<n]))
+                } else if n < 0 && errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            try? handle.close()
+        }.start()
     }
 
     /// A test that fails half-way must not leave a server behind.
