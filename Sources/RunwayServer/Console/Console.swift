@@ -69,9 +69,9 @@ struct ConsoleMiddleware: Middleware {
     let services: ServerServices
     let router: Router
     let pages: [ConsoleRoute]
-    /// Ten sign-in attempts a minute per client address, five per email or key prefix (in this process).
+    /// Ten sign-in attempts a minute per client address (in this process); five per email or key prefix are counted
+    /// in the database (`SignInAttempts`), across processes.
     let attemptsByAddress = RateLimiter(capacity: 10, perMinute: 10)
-    let attemptsByAccount = RateLimiter(capacity: 5, perMinute: 5)
 
     init(services: ServerServices, router: Router) {
         self.services = services

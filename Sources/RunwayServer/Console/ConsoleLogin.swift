@@ -47,8 +47,9 @@ enum ConsoleLogin {
             return page(request, error: "The sign-in form was old or not from this console. Try again.", status: 403)
         }
         let account = form.text("email")?.lowercased() ?? String((form.text("key") ?? "").prefix(14))
-        if let wait = middleware.attemptsByAddress.take("address:" + (request.remoteAddress ?? "unknown"))
-            ?? middleware.attemptsByAccount.take("account:" + account) {
+        let byAddress = middleware.attemptsByAddress.take("address:" + (request.remoteAddress ?? "unknown"))
+        let wait: Int? = if let byAddress { byAddress } else { try await SignInAttempts.limited(account, services: middleware.services) }
+        if let wait {
             var response = page(request, error: "Too many attempts. Wait \(wait) seconds and try again.", status: 429)
             response.headers.set("Retry-After", String(wait))
             return response

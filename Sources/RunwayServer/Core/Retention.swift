@@ -52,9 +52,10 @@ enum Maintenance {
         // The same for postbacks: a postback Apple sends again while its first copy is kept stays a duplicate.
         let postbackCutoff = now - Int64(policy.postbackDays) * 86_400_000
         _ = try await services.store.write { db in try db.execute("DELETE FROM postback_keys WHERE received_at < \(postbackCutoff)") }
-        // Console sessions past their absolute limit.
+        // Console sessions past their absolute limit, and sign-in attempts no limit looks at any more.
         _ = try await services.store.write { db in
             try db.execute("DELETE FROM console_sessions WHERE created_at < \(now - ConsoleSessions.absoluteMilliseconds)")
+                + SignInAttempts.forgetOld(db, now: now)
         }
         // Commissions past their holding period become payable even when nobody reads a balance.
         _ = try await services.store.write { db in try Ledger.releaseDue(db, now: now) }

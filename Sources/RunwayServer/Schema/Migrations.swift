@@ -137,6 +137,11 @@ public enum Schema {
         Migration(id: "0011_console", sql: consoleSQL),
         // The primary key (token, created_at) already finds a click by its token; a second index only cost writes.
         Migration(id: "0012_drop_clicks_by_token", sql: "DROP INDEX clicks_by_token;"),
+        // Console sign-in attempts per account (a SHA-256 of the email or key prefix), shared by every server process.
+        Migration(id: "0013_console_sign_in_attempts", sql: """
+            CREATE TABLE console_sign_in_attempts (account_hash TEXT NOT NULL, attempted_at BIGINT NOT NULL);
+            CREATE INDEX console_sign_in_attempts_by_account ON console_sign_in_attempts (account_hash, attempted_at);
+            """),
     ]
 
     /// Console users (a PBKDF2 hash of their password, one workspace each) and console sessions (the hash of the

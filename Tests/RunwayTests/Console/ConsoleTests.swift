@@ -174,6 +174,32 @@ struct ConsoleTests {
         await server.stop()
     }
 
+    @Test("sign-in attempts per account are limited across server processes, and the limit ends a minute after the last")
+    func accountLimitAcrossProcesses() async throws {
+        let clock = ManualClock()
+        let server = try await TestServer.start(clock: clock.wall)
+        _ = try await server.admin.post("/v1/users", json: #"{"workspaceId":"\#(server.defaultWorkspace.id)","email":"lee@example.com","password":"a good long password"}"#)
+            .decoded(ConsoleUser.self, status: 201)
+        // A second process on the same database: its own in-process limits, the same table of attempts.
+        let other = ServerApplication.make(server.services, maxBodyBytes: 1024 * 1024, rateLimits: RateLimitSettings())
+        var statuses: [Int] = []
+        for attempt in 0..<6 {
+            let visitor = Visitor(attempt % 2 == 0 ? server.application : other)
+            visitor.address = "198.51.100.\(attempt + 1)"
+            statuses.append(await visitor.signIn(email: "lee@example.com", password: "wrong guess \(attempt)").status)
+        }
+        #expect(statuses == [401, 401, 401, 401, 401, 429], "five wrong guesses across two processes, then a wait")
+        let right = Visitor(other)
+        right.address = "198.51.100.50"
+        let held = await right.signIn(email: "lee@example.com", password: "a good long password")
+        #expect(held.status == 429 && held.headers["Retry-After"] == "60", "even the right password waits while the account is held")
+        clock.advance(seconds: 61)
+        #expect(await right.signIn(email: "lee@example.com", password: "a good long password").status == 303)
+        let rows = try await server.store.read { try $0.query("SELECT account_hash FROM console_sign_in_attempts").map { try $0.string("account_hash") } }
+        #expect(rows.count == 6 && rows.allSatisfy { !$0.contains("lee") }, "attempts are kept as hashes, the held ones not counted")
+        await server.stop()
+    }
+
     @Test("sign-in attempts are limited per address")
     func attemptsLimited() async throws {
         let server = try await TestServer.start()
