@@ -13,13 +13,16 @@ public final class SQLiteStore: EngineBackedStore, Sendable {
         /// `FULL` syncs the WAL on every commit, so an acknowledged write survives power loss; `NORMAL` survives
         /// only a crash of the process.
         public var synchronousFull: Bool
+        /// Seconds a read or write may wait for its thread before it is refused as `unavailable`.
+        public var queueTimeout: Double
 
         public init(readers: Int = max(2, ProcessInfo.processInfo.activeProcessorCount),
-                    busyTimeoutMilliseconds: Int32 = 5_000, maxBatch: Int = 512, synchronousFull: Bool = true) {
+                    busyTimeoutMilliseconds: Int32 = 5_000, maxBatch: Int = 512, synchronousFull: Bool = true, queueTimeout: Double = 10) {
             self.readers = readers
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.maxBatch = maxBatch
             self.synchronousFull = synchronousFull
+            self.queueTimeout = queueTimeout
         }
     }
 
@@ -46,6 +49,6 @@ public final class SQLiteStore: EngineBackedStore, Sendable {
             readers.append(reader)
         }
         engine = ThreadedStore(dialect: .sqlite, transactions: Self.transactions, writers: [writer], readers: readers,
-                               options: .init(maxBatch: options.maxBatch), observer: observer)
+                               options: .init(maxBatch: options.maxBatch, queueTimeout: options.queueTimeout), observer: observer)
     }
 }

@@ -18,7 +18,11 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
 
     static let sqlite = StoreBackend(
         name: "SQLite",
-        open: { url, observer in try SQLiteStore(path: String(url.dropFirst("sqlite:".count)), options: .init(readers: 2), observer: observer) },
+        // Waits far beyond production's, so that a starved machine running the whole suite is not taken for an outage.
+        open: { url, observer in
+            try SQLiteStore(path: String(url.dropFirst("sqlite:".count)),
+                            options: .init(readers: 2, busyTimeoutMilliseconds: 30_000, queueTimeout: 120), observer: observer)
+        },
         makeLocation: {
             let directory = TemporaryDirectory()
             return StorageLocation(url: "sqlite:" + directory.path("store.db"), cleanup: { _ = directory })
@@ -29,7 +33,7 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
 
     static let postgres = StoreBackend(
         name: "PostgreSQL",
-        open: { url, observer in PostgresStore(url: url, options: .init(readers: 2), observer: observer) },
+        open: { url, observer in PostgresStore(url: url, options: .init(readers: 2, queueTimeout: 120), observer: observer) },
         makeLocation: {
             guard let admin = postgresURL else { throw StoreError.unavailable("LINKRUNWAY_TEST_POSTGRES_URL is not set") }
             let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
