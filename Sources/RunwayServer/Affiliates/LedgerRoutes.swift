@@ -47,7 +47,7 @@ enum LedgerRoutes {
                 }
                 if let amount = body.amount, amount <= 0 { throw HTTPError.invalidField("amount", "must be positive") }
                 let now = services.clock.nowMilliseconds()
-                let posting = try await services.store.write { db -> LedgerPosting in
+                return try await IdempotencyClaim.write(services.store, context) { db in
                     try Ledger.releaseDue(db, workspaceId: affiliate.workspaceId, now: now)
                     let payable = try Ledger.balances(db, affiliateId: affiliate.id).first { $0.currency == body.currency && !$0.test }?.payable ?? 0
                     let amount = body.amount ?? payable
@@ -57,9 +57,8 @@ enum LedgerRoutes {
                     let id = try Ledger.post(db, Ledger.Posting(workspaceId: affiliate.workspaceId, affiliateId: affiliate.id, kind: "payout",
                                                                 currency: body.currency, test: false, reference: body.reference),
                                              entries: [(Ledger.payable, amount), (Ledger.payouts, -amount)], now: now)
-                    return try Ledger.postings(db, filter: " AND id = \(id)", limit: 1, cursor: nil)[0]
+                    return try HTTPResponse.json(try Ledger.postings(db, filter: " AND id = \(id)", limit: 1, cursor: nil)[0], status: 201)
                 }
-                return try .json(posting, status: 201)
             },
 
             Route(method: .GET, pattern: "/v1/reports/payouts", operation: Operation(

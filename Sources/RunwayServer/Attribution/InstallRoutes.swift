@@ -63,13 +63,13 @@ enum InstallRoutes {
                 let campaign = try LinkValidate.tag(body.campaign, field: "campaign")
                 let hash = try await services.addresses.hash(body.ip, at: at)
                 let id = Identifier.make("imp")
-                try await services.store.write { db in
+                return try await IdempotencyClaim.write(services.store, context) { db in
                     try db.execute("""
                         INSERT INTO impressions (id, app_id, workspace_id, address_hash, network, campaign, created_at)
                         VALUES (\(id), \(app.id), \(app.workspaceId), \(hash), \(network), \(campaign), \(at))
                         """)
+                    return try HTTPResponse.json(Impression(id: id, appId: app.id, network: network, campaign: campaign, createdAt: Timestamp.iso(at)), status: 201)
                 }
-                return try .json(Impression(id: id, appId: app.id, network: network, campaign: campaign, createdAt: Timestamp.iso(at)), status: 201)
             },
         ]
     }

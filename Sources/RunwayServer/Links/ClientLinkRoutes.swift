@@ -58,7 +58,7 @@ enum ClientLinkRoutes {
                 let metadata = try LinkValidate.metadata(body.metadata)
                 let preview = try LinkValidate.preview(body.preview)
                 let now = services.clock.nowMilliseconds()
-                let link: LinkRecord = try await services.store.write { db in
+                let (link, response) = try await IdempotencyClaim.write(services.store, context, { db -> LinkRecord in
                     let domain = try DomainRoutes.pick(db, workspaceId: workspaceId, hostname: nil)
                     var link = LinkRecord(id: Identifier.make("lnk"), workspaceId: workspaceId, appId: appId, kind: "share",
                                           domain: domain, path: "", createdAt: now)
@@ -69,9 +69,9 @@ enum ClientLinkRoutes {
                     link.referrerInstallId = installId
                     try LinkRoutes.insert(&link, db: db, custom: false)
                     return link
-                }
+                }, answer: { try HTTPResponse.json(Share(linkId: $0.id, url: $0.url, path: $0.path), status: 201) })
                 services.links.forget(link: link)
-                return try .json(Share(linkId: link.id, url: link.url, path: link.path), status: 201)
+                return response
             },
 
             Route(method: .POST, pattern: "/v1/referral-codes", operation: Operation(

@@ -27,17 +27,18 @@ enum DomainRoutes {
                 let hostname = try LinkValidate.hostname(body.hostname)
                 let now = services.clock.nowMilliseconds()
                 let domain = LinkDomain(id: Identifier.make("dom"), workspaceId: workspaceId, hostname: hostname, createdAt: Timestamp.iso(now))
-                do {
-                    try await services.store.write { db in
+                let response = try await IdempotencyClaim.write(services.store, context) { db in
+                    do {
                         try db.execute("INSERT INTO link_domains (\(raw: columns)) VALUES (\(domain.id), \(workspaceId), \(hostname), \(now))")
+                    } catch StoreError.conflict {
+                        throw HTTPError.conflict(ErrorCode.hostnameTaken, "\(hostname) is already a link domain")
+                    } catch StoreError.constraint {
+                        throw HTTPError.invalidField("workspaceId", "no workspace has this id")
                     }
-                } catch StoreError.conflict {
-                    throw HTTPError.conflict(ErrorCode.hostnameTaken, "\(hostname) is already a link domain")
-                } catch StoreError.constraint {
-                    throw HTTPError.invalidField("workspaceId", "no workspace has this id")
+                    return try HTTPResponse.json(domain, status: 201)
                 }
                 services.links.forget(hostname: hostname)
-                return try .json(domain, status: 201)
+                return response
             },
 
             Route(method: .GET, pattern: "/v1/domains", operation: Operation(

@@ -22,7 +22,7 @@ enum LinkRoutes {
                 let customPath = try body.path.map(LinkValidate.path)
                 let draft = try LinkDraft(body)
                 let now = services.clock.nowMilliseconds()
-                let link: LinkRecord = try await services.store.write { db in
+                let (link, response) = try await IdempotencyClaim.write(services.store, context, { db -> LinkRecord in
                     let appId = try resolveApp(db, workspaceId: workspaceId, requested: body.appId)
                     let domain = try DomainRoutes.pick(db, workspaceId: workspaceId, hostname: body.domain)
                     var link = LinkRecord(id: Identifier.make("lnk"), workspaceId: workspaceId, appId: appId, kind: "link",
@@ -30,9 +30,9 @@ enum LinkRoutes {
                     draft.apply(to: &link)
                     try insert(&link, db: db, custom: customPath != nil)
                     return link
-                }
+                }, answer: { try HTTPResponse.json($0.wire, status: 201) })
                 services.links.forget(link: link)
-                return try .json(link.wire, status: 201)
+                return response
             },
 
             Route(method: .GET, pattern: "/v1/links", operation: Operation(
@@ -79,16 +79,16 @@ enum LinkRoutes {
                 let body = try request.decode(UpdateLinkRequest.self)
                 let change = try LinkChange(body)
                 let now = services.clock.nowMilliseconds()
-                let link: LinkRecord = try await services.store.write { db in
+                let (link, response) = try await IdempotencyClaim.write(services.store, context, { db -> LinkRecord in
                     guard var link = try LinkRecord.find(db, id: id) else { throw HTTPError.notFound(ErrorCode.notFound, "no link \(id)") }
                     try principal.requireWorkspace(link.workspaceId)
                     change.apply(to: &link)
                     link.updatedAt = now
                     try link.update(db)
                     return link
-                }
+                }, answer: { try HTTPResponse.json($0.wire) })
                 services.links.forget(link: link)
-                return try .json(link.wire)
+                return response
             },
 
             Route(method: .POST, pattern: "/v1/links/{linkId}/disable", operation: Operation(

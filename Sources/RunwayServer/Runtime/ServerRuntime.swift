@@ -17,6 +17,7 @@ public final class ServerRuntime: Sendable {
     private let webhooks: Task<Void, Never>
     private let appleAds: Task<Void, Never>
     private let postbackForwards: Task<Void, Never>
+    private let heartbeat: Task<Void, Never>
 
     /// The bound port (useful when the configuration asked for 0).
     public var port: UInt16 { http.port }
@@ -35,6 +36,20 @@ public final class ServerRuntime: Sendable {
         self.appleAds = Task { await claims.run() }
         let forwarder = OutboxDispatcher(services: services, queue: PostbackReceiver.forwardOutbox)
         self.postbackForwards = Task { await forwarder.run() }
+        self.heartbeat = Task { await Self.beat(services) }
+    }
+
+    /// Tells the other processes on the database that this one runs (see `ServerInstance`), every two seconds.
+    static func beat(_ services: ServerServices) async {
+        while !Task.isCancelled {
+            let now = services.clock.nowMilliseconds()
+            do {
+                try await services.store.write { db in try ServerInstance.beat(db, now: now) }
+            } catch {
+                services.logger.warn("heartbeat not written", ["error": .string("\(error)")])
+            }
+            try? await Task.sleep(for: ServerInstance.heartbeatInterval)
+        }
     }
 
     /// Creates upcoming partitions, applies the retention policy and forgets old address keys every hour (the first pass runs
@@ -117,10 +132,13 @@ public final class ServerRuntime: Sendable {
         webhooks.cancel()
         appleAds.cancel()
         postbackForwards.cancel()
+        heartbeat.cancel()
         await maintenance.value
         await webhooks.value
         await appleAds.value
         await postbackForwards.value
+        await heartbeat.value
+        try? await services.store.write { db in try ServerInstance.leave(db) }
         await services.store.close()
         services.logger.info("stopped")
     }

@@ -142,6 +142,18 @@ public enum Schema {
             CREATE TABLE console_sign_in_attempts (account_hash TEXT NOT NULL, attempted_at BIGINT NOT NULL);
             CREATE INDEX console_sign_in_attempts_by_account ON console_sign_in_attempts (account_hash, attempted_at);
             """),
+        // An Idempotency-Key in progress names the process running it (ServerInstance.owner) and a random claim token
+        // the answer must present when it is stored; every running server writes a heartbeat.
+        Migration(id: "0014_idempotency_owners", sql: """
+            ALTER TABLE idempotency_keys ADD COLUMN owner TEXT;
+            ALTER TABLE idempotency_keys ADD COLUMN claim TEXT;
+            CREATE TABLE server_instances (
+                id TEXT PRIMARY KEY,
+                owner TEXT NOT NULL,
+                started_at BIGINT NOT NULL,
+                heartbeat_at BIGINT NOT NULL
+            );
+            """),
     ]
 
     /// Console users (a PBKDF2 hash of their password, one workspace each) and console sessions (the hash of the

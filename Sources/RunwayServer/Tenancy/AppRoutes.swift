@@ -32,9 +32,12 @@ enum AppRoutes {
                               bundleId: bundleId, appStoreId: appStoreId, platforms: platforms, android: android, attribution: attribution,
                               attestation: attestation, postbacks: postbacks,
                               createdAt: Timestamp.iso(now), updatedAt: Timestamp.iso(now))
-                try await services.store.write { db in try insertUnique(db, app: app, now: now) }
+                let response = try await IdempotencyClaim.write(services.store, context) { db in
+                    try insertUnique(db, app: app, now: now)
+                    return try HTTPResponse.json(app, status: 201)
+                }
                 if let appStoreId { services.links.forget(appStoreId: appStoreId) }
-                return try .json(app, status: 201)
+                return response
             },
 
             Route(method: .GET, pattern: "/v1/apps", operation: Operation(
@@ -74,7 +77,7 @@ enum AppRoutes {
                 let attestation = try Validate.attestation(body.attestation)
                 let postbacks = try Validate.postbacks(body.postbacks)
                 let now = services.clock.nowMilliseconds()
-                let (previousStoreId, updated): (String?, App) = try await services.store.write { db in
+                let ((previousStoreId, updated), response) = try await IdempotencyClaim.write(services.store, context, { db in
                     guard var app = try TenancyQueries.app(db, id: id) else {
                         throw HTTPError.notFound(ErrorCode.notFound, "no app \(id)")
                     }
@@ -107,10 +110,10 @@ enum AppRoutes {
                         throw appExists(app)
                     }
                     return (previousStoreId, app)
-                }
+                }, answer: { try HTTPResponse.json($0.1) })
                 services.links.forget(appId: updated.id)
                 for storeId in [previousStoreId, updated.appStoreId].compactMap({ $0 }) { services.links.forget(appStoreId: storeId) }
-                return try .json(updated)
+                return response
             },
         ]
     }

@@ -56,7 +56,7 @@ return try .json(await readPage(services.store, table: "api_keys", columns: Tena
                 let principal = try context.principal()
                 let id = try context.parameter("keyId")
                 let now = services.clock.nowMilliseconds()
-                let key: APIKey = try await services.store.write { db in
+                let response = try await IdempotencyClaim.write(services.store, context, { db -> APIKey in
                     guard let key = try TenancyQueries.key(db, id: id) else {
                         throw HTTPError.notFound(ErrorCode.notFound, "no key \(id)")
                     }
@@ -72,9 +72,9 @@ return try .json(await readPage(services.store, table: "api_keys", columns: Tena
                     var revoked = key
                     revoked.revokedAt = Timestamp.iso(now)
                     return revoked
-                }
+                }, answer: { try HTTPResponse.json($0) }).response
                 services.authenticator.forget(keyId: id)
-                return try .json(key)
+                return response
             },
 
             Route(method: .GET, pattern: "/v1/me", operation: Operation(

@@ -10,13 +10,15 @@ enum WorkspaceRoutes {
                 id: "createWorkspace", summary: "Create a workspace", tag: "Workspaces", access: Access.admin,
                 requestSchema: "CreateWorkspaceRequest", responses: [.json(201, "Workspace", "The new workspace.")],
                 maxBodyBytes: 16 * 1024, idempotent: true)
-            ) { request, _ in
+            ) { request, context in
                 let body = try request.decode(CreateWorkspaceRequest.self)
                 let name = try Validate.name(body.name)
                 let now = services.clock.nowMilliseconds()
                 let id = Identifier.make("ws")
-                try await services.store.write { db in try TenancyQueries.insertWorkspace(db, id: id, name: name, now: now) }
-                return try .json(Workspace(id: id, name: name, createdAt: Timestamp.iso(now)), status: 201)
+                return try await IdempotencyClaim.write(services.store, context) { db in
+                    try TenancyQueries.insertWorkspace(db, id: id, name: name, now: now)
+                    return try HTTPResponse.json(Workspace(id: id, name: name, createdAt: Timestamp.iso(now)), status: 201)
+                }
             },
 
             Route(method: .GET, pattern: "/v1/workspaces", operation: Operation(

@@ -1,6 +1,9 @@
 import Foundation
 import LinkRunwayAPI
+import RunwayCrypto
 import RunwayHTTP
+@testable import RunwayServer
+import RunwayStore
 import Testing
 
 @Suite("Idempotency keys")
@@ -81,6 +84,101 @@ struct IdempotencyTests {
         #expect(Set(created.map(\.body)).count == 1)
         #expect(responses.allSatisfy { $0.status == 201 || $0.errorCode == "idempotency_key_in_use" })
         #expect(try await Self.appCount(server) == 1)
+        await server.stop()
+    }
+
+    /// Plants a claim on `key` for the app request `body`, as a first request owned by `owner` left it.
+    static func plantClaim(_ server: TestServer, key: String, body: String, owner: String, createdAt: Int64) async throws {
+        let hash = ByteEncoding.hex(Digest.sha256(Array("POST /v1/apps\n".utf8) + Array(body.utf8)))
+        try await server.store.write { db in
+            try db.execute("""
+                INSERT INTO idempotency_keys (scope, idempotency_key, request_hash, created_at, owner, claim)
+                VALUES ('admin', \(key), \(hash), \(createdAt), \(owner), 'planted')
+                """)
+        }
+    }
+
+    @Test("a key whose process is gone is taken over at once; one whose process runs, or whose other machine still beats, waits",
+          arguments: StoreBackend.all)
+    func abandonedClaims(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
+        let now = server.services.clock.nowMilliseconds()
+        let here = ServerInstance.current
+        @Sendable func send(_ key: String, _ bundle: String) async -> HTTPResponse {
+            await server.admin.post("/v1/apps", json: Self.appBody(server.defaultWorkspace.id, bundle: bundle), headers: [("Idempotency-Key", key)])
+        }
+
+        // A process of this machine that has exited.
+        let finished = Process()
+        finished.executableURL = URL(fileURLWithPath: "/bin/true")
+        try finished.run()
+        finished.waitUntilExit()
+        let gone = ServerInstance(id: "inst_gone", machine: here.machine, pid: finished.processIdentifier, startTicks: here.startTicks)
+        try await Self.plantClaim(server, key: "gone", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.gone"), owner: gone.owner, createdAt: now)
+        #expect(await send("gone", "com.idem.gone").status == 201)
+
+        // This very process (as good as another live one), and a reused pid: the start time tells them apart.
+        try await Self.plantClaim(server, key: "alive", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.alive"), owner: here.owner, createdAt: now)
+        #expect(await send("alive", "com.idem.alive").errorCode == "idempotency_key_in_use")
+        let reused = ServerInstance(id: "inst_reused", machine: here.machine, pid: here.pid, startTicks: here.startTicks + 1)
+        try await Self.plantClaim(server, key: "reused", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.reused"), owner: reused.owner, createdAt: now)
+        #expect(await send("reused", "com.idem.reused").status == 201)
+
+        // Another machine: its heartbeat decides, and without one the claim is held for a minute.
+        let far = ServerInstance(id: "inst_far", machine: "elsewhere/boot", pid: here.pid, startTicks: here.startTicks)
+        try await server.store.write { db in
+            try db.execute("INSERT INTO server_instances (id, owner, started_at, heartbeat_at) VALUES ('inst_far', \(far.owner), 0, \(now - 1000))")
+        }
+        try await Self.plantClaim(server, key: "far", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.far"), owner: far.owner, createdAt: now)
+        #expect(await send("far", "com.idem.far").errorCode == "idempotency_key_in_use")
+        try await server.store.write { db in
+            try db.execute("UPDATE server_instances SET heartbeat_at = \(now - ServerInstance.heartbeatFreshMilliseconds - 1000) WHERE id = 'inst_far'")
+        }
+        #expect(await send("far", "com.idem.far").status == 201)
+        let silent = ServerInstance(id: "inst_silent", machine: "elsewhere/boot", pid: 1, startTicks: 1)
+        try await Self.plantClaim(server, key: "silent", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.silent"), owner: silent.owner, createdAt: now)
+        #expect(await send("silent", "com.idem.silent").errorCode == "idempotency_key_in_use")
+        try await Self.plantClaim(server, key: "old", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.old"), owner: silent.owner,
+                                  createdAt: now - IdempotencyMiddleware.abandonedMilliseconds - 1)
+        #expect(await send("old", "com.idem.old").status == 201)
+        await server.stop()
+    }
+
+    @Test("an attempt whose claim was taken over stores neither its answer nor its changes", arguments: StoreBackend.all)
+    func takenOverClaim(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
+        let claim = IdempotencyClaim(scope: "admin", key: "fenced", requestHash: "h")
+        try await server.store.write { db in
+            try db.execute("""
+                INSERT INTO idempotency_keys (scope, idempotency_key, request_hash, created_at, owner, claim)
+                VALUES ('admin', 'fenced', 'h', 0, \(ServerInstance.current.owner), 'someone-else')
+                """)
+        }
+        var context = RequestContext(requestId: "r")
+        context[IdempotencyClaim.Key.self] = claim
+        await #expect(throws: HTTPError.self) {
+            try await IdempotencyClaim.write(server.store, context) { db in
+                try TenancyQueries.insertWorkspace(db, id: "ws_fenced", name: "Fenced", now: 0)
+                return HTTPResponse(status: 201)
+            }
+        }
+        let (workspaces, status) = try await server.store.read { db in
+            (try db.query("SELECT id FROM workspaces WHERE id = 'ws_fenced'").count,
+             try db.first("SELECT status FROM idempotency_keys WHERE idempotency_key = 'fenced'")?.optionalInt("status"))
+        }
+        #expect(workspaces == 0)
+        #expect(status == nil)
+        #expect(!claim.stored)
+
+        // The attempt that holds the claim stores its answer with its changes.
+        try await server.store.write { db in try db.execute("UPDATE idempotency_keys SET claim = \(claim.token) WHERE idempotency_key = 'fenced'") }
+        let response = try await IdempotencyClaim.write(server.store, context) { db in
+            try TenancyQueries.insertWorkspace(db, id: "ws_fenced", name: "Fenced", now: 0)
+            return HTTPResponse(status: 201, body: Array("made".utf8))
+        }
+        #expect(response.status == 201 && claim.stored)
+        let kept = try await server.store.read { db in try db.first("SELECT response_body FROM idempotency_keys WHERE idempotency_key = 'fenced'")?.optionalString("response_body") }
+        #expect(kept == "made")
         await server.stop()
     }
 }
