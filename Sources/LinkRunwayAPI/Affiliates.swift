@@ -296,7 +296,8 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
 /// A balanced, immutable posting.
 public struct LedgerPosting: Codable, Sendable, Equatable {
     public var id: String
-    /// `accrual`, `release`, `clawback`, `reaccrual` or `payout`.
+    /// `accrual`, `release`, `clawback`, `reaccrual`, `payout`, or `duplicate_reversal` (a commission stored twice by an
+    /// earlier version, reversed when the database was upgraded).
     public var kind: String
     public var affiliateId: String
     public var programId: String?

@@ -65,8 +65,10 @@ enum ServeCommands {
         }
         do {
             let applied = try await store.migrate(Schema.migrations)
+            let notes = try await Schema.notes(afterApplying: applied, store)
             await store.close()
             context.output(applied.isEmpty ? "The database is up to date." : "Applied: \(applied.joined(separator: ", "))")
+            notes.forEach(context.output)
         } catch {
             await store.close()
             throw CommandFailure("migration failed: \(error)")

@@ -154,6 +154,10 @@ enum AppStoreNotifications {
                     """)
             }
             if let binding, let token = transaction.appAccountToken {
+                // Every notification of one purchase carries its token: writers on other connections or servers wait
+                // here for each other, so what they decide from the commissions already stored (the first payment, a
+                // duration's start) is decided in turn. One commission per transaction is the unique index's.
+                try db.execute("UPDATE app_account_tokens SET method = method WHERE token = \(token) AND app_id = \(surface.app.id)")
                 let programId = try binding.string("program_id"), affiliateId = try binding.string("affiliate_id")
                 let original = transaction.originalTransactionId ?? transactionId
                 if paymentTypes.contains(type) {
@@ -165,7 +169,11 @@ enum AppStoreNotifications {
                     result.status = "ok"
                     if let (currency, amount) = clawed.first { (result.currency, result.amount) = (currency, -amount) }
                 } else if type == "REFUND_REVERSED" {
-                    result = try reaccrue(db, transactionId: transactionId, programId: programId, surface: surface, uuid: uuid, now: now, result: result)
+                    result.status = "ok"
+                    if let (currency, amount) = try Ledger.reaccrue(db, programId: programId, transactionId: transactionId,
+                                                                    holdDays: Int(try binding.int("hold_days")), notificationUUID: uuid, now: now) {
+                        (result.currency, result.amount) = (currency, amount)
+                    }
                 }
             } else {
                 result.status = "unattributed"
@@ -196,36 +204,16 @@ enum AppStoreNotifications {
             return result
         }
         let (amount, commissionCurrency) = CommissionRules.amount(rule, price: price, currency: currency)
-        try Ledger.accrue(db, Ledger.Commission(workspaceId: surface.app.workspaceId, affiliateId: affiliateId, programId: programId, token: token,
-                                                transactionId: transactionId, originalTransactionId: original, purchaseDate: purchaseDate,
-                                                currency: commissionCurrency, amount: amount, holdDays: holdDays, test: surface.test),
-                          notificationUUID: uuid, now: now)
+        guard try Ledger.accrue(db, Ledger.Commission(workspaceId: surface.app.workspaceId, affiliateId: affiliateId, programId: programId, token: token,
+                                                      transactionId: transactionId, originalTransactionId: original, purchaseDate: purchaseDate,
+                                                      currency: commissionCurrency, amount: amount, holdDays: holdDays, test: surface.test),
+                                notificationUUID: uuid, now: now) else {
+            result.status = "duplicate"
+            return result
+        }
         result.status = "ok"
         result.amount = amount
         result.currency = commissionCurrency
-        return result
-    }
-
-    /// A refund Apple reversed: the clawed-back commissions accrue again, with a new holding period.
-    static func reaccrue(_ db: any SQLExecutor, transactionId: String, programId: String, surface: Surface, uuid: String, now: Int64,
-                         result: AppStoreNotificationResult) throws -> AppStoreNotificationResult {
-        var result = result
-        result.status = "ok"
-        let live = try db.first("SELECT 1 AS one FROM commissions WHERE program_id = \(programId) AND transaction_id = \(transactionId) AND status <> 'reversed'")
-        guard live == nil, let row = try db.first("""
-            SELECT c.workspace_id, c.affiliate_id, c.app_account_token, c.original_transaction_id, c.purchase_date, c.currency, c.amount, c.test,
-                   p.hold_days FROM commissions c JOIN affiliate_programs p ON p.id = c.program_id
-            WHERE c.program_id = \(programId) AND c.transaction_id = \(transactionId) AND c.status = 'reversed' ORDER BY c.created_at DESC LIMIT 1
-            """) else { return result }
-        let amount = try row.int("amount"), currency = try row.string("currency")
-        try Ledger.accrue(db, Ledger.Commission(workspaceId: try row.string("workspace_id"), affiliateId: try row.string("affiliate_id"),
-                                                programId: programId, token: try row.string("app_account_token"), transactionId: transactionId,
-                                                originalTransactionId: try row.string("original_transaction_id"),
-                                                purchaseDate: try row.int("purchase_date"), currency: currency, amount: amount,
-                                                holdDays: Int(try row.int("hold_days")), test: try row.bool("test")),
-                          kind: "reaccrual", notificationUUID: uuid, now: now)
-        result.amount = amount
-        result.currency = currency
         return result
     }
 }

@@ -62,20 +62,45 @@ enum Ledger {
         let test: Bool
     }
 
-    static func accrue(_ db: any SQLExecutor, _ commission: Commission, kind: String = "accrual", notificationUUID: String, now: Int64) throws {
+    /// Records the commission and its accrual, unless the program already has one for the transaction (the unique index
+    /// `commissions_one_per_transaction` decides, so of two writers at the same instant one accrues); false then.
+    static func accrue(_ db: any SQLExecutor, _ commission: Commission, notificationUUID: String, now: Int64) throws -> Bool {
         let id = Identifier.make("com")
-        try db.execute("""
+        guard try db.execute("""
             INSERT INTO commissions (id, workspace_id, affiliate_id, program_id, app_account_token, transaction_id, original_transaction_id,
                                      purchase_date, currency, amount, status, payable_at, test, created_at)
             VALUES (\(id), \(commission.workspaceId), \(commission.affiliateId), \(commission.programId), \(commission.token),
                     \(commission.transactionId), \(commission.originalTransactionId), \(commission.purchaseDate), \(commission.currency),
                     \(commission.amount), 'pending', \(now + Int64(commission.holdDays) * 86_400_000), \(commission.test), \(now))
-            """)
-        guard commission.amount > 0 else { return }
+            ON CONFLICT (program_id, transaction_id) WHERE status <> 'duplicate' DO NOTHING
+            """) == 1 else { return false }
+        guard commission.amount > 0 else { return true }
         try post(db, Posting(workspaceId: commission.workspaceId, affiliateId: commission.affiliateId, programId: commission.programId,
-                             commissionId: id, kind: kind, currency: commission.currency, test: commission.test, notificationUUID: notificationUUID,
+                             commissionId: id, kind: "accrual", currency: commission.currency, test: commission.test, notificationUUID: notificationUUID,
                              transactionId: commission.transactionId),
                  entries: [(expense, commission.amount), (pending, -commission.amount)], now: now)
+        return true
+    }
+
+    /// A refund Apple reversed: the transaction's reversed commission accrues again with a new holding period. Returns its
+    /// currency and amount, or nil when it is not reversed (never accrued, or already revived by another writer).
+    static func reaccrue(_ db: any SQLExecutor, programId: String, transactionId: String, holdDays: Int, notificationUUID: String,
+                         now: Int64) throws -> (currency: String, amount: Int64)? {
+        guard let row = try db.first("""
+            SELECT id, workspace_id, affiliate_id, currency, amount, test FROM commissions
+            WHERE program_id = \(programId) AND transaction_id = \(transactionId) AND status = 'reversed'
+            """) else { return nil }
+        let id = try row.string("id"), amount = try row.int("amount"), currency = try row.string("currency")
+        guard try db.execute("""
+            UPDATE commissions SET status = 'pending', payable_at = \(now + Int64(holdDays) * 86_400_000) WHERE id = \(id) AND status = 'reversed'
+            """) == 1 else { return nil }
+        if amount > 0 {
+            try post(db, Posting(workspaceId: try row.string("workspace_id"), affiliateId: try row.string("affiliate_id"), programId: programId,
+                                 commissionId: id, kind: "reaccrual", currency: currency, test: try row.bool("test"),
+                                 notificationUUID: notificationUUID, transactionId: transactionId),
+                     entries: [(expense, amount), (pending, -amount)], now: now)
+        }
+        return (currency, amount)
     }
 
     /// Reverses every live commission of a transaction (pending ones from pending, payable ones from payable, which
@@ -87,8 +112,8 @@ enum Ledger {
             WHERE program_id = \(programId) AND transaction_id = \(transactionId) AND status IN ('pending', 'payable')
             """) {
             let id = try row.string("id"), amount = try row.int("amount"), currency = try row.string("currency")
-            let from = try row.string("status") == "pending" ? pending : payable
-            guard try db.execute("UPDATE commissions SET status = 'reversed' WHERE id = \(id) AND status = \(try row.string("status"))") == 1 else { continue }
+            guard let status = try reverse(db, commission: id, seen: try row.string("status")) else { continue }
+            let from = status == "pending" ? pending : payable
             if amount > 0 {
                 try post(db, Posting(workspaceId: try row.string("workspace_id"), affiliateId: try row.string("affiliate_id"), programId: programId,
                                      commissionId: id, kind: "clawback", currency: currency, test: try row.bool("test"),
@@ -98,6 +123,20 @@ enum Ledger {
             total[currency, default: 0] += amount
         }
         return total
+    }
+
+    /// Marks a live commission reversed and returns the status it had. A writer that moved it meanwhile (a release from
+    /// pending to payable, committed while this one waited for the row) is followed: the status is read again and the
+    /// reversal retried, so a refund is never skipped. Nil when it is no longer live.
+    static func reverse(_ db: any SQLExecutor, commission id: String, seen: String) throws -> String? {
+        var status = seen
+        for _ in 0..<3 {
+            guard status == "pending" || status == "payable" else { return nil }
+            if try db.execute("UPDATE commissions SET status = 'reversed' WHERE id = \(id) AND status = \(status)") == 1 { return status }
+            guard let current = try db.first("SELECT status FROM commissions WHERE id = \(id)") else { return nil }
+            status = try current.string("status")
+        }
+        throw StoreError.conflict("commission \(id) kept changing while it was reversed")
     }
 
     /// Moves commissions whose holding period is over from pending to payable.

@@ -48,6 +48,8 @@ enum LedgerRoutes {
                 if let amount = body.amount, amount <= 0 { throw HTTPError.invalidField("amount", "must be positive") }
                 let now = services.clock.nowMilliseconds()
                 return try await IdempotencyClaim.write(services.store, context) { db in
+                    // Payouts of one affiliate wait here for each other, so each reads the balance the last one left.
+                    try db.execute("UPDATE affiliates SET name = name WHERE id = \(affiliate.id)")
                     try Ledger.releaseDue(db, workspaceId: affiliate.workspaceId, now: now)
                     let payable = try Ledger.balances(db, affiliateId: affiliate.id).first { $0.currency == body.currency && !$0.test }?.payable ?? 0
                     let amount = body.amount ?? payable
@@ -111,7 +113,7 @@ enum LedgerRoutes {
             rows[key] = entry
         }
         for row in try db.query("""
-            SELECT affiliate_id, currency, COUNT(*) AS n FROM commissions WHERE workspace_id = \(workspaceId) AND test = 0 AND status <> 'reversed'
+            SELECT affiliate_id, currency, COUNT(*) AS n FROM commissions WHERE workspace_id = \(workspaceId) AND test = 0 AND status IN ('pending', 'payable')
             GROUP BY affiliate_id, currency
             """) {
             let key = try row.string("affiliate_id") + "|" + (try row.string("currency"))

@@ -38,19 +38,22 @@ enum AppleAdsRoutes {
                     guard let install = try InstallRecord.find(db, appId: appId, installId: installId) else {
                         throw HTTPError.notFound(ErrorCode.unknownInstall, "install \(installId) has not been matched or installed")
                     }
-                    if let status = try db.first("SELECT status FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)")?.string("status") {
-                        // A fresher token helps while Apple has no answer; a final answer is never asked for again.
-                        if status == "pending" {
-                            try db.execute("UPDATE apple_ads_claims SET token = \(body.token) WHERE app_id = \(appId) AND install_id = \(installId) AND status = 'pending'")
-                        }
-                        return status
-                    }
-                    try db.execute("""
+                    // The primary key decides which of two claims at the same instant is the install's; the other one
+                    // finds it as if it had come second.
+                    if try db.execute("""
                         INSERT INTO apple_ads_claims (app_id, install_id, workspace_id, token, status, attempts, not_found_in_a_row,
                                                       next_attempt_at, test_data, received_at)
                         VALUES (\(appId), \(installId), \(install.workspaceId), \(body.token), 'pending', 0, 0, \(now), 0, \(now))
-                        """)
-                    return "new"
+                        ON CONFLICT (app_id, install_id) DO NOTHING
+                        """) == 1 {
+                        return "new"
+                    }
+                    let status = try db.first("SELECT status FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)")?.string("status")
+                    // A fresher token helps while Apple has no answer; a final answer is never asked for again.
+                    if status == "pending" {
+                        try db.execute("UPDATE apple_ads_claims SET token = \(body.token) WHERE app_id = \(appId) AND install_id = \(installId) AND status = 'pending'")
+                    }
+                    return status ?? "pending"
                 }
                 if state == "new" { try await claims.attempt(appId: appId, installId: installId) }
                 let claim = try await services.store.read { db in

@@ -133,7 +133,8 @@ enum AttestRoutes {
             guard let row = try db.first("SELECT created_at FROM attest_challenges WHERE app_id = \(app.id) AND challenge = \(challenge)") else {
                 return "unknown"
             }
-            try db.execute("DELETE FROM attest_challenges WHERE app_id = \(app.id) AND challenge = \(challenge)")
+            // Of two requests spending one challenge at the same instant, the one whose delete lands has it.
+            guard try db.execute("DELETE FROM attest_challenges WHERE app_id = \(app.id) AND challenge = \(challenge)") == 1 else { return "unknown" }
             return try row.int("created_at") >= now - challengeLifetime ? "fresh" : "expired"
         }
         switch outcome {

@@ -248,6 +248,9 @@ final class EventWriter {
             if try db.first("SELECT 1 AS one FROM event_ids WHERE app_id = \(app.id) AND event_id = \(event.eventId)") != nil {
                 return .duplicate(attribution)
             }
+            // INSTALL events of one install wait here for each other, so the check below sees one stored at the same
+            // instant by another writer (events are partitioned on PostgreSQL, where a unique index would need the time).
+            try db.execute("UPDATE installs SET platform = platform WHERE app_id = \(app.id) AND install_id = \(event.installId)")
             if try db.first("SELECT 1 AS one FROM events WHERE app_id = \(app.id) AND install_id = \(event.installId) AND type = 'INSTALL' LIMIT 1") != nil {
                 return .rejected(HTTPError.conflict(ErrorCode.duplicateInstall, "this install already has an INSTALL event"))
             }

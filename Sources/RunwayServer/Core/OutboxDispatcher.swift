@@ -74,7 +74,7 @@ final class OutboxDispatcher: Sendable {
             try queue.due(db, now, 20).filter { item in
                 try db.execute("""
                     UPDATE \(raw: queue.table) SET lease_until = \(now + lease)
-                    WHERE id = \(item.id) AND (lease_until IS NULL OR lease_until < \(now))
+                    WHERE id = \(item.id) AND status = 'pending' AND (lease_until IS NULL OR lease_until < \(now))
                     """) == 1
             }
         }

@@ -97,19 +97,22 @@ enum ClientLinkRoutes {
                 }
                 let now = services.clock.nowMilliseconds()
                 let (code, created): (ReferralCode, Bool) = try await services.store.write { db in
-                    let existing = userId != nil
-                        ? try db.first("SELECT * FROM referral_codes WHERE app_id = \(appId) AND user_id = \(userId)")
-                        : try db.first("SELECT * FROM referral_codes WHERE app_id = \(appId) AND install_id = \(installId) AND user_id IS NULL")
-                    if let existing { return (try referralCode(existing), false) }
-                    var code: String
-                    repeat {
-                        code = SecureRandom.string(length: 8, alphabet: referralAlphabet)
-                    } while try db.first("SELECT 1 AS one FROM referral_codes WHERE workspace_id = \(workspaceId) AND code = \(code)") != nil
-                    try db.execute("""
-                        INSERT INTO referral_codes (workspace_id, code, app_id, install_id, user_id, created_at)
-                        VALUES (\(workspaceId), \(code), \(appId), \(installId), \(userId), \(now))
-                        """)
-                    return (ReferralCode(code: code, appId: appId, installId: installId, userId: userId, createdAt: Timestamp.iso(now)), true)
+                    // The unique indexes decide: a code taken by a writer at the same instant (for this installation or user,
+                    // or the same random code) inserts nothing, and the next pass finds the code that won or draws again.
+                    for _ in 0..<5 {
+                        let existing = userId != nil
+                            ? try db.first("SELECT * FROM referral_codes WHERE app_id = \(appId) AND user_id = \(userId)")
+                            : try db.first("SELECT * FROM referral_codes WHERE app_id = \(appId) AND install_id = \(installId) AND user_id IS NULL")
+                        if let existing { return (try referralCode(existing), false) }
+                        let code = SecureRandom.string(length: 8, alphabet: referralAlphabet)
+                        if try db.execute("""
+                            INSERT INTO referral_codes (workspace_id, code, app_id, install_id, user_id, created_at)
+                            VALUES (\(workspaceId), \(code), \(appId), \(installId), \(userId), \(now)) ON CONFLICT DO NOTHING
+                            """) == 1 {
+                            return (ReferralCode(code: code, appId: appId, installId: installId, userId: userId, createdAt: Timestamp.iso(now)), true)
+                        }
+                    }
+                    throw StoreError.conflict("no referral code could be stored")
                 }
                 return try .json(code, status: created ? 201 : 200)
             },

@@ -91,7 +91,7 @@ extension Schemas {
                 ("account", S.enumeration([Ledger.expense, Ledger.pending, Ledger.payable, Ledger.payouts], "Account.")), ("amount", integer),
             ], required: ["account", "amount"])),
             ("LedgerPosting", S.object([
-                ("id", id), ("kind", S.enumeration(["accrual", "release", "clawback", "reaccrual", "payout"], "Kind.")), ("affiliateId", id),
+                ("id", id), ("kind", S.enumeration(["accrual", "release", "clawback", "reaccrual", "payout", "duplicate_reversal"], "Kind.")), ("affiliateId", id),
                 ("programId", id), ("currency", currency), ("test", boolean), ("notificationUUID", text("Apple's UUID.")),
                 ("transactionId", text("Apple's transaction.")), ("reference", text("Payout reference.")), ("createdAt", S.timestamp),
                 ("entries", S.array(S.ref("LedgerEntry"), "Balanced entries.", minItems: 2)),

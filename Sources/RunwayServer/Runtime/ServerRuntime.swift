@@ -88,6 +88,7 @@ public final class ServerRuntime: Sendable {
         do {
             let applied = try await store.migrate(Schema.migrations)
             if !applied.isEmpty { logger.info("migrated", ["applied": .array(applied.map { .string($0) })]) }
+            for note in try await Schema.notes(afterApplying: applied, store) { logger.warn(note) }
             let bootstrap = try await Bootstrap.run(store: store, clock: clock, linkDomain: configuration.firstLinkDomain)
             let secrets = try await InstanceSecrets.load(store)
             let root = try configuration.appAttestRootPath.map { path -> Certificate in

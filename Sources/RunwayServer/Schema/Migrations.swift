@@ -154,7 +154,54 @@ public enum Schema {
                 heartbeat_at BIGINT NOT NULL
             );
             """),
+        Migration(id: "0015_one_commission_per_transaction",
+                  sqlite: oneCommissionPerTransactionSQL(now: "CAST(strftime('%s', 'now') AS BIGINT) * 1000"),
+                  postgres: oneCommissionPerTransactionSQL(now: "CAST(EXTRACT(EPOCH FROM now()) * 1000 AS BIGINT)")),
     ]
+
+    /// What the migrations just applied changed that an operator should hear about, as sentences.
+    public static func notes(afterApplying applied: [String], _ store: any Store) async throws -> [String] {
+        guard applied.contains("0015_one_commission_per_transaction") else { return [] }
+        let (marked, reversed) = try await store.read { db in
+            (try db.first("SELECT COUNT(*) AS n FROM commissions WHERE status = 'duplicate'")?.int("n") ?? 0,
+             try db.first("SELECT COUNT(*) AS n FROM ledger_postings WHERE kind = 'duplicate_reversal'")?.int("n") ?? 0)
+        }
+        guard marked > 0 else { return [] }
+        return ["\(marked) commissions had been stored twice for one App Store transaction and are marked duplicate; " +
+                "\(reversed) of them were live and are reversed by ledger postings of kind duplicate_reversal"]
+    }
+
+    /// The database decides that a program pays one commission per App Store transaction. Commissions stored twice
+    /// before (two notifications of one transaction processed at the same instant) are resolved first: per program and
+    /// transaction the oldest live one stays (or the oldest of all, when none is live); each other live one is reversed
+    /// by a `duplicate_reversal` posting from the account it sits in, and every other row is marked `duplicate`, which
+    /// the unique index leaves out. No row is deleted. A re-accrual after a reversed refund now revives its commission
+    /// rather than adding one.
+    static func oneCommissionPerTransactionSQL(now: String) -> String {
+        """
+        UPDATE commissions SET status = 'duplicate_' || status WHERE id IN (
+            SELECT id FROM (
+                SELECT id, ROW_NUMBER() OVER (
+                    PARTITION BY program_id, transaction_id
+                    ORDER BY CASE WHEN status IN ('pending', 'payable') THEN 0 ELSE 1 END, created_at, id) AS n
+                FROM commissions) ranked
+            WHERE n > 1);
+        INSERT INTO ledger_postings (id, workspace_id, affiliate_id, program_id, commission_id, kind, currency, test, transaction_id,
+                                     reference, created_at)
+            SELECT 'lp_dup_' || id, workspace_id, affiliate_id, program_id, id, 'duplicate_reversal', currency, test, transaction_id,
+                   'a second commission on this transaction, reversed by migration 0015', \(now)
+            FROM commissions WHERE status IN ('duplicate_pending', 'duplicate_payable') AND amount > 0;
+        INSERT INTO ledger_entries (posting_id, line, account, amount)
+            SELECT 'lp_dup_' || id, 0, CASE status WHEN 'duplicate_pending' THEN 'affiliate_pending' ELSE 'affiliate_payable' END, amount
+            FROM commissions WHERE status IN ('duplicate_pending', 'duplicate_payable') AND amount > 0;
+        INSERT INTO ledger_entries (posting_id, line, account, amount)
+            SELECT 'lp_dup_' || id, 1, 'commission_expense', -amount
+            FROM commissions WHERE status IN ('duplicate_pending', 'duplicate_payable') AND amount > 0;
+        UPDATE commissions SET status = 'duplicate' WHERE status IN ('duplicate_pending', 'duplicate_payable', 'duplicate_reversed');
+        CREATE UNIQUE INDEX commissions_one_per_transaction ON commissions (program_id, transaction_id) WHERE status <> 'duplicate';
+        DROP INDEX commissions_by_transaction;
+        """
+    }
 
     /// Console users (a PBKDF2 hash of their password, one workspace each) and console sessions (the hash of the
     /// cookie, who signed in, the CSRF token of their forms).

@@ -63,6 +63,8 @@ return try .json(await readPage(services.store, table: "api_keys", columns: Tena
                     try requireReach(principal, to: key)
                     if key.revokedAt != nil { return key }
                     if key.kind == .admin {
+                        // Revocations of admin keys wait here for each other, so two at once cannot leave none.
+                        try db.execute("UPDATE api_keys SET name = name WHERE kind = 'admin' AND revoked_at IS NULL")
                         let others = try db.first("SELECT COUNT(*) AS n FROM api_keys WHERE kind = 'admin' AND revoked_at IS NULL AND id <> \(id)")
                         if try others?.int("n") ?? 0 == 0 {
                             throw HTTPError.conflict(ErrorCode.lastAdminKey, "this is the last admin key; create another before revoking it")
