@@ -16,6 +16,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         // Wire types shared by the server and the CLI. No C modules below this line's graph.
         .target(name: "LinkRunwayAPI"),
@@ -35,17 +36,19 @@ let package = Package(
         .target(name: "RunwayHTTP", dependencies: ["RunwayJSON"]),
         // The libmicrohttpd transport.
         .target(name: "RunwayHTTPServer", dependencies: ["RunwayHTTP", "CMicroHTTPD"]),
+        // Requests the server sends for tenants (webhooks, forwarded postbacks) over libcurl, to public addresses only.
+        .target(name: "RunwayOutbound", dependencies: ["CCurl"]),
         // The server's capabilities, one folder each.
         .target(name: "RunwayServer", dependencies: [
             "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
-            "RunwayHTTPServer", "RunwayQR",
+            "RunwayHTTPServer", "RunwayQR", "RunwayOutbound",
         ]),
         .target(name: "RunwayCLI", dependencies: ["RunwayServer", "RunwaySQLite", "LinkRunwayAPI", "RunwayJSON", "AppleFormats", "RunwayCrypto"]),
         .executableTarget(name: "linkrunway", dependencies: ["RunwayCLI"]),
 
         .testTarget(name: "RunwayTests", dependencies: [
             "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
-            "RunwayHTTPServer", "RunwayQR", "RunwayServer", "RunwayCLI", "linkrunway", .product(name: "LinkRunway", package: "sdk"),
+            "RunwayHTTPServer", "RunwayQR", "RunwayOutbound", "RunwayServer", "RunwayCLI", "linkrunway", .product(name: "LinkRunway", package: "sdk"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,8 +1,6 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import RunwayHTTP
+import RunwayOutbound
 import RunwayStore
 
 /// A table of queued HTTP POSTs (webhook deliveries, forwarded postbacks) and how to send one of its rows. The
@@ -25,9 +23,10 @@ struct OutboxQueue: Sendable {
     let due: @Sendable (_ db: any SQLExecutor, _ now: Int64, _ limit: Int) throws -> [Item]
 }
 
-/// Sends what an outbox queue holds: a POST per row; a 2xx answer within the timeout is a delivery, anything else is
-/// retried with exponential backoff until `maxAttempts`. Several server processes can run dispatchers: each claims a
-/// row with a lease before sending it.
+/// Sends what an outbox queue holds: a POST per row (`OutboundPost`: public addresses only unless the operator allows
+/// private targets, no redirects); a 2xx answer within the timeout is a delivery, anything else is retried with
+/// exponential backoff until `maxAttempts`, its short reason kept in `last_error`. Several server processes can run
+/// dispatchers: each claims a row with a lease before sending it.
 final class OutboxDispatcher: Sendable {
     struct Settings: Sendable {
         var pollInterval: Duration = .milliseconds(500)
@@ -41,16 +40,11 @@ final class OutboxDispatcher: Sendable {
     let services: ServerServices
     let queue: OutboxQueue
     let settings: Settings
-    private let session: URLSession
 
     init(services: ServerServices, queue: OutboxQueue, settings: Settings = Settings()) {
         self.services = services
         self.queue = queue
         self.settings = settings
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = settings.timeoutSeconds
-        configuration.timeoutIntervalForResource = settings.timeoutSeconds
-        session = URLSession(configuration: configuration)
     }
 
     /// Runs until cancelled.
@@ -87,22 +81,11 @@ final class OutboxDispatcher: Sendable {
     }
 
     private func send(_ item: OutboxQueue.Item) async {
-        var status: Int?
-        var failure: String?
-        if let url = URL(string: item.url) {
-            var request = URLRequest(url: url)
-            request.httpMethod = "POST"
-            request.httpBody = Data(item.body)
-            for (name, value) in item.headers { request.setValue(value, forHTTPHeaderField: name) }
-            do {
-                let (_, response) = try await session.data(for: request)
-                status = (response as? HTTPURLResponse)?.statusCode
-                if !(200..<300).contains(status ?? 0) { failure = "HTTP \(status ?? 0)" }
-            } catch {
-                failure = String(describing: error).prefix(300).description
-            }
-        } else {
-            failure = "invalid URL"
+        let status: Int?, failure: String?
+        switch await OutboundPost.send(url: item.url, headers: item.headers, body: item.body, timeoutSeconds: settings.timeoutSeconds,
+                                       policy: services.outbound) {
+        case .delivered(let answered): (status, failure) = (answered, nil)
+        case .failed(let reason, let answered): (status, failure) = (answered, reason)
         }
         let attempts = item.attempts + 1
         let now = services.clock.nowMilliseconds()

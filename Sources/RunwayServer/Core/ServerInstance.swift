@@ -71,8 +71,8 @@ public struct ServerInstance: Sendable, Equatable {
     }
 
     static func machineIdentity() -> String {
-        var name = [CChar](repeating: 0, count: 256)
-        let host = gethostname(&name, name.count) == 0 ? String(cString: name) : "unknown"
+        var name = [UInt8](repeating: 0, count: 256)
+        let host = gethostname(&name, name.count - 1) == 0 ? String(decoding: name.prefix { $0 != 0 }, as: UTF8.self) : "unknown"
         let boot = (try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         return host + "/" + boot

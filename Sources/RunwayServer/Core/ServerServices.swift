@@ -1,6 +1,7 @@
 import AppleFormats
 import RunwayCrypto
 import RunwayHTTP
+import RunwayOutbound
 import RunwayStore
 
 /// What route handlers need, built once at start-up.
@@ -20,10 +21,13 @@ public struct ServerServices: Sendable {
     public let appAttestRoot: Certificate?
     /// Checks App Store signed data against the configured root (`LINKRUNWAY_APP_STORE_ROOT`), caching intermediates.
     public let appStoreVerifier: AppStoreVerifier?
+    /// What webhooks and forwarded postbacks may reach (`LINKRUNWAY_OUTBOUND_PRIVATE_TARGETS`).
+    public let outbound: OutboundPolicy
 
     public init(store: any Store, clock: WallClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
                 authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com",
-                appAttestRoot: Certificate? = nil, appStoreRoot: Certificate? = nil, appleAdsTimeoutSeconds: Double = 10) {
+                appAttestRoot: Certificate? = nil, appStoreRoot: Certificate? = nil, appleAdsTimeoutSeconds: Double = 10,
+                outbound: OutboundPolicy = OutboundPolicy()) {
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -39,6 +43,7 @@ public struct ServerServices: Sendable {
         self.appleAds = appleAds
         self.appAttestRoot = appAttestRoot
         self.appStoreVerifier = appStoreRoot.map(AppStoreVerifier.init(root:))
+        self.outbound = outbound
     }
 }
 

@@ -51,7 +51,7 @@ extension Schemas {
             ], required: ["adNetworkId", "sourceIdentifier", "name"])),
             ("PostbackSettings", S.object([
                 ("acceptDevelopment", boolean),
-                ("forwardUrls", S.array(S.string("https:// (http only to this machine).", maxLength: 2048), "At most 5 partners.")),
+                ("forwardUrls", S.array(S.string("A public https:// URL (private addresses and http:// only with LINKRUNWAY_OUTBOUND_PRIVATE_TARGETS=on).", maxLength: 2048), "At most 5 partners.")),
                 ("campaigns", S.array(S.ref("PostbackCampaign"), "At most 1000.")),
             ], required: ["acceptDevelopment", "forwardUrls", "campaigns"], description: "How the app's postbacks are received, named and forwarded.")),
             ("DecodedConversion", S.object([("type", text("Event type.")), ("name", text("Event name.")), ("minAmount", count)], required: ["type"])),

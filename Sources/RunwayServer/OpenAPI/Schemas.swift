@@ -297,7 +297,7 @@ enum Schemas {
             ], required: ["id", "workspaceId", "url", "topics", "enabled", "createdAt"])),
             ("CreateWebhookRequest", S.object([
                 ("workspaceId", S.string("Required with an admin key.", nullable: true)),
-                ("url", S.string("https:// (http only to this machine).", minLength: 1, maxLength: 2048)),
+                ("url", S.string("A public https:// URL (private addresses and http:// only with LINKRUNWAY_OUTBOUND_PRIVATE_TARGETS=on).", minLength: 1, maxLength: 2048)),
                 ("topics", S.array(S.enumeration(Webhooks.topics, "Topic."), "What to hear about.", minItems: 1)),
             ], required: ["url", "topics"])),
             ("CreatedWebhook", S.object([
@@ -318,7 +318,7 @@ enum Schemas {
             ("WebhookDelivery", S.object([
                 ("id", S.string("Delivery id.")), ("webhookId", S.string("Webhook.")), ("topic", S.string("Topic.")),
                 ("status", S.enumeration(["pending", "delivered", "failed"], "State.")), ("attempts", .object([("type", "integer")])),
-                ("lastStatus", .object([("type", "integer")])), ("lastError", S.string("Last failure.")), ("nextAttemptAt", S.timestamp),
+                ("lastStatus", .object([("type", "integer")])), ("lastError", S.string("Last failure: dns_failed, connect_failed, blocked_address, blocked_scheme, tls_failed, timeout, http_<status> or send_failed.")), ("nextAttemptAt", S.timestamp),
                 ("createdAt", S.timestamp), ("deliveredAt", S.timestamp),
             ], required: ["id", "webhookId", "topic", "status", "attempts", "createdAt"])),
             ("WebhookDeliveryList", S.object([("items", S.array(S.ref("WebhookDelivery"), "Newest first."))], required: ["items"])),

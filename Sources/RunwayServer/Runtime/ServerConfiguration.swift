@@ -1,6 +1,7 @@
 import Foundation
 import RunwayHTTP
 import RunwayHTTPServer
+import RunwayOutbound
 import RunwayStore
 
 /// Everything `linkrunway serve` can be told, read once from the environment and flags (flags win).
@@ -28,6 +29,8 @@ public struct ServerConfiguration: Sendable {
     public var rateLimits = RateLimitSettings()
     /// Where the first start writes the admin key (mode 0600, never overwriting); nil prints it on standard output.
     public var adminKeyFile: String?
+    /// What webhooks and forwarded postbacks may reach.
+    public var outbound = OutboundPolicy()
 
     public init(database: DatabaseLocation = .sqlite(path: "./linkrunway.db"), http: HTTPServerConfiguration = HTTPServerConfiguration(),
                 logLevel: LogLevel = .info, shutdownGraceSeconds: Double = 10, sqliteSynchronousFull: Bool = true) {
@@ -185,6 +188,15 @@ public struct ServerConfiguration: Sendable {
                 summary: "Requests a minute one key may send to the same routes (every install of an app shares its publishable key). `0` turns it off.") { c, v in
             guard let n = Int(v), n >= 0 else { return false }
             c.rateLimits.perKeyPerMinute = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_OUTBOUND_PRIVATE_TARGETS", flag: "--outbound-private-targets", defaultValue: "off",
+                summary: "`on` lets webhooks and forwarded postbacks reach loopback, private and link-local addresses, and plain `http://`, for a server on a private network. Off, they go to public `https://` addresses only, checked again at the address connected to.") { c, v in
+            switch v.lowercased() {
+            case "on": c.outbound.allowPrivateTargets = true
+            case "off": c.outbound.allowPrivateTargets = false
+            default: return false
+            }
             return true
         },
         Setting(environment: "LINKRUNWAY_SQLITE_SYNCHRONOUS", flag: "--sqlite-synchronous", defaultValue: "full",

@@ -107,7 +107,8 @@ public final class ServerRuntime: Sendable {
                 return root
             }
             let services = ServerServices(store: store, clock: clock, logger: logger, metrics: metrics, secrets: secrets,
-                                          appleAdsURL: configuration.appleAdsURL, appAttestRoot: root, appStoreRoot: appStoreRoot)
+                                          appleAdsURL: configuration.appleAdsURL, appAttestRoot: root, appStoreRoot: appStoreRoot,
+                                          outbound: configuration.outbound)
             await maintainPartitionsOnce(services, policy: configuration.retention)
             let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes,
                                                      trustedProxies: configuration.trustedProxies, rateLimits: configuration.rateLimits)

@@ -26,7 +26,7 @@ enum AppRoutes {
                 let android = try Validate.android(body.android)
                 let attribution = try Validate.attribution(body.attribution, onto: AttributionSettings())
                 let attestation = try Validate.attestation(body.attestation) ?? AttestationSettings()
-                let postbacks = try Validate.postbacks(body.postbacks) ?? PostbackSettings()
+                let postbacks = try Validate.postbacks(body.postbacks, policy: services.outbound) ?? PostbackSettings()
                 let now = services.clock.nowMilliseconds()
                 let app = App(id: Identifier.make("app"), workspaceId: workspaceId, name: name, teamId: teamId,
                               bundleId: bundleId, appStoreId: appStoreId, platforms: platforms, android: android, attribution: attribution,
@@ -75,7 +75,7 @@ enum AppRoutes {
                 let platforms = try body.platforms.map { try Validate.platforms($0) }
                 let android = try Validate.android(body.android)
                 let attestation = try Validate.attestation(body.attestation)
-                let postbacks = try Validate.postbacks(body.postbacks)
+                let postbacks = try Validate.postbacks(body.postbacks, policy: services.outbound)
                 let now = services.clock.nowMilliseconds()
                 let ((previousStoreId, updated), response) = try await IdempotencyClaim.write(services.store, context, { db in
                     guard var app = try TenancyQueries.app(db, id: id) else {

@@ -1,5 +1,6 @@
 import LinkRunwayAPI
 import RunwayHTTP
+import RunwayOutbound
 
 /// Checks of tenancy fields; each failure names its field.
 enum Validate {
@@ -105,10 +106,10 @@ enum Validate {
     }
 
     /// At most 5 forward URLs (https, or http to this machine) and 1000 named campaigns, one per network and id.
-    static func postbacks(_ value: PostbackSettings?) throws -> PostbackSettings? {
+    static func postbacks(_ value: PostbackSettings?, policy: OutboundPolicy) throws -> PostbackSettings? {
         guard let value else { return nil }
         guard value.forwardUrls.count <= 5 else { throw HTTPError.invalidField("postbacks.forwardUrls", "may list at most 5 URLs") }
-        for (i, url) in value.forwardUrls.enumerated() { _ = try Webhooks.validURL(url, field: "postbacks.forwardUrls[\(i)]") }
+        for (i, url) in value.forwardUrls.enumerated() { _ = try Webhooks.validURL(url, field: "postbacks.forwardUrls[\(i)]", policy: policy) }
         guard Set(value.forwardUrls).count == value.forwardUrls.count else {
             throw HTTPError.invalidField("postbacks.forwardUrls", "lists a URL twice")
         }

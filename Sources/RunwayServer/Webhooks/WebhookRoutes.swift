@@ -21,7 +21,7 @@ enum WebhookRoutes {
                     throw HTTPError.badRequest(ErrorCode.missingField, "workspaceId is required with an admin key", field: "workspaceId")
                 }
                 try principal.requireWorkspace(workspaceId)
-                let url = try Webhooks.validURL(body.url)
+                let url = try Webhooks.validURL(body.url, policy: services.outbound)
                 guard !body.topics.isEmpty, Set(body.topics).isSubset(of: Webhooks.topics), Set(body.topics).count == body.topics.count else {
                     throw HTTPError.invalidField("topics", "must list some of install, event, click, each once")
                 }

@@ -2,6 +2,7 @@ import Foundation
 import LinkRunwayAPI
 import RunwayCrypto
 import RunwayHTTP
+import RunwayOutbound
 import RunwayStore
 import Synchronization
 
@@ -67,14 +68,10 @@ enum Webhooks {
     }
 
     /// https, or http to this machine (for development).
-    static func validURL(_ text: String, field: String = "url") throws -> String {
-        guard text.utf8.count <= 2048, let components = URLComponents(string: text), let host = components.host?.lowercased(), !host.isEmpty else {
-            throw HTTPError.invalidField(field, "must be an absolute https:// URL")
-        }
-        let loopback = ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
-        guard components.scheme == "https" || (components.scheme == "http" && loopback) else {
-            throw HTTPError.invalidField(field, "must be https:// (plain http only to this machine)")
-        }
+    /// A URL the server will send to for a tenant: https only, never to this machine or a private network unless the
+    /// operator allows private targets (see `OutboundPolicy`).
+    static func validURL(_ text: String, field: String = "url", policy: OutboundPolicy) throws -> String {
+        if let refusal = policy.refusal(url: text) { throw HTTPError.invalidField(field, refusal) }
         return text
     }
 

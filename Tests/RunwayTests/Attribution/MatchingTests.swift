@@ -1,4 +1,5 @@
 import Foundation
+import RunwayOutbound
 import LinkRunwayAPI
 import RunwayHTTP
 @testable import RunwayServer
@@ -16,9 +17,9 @@ struct MatchingTests {
     }
 
     /// An app with a publishable key and a link with an in-app path; `settings` turns methods on.
-    static func world(_ backend: StoreBackend = .sqlite, settings: String = "") async throws -> World {
+    static func world(_ backend: StoreBackend = .sqlite, settings: String = "", outbound: OutboundPolicy = OutboundPolicy()) async throws -> World {
         let clock = ManualClock()
-        let server = try await TestServer.start(backend, clock: clock.wall)
+        let server = try await TestServer.start(backend, clock: clock.wall, outbound: outbound)
         var app = try await server.createApp(in: server.defaultWorkspace.id)
         if !settings.isEmpty {
             app = try await server.admin.send("PATCH", "/v1/apps/\(app.id)", body: Array(#"{"attribution":\#(settings)}"#.utf8)).decoded(App.self)

@@ -3,6 +3,7 @@ import LinkRunwayAPI
 import RunwayCrypto
 import RunwayHTTP
 import RunwayHTTPServer
+@testable import RunwayOutbound
 @testable import RunwayServer
 import Synchronization
 import Testing
@@ -14,9 +15,12 @@ struct WebhookTests {
         let server: HTTPServer
         private let received = Mutex<[HTTPRequest]>([])
         private let remainingFailures: Mutex<Int>
+        /// Where every answer redirects to, if anywhere.
+        let redirect: String?
 
-        init(failures: Int) throws {
+        init(failures: Int, redirect: String? = nil) throws {
             remainingFailures = Mutex(failures)
+            self.redirect = redirect
             var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 1)
             configuration.maxConnectionsPerAddress = 0
             let box = Box()
@@ -31,6 +35,11 @@ struct WebhookTests {
 
         func handle(_ request: HTTPRequest) -> HTTPResponse {
             received.withLock { $0.append(request) }
+            if let redirect {
+                var response = HTTPResponse(status: 302)
+                response.headers.set("Location", redirect)
+                return response
+            }
             let fail = remainingFailures.withLock { remaining -> Bool in
                 defer { remaining -= 1 }
                 return remaining > 0
@@ -44,7 +53,7 @@ struct WebhookTests {
 
     @Test("deliveries are queued with the install, signed, retried with backoff until they land, and visible")
     func deliveryAndRetry() async throws {
-        let w = try await MatchingTests.world()
+        let w = try await MatchingTests.world(outbound: Self.privateNetwork)
         let receiver = try Receiver(failures: 1)
         let created = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"\#(receiver.url)","topics":["install","event"]}"#)
             .decoded(CreatedWebhook.self, status: 201)
@@ -85,7 +94,7 @@ struct WebhookTests {
 
     @Test("a delivery that keeps failing is given up after the last attempt")
     func givingUp() async throws {
-        let w = try await MatchingTests.world()
+        let w = try await MatchingTests.world(outbound: Self.privateNetwork)
         let receiver = try Receiver(failures: 100)
         let created = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"\#(receiver.url)","topics":["event"]}"#)
             .decoded(CreatedWebhook.self, status: 201)
@@ -97,6 +106,7 @@ struct WebhookTests {
         #expect(items.count == 1, "only the event topic was asked for")
         #expect(items[0].status == "failed")
         #expect(items[0].attempts == 3)
+        #expect(items[0].lastError == "http_500", "a short stable reason, never the transport's text")
         #expect(receiver.requests.count == 3)
         await receiver.server.shutdown()
         await w.server.stop()
@@ -104,7 +114,7 @@ struct WebhookTests {
 
     @Test("click webhooks announce clicks, never the address")
     func clickTopic() async throws {
-        let w = try await MatchingTests.world()
+        let w = try await MatchingTests.world(outbound: Self.privateNetwork)
         let receiver = try Receiver(failures: 0)
         _ = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"\#(receiver.url)","topics":["click"]}"#)
             .decoded(CreatedWebhook.self, status: 201)
@@ -121,15 +131,92 @@ struct WebhookTests {
         await w.server.stop()
     }
 
-    @Test("endpoints must be https (plain http only to this machine) and name known topics")
+    /// Loopback receivers need the operator's switch for private targets.
+    static let privateNetwork = OutboundPolicy(allowPrivateTargets: true)
+
+    /// Every spelling of an address on this machine or a private network that a tenant might type.
+    static let privateTargets = [
+        "https://127.0.0.1/h", "https://127.0.0.1:8443/h", "http://127.0.0.1:9/h", "https://169.254.169.254/latest/meta-data", "https://10.0.0.1/",
+        "https://172.16.5.4/", "https://192.168.1.1/", "https://100.64.0.1/", "https://0.0.0.0/", "https://224.0.0.1/", "https://[::1]/",
+        "https://[::]/", "https://[::ffff:127.0.0.1]/", "https://[::ffff:7f00:1]/", "https://[::ffff:169.254.169.254]/", "https://[fd00::1]/",
+        "https://[fe80::1]/", "https://[64:ff9b::a00:1]/", "https://[2002:7f00:1::]/", "https://2130706433/", "https://0x7f000001/",
+        "https://0177.0.0.1/", "https://127.1/", "https://0x7f.1/", "https://017700000001/", "https://localhost/", "https://LOCALHOST./",
+        "https://api.localhost/", "https://printer.local/", "https://metadata.google.internal/", "https://intranet/",
+        "https://user:pass@example.com/",
+    ]
+
+    @Test("endpoints must be public https URLs in every spelling, and name known topics; the operator's switch allows private ones")
     func validation() async throws {
         let w = try await MatchingTests.world()
         let ws = w.server.defaultWorkspace.id
+        for url in Self.privateTargets {
+            let refused = await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"\#(url)","topics":["install"]}"#)
+            #expect(refused.status == 400 && refused.errorField == "url", "\(url) was not refused: \(refused.status)")
+            let forward = await w.server.admin.send("PATCH", "/v1/apps/\(w.app.id)", body: Array(#"{"postbacks":{"acceptDevelopment":false,"forwardUrls":["\#(url)"],"campaigns":[]}}"#.utf8))
+            #expect(forward.errorField == "postbacks.forwardUrls[0]", "\(url) was not refused as a forwarding target")
+        }
+        for url in ["https://example.com/h", "https://93.184.216.34/h", "https://[2606:2800:220:1:248:1893:25c8:1946]/h"] {
+            #expect(await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"\#(url)","topics":["install"]}"#).status == 201, "\(url)")
+        }
+        let open = try await MatchingTests.world(outbound: Self.privateNetwork)
+        #expect(await open.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(open.server.defaultWorkspace.id)","url":"http://127.0.0.1:9/h","topics":["install"]}"#).status == 201)
+        await open.server.stop()
         #expect(await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"http://example.com/h","topics":["install"]}"#).errorField == "url")
         #expect(await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"https://example.com/h","topics":["purchase"]}"#).errorField == "topics")
         #expect(await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"https://example.com/h","topics":[]}"#).errorField == "topics")
         let listed = try await w.server.admin.get("/v1/webhooks").decoded(Page<WebhookEndpoint>.self)
-        #expect(listed.items.isEmpty)
+        #expect(listed.items.count == 3)
+        await w.server.stop()
+    }
+
+    @Test("at send time the address connected to is checked again: a stored loopback target is never reached without the switch")
+    func sendTimeCheck() async throws {
+        let w = try await MatchingTests.world()
+        let receiver = try Receiver(failures: 0)
+        // As if the endpoint had been accepted when its name still resolved elsewhere.
+        try await w.server.store.write { db in
+            try db.execute("""
+                INSERT INTO webhooks (id, workspace_id, url, secret, topics, enabled, created_at)
+                VALUES ('whk_planted', \(w.server.defaultWorkspace.id), \(receiver.url), 'whsec_x', 'install', 1, 0)
+                """)
+        }
+        _ = try await MatchingTests.match(w, install: "hooked")
+        let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0))
+        #expect(try await dispatcher.sendDue() == 1)
+        let delivery = try await w.server.admin.get("/v1/webhooks/whk_planted/deliveries").decoded(WebhookDeliveryList.self).items[0]
+        #expect(delivery.status == "pending" && delivery.lastError == "blocked_scheme" && delivery.lastStatus == nil)
+
+        // The socket itself: libcurl resolves 127.0.0.1 and is refused the connection by our check, for https too.
+        let port = receiver.server.port
+        let blocked = OutboundPost.perform(url: "https://127.0.0.1:\(port)/hook", headers: [:], body: [], timeoutSeconds: 5, policy: OutboundPolicy())
+        #expect(blocked == .failed(reason: "blocked_address", status: nil))
+        let blockedV6 = OutboundPost.perform(url: "https://[::ffff:127.0.0.1]:\(port)/hook", headers: [:], body: [], timeoutSeconds: 5, policy: OutboundPolicy())
+        #expect(blockedV6 == .failed(reason: "blocked_address", status: nil))
+        #expect(receiver.requests.isEmpty, "nothing reached the loopback receiver")
+
+        // With the switch, the same receiver is reached; a closed port is a stable reason, not the transport's text.
+        #expect(OutboundPost.perform(url: receiver.url, headers: [:], body: [], timeoutSeconds: 5, policy: Self.privateNetwork) == .delivered(status: 204))
+        #expect(OutboundPost.perform(url: "http://127.0.0.1:1/hook", headers: [:], body: [], timeoutSeconds: 5, policy: Self.privateNetwork)
+                == .failed(reason: "connect_failed", status: nil))
+        await receiver.server.shutdown()
+        await w.server.stop()
+    }
+
+    @Test("redirects are never followed: a 3xx is a failed delivery with its status, and its target hears nothing")
+    func redirectsNotFollowed() async throws {
+        let w = try await MatchingTests.world(outbound: Self.privateNetwork)
+        let target = try Receiver(failures: 0)
+        let redirecting = try Receiver(failures: 0, redirect: target.url)
+        let created = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"\#(redirecting.url)","topics":["install"]}"#)
+            .decoded(CreatedWebhook.self, status: 201)
+        _ = try await MatchingTests.match(w, install: "hooked")
+        let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0))
+        #expect(try await dispatcher.sendDue() == 1)
+        let delivery = try await w.server.admin.get("/v1/webhooks/\(created.webhook.id)/deliveries").decoded(WebhookDeliveryList.self).items[0]
+        #expect(delivery.status == "pending" && delivery.lastStatus == 302 && delivery.lastError == "http_302")
+        #expect(redirecting.requests.count == 1 && target.requests.isEmpty)
+        await target.server.shutdown()
+        await redirecting.server.shutdown()
         await w.server.stop()
     }
 

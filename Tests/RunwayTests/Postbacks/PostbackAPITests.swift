@@ -1,5 +1,6 @@
 import AppleFormats
 import Foundation
+import RunwayOutbound
 import LinkRunwayAPI
 import RunwayCrypto
 import RunwayHTTP
@@ -20,9 +21,10 @@ struct PostbackAPITests {
     }
 
     /// An app whose App Store id is the one in Apple's SKAdNetwork examples.
-    static func world(_ backend: StoreBackend = .sqlite, appStoreId: String = "525463029", postbacks: String = "null") async throws -> World {
+    static func world(_ backend: StoreBackend = .sqlite, appStoreId: String = "525463029", postbacks: String = "null",
+                      outbound: OutboundPolicy = OutboundPolicy()) async throws -> World {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
-        let server = try await TestServer.start(backend, clock: clock.wall)
+        let server = try await TestServer.start(backend, clock: clock.wall, outbound: outbound)
         let app = try await server.admin.post("/v1/apps", json: #"""
             {"workspaceId":"\#(server.defaultWorkspace.id)","name":"Ads","teamId":"ABCDE12345","bundleId":"com.example.ads",
              "appStoreId":"\#(appStoreId)","postbacks":\#(postbacks)}
@@ -150,7 +152,8 @@ struct PostbackAPITests {
           .enabled(if: PostbackVectors.available, "../shared/vectors is absent"))
     func forwarding() async throws {
         let partner = try WebhookTests.Receiver(failures: 1)
-        let w = try await Self.world(postbacks: #"{"acceptDevelopment":false,"forwardUrls":["\#(partner.url)"],"campaigns":[]}"#)
+        let w = try await Self.world(postbacks: #"{"acceptDevelopment":false,"forwardUrls":["\#(partner.url)"],"campaigns":[]}"#,
+                                     outbound: OutboundPolicy(allowPrivateTargets: true))
         let body = Array(#"{"version":"4.0","ad-network-id":"com.example","source-identifier":"39","app-id":525463029,"transaction-id":"x","redownload":false,"fidelity-type":1,"did-win":true,"postback-sequence-index":0,"attribution-signature":"MEUCIQD4rX6eh38qEhuUKHdap345UbmlzA7KEZ1bhWZuYM8MJwIgMnyiiZe6heabDkGwOaKBYrUXQhKtF3P/ERHqkR/XpuA="}"#.utf8)
         #expect(try await Self.post(w, Self.skadPath, body).decoded(PostbackReceipt.self).status == "invalid")
         let dispatcher = OutboxDispatcher(services: w.server.services, queue: PostbackReceiver.forwardOutbox, settings: .init(baseDelayMilliseconds: 0))
