@@ -54,7 +54,8 @@ static inline struct MHD_Daemon *lr_mhd_start(const struct lr_mhd_settings *s,
     struct MHD_OptionItem options[12];
     int n = 0;
     options[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, completed_cls };
-    options[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTENING_ADDRESS_REUSE, 1, NULL };
+    /* No MHD_OPTION_LISTENING_ADDRESS_REUSE: with SO_REUSEPORT a second server on a busy port would start and split
+       the requests with the first. libmicrohttpd still sets SO_REUSEADDR, so a restart is not held up by TIME_WAIT. */
     if (addr) options[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, addr };
     if (s->thread_pool_size > 1) options[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, s->thread_pool_size, NULL };
     if (s->connection_limit) options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, s->connection_limit, NULL };

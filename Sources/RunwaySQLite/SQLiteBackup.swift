@@ -35,6 +35,9 @@ public enum SQLiteBackup {
         if FileManager.default.fileExists(atPath: target), !replace {
             throw Failure(description: "\(target) exists; stop the server and pass --replace to overwrite it")
         }
+        if let holder = openedElsewhere(target) {
+            throw Failure(description: "\(target) is open in another process (\(holder)); stop every server using it, then restore")
+        }
         let source = try summary(of: backup)
         if let unknown = source.migrations.first(where: { !knownMigrations.contains($0) }) {
             throw Failure(description: "the backup has migration \(unknown), which this version does not know; restore it with a newer linkrunway")
@@ -48,6 +51,25 @@ public enum SQLiteBackup {
         }
         syncDirectory(of: target)
         return restored
+    }
+
+    /// Which process has the database at `path` open, if one does. SQLite connections in WAL mode hold a read lock on
+    /// the `-shm` file for as long as they are open, and any connection holds locks on the database file while it
+    /// reads or writes; a lock another process holds on either is seen here (POSIX `F_GETLK`). Call it from a process
+    /// with no connection of its own to `path`: closing the probe's descriptor drops this process's locks on the file.
+    public static func openedElsewhere(_ path: String) -> String? {
+        for file in [path + "-shm", path] {
+            let fd = Foundation.open(file, O_RDWR)
+            guard fd >= 0 else { continue }
+            defer { close(fd) }
+            var probe = flock()
+            probe.l_type = Int16(F_WRLCK)
+            probe.l_whence = Int16(SEEK_SET)
+            probe.l_start = 0
+            probe.l_len = 0
+            if fcntl(fd, F_GETLK, &probe) == 0, probe.l_type != Int16(F_UNLCK) { return "pid \(probe.l_pid) holds a lock on \(file)" }
+        }
+        return nil
     }
 
     /// The migrations and row counts of the database at `path`, after an integrity check.
@@ -71,6 +93,7 @@ public enum SQLiteBackup {
         let partial = destination + ".partial"
         try? FileManager.default.removeItem(atPath: partial)
         do {
+            createPrivately(partial)
             let to = try open(partial, flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
             defer { sqlite3_close_v2(to) }
             guard let backup = sqlite3_backup_init(to, "main", from, "main") else {

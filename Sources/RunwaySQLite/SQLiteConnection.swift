@@ -1,5 +1,14 @@
 import CSQLite
+import Foundation
 import RunwayStore
+
+/// Creates `path` readable and writable by its owner only (0600) unless it exists or is in memory. SQLite gives the
+/// database's `-wal`, `-shm` and `-journal` files the database's own mode, so they stay private too.
+func createPrivately(_ path: String) {
+    guard !path.isEmpty, path != ":memory:", !path.hasPrefix("file:") else { return }
+    let fd = Foundation.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+    if fd >= 0 { close(fd) }
+}
 
 /// One SQLite connection with its prepared-statement cache. Not thread-safe: each connection is handed to one thread
 /// when the store starts and used only there (hence the unchecked Sendable).
@@ -11,6 +20,7 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
 
     init(path: String, busyTimeoutMilliseconds: Int32) throws {
         var handle: OpaquePointer?
+        createPrivately(path)
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {

@@ -16,7 +16,8 @@ struct BackupTests {
     }
 
     /// Runs the real binary to completion.
-    static func linkrunway(_ arguments: [String]) async throws -> Run {
+    /// Runs the binary to its end; one still running after `seconds` is killed (a `serve` that should have failed).
+    static func linkrunway(_ arguments: [String], seconds: Double = 300) async throws -> Run {
         try await offloaded {
             let process = Process()
             process.executableURL = ServerProcess.binary
@@ -26,6 +27,9 @@ struct BackupTests {
             process.standardOutput = out
             process.standardError = err
             try process.run()
+            let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
+            defer { watchdog.cancel() }
             let output = out.fileHandleForReading.readDataToEndOfFile()
             let errors = err.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
@@ -133,6 +137,40 @@ struct BackupTests {
         let postgres = try await Self.linkrunway(["backup", "--database-url", "postgres://u@127.0.0.1:1/db", copy + "2"])
         #expect(postgres.status == 1 && postgres.errors.contains("pg_dump"))
         #expect(try await Self.linkrunway(["backup"]).status == 64)
+    }
+
+    @Test("restore refuses while a server has the database open, and says why; the database and its backups are private files")
+    func restoreWhileServing() async throws {
+        let directory = TemporaryDirectory()
+        let live = directory.path("serving.db")
+        let previous = umask(0o022)
+        defer { umask(previous) }
+        let server = try await ServerProcess(databaseURL: "sqlite:" + live)
+        let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
+        let port = server.port
+        let copy = directory.path("copy.db")
+        #expect(try await Self.linkrunway(["backup", "--database-url", "sqlite:" + live, copy]).status == 0)
+        for file in [live, live + "-wal", live + "-shm", copy] {
+            let mode = try #require(FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
+            #expect(mode == 0o600, "\(file) is \(String(mode, radix: 8)), not 0600")
+        }
+
+        // A write the server acknowledged after the backup must survive the refused restore.
+        let created = try await offloaded {
+            try RawHTTPConnection(port: port).request("POST", "/v1/workspaces", headers: admin, body: #"{"name":"After the backup"}"#)
+        }
+        #expect(created.status == 201)
+        let refused = try await Self.linkrunway(["restore", "--replace", "--database-url", "sqlite:" + live, copy])
+        #expect(refused.status == 1 && refused.errors.contains("open in another process"), "\(refused.errors)")
+        #expect(try await server.stop(signal: SIGTERM) == 0)
+        let store = try SQLiteStore(path: live)
+        let names = try await store.read { db in try db.query("SELECT name FROM workspaces").map { try $0.string("name") } }
+        await store.close()
+        #expect(names.contains("After the backup"), "the acknowledged write is still there")
+
+        // Stopped, the restore goes ahead and the restored file is private too.
+        #expect(try await Self.linkrunway(["restore", "--replace", "--database-url", "sqlite:" + live, copy]).status == 0)
+        #expect(try FileManager.default.attributesOfItem(atPath: live)[.posixPermissions] as? Int == 0o600)
     }
 
     @Test("a database a newer version migrated is refused by serve, migrate and restore, with what to do")

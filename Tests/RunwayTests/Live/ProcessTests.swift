@@ -163,6 +163,19 @@ struct ProcessTests {
         _ = try await again.stop(signal: SIGTERM)
     }
 
+    @Test("a second server on a busy port fails with exit code 1 instead of sharing the port with the first")
+    func busyPort() async throws {
+        let directory = TemporaryDirectory()
+        let first = try await ServerProcess(databaseURL: "sqlite:" + directory.path("first.db"))
+        let second = try await BackupTests.linkrunway(["serve", "--database-url", "sqlite:" + directory.path("second.db"), "--port", String(first.port)],
+                                                      seconds: 60)
+        #expect(second.status == 1, "exit \(second.status): \(second.errors)")
+        #expect(second.errors.contains("in use") && !second.output.contains("listening"))
+        let health = try await offloaded { try RawHTTPConnection(port: first.port).request("GET", "/healthz") }
+        #expect(health.status == 200, "the first server still answers")
+        #expect(try await first.stop(signal: SIGTERM) == 0)
+    }
+
     @Test("SIGTERM stops the server cleanly and the database reopens")
     func gracefulTermination() async throws {
         let directory = TemporaryDirectory()
