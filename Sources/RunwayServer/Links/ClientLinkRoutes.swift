@@ -56,7 +56,13 @@ enum ClientLinkRoutes {
                 let installId = try installID(body.installId, field: "installId")
                 let appPath = try LinkValidate.appPath(body.appPath)
                 let metadata = try LinkValidate.metadata(body.metadata)
-                let preview = try LinkValidate.preview(body.preview)
+                // A publishable key ships inside the app, so anyone has it: it must not put text or pictures of its
+                // choosing on the brand's domain. A share shows the preview of the app's own link to the same place.
+                if body.preview != nil {
+                    throw HTTPError(status: 403, code: ErrorCode.keyKindForbidden,
+                                    message: "a share takes its preview from the app's link to the same appPath; previews are set with a server key",
+                                    field: "preview")
+                }
                 let now = services.clock.nowMilliseconds()
                 let (link, response) = try await IdempotencyClaim.write(services.store, context, { db -> LinkRecord in
                     let domain = try DomainRoutes.pick(db, workspaceId: workspaceId, hostname: nil)
@@ -64,6 +70,15 @@ enum ClientLinkRoutes {
                                           domain: domain, path: "", createdAt: now)
                     link.appPath = appPath
                     link.metadata = metadata
+                    let source = try db.first("""
+                        SELECT preview_title, preview_description, preview_image_url FROM links
+                        WHERE app_id = \(appId) AND app_path = \(appPath) AND kind = 'link' AND enabled = \(true)
+                        ORDER BY created_at DESC LIMIT 1
+                        """)
+                    let preview = try source.map {
+                        LinkPreview(title: try $0.optionalString("preview_title"), description: try $0.optionalString("preview_description"),
+                                    imageUrl: try $0.optionalString("preview_image_url"))
+                    }
                     link.apply(destinations: LinkDestinations(), preview: preview)
                     link.feature = "share"
                     link.referrerInstallId = installId
@@ -119,7 +134,7 @@ enum ClientLinkRoutes {
 
             Route(method: .GET, pattern: "/v1/referral-codes/{code}", operation: Operation(
                 id: "getReferralCode", summary: "Look up a referral code (any case)", tag: "Client", access: Access.anyKey,
-                responses: [.json(200, "ReferralCode", "The code and whom it belongs to.")])
+                responses: [.json(200, "ReferralCode", "The code; whom it belongs to (installId, userId) only for a server or admin key.")])
             ) { _, context in
                 let principal = try context.principal()
                 let code = try context.parameter("code").uppercased()
@@ -128,7 +143,10 @@ enum ClientLinkRoutes {
                         ?? (principal.kind == .admin ? try db.first("SELECT * FROM referral_codes WHERE code = \(code)") : nil)
                 }
                 guard let row else { throw HTTPError.notFound(ErrorCode.notFound, "no referral code \(code)") }
-                return try .json(try referralCode(row))
+                var found = try referralCode(row)
+                // A publishable key is public: it learns that the code exists and for which app, never whose it is.
+                if principal.kind == .publishable { (found.installId, found.userId) = (nil, nil) }
+                return try .json(found)
             },
         ]
     }
