@@ -92,7 +92,8 @@ public final class LogSink: Sendable {
     }
 }
 
-/// Logs one JSON line per request: id, method, route, path, status and duration. Never the query, headers or body.
+/// Logs one JSON line per request: id, method, route pattern, status and duration. Never the path (it carries install
+/// ids and referral codes, which deleting an install could not reach in a log), the query, headers or body.
 public struct AccessLogMiddleware: Middleware {
     let logger: Logger
 
@@ -107,7 +108,6 @@ public struct AccessLogMiddleware: Middleware {
                 "requestId": .string(context.requestId),
                 "method": .string(request.method),
                 "route": .string(context.route?.pattern ?? "unmatched"),
-                "path": .string(String(request.path.prefix(200))),
                 "status": .number(String(response.status)),
                 "durationMs": .number(String(format: "%.3f", ms)),
                 "bytes": .number(String(response.body.count)),

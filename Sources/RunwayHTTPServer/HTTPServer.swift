@@ -125,7 +125,7 @@ public final class HTTPServer: @unchecked Sendable {
             let now = ContinuousClock.now
             let late = self.suspended.withLock { $0.values.filter { $0.deadline < now } }
             for state in late {
-                self.logger.warn("request timed out", ["path": .string(String(state.path.prefix(200)))])
+                self.logger.warn("request timed out", ["method": .string(state.method)])
                 self.finish(state, with: HTTPError.unavailable("request_timeout", "the request took too long; retry").response)
             }
         }

@@ -23,11 +23,13 @@ public struct ServerServices: Sendable {
     public let appStoreVerifier: AppStoreVerifier?
     /// What webhooks and forwarded postbacks may reach (`LINKRUNWAY_OUTBOUND_PRIVATE_TARGETS`).
     public let outbound: OutboundPolicy
+    /// The bearer token `/metrics` asks for, if any (`LINKRUNWAY_METRICS_TOKEN`).
+    public let metricsToken: String?
 
     public init(store: any Store, clock: WallClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
                 authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com",
                 appAttestRoot: Certificate? = nil, appStoreRoot: Certificate? = nil, appleAdsTimeoutSeconds: Double = 10,
-                outbound: OutboundPolicy = OutboundPolicy()) {
+                outbound: OutboundPolicy = OutboundPolicy(), metricsToken: String? = nil) {
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -44,6 +46,7 @@ public struct ServerServices: Sendable {
         self.appAttestRoot = appAttestRoot
         self.appStoreVerifier = appStoreRoot.map(AppStoreVerifier.init(root:))
         self.outbound = outbound
+        self.metricsToken = metricsToken
     }
 }
 

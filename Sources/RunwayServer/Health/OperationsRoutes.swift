@@ -1,4 +1,5 @@
 import LinkRunwayAPI
+import RunwayCrypto
 import RunwayHTTP
 import RunwayStore
 
@@ -28,10 +29,21 @@ enum OperationsRoutes {
             },
 
             Route(method: .GET, pattern: "/metrics", operation: Operation(
-                id: "metrics", summary: "Prometheus metrics (text format 0.0.4)", tag: "Operations", access: .open,
+                id: "metrics", summary: "Prometheus metrics (text format 0.0.4); never on a link domain, and with LINKRUNWAY_METRICS_TOKEN only for that bearer",
+                tag: "Operations", access: .open,
                 responses: [ResponseDoc(status: 200, description: "Metrics.", contentType: "text/plain")])
-            ) { _, _ in
-                .text(services.metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+            ) { request, _ in
+                if let token = services.metricsToken {
+                    let given = Array((request.headers["Authorization"] ?? "").utf8)
+                    guard ConstantTime.equal(Digest.sha256(given), Digest.sha256(Array("Bearer \(token)".utf8))) else {
+                        throw HTTPError.unauthorized(ErrorCode.invalidKey, "/metrics needs Authorization: Bearer <LINKRUNWAY_METRICS_TOKEN>")
+                    }
+                }
+                // Every phone and crawler reaches the link domains; what the server does is the operator's business.
+                if let host = request.hostName, try await services.links.domain(hostname: host) != nil {
+                    throw HTTPError.notFound(ErrorCode.notFound, "no route GET /metrics")
+                }
+                return .text(services.metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
             },
         ]
     }

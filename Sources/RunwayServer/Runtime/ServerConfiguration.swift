@@ -31,6 +31,8 @@ public struct ServerConfiguration: Sendable {
     public var adminKeyFile: String?
     /// What webhooks and forwarded postbacks may reach.
     public var outbound = OutboundPolicy()
+    /// A bearer token `/metrics` requires; nil leaves it open (on hosts that are not link domains).
+    public var metricsToken: String?
 
     public init(database: DatabaseLocation = .sqlite(path: "./linkrunway.db"), http: HTTPServerConfiguration = HTTPServerConfiguration(),
                 logLevel: LogLevel = .info, shutdownGraceSeconds: Double = 10, sqliteSynchronousFull: Bool = true) {
@@ -197,6 +199,12 @@ public struct ServerConfiguration: Sendable {
             case "off": c.outbound.allowPrivateTargets = false
             default: return false
             }
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_METRICS_TOKEN", flag: "--metrics-token", defaultValue: "none",
+                summary: "A bearer token `/metrics` then requires (at least 16 characters). `/metrics` never answers on a link domain either way.") { c, v in
+            guard v.utf8.count >= 16, !v.contains(where: \.isWhitespace) else { return false }
+            c.metricsToken = v
             return true
         },
         Setting(environment: "LINKRUNWAY_SQLITE_SYNCHRONOUS", flag: "--sqlite-synchronous", defaultValue: "full",

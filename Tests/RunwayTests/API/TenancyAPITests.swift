@@ -177,7 +177,9 @@ struct TenancyAPITests {
         #expect(try await client.get("/healthz").decoded(HealthStatus.self).status == "ok")
         #expect(try await client.get("/readyz").decoded(ReadinessStatus.self).status == "ready")
         _ = try await server.createApp(in: server.defaultWorkspace.id)
-        let metrics = await client.get("/metrics").bodyText
+        // Never on a link domain (the test client's Host is the default one, localhost); on the API's address it is.
+        #expect(await client.get("/metrics").status == 404)
+        let metrics = await client.get("/metrics", headers: [("Host", "127.0.0.1:8080")]).bodyText
         #expect(metrics.contains(#"linkrunway_http_requests_total{route="POST /v1/apps",status="201"} 1"#))
         #expect(metrics.contains("linkrunway_http_request_duration_seconds_bucket"))
         #expect(metrics.contains("linkrunway_store_write_batch_size_count"))
@@ -191,16 +193,33 @@ struct TenancyAPITests {
         #expect(refused.errorCode == "store_unavailable")
     }
 
-    @Test("the access log has one JSON line per request and never the key")
+    @Test("with LINKRUNWAY_METRICS_TOKEN, /metrics answers only that bearer")
+    func metricsToken() async throws {
+        let server = try await TestServer.start(metricsToken: "scrape-token-0123456789")
+        let client = server.client()
+        let api = ("Host", "127.0.0.1:8080")
+        #expect(await client.get("/metrics", headers: [api]).status == 401)
+        #expect(await client.get("/metrics", headers: [api, ("Authorization", "Bearer scrape-token-012345678")]).status == 401)
+        #expect(await server.admin.get("/metrics", headers: [api]).status == 401, "an API key is not the metrics token")
+        let scraped = await client.get("/metrics", headers: [api, ("Authorization", "Bearer scrape-token-0123456789")])
+        #expect(scraped.status == 200 && scraped.bodyText.contains("linkrunway_http_requests_total"))
+        await server.stop()
+    }
+
+    @Test("the access log has one JSON line per request with the route pattern, never the key, the query or an id from the path")
     func accessLog() async throws {
         let server = try await TestServer.start()
         _ = await server.admin.get("/v1/apps?secret=hidden", headers: [("X-Request-Id", "req-123")])
+        _ = await server.admin.get("/v1/installs/install-to-forget-7/attribution")
+        _ = await server.admin.get("/v1/referral-codes/CODE7777")
         let lines = server.logs.lines.filter { $0.contains(#""msg":"request""#) }
-        #expect(lines.count == 1)
+        #expect(lines.count == 3)
         #expect(lines[0].contains(#""requestId":"req-123""#))
         #expect(lines[0].contains(#""route":"/v1/apps""#))
-        #expect(!lines[0].contains(server.adminKey))
-        #expect(!lines[0].contains("hidden"))
+        #expect(lines[2].contains(#""route":"/v1/referral-codes/{code}""#))
+        #expect(!lines.joined().contains(server.adminKey))
+        #expect(!lines.joined().contains("hidden"))
+        #expect(!lines.joined().contains("install-to-forget-7") && !lines.joined().contains("CODE7777"))
         await server.stop()
     }
 }

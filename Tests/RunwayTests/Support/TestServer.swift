@@ -20,7 +20,8 @@ struct TestServer: Sendable {
     static func start(_ backend: StoreBackend = .sqlite, clock: WallClock = .system, maxBodyBytes: Int = 1024 * 1024,
                       appleAdsURL: String = "http://127.0.0.1:1", appAttestRoot: Certificate? = nil,
                       appStoreRoot: Certificate? = nil, rateLimits: RateLimitSettings = RateLimitSettings(),
-                      appleAdsTimeoutSeconds: Double = 10, outbound: OutboundPolicy = OutboundPolicy()) async throws -> TestServer {
+                      appleAdsTimeoutSeconds: Double = 10, outbound: OutboundPolicy = OutboundPolicy(),
+                      metricsToken: String? = nil) async throws -> TestServer {
         let location = try await backend.makeLocation()
         let metrics = MetricsRegistry()
         let store = try backend.open(location.url, StoreMetrics(metrics: metrics))
@@ -29,7 +30,8 @@ struct TestServer: Sendable {
         let logs = LogSink.memory()
         let services = ServerServices(store: store, clock: clock, logger: Logger(level: .info, sink: logs), metrics: metrics,
                                       secrets: try await InstanceSecrets.load(store), appleAdsURL: appleAdsURL, appAttestRoot: appAttestRoot,
-                                      appStoreRoot: appStoreRoot, appleAdsTimeoutSeconds: appleAdsTimeoutSeconds, outbound: outbound)
+                                      appStoreRoot: appStoreRoot, appleAdsTimeoutSeconds: appleAdsTimeoutSeconds, outbound: outbound,
+                                      metricsToken: metricsToken)
         return TestServer(location: location, store: store, services: services,
                           application: ServerApplication.make(services, maxBodyBytes: maxBodyBytes, rateLimits: rateLimits),
                           adminKey: bootstrap.adminKey, defaultWorkspace: bootstrap.workspace, logs: logs)
