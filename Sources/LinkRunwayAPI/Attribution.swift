@@ -482,15 +482,60 @@ public struct InstallExport: Codable, Sendable, Equatable {
     public var referralCodes: [ReferralCode]
     /// Links this installation shared.
     public var sharedLinkIds: [String]
+    /// Affiliate binds made from this installation (the purchase token and whose code it was).
+    public var affiliateBinds: [ExportedBind]
+    /// Webhook deliveries, sent or queued, whose payload mentions this installation.
+    public var webhookDeliveries: [ExportedWebhookDelivery]
 
     public init(attribution: AttributionExplanation?, appleAds: AppleAdsClaim? = nil, events: [StoredEvent], visits: [StoredVisit],
-                referralCodes: [ReferralCode], sharedLinkIds: [String]) {
+                referralCodes: [ReferralCode], sharedLinkIds: [String], affiliateBinds: [ExportedBind] = [],
+                webhookDeliveries: [ExportedWebhookDelivery] = []) {
         self.attribution = attribution
         self.appleAds = appleAds
         self.events = events
         self.visits = visits
         self.referralCodes = referralCodes
         self.sharedLinkIds = sharedLinkIds
+        self.affiliateBinds = affiliateBinds
+        self.webhookDeliveries = webhookDeliveries
+    }
+}
+
+/// An affiliate bind of an installation, as exported.
+public struct ExportedBind: Codable, Sendable, Equatable {
+    /// The `appAccountToken` the app set on the purchase.
+    public var appAccountToken: String
+    public var affiliateId: String
+    public var programId: String
+    /// How the bind was made (`code`, `link`).
+    public var method: String
+    public var createdAt: String
+
+    public init(appAccountToken: String, affiliateId: String, programId: String, method: String, createdAt: String) {
+        self.appAccountToken = appAccountToken
+        self.affiliateId = affiliateId
+        self.programId = programId
+        self.method = method
+        self.createdAt = createdAt
+    }
+}
+
+/// A webhook delivery about an installation, as exported: the payload exactly as it is (or was) sent.
+public struct ExportedWebhookDelivery: Codable, Sendable, Equatable {
+    public var id: String
+    public var webhookId: String
+    public var topic: String
+    public var status: String
+    public var payload: String
+    public var createdAt: String
+
+    public init(id: String, webhookId: String, topic: String, status: String, payload: String, createdAt: String) {
+        self.id = id
+        self.webhookId = webhookId
+        self.topic = topic
+        self.status = status
+        self.payload = payload
+        self.createdAt = createdAt
     }
 }
 

@@ -86,12 +86,7 @@ enum PrivacyRoutes {
             counts["sharesUnlinked"] = try db.execute("""
                 UPDATE links SET referrer_install_id = NULL WHERE workspace_id = \(app.workspaceId) AND referrer_install_id = \(installId)
                 """)
-            var pattern = "%\"installId\":\"\(installId)\"%"
-            counts["webhookDeliveries"] = try db.execute("DELETE FROM webhook_deliveries WHERE workspace_id = \(app.workspaceId) AND payload LIKE \(pattern)")
-            if let token = install?.clickToken {
-                pattern = "%\(token)%"
-                counts["webhookDeliveries", default: 0] += try db.execute("DELETE FROM webhook_deliveries WHERE workspace_id = \(app.workspaceId) AND payload LIKE \(pattern)")
-            }
+            counts["webhookDeliveries"] = try db.execute("DELETE FROM webhook_deliveries WHERE \(webhookDeliveries(of: installId, clickToken: install?.clickToken, workspaceId: app.workspaceId))")
             counts["attestKeys"] = try db.execute("DELETE FROM attest_keys WHERE app_id = \(appId) AND install_id = \(installId)")
             counts["appleAdsClaims"] = try db.execute("DELETE FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)")
             // The appAccountToken and its commissions are the affiliate's financial record and stay; the install goes.
@@ -102,6 +97,13 @@ enum PrivacyRoutes {
             return counts
         }
         return DeletionReceipt(installId: installId, appId: appId, deletedAt: Timestamp.iso(now), deleted: counts)
+    }
+
+    /// The webhook deliveries whose payload names the installation or its click token.
+    static func webhookDeliveries(of installId: String, clickToken: String?, workspaceId: String) -> SQL {
+        let byInstall = "%\"installId\":\"\(installId)\"%"
+        let byToken: SQL = clickToken.map { " OR payload LIKE \("%\($0)%")" } ?? ""
+        return "workspace_id = \(workspaceId) AND (payload LIKE \(byInstall)\(byToken))"
     }
 
     static func export(appId: String, installId: String, services: ServerServices) async throws -> InstallExport {
@@ -139,7 +141,19 @@ enum PrivacyRoutes {
                 StoredVisit(token: try row.string("token"), kind: try row.string("kind"), linkId: try row.string("link_id"), platform: try row.string("platform"),
                             osVersion: try row.optionalString("os_version"), referrerHost: try row.optionalString("referrer_host"),
                             createdAt: Timestamp.iso(try row.int("created_at")))
-            }, referralCodes: referralCodes, sharedLinkIds: shared)
+            }, referralCodes: referralCodes, sharedLinkIds: shared, affiliateBinds: try db.query("""
+                SELECT token, affiliate_id, program_id, method, created_at FROM app_account_tokens WHERE app_id = \(appId) AND install_id = \(installId)
+                ORDER BY created_at
+                """).map {
+                ExportedBind(appAccountToken: try $0.string("token"), affiliateId: try $0.string("affiliate_id"), programId: try $0.string("program_id"),
+                             method: try $0.string("method"), createdAt: Timestamp.iso(try $0.int("created_at")))
+            }, webhookDeliveries: try db.query("""
+                SELECT id, webhook_id, topic, status, payload, created_at FROM webhook_deliveries
+                WHERE \(webhookDeliveries(of: installId, clickToken: install?.clickToken, workspaceId: workspace)) ORDER BY created_at, id
+                """).map {
+                ExportedWebhookDelivery(id: try $0.string("id"), webhookId: try $0.string("webhook_id"), topic: try $0.string("topic"),
+                                        status: try $0.string("status"), payload: try $0.string("payload"), createdAt: Timestamp.iso(try $0.int("created_at")))
+            })
         }
     }
 }

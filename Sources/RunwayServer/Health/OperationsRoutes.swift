@@ -31,7 +31,7 @@ enum OperationsRoutes {
             Route(method: .GET, pattern: "/metrics", operation: Operation(
                 id: "metrics", summary: "Prometheus metrics (text format 0.0.4); never on a link domain, and with LINKRUNWAY_METRICS_TOKEN only for that bearer",
                 tag: "Operations", access: .open,
-                responses: [ResponseDoc(status: 200, description: "Metrics.", contentType: "text/plain")])
+                responses: [ResponseDoc(status: 200, description: "Metrics.", contentType: "text/plain")], errors: [401, 404])
             ) { request, _ in
                 if let token = services.metricsToken {
                     let given = Array((request.headers["Authorization"] ?? "").utf8)

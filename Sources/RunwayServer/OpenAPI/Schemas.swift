@@ -281,7 +281,17 @@ enum Schemas {
                 ("events", S.array(S.ref("StoredEvent"), "Events.")), ("visits", S.array(S.ref("StoredVisit"), "Clicks and opens.")),
                 ("referralCodes", S.array(S.ref("ReferralCode"), "Referral codes.")),
                 ("sharedLinkIds", S.array(S.string("Link id."), "Links this installation shared.")),
-            ], required: ["events", "visits", "referralCodes", "sharedLinkIds"])),
+                ("affiliateBinds", S.array(S.ref("ExportedBind"), "Affiliate binds made from this installation.")),
+                ("webhookDeliveries", S.array(S.ref("ExportedWebhookDelivery"), "Webhook deliveries, sent or queued, that mention it.")),
+            ], required: ["events", "visits", "referralCodes", "sharedLinkIds", "affiliateBinds", "webhookDeliveries"])),
+            ("ExportedBind", S.object([
+                ("appAccountToken", S.string("The purchase token.")), ("affiliateId", S.string("Affiliate.")), ("programId", S.string("Program.")),
+                ("method", S.string("How the bind was made.")), ("createdAt", S.timestamp),
+            ], required: ["appAccountToken", "affiliateId", "programId", "method", "createdAt"])),
+            ("ExportedWebhookDelivery", S.object([
+                ("id", S.string("Delivery.")), ("webhookId", S.string("Endpoint.")), ("topic", S.string("Topic.")), ("status", S.string("pending, delivered or failed.")),
+                ("payload", S.string("The JSON body as sent.")), ("createdAt", S.timestamp),
+            ], required: ["id", "webhookId", "topic", "status", "payload", "createdAt"])),
             ("FunnelRow", S.object([
                 ("key", S.string("The group.")), ("clicks", .object([("type", "integer")])), ("installs", .object([("type", "integer")])),
                 ("opens", .object([("type", "integer")])), ("events", counts), ("revenue", counts),

@@ -40,6 +40,12 @@ struct PrivacyTests {
         _ = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"https://hooks.example.com/x","topics":["install","event"]}"#)
             .decoded(CreatedWebhook.self, status: 201)
         _ = try await client.post("/v1/events", json: EventTests.event("d2", type: "LOGIN", install: "doomed")).decoded(EventResult.self, status: 201)
+        let ws = w.server.defaultWorkspace.id
+        let affiliate = try await w.server.admin.post("/v1/affiliates", json: #"{"workspaceId":"\#(ws)","name":"A"}"#).decoded(Affiliate.self, status: 201)
+        let program = try await w.server.admin.post("/v1/affiliate-programs", json: #"{"appId":"\#(w.app.id)","name":"P","commission":{"kind":"percent","basisPoints":1000,"duration":"lifetime"},"holdDays":0}"#)
+            .decoded(AffiliateProgram.self, status: 201)
+        _ = try await w.server.admin.post("/v1/affiliates/\(affiliate.id)/codes", json: #"{"programId":"\#(program.id)","code":"doomcode"}"#).decoded(AffiliateCode.self, status: 201)
+        let bind = try await client.post("/v1/app-store/bind", json: #"{"refCode":"DOOMCODE","installId":"doomed"}"#).decoded(BindResponse.self)
         // Another install stays.
         _ = try await MatchingTests.match(w, install: "keeper")
         _ = try await client.post("/v1/events", json: EventTests.event("k1", install: "keeper")).decoded(EventResult.self, status: 201)
@@ -50,6 +56,10 @@ struct PrivacyTests {
         #expect(Set(export.visits.map(\.token)) == [match.clickId!, opened.clickToken])
         #expect(export.referralCodes.count == 1)
         #expect(export.sharedLinkIds == [share.linkId])
+        #expect(export.affiliateBinds.map(\.appAccountToken).map { $0.lowercased() } == [bind.appAccountToken.lowercased()])
+        #expect(export.affiliateBinds.first?.affiliateId == affiliate.id)
+        #expect(export.webhookDeliveries.map(\.topic) == ["event"], "the queued payload of its LOGIN event (the webhook came after d1)")
+        #expect(export.webhookDeliveries.allSatisfy { $0.payload.contains("doomed") && $0.status == "pending" })
 
         let before = try await Self.everyValue(w.server.store)
         #expect(before.values.joined().contains { $0.contains("doomed") })
