@@ -46,9 +46,12 @@ enum ConsoleLogin {
               ConstantTime.equal(Array(cookie.utf8), Array(sent.utf8)), ConsoleMiddleware.sameOrigin(request) else {
             return page(request, error: "The sign-in form was old or not from this console. Try again.", status: 403)
         }
+        // Both limits apply before any hashing. The account's is counted per address, so guesses from elsewhere never
+        // hold back the account's owner.
+        let address = request.remoteAddress ?? "unknown"
         let account = form.text("email")?.lowercased() ?? String((form.text("key") ?? "").prefix(14))
-        let byAddress = middleware.attemptsByAddress.take("address:" + (request.remoteAddress ?? "unknown"))
-        let wait: Int? = if let byAddress { byAddress } else { try await SignInAttempts.limited(account, services: middleware.services) }
+        let byAddress = middleware.attemptsByAddress.take("address:" + address)
+        let wait: Int? = if let byAddress { byAddress } else { try await SignInAttempts.limited(account, from: address, services: middleware.services) }
         if let wait {
             var response = page(request, error: "Too many attempts. Wait \(wait) seconds and try again.", status: 429)
             response.headers.set("Retry-After", String(wait))
@@ -66,7 +69,11 @@ enum ConsoleLogin {
                 try db.first("SELECT id, workspace_id, password_hash FROM console_users WHERE email = \(email)")
             }
             let stored = try row?.string("password_hash") ?? Passwords.decoy
-            let matches = await Passwords.offPool { Passwords.verify(password, against: stored) }
+            guard let matches = await services.passwords.run({ Passwords.verify(password, against: stored) }) else {
+                var response = page(request, error: "Sign-ins are busy. Try again in a second.", status: 503)
+                response.headers.set("Retry-After", "1")
+                return response
+            }
             if matches, let row {
                 userId = try row.string("id")
                 principal = Principal(keyId: userId!, kind: .server, workspaceId: try row.string("workspace_id"), appId: nil)

@@ -1,5 +1,6 @@
-import Dispatch
+import Foundation
 import RunwayCrypto
+import Synchronization
 
 /// Console passwords at rest: PBKDF2-HMAC-SHA256 with a random salt, as `pbkdf2-sha256$<iterations>$<salt>$<hash>`
 /// (base64url). Checked in constant time.
@@ -23,16 +24,44 @@ enum Passwords {
         return ConstantTime.equal(derived, expected)
     }
 
-    /// Runs a hash or a check on a queue of its own, one at a time: PBKDF2 takes a good part of a second, which must
-    /// not stall the threads that answer requests (and it caps what guessing can take from the machine).
-    static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: work()) }
-        }
-    }
-
-    private static let queue = DispatchQueue(label: "linkrunway.passwords")
-
     /// A hash to check unknown emails against, so a wrong email costs as long as a wrong password.
     static let decoy = hash("not a password of anyone", iterations: iterations)
+}
+
+/// The threads a server runs PBKDF2 on (half the cores, at least one): a hash takes a good part of a second, which must
+/// not stall the threads that answer requests. At most `maxPending` hashes run or wait; past that a caller is told to
+/// retry at once instead of queueing behind a flood of guesses (which once made a right password wait 24 s).
+final class PasswordPool: Sendable {
+    let workers: Int
+    let maxPending: Int
+    private let pending = Mutex(0)
+    private let slots: DispatchSemaphore
+    private let queue = DispatchQueue(label: "linkrunway.passwords", attributes: .concurrent)
+
+    init(workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)) {
+        self.workers = workers
+        self.maxPending = workers * 4
+        self.slots = DispatchSemaphore(value: workers)
+    }
+
+    /// Hashes running or waiting now.
+    var pendingCount: Int { pending.withLock { $0 } }
+
+    /// Runs `work` on a password thread, or returns nil at once when `maxPending` are already running or waiting.
+    func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T? {
+        guard pending.withLock({ count in
+            guard count < maxPending else { return false }
+            count += 1
+            return true
+        }) else { return nil }
+        return await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                slots.wait()
+                let result = work()
+                slots.signal()
+                pending.withLock { $0 -= 1 }
+                continuation.resume(returning: result)
+            }
+        }
+    }
 }

@@ -1,15 +1,17 @@
 import RunwayCrypto
 import RunwayStore
 
-/// Sign-in attempts per account, counted in the database so that every server process shares one limit: at most
-/// `perMinute` in any minute. An attempt over the limit is not counted, so a lockout ends a minute after the last one.
+/// Sign-in attempts per account and client address, counted in the database so that every server process shares one
+/// limit: at most `perMinute` in any minute. Counting per address means wrong guesses from one place never lock the
+/// account's owner out elsewhere; guessing from many addresses is bounded by the per-address limit and by the password
+/// threads (`Passwords.maxPending`). An attempt over the limit is not counted, so a hold ends a minute after the last one.
 enum SignInAttempts {
     static let perMinute = 5
     static let windowMilliseconds: Int64 = 60_000
 
-    /// Counts an attempt for `account` and returns nil, or the seconds to wait when it is over the limit.
-    static func limited(_ account: String, services: ServerServices) async throws -> Int? {
-        let hash = ByteEncoding.hex(Digest.sha256(Array(("account:" + account).utf8)))
+    /// Counts an attempt for `account` from `address` and returns nil, or the seconds to wait when it is over the limit.
+    static func limited(_ account: String, from address: String, services: ServerServices) async throws -> Int? {
+        let hash = ByteEncoding.hex(Digest.sha256(Array(("account:" + account + "\n" + address).utf8)))
         let now = services.clock.nowMilliseconds()
         let oldest: Int64? = try await services.store.write { db in
             let recent = try db.first("""

@@ -25,6 +25,8 @@ public struct ServerServices: Sendable {
     public let outbound: OutboundPolicy
     /// The bearer token `/metrics` asks for, if any (`LINKRUNWAY_METRICS_TOKEN`).
     public let metricsToken: String?
+    /// Where console passwords are hashed and checked.
+    let passwords = PasswordPool()
 
     public init(store: any Store, clock: WallClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
                 authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com",

@@ -41,7 +41,10 @@ enum UserRoutes {
                     throw HTTPError.invalidField("password", "must be \(Passwords.minimumLength) to \(Passwords.maximumLength) characters")
                 }
                 let password = body.password
-                let hash = await Passwords.offPool { Passwords.hash(password) }
+                guard let hash = await services.passwords.run({ Passwords.hash(password) }) else {
+                    throw HTTPError(status: 503, code: ErrorCode.storeUnavailable, message: "password hashing is busy; retry in a second",
+                                    headers: ["Retry-After": "1"])
+                }
                 let now = services.clock.nowMilliseconds()
                 let user = ConsoleUser(id: Identifier.make("usr"), workspaceId: workspaceId, email: email, createdAt: Timestamp.iso(now))
                 do {
