@@ -208,9 +208,12 @@ public struct APIKey: Codable, Sendable, Equatable {
     public var displayPrefix: String
     public var createdAt: String
     public var revokedAt: String?
+    /// Who made it: the id of the key or console user that called, nil for the first admin key (and keys made before
+    /// this was recorded). Removing a console user revokes the keys they made, and the keys those made.
+    public var createdBy: String?
 
     public init(id: String, kind: KeyKind, name: String, workspaceId: String?, appId: String?, displayPrefix: String,
-                createdAt: String, revokedAt: String?) {
+                createdAt: String, revokedAt: String?, createdBy: String? = nil) {
         self.id = id
         self.kind = kind
         self.name = name
@@ -219,6 +222,7 @@ public struct APIKey: Codable, Sendable, Equatable {
         self.displayPrefix = displayPrefix
         self.createdAt = createdAt
         self.revokedAt = revokedAt
+        self.createdBy = createdBy
     }
 }
 

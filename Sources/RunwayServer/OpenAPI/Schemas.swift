@@ -452,6 +452,7 @@ enum Schemas {
                 ("displayPrefix", S.string("The first characters of the secret.")),
                 ("createdAt", S.timestamp),
                 ("revokedAt", S.timestamp),
+                ("createdBy", S.string("The key or console user that made it (absent for the first admin key).")),
             ], required: ["id", "kind", "name", "displayPrefix", "createdAt"])),
             ("CreateKeyRequest", S.object([
                 ("kind", kind),

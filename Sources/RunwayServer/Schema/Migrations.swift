@@ -157,6 +157,11 @@ public enum Schema {
         Migration(id: "0015_one_commission_per_transaction",
                   sqlite: oneCommissionPerTransactionSQL(now: "CAST(strftime('%s', 'now') AS BIGINT) * 1000"),
                   postgres: oneCommissionPerTransactionSQL(now: "CAST(EXTRACT(EPOCH FROM now()) * 1000 AS BIGINT)")),
+        // Who made each key (a key id or a console user id), so removing a user revokes what they made.
+        Migration(id: "0016_key_makers", sql: """
+            ALTER TABLE api_keys ADD COLUMN created_by TEXT;
+            CREATE INDEX api_keys_by_maker ON api_keys (created_by) WHERE created_by IS NOT NULL;
+            """),
     ]
 
     /// What the migrations just applied changed that an operator should hear about, as sentences.

@@ -22,7 +22,8 @@ public enum Bootstrap {
                 """)
             guard claimed == 1 else { return nil }
             try TenancyQueries.insertWorkspace(db, id: workspace.id, name: workspace.name, now: now)
-            try TenancyQueries.insertKey(db, secret: secret, name: "first admin key", workspaceId: nil, appId: nil, now: now)
+            try TenancyQueries.insertKey(db, secret: secret, name: "first admin key", workspaceId: nil, appId: nil,
+                                          createdBy: nil, now: now)
             if let linkDomain {
                 try db.execute("""
                     INSERT INTO link_domains (id, workspace_id, hostname, created_at)

@@ -18,7 +18,8 @@ enum KeyRoutes {
                 let now = services.clock.nowMilliseconds()
                 let key: APIKey = try await services.store.write { db in
                     let (workspaceId, appId) = try scope(of: body, for: principal, db: db)
-                    return try TenancyQueries.insertKey(db, secret: secret, name: name, workspaceId: workspaceId, appId: appId, now: now)
+                    return try TenancyQueries.insertKey(db, secret: secret, name: name, workspaceId: workspaceId, appId: appId,
+                                                        createdBy: principal.keyId, now: now)
                 }
                 return try .json(CreatedKey(key: key, secret: secret.text), status: 201)
             },

@@ -38,11 +38,11 @@ enum TenancyRows {
         return APIKey(id: try row.string("id"), kind: kind, name: try row.string("name"),
                       workspaceId: try row.optionalString("workspace_id"), appId: try row.optionalString("app_id"),
                       displayPrefix: try row.string("display_prefix"), createdAt: Timestamp.iso(try row.int("created_at")),
-                      revokedAt: try row.optionalInt("revoked_at").map(Timestamp.iso))
+                      revokedAt: try row.optionalInt("revoked_at").map(Timestamp.iso), createdBy: try row.optionalString("created_by"))
     }
 
     static let appColumns = "id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package, android_fingerprints, probabilistic_minutes, view_through_hours, click_window_days, attest_policy, attest_environments, postback_settings, created_at, updated_at"
-    static let keyColumns = "id, kind, name, workspace_id, app_id, display_prefix, created_at, revoked_at"
+    static let keyColumns = "id, kind, name, workspace_id, app_id, display_prefix, created_at, revoked_at, created_by"
 }
 
 /// Tenancy statements, written once for every backend.
@@ -66,13 +66,29 @@ enum TenancyQueries {
     /// Stores a key's hash (never its text) and returns the listed form.
     @discardableResult
     static func insertKey(_ db: any SQLExecutor, secret: APIKeySecret, name: String, workspaceId: String?, appId: String?,
-                          now: Int64) throws -> APIKey {
+                          createdBy: String?, now: Int64) throws -> APIKey {
         try db.execute("""
-            INSERT INTO api_keys (id, kind, name, workspace_id, app_id, secret_hash, display_prefix, created_at)
+            INSERT INTO api_keys (id, kind, name, workspace_id, app_id, secret_hash, display_prefix, created_at, created_by)
             VALUES (\(secret.keyId), \(secret.kind.rawValue), \(name), \(workspaceId), \(appId), \(secret.hash),
-                    \(secret.displayPrefix), \(now))
+                    \(secret.displayPrefix), \(now), \(createdBy))
             """)
         return APIKey(id: secret.keyId, kind: secret.kind, name: name, workspaceId: workspaceId, appId: appId,
-                      displayPrefix: secret.displayPrefix, createdAt: Timestamp.iso(now), revokedAt: nil)
+                      displayPrefix: secret.displayPrefix, createdAt: Timestamp.iso(now), revokedAt: nil, createdBy: createdBy)
+    }
+
+    /// Revokes the keys `maker` (a console user or a key) made, and the keys those made, in turn; returns their ids.
+    static func revokeKeys(madeBy maker: String, _ db: any SQLExecutor, now: Int64) throws -> [String] {
+        var revoked: [String] = []
+        var makers = [maker]
+        while !makers.isEmpty, revoked.count < 100_000 {
+            var next: [String] = []
+            for maker in makers {
+                next += try db.query("SELECT id FROM api_keys WHERE created_by = \(maker) AND revoked_at IS NULL").map { try $0.string("id") }
+                try db.execute("UPDATE api_keys SET revoked_at = \(now) WHERE created_by = \(maker) AND revoked_at IS NULL")
+            }
+            revoked += next
+            makers = next
+        }
+        return revoked
     }
 }

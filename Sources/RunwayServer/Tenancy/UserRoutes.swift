@@ -75,19 +75,23 @@ enum UserRoutes {
             },
 
             Route(method: .DELETE, pattern: "/v1/users/{userId}", operation: Operation(
-                id: "deleteUser", summary: "Remove a console user and end their sessions at once", tag: "Users", access: Access.management,
+                id: "deleteUser", summary: "Remove a console user: their sessions end and the keys they made (and the keys those made) are revoked at once",
+                tag: "Users", access: Access.management,
                 responses: [ResponseDoc(status: 204, description: "Removed.")])
             ) { _, context in
                 let principal = try context.principal()
                 let id = try context.parameter("userId")
-                try await services.store.write { db in
+                let now = services.clock.nowMilliseconds()
+                let revoked = try await services.store.write { db -> [String] in
                     guard let row = try db.first("SELECT workspace_id FROM console_users WHERE id = \(id)") else {
                         throw HTTPError.notFound(ErrorCode.notFound, "no user \(id)")
                     }
                     try principal.requireWorkspace(try row.string("workspace_id"))
                     try db.execute("DELETE FROM console_sessions WHERE user_id = \(id)")
                     try db.execute("DELETE FROM console_users WHERE id = \(id)")
+                    return try TenancyQueries.revokeKeys(madeBy: id, db, now: now)
                 }
+                for key in revoked { services.authenticator.forget(keyId: key) }
                 return HTTPResponse(status: 204)
             },
         ]

@@ -384,6 +384,32 @@ struct ConsoleTests {
         await server.stop()
     }
 
+    @Test("keys record who made them, the console shows it, and removing a user revokes the keys they made and the keys those made")
+    func keysOfRemovedUsers() async throws {
+        let (server, admin, csrf, ws) = try await Self.signedIn()
+        let added = await admin.send("POST", "/console/users", form: [("csrf", csrf), ("ws", ws), ("email", "lou@example.com")])
+        let password = try #require(added.bodyText.range(of: #"<p class="secret">[A-Za-z0-9]{20}</p>"#, options: .regularExpression)
+            .map { String(added.bodyText[$0].dropFirst(18).prefix(20)) })
+        let lou = Visitor(server.application)
+        lou.address = "203.0.113.31"
+        #expect(await lou.signIn(email: "lou@example.com", password: password).status == 303)
+        let made = await lou.send("POST", "/console/keys", form: [("csrf", await lou.csrf()), ("ws", ws), ("kind", "server"), ("name", "lou's backend")])
+        let secret = try #require(made.bodyText.range(of: #"lr_sk_[A-Za-z0-9_]+"#, options: .regularExpression).map { String(made.bodyText[$0]) })
+        // A key made with that key: removing Lou must reach it too.
+        let child = try await server.client(secret).post("/v1/keys", json: #"{"kind":"server","name":"made by lou's key"}"#).decoded(CreatedKey.self, status: 201)
+        let keys = try await server.admin.get("/v1/keys?workspaceId=\(ws)&limit=100").decoded(Page<APIKey>.self).items
+        let user = try #require(try await server.admin.get("/v1/users?workspaceId=\(ws)").decoded(Page<ConsoleUser>.self).items.first)
+        let lousKey = try #require(keys.first { $0.name == "lou's backend" })
+        #expect(lousKey.createdBy == user.id && child.key.createdBy == lousKey.id)
+        #expect(await admin.send("GET", "/console/keys?ws=\(ws)").bodyText.contains("lou@example.com"), "the console shows who made the key")
+
+        #expect(try await server.admin.send("DELETE", "/v1/users/\(user.id)").status == 204)
+        #expect(await server.client(secret).get("/v1/me").status == 401, "the key Lou made is revoked")
+        #expect(await server.client(child.secret).get("/v1/me").status == 401, "and the key made with it")
+        #expect(await server.admin.get("/v1/me").status == 200, "other keys stay")
+        await server.stop()
+    }
+
     @Test("users are added with a password shown once that signs in, and removing one ends their session")
     func userPages() async throws {
         let (server, admin, csrf, ws) = try await Self.signedIn()

@@ -12,6 +12,9 @@ enum KeyPages {
         let keys = try await context.api.all("/v1/keys", query: [("workspaceId", context.workspace.id)], as: APIKey.self)
         let apps = try await context.apps()
         let names = Dictionary(apps.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        // Who made each key: a console user by their email, a key by its name.
+        let users = try await context.api.all("/v1/users", query: [("workspaceId", context.workspace.id)], as: ConsoleUser.self)
+        let makers = Dictionary(users.map { ($0.id, $0.email) } + keys.map { ($0.id, "key “\($0.name)”") }, uniquingKeysWith: { a, _ in a })
         let f = context.format
         let secret: Markup = created.map { created in
             """
@@ -25,11 +28,12 @@ enum KeyPages {
                 <form method="post" action="/console/keys/\(key.id)/revoke" class="inline">\(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
                 <button type="submit" class="danger" aria-label="Revoke \(key.name)">Revoke</button></form>
                 """ : "revoked \(f.time(key.revokedAt))"
+            let maker = key.createdBy.map { makers[$0] ?? "a removed user or another workspace's key" } ?? "first start"
             return ["\(key.name)", "\(key.kind.rawValue)", "<code>\(key.displayPrefix)…</code>", "\(key.appId.flatMap { names[$0] } ?? "–")",
-                    "\(f.time(key.createdAt))", action]
+                    "\(maker)", "\(f.time(key.createdAt))", action]
         }
         let list: Markup = rows.isEmpty ? ConsoleLayout.empty("No keys in this workspace yet. Create a publishable key for the app and a server key for your backend below.")
-            : ConsoleLayout.table(["name", "kind", "starts with", "app", "created", ""], rows)
+            : ConsoleLayout.table(["name", "kind", "starts with", "app", "made by", "created", ""], rows)
         let errorNote: Markup = error.map { "<p class=\"error\" role=\"alert\">\($0.field.map { "\($0): " } ?? "")\($0.message)</p>" } ?? ""
         let form: Markup = """
             <form method="post" action="/console/keys" class="card">
