@@ -21,6 +21,8 @@ public struct ErrorBody: Codable, Sendable, Equatable {
 /// The error codes the API answers. Codes never change meaning once released.
 public enum ErrorCode {
     public static let invalidJSON = "invalid_json"
+    /// An App Store id, or a team and bundle id, already registered by another app (of any workspace).
+    public static let appIdentityTaken = "app_identity_taken"
     public static let unknownField = "unknown_field"
     public static let missingField = "missing_field"
     public static let invalidField = "invalid_field"

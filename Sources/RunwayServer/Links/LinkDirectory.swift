@@ -60,12 +60,13 @@ final class LinkDirectory: Sendable {
         }
     }
 
-    /// The apps (at most 50) registered with an App Store id, in any workspace.
+    /// The app that holds an App Store id (none or one), whatever its workspace.
     func apps(appStoreId: String) async throws -> [AppOwner] {
         try await cached(appsByStoreId, appStoreId) { [store] in
             try await store.read { db in
-                try db.query("SELECT id, workspace_id FROM apps WHERE app_store_id = \(appStoreId) ORDER BY created_at, id LIMIT 50").map {
-                    AppOwner(appId: try $0.string("id"), workspaceId: try $0.string("workspace_id"))
+                // The one app that holds the App Store id (see AppRoutes.claimIdentities).
+                try db.query("SELECT app_id, workspace_id FROM app_identities WHERE identity = \("store:" + appStoreId)").map {
+                    AppOwner(appId: try $0.string("app_id"), workspaceId: try $0.string("workspace_id"))
                 }
             }
         } ?? []

@@ -37,7 +37,8 @@ enum PostbackReceiver {
         let checked = framework == .skadnetwork ? SKAdNetworkPostback.verify(body) : AdAttributionKitPostback.verify(body, allowDevelopment: true)
         let hostname = host.map(Self.hostname)
         let domain = try await hostname.asyncFlatMap { try await services.links.domain(hostname: $0) }
-        let app = try await resolveApp(appStoreId: checked.fields.appStoreId, workspaceId: domain?.workspaceId, services: services)
+        // Routed by what Apple signed only: the app that holds the verified App Store id, never one a Host header names.
+        let app = checked.valid ? try await resolveApp(appStoreId: checked.fields.appStoreId, services: services) : nil
         let developmentRefused = checked.valid && checked.environment == "development" && app?.postbacks.acceptDevelopment != true
         let verdict = developmentRefused
             ? checked.refused("development_key", "signed with Apple's development key \(checked.kid ?? ""); the app does not accept development postbacks")
@@ -106,13 +107,10 @@ enum PostbackReceiver {
         return String(name.prefix(253))
     }
 
-    /// The app a postback is for: by its App Store id, in the workspace of the link domain it arrived on, else the
-    /// only app on this server with that id.
-    static func resolveApp(appStoreId: String?, workspaceId: String?, services: ServerServices) async throws -> App? {
+    /// The app a postback is for: the one app that holds its App Store id, in whichever workspace.
+    static func resolveApp(appStoreId: String?, services: ServerServices) async throws -> App? {
         guard let appStoreId, !appStoreId.isEmpty, appStoreId.count <= 20 else { return nil }
-        let owners = try await services.links.apps(appStoreId: appStoreId)
-        let chosen = owners.first { $0.workspaceId == workspaceId } ?? (owners.count == 1 ? owners[0] : nil)
-        return try await chosen.asyncFlatMap { try await services.links.app(id: $0.appId) }
+        return try await services.links.apps(appStoreId: appStoreId).first.asyncFlatMap { try await services.links.app(id: $0.appId) }
     }
 
     /// Forwarded postbacks: the raw body, as Apple sent it.

@@ -162,18 +162,52 @@ public enum Schema {
             ALTER TABLE api_keys ADD COLUMN created_by TEXT;
             CREATE INDEX api_keys_by_maker ON api_keys (created_by) WHERE created_by IS NOT NULL;
             """),
+        // An App Store id (`store:<id>`) and a team and bundle id (`bundle:<team>.<bundle>`) belong to one app of one
+        // workspace. Where several apps already share one, the oldest keeps it; the others are reported.
+        Migration(id: "0017_app_identities", sql: """
+            CREATE TABLE app_identities (
+                identity TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL REFERENCES apps (id),
+                workspace_id TEXT NOT NULL,
+                created_at BIGINT NOT NULL
+            );
+            CREATE INDEX app_identities_by_app ON app_identities (app_id);
+            INSERT INTO app_identities (identity, app_id, workspace_id, created_at)
+                SELECT 'store:' || app_store_id, id, workspace_id, created_at FROM apps WHERE app_store_id IS NOT NULL ORDER BY created_at, id
+                ON CONFLICT (identity) DO NOTHING;
+            INSERT INTO app_identities (identity, app_id, workspace_id, created_at)
+                SELECT 'bundle:' || team_id || '.' || bundle_id, id, workspace_id, created_at FROM apps WHERE team_id IS NOT NULL ORDER BY created_at, id
+                ON CONFLICT (identity) DO NOTHING;
+            """),
     ]
 
     /// What the migrations just applied changed that an operator should hear about, as sentences.
     public static func notes(afterApplying applied: [String], _ store: any Store) async throws -> [String] {
-        guard applied.contains("0015_one_commission_per_transaction") else { return [] }
-        let (marked, reversed) = try await store.read { db in
-            (try db.first("SELECT COUNT(*) AS n FROM commissions WHERE status = 'duplicate'")?.int("n") ?? 0,
-             try db.first("SELECT COUNT(*) AS n FROM ledger_postings WHERE kind = 'duplicate_reversal'")?.int("n") ?? 0)
+        var notes: [String] = []
+        if applied.contains("0015_one_commission_per_transaction") {
+            let (marked, reversed) = try await store.read { db in
+                (try db.first("SELECT COUNT(*) AS n FROM commissions WHERE status = 'duplicate'")?.int("n") ?? 0,
+                 try db.first("SELECT COUNT(*) AS n FROM ledger_postings WHERE kind = 'duplicate_reversal'")?.int("n") ?? 0)
+            }
+            if marked > 0 {
+                notes.append("\(marked) commissions had been stored twice for one App Store transaction and are marked duplicate; " +
+                             "\(reversed) of them were live and are reversed by ledger postings of kind duplicate_reversal")
+            }
         }
-        guard marked > 0 else { return [] }
-        return ["\(marked) commissions had been stored twice for one App Store transaction and are marked duplicate; " +
-                "\(reversed) of them were live and are reversed by ledger postings of kind duplicate_reversal"]
+        if applied.contains("0017_app_identities") {
+            let losers = try await store.read { db in
+                try db.query("""
+                    SELECT id FROM apps a WHERE (a.app_store_id IS NOT NULL AND NOT EXISTS (
+                        SELECT 1 FROM app_identities i WHERE i.identity = 'store:' || a.app_store_id AND i.app_id = a.id))
+                    OR NOT EXISTS (SELECT 1 FROM app_identities i WHERE i.identity = 'bundle:' || a.team_id || '.' || a.bundle_id AND i.app_id = a.id)
+                    """).map { try $0.string("id") }
+            }
+            if !losers.isEmpty {
+                notes.append("\(losers.count) apps share an App Store id or a team and bundle id with an older app: the older one keeps it " +
+                             "(postbacks go to it alone), and these must change theirs: \(losers.prefix(20).joined(separator: ", "))")
+            }
+        }
+        return notes
     }
 
     /// The database decides that a program pays one commission per App Store transaction. Commissions stored twice

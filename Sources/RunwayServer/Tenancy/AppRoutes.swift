@@ -34,6 +34,7 @@ enum AppRoutes {
                               createdAt: Timestamp.iso(now), updatedAt: Timestamp.iso(now))
                 let response = try await IdempotencyClaim.write(services.store, context) { db in
                     try insertUnique(db, app: app, now: now)
+                    try claimIdentities(db, of: app, previous: nil, now: now)
                     return try HTTPResponse.json(app, status: 201)
                 }
                 if let appStoreId { services.links.forget(appStoreId: appStoreId) }
@@ -82,6 +83,7 @@ enum AppRoutes {
                         throw HTTPError.notFound(ErrorCode.notFound, "no app \(id)")
                     }
                     try principal.requireWorkspace(app.workspaceId)
+                    let previous = app
                     let previousStoreId = app.appStoreId
                     app.name = name ?? app.name
                     app.teamId = teamId ?? app.teamId
@@ -109,6 +111,7 @@ enum AppRoutes {
                     } catch StoreError.conflict {
                         throw appExists(app)
                     }
+                    try claimIdentities(db, of: app, previous: previous, now: now)
                     return (previousStoreId, app)
                 }, answer: { try HTTPResponse.json($0.1) })
                 services.links.forget(appId: updated.id)
@@ -145,6 +148,32 @@ enum AppRoutes {
             throw appExists(app)
         } catch StoreError.constraint {
             throw HTTPError.invalidField("workspaceId", "no workspace has this id")
+        }
+    }
+
+    /// What an app claims for itself across every workspace: its App Store id and its team and bundle id.
+    static func identities(_ app: App) -> [String] {
+        (app.appStoreId.map { ["store:" + $0] } ?? []) + ["bundle:\(app.teamId).\(app.bundleId)"]
+    }
+
+    /// Claims the identities the app has and `previous` did not (all of them for a new app) and gives up the ones it no
+    /// longer has, so postbacks for an App Store id go to one app only. An identity another app holds is 409
+    /// `app_identity_taken`, whichever workspace that app is in (which is not said). One unchanged is left as it is, so an
+    /// app that lost an identity to an older app before claims existed can still be edited.
+    static func claimIdentities(_ db: any SQLExecutor, of app: App, previous: App?, now: Int64) throws {
+        let wanted = identities(app), had = previous.map(identities) ?? []
+        for identity in had where !wanted.contains(identity) {
+            try db.execute("DELETE FROM app_identities WHERE identity = \(identity) AND app_id = \(app.id)")
+        }
+        for identity in wanted where !had.contains(identity) {
+            let inserted = try db.execute("""
+                INSERT INTO app_identities (identity, app_id, workspace_id, created_at) VALUES (\(identity), \(app.id), \(app.workspaceId), \(now))
+                ON CONFLICT (identity) DO NOTHING
+                """)
+            guard inserted == 1 else {
+                let what = identity.hasPrefix("store:") ? "App Store id \(app.appStoreId ?? "")" : "team \(app.teamId) with bundle \(app.bundleId)"
+                throw HTTPError.conflict(ErrorCode.appIdentityTaken, "the \(what) is registered by another app; an app's identity belongs to one workspace")
+            }
         }
     }
 

@@ -63,7 +63,7 @@ struct IdempotencyTests {
         let otherKey = try await server.createKey(.server, workspace: other.id)
         let mine = try await server.createKey(.server, workspace: ws)
         let one = await server.client(mine.secret).post("/v1/apps", json: Self.appBody(ws, bundle: "com.idem.scope"), headers: [("Idempotency-Key", "shared")])
-        let two = await server.client(otherKey.secret).post("/v1/apps", json: Self.appBody(other.id, bundle: "com.idem.scope"), headers: [("Idempotency-Key", "shared")])
+        let two = await server.client(otherKey.secret).post("/v1/apps", json: Self.appBody(other.id, bundle: "com.idem.scope2"), headers: [("Idempotency-Key", "shared")])
         #expect(one.status == 201 && two.status == 201)
         #expect(two.headers["Idempotent-Replayed"] == nil)
         await server.stop()

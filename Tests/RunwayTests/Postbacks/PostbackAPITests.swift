@@ -36,6 +36,34 @@ struct PostbackAPITests {
         await w.server.client().send("POST", path, headers: [("Host", host)], body: body)
     }
 
+    @Test("another workspace cannot take an app's App Store id, and a postback goes to the app that holds it whatever Host it arrives on",
+          .enabled(if: PostbackVectors.available, "../shared/vectors is absent"))
+    func postbacksRoutedByVerifiedFacts() async throws {
+        let w = try await Self.world()
+        let squatter = try await w.server.createWorkspace("Squatter")
+        let squatterKey = try await w.server.createKey(.server, workspace: squatter.id).secret
+        let taken = await w.server.client(squatterKey).post("/v1/apps", json: #"{"name":"Mine","teamId":"ZZZZZ99999","bundleId":"com.squat.ads","appStoreId":"525463029"}"#)
+        #expect(taken.status == 409 && taken.errorCode == "app_identity_taken")
+        #expect(!taken.bodyText.contains(w.server.defaultWorkspace.id), "whose it is stays unsaid")
+        let sameBundle = await w.server.client(squatterKey).post("/v1/apps", json: #"{"name":"Mine","teamId":"ABCDE12345","bundleId":"com.example.ads"}"#)
+        #expect(sameBundle.errorCode == "app_identity_taken")
+        let own = try await w.server.client(squatterKey).post("/v1/apps", json: #"{"name":"Mine","teamId":"ZZZZZ99999","bundleId":"com.squat.ads"}"#).decoded(App.self, status: 201)
+        #expect(await w.server.client(squatterKey).send("PATCH", "/v1/apps/\(own.id)", body: Array(#"{"appStoreId":"525463029"}"#.utf8)).errorCode == "app_identity_taken")
+        _ = try await w.server.client(squatterKey).post("/v1/domains", json: #"{"hostname":"squat.example.com"}"#).decoded(LinkDomain.self, status: 201)
+
+        let valid = try PostbackVectors.bytes("skadnetwork/postbacks/com.example-2.1.json")
+        let receipt = try await Self.post(w, Self.skadPath, valid, host: "squat.example.com").decoded(PostbackReceipt.self)
+        #expect(receipt.status == "valid")
+        let stored = try await w.server.store.read { db in try db.first("SELECT app_id, workspace_id FROM postbacks WHERE id = \(receipt.id)")! }
+        #expect(try stored.optionalString("app_id") == w.app.id && stored.optionalString("workspace_id") == w.server.defaultWorkspace.id,
+                "the Host named the squatter's domain; the signed App Store id decides")
+
+        // Once the holder lets the id go, it is free.
+        _ = try await w.server.admin.send("PATCH", "/v1/apps/\(w.app.id)", body: Array(#"{"appStoreId":"525463030"}"#.utf8)).decoded(App.self)
+        #expect(try await w.server.client(squatterKey).send("PATCH", "/v1/apps/\(own.id)", body: Array(#"{"appStoreId":"525463029"}"#.utf8)).decoded(App.self).appStoreId == "525463029")
+        await w.server.stop()
+    }
+
     @Test("every SKAdNetwork example gets its expected verdict through the receiver, and is stored raw",
           .enabled(if: PostbackVectors.available, "../shared/vectors is absent"), arguments: StoreBackend.all)
     func skadnetworkExamples(_ backend: StoreBackend) async throws {
@@ -49,7 +77,8 @@ struct PostbackAPITests {
             #expect(receipt.status == (outcome.hasPrefix("VALID") ? "valid" : "invalid"), "\(expected["file"]!): \(receipt)")
             let stored = try await w.server.store.read { db in try db.first("SELECT body, app_id, status FROM postbacks WHERE id = \(receipt.id)")! }
             #expect(try stored.blob("body") == body, "the raw body is kept byte for byte")
-            #expect(try stored.optionalString("app_id") == (outcome.hasPrefix("REJECT") ? nil : w.app.id))
+            // Routed by verified facts only: a postback whose signature fails names no app, whatever app id it claims.
+            #expect(try stored.optionalString("app_id") == (outcome.hasPrefix("VALID") ? w.app.id : nil))
         }
         await w.server.stop()
     }

@@ -48,8 +48,14 @@ struct TestServer: Sendable {
         try await admin.post("/v1/workspaces", json: #"{"name":"\#(name)"}"#).decoded(Workspace.self, status: 201)
     }
 
-    func createApp(in workspace: String, bundleId: String = "com.example.app", teamId: String = "ABCDE12345") async throws -> App {
-        try await admin.post("/v1/apps", json: #"{"workspaceId":"\#(workspace)","name":"Example","teamId":"\#(teamId)","bundleId":"\#(bundleId)","appStoreId":"123456789","platforms":["ios","tvos"]}"#)
+    /// An app; in the default workspace it is `com.example.app`, App Store id 123456789. An App Store id and a team and
+    /// bundle id belong to one workspace, so another workspace's app gets its own unless they are given.
+    func createApp(in workspace: String, bundleId: String? = nil, teamId: String = "ABCDE12345", appStoreId: String? = nil) async throws -> App {
+        let own = workspace == defaultWorkspace.id
+        func digits(_ text: String) -> String { String(text.utf8.reduce(UInt64(5381)) { ($0 &* 33) &+ UInt64($1) } % 1_000_000_000) }
+        let bundle = bundleId ?? (own ? "com.example.app" : "com.example.app.w\(digits(workspace))")
+        let storeId = appStoreId ?? (own && bundle == "com.example.app" ? "123456789" : "9\(digits(workspace + "|" + bundle))")
+        return try await admin.post("/v1/apps", json: #"{"workspaceId":"\#(workspace)","name":"Example","teamId":"\#(teamId)","bundleId":"\#(bundle)","appStoreId":"\#(storeId)","platforms":["ios","tvos"]}"#)
             .decoded(App.self, status: 201)
     }
 
