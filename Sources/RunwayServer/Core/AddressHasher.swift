@@ -4,15 +4,20 @@ import RunwayStore
 import Synchronization
 
 /// Client addresses are never stored: only HMAC-SHA256 of the address under a random key of the UTC day. Keys live
-/// in the database (shared by every process) and are deleted after two days, after which nobody, the operator
-/// included, can tell whether two old hashes came from one address.
+/// in the database (shared by every process), sealed with the secret key file, and are deleted after two days, after
+/// which nobody, the operator included, can tell whether two old hashes came from one address. While a day key lives,
+/// its hashes are pseudonymous: whoever holds both the database and the key file can test a guessed address.
 public final class AddressHasher: Sendable {
     private let store: any Store
+    private let box: SecretBox
     private let keys = Mutex<[String: [UInt8]]>([:])
     /// Days whose key is kept (today and yesterday, for matches that straddle midnight).
     static let keptDays = 2
 
-    public init(store: any Store) { self.store = store }
+    public init(store: any Store, box: SecretBox) {
+        self.store = store
+        self.box = box
+    }
 
     /// 32 hex characters (128 bits) of the keyed hash of `address` for the day of `milliseconds`.
     public func hash(_ address: String, at milliseconds: Int64) async throws -> String {
@@ -34,7 +39,7 @@ public final class AddressHasher: Sendable {
     static func day(_ milliseconds: Int64) -> String { String(Timestamp.iso(milliseconds).prefix(10)) }
 
     private func load(day: String, now: Int64) async throws -> [UInt8] {
-        let candidate = ByteEncoding.hex(SecureRandom.bytes(32))
+        let candidate = box.seal(ByteEncoding.hex(SecureRandom.bytes(32)), purpose: "address_keys.secret")
         let stored: String = try await store.write { db in
             try db.execute("INSERT INTO address_keys (day, secret, created_at) VALUES (\(day), \(candidate), \(now)) ON CONFLICT (day) DO NOTHING")
             guard let value = try db.first("SELECT secret FROM address_keys WHERE day = \(day)")?.string("secret") else {
@@ -42,7 +47,9 @@ public final class AddressHasher: Sendable {
             }
             return value
         }
-        guard let key = ByteEncoding.fromHex(stored) else { throw StoreError.corrupt("the address key of \(day) is unreadable") }
+        guard let key = ByteEncoding.fromHex(try box.reveal(stored, purpose: "address_keys.secret")) else {
+            throw StoreError.corrupt("the address key of \(day) is unreadable")
+        }
         return key
     }
 

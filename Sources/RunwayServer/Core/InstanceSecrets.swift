@@ -12,16 +12,21 @@ public struct InstanceSecrets: Sendable {
     }
 
     /// Reads the keys, creating any that do not exist yet (the first process to ask wins; the others read its key).
-    public static func load(_ store: any Store) async throws -> InstanceSecrets {
-        let candidate = ByteEncoding.hex(SecureRandom.bytes(32))
-        let stored: String = try await store.write { db in
+    /// They are stored sealed with `box`.
+    public static func load(_ store: any Store, box: SecretBox) async throws -> InstanceSecrets {
+        let candidate = box.seal(ByteEncoding.hex(SecureRandom.bytes(32)), purpose: purpose)
+        let sealed: String = try await store.write { db in
             try db.execute("INSERT INTO instance_meta (name, value) VALUES ('click_signing_key', \(candidate)) ON CONFLICT (name) DO NOTHING")
             guard let value = try db.first("SELECT value FROM instance_meta WHERE name = 'click_signing_key'")?.string("value") else {
                 throw StoreError.corrupt("the click signing key is missing")
             }
             return value
         }
-        guard let key = ByteEncoding.fromHex(stored), key.count == 32 else { throw StoreError.corrupt("the click signing key is unreadable") }
+        guard let key = ByteEncoding.fromHex(try box.reveal(sealed, purpose: purpose)), key.count == 32 else {
+            throw StoreError.corrupt("the click signing key is unreadable")
+        }
         return InstanceSecrets(clickSigningKey: key)
     }
+
+    static let purpose = "instance_meta.value"
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RunwayCrypto
 import RunwayHTTP
 import RunwayOutbound
 import RunwayStore
@@ -19,8 +20,8 @@ struct OutboxQueue: Sendable {
     let table: String
     /// The metric counting attempts by result.
     let metric: String
-    /// Due rows (at most `limit`), read inside the claiming transaction.
-    let due: @Sendable (_ db: any SQLExecutor, _ now: Int64, _ limit: Int) throws -> [Item]
+    /// Due rows (at most `limit`), read inside the claiming transaction; `box` opens the secrets they are signed with.
+    let due: @Sendable (_ db: any SQLExecutor, _ now: Int64, _ limit: Int, _ box: SecretBox) throws -> [Item]
 }
 
 /// Sends what an outbox queue holds: a POST per row (`OutboundPost`: public addresses only unless the operator allows
@@ -63,9 +64,9 @@ final class OutboxDispatcher: Sendable {
     func sendDue() async throws -> Int {
         let now = services.clock.nowMilliseconds()
         let lease = settings.leaseMilliseconds
-        let queue = self.queue
+        let queue = self.queue, box = services.secretBox
         let claimed: [OutboxQueue.Item] = try await services.store.write { db in
-            try queue.due(db, now, 20).filter { item in
+            try queue.due(db, now, 20, box).filter { item in
                 try db.execute("""
                     UPDATE \(raw: queue.table) SET lease_until = \(now + lease)
                     WHERE id = \(item.id) AND status = 'pending' AND (lease_until IS NULL OR lease_until < \(now))

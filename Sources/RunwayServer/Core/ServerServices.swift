@@ -27,18 +27,21 @@ public struct ServerServices: Sendable {
     public let metricsToken: String?
     /// Where console passwords are hashed and checked.
     let passwords = PasswordPool()
+    /// Seals the secrets stored in the database with the key file kept outside it.
+    public let secretBox: SecretBox
 
     public init(store: any Store, clock: WallClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
                 authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com",
                 appAttestRoot: Certificate? = nil, appStoreRoot: Certificate? = nil, appleAdsTimeoutSeconds: Double = 10,
-                outbound: OutboundPolicy = OutboundPolicy(), metricsToken: String? = nil) {
+                outbound: OutboundPolicy = OutboundPolicy(), metricsToken: String? = nil, secretBox: SecretBox) {
         self.store = store
         self.clock = clock
         self.logger = logger
         self.metrics = metrics
         self.secrets = secrets
         self.authenticator = authenticator ?? KeyAuthenticator(store: store)
-        self.addresses = AddressHasher(store: store)
+        self.addresses = AddressHasher(store: store, box: secretBox)
+        self.secretBox = secretBox
         self.links = LinkDirectory(store: store)
         self.webhookSubscriptions = SubscriptionCache(store: store)
         var appleAds = AppleAdsClaims.Settings()

@@ -43,11 +43,12 @@ enum AdNetworkRoutes {
                 let now = services.clock.nowMilliseconds()
                 let network = AdNetwork(id: Identifier.make("adn"), workspaceId: workspaceId, adNetworkId: body.adNetworkId,
                                         publicKey: Data(publicKey.spki).base64EncodedString(), createdAt: Timestamp.iso(now))
+                let sealed = services.secretBox.seal(pem, purpose: "ad_networks.private_key")
                 do {
                     try await services.store.write { db in
                         try db.execute("""
                             INSERT INTO ad_networks (id, workspace_id, ad_network_id, private_key, public_key, created_at)
-                            VALUES (\(network.id), \(workspaceId), \(network.adNetworkId), \(pem), \(network.publicKey), \(now))
+                            VALUES (\(network.id), \(workspaceId), \(network.adNetworkId), \(sealed), \(network.publicKey), \(now))
                             """)
                     }
                 } catch StoreError.conflict {
@@ -85,7 +86,9 @@ enum AdNetworkRoutes {
                 }
                 let network = try network(row)
                 try principal.requireWorkspace(network.workspaceId)
-                guard let key = PrivateKey.pem(try row.string("private_key")) else { throw StoreError.corrupt("a stored ad network key is unreadable") }
+                guard let key = PrivateKey.pem(try services.secretBox.reveal(try row.string("private_key"), purpose: "ad_networks.private_key")) else {
+                    throw StoreError.corrupt("a stored ad network key is unreadable")
+                }
                 let impression = try impression(body, network: network, now: services.clock.nowMilliseconds())
                 var signed = SignedImpression(format: body.format, adNetworkId: network.adNetworkId, impressionId: impression.impressionId,
                                               timestamp: impression.timestamp, sourceIdentifier: impression.sourceIdentifier,

@@ -114,7 +114,7 @@ enum PostbackReceiver {
     }
 
     /// Forwarded postbacks: the raw body, as Apple sent it.
-    static let forwardOutbox = OutboxQueue(table: "postback_forwards", metric: "linkrunway_postback_forwards_total") { db, now, limit in
+    static let forwardOutbox = OutboxQueue(table: "postback_forwards", metric: "linkrunway_postback_forwards_total") { db, now, limit, _ in
         try db.query("""
             SELECT id, postback_id, url, body, attempts FROM postback_forwards
             WHERE status = 'pending' AND next_attempt_at <= \(now) AND (lease_until IS NULL OR lease_until < \(now))

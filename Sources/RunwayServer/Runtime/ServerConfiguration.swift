@@ -33,6 +33,19 @@ public struct ServerConfiguration: Sendable {
     public var outbound = OutboundPolicy()
     /// A bearer token `/metrics` requires; nil leaves it open (on hosts that are not link domains).
     public var metricsToken: String?
+    /// The file holding the key that seals stored secrets; nil puts it beside a SQLite database (`linkrunway.key`), or in
+    /// the working folder for PostgreSQL.
+    public var secretKeyFile: String?
+
+    /// Where the secret key file is.
+    public var secretKeyFilePath: String {
+        if let secretKeyFile { return secretKeyFile }
+        if case .sqlite(let path) = database {
+            let folder = (path as NSString).deletingLastPathComponent
+            return (folder.isEmpty ? "." : folder) + "/linkrunway.key"
+        }
+        return "./linkrunway.key"
+    }
 
     public init(database: DatabaseLocation = .sqlite(path: "./linkrunway.db"), http: HTTPServerConfiguration = HTTPServerConfiguration(),
                 logLevel: LogLevel = .info, shutdownGraceSeconds: Double = 10, sqliteSynchronousFull: Bool = true) {
@@ -199,6 +212,12 @@ public struct ServerConfiguration: Sendable {
             case "off": c.outbound.allowPrivateTargets = false
             default: return false
             }
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_SECRET_KEY_FILE", flag: "--secret-key-file", defaultValue: "linkrunway.key beside the SQLite database (the working folder for PostgreSQL)",
+                summary: "The key that seals stored secrets (webhook secrets, ad networks' private keys, the instance key, the day keys of address hashes), outside the database. The first start creates it (mode 0600); every server of one database needs a copy; keep it out of database backups.") { c, v in
+            guard !v.isEmpty else { return false }
+            c.secretKeyFile = v
             return true
         },
         Setting(environment: "LINKRUNWAY_METRICS_TOKEN", flag: "--metrics-token", defaultValue: "none",

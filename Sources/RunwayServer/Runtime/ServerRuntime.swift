@@ -90,7 +90,15 @@ public final class ServerRuntime: Sendable {
             if !applied.isEmpty { logger.info("migrated", ["applied": .array(applied.map { .string($0) })]) }
             for note in try await Schema.notes(afterApplying: applied, store) { logger.warn(note) }
             let bootstrap = try await Bootstrap.run(store: store, clock: clock, linkDomain: configuration.firstLinkDomain)
-            let secrets = try await InstanceSecrets.load(store)
+            let box: SecretBox
+            do {
+                box = try await SecretKeyFile.load(path: configuration.secretKeyFilePath, store: store)
+            } catch let refused as SecretKeyFile.Refused {
+                throw StartupFailure(description: refused.description)
+            }
+            let sealed = try await SecretKeyFile.sealStored(store, box: box)
+            if sealed > 0 { logger.info("secrets sealed with the key file", ["count": .number(String(sealed))]) }
+            let secrets = try await InstanceSecrets.load(store, box: box)
             let root = try configuration.appAttestRootPath.map { path -> Certificate in
                 guard let pem = try? String(contentsOfFile: path, encoding: .utf8), let root = AppAttestVerifier.appleRoot(pem: pem) else {
                     throw StartupFailure(description: "\(path) is not Apple's App Attestation Root CA")
@@ -108,7 +116,7 @@ public final class ServerRuntime: Sendable {
             }
             let services = ServerServices(store: store, clock: clock, logger: logger, metrics: metrics, secrets: secrets,
                                           appleAdsURL: configuration.appleAdsURL, appAttestRoot: root, appStoreRoot: appStoreRoot,
-                                          outbound: configuration.outbound, metricsToken: configuration.metricsToken)
+                                          outbound: configuration.outbound, metricsToken: configuration.metricsToken, secretBox: box)
             await maintainPartitionsOnce(services, policy: configuration.retention)
             let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes,
                                                      trustedProxies: configuration.trustedProxies, rateLimits: configuration.rateLimits)

@@ -29,11 +29,12 @@ enum WebhookRoutes {
                 let endpoint = WebhookEndpoint(id: Identifier.make("whk"), workspaceId: workspaceId, url: url, topics: body.topics,
                                                enabled: true, createdAt: Timestamp.iso(now))
                 let secret = "whsec_" + SecureRandom.string(length: 32, alphabet: SecureRandom.base62)
+                let sealed = services.secretBox.seal(secret, purpose: Webhooks.secretPurpose)
                 do {
                     try await services.store.write { db in
                         try db.execute("""
                             INSERT INTO webhooks (id, workspace_id, url, secret, topics, enabled, created_at)
-                            VALUES (\(endpoint.id), \(workspaceId), \(url), \(secret), \(body.topics.joined(separator: ",")), 1, \(now))
+                            VALUES (\(endpoint.id), \(workspaceId), \(url), \(sealed), \(body.topics.joined(separator: ",")), 1, \(now))
                             """)
                     }
                 } catch StoreError.constraint {

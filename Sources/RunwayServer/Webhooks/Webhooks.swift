@@ -46,7 +46,7 @@ enum Webhooks {
     }
 
     /// Webhook deliveries: the JSON payload with `LinkRunway-Delivery` and `LinkRunway-Signature` headers.
-    static let outbox = OutboxQueue(table: "webhook_deliveries", metric: "linkrunway_webhook_attempts_total") { db, now, limit in
+    static let outbox = OutboxQueue(table: "webhook_deliveries", metric: "linkrunway_webhook_attempts_total") { db, now, limit, box in
         let timestamp = now / 1000
         return try db.query("""
             SELECT d.id, d.payload, d.attempts, w.url, w.secret FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
@@ -56,10 +56,13 @@ enum Webhooks {
             let id = try row.string("id"), payload = try row.string("payload")
             return OutboxQueue.Item(id: id, url: try row.string("url"), body: Array(payload.utf8), headers: [
                 "Content-Type": "application/json", "User-Agent": "LinkRunway-Webhooks/1", "LinkRunway-Delivery": id,
-                "LinkRunway-Signature": signature(secret: try row.string("secret"), timestamp: timestamp, body: payload),
+                "LinkRunway-Signature": signature(secret: try box.reveal(try row.string("secret"), purpose: secretPurpose), timestamp: timestamp, body: payload),
             ], attempts: try row.int("attempts"))
         }
     }
+
+    /// What a webhook's secret is sealed for.
+    static let secretPurpose = "webhooks.secret"
 
     /// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" under the endpoint's secret>`.
     static func signature(secret: String, timestamp: Int64, body: String) -> String {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 @testable import RunwayPostgres
+import RunwayCrypto
 import RunwayHTTP
 @testable import RunwayServer
 import RunwayStore
@@ -50,7 +51,8 @@ struct PostgresStoreTests {
     func unreachableServer() async throws {
         let store = PostgresStore(url: "postgres://nobody@127.0.0.1:1/none", options: .init(writers: 1, readers: 1))
         let services = ServerServices(store: store, logger: Logger(level: .error, sink: .memory()), metrics: MetricsRegistry(),
-                                      secrets: InstanceSecrets(clickSigningKey: Array(repeating: 1, count: 32)))
+                                      secrets: InstanceSecrets(clickSigningKey: Array(repeating: 1, count: 32)),
+                                      secretBox: SecretBox(key: Array(repeating: 2, count: 32))!)
         let client = TestClient(ServerApplication.make(services, maxBodyBytes: 1 << 20))
         let ready = await client.get("/readyz")
         #expect(ready.status == 503)

@@ -21,10 +21,16 @@ final class ServerProcess: @unchecked Sendable {
     private(set) var port: UInt16 = 0
 
     /// Starts `linkrunway serve` on a free port with the database at `databaseURL` and waits until it listens.
+    /// The secret key file of every PostgreSQL database this test process serves.
+    static let postgresKeyFile = NSTemporaryDirectory() + "linkrunway-tests-\(getpid()).key"
+
     init(databaseURL: String, environment: [String: String] = [:]) async throws {
         process.executableURL = Self.binary
         process.arguments = ["serve", "--port", "0", "--database-url", databaseURL]
-        process.environment = ["PATH": "/usr/bin:/bin", "LINKRUNWAY_LOG_LEVEL": "warn"].merging(environment) { $1 }
+        // A SQLite database keeps its secret key file beside it; PostgreSQL ones share one for this test process.
+        var defaults = ["PATH": "/usr/bin:/bin", "LINKRUNWAY_LOG_LEVEL": "warn"]
+        if databaseURL.hasPrefix("postgres") { defaults["LINKRUNWAY_SECRET_KEY_FILE"] = Self.postgresKeyFile }
+        process.environment = defaults.merging(environment) { $1 }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -28,10 +28,11 @@ struct TestServer: Sendable {
         _ = try await store.migrate(Schema.migrations)
         guard let bootstrap = try await Bootstrap.run(store: store, clock: clock) else { fatalError("a new database must bootstrap") }
         let logs = LogSink.memory()
+        let box = SecretBox(key: SecureRandom.bytes(32))!
         let services = ServerServices(store: store, clock: clock, logger: Logger(level: .info, sink: logs), metrics: metrics,
-                                      secrets: try await InstanceSecrets.load(store), appleAdsURL: appleAdsURL, appAttestRoot: appAttestRoot,
+                                      secrets: try await InstanceSecrets.load(store, box: box), appleAdsURL: appleAdsURL, appAttestRoot: appAttestRoot,
                                       appStoreRoot: appStoreRoot, appleAdsTimeoutSeconds: appleAdsTimeoutSeconds, outbound: outbound,
-                                      metricsToken: metricsToken)
+                                      metricsToken: metricsToken, secretBox: box)
         return TestServer(location: location, store: store, services: services,
                           application: ServerApplication.make(services, maxBodyBytes: maxBodyBytes, rateLimits: rateLimits),
                           adminKey: bootstrap.adminKey, defaultWorkspace: bootstrap.workspace, logs: logs)

@@ -1,0 +1,113 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayCrypto
+@testable import RunwayServer
+import RunwaySQLite
+import RunwayStore
+import Testing
+
+/// Secrets the server must use again are sealed with a key kept in a file outside the database.
+@Suite("Secrets at rest")
+struct SecretsAtRestTests {
+    @Test("a sealed secret opens only with its key and purpose, and any changed byte is refused")
+    func box() throws {
+        let box = try #require(SecretBox(key: SecureRandom.bytes(32)))
+        let sealed = box.seal("whsec_abc", purpose: "webhooks.secret")
+        #expect(sealed.hasPrefix("sealed1:") && !sealed.contains("whsec_abc"))
+        #expect(box.seal("whsec_abc", purpose: "webhooks.secret") != sealed, "a fresh nonce every time")
+        #expect(box.open(sealed, purpose: "webhooks.secret") == "whsec_abc")
+        #expect(box.open(sealed, purpose: "ad_networks.private_key") == nil, "moved to another column, it does not open")
+        #expect(SecretBox(key: SecureRandom.bytes(32))!.open(sealed, purpose: "webhooks.secret") == nil, "another key does not open it")
+        var bytes = ByteEncoding.fromBase64url(String(sealed.dropFirst("sealed1:".count)))!
+        bytes[14] ^= 1
+        #expect(box.open("sealed1:" + ByteEncoding.base64url(bytes), purpose: "webhooks.secret") == nil)
+        #expect(try box.reveal("stored before sealing", purpose: "webhooks.secret") == "stored before sealing")
+        #expect(throws: StoreError.self) { try box.reveal("sealed1:AAAA", purpose: "webhooks.secret") }
+        #expect(SecretBox(key: [1, 2, 3]) == nil)
+    }
+
+    @Test("a copy of the database alone holds no usable secret; the key file is private; a server without it, or with another, refuses to start")
+    func databaseAlone() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("secrets.db")
+        let server = try await ServerProcess(databaseURL: "sqlite:" + path)
+        let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
+        let port = server.port
+        func call(_ method: String, _ target: String, _ body: String = "", headers: [String: String] = admin) async throws -> RawHTTPConnection.Response {
+            try await offloaded { try RawHTTPConnection(port: port).request(method, target, headers: headers, body: body) }
+        }
+        let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces").body.utf8)).items[0].id
+        let hook = try JSONDecoder().decode(CreatedWebhook.self, from: Data(try await call("POST", "/v1/webhooks",
+            #"{"workspaceId":"\#(workspace)","url":"https://hooks.example.com/in","topics":["click"]}"#).body.utf8))
+        #expect(try await call("POST", "/v1/ad-networks", #"{"workspaceId":"\#(workspace)","adNetworkId":"example.skadnetwork"}"#).status == 201)
+        // An impression hashes its address under the day's key.
+        let app = try JSONDecoder().decode(App.self, from: Data(try await call("POST", "/v1/apps",
+            #"{"workspaceId":"\#(workspace)","name":"S","teamId":"ABCDE12345","bundleId":"com.example.sealed"}"#).body.utf8))
+        #expect(try await call("POST", "/v1/impressions", #"{"appId":"\#(app.id)","ip":"203.0.113.5"}"#).status == 201)
+        #expect(try await server.stop(signal: SIGTERM) == 0)
+
+        let keyFile = directory.path("linkrunway.key")
+        #expect(try FileManager.default.attributesOfItem(atPath: keyFile)[.posixPermissions] as? Int == 0o600)
+        let store = try SQLiteStore(path: path)
+        let values = try await PrivacyTests.everyValue(store)
+        let sealed = try await store.read { db -> [String] in
+            var found: [String] = []
+            for (table, column, filter) in [("instance_meta", "value", "name = 'click_signing_key'"), ("address_keys", "secret", "1 = 1"),
+                                            ("webhooks", "secret", "1 = 1"), ("ad_networks", "private_key", "1 = 1")] {
+                found += try db.query("SELECT \(raw: column) AS v FROM \(raw: table) WHERE \(raw: filter)").map { try $0.string("v") }
+            }
+            return found
+        }
+        await store.close()
+        #expect(sealed.count == 4 && sealed.allSatisfy(SecretBox.isSealed), "\(sealed.map { $0.prefix(12) })")
+        let everything = values.values.joined()
+        #expect(!everything.contains { $0.contains(hook.secret) }, "the webhook secret is nowhere in the clear")
+        #expect(!everything.contains { $0.contains("PRIVATE KEY") }, "nor any private key")
+        let box = try SecretKeyFile.read(keyFile)
+        #expect(box.open(sealed[2], purpose: "webhooks.secret") == hook.secret, "the key file opens them")
+
+        // Without its key file, or with another one, the server refuses to start and says why.
+        try FileManager.default.moveItem(atPath: keyFile, toPath: keyFile + ".away")
+        let missing = try await BackupTests.linkrunway(["serve", "--port", "0", "--database-url", "sqlite:" + path], seconds: 60)
+        #expect(missing.status != 0 && missing.errors.contains("is missing"), "\(missing.status) \(missing.errors)")
+        try Data((ByteEncoding.hex(SecureRandom.bytes(32)) + "\n").utf8).write(to: URL(fileURLWithPath: keyFile))
+        let other = try await BackupTests.linkrunway(["serve", "--port", "0", "--database-url", "sqlite:" + path], seconds: 60)
+        #expect(other.status != 0 && other.errors.contains("is not the key"), "\(other.status) \(other.errors)")
+        try FileManager.default.removeItem(atPath: keyFile)
+        try FileManager.default.moveItem(atPath: keyFile + ".away", toPath: keyFile)
+        let again = try await ServerProcess(databaseURL: "sqlite:" + path)
+        #expect(try await again.stop(signal: SIGTERM) == 0)
+    }
+
+    @Test("secrets stored before sealing are sealed at the next start and still work")
+    func sealedAtStart() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("legacy.db")
+        let store = try SQLiteStore(path: path)
+        _ = try await store.migrate(Schema.migrations)
+        _ = try await Bootstrap.run(store: store, clock: .system)
+        try await store.write { db in
+            let workspace = try db.first("SELECT id FROM workspaces")!.string("id")
+            try db.execute("INSERT INTO instance_meta (name, value) VALUES ('click_signing_key', \(String(repeating: "ab", count: 32)))")
+            try db.execute("INSERT INTO address_keys (day, secret, created_at) VALUES ('2026-11-30', \(String(repeating: "cd", count: 32)), 0)")
+            try db.execute("""
+                INSERT INTO webhooks (id, workspace_id, url, secret, topics, enabled, created_at)
+                VALUES ('whk_old', \(workspace), 'https://hooks.example.com/old', 'whsec_stored_in_the_clear', 'click', 1, 0)
+                """)
+        }
+        await store.close()
+        let server = try await ServerProcess(databaseURL: "sqlite:" + path)
+        #expect(try await server.stop(signal: SIGTERM) == 0)
+        let box = try SecretKeyFile.read(directory.path("linkrunway.key"))
+        let reopened = try SQLiteStore(path: path)
+        let (click, day, hook) = try await reopened.read { db in
+            (try db.first("SELECT value FROM instance_meta WHERE name = 'click_signing_key'")!.string("value"),
+             try db.first("SELECT secret FROM address_keys WHERE day = '2026-11-30'")!.string("secret"),
+             try db.first("SELECT secret FROM webhooks WHERE id = 'whk_old'")!.string("secret"))
+        }
+        await reopened.close()
+        #expect(box.open(click, purpose: InstanceSecrets.purpose) == String(repeating: "ab", count: 32))
+        #expect(box.open(day, purpose: "address_keys.secret") == String(repeating: "cd", count: 32))
+        #expect(box.open(hook, purpose: Webhooks.secretPurpose) == "whsec_stored_in_the_clear")
+    }
+}
