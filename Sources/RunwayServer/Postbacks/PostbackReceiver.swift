@@ -9,6 +9,9 @@ import RunwayStore
 /// app's conversion schema and queued for the app's forwarding partners in the same transaction.
 enum PostbackReceiver {
     static let maxBodyBytes = 64 * 1024
+    /// Postbacks that fail verification cost their sender nothing, so only this many a day are kept per workspace (or
+    /// per server for those on no link domain); the rest are counted by reason in `postback_rejections`.
+    static let invalidSamplePerDay = 100
 
     static func routes(_ services: ServerServices) -> [Route] {
         services.metrics.declareCounter("linkrunway_postbacks_total", help: "Postbacks received, by framework and status.")
@@ -55,6 +58,21 @@ enum PostbackReceiver {
             var status = verdict.valid ? "valid" : "invalid"
             var schemaVersion: Int?
             var decoded: String?
+            if !verdict.valid {
+                let scope = workspaceId ?? "-", day = now / 86_400_000
+                let scopeFilter: SQL = workspaceId.map { "workspace_id = \($0)" } ?? "workspace_id IS NULL"
+                let sampled = try db.first("""
+                    SELECT COUNT(*) AS n FROM (SELECT 1 AS one FROM postbacks WHERE \(scopeFilter) AND status = 'invalid'
+                    AND received_at >= \(day * 86_400_000) AND received_at < \((day + 1) * 86_400_000) LIMIT \(Int64(invalidSamplePerDay))) sample
+                    """)?.int("n") ?? 0
+                if sampled >= Int64(invalidSamplePerDay) {
+                    try db.execute("""
+                        INSERT INTO postback_rejections (scope, day, framework, reason, count) VALUES (\(scope), \(day), \(framework.rawValue), \(verdict.reason ?? "invalid"), 1)
+                        ON CONFLICT (scope, day, framework, reason) DO UPDATE SET count = postback_rejections.count + 1
+                        """)
+                    return status
+                }
+            }
             if verdict.valid {
                 let scope = workspaceId ?? "-"
                 let key = [framework.rawValue, fields.adNetworkId ?? "", fields.transactionId ?? "", String(fields.sequenceIndex)].joined(separator: "|")

@@ -133,6 +133,19 @@ enum PostbackRoutes {
             }
             rows[name] = row
         }
+        // Invalid postbacks past each day's sample were only counted: by day and framework, nothing else is known of them.
+        if appId == nil, groupBy == "day" || groupBy == "framework" {
+            for counted in try db.query("""
+                SELECT \(raw: groupBy == "day" ? "day" : "framework") AS k, SUM(count) AS n FROM postback_rejections
+                WHERE scope = \(workspaceId) AND day >= \(from / 86_400_000) AND day <= \((to - 1) / 86_400_000)
+                GROUP BY \(raw: groupBy == "day" ? "day" : "framework")
+                """) {
+                let name = label(counted["k"], groupBy: groupBy)
+                var row = rows[name] ?? PostbackReportRow(key: name)
+                row.invalid += Int(try counted.int("n"))
+                rows[name] = row
+            }
+        }
         return PostbackReport(from: Timestamp.iso(from), to: Timestamp.iso(to), groupBy: groupBy, rows: rows.values.sorted { $0.key < $1.key })
     }
 

@@ -179,6 +179,18 @@ public enum Schema {
                 SELECT 'bundle:' || team_id || '.' || bundle_id, id, workspace_id, created_at FROM apps WHERE team_id IS NOT NULL ORDER BY created_at, id
                 ON CONFLICT (identity) DO NOTHING;
             """),
+        // Postbacks that fail verification past the day's sample: counted per workspace (or `-`), day, framework and
+        // reason, never stored.
+        Migration(id: "0018_postback_rejections", sql: """
+            CREATE TABLE postback_rejections (
+                scope TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                framework TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                count BIGINT NOT NULL,
+                PRIMARY KEY (scope, day, framework, reason)
+            );
+            """),
     ]
 
     /// What the migrations just applied changed that an operator should hear about, as sentences.

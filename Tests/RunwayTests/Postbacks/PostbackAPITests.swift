@@ -64,6 +64,34 @@ struct PostbackAPITests {
         await w.server.stop()
     }
 
+    @Test("postbacks that fail verification keep at most a day's sample per workspace; the rest are counted by reason and still reported",
+          arguments: StoreBackend.all)
+    func invalidSampleCapped(_ backend: StoreBackend) async throws {
+        let w = try await Self.world(backend)
+        let sent = PostbackReceiver.invalidSamplePerDay + 30
+        for i in 0..<sent {
+            let body = Array(#"{"version":"4.0","ad-network-id":"spam.example","transaction-id":"junk-\#(i)","attribution-signature":"AAAA"}"#.utf8)
+            #expect(try await Self.post(w, Self.skadPath, body).decoded(PostbackReceipt.self).status == "invalid")
+        }
+        // Unsigned junk on no link domain has a sample of its own, so it cannot crowd out a workspace's.
+        _ = await Self.post(w, Self.skadPath, Array("not json".utf8), host: "198.51.100.9")
+        let (stored, counted, elsewhere) = try await w.server.store.read { db in
+            (try db.first("SELECT COUNT(*) AS n FROM postbacks WHERE status = 'invalid' AND workspace_id = \(w.server.defaultWorkspace.id)")!.int("n"),
+             try db.first("SELECT SUM(count) AS n FROM postback_rejections WHERE scope = \(w.server.defaultWorkspace.id)")!.int("n"),
+             try db.first("SELECT COUNT(*) AS n FROM postbacks WHERE workspace_id IS NULL")!.int("n"))
+        }
+        #expect(stored == Int64(PostbackReceiver.invalidSamplePerDay) && counted == 30 && elsewhere == 1)
+        let report = try await w.server.admin.get("/v1/reports/postbacks?groupBy=day&workspaceId=\(w.server.defaultWorkspace.id)&from=2026-01-01T00:00:00Z")
+            .decoded(PostbackReport.self)
+        #expect(report.rows.map(\.invalid) == [sent], "the report counts every one: \(report.rows)")
+        // The next day has a sample again.
+        w.clock.advance(seconds: 86_400)
+        _ = await Self.post(w, Self.skadPath, Array("{}".utf8))
+        let today = try await w.server.store.read { db in try db.first("SELECT COUNT(*) AS n FROM postbacks WHERE status = 'invalid'")!.int("n") }
+        #expect(today == Int64(PostbackReceiver.invalidSamplePerDay) + 2)
+        await w.server.stop()
+    }
+
     @Test("every SKAdNetwork example gets its expected verdict through the receiver, and is stored raw",
           .enabled(if: PostbackVectors.available, "../shared/vectors is absent"), arguments: StoreBackend.all)
     func skadnetworkExamples(_ backend: StoreBackend) async throws {
