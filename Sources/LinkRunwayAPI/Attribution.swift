@@ -11,14 +11,18 @@ public struct MatchInstallRequest: Codable, Sendable {
     public var clickToken: String?
     /// An App Attest token (`POST /v1/attest/apple/…`), required when the app requires attestation.
     public var attestation: String?
+    /// A random secret (16 to 128 visible characters) the device keeps: the first one sent for an install is kept (as
+    /// a hash), and forgetting the install then needs it in `LinkRunway-Install-Secret`.
+    public var installSecret: String?
 
     public init(installId: String, platform: String, osVersion: String? = nil, language: String? = nil, consent: Bool,
-                clickToken: String? = nil, attestation: String? = nil) {
+                clickToken: String? = nil, attestation: String? = nil, installSecret: String? = nil) {
         self.installId = installId
         self.platform = platform
         self.osVersion = osVersion
         self.language = language
         self.consent = consent
+        self.installSecret = installSecret
         self.clickToken = clickToken
         self.attestation = attestation
     }

@@ -23,6 +23,8 @@ public enum ErrorCode {
     public static let invalidJSON = "invalid_json"
     /// An App Store id, or a team and bundle id, already registered by another app (of any workspace).
     public static let appIdentityTaken = "app_identity_taken"
+    /// Forgetting an install made with a secret needs that secret.
+    public static let installSecretMismatch = "install_secret_mismatch"
     public static let unknownField = "unknown_field"
     public static let missingField = "missing_field"
     public static let invalidField = "invalid_field"

@@ -24,6 +24,7 @@ enum InstallRoutes {
                 var input = try await Self.input(app: app, installId: body.installId, platform: body.platform, osVersion: body.osVersion,
                                                  language: body.language, clickToken: body.clickToken, address: request.remoteAddress,
                                                  simulated: false, services: services)
+                input.secretHash = try InstallSecrets.hash(body.installSecret)
                 input.attested = app.attestation.policy != "off" && AttestationToken.attests(body.attestation, appId: app.id, installId: input.installId, secrets: services.secrets,
                                                           now: services.clock.now())
                 if app.attestation.policy == "required", !input.attested {
@@ -107,6 +108,10 @@ enum InstallRoutes {
     static func match(_ input: Matcher.Input, services: ServerServices) async throws -> InstallMatch {
         var planned = try await services.store.read { db in try Matcher.plan(input, db: db) }
         if let existing = planned.existing {
+            // An install made before its SDK sent secrets takes the first one sent.
+            if let hash = input.secretHash {
+                try await services.store.write { db in try InstallSecrets.keep(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
+            }
             let link = try await existing.linkId.asyncMap { id in try await services.store.read { try LinkRecord.find($0, id: id) } } ?? nil
             return existing.wire(link: link)
         }
@@ -114,6 +119,7 @@ enum InstallRoutes {
         let plan = planned
         let (install, link, created): (InstallRecord, LinkRecord?, Bool) = try await services.store.write { db in
             let (install, created) = try Matcher.commit(input, plan: plan, db: db)
+            if let hash = input.secretHash { try InstallSecrets.keep(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
             let link = try install.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil
             if created, !input.simulated {
                 try Webhooks.enqueue(db, workspaceId: install.workspaceId, topic: "install", payload: install.wire(link: link), now: input.now)

@@ -24,6 +24,8 @@ enum Matcher {
         let now: Int64
         /// The request carried a valid App Attest token.
         var attested = false
+        /// The SHA-256 of the install secret the device sent, if any.
+        var secretHash: String?
     }
 
     /// What the search found: everything considered, and the eligible options in the order they are tried.

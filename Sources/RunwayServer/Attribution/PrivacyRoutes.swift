@@ -9,11 +9,13 @@ enum PrivacyRoutes {
         [
             Route(method: .POST, pattern: "/v1/installs/{installId}/forget", operation: Operation(
                 id: "forgetInstall", summary: "Consent withdrawn: delete everything stored about this installation of the key's app",
-                tag: "Installs", access: Access.client, responses: [.json(200, "DeletionReceipt", "What was deleted.")])
-            ) { _, context in
+                tag: "Installs", access: Access.client, responses: [.json(200, "DeletionReceipt", "What was deleted.")], errors: [403])
+            ) { request, context in
                 let principal = try context.principal()
                 guard let appId = principal.appId else { throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "needs a publishable key") }
                 let installId = try installIdentifier(context)
+                // A publishable key is public: the device proves the install is its own with the secret it sent first.
+                try await InstallSecrets.check(request.headers["LinkRunway-Install-Secret"], appId: appId, installId: installId, services: services)
                 return try .json(try await delete(appId: appId, installId: installId, services: services))
             },
 
@@ -94,6 +96,7 @@ enum PrivacyRoutes {
                 UPDATE app_account_tokens SET install_id = NULL, click_token = NULL WHERE app_id = \(appId) AND install_id = \(installId)
                 """)
             counts["installs"] = try db.execute("DELETE FROM installs WHERE app_id = \(appId) AND install_id = \(installId)")
+            try db.execute("DELETE FROM install_secrets WHERE app_id = \(appId) AND install_id = \(installId)")
             return counts
         }
         return DeletionReceipt(installId: installId, appId: appId, deletedAt: Timestamp.iso(now), deleted: counts)

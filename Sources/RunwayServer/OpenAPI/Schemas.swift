@@ -155,6 +155,8 @@ enum Schemas {
                 ("consent", .object([("type", "boolean"), ("description", "Must be true.")])),
                 ("clickToken", orNull(S.string("A click token the app holds.", maxLength: 64))),
                 ("attestation", orNull(attestationToken)),
+                ("installSecret", orNull(S.string("A random secret the device keeps; forgetting the install then needs it in LinkRunway-Install-Secret.",
+                                                  pattern: "^[!-~]{16,128}$", minLength: 16, maxLength: 128))),
             ], required: ["installId", "platform", "consent"])),
             ("InstallMatch", S.object([
                 ("installId", S.string("Install id.")), ("appId", S.string("App.", pattern: idPattern)),

@@ -191,6 +191,16 @@ public enum Schema {
                 PRIMARY KEY (scope, day, framework, reason)
             );
             """),
+        // The hash of the secret a device sent with its install's first match: forgetting the install needs the secret.
+        Migration(id: "0019_install_secrets", sql: """
+            CREATE TABLE install_secrets (
+                app_id TEXT NOT NULL,
+                install_id TEXT NOT NULL,
+                secret_hash TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, install_id)
+            );
+            """),
     ]
 
     /// What the migrations just applied changed that an operator should hear about, as sentences.

@@ -81,4 +81,34 @@ struct PrivacyTests {
         #expect(again.deleted.values.allSatisfy { $0 == 0 })
         await w.server.stop()
     }
+
+    @Test("a publishable key forgets an install made with a secret only with that secret; the first secret sent stays", arguments: StoreBackend.all)
+    func installSecrets(_ backend: StoreBackend) async throws {
+        let w = try await MatchingTests.world(backend)
+        let client = w.server.client(w.key)
+        func match(_ install: String, secret: String?) async -> HTTPResponse {
+            let field = secret.map { #","installSecret":"\#($0)""# } ?? ""
+            return await client.post("/v1/installs/match", json: #"{"installId":"\#(install)","platform":"ios","consent":true\#(field)}"#)
+        }
+        func forget(_ install: String, secret: String?) async -> HTTPResponse {
+            await client.send("POST", "/v1/installs/\(install)/forget", headers: secret.map { [("LinkRunway-Install-Secret", $0)] } ?? [], body: Array("{}".utf8))
+        }
+        #expect(await match("mine", secret: "the-device-secret-0001").status == 200)
+        #expect(await match("mine", secret: "someone-elses-secret-02").status == 200, "a later match cannot replace the secret")
+        #expect(await forget("mine", secret: nil).errorCode == "install_secret_mismatch")
+        #expect(await forget("mine", secret: "someone-elses-secret-02").errorCode == "install_secret_mismatch")
+        #expect(await w.server.admin.get("/v1/installs/mine/attribution").status == 200, "nothing was deleted")
+        #expect(try await forget("mine", secret: "the-device-secret-0001").decoded(DeletionReceipt.self).deleted["installs"] == 1)
+        #expect(try await w.server.store.read { try $0.query("SELECT * FROM install_secrets").count } == 0, "the secret goes with the install")
+
+        // An install from an SDK that sends no secret can be forgotten as before, until one is sent.
+        #expect(await match("legacy", secret: nil).status == 200)
+        #expect(await match("legacy", secret: "short").errorField == "installSecret")
+        #expect(await match("legacy", secret: "adopted-later-secret-03").status == 200)
+        #expect(await forget("legacy", secret: nil).status == 403)
+        #expect(await forget("legacy", secret: "adopted-later-secret-03").status == 200)
+        #expect(await match("older", secret: nil).status == 200)
+        #expect(await forget("older", secret: nil).status == 200)
+        await w.server.stop()
+    }
 }

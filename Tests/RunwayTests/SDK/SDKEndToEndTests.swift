@@ -98,7 +98,14 @@ struct SDKEndToEndTests {
         #expect((export["appleAds"] as? [String: Any])?["status"] as? String == "attributed")
         #expect((export["referralCodes"] as? [[String: Any]])?.count == 1 && (export["sharedLinkIds"] as? [String])?.count == 1)
 
-        // The person withdraws consent and asks for deletion.
+        // Someone else with the app's publishable key (anyone can read it from the app) cannot delete this install.
+        let forged = try await offloaded {
+            try RawHTTPConnection(port: server.port).request("POST", "/v1/installs/\(installId)/forget", headers: ["Authorization": "Bearer \(publishable)"])
+        }
+        #expect(forged.status == 403 && forged.body.contains("install_secret_mismatch"))
+        #expect((try await admin.call("GET", "/v1/installs/\(installId)/attribution")).0 == 200, "still there")
+
+        // The person withdraws consent and asks for deletion: the SDK proves the install is this device's.
         try await runway.forgetInstallation()
         #expect(await runway.installId() == nil)
         #expect((try await admin.call("GET", "/v1/installs/\(installId)/attribution")).0 == 404)

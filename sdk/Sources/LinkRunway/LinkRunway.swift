@@ -78,8 +78,20 @@ public actor LinkRunway {
     /// consent here, which deletes what the SDK stored. Throws, and keeps everything, when the server cannot be reached.
     public func forgetInstallation() async throws {
         guard let installId = try gate() else { return }
-        _ = try await transport.send("POST", "/v1/installs/\(installId)/forget")
+        // The secret sent with the first match proves to the server that this installation is this device's.
+        _ = try await transport.send("POST", "/v1/installs/\(installId)/forget", headers: ["LinkRunway-Install-Secret": installSecret()])
         await setConsent(false)
+    }
+
+    /// A random secret of this installation, made with its id and deleted with it: the server keeps the first one it is
+    /// sent and asks for it before it forgets the installation, so no one else holding the app's publishable key can.
+    func installSecret() -> String {
+        if let secret = storage.string(.installSecret) { return secret }
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        let secret = String((0..<32).map { _ in alphabet[Int(generator.next(upperBound: UInt32(alphabet.count)))] })
+        storage.set(secret, .installSecret)
+        return secret
     }
 
     /// The random id of this installation (not the IDFA or IDFV), for your backend's server-key events; nil without
@@ -108,7 +120,7 @@ public actor LinkRunway {
         let attestation = await currentAttestation()
         let task = Task { () async throws -> InstallMatch? in
             var body: [String: Any] = ["installId": installId, "platform": environment.device.platform, "osVersion": environment.device.osVersion,
-                                       "consent": true]
+                                       "consent": true, "installSecret": self.installSecret()]
             if let language = environment.device.language { body["language"] = language }
             if let attestation { body["attestation"] = attestation }
             let answer = try await transport.send("POST", "/v1/installs/match", body: try Transport.json(body))

@@ -13,7 +13,7 @@ final class SDKStorage: @unchecked Sendable {
     }
 
     enum Key: String, CaseIterable {
-        case consent, installId, match, clickToken, firstLaunchAt, conversionTag, conversionTagAt
+        case consent, installId, installSecret, match, clickToken, firstLaunchAt, conversionTag, conversionTagAt
         case schema, schemaFetchedDay, schemaFailedAt, highestFine
         case attestKeyId, attestKeyState, attestToken, attestTokenExpiresAt, attestTokenReceivedAt, attestFailures, attestNextAttemptAt
         /// The three booleans that outlive a withdrawal, so consent given again reports nothing twice.

@@ -21,9 +21,10 @@ struct Transport: Sendable {
 
     /// Sends `body` (JSON) and returns any 2xx answer; throws `LinkRunwayError.server` for others and the
     /// `URLError` when the network fails three times.
-    func send(_ method: String, _ path: String, body: Data? = nil) async throws -> Answer {
+    func send(_ method: String, _ path: String, body: Data? = nil, headers: [String: String] = [:]) async throws -> Answer {
         var request = URLRequest(url: endpoint.appendingPathComponent(String(path.dropFirst())))
         request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.setValue("Bearer \(publishableKey)", forHTTPHeaderField: "Authorization")
         request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
         request.setValue("application/json", forHTTPHeaderField: "Accept")
