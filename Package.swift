@@ -17,6 +17,7 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CResolv"),
 
         // Wire types shared by the server and the CLI. No C modules below this line's graph.
         .target(name: "LinkRunwayAPI"),
@@ -37,7 +38,7 @@ let package = Package(
         // The libmicrohttpd transport.
         .target(name: "RunwayHTTPServer", dependencies: ["RunwayHTTP", "CMicroHTTPD"]),
         // Requests the server sends for tenants (webhooks, forwarded postbacks) over libcurl, to public addresses only.
-        .target(name: "RunwayOutbound", dependencies: ["CCurl"]),
+        .target(name: "RunwayOutbound", dependencies: ["CCurl", "CResolv"]),
         // The server's capabilities, one folder each.
         .target(name: "RunwayServer", dependencies: [
             "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",

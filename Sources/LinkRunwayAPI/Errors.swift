@@ -47,6 +47,8 @@ public enum ErrorCode {
     public static let hostnameTaken = "hostname_taken"
     public static let emailTaken = "email_taken"
     public static let domainInUse = "domain_in_use"
+    /// The DNS record that proves control of a link domain was not found.
+    public static let domainUnverified = "domain_unverified"
     public static let noLinkDomain = "no_link_domain"
     public static let consentRequired = "consent_required"
     public static let unknownInstall = "unknown_install"

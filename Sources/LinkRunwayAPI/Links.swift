@@ -6,12 +6,34 @@ public struct LinkDomain: Codable, Sendable, Equatable {
     public var workspaceId: String
     public var hostname: String
     public var createdAt: String
+    /// Whether control of the hostname is proven; only a verified domain serves links.
+    public var verified: Bool
+    /// The DNS record to publish, while the domain is not verified.
+    public var verification: DomainVerification?
 
-    public init(id: String, workspaceId: String, hostname: String, createdAt: String) {
+    public init(id: String, workspaceId: String, hostname: String, createdAt: String, verified: Bool = true,
+                verification: DomainVerification? = nil) {
         self.id = id
         self.workspaceId = workspaceId
         self.hostname = hostname
         self.createdAt = createdAt
+        self.verified = verified
+        self.verification = verification
+    }
+}
+
+/// The TXT record that proves control of a link domain: publish it, then `POST /v1/domains/{id}/verify`.
+public struct DomainVerification: Codable, Sendable, Equatable {
+    /// `_linkrunway-challenge.<hostname>`.
+    public var recordName: String
+    public var recordType: String
+    /// `linkrunway-verification=<token>`.
+    public var recordValue: String
+
+    public init(recordName: String, recordType: String = "TXT", recordValue: String) {
+        self.recordName = recordName
+        self.recordType = recordType
+        self.recordValue = recordValue
     }
 }
 

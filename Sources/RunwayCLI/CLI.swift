@@ -9,7 +9,7 @@ public enum CLI {
         TenancyCommands.appCreate, TenancyCommands.appList, TenancyCommands.appShow, TenancyCommands.appUpdate,
         TenancyCommands.keyCreate, TenancyCommands.keyList, TenancyCommands.keyRevoke,
         UserCommands.create, UserCommands.list, UserCommands.remove,
-        LinkCommands.domainAdd, LinkCommands.domainList, LinkCommands.domainRemove,
+        LinkCommands.domainAdd, LinkCommands.domainList, LinkCommands.domainVerify, LinkCommands.domainRemove,
         LinkCommands.linkCreate, LinkCommands.linkList, LinkCommands.linkShow, LinkCommands.linkUpdate, LinkCommands.linkDisable,
         LinkCommands.linkQR,
         AttributionCommands.simulateClick, AttributionCommands.simulateInstall,

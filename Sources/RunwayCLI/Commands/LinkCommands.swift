@@ -10,15 +10,23 @@ enum LinkCommands {
         guard a.positionals.count == 1 else { throw UsageError("give exactly one hostname") }
         let domain = try await APIClient(a, c).post("/v1/domains", CreateLinkDomainRequest(workspaceId: a.value("--workspace"), hostname: a.positionals[0]),
                                                     as: LinkDomain.self)
-        c.output(a.flag("--json") ? try Output.json(domain) : "Added \(domain.hostname) (\(domain.id)) to \(domain.workspaceId)")
+        let proof = domain.verification.map { "\nIt serves once you publish the DNS record \($0.recordName) \($0.recordType) \"\($0.recordValue)\" and run linkrunway domain verify \(domain.id)" } ?? ""
+        c.output(a.flag("--json") ? try Output.json(domain) : "Added \(domain.hostname) (\(domain.id)) to \(domain.workspaceId)" + proof)
+    }
+
+    static let domainVerify = Command(["domain", "verify"], summary: "Check a link domain's DNS TXT record; once it is there, the domain serves links.",
+                                      arguments: "<domain-id>", options: [jsonFlag] + APIClient.options) { a, c in
+        guard a.positionals.count == 1 else { throw UsageError("give exactly one domain id") }
+        let domain = try await APIClient(a, c).post("/v1/domains/\(APIClient.escape(a.positionals[0]))/verify", [String: String](), as: LinkDomain.self)
+        c.output(a.flag("--json") ? try Output.json(domain) : "\(domain.hostname) is verified and serves links")
     }
 
     static let domainList = Command(["domain", "list"], summary: "List link domains.",
                                     options: [.value("--workspace", "id", "Only this workspace's."), jsonFlag] + APIClient.options) { a, c in
         let path = "/v1/domains" + (a.value("--workspace").map { "?workspaceId=\(APIClient.escape($0))" } ?? "")
         let domains = try await APIClient(a, c).all(path, as: LinkDomain.self)
-        c.output(a.flag("--json") ? try Output.json(domains) : Output.table(["ID", "HOSTNAME", "WORKSPACE", "CREATED"],
-                                                                            domains.map { [$0.id, $0.hostname, $0.workspaceId, $0.createdAt] }))
+        c.output(a.flag("--json") ? try Output.json(domains) : Output.table(["ID", "HOSTNAME", "WORKSPACE", "VERIFIED", "CREATED"],
+                                                                            domains.map { [$0.id, $0.hostname, $0.workspaceId, $0.verified ? "yes" : "no", $0.createdAt] }))
     }
 
     static let domainRemove = Command(["domain", "remove"], summary: "Remove a link domain that has no links.", arguments: "<domain-id>",

@@ -29,11 +29,14 @@ public struct ServerServices: Sendable {
     let passwords = PasswordPool()
     /// Seals the secrets stored in the database with the key file kept outside it.
     public let secretBox: SecretBox
+    /// The DNS server that domain verification asks, instead of the system's (`LINKRUNWAY_DNS_SERVER`).
+    public let dnsServer: TXTLookup.Server?
 
     public init(store: any Store, clock: WallClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
                 authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com",
                 appAttestRoot: Certificate? = nil, appStoreRoot: Certificate? = nil, appleAdsTimeoutSeconds: Double = 10,
-                outbound: OutboundPolicy = OutboundPolicy(), metricsToken: String? = nil, secretBox: SecretBox) {
+                outbound: OutboundPolicy = OutboundPolicy(), metricsToken: String? = nil, secretBox: SecretBox,
+                dnsServer: TXTLookup.Server? = nil) {
         self.store = store
         self.clock = clock
         self.logger = logger
@@ -42,6 +45,7 @@ public struct ServerServices: Sendable {
         self.authenticator = authenticator ?? KeyAuthenticator(store: store)
         self.addresses = AddressHasher(store: store, box: secretBox)
         self.secretBox = secretBox
+        self.dnsServer = dnsServer
         self.links = LinkDirectory(store: store)
         self.webhookSubscriptions = SubscriptionCache(store: store)
         var appleAds = AppleAdsClaims.Settings()

@@ -1,14 +1,25 @@
 import LinkRunwayAPI
+import RunwayCrypto
 import RunwayHTTP
+import RunwayOutbound
 import RunwayStore
 
-/// `/v1/domains`: the hostnames whose links a workspace serves.
+/// `/v1/domains`: the hostnames whose links a workspace serves. A domain added with a server key serves once control of
+/// the hostname is proven with a DNS TXT record, so no workspace can take another's traffic (or the server's own host);
+/// one added with an admin key is trusted at once.
 enum DomainRoutes {
-    static let columns = "id, workspace_id, hostname, created_at"
+    static let columns = "id, workspace_id, hostname, created_at, verified_at, verification_token"
 
     static func domain(_ row: SQLRow) throws -> LinkDomain {
-        LinkDomain(id: try row.string("id"), workspaceId: try row.string("workspace_id"), hostname: try row.string("hostname"),
-                   createdAt: Timestamp.iso(try row.int("created_at")))
+        let hostname = try row.string("hostname")
+        let verified = try row.optionalInt("verified_at") != nil
+        return LinkDomain(id: try row.string("id"), workspaceId: try row.string("workspace_id"), hostname: hostname,
+                          createdAt: Timestamp.iso(try row.int("created_at")), verified: verified,
+                          verification: verified ? nil : try row.optionalString("verification_token").map { verification(hostname: hostname, token: $0) })
+    }
+
+    static func verification(hostname: String, token: String) -> DomainVerification {
+        DomainVerification(recordName: "_linkrunway-challenge." + hostname, recordValue: "linkrunway-verification=" + token)
     }
 
     static func routes(_ services: ServerServices) -> [Route] {
@@ -26,10 +37,16 @@ enum DomainRoutes {
                 try principal.requireWorkspace(workspaceId)
                 let hostname = try LinkValidate.hostname(body.hostname)
                 let now = services.clock.nowMilliseconds()
-                let domain = LinkDomain(id: Identifier.make("dom"), workspaceId: workspaceId, hostname: hostname, createdAt: Timestamp.iso(now))
+                let trusted = principal.kind == .admin
+                let token = trusted ? nil : SecureRandom.string(length: 32, alphabet: SecureRandom.base62)
+                let domain = LinkDomain(id: Identifier.make("dom"), workspaceId: workspaceId, hostname: hostname, createdAt: Timestamp.iso(now),
+                                        verified: trusted, verification: token.map { verification(hostname: hostname, token: $0) })
                 let response = try await IdempotencyClaim.write(services.store, context) { db in
                     do {
-                        try db.execute("INSERT INTO link_domains (\(raw: columns)) VALUES (\(domain.id), \(workspaceId), \(hostname), \(now))")
+                        try db.execute("""
+                            INSERT INTO link_domains (\(raw: columns))
+                            VALUES (\(domain.id), \(workspaceId), \(hostname), \(now), \(trusted ? now : nil), \(token))
+                            """)
                     } catch StoreError.conflict {
                         throw HTTPError.conflict(ErrorCode.hostnameTaken, "\(hostname) is already a link domain")
                     } catch StoreError.constraint {
@@ -39,6 +56,33 @@ enum DomainRoutes {
                 }
                 services.links.forget(hostname: hostname)
                 return response
+            },
+
+            Route(method: .POST, pattern: "/v1/domains/{domainId}/verify", operation: Operation(
+                id: "verifyDomain", summary: "Check the domain's DNS TXT record; once it is there, the domain serves links",
+                tag: "Link domains", access: Access.management, responses: [.json(200, "LinkDomain", "The domain, verified.")], errors: [409, 503])
+            ) { _, context in
+                let principal = try context.principal()
+                let id = try context.parameter("domainId")
+                guard let row = try await services.store.read({ db in try db.first("SELECT \(raw: columns) FROM link_domains WHERE id = \(id)") }) else {
+                    throw HTTPError.notFound(ErrorCode.notFound, "no domain \(id)")
+                }
+                let found = try domain(row)
+                try principal.requireWorkspace(found.workspaceId)
+                guard let expected = found.verification else { return try .json(found) }
+                guard let records = await TXTLookup.records(expected.recordName, server: services.dnsServer) else {
+                    throw HTTPError.unavailable(ErrorCode.domainUnverified, "DNS gave no answer for \(expected.recordName); try again")
+                }
+                guard records.contains(where: { ConstantTime.equal(Array($0.utf8), Array(expected.recordValue.utf8)) }) else {
+                    throw HTTPError.conflict(ErrorCode.domainUnverified,
+                                             "no TXT record \(expected.recordName) with the value \(expected.recordValue) yet (\(records.count) TXT records found)")
+                }
+                let now = services.clock.nowMilliseconds()
+                try await services.store.write { db in
+                    try db.execute("UPDATE link_domains SET verified_at = \(now), verification_token = NULL WHERE id = \(id) AND verified_at IS NULL")
+                }
+                services.links.forget(hostname: found.hostname)
+                return try .json(LinkDomain(id: found.id, workspaceId: found.workspaceId, hostname: found.hostname, createdAt: found.createdAt))
             },
 
             Route(method: .GET, pattern: "/v1/domains", operation: Operation(

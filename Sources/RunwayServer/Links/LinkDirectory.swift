@@ -41,7 +41,8 @@ final class LinkDirectory: Sendable {
     func domain(hostname: String) async throws -> DomainEntry? {
         try await cached(domains, hostname) { [store] in
             try await store.read { db in
-                try db.first("SELECT id, hostname, workspace_id FROM link_domains WHERE hostname = \(hostname)").map {
+                // Only a domain whose control is proven serves.
+                try db.first("SELECT id, hostname, workspace_id FROM link_domains WHERE hostname = \(hostname) AND verified_at IS NOT NULL").map {
                     DomainEntry(id: try $0.string("id"), hostname: try $0.string("hostname"), workspaceId: try $0.string("workspace_id"))
                 }
             }

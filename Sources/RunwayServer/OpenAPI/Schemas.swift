@@ -37,7 +37,13 @@ enum Schemas {
                 ("workspaceId", S.string("Owning workspace.", pattern: idPattern)),
                 ("hostname", S.string("The hostname.", pattern: hostnamePattern)),
                 ("createdAt", S.timestamp),
-            ], required: ["id", "workspaceId", "hostname", "createdAt"])),
+                ("verified", .object([("type", "boolean"), ("description", "Control of the hostname is proven; only verified domains serve links.")])),
+                ("verification", S.ref("DomainVerification")),
+            ], required: ["id", "workspaceId", "hostname", "createdAt", "verified"])),
+            ("DomainVerification", S.object([
+                ("recordName", S.string("_linkrunway-challenge.<hostname>")), ("recordType", S.enumeration(["TXT"], "The record's type.")),
+                ("recordValue", S.string("linkrunway-verification=<token>")),
+            ], required: ["recordName", "recordType", "recordValue"])),
             ("CreateLinkDomainRequest", S.object([
                 ("workspaceId", S.string("Required with an admin key.", nullable: true)),
                 ("hostname", S.string("go.example.com: no scheme, no port.", minLength: 1, maxLength: 253)),

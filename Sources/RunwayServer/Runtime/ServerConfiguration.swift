@@ -33,6 +33,8 @@ public struct ServerConfiguration: Sendable {
     public var outbound = OutboundPolicy()
     /// A bearer token `/metrics` requires; nil leaves it open (on hosts that are not link domains).
     public var metricsToken: String?
+    /// The DNS server domain verification asks instead of the system's resolvers.
+    public var dnsServer: TXTLookup.Server?
     /// The file holding the key that seals stored secrets; nil puts it beside a SQLite database (`linkrunway.key`), or in
     /// the working folder for PostgreSQL.
     public var secretKeyFile: String?
@@ -218,6 +220,12 @@ public struct ServerConfiguration: Sendable {
                 summary: "The key that seals stored secrets (webhook secrets, ad networks' private keys, the instance key, the day keys of address hashes), outside the database. The first start creates it (mode 0600); every server of one database needs a copy; keep it out of database backups.") { c, v in
             guard !v.isEmpty else { return false }
             c.secretKeyFile = v
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_DNS_SERVER", flag: "--dns-server", defaultValue: "the system's resolvers",
+                summary: "An IPv4 DNS server (`address` or `address:port`) that link domain verification asks for its TXT record.") { c, v in
+            guard let server = TXTLookup.Server(v) else { return false }
+            c.dnsServer = server
             return true
         },
         Setting(environment: "LINKRUNWAY_METRICS_TOKEN", flag: "--metrics-token", defaultValue: "none",

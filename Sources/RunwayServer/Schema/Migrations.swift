@@ -201,6 +201,12 @@ public enum Schema {
                 PRIMARY KEY (app_id, install_id)
             );
             """),
+        // A link domain serves once control of its hostname is proven (a DNS TXT record); those added before are.
+        Migration(id: "0020_domain_verification", sql: """
+            ALTER TABLE link_domains ADD COLUMN verified_at BIGINT;
+            ALTER TABLE link_domains ADD COLUMN verification_token TEXT;
+            UPDATE link_domains SET verified_at = created_at;
+            """),
     ]
 
     /// What the migrations just applied changed that an operator should hear about, as sentences.

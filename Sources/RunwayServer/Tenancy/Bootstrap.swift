@@ -26,8 +26,8 @@ public enum Bootstrap {
                                           createdBy: nil, now: now)
             if let linkDomain {
                 try db.execute("""
-                    INSERT INTO link_domains (id, workspace_id, hostname, created_at)
-                    VALUES (\(Identifier.make("dom")), \(workspace.id), \(linkDomain), \(now)) ON CONFLICT (hostname) DO NOTHING
+                    INSERT INTO link_domains (id, workspace_id, hostname, created_at, verified_at)
+                    VALUES (\(Identifier.make("dom")), \(workspace.id), \(linkDomain), \(now), \(now)) ON CONFLICT (hostname) DO NOTHING
                     """)
             }
             return Result(workspace: workspace, adminKey: secret.text)

@@ -1,6 +1,7 @@
 import Foundation
 import LinkRunwayAPI
 import RunwayHTTP
+import RunwayOutbound
 @testable import RunwayServer
 import RunwayStore
 import Testing
@@ -183,6 +184,36 @@ struct LinksAPITests {
         _ = try await server.admin.post("/v1/links/\(even.items[0].id)/disable", json: "{}").decoded(Link.self)
         #expect(try await server.admin.get("/v1/links?enabled=false").decoded(Page<Link>.self).items.map(\.id) == [even.items[0].id])
         #expect(await server.admin.get("/v1/links?enabled=maybe").errorCode == "invalid_query")
+        await server.stop()
+    }
+
+    @Test("a domain added with a server key serves only once its DNS TXT record proves control; one added with an admin key serves at once")
+    func domainVerification() async throws {
+        let dns = try FakeDNS()
+        let server = try await TestServer.start(dnsServer: TXTLookup.Server("127.0.0.1:\(dns.port)"))
+        let ws = server.defaultWorkspace.id
+        let tenant = server.client(try await server.createKey(.server, workspace: ws).secret)
+        let pending = try await tenant.post("/v1/domains", json: #"{"hostname":"go.tenant.example"}"#).decoded(LinkDomain.self, status: 201)
+        let record = try #require(pending.verification)
+        #expect(!pending.verified && record.recordName == "_linkrunway-challenge.go.tenant.example" && record.recordType == "TXT")
+        #expect(record.recordValue.hasPrefix("linkrunway-verification="))
+        _ = try await tenant.post("/v1/links", json: #"{"domain":"go.tenant.example","path":"promo","destinations":{"web":"https://example.com/p"}}"#)
+            .decoded(Link.self, status: 201)
+        #expect(await server.follow("/promo", userAgent: UserAgents.desktop, host: "go.tenant.example").status == 404, "not served before it is proven")
+
+        // No record, then a record with another value: still not proven.
+        #expect(await tenant.post("/v1/domains/\(pending.id)/verify", json: "").errorCode == "domain_unverified")
+        dns.publish(record.recordName, ["v=spf1 -all", "linkrunway-verification=someone-elses-token"])
+        #expect(await tenant.post("/v1/domains/\(pending.id)/verify", json: "").errorCode == "domain_unverified")
+        dns.publish(record.recordName, ["v=spf1 -all", record.recordValue])
+        let verified = try await tenant.post("/v1/domains/\(pending.id)/verify", json: "").decoded(LinkDomain.self)
+        #expect(verified.verified && verified.verification == nil)
+        #expect(await server.follow("/promo", userAgent: UserAgents.desktop, host: "go.tenant.example").headers["Location"] == "https://example.com/p")
+        #expect(try await tenant.get("/v1/domains").decoded(Page<LinkDomain>.self).items.allSatisfy(\.verified))
+
+        // An operator's admin key is trusted with what it adds.
+        let trusted = try await server.admin.post("/v1/domains", json: #"{"workspaceId":"\#(ws)","hostname":"go.operator.example"}"#).decoded(LinkDomain.self, status: 201)
+        #expect(trusted.verified && trusted.verification == nil)
         await server.stop()
     }
 }
