@@ -8,6 +8,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <microhttpd.h>
+#include "guard.h"
 
 #if MHD_VERSION < 0x00097100
 #error "libmicrohttpd 0.9.71 or newer is required (handlers return enum MHD_Result)"
@@ -24,6 +25,7 @@ struct lr_mhd_settings {
     unsigned int connection_timeout_seconds;
     size_t connection_memory_limit;  /* bounds the request line and headers */
     unsigned int listen_backlog;
+    struct lr_guard *guard;      /* slow-client guard, or NULL */
 };
 
 /// Starts a daemon; MHD_start_daemon is variadic, which Swift cannot call.
@@ -63,6 +65,7 @@ static inline struct MHD_Daemon *lr_mhd_start(const struct lr_mhd_settings *s,
     if (s->connection_timeout_seconds) options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, s->connection_timeout_seconds, NULL };
     if (s->connection_memory_limit) options[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)s->connection_memory_limit, NULL };
     if (s->listen_backlog) options[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_BACKLOG_SIZE, s->listen_backlog, NULL };
+    if (s->guard) options[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)lr_guard_connection, s->guard };
     options[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
     return MHD_start_daemon(flags, s->port, NULL, NULL, handler, handler_cls,
                             MHD_OPTION_ARRAY, options, MHD_OPTION_END);

@@ -12,6 +12,12 @@ public final class HTTPServer: @unchecked Sendable {
     public let configuration: HTTPServerConfiguration
     let responder: Responder
     let logger: Logger
+    /// A route's own body limit, known from its method and path before the body is read (nil: the server's).
+    let bodyLimit: @Sendable (String, String) -> Int?
+    /// Body bytes buffered by requests not yet completed, against `maxBufferedBodyBytes`.
+    let bufferedBodyBytes = Atomic<Int>(0)
+    /// The slow-client guard (see guard.h), alive while the daemon runs.
+    private(set) var guardian: UnsafeMutablePointer<lr_guard>?
     private var daemon: OpaquePointer?
     private let lifecycle = Mutex<Lifecycle>(.idle)
     /// Requests handed to a task whose connection has not completed yet.
@@ -28,11 +34,16 @@ public final class HTTPServer: @unchecked Sendable {
 
     enum Lifecycle { case idle, running, stopped }
 
-    public init(configuration: HTTPServerConfiguration, logger: Logger, responder: @escaping Responder) {
+    public init(configuration: HTTPServerConfiguration, logger: Logger, bodyLimit: @escaping @Sendable (String, String) -> Int? = { _, _ in nil },
+                responder: @escaping Responder) {
         self.configuration = configuration
         self.logger = logger
+        self.bodyLimit = bodyLimit
         self.responder = responder
     }
+
+    /// Connections the slow-client guard has closed so far.
+    public var connectionsShed: UInt64 { guardian.map { lr_guard_shed_count($0) } ?? 0 }
 
     /// Binds and starts serving. Throws when the address is invalid or taken.
     public func start() throws {
@@ -42,6 +53,9 @@ public final class HTTPServer: @unchecked Sendable {
             // keep-alive throughput by a third, and the transport tests (timeouts, 413, graceful stop) pass with it.
             let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
                 | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue | MHD_USE_TURBO.rawValue
+            let guardian = lr_guard_create(UInt32(max(64, configuration.maxConnections + 64)),
+                                           UInt32(configuration.headerDeadlineSeconds * 1000), UInt32(configuration.bodyGraceSeconds * 1000),
+                                           UInt32(configuration.minBodyBytesPerSecond), UInt32(configuration.maxPendingConnections))
             let started: OpaquePointer? = configuration.host.withCString { host in
                 var settings = lr_mhd_settings(
                     flags: UInt32(flags), host: host, port: configuration.port,
@@ -50,14 +64,16 @@ public final class HTTPServer: @unchecked Sendable {
                     per_ip_connection_limit: UInt32(configuration.maxConnectionsPerAddress),
                     connection_timeout_seconds: UInt32(configuration.connectionTimeoutSeconds),
                     connection_memory_limit: configuration.maxHeaderBytes,
-                    listen_backlog: 1024)
+                    listen_backlog: 1024, guard: guardian)
                 let me = Unmanaged.passUnretained(self).toOpaque()
                 return lr_mhd_start(&settings, accessHandler, me, completedHandler, me)
             }
             guard let started else {
+                lr_guard_destroy(guardian)
                 throw HTTPServerError.cannotListen("cannot listen on \(configuration.host):\(configuration.port) (address invalid or in use)")
             }
             daemon = started
+            self.guardian = guardian
             port = lr_mhd_bound_port(started)
             state = .running
         }
@@ -91,6 +107,8 @@ public final class HTTPServer: @unchecked Sendable {
         MHD_stop_daemon(daemon)
         if listener >= 0 { close(listener) }
         self.daemon = nil
+        lr_guard_destroy(guardian)
+        guardian = nil
     }
 
     // MARK: Handler tasks

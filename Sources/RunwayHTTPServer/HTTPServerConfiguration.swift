@@ -20,6 +20,16 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// Seconds a handler may take before the client gets 503 `request_timeout`.
     public var requestTimeoutSeconds: Double
+    /// Seconds a connection gets to send a request's headers, from its opening or from its last response (an idle
+    /// keep-alive connection is closed after as long).
+    public var headerDeadlineSeconds: Double = 10
+    /// After this many seconds of a body, it must have come at `minBodyBytesPerSecond` or the connection is closed.
+    public var bodyGraceSeconds: Double = 5
+    public var minBodyBytesPerSecond: Int = 1024
+    /// Connections still sending headers or a body at once; past it the oldest are closed.
+    public var maxPendingConnections: Int = 1024
+    /// Request bodies buffered at once across all connections; past it a request is answered 503 `server_busy`.
+    public var maxBufferedBodyBytes: Int = 64 * 1024 * 1024
 
     public init(host: String = "127.0.0.1", port: UInt16 = 8080,
                 threads: Int = ProcessInfo.processInfo.activeProcessorCount, maxConnections: Int = 4096,

@@ -20,7 +20,11 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
             state.remoteAddress = address.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         }
         requestClosure.pointee = Unmanaged.passRetained(state).toOpaque()
-        let limit = server.configuration.maxBodyBytes
+        lr_guard_phase(server.guardian, connection, Int32(LR_BODY.rawValue))
+        // The route's limit, known before a byte of the body is read.
+        let routeLimit = state.method == "GET" || state.method == "HEAD" ? nil : server.bodyLimit(state.method, state.path)
+        let limit = min(server.configuration.maxBodyBytes, routeLimit ?? .max)
+        state.bodyLimit = limit
         if let length = state.headers.first(where: { $0.0.lowercased() == "content-length" }).flatMap({ Int($0.1) }), length > limit {
             // Refuse before reading a byte of the body; libmicrohttpd closes the connection afterwards.
             state.bodyTooLarge = true
@@ -32,23 +36,35 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
     let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
     let size = uploadDataSize.pointee
     if size > 0 {
-        if !state.bodyTooLarge, let uploadData {
-            if state.body.count + size > server.configuration.maxBodyBytes {
+        lr_guard_body(server.guardian, connection, size)
+        if !state.bodyTooLarge, !state.overBudget, let uploadData {
+            if state.body.count + size > state.bodyLimit {
                 state.bodyTooLarge = true
-                state.body = []
+                state.release(from: server)
+            } else if server.bufferedBodyBytes.add(size, ordering: .relaxed).newValue > server.configuration.maxBufferedBodyBytes {
+                // Every connection's buffered body together is bounded: past it, this request is turned away.
+                server.bufferedBodyBytes.subtract(size, ordering: .relaxed)
+                state.overBudget = true
+                state.release(from: server)
             } else {
+                state.budgeted += size
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size)) }
             }
         }
         uploadDataSize.pointee = 0
         return .YES
     }
+    lr_guard_phase(server.guardian, connection, Int32(LR_HANDLED.rawValue))
 
     if let response = state.takeResponse() {
         return queue(response, on: connection, closing: server.shuttingDown.load(ordering: .relaxed))
     }
     if state.bodyTooLarge {
-        return queue(HTTPError.payloadTooLarge(limit: server.configuration.maxBodyBytes).response, on: connection, closing: true)
+        return queue(HTTPError.payloadTooLarge(limit: state.bodyLimit).response, on: connection, closing: true)
+    }
+    if state.overBudget {
+        return queue(HTTPError.unavailable("server_busy", "the server is reading too many request bodies at once; retry shortly").response,
+                     on: connection, closing: true)
     }
     if state.dispatched { return .YES }
     server.dispatch(state)
@@ -56,11 +72,13 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
 }
 
 /// The single release point of a request's state, whether it completed or the client went away.
-let completedHandler: MHD_RequestCompletedCallback = { cls, _, requestClosure, _ in
+let completedHandler: MHD_RequestCompletedCallback = { cls, connection, requestClosure, _ in
     guard let cls, let requestClosure, let pointer = requestClosure.pointee else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
     let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
     requestClosure.pointee = nil
+    state.release(from: server)
+    if let connection { lr_guard_phase(server.guardian, connection, Int32(LR_HEADERS.rawValue)) }
     if state.dispatched { server.inFlight.subtract(1, ordering: .releasing) }
 }
 

@@ -12,6 +12,12 @@ final class RequestState: @unchecked Sendable {
     var remoteAddress: String?
     var body: [UInt8] = []
     var bodyTooLarge = false
+    /// The body limit of the route the request is for.
+    var bodyLimit = 0
+    /// The server's body budget was spent: answered 503 once the body has been read (and dropped).
+    var overBudget = false
+    /// Bytes of `body` counted against the server's budget, given back when the request completes.
+    var budgeted = 0
     /// True once the handler task was started and the connection suspended.
     var dispatched = false
     var deadline: ContinuousClock.Instant = .now
@@ -44,5 +50,14 @@ final class RequestState: @unchecked Sendable {
 
     var request: HTTPRequest {
         HTTPRequest(method: method, path: path, query: query, headers: HTTPHeaders(headers), body: body, remoteAddress: remoteAddress)
+    }
+}
+
+extension RequestState {
+    /// Drops the buffered body and gives its bytes back to the server's budget (once).
+    func release(from server: HTTPServer) {
+        body = []
+        if budgeted > 0 { server.bufferedBodyBytes.subtract(budgeted, ordering: .relaxed) }
+        budgeted = 0
     }
 }

@@ -121,6 +121,30 @@ public struct ServerConfiguration: Sendable {
             c.http.connectionTimeoutSeconds = n
             return true
         },
+        Setting(environment: "LINKRUNWAY_HEADER_DEADLINE", flag: "--header-deadline", defaultValue: "10",
+                summary: "Seconds a connection gets to send a request's headers, from its opening or its last response; a slower one (or one idle that long) is closed.") { c, v in
+            guard let n = Double(v), n >= 0.5, n <= 3600 else { return false }
+            c.http.headerDeadlineSeconds = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_MIN_BODY_RATE", flag: "--min-body-rate", defaultValue: "1024",
+                summary: "Bytes a second a request body must average after its first 5 seconds, or its connection is closed.") { c, v in
+            guard let n = Int(v), n >= 0 else { return false }
+            c.http.minBodyBytesPerSecond = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_MAX_PENDING_CONNECTIONS", flag: "--max-pending-connections", defaultValue: "1024",
+                summary: "Connections still sending headers or a body at once; past it the oldest are closed.") { c, v in
+            guard let n = Int(v), n >= 1 else { return false }
+            c.http.maxPendingConnections = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_MAX_BUFFERED_BODY_BYTES", flag: "--max-buffered-body-bytes", defaultValue: "67108864",
+                summary: "Request body bytes held at once across every connection; past it a request is answered 503 `server_busy`.") { c, v in
+            guard let n = Int(v), n >= 1024 else { return false }
+            c.http.maxBufferedBodyBytes = n
+            return true
+        },
         Setting(environment: "LINKRUNWAY_REQUEST_TIMEOUT", flag: "--request-timeout", defaultValue: "30",
                 summary: "Seconds a request may take before it is answered 503 (at most 3600).") { c, v in
             guard let n = Double(v), n > 0, n <= 3600 else { return false }

@@ -121,7 +121,11 @@ public final class ServerRuntime: Sendable {
             await maintainPartitionsOnce(services, policy: configuration.retention)
             let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes,
                                                      trustedProxies: configuration.trustedProxies, rateLimits: configuration.rateLimits)
-            let http = HTTPServer(configuration: configuration.http, logger: logger) { request in
+            let http = HTTPServer(configuration: configuration.http, logger: logger, bodyLimit: { method, path in
+                // The route's own limit applies before its body is read.
+                if case .found(let route, _) = application.router.match(method: method, path: path) { return route.operation.maxBodyBytes }
+                return nil
+            }) { request in
                 await application.respond(to: request)
             }
             try http.start()
