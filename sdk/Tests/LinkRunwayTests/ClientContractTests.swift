@@ -68,6 +68,26 @@ struct ClientContractTests {
         #expect(UUID(uuidString: event["eventId"] as? String ?? "") != nil && event["timestamp"] as? String != nil)
     }
 
+    @Test("the install secret: made with the install id, sent with the match and when forgetting, gone with the withdrawal")
+    func installSecret() async throws {
+        let server = StubServer { request in
+            request.path == "/v1/installs/match" ? Fixture.matched() : StubServer.Reply(status: 200, json: #"{"deleted":{}}"#)
+        }
+        let runway = Fixture.runway(server)
+        await runway.setConsent(true)
+        _ = try await runway.matchInstall()
+        let secret = try #require(server.requests[0].body?["installSecret"] as? String)
+        #expect(secret.count == 32 && secret.allSatisfy { $0.isLetter || $0.isNumber })
+        let installId = try #require(await runway.installId())
+        try await runway.forgetInstallation()
+        let forget = try #require(server.requests.last)
+        #expect(forget.path == "/v1/installs/\(installId)/forget" && forget.headers["linkrunway-install-secret"] == secret)
+        // Consent given again: a new installation, a new secret that nothing links to the old one.
+        await runway.setConsent(true)
+        let again = await runway.installSecret()
+        #expect(again != secret)
+    }
+
     @Test("tvOS reports itself as tvos; links resolve as ios everywhere")
     func platforms() async throws {
         let server = StubServer { request in
