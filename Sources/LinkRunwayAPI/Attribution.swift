@@ -14,9 +14,19 @@ public struct MatchInstallRequest: Codable, Sendable {
     /// A random secret (16 to 128 visible characters) the device keeps: the first one sent for an install is kept (as
     /// a hash), and forgetting the install then needs it in `LinkRunway-Install-Secret`.
     public var installSecret: String?
+    /// True when this device already reported its installation under an install id it has since deleted (consent was
+    /// withdrawn and given again): the new id is registered unmatched and left out of install counts. It names no
+    /// earlier id.
+    public var returning: Bool?
+    /// StoreKit 2's `AppTransaction.appTransactionID`, kept with the install so purchases can later be joined to it.
+    /// Ignored when `returning` is true.
+    public var appTransactionId: String?
 
     public init(installId: String, platform: String, osVersion: String? = nil, language: String? = nil, consent: Bool,
-                clickToken: String? = nil, attestation: String? = nil, installSecret: String? = nil) {
+                clickToken: String? = nil, attestation: String? = nil, installSecret: String? = nil, returning: Bool? = nil,
+                appTransactionId: String? = nil) {
+        self.returning = returning
+        self.appTransactionId = appTransactionId
         self.installId = installId
         self.platform = platform
         self.osVersion = osVersion
@@ -37,7 +47,7 @@ public struct InstallMatch: Codable, Sendable, Equatable {
     public var method: String
     /// 1 for a referrer match, less for estimates, 0 when unmatched.
     public var confidence: Double
-    /// `link`, `ad:<network>` or `organic`.
+    /// `link`, `ad:<network>`, `organic`, or `returning` (registered again after consent was given again).
     public var source: String
     /// The matched click's token.
     public var clickId: String?

@@ -30,11 +30,13 @@ struct InstallRecord: Sendable, Equatable {
     var appleAdsKeywordId: String?
     /// The match request carried a valid App Attest token.
     var attested = false
+    /// StoreKit 2's app transaction id, when the SDK sent one.
+    var appTransactionId: String?
 
     static let columns = """
         app_id, install_id, workspace_id, platform, os_version, language, method, confidence, click_token, impression_id,
         link_id, campaign, channel, feature, source, address_hash, explanation, simulated, matched_at, apple_ads_campaign_id,
-        apple_ads_ad_group_id, apple_ads_keyword_id, attested
+        apple_ads_ad_group_id, apple_ads_keyword_id, attested, app_transaction_id
         """
 
     init(row: SQLRow) throws {
@@ -61,6 +63,7 @@ struct InstallRecord: Sendable, Equatable {
         appleAdsAdGroupId = try row.optionalString("apple_ads_ad_group_id")
         appleAdsKeywordId = try row.optionalString("apple_ads_keyword_id")
         attested = try row.bool("attested")
+        appTransactionId = try row.optionalString("app_transaction_id")
     }
 
     init(appId: String, installId: String, workspaceId: String, platform: String, osVersion: String?, language: String?,
@@ -85,7 +88,8 @@ struct InstallRecord: Sendable, Equatable {
             INSERT INTO installs (\(raw: Self.columns))
             VALUES (\(appId), \(installId), \(workspaceId), \(platform), \(osVersion), \(language), \(method), \(confidence),
                     \(clickToken), \(impressionId), \(linkId), \(campaign), \(channel), \(feature), \(source), \(addressHash),
-                    \(explanation), \(simulated), \(matchedAt), \(appleAdsCampaignId), \(appleAdsAdGroupId), \(appleAdsKeywordId), \(attested))
+                    \(explanation), \(simulated), \(matchedAt), \(appleAdsCampaignId), \(appleAdsAdGroupId), \(appleAdsKeywordId), \(attested),
+                    \(appTransactionId))
             ON CONFLICT (app_id, install_id) DO NOTHING
             """) == 1
     }

@@ -23,7 +23,9 @@ enum InstallRoutes {
                 }
                 var input = try await Self.input(app: app, installId: body.installId, platform: body.platform, osVersion: body.osVersion,
                                                  language: body.language, clickToken: body.clickToken, address: request.remoteAddress,
-                                                 simulated: false, services: services)
+                                                 simulated: false, returning: body.returning ?? false, services: services)
+                input.returning = body.returning ?? false
+                input.appTransactionId = try Self.appTransactionId(body.appTransactionId)
                 input.secretHash = try InstallSecrets.hash(body.installSecret)
                 input.attested = app.attestation.policy != "off" && AttestationToken.attests(body.attestation, appId: app.id, installId: input.installId, secrets: services.secrets,
                                                           now: services.clock.now())
@@ -77,7 +79,7 @@ enum InstallRoutes {
 
     /// Validates the request and hashes the address under the keys of every day the app's windows reach into.
     static func input(app: App, installId: String, platform: String, osVersion: String?, language: String?, clickToken: String?,
-                      address: String?, simulated: Bool, services: ServerServices) async throws -> Matcher.Input {
+                      address: String?, simulated: Bool, returning: Bool = false, services: ServerServices) async throws -> Matcher.Input {
         guard let installId = try ClientLinkRoutes.installID(installId, field: "installId") else {
             throw HTTPError.badRequest(ErrorCode.missingField, "installId is required", field: "installId")
         }
@@ -93,7 +95,8 @@ enum InstallRoutes {
         }
         let now = services.clock.nowMilliseconds()
         var hashes: [String] = []
-        if let address, app.attribution.probabilisticMinutes > 0 || app.attribution.viewThroughHours > 0 {
+        // A returning device is not matched, so its address is not even hashed.
+        if let address, !returning, app.attribution.probabilisticMinutes > 0 || app.attribution.viewThroughHours > 0 {
             let reach = Int64(max(app.attribution.probabilisticMinutes, app.attribution.viewThroughHours * 60)) * Matcher.minute
             hashes.append(try await services.addresses.hash(address, at: now))
             if AddressHasher.day(now - reach) != AddressHasher.day(now) {
@@ -121,13 +124,22 @@ enum InstallRoutes {
             let (install, created) = try Matcher.commit(input, plan: plan, db: db)
             if let hash = input.secretHash { try InstallSecrets.keep(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
             let link = try install.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil
-            if created, !input.simulated {
+            if created, !input.simulated, !input.returning {
                 try Webhooks.enqueue(db, workspaceId: install.workspaceId, topic: "install", payload: install.wire(link: link), now: input.now)
             }
             return (install, link, created)
         }
-        if created { services.metrics.increment("linkrunway_installs_matched_total", labels: [("method", install.method)]) }
+        if created, !input.returning { services.metrics.increment("linkrunway_installs_matched_total", labels: [("method", install.method)]) }
         return install.wire(link: link)
+    }
+
+    /// StoreKit 2's app transaction id: Apple documents it as a string; up to 64 letters, digits and dashes are kept.
+    static func appTransactionId(_ text: String?) throws -> String? {
+        guard let text else { return nil }
+        guard (1...64).contains(text.utf8.count), text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
+            throw HTTPError.invalidField("appTransactionId", "must be 1 to 64 letters, digits or dashes")
+        }
+        return text
     }
 
     /// The install named by the path, in the caller's workspace (`appId` decides between apps).

@@ -26,6 +26,10 @@ enum Matcher {
         var attested = false
         /// The SHA-256 of the install secret the device sent, if any.
         var secretHash: String?
+        /// The device reported its installation before, under an id it deleted: no matching, not counted again.
+        var returning = false
+        /// StoreKit 2's app transaction id, kept with a first report.
+        var appTransactionId: String?
     }
 
     /// What the search found: everything considered, and the eligible options in the order they are tried.
@@ -54,10 +58,13 @@ enum Matcher {
         ]
     }
 
+    static let returningRule = "returning: consent was withdrawn and given again on this device, so its installation was already " +
+        "counted under an id the app has deleted; this id is registered without matching and left out of install counts"
+
     /// Looks for the stored answer or the candidates (read-only).
     static func plan(_ input: Input, db: any SQLExecutor) throws -> Plan {
         var plan = Plan(existing: try InstallRecord.find(db, appId: input.app.id, installId: input.installId))
-        if plan.existing != nil { return plan }
+        if plan.existing != nil || input.returning { return plan }
         let settings = input.app.attribution
 
         // 1. Referrer.
@@ -192,7 +199,8 @@ enum Matcher {
         var record = InstallRecord(appId: input.app.id, installId: input.installId, workspaceId: input.app.workspaceId,
                                    platform: input.platform, osVersion: input.osVersion, language: input.language, method: method,
                                    confidence: confidence(winner, settings: settings),
-                                   source: winner == nil ? "organic" : (method == "view_through" ? "ad:\(winner?.network ?? "unknown")" : "link"),
+                                   source: input.returning ? "returning"
+                                       : winner == nil ? "organic" : (method == "view_through" ? "ad:\(winner?.network ?? "unknown")" : "link"),
                                    explanation: explanation,
                                    simulated: input.simulated, matchedAt: input.now)
         record.clickToken = winner?.clickToken
@@ -203,6 +211,7 @@ enum Matcher {
         record.feature = link?.feature
         record.addressHash = input.addressHashes.first
         record.attested = input.attested
+        record.appTransactionId = input.returning ? nil : input.appTransactionId
         if try record.insert(db) { return (record, true) }
         // Another request for this install stored its answer first; that one stands, and our claim goes back.
         if method == "probabilistic", let token = record.clickToken {
@@ -239,7 +248,9 @@ enum Matcher {
             candidates.append(found)
         }
         let finalWinner = candidates.first { winner != nil && $0.method == winner!.method && $0.linkId == winner!.linkId && $0.impressionId == winner!.impressionId && $0.eligible }
-        return Explanation(settings: input.app.attribution, rules: rules(input.app.attribution), candidates: candidates, winner: finalWinner)
+        var rules = rules(input.app.attribution)
+        if input.returning { rules.append(returningRule) }
+        return Explanation(settings: input.app.attribution, rules: rules, candidates: candidates, winner: finalWinner)
     }
 
     /// The newest unmatched clicks from the address, looked up inside the write after the planned ones were taken.

@@ -77,7 +77,7 @@ enum ReportRoutes {
         let installKey = key(groupBy, time: "matched_at", link: "link_id", campaign: "campaign", channel: "channel", source: "source", appleAds: "")
         for install in try db.query("""
             SELECT \(raw: installKey) AS k, COUNT(*) AS n FROM installs
-            WHERE workspace_id = \(workspaceId) AND matched_at >= \(from) AND matched_at < \(to)\(installFilter)
+            WHERE workspace_id = \(workspaceId) AND matched_at >= \(from) AND matched_at < \(to) AND source <> 'returning'\(installFilter)
             GROUP BY \(raw: installKey)
             """) {
             let n = Int(try install.int("n"))

@@ -140,7 +140,7 @@ enum Schemas {
         let counts = JSONValue.object([("type", "object"), ("additionalProperties", .object([("type", "integer")]))])
         let attribution = S.object([
             ("method", method),
-            ("source", S.string("link, apple_ads, ad:<network> or organic.")),
+            ("source", S.string("link, apple_ads, ad:<network>, organic or returning.")),
             ("linkId", S.string("Link.")), ("campaign", S.string("Campaign.")), ("channel", S.string("Channel.")), ("feature", S.string("Feature.")),
             ("appleAdsCampaignId", S.string("Apple Ads campaign.")), ("appleAdsAdGroupId", S.string("Apple Ads ad group.")),
             ("appleAdsKeywordId", S.string("Apple Ads keyword.")),
@@ -163,12 +163,16 @@ enum Schemas {
                 ("attestation", orNull(attestationToken)),
                 ("installSecret", orNull(S.string("A random secret the device keeps; forgetting the install then needs it in LinkRunway-Install-Secret.",
                                                   pattern: "^[!-~]{16,128}$", minLength: 16, maxLength: 128))),
+                ("returning", orNull(.object([("type", "boolean"), ("description",
+                    "This device reported its installation before, under an id it has since deleted: register unmatched and leave out of install counts.")]))),
+                ("appTransactionId", orNull(S.string("StoreKit 2's AppTransaction.appTransactionID, kept with the install (ignored when returning).",
+                                                     pattern: "^[A-Za-z0-9-]{1,64}$", minLength: 1, maxLength: 64))),
             ], required: ["installId", "platform", "consent"])),
             ("InstallMatch", S.object([
                 ("installId", S.string("Install id.")), ("appId", S.string("App.", pattern: idPattern)),
                 ("matched", .object([("type", "boolean")])), ("method", method),
                 ("confidence", .object([("type", "number"), ("minimum", 0), ("maximum", 1)])),
-                ("source", S.string("link, ad:<network> or organic.")),
+                ("source", S.string("link, ad:<network>, organic or returning (registered again after consent was given again).")),
                 ("clickId", S.string("The matched click's token.")), ("linkId", S.string("Link.")),
                 ("path", S.string("The link's in-app path.")), ("url", S.string("The link.")),
                 ("metadata", .object([("type", "object")])),

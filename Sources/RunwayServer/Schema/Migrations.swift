@@ -207,6 +207,10 @@ public enum Schema {
             ALTER TABLE link_domains ADD COLUMN verification_token TEXT;
             UPDATE link_domains SET verified_at = created_at;
             """),
+        // StoreKit 2's app transaction id, sent by the SDK with its first match, for joining purchases to installs.
+        Migration(id: "0021_install_app_transaction", sql: """
+            ALTER TABLE installs ADD COLUMN app_transaction_id TEXT;
+            """),
     ]
 
     /// What the migrations just applied changed that an operator should hear about, as sentences.

@@ -49,6 +49,38 @@ struct MatchingTests {
         await w.server.stop()
     }
 
+    @Test("a returning device (consent given again) is registered unmatched, not counted, and keeps no app transaction id", arguments: StoreBackend.all)
+    func returning(_ backend: StoreBackend) async throws {
+        let w = try await Self.world(backend, settings: #"{"probabilisticMinutes":60}"#)
+        _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
+        let client = w.server.client(w.key)
+        let first = try await client.send("POST", "/v1/installs/match", body: Array(#"{"installId":"inst-old","platform":"ios","consent":true,"appTransactionId":"704289572311469613"}"#.utf8),
+                                          remoteAddress: "203.0.113.7").decoded(InstallMatch.self)
+        #expect(first.matched && first.method == "probabilistic")
+        _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)  // a click the returning id must not take
+        let again = try await client.send("POST", "/v1/installs/match", body: Array(#"{"installId":"inst-new","platform":"ios","consent":true,"returning":true,"appTransactionId":"704289572311469613"}"#.utf8),
+                                          remoteAddress: "203.0.113.7").decoded(InstallMatch.self)
+        #expect(!again.matched && again.method == "unmatched" && again.source == "returning" && again.clickId == nil)
+        let rows = try await w.server.store.read { try $0.query("SELECT install_id, app_transaction_id, address_hash FROM installs ORDER BY install_id") }
+        #expect(try rows.map { try $0.string("install_id") } == ["inst-new", "inst-old"])
+        #expect(try rows[0].optionalString("app_transaction_id") == nil && rows[0].optionalString("address_hash") == nil,
+                "nothing that could tie the new id to the old one is kept")
+        #expect(try rows[1].optionalString("app_transaction_id") == "704289572311469613")
+        let unclaimed = try await w.server.store.read { try $0.first("SELECT COUNT(*) AS n FROM clicks WHERE claimed = 0")?.int("n") }
+        #expect(unclaimed == 1, "the second click is still there for a real new install")
+        let explanation = try await w.server.admin.get("/v1/installs/inst-new/attribution").decoded(AttributionExplanation.self)
+        #expect(explanation.rules.last == Matcher.returningRule && explanation.candidates.isEmpty)
+        // Events of the returning id work; the funnel counts the installation once.
+        let event = await client.post("/v1/events", json: EventTests.event("e-1", install: "inst-new"))
+        #expect(event.status == 201, "\(event.bodyText)")
+        let reporter = w.server.client(try await w.server.createKey(.server, workspace: w.server.defaultWorkspace.id).secret)
+        let funnel = try await reporter.get("/v1/reports/funnel?groupBy=source").decoded(FunnelReport.self)
+        #expect(funnel.rows.map(\.installs).reduce(0, +) == 1)
+        #expect(funnel.rows.first { $0.key == "returning" }?.events["SIGNUP"] == 1)
+        #expect(await client.post("/v1/installs/match", json: #"{"installId":"inst-3","platform":"ios","consent":true,"appTransactionId":"no spaces"}"#).errorField == "appTransactionId")
+        await w.server.stop()
+    }
+
     @Test("consent is required and nothing is stored without it")
     func consent() async throws {
         let w = try await Self.world()
