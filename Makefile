@@ -23,6 +23,8 @@ test: deps
 	# The SDK package's own suite (stubbed network, fakes of Apple's frameworks).
 	$(SWIFT) build --package-path sdk --build-tests
 	timeout 600 $(SWIFT) test --package-path sdk --skip-build
+	# The SDK's adapters to Apple's frameworks, type-checked against stand-ins of Apple's modules; AdAttributionKit weak.
+	timeout 600 bash sdk/AppleStandIns/check.sh
 	# The parsers of outside input under libFuzzer and AddressSanitizer, briefly (15 s a target; make fuzz for longer).
 	FUZZ_SECONDS=15 timeout 900 bash scripts/fuzz.sh
 	# docs/benchmarks.md is what the saved results give, not hand-written.

@@ -5,6 +5,8 @@ import FoundationNetworking
 import LinkRunway
 import RunwayHTTP
 import RunwayServer
+import RunwaySQLite
+import RunwayStore
 import Synchronization
 import Testing
 
@@ -114,6 +116,250 @@ struct SDKEndToEndTests {
         await adServices.server.shutdown()
         _ = directory
     }
+
+    /// A clock the test moves (the SDK's schema waits and conversion windows are in its time).
+    final class DeviceClock: Sendable {
+        let current = Mutex(Date())
+        func advance(_ seconds: Double) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+        var now: Date { current.withLock { $0 } }
+    }
+
+    /// A server with an app (probabilistic matching on), a link `summer`, a conversion schema and a publishable key.
+    struct Deployment {
+        let server: ServerProcess
+        let base: String
+        let admin: Admin
+        let workspace: String
+        let appId: String
+        let publishable: String
+
+        static let schema = #"{"rules":[{"type":"INSTALL","fine":0},{"type":"SIGNUP","fine":12,"coarse":"medium"},{"type":"CUSTOM","name":"paywall","fine":20},{"type":"CUSTOM","name":"trial","fine":30,"coarse":"high","lockWindow":true}],"laterWindows":[{"window":2,"rules":[{"type":"LOGIN","coarse":"high"}]}]}"#
+
+        static func start(_ directory: TemporaryDirectory, environment: [String: String] = [:]) async throws -> Deployment {
+            let server = try await ServerProcess(databaseURL: "sqlite:" + directory.path("sdk.db"), environment: environment)
+            let base = "http://127.0.0.1:\(server.port)"
+            let admin = Admin(base: base, key: try #require(server.printedAdminKey))
+            let workspace = try #require(((try await admin.call("GET", "/v1/workspaces")).1["items"] as? [[String: Any]])?.first?["id"] as? String)
+            let (_, app) = try await admin.call("POST", "/v1/apps", #"{"workspaceId":"\#(workspace)","name":"Runway","teamId":"ABCDE12345","bundleId":"com.example.runway","appStoreId":"525463029","attribution":{"probabilisticMinutes":60}}"#)
+            let appId = try #require(app["id"] as? String)
+            _ = try await admin.call("POST", "/v1/links", #"{"workspaceId":"\#(workspace)","appId":"\#(appId)","path":"summer","appPath":"/promo/summer","campaign":"summer"}"#)
+            _ = try await admin.call("PUT", "/v1/apps/\(appId)/conversion-schema", schema)
+            let publishable = try #require((try await admin.call("POST", "/v1/keys", #"{"kind":"publishable","appId":"\#(appId)"}"#)).1["secret"] as? String)
+            return Deployment(server: server, base: base, admin: admin, workspace: workspace, appId: appId, publishable: publishable)
+        }
+
+        /// The app on a device: `suite` is its UserDefaults, so a new instance with the same suite is a later launch. Its
+        /// waits between retries are recorded in `sleeps`, and only really waited with `realWaits`.
+        func runway(suite: String, clock: DeviceClock, platform: String = "ios", frameworks: [any ConversionFramework] = [],
+                    adServices: (any AdServicesTokenProvider)? = nil, appTransaction: (any AppTransactionProvider)? = nil,
+                    sleeps: Sleeps? = nil, realWaits: Bool = false) -> LinkRunway {
+            LinkRunway(endpoint: URL(string: base)!, publishableKey: publishable, suiteName: suite, session: .shared,
+                       dependencies: LinkRunwayDependencies(device: DeviceInfo(platform: platform, osVersion: "17.4", language: "en"),
+                                                            conversionFrameworks: frameworks, adServices: adServices, appTransaction: appTransaction,
+                                                            now: { clock.now },
+                                                            sleep: { seconds in
+                                                                sleeps?.values.withLock { $0.append(seconds) }
+                                                                if realWaits { try? await Task.sleep(for: .milliseconds(Int(min(seconds, 8) * 1000))) }
+                                                            }))
+        }
+
+        /// A person taps `/summer` on an iPhone from this machine's address: the click is stored before the redirect.
+        func tap() async throws {
+            var request = URLRequest(url: URL(string: base + "/summer")!)
+            request.setValue("localhost", forHTTPHeaderField: "Host")
+            request.setValue("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)", forHTTPHeaderField: "User-Agent")
+            #expect(try await RedirectCatcher.status(of: request) == 302)
+        }
+
+        /// Installs counted and events by type, from the funnel report.
+        func funnel() async throws -> (installs: Int, events: [String: Int], rows: [[String: Any]]) {
+            let (_, report) = try await admin.call("GET", "/v1/reports/funnel?groupBy=source&workspaceId=\(workspace)")
+            let rows = report["rows"] as? [[String: Any]] ?? []
+            var events: [String: Int] = [:]
+            for row in rows { for (type, n) in row["events"] as? [String: Int] ?? [:] { events[type, default: 0] += n } }
+            return (rows.compactMap { $0["installs"] as? Int }.reduce(0, +), events, rows)
+        }
+
+        func export(_ installId: String) async throws -> (Int, [String: Any], String) {
+            var request = URLRequest(url: URL(string: base + "/v1/installs/\(installId)/export")!)
+            request.setValue("Bearer \(admin.key)", forHTTPHeaderField: "Authorization")
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let text = String(decoding: data, as: UTF8.self)
+            return ((response as! HTTPURLResponse).statusCode, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:], text)
+        }
+    }
+
+    /// The waits the SDK asked for.
+    final class Sleeps: Sendable { let values = Mutex<[Double]>([]) }
+
+    struct AppTransactionID: AppTransactionProvider {
+        func appTransactionID() async -> String? { "704289572311469613" }
+    }
+
+    @Test("consent withdrawn and given again: every call works, the installation is counted once, and nothing ties the two ids")
+    func consentGivenAgain() async throws {
+        let directory = TemporaryDirectory()
+        let adServices = try FakeAdServices(logger: Logger(level: .error, sink: .memory()))
+        let d = try await Deployment.start(directory, environment: ["LINKRUNWAY_APPLE_ADS_URL": adServices.baseURL])
+        try await d.tap()
+        let clock = DeviceClock()
+        let skan = Frameworks("skadnetwork")
+        let runway = d.runway(suite: "sdk-e2e-\(UUID())", clock: clock, frameworks: [skan], adServices: Token(), appTransaction: AppTransactionID())
+        await runway.setConsent(true)
+        _ = try await runway.configureConversions(appId: d.appId)
+        let first = try #require(try await runway.matchInstall())
+        #expect(first.matched && first.method == .probabilistic)
+        try await runway.install()
+        try await runway.track(type: "SIGNUP", userId: "user-1")
+        #expect(try await runway.submitAdServicesToken()?.status == "attributed")
+        let oldId = try #require(await runway.installId())
+
+        // The person withdraws consent (without asking for deletion), then gives it again.
+        await runway.setConsent(false)
+        try await d.tap()  // a click from the same address: the returning id must not take it
+        await runway.setConsent(true)
+        let newId = try #require(await runway.installId())
+        #expect(newId != oldId)
+        let again = try #require(try await runway.matchInstall())
+        #expect(!again.matched && again.method == .unmatched && again.clickId == nil)
+        try await runway.install()
+        #expect(try await runway.track(type: "LOGIN")?.status == "stored", "events of the new id are accepted, not unknown_install")
+        #expect(try await runway.track(type: "CUSTOM", name: "paywall")?.status == "stored")
+        #expect(try await runway.submitAdServicesToken() == nil, "the claim was made once, for the installation")
+        #expect(try await runway.createShare(appPath: "/recipes/1").url.hasPrefix("https://localhost/"))
+
+        // The server counted one installation with one INSTALL event; the new id's data says nothing of the old one.
+        let funnel = try await d.funnel()
+        #expect(funnel.installs == 1 && funnel.events["INSTALL"] == 1 && funnel.events["SIGNUP"] == 1 && funnel.events["LOGIN"] == 1)
+        #expect(funnel.rows.first { $0["key"] as? String == "returning" }?["installs"] as? Int == 0)
+        let (status, export, text) = try await d.export(newId)
+        #expect(status == 200)
+        #expect(((export["attribution"] as? [String: Any])?["match"] as? [String: Any])?["source"] as? String == "returning")
+        #expect(!text.contains(oldId) && !text.contains(first.clickId ?? "-") && !text.contains("704289572311469613"))
+        let (_, oldExport, _) = try await d.export(oldId)
+        #expect((oldExport["events"] as? [[String: Any]])?.count == 2, "the old id keeps its INSTALL and SIGNUP")
+        _ = try await d.server.stop(signal: SIGTERM)
+        await adServices.server.shutdown()
+        _ = directory
+    }
+
+    @Test("an offline first launch: the match, INSTALL and events wait on the device, reach the server later with their own ids and times, and conversions follow")
+    func offlineFirstLaunch() async throws {
+        let directory = TemporaryDirectory()
+        var d = try await Deployment.start(directory)
+        try await d.tap()
+        let port = d.server.port
+        _ = try await d.server.stop(signal: SIGTERM)
+
+        // First launch with no server: every call fails and throws the URLError; the events stay on the device.
+        let clock = DeviceClock()
+        let suite = "sdk-e2e-\(UUID())"
+        let skan = Frameworks("skadnetwork")
+        let offline = d.runway(suite: suite, clock: clock, frameworks: [skan])
+        await offline.setConsent(true)
+        let configured = try? await offline.configureConversions(appId: d.appId)
+        #expect(configured == nil)
+        await #expect(throws: URLError.self) { try await offline.matchInstall() }
+        await #expect(throws: URLError.self) { try await offline.install() }
+        let openedAt = clock.now
+        await #expect(throws: URLError.self) { try await offline.track(type: "OPEN", eventId: "open-1") }
+        #expect(await offline.sendPendingEvents() == 2)
+        #expect(skan.calls.withLock { $0 }.isEmpty)
+
+        // A minute later the server is back (same address); the app is launched again.
+        d = Deployment(server: try await ServerProcess(databaseURL: "sqlite:" + directory.path("sdk.db"), port: port), base: d.base, admin: d.admin,
+                       workspace: d.workspace, appId: d.appId, publishable: d.publishable)
+        clock.advance(60)
+        let later = d.runway(suite: suite, clock: clock, frameworks: [skan])
+        #expect(try await later.configureConversions(appId: d.appId) == nil, "five minutes have not passed since the failed fetch")
+        let match = try #require(try await later.matchInstall())
+        #expect(match.matched && match.method == .probabilistic, "the click from before the launch is still found")
+        try await later.install()
+        #expect(await later.sendPendingEvents() == 0)
+        #expect(skan.calls.withLock { $0 }.isEmpty, "no schema yet")
+
+        // Five minutes after the failed fetch, the next event fetches the schema, and values are set from then on.
+        clock.advance(300)
+        try await later.track(type: "SIGNUP")
+        await later.recordConversion(event: "CUSTOM", name: "paywall")
+        #expect(skan.calls.withLock { $0 } == [12, 20])
+
+        let installId = try #require(await later.installId())
+        let (_, export, _) = try await d.export(installId)
+        let events = export["events"] as? [[String: Any]] ?? []
+        #expect(events.compactMap { $0["type"] as? String }.sorted() == ["INSTALL", "OPEN", "SIGNUP"])
+        let open = try #require(events.first { $0["type"] as? String == "OPEN" })
+        #expect(open["eventId"] as? String == "open-1")
+        let occurred = try #require((open["occurredAt"] as? String).flatMap { ISO8601DateFormatter.fractional.date(from: $0) })
+        #expect(abs(occurred.timeIntervalSince(openedAt)) < 0.01, "the event keeps the time it happened, not the time it was delivered")
+        // The app's own id, sent again, is recognised as the same event.
+        #expect(try await later.track(type: "OPEN", eventId: "open-1")?.status == "duplicate")
+        #expect(try await d.funnel().events["OPEN"] == 1)
+        _ = try await d.server.stop(signal: SIGTERM)
+        _ = directory
+    }
+
+    @Test("binds, an Apple Ads claim answered 202 until Apple knows it, a tvOS device, a window that locks, and a later window's coarse value")
+    func laterPaths() async throws {
+        let directory = TemporaryDirectory()
+        let adServices = try FakeAdServices(logger: Logger(level: .error, sink: .memory()))
+        let d = try await Deployment.start(directory, environment: ["LINKRUNWAY_APPLE_ADS_URL": adServices.baseURL])
+        let program = try #require((try await d.admin.call("POST", "/v1/affiliate-programs", #"{"appId":"\#(d.appId)","name":"Creators","commission":{"kind":"percent","basisPoints":2000,"duration":"lifetime"},"holdDays":0,"offerCode":"ALICE20"}"#)).1["id"] as? String)
+        let affiliate = try #require((try await d.admin.call("POST", "/v1/affiliates", #"{"workspaceId":"\#(d.workspace)","name":"Alice"}"#)).1["id"] as? String)
+        #expect((try await d.admin.call("POST", "/v1/affiliates/\(affiliate)/codes", #"{"programId":"\#(program)","code":"alice"}"#)).0 == 201)
+
+        // Apple needs a moment for this token: the first answer is 202, the SDK waits as told and asks again.
+        struct LateToken: AdServicesTokenProvider { func attributionToken() throws -> String { "late-1" } }
+        let clock = DeviceClock()
+        let sleeps = Sleeps()
+        let skan = Frameworks("skadnetwork"), aak = Frameworks("adattributionkit")
+        let runway = d.runway(suite: "sdk-e2e-\(UUID())", clock: clock, frameworks: [skan, aak], adServices: LateToken(), sleeps: sleeps, realWaits: true)
+        await runway.setConsent(true)
+        _ = try await runway.configureConversions(appId: d.appId)
+        _ = try await runway.matchInstall()
+        try await runway.install()
+        let claim = try #require(try await runway.submitAdServicesToken())
+        #expect(claim.status == "attributed" && claim.campaignId == "61000", "\(claim)")
+        #expect(!sleeps.values.withLock { $0 }.isEmpty && sleeps.values.withLock { $0 }.allSatisfy { $0 >= 1 && $0 <= 30 })
+
+        let binding = try #require(try await runway.bindAffiliate(refCode: "ALICE"))
+        #expect(binding.offerCode == "ALICE20")
+        let installId = try #require(await runway.installId())
+        let (_, export, _) = try await d.export(installId)
+        let binds = export["affiliateBinds"] as? [[String: Any]] ?? []
+        #expect(binds.count == 1 && (binds.first?["appAccountToken"] as? String)?.lowercased() == binding.appAccountToken.uuidString.lowercased())
+
+        // A rule that locks the window reaches AdAttributionKit first; three days later LOGIN's coarse value decides.
+        let locked = try #require(await runway.recordConversion(event: "CUSTOM", name: "trial"))
+        #expect(locked.lockWindow && locked.frameworks == ["adattributionkit", "skadnetwork"])
+        clock.advance(3 * 86_400)
+        let later = try #require(await runway.recordConversion(event: "LOGIN"))
+        #expect(later.coarse == .high && later.fine == 30, "the window's coarse rule; the fine value stays")
+
+        // An Apple TV: the match says tvos, and there is nothing to update.
+        let tv = d.runway(suite: "sdk-e2e-tv-\(UUID())", clock: DeviceClock(), platform: "tvos")
+        await tv.setConsent(true)
+        #expect(try await tv.matchInstall()?.matched == false)
+        try await tv.install()
+        #expect(await tv.recordConversion(event: "SIGNUP") == nil)
+        let tvId = try #require(await tv.installId())
+        _ = try await d.server.stop(signal: SIGTERM)
+        let store = try SQLiteStore(path: directory.path("sdk.db"))
+        let platform = try await store.read { try $0.first("SELECT platform FROM installs WHERE install_id = \(tvId)")?.string("platform") }
+        let tvEvents = try await store.read { try $0.query("SELECT type FROM events WHERE install_id = \(tvId)").map { try $0.string("type") } }
+        await store.close()
+        #expect(platform == "tvos" && tvEvents == ["INSTALL"])
+        await adServices.server.shutdown()
+        _ = directory
+    }
+}
+
+extension ISO8601DateFormatter {
+    nonisolated(unsafe) static let fractional: ISO8601DateFormatter = {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter
+    }()
 }
 
 /// Reads a redirect's status instead of following it.

@@ -20,13 +20,13 @@ final class ServerProcess: @unchecked Sendable {
     private let errors = SharedText()
     private(set) var port: UInt16 = 0
 
-    /// Starts `linkrunway serve` on a free port with the database at `databaseURL` and waits until it listens.
+    /// Starts `linkrunway serve` on a free port (or `port`) with the database at `databaseURL` and waits until it listens.
     /// The secret key file of every PostgreSQL database this test process serves.
     static let postgresKeyFile = NSTemporaryDirectory() + "linkrunway-tests-\(getpid()).key"
 
-    init(databaseURL: String, environment: [String: String] = [:]) async throws {
+    init(databaseURL: String, environment: [String: String] = [:], port: UInt16 = 0) async throws {
         process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", "0", "--database-url", databaseURL]
+        process.arguments = ["serve", "--port", String(port), "--database-url", databaseURL]
         // A SQLite database keeps its secret key file beside it; PostgreSQL ones share one for this test process.
         var defaults = ["PATH": "/usr/bin:/bin", "LINKRUNWAY_LOG_LEVEL": "warn"]
         if databaseURL.hasPrefix("postgres") { defaults["LINKRUNWAY_SECRET_KEY_FILE"] = Self.postgresKeyFile }

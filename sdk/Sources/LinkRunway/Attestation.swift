@@ -23,7 +23,7 @@ extension LinkRunway {
         let task = Task { await self.runAttestation(appId: appId) }
         attestTask = task
         await task.value
-        attestTask = nil
+        if attestTask == task { attestTask = nil }
     }
 
     /// The token to send with a request: waits for an attempt in progress, renews an expired token first when
@@ -50,7 +50,7 @@ extension LinkRunway {
         guard usableToken == nil, let provider = environment.appAttest, provider.isSupported, let installId = storage.string(.installId) else { return }
         if let next = storage.double(.attestNextAttemptAt), environment.now().timeIntervalSince1970 < next { return }
         let started = epoch
-        let succeeded = await attempt(appId: appId, installId: installId, provider: provider)
+        let succeeded = await attempt(appId: appId, installId: installId, provider: provider, epoch: started)
         guard started == epoch else { return }
         if succeeded {
             storage.set(nil as Int?, .attestFailures)
@@ -63,9 +63,10 @@ extension LinkRunway {
         }
     }
 
-    /// One attempt. The challenge comes first, so a refused request creates no key.
-    func attempt(appId: String, installId: String, provider: any AppAttestProvider) async -> Bool {
-        guard let challenge = try? await fetchChallenge() else { return false }
+    /// One attempt. The challenge comes first, so a refused request creates no key. Whatever arrives after consent
+    /// was withdrawn (a key, a token, a refusal) is discarded, like every other late answer.
+    func attempt(appId: String, installId: String, provider: any AppAttestProvider, epoch started: Int) async -> Bool {
+        guard let challenge = try? await fetchChallenge(), started == epoch else { return false }
         let hash = Data(SHA256.hash(Array(challenge.utf8)))
         if let keyId = storage.string(.attestKeyId), storage.string(.attestKeyState) != KeyState.generated.rawValue {
             do {
@@ -73,28 +74,30 @@ extension LinkRunway {
                 let answer = try await transport.send("POST", "/v1/attest/apple/assert", body: try Transport.json([
                     "appId": appId, "keyId": keyId, "assertion": assertion.base64EncodedString(), "challenge": challenge, "installId": installId,
                 ]))
+                guard started == epoch else { return false }
                 storage.set(KeyState.registered.rawValue, .attestKeyState)
                 return keep(answer)
             } catch LinkRunwayError.server(status: 404, _) {
                 // The server does not know the key: the only answer that replaces it, in this same call.
+                guard started == epoch else { return false }
                 forgetKey()
-                guard let fresh = try? await fetchChallenge() else { return false }
-                return await register(appId: appId, installId: installId, challenge: fresh, provider: provider)
+                guard let fresh = try? await fetchChallenge(), started == epoch else { return false }
+                return await register(appId: appId, installId: installId, challenge: fresh, provider: provider, epoch: started)
             } catch {
-                if provider.classify(error) == .invalidKey { forgetKey() }
+                if started == epoch, provider.classify(error) == .invalidKey { forgetKey() }
                 return false
             }
         }
-        return await register(appId: appId, installId: installId, challenge: challenge, provider: provider)
+        return await register(appId: appId, installId: installId, challenge: challenge, provider: provider, epoch: started)
     }
 
-    func register(appId: String, installId: String, challenge: String, provider: any AppAttestProvider) async -> Bool {
+    func register(appId: String, installId: String, challenge: String, provider: any AppAttestProvider, epoch started: Int) async -> Bool {
         let hash = Data(SHA256.hash(Array(challenge.utf8)))
         let keyId: String
         if let existing = storage.string(.attestKeyId) {
             keyId = existing
         } else {
-            guard let made = try? await provider.generateKey() else { return false }
+            guard let made = try? await provider.generateKey(), started == epoch else { return false }
             keyId = made
             storage.set(made, .attestKeyId)
             storage.set(KeyState.generated.rawValue, .attestKeyState)
@@ -107,18 +110,19 @@ extension LinkRunway {
             } catch {
                 // An Apple outage is retried with the same key and hash; any other failure means the key is unusable.
                 guard provider.classify(error) == .serviceUnavailable else {
-                    forgetKey()
+                    if started == epoch { forgetKey() }
                     return false
                 }
             }
         }
-        guard let attestation else { return false }
+        guard let attestation, started == epoch else { return false }
         // Apple attests a key only once: from here on the key is asserted, whatever the server answers.
         storage.set(KeyState.sent.rawValue, .attestKeyState)
         do {
             let answer = try await transport.send("POST", "/v1/attest/apple/register", body: try Transport.json([
                 "appId": appId, "keyId": keyId, "attestation": attestation.base64EncodedString(), "challenge": challenge, "installId": installId,
             ]))
+            guard started == epoch else { return false }
             storage.set(KeyState.registered.rawValue, .attestKeyState)
             return keep(answer)
         } catch {
@@ -145,12 +149,4 @@ extension LinkRunway {
         storage.set(nil as String?, .attestKeyId)
         storage.set(nil as String?, .attestKeyState)
     }
-}
-
-extension ISO8601DateFormatter {
-    nonisolated(unsafe) static let withFractions: ISO8601DateFormatter = {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter
-    }()
 }

@@ -60,60 +60,86 @@ extension LinkRunway {
     }
 
     /// Queues the update an event calls for behind the ones already queued; updates reach Apple one at a time, in
-    /// order.
+    /// order. The rule is chosen when its turn comes, after fetching the schema again if a fetch is due (a day after
+    /// the last, or five minutes after one failed), so an offline first launch sets values once the network is back.
     func enqueueConversion(type: String, name: String?, amount: Int64?) -> Task<ConversionUpdate?, Never>? {
-        guard consented, let schema = storedSchema, !environment.conversionFrameworks.isEmpty else { return nil }
-        let firstLaunch = storage.double(.firstLaunchAt).map { Date(timeIntervalSince1970: $0) } ?? environment.now()
-        let window = ConversionSchema.window(firstLaunch: firstLaunch, now: environment.now())
-        let chosen = ConversionSchema.choose(schema.rules, type: type, name: name, amount: amount)
-        let later = window > 1 ? schema.laterWindows[window].flatMap { ConversionSchema.choose($0, type: type, name: name, amount: amount) } : nil
-        guard chosen != nil || later != nil else { return nil }
+        guard consented, !environment.conversionFrameworks.isEmpty else { return nil }
+        let at = environment.now()
         let previous = conversionQueue
         let started = epoch
         let task = Task { () -> ConversionUpdate? in
             await previous?.value
             guard !Task.isCancelled else { return nil }
-            return await self.apply(chosen: chosen, later: later, epoch: started)
+            return await self.apply(type: type, name: name, amount: amount, at: at, epoch: started)
         }
         conversionQueue = Task { _ = await task.value }
         return task
     }
 
-    /// Never lower: a rule below the highest fine value already handed over is dropped (an equal one is sent again).
-    func apply(chosen: ConversionSchema.Rule?, later: ConversionSchema.Rule?, epoch started: Int) async -> ConversionUpdate? {
+    /// The values a rule gives, ready for a framework.
+    struct Values: Equatable {
+        var fine: Int
+        var coarse: CoarseValue?
+        var lock: Bool
+    }
+
+    func apply(type: String, name: String?, amount: Int64?, at: Date, epoch started: Int) async -> ConversionUpdate? {
         guard started == epoch, consented else { return nil }
-        let highest = storage.int(.highestFine) ?? -1
-        let fine: Int
-        let coarse: CoarseValue?
-        let lock: Bool
-        if let later {
-            // Windows 2 and 3 use only the coarse value: the window's own rule decides it, the fine value stays.
-            fine = max(highest, chosen?.fine ?? 0)
-            coarse = later.coarse
-            lock = later.lockWindow
-        } else if let chosen, let value = chosen.fine, value >= highest {
-            fine = value
-            coarse = chosen.coarse
-            lock = chosen.lockWindow
-        } else {
-            return nil
-        }
-        // SKAdNetwork mirrors its updates into AdAttributionKit with only the fine value and the lock, so the complete
-        // AdAttributionKit call goes last, unless the window locks: then it goes first, to lock with its coarse value.
-        var order = environment.conversionFrameworks
-        if lock { order = order.filter { $0.name == "adattributionkit" } + order.filter { $0.name != "adattributionkit" } }
-        // A re-engagement's tag applies for two days after the open that carried it.
+        if let appId = pendingConversionsAppId { _ = try? await refreshSchema(appId: appId) }
+        guard started == epoch, consented, let schema = storedSchema else { return nil }
+        let firstLaunch = storage.double(.firstLaunchAt).map { Date(timeIntervalSince1970: $0) } ?? at
+        let window = ConversionSchema.window(firstLaunch: firstLaunch, now: at)
+        let chosen = ConversionSchema.choose(schema.rules, type: type, name: name, amount: amount)
+        let later = window > 1 ? schema.laterWindows[window].flatMap { ConversionSchema.choose($0, type: type, name: name, amount: amount) } : nil
+        let install = Self.installValues(chosen: chosen, later: later, highest: storage.int(.highestFine) ?? -1)
+        // A re-engagement's own postback, for two days after the open that carried its tag (Apple's first window for
+        // it), takes the first window's rule, never lower than what it was sent before.
         let taggedAt = storage.double(.conversionTagAt) ?? 0
-        let tag = environment.now().timeIntervalSince1970 - taggedAt < 2 * 86_400 ? storage.string(.conversionTag) : nil
-        var accepted: [String] = []
-        for framework in order {
-            do {
-                try await framework.update(fine: fine, coarse: coarse, lockWindow: lock, conversionTag: tag)
-                accepted.append(framework.name)
-            } catch {}
+        let tag = at.timeIntervalSince1970 - taggedAt < 2 * 86_400 ? storage.string(.conversionTag) : nil
+        var reengagement: Values?
+        if tag != nil, let chosen, let fine = chosen.fine, fine >= storage.int(.reengagementHighestFine) ?? -1 {
+            reengagement = Values(fine: fine, coarse: chosen.coarse, lock: chosen.lockWindow)
+        }
+        guard install != nil || reengagement != nil else { return nil }
+
+        var installAccepted: [String] = []
+        if let install {
+            // SKAdNetwork mirrors its updates into AdAttributionKit with only the fine value and the lock, so the
+            // complete AdAttributionKit call goes last, unless the window locks: then it goes first, to lock with its
+            // coarse value.
+            var order = environment.conversionFrameworks
+            if install.lock { order = order.filter { $0.name == "adattributionkit" } + order.filter { $0.name != "adattributionkit" } }
+            for framework in order where await Self.hand(install, to: framework, tag: nil) { installAccepted.append(framework.name) }
+        }
+        var reengagementUpdate: ReengagementUpdate?
+        if let tag, let values = reengagement {
+            var accepted: [String] = []
+            for framework in environment.conversionFrameworks where framework.takesReengagementUpdates {
+                if await Self.hand(values, to: framework, tag: tag) { accepted.append(framework.name) }
+            }
+            reengagementUpdate = ReengagementUpdate(conversionTag: tag, fine: values.fine, coarse: values.coarse, lockWindow: values.lock, frameworks: accepted)
         }
         guard started == epoch else { return nil }
-        if fine > highest { storage.set(fine, .highestFine) }
-        return ConversionUpdate(fine: fine, coarse: coarse, lockWindow: lock, frameworks: accepted)
+        if let install, install.fine > storage.int(.highestFine) ?? -1 { storage.set(install.fine, .highestFine) }
+        if let values = reengagement, values.fine > storage.int(.reengagementHighestFine) ?? -1 { storage.set(values.fine, .reengagementHighestFine) }
+        let shown = install ?? reengagement!
+        return ConversionUpdate(fine: shown.fine, coarse: shown.coarse, lockWindow: shown.lock, frameworks: installAccepted, reengagement: reengagementUpdate)
+    }
+
+    /// Never lower: a rule below the highest fine value already handed over is dropped (an equal one is sent again).
+    /// In windows 2 and 3 the window's own rule decides the coarse value and the fine value stays.
+    static func installValues(chosen: ConversionSchema.Rule?, later: ConversionSchema.Rule?, highest: Int) -> Values? {
+        if let later { return Values(fine: max(highest, chosen?.fine ?? 0), coarse: later.coarse, lock: later.lockWindow) }
+        if let chosen, let fine = chosen.fine, fine >= highest { return Values(fine: fine, coarse: chosen.coarse, lock: chosen.lockWindow) }
+        return nil
+    }
+
+    static func hand(_ values: Values, to framework: any ConversionFramework, tag: String?) async -> Bool {
+        do {
+            try await framework.update(fine: values.fine, coarse: values.coarse, lockWindow: values.lock, conversionTag: tag)
+            return true
+        } catch {
+            return false
+        }
     }
 }

@@ -13,6 +13,8 @@ public enum LinkRunwayError: Error, Sendable, Equatable {
     case revenueNeedsServerKey(String)
     /// The server answered something this SDK cannot read.
     case unreadableResponse
+    /// An argument the server would refuse (an `eventId` longer than 128 characters, …); nothing was sent.
+    case invalidArgument(String)
 }
 
 /// How an install was matched to a click.
@@ -89,12 +91,36 @@ public struct AffiliateBinding: Sendable, Equatable {
     public let offerCode: String?
 }
 
-/// One conversion-value update handed to Apple's frameworks.
+/// One conversion-value update handed to Apple's frameworks: the install's postbacks, and for two days after a
+/// re-engagement open, that re-engagement's postback too.
 public struct ConversionUpdate: Sendable, Equatable {
+    /// The values for the install's postbacks.
     public let fine: Int
     public let coarse: CoarseValue?
     public let lockWindow: Bool
-    /// The frameworks that accepted the call, in the order they were called (`skadnetwork`, `adattributionkit`).
+    /// The frameworks that accepted the install update, in the order they were called (`skadnetwork`,
+    /// `adattributionkit`); empty when it was below the highest value already sent and so not made.
+    public let frameworks: [String]
+    /// The update of the re-engagement the app was last opened from, when one is active.
+    public let reengagement: ReengagementUpdate?
+
+    public init(fine: Int, coarse: CoarseValue?, lockWindow: Bool, frameworks: [String], reengagement: ReengagementUpdate? = nil) {
+        self.fine = fine
+        self.coarse = coarse
+        self.lockWindow = lockWindow
+        self.frameworks = frameworks
+        self.reengagement = reengagement
+    }
+}
+
+/// An update of one AdAttributionKit re-engagement postback, named by its conversion tag.
+public struct ReengagementUpdate: Sendable, Equatable {
+    /// The value of the `AdAttributionKitReengagementOpen` query item of the URL the app was opened with.
+    public let conversionTag: String
+    public let fine: Int
+    public let coarse: CoarseValue?
+    public let lockWindow: Bool
+    /// The frameworks that accepted it (`adattributionkit` on iOS 18 and later).
     public let frameworks: [String]
 }
 

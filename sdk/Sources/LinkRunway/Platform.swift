@@ -1,23 +1,26 @@
 import Foundation
-#if canImport(StoreKit)
-import StoreKit
-#endif
-#if canImport(AdAttributionKit)
-import AdAttributionKit
-#endif
-#if canImport(AdServices)
-import AdServices
-#endif
-#if canImport(DeviceCheck)
-import DeviceCheck
-#endif
 
 /// A framework that takes conversion-value updates (SKAdNetwork, AdAttributionKit).
 public protocol ConversionFramework: Sendable {
     /// `skadnetwork` or `adattributionkit`.
     var name: String { get }
-    /// Hands one update to the framework; throws when it refuses.
+    /// Whether it updates re-engagement postbacks (AdAttributionKit on iOS 18 and later); false by default.
+    var takesReengagementUpdates: Bool { get }
+    /// Hands one update to the framework; throws when it refuses. Without a `conversionTag` the update is for the
+    /// install's postbacks; with one, only for the re-engagement that tag names. `coarse` is nil when the rule sets
+    /// no coarse value: the framework's fine-only call is made then, so no coarse value already sent is lowered.
     func update(fine: Int, coarse: CoarseValue?, lockWindow: Bool, conversionTag: String?) async throws
+}
+
+extension ConversionFramework {
+    public var takesReengagementUpdates: Bool { false }
+}
+
+/// StoreKit 2's app transaction: its id goes with the first match, so the server can join purchases to the install
+/// without user accounts.
+public protocol AppTransactionProvider: Sendable {
+    /// `AppTransaction.appTransactionID` when StoreKit can verify the app transaction (iOS and tvOS 16 and later).
+    func appTransactionID() async -> String?
 }
 
 /// AdServices: the token Apple Ads attribution is claimed with.
@@ -77,27 +80,32 @@ public struct LinkRunwayDependencies: Sendable {
     public var conversionFrameworks: [any ConversionFramework]
     public var adServices: (any AdServicesTokenProvider)?
     public var appAttest: (any AppAttestProvider)?
+    public var appTransaction: (any AppTransactionProvider)?
     public var now: @Sendable () -> Date
     /// How the SDK waits between retries (seconds).
     public var sleep: @Sendable (Double) async -> Void
 
     public init(device: DeviceInfo = .current, conversionFrameworks: [any ConversionFramework] = [], adServices: (any AdServicesTokenProvider)? = nil,
-                appAttest: (any AppAttestProvider)? = nil, now: @escaping @Sendable () -> Date = { Date() },
+                appAttest: (any AppAttestProvider)? = nil, appTransaction: (any AppTransactionProvider)? = nil, now: @escaping @Sendable () -> Date = { Date() },
                 sleep: @escaping @Sendable (Double) async -> Void = { seconds in try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000)) }) {
         self.device = device
         self.conversionFrameworks = conversionFrameworks
         self.adServices = adServices
         self.appAttest = appAttest
+        self.appTransaction = appTransaction
         self.now = now
         self.sleep = sleep
     }
 
-    /// The real frameworks where they exist.
+    /// The real frameworks where they exist: SKAdNetwork, AdAttributionKit (iOS 17.4 and later) and AdServices on
+    /// iOS; App Attest and StoreKit 2's app transaction on iOS and tvOS. (`LINKRUNWAY_APPLE_STANDINS` is defined only by
+    /// the build that type-checks these adapters on Linux against stand-ins of Apple's modules.)
     public static var system: LinkRunwayDependencies {
         var frameworks: [any ConversionFramework] = []
         var adServices: (any AdServicesTokenProvider)?
         var appAttest: (any AppAttestProvider)?
-        #if os(iOS) && !targetEnvironment(macCatalyst)
+        var appTransaction: (any AppTransactionProvider)?
+        #if (os(iOS) && !targetEnvironment(macCatalyst)) || LINKRUNWAY_APPLE_STANDINS
         frameworks.append(SKAdNetworkFramework())
         #if canImport(AdAttributionKit)
         if #available(iOS 17.4, *) { frameworks.append(AdAttributionKitFramework()) }
@@ -106,83 +114,13 @@ public struct LinkRunwayDependencies: Sendable {
         adServices = SystemAdServices()
         #endif
         #endif
-        #if (os(iOS) || os(tvOS)) && canImport(DeviceCheck)
+        #if (os(iOS) || os(tvOS) || LINKRUNWAY_APPLE_STANDINS) && canImport(DeviceCheck)
         appAttest = SystemAppAttest()
         #endif
-        return LinkRunwayDependencies(device: .current, conversionFrameworks: frameworks, adServices: adServices, appAttest: appAttest)
+        #if (os(iOS) || os(tvOS) || LINKRUNWAY_APPLE_STANDINS) && canImport(StoreKit)
+        appTransaction = SystemAppTransaction()
+        #endif
+        return LinkRunwayDependencies(device: .current, conversionFrameworks: frameworks, adServices: adServices, appAttest: appAttest,
+                                      appTransaction: appTransaction)
     }
 }
-
-// MARK: Apple's frameworks. These adapters follow Apple's documented signatures and compile only on Apple platforms.
-
-#if os(iOS) && !targetEnvironment(macCatalyst)
-struct SKAdNetworkFramework: ConversionFramework {
-    var name: String { "skadnetwork" }
-
-    func update(fine: Int, coarse: CoarseValue?, lockWindow: Bool, conversionTag: String?) async throws {
-        if #available(iOS 16.1, *) {
-            let value: SKAdNetwork.CoarseConversionValue = switch coarse ?? .low { case .low: .low; case .medium: .medium; case .high: .high }
-            try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-                SKAdNetwork.updatePostbackConversionValue(fine, coarseValue: value, lockWindow: lockWindow) { error in
-                    if let error { done.resume(throwing: error) } else { done.resume() }
-                }
-            }
-        } else if #available(iOS 15.4, *) {
-            try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
-                SKAdNetwork.updatePostbackConversionValue(fine) { error in
-                    if let error { done.resume(throwing: error) } else { done.resume() }
-                }
-            }
-        }
-    }
-}
-
-#if canImport(AdAttributionKit)
-@available(iOS 17.4, *)
-struct AdAttributionKitFramework: ConversionFramework {
-    var name: String { "adattributionkit" }
-
-    /// After a re-engagement open (a conversion tag is held) the update targets re-engagement postbacks on iOS 18 and
-    /// later; otherwise all postbacks. The tag itself is not passed: Apple's tagged update is iOS 18.4 and later and
-    /// this adapter has not been compiled against that SDK.
-    func update(fine: Int, coarse: CoarseValue?, lockWindow: Bool, conversionTag: String?) async throws {
-        let value: CoarseConversionValue? = coarse.map { coarse in switch coarse { case .low: .low; case .medium: .medium; case .high: .high } }
-        if #available(iOS 18.0, *), conversionTag != nil {
-            try await Postback.updateConversionValue(PostbackUpdate(fineConversionValue: fine, lockPostback: lockWindow, coarseConversionValue: value,
-                                                                    conversionTypes: [.reengagement]))
-        } else if let value {
-            try await Postback.updateConversionValue(fine, coarseConversionValue: value, lockPostback: lockWindow)
-        } else {
-            try await Postback.updateConversionValue(fine, lockPostback: lockWindow)
-        }
-    }
-}
-#endif
-
-#if canImport(AdServices)
-struct SystemAdServices: AdServicesTokenProvider {
-    func attributionToken() throws -> String { try AAAttribution.attributionToken() }
-}
-#endif
-#endif
-
-#if (os(iOS) || os(tvOS)) && canImport(DeviceCheck)
-struct SystemAppAttest: AppAttestProvider {
-    var isSupported: Bool { DCAppAttestService.shared.isSupported }
-    func generateKey() async throws -> String { try await DCAppAttestService.shared.generateKey() }
-    func attestKey(_ keyId: String, clientDataHash: Data) async throws -> Data {
-        try await DCAppAttestService.shared.attestKey(keyId, clientDataHash: clientDataHash)
-    }
-    func generateAssertion(_ keyId: String, clientDataHash: Data) async throws -> Data {
-        try await DCAppAttestService.shared.generateAssertion(keyId, clientDataHash: clientDataHash)
-    }
-    func classify(_ error: any Error) -> AppAttestFailure {
-        guard let error = error as? DCError else { return .other }
-        switch error.code {
-        case .invalidKey: return .invalidKey
-        case .serverUnavailable: return .serviceUnavailable
-        default: return .other
-        }
-    }
-}
-#endif

@@ -14,9 +14,16 @@ final class SDKStorage: @unchecked Sendable {
 
     enum Key: String, CaseIterable {
         case consent, installId, installSecret, match, clickToken, firstLaunchAt, conversionTag, conversionTagAt
-        case schema, schemaFetchedDay, schemaFailedAt, highestFine
+        /// Whether this install id is a returning one (decided at its first match request; 1 or 0).
+        case matchReturning
+        /// Events not yet acknowledged by the server, oldest first (JSON).
+        case outbox
+        /// An Apple Ads claim for this install id may have reached the server.
+        case adServicesClaimed
+        case schema, schemaFetchedDay, schemaFailedAt, highestFine, reengagementHighestFine
         case attestKeyId, attestKeyState, attestToken, attestTokenExpiresAt, attestTokenReceivedAt, attestFailures, attestNextAttemptAt
-        /// The three booleans that outlive a withdrawal, so consent given again reports nothing twice.
+        /// The three booleans that outlive a withdrawal: this device's installation was reported (INSTALL, its Apple
+        /// Ads claim, its first match), so consent given again reports nothing twice. None holds an identifier.
         case installReported, adServicesReported, matchRequested
 
         var survivesWithdrawal: Bool { self == .installReported || self == .adServicesReported || self == .matchRequested }
@@ -40,4 +47,7 @@ final class SDKStorage: @unchecked Sendable {
     func forgetAll() {
         for key in Key.allCases where !key.survivesWithdrawal { defaults.removeObject(forKey: prefix + key.rawValue) }
     }
+
+    /// Every key this SDK has written in the suite, with its value (for tests: nothing else is there).
+    var everything: [String: Any] { defaults.dictionaryRepresentation().filter { $0.key.hasPrefix(prefix) } }
 }

@@ -55,6 +55,27 @@ struct Transport: Sendable {
         throw LinkRunwayError.unreadableResponse
     }
 
+    /// True when a failed request certainly changed nothing on the server: it answered with an error (a 502 or 504
+    /// from a proxy may hide a request that went through, so those do not count), or the request never left the
+    /// device. A timeout or a connection lost mid-way may have reached it.
+    static func changedNothing(_ error: any Error) -> Bool {
+        if case LinkRunwayError.server(let status, _) = error { return status != 502 && status != 504 }
+        guard let error = error as? URLError else { return false }
+        let neverSent: Set<URLError.Code> = [
+            .notConnectedToInternet, .cannotFindHost, .cannotConnectToHost, .dnsLookupFailed, .secureConnectionFailed,
+            .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid, .serverCertificateHasUnknownRoot,
+            .clientCertificateRejected, .clientCertificateRequired, .appTransportSecurityRequiresSecureConnection, .dataNotAllowed,
+            .internationalRoamingOff, .callIsActive, .badURL, .unsupportedURL,
+        ]
+        return neverSent.contains(error.code)
+    }
+
+    /// True for an answer worth sending again later: a network error, 429 or a 5xx.
+    static func isTransient(_ error: any Error) -> Bool {
+        if case LinkRunwayError.server(let status, _) = error { return status == 429 || status >= 500 }
+        return error is URLError
+    }
+
     static func json(_ object: [String: Any]) throws -> Data { try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) }
 
     /// The answer's JSON object.

@@ -3,143 +3,350 @@ import Foundation
 import Synchronization
 import Testing
 
+/// A scripted attestation server: numbered challenges (ch-1, ch-2, …) and tokens (tok-1, tok-2, …); register and assert
+/// answered as the test says; every other path answered sensibly.
+final class AttestServer: Sendable {
+    let stub: StubServer
+    let challengeStatus = Locked(201)
+    /// The register answer's status (0: no answer, the request timed out).
+    let registerStatus = Locked(201)
+    /// Statuses for the next assertions; 200 once used up.
+    let assertStatuses = Locked<[Int]>([])
+    let expiresAt = Locked("2026-09-22T00:00:00.000Z")
+
+    init() {
+        let challengeStatus = challengeStatus, registerStatus = registerStatus, assertStatuses = assertStatuses, expiresAt = expiresAt
+        let challenges = Locked(0), tokens = Locked(0)
+        @Sendable func grant(_ status: Int) -> StubServer.Reply {
+            let n = tokens.withLock { $0 += 1; return $0 }
+            return .init(status: status, json: #"{"token":"tok-\#(n)","expiresAt":"\#(expiresAt.value)","environment":"production"}"#)
+        }
+        stub = StubServer { request in
+            switch request.path {
+            case "/v1/attest/apple/challenge":
+                let status = challengeStatus.value
+                guard status == 201 else { return .init(status: status, json: #"{"error":{"code":"refused"}}"#) }
+                let n = challenges.withLock { $0 += 1; return $0 }
+                return .init(status: 201, json: #"{"challenge":"ch-\#(n)","expiresAt":"2026-09-21T14:18:20.000Z"}"#)
+            case "/v1/attest/apple/register":
+                let status = registerStatus.value
+                if status == 0 { return .failure(.timedOut) }
+                return status == 201 ? grant(201) : .init(status: status, json: #"{"error":{"code":"refused"}}"#)
+            case "/v1/attest/apple/assert":
+                let status = assertStatuses.withLock { $0.isEmpty ? 200 : $0.removeFirst() }
+                return status == 200 ? grant(200) : .init(status: status, json: #"{"error":{"code":"refused"}}"#)
+            default: return Fixture.standard(request)
+            }
+        }
+    }
+
+    func paths() -> [String] { stub.paths() }
+    var challengeCount: Int { stub.requests(to: "/v1/attest/apple/challenge").count }
+}
+
 @Suite("App Attest lifecycle")
 struct AttestationTests {
-    /// A server for attestation: challenges, and register/assert answered as scripted.
-    static func server(register: Int = 201, assert: @escaping @Sendable () -> Int = { 200 }) -> StubServer {
-        let grant = #"{"token":"tok-\#(UUID().uuidString)","expiresAt":"2026-09-22T00:00:00.000Z","environment":"production"}"#
-        return StubServer { request in
-            switch request.path {
-            case "/v1/attest/apple/challenge": return .init(status: 201, json: #"{"challenge":"ch-\#(UUID().uuidString)","expiresAt":"2026-01-01T00:05:00.000Z"}"#)
-            case "/v1/attest/apple/register": return .init(status: register, json: register == 201 ? grant : #"{"error":{"code":"x"}}"#)
-            case "/v1/attest/apple/assert":
-                let status = assert()
-                return .init(status: status, json: status == 200 ? grant : #"{"error":{"code":"x"}}"#)
-            default: return Fixture.stored
-            }
-        }
+    /// A device with consent that attested once (its key registered, token `tok-1`), and its clock.
+    static func attestedOnce() async -> (AttestServer, TestClock, FakeAppAttest, LinkRunway) {
+        let server = AttestServer()
+        let clock = TestClock()
+        let attest = FakeAppAttest()
+        let runway = Fixture.runway(server.stub, clock: clock, appAttest: attest)
+        await runway.setConsent(true)
+        await runway.attest(appId: "app_1")
+        return (server, clock, attest, runway)
     }
 
-    @Test("first time: a challenge, then a key, its attestation over SHA-256 of the challenge, and registration; then assertions")
-    func firstTimeThenAssert() async throws {
-        let clock = TestClock(Date(timeIntervalSince1970: 1_790_000_000))
+    static func hex(_ data: Data) -> String { data.map { String(format: "%02x", $0) }.joined() }
+
+    @Test("the challenge comes first: a refused challenge creates no key")
+    func refusedChallengeNoKey() async throws {
+        let server = AttestServer()
+        server.challengeStatus.set(409)
         let attest = FakeAppAttest()
-        let server = Self.server()
-        let runway = Fixture.runway(server, clock: clock, appAttest: attest)
-        await runway.attest(appId: "app_1")
-        #expect(server.requests.isEmpty, "nothing before consent")
+        let runway = Fixture.runway(server.stub, appAttest: attest)
         await runway.setConsent(true)
+        await runway.attest(appId: "app_1")
+        #expect(server.paths() == ["POST /v1/attest/apple/challenge"])
+        #expect(attest.keys.isEmpty && attest.attested.isEmpty)
+        #expect(await runway.storage.string(.attestKeyId) == nil)
+    }
+
+    @Test("first attestation: generateKey, attestKey over SHA-256 of the challenge text, then POST /v1/attest/apple/register")
+    func firstAttestation() async throws {
+        let server = AttestServer()
+        let attest = FakeAppAttest()
+        let runway = Fixture.runway(server.stub, appAttest: attest)
+        await runway.setConsent(true)
+        await runway.attest(appId: "app_1")
         #expect(server.paths() == ["POST /v1/attest/apple/challenge", "POST /v1/attest/apple/register"])
-        let register = try #require(server.requests[1].body)
-        #expect(register["keyId"] as? String == attest.generated.first && register["appId"] as? String == "app_1")
-        let challenge = try #require(register["challenge"] as? String)
-        #expect(attest.attested.first?.1 == Data(SHA256.hash(Array(challenge.utf8))))
-        #expect(Data(base64Encoded: register["attestation"] as? String ?? "") == Data("attestation-of-\(attest.generated[0])".utf8))
-        try await runway.track(type: "OPEN")
-        #expect(server.requests.last?.body?["attestation"] as? String != nil, "events carry the token")
-
-        // The token lasts at least five minutes after it arrived, whatever the clock says; then it is renewed.
-        clock.advance(200 * 86_400)
-        await runway.attest(appId: "app_1")
-        #expect(server.paths().suffix(2) == ["POST /v1/attest/apple/challenge", "POST /v1/attest/apple/assert"])
-        #expect(attest.generated.count == 1, "the key is reused")
-    }
-
-    @Test("an assertion answered 404 replaces the key in the same call; a 400 keeps it and waits five minutes, doubling, across launches")
-    func keyReplacementAndBackoff() async throws {
-        let clock = TestClock()
-        let attest = FakeAppAttest()
-        let answers = Mutex([404, 400, 400, 200])
-        let server = Self.server(assert: { answers.withLock { $0.isEmpty ? 200 : $0.removeFirst() } })
-        let suite = "lr-\(UUID())"
-        let runway = Fixture.runway(server, clock: clock, appAttest: attest, suite: suite)
-        await runway.setConsent(true)
-        await runway.attest(appId: "app_1")
-        clock.advance(400 * 86_400)
-        await runway.attest(appId: "app_1")
-        #expect(attest.generated.count == 2, "404: a new key")
-        #expect(server.paths().suffix(4) == ["POST /v1/attest/apple/challenge", "POST /v1/attest/apple/assert",
-                                             "POST /v1/attest/apple/challenge", "POST /v1/attest/apple/register"])
-        clock.advance(400 * 86_400)
-        await runway.attest(appId: "app_1")
-        #expect(attest.generated.count == 2, "400: the key is kept")
-        let count = server.requests.count
-        clock.advance(299)
-        await runway.attest(appId: "app_1")
-        #expect(server.requests.count == count, "waits five minutes")
-        clock.advance(2)
-        // A new launch remembers the wait.
-        let relaunched = Fixture.runway(server, clock: clock, appAttest: attest, suite: suite)
-        await relaunched.attest(appId: "app_1")
-        #expect(server.requests.count == count + 2, "asserted again after the wait")
-        let storage = await relaunched.storage
-        #expect(storage.int(.attestFailures) == 2)
-        let next = try #require(storage.double(.attestNextAttemptAt))
-        #expect(next - clock.now.timeIntervalSince1970 == 600, "then ten minutes")
-        clock.advance(601)
-        await relaunched.attest(appId: "app_1")
-        #expect(storage.int(.attestFailures) == nil, "a success clears the wait")
-    }
-
-    @Test("an invalid key on the device is discarded; an Apple outage is retried twice with the same key, which is then kept")
-    func deviceFailures() async throws {
-        let attest = FakeAppAttest()
-        attest.attestFailures = [.invalidKey]
-        let server = Self.server()
-        let clock = TestClock()
-        let runway = Fixture.runway(server, clock: clock, appAttest: attest)
-        await runway.setConsent(true)
-        await runway.attest(appId: "app_1")
+        let key = try #require(attest.keys.first)
+        #expect(attest.keys.count == 1)
+        #expect(attest.attested.map(\.0) == [key])
+        #expect(Self.hex((attest.attested.first?.1 ?? Data())) == "8b216f57eaed8b13472c03604c17c4324f5cff7fed89c3e2ae17fc2652bd2e62", "SHA-256 of \"ch-1\"")
+        let body = try #require(server.stub.requests[safe: 1]?.body)
+        #expect(Set(body.keys) == ["appId", "keyId", "attestation", "challenge", "installId"])
+        #expect(body["appId"] as? String == "app_1" && body["keyId"] as? String == key && body["challenge"] as? String == "ch-1")
+        let currentId = await runway.installId()
+        #expect(body["installId"] as? String == currentId)
+        #expect(Data(base64Encoded: body["attestation"] as? String ?? "") == Data("attestation-of-\(key)".utf8))
         let storage = await runway.storage
-        #expect(storage.string(.attestKeyId) == nil, "discarded")
-        attest.attestFailures = [.outage, .outage, .outage]
-        clock.advance(3600)
-        await runway.attest(appId: "app_1")
-        #expect(attest.attested.suffix(3).map(\.0) == Array(repeating: attest.generated[1], count: 3), "same key, three tries")
-        #expect(storage.string(.attestKeyId) == attest.generated[1], "kept for the next attempt")
+        #expect(storage.string(.attestKeyId) == key && storage.string(.attestToken) == "tok-1")
+    }
+
+    @Test("later attestations call generateAssertion with the same key over the new challenge's hash, then POST /v1/attest/apple/assert")
+    func laterAssertion() async throws {
+        let (server, clock, attest, runway) = await Self.attestedOnce()
         clock.advance(86_400)
         await runway.attest(appId: "app_1")
-        #expect(attest.generated.count == 2, "the kept key is attested, no new one")
-        #expect(storage.string(.attestToken) != nil)
+        #expect(server.paths().suffix(2) == ["POST /v1/attest/apple/challenge", "POST /v1/attest/apple/assert"])
+        let key = try #require(attest.keys.first)
+        #expect(attest.keys.count == 1)
+        #expect(attest.asserted.map(\.0) == [key])
+        #expect(Self.hex((attest.asserted.first?.1 ?? Data())) == "28053201dab7d800ed7786b4d99b0ad5d538753e4d329dccd8f817756442c8f3", "SHA-256 of \"ch-2\"")
+        let body = try #require(server.stub.requests.last?.body)
+        #expect(Set(body.keys) == ["appId", "keyId", "assertion", "challenge", "installId"])
+        #expect(body["keyId"] as? String == key && body["challenge"] as? String == "ch-2" && body["appId"] as? String == "app_1")
+        #expect(Data(base64Encoded: body["assertion"] as? String ?? "") == Data("assertion-by-\(key)".utf8))
+        #expect(await runway.storage.string(.attestToken) == "tok-2")
     }
 
-    @Test("a refused or unanswered registration keeps the key, and the next attempt asserts with it; attestation off creates no key")
-    func registrationRefused() async throws {
-        let attest = FakeAppAttest()
-        let server = Self.server(register: 400)
+    @Test("the token goes with events until it expires; then the next event renews it first if attest was called in this process, else goes unattested")
+    func tokenOnEventsUntilExpiry() async throws {
+        let server = AttestServer()
         let clock = TestClock()
-        let runway = Fixture.runway(server, clock: clock, appAttest: attest)
+        let suite = Fixture.suite()
+        let runway = Fixture.runway(server.stub, clock: clock, appAttest: FakeAppAttest(), suite: suite)
         await runway.setConsent(true)
         await runway.attest(appId: "app_1")
+        try await runway.track(type: "SIGNUP")
         clock.advance(3600)
-        await runway.attest(appId: "app_1")
-        #expect(server.paths().last == "POST /v1/attest/apple/assert")
-        #expect(attest.generated.count == 1)
-
-        let off = StubServer { _ in .init(status: 409, json: #"{"error":{"code":"attestation_off"}}"#) }
-        let fresh = FakeAppAttest()
-        let disabled = Fixture.runway(off, appAttest: fresh)
-        await disabled.setConsent(true)
-        await disabled.attest(appId: "app_1")
-        #expect(fresh.generated.isEmpty, "the challenge comes first, so a refused request creates no key")
+        try await runway.track(type: "LOGIN")
+        #expect(server.stub.events.map { $0["attestation"] as? String } == ["tok-1", "tok-1"])
+        clock.advance(86_400)
+        // A later launch that has not called attest(appId:) sends the event without the expired token.
+        let later = Fixture.runway(server.stub, clock: clock, appAttest: FakeAppAttest(), suite: suite)
+        try await later.track(type: "OPEN")
+        #expect(server.stub.events.last?["attestation"] == nil)
+        #expect(server.challengeCount == 1)
+        // This process called attest(appId:): its next event renews the token first.
+        try await runway.track(type: "SIGNUP")
+        #expect(server.paths().suffix(3) == ["POST /v1/attest/apple/challenge", "POST /v1/attest/apple/assert", "POST /v1/events"])
+        #expect(server.stub.events.last?["attestation"] as? String == "tok-2")
     }
 
-    @Test("an event sent while an attempt runs waits for it")
+    @Test("a new token is used for at least five minutes even if its expiresAt has passed")
+    func fiveMinutesAtLeast() async throws {
+        let server = AttestServer()
+        server.expiresAt.set("2020-01-01T00:00:00.000Z")
+        let clock = TestClock()
+        let runway = Fixture.runway(server.stub, clock: clock, appAttest: FakeAppAttest())
+        await runway.setConsent(true)
+        await runway.attest(appId: "app_1")
+        clock.advance(299)
+        try await runway.track(type: "SIGNUP")
+        #expect(server.stub.events.last?["attestation"] as? String == "tok-1")
+        #expect(server.challengeCount == 1)
+        clock.advance(2)
+        try await runway.track(type: "LOGIN")
+        #expect(server.challengeCount == 2)
+        #expect(server.stub.events.last?["attestation"] as? String == "tok-2")
+    }
+
+    @Test("a failed attestation does not throw, and events then go out unattested")
+    func failureLeavesEventsUnattested() async throws {
+        let server = AttestServer()
+        server.challengeStatus.set(500)
+        let runway = Fixture.runway(server.stub, appAttest: FakeAppAttest())
+        await runway.setConsent(true)
+        await runway.attest(appId: "app_1")
+        try await runway.track(type: "SIGNUP")
+        let event = try #require(server.stub.events.first)
+        #expect(event["attestation"] == nil)
+        #expect(server.challengeCount == 3, "the challenge was tried, three times")
+    }
+
+    @Test("an event sent while an attempt runs waits for it and carries its token")
     func eventsWait() async throws {
-        let attest = FakeAppAttest()
+        let release = Locked(false)
         let server = StubServer { request in
             switch request.path {
-            case "/v1/attest/apple/challenge": return .init(status: 201, json: #"{"challenge":"c","expiresAt":"x"}"#, delay: 0.3)
+            case "/v1/attest/apple/challenge": return StubServer.Reply(status: 201, json: #"{"challenge":"c","expiresAt":"x"}"#).held(by: release)
             case "/v1/attest/apple/register": return .init(status: 201, json: #"{"token":"t-1","expiresAt":"2030-01-01T00:00:00.000Z","environment":"production"}"#)
-            default: return Fixture.stored
+            default: return Fixture.standard(request)
             }
         }
-        let runway = Fixture.runway(server, appAttest: attest)
+        let runway = Fixture.runway(server, appAttest: FakeAppAttest())
         await runway.setConsent(true)
         async let attesting: Void = runway.attest(appId: "app_1")
-        while server.requests.isEmpty { try await Task.sleep(nanoseconds: 5_000_000) }
-        try await runway.track(type: "OPEN")
+        try await Fixture.waitForRequests(server)
+        async let tracked = runway.track(type: "SIGNUP")
+        // The event is made while the challenge is held, then the attempt goes on.
+        try await Task.sleep(nanoseconds: 100_000_000)
+        #expect(server.requests.count == 1, "the event waits")
+        release.set(true)
+        _ = try await tracked
         await attesting
-        #expect(server.requests.last?.body?["attestation"] as? String == "t-1")
+        #expect(server.paths() == ["POST /v1/attest/apple/challenge", "POST /v1/attest/apple/register", "POST /v1/events"])
+        #expect(server.events.first?["attestation"] as? String == "t-1")
+    }
+
+    @Test("an assertion answered 404 makes a new key, registered in the same call")
+    func assertion404NewKey() async throws {
+        let (server, clock, attest, runway) = await Self.attestedOnce()
+        server.assertStatuses.set([404])
+        clock.advance(86_400)
+        await runway.attest(appId: "app_1")
+        #expect(server.paths().suffix(4) == ["POST /v1/attest/apple/challenge", "POST /v1/attest/apple/assert",
+                                             "POST /v1/attest/apple/challenge", "POST /v1/attest/apple/register"])
+        #expect(attest.keys.count == 2)
+        #expect(server.stub.requests.last?.body?["keyId"] as? String == attest.keys[safe: 1])
+        let storage = await runway.storage
+        #expect(storage.string(.attestKeyId) == attest.keys[safe: 1] && storage.string(.attestToken) == "tok-2")
+    }
+
+    @Test("an assertion answered 400 keeps the key, waits five minutes, then asserts again with it")
+    func assertion400KeepsKey() async throws {
+        let (server, clock, attest, runway) = await Self.attestedOnce()
+        server.assertStatuses.set([400])
+        clock.advance(86_400)
+        await runway.attest(appId: "app_1")
+        let key = try #require(attest.keys.first)
+        #expect(await runway.storage.string(.attestKeyId) == key)
+        let count = server.stub.requests.count
+        clock.advance(299)
+        await runway.attest(appId: "app_1")
+        #expect(server.stub.requests.count == count, "within five minutes: no attempt")
+        clock.advance(2)
+        await runway.attest(appId: "app_1")
+        #expect(server.paths().dropFirst(count) == ["POST /v1/attest/apple/challenge", "POST /v1/attest/apple/assert"])
+        #expect(attest.keys.count == 1 && attest.asserted.map(\.0) == [key, key])
+        #expect(await runway.storage.string(.attestToken) == "tok-2")
+    }
+
+    @Test("a refused or unanswered registration keeps the key, and the next attempt asserts with it", arguments: [400, 0])
+    func registrationFailureKeepsKey(status: Int) async throws {
+        let server = AttestServer()
+        server.registerStatus.set(status)
+        let clock = TestClock()
+        let attest = FakeAppAttest()
+        let runway = Fixture.runway(server.stub, clock: clock, appAttest: attest)
+        await runway.setConsent(true)
+        await runway.attest(appId: "app_1")
+        let key = try #require(attest.keys.first)
+        #expect(await runway.storage.string(.attestKeyId) == key)
+        #expect(await runway.storage.string(.attestToken) == nil)
+        clock.advance(301)
+        await runway.attest(appId: "app_1")
+        #expect(server.paths().suffix(2) == ["POST /v1/attest/apple/challenge", "POST /v1/attest/apple/assert"])
+        #expect(attest.keys.count == 1 && attest.attested.count == 1 && attest.asserted.map(\.0) == [key])
+        #expect(await runway.storage.string(.attestToken) == "tok-1")
+    }
+
+    @Test("a key the device reports unusable (invalidKey, or attestKey failing other than by an outage) is discarded; the next attempt makes a new one")
+    func unusableKeyDiscarded() async throws {
+        let server = AttestServer()
+        let clock = TestClock()
+        let attest = FakeAppAttest()
+        attest.attestFailures = [.invalidKey]
+        let runway = Fixture.runway(server.stub, clock: clock, appAttest: attest)
+        await runway.setConsent(true)
+        await runway.attest(appId: "app_1")
+        #expect(attest.attested.count == 1, "not retried")
+        #expect(await runway.storage.string(.attestKeyId) == nil, "invalidKey at attestKey")
+        clock.advance(301)
+        await runway.attest(appId: "app_1")
+        #expect(attest.keys.count == 2 && server.paths().last == "POST /v1/attest/apple/register")
+        attest.assertFailures = [.invalidKey]
+        clock.advance(86_400)
+        await runway.attest(appId: "app_1")
+        #expect(await runway.storage.string(.attestKeyId) == nil, "invalidKey at the assertion")
+        attest.attestFailures = [.broken]
+        clock.advance(601)
+        await runway.attest(appId: "app_1")
+        #expect(attest.keys.count == 3)
+        #expect(await runway.storage.string(.attestKeyId) == nil, "attestKey failed for another reason than an outage")
+        clock.advance(1201)
+        await runway.attest(appId: "app_1")
+        #expect(attest.keys.count == 4)
+        #expect(server.stub.requests.last?.body?["keyId"] as? String == attest.keys[safe: 3])
+        #expect(await runway.storage.string(.attestKeyId) == attest.keys[safe: 3])
+    }
+
+    @Test("an Apple outage during attestKey is retried twice with the same key and hash, then the key is kept for the next attempt")
+    func outageKeepsKey() async throws {
+        let server = AttestServer()
+        let clock = TestClock()
+        let attest = FakeAppAttest()
+        attest.attestFailures = [.outage, .outage, .outage]
+        let runway = Fixture.runway(server.stub, clock: clock, appAttest: attest)
+        await runway.setConsent(true)
+        await runway.attest(appId: "app_1")
+        let key = try #require(attest.keys.first)
+        #expect(attest.attested.map(\.0) == [key, key, key])
+        #expect(Set(attest.attested.map { Self.hex($0.1) }) == ["8b216f57eaed8b13472c03604c17c4324f5cff7fed89c3e2ae17fc2652bd2e62"])
+        #expect(server.paths() == ["POST /v1/attest/apple/challenge"], "nothing to register")
+        #expect(await runway.storage.string(.attestKeyId) == key)
+        clock.advance(301)
+        await runway.attest(appId: "app_1")
+        #expect(attest.keys.count == 1 && attest.attested.count == 4 && attest.attested[safe: 3]?.0 == key)
+        #expect(server.paths().last == "POST /v1/attest/apple/register")
+        #expect(await runway.storage.string(.attestToken) == "tok-1")
+    }
+
+    @Test("after failures the wait is five minutes, doubling to 300×64 s, kept across launches; a success clears it")
+    func backoff() async throws {
+        let server = AttestServer()
+        server.challengeStatus.set(503)
+        let clock = TestClock()
+        let suite = Fixture.suite()
+        let attest = FakeAppAttest()
+        var waits: [Double] = []
+        for attempt in 0..<8 {
+            // Every attempt on a new launch.
+            let runway = Fixture.runway(server.stub, clock: clock, appAttest: attest, suite: suite)
+            if attempt == 0 { await runway.setConsent(true) }
+            await runway.attest(appId: "app_1")
+            let next = try #require(await runway.storage.double(.attestNextAttemptAt))
+            let wait = next - clock.now.timeIntervalSince1970
+            waits.append(wait)
+            let count = server.challengeCount
+            clock.advance(wait - 1)
+            await Fixture.runway(server.stub, clock: clock, appAttest: attest, suite: suite).attest(appId: "app_1")
+            #expect(server.challengeCount == count, "no attempt before the wait is over")
+            clock.advance(1)
+        }
+        #expect(waits == [300, 600, 1200, 2400, 4800, 9600, 19_200, 19_200])
+        server.challengeStatus.set(201)
+        let runway = Fixture.runway(server.stub, clock: clock, appAttest: attest, suite: suite)
+        await runway.attest(appId: "app_1")
+        let storage = await runway.storage
+        #expect(storage.string(.attestToken) == "tok-1")
+        #expect(storage.int(.attestFailures) == nil && storage.double(.attestNextAttemptAt) == nil)
+    }
+
+    @Test("after a withdrawal the next attestation makes a new key")
+    func newKeyAfterWithdrawal() async throws {
+        let server = AttestServer()
+        let attest = FakeAppAttest()
+        let runway = Fixture.runway(server.stub, appAttest: attest)
+        await runway.setConsent(true)
+        await runway.attest(appId: "app_1")
+        await runway.setConsent(false)
+        await runway.setConsent(true)
+        await runway.attest(appId: "app_1")
+        #expect(attest.keys.count == 2 && attest.asserted.isEmpty)
+        #expect(server.paths() == ["POST /v1/attest/apple/challenge", "POST /v1/attest/apple/register",
+                                   "POST /v1/attest/apple/challenge", "POST /v1/attest/apple/register"])
+        #expect(server.stub.requests.last?.body?["keyId"] as? String == attest.keys[safe: 1])
+    }
+
+    @Test("SHA-256 matches the standard's test vectors")
+    func sha256() {
+        func hex(_ text: String) -> String { Self.hex(Data(SHA256.hash(Array(text.utf8)))) }
+        #expect(hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(hex(String(repeating: "a", count: 1000)) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
     }
 }

@@ -3,116 +3,372 @@ import Foundation
 import Synchronization
 import Testing
 
+/// Conversion values: the schema, rule choice, the never-lower rule, ordering, windows and re-engagements.
 @Suite("Conversion values")
 struct ConversionTests {
-    static let schema = #"""
-        {"appId":"app_1","refreshSeconds":86400,"conversions":{"appId":"app_1","version":3,"createdAt":"2026-01-01T00:00:00.000Z","rules":[
-          {"type":"INSTALL","fine":0,"coarse":"low"},
-          {"type":"SIGNUP","fine":10,"coarse":"medium"},
-          {"type":"CUSTOM","name":"level_10","fine":20},
-          {"type":"CUSTOM","fine":15},
-          {"type":"PURCHASE","minAmount":0,"fine":30,"coarse":"medium"},
-          {"type":"PURCHASE","minAmount":4999,"fine":50,"coarse":"high","lockWindow":true},
-          {"type":"PURCHASE","minAmount":4999,"name":"annual","fine":55,"coarse":"high"},
-          {"type":"OPEN","fine":60},
-          {"type":"LOGIN","fine":64},
-          {"type":"OPEN","fine":5,"coarse":"enormous"}],
-         "laterWindows":[{"window":2,"rules":[{"type":"SUBSCRIPTION","coarse":"high"}]}]}}
+    static let rules = #"""
+        [{"type":"INSTALL","fine":0,"coarse":"low"},
+         {"type":"SIGNUP","fine":10,"coarse":"medium"},
+         {"type":"CUSTOM","name":"level_10","fine":20},
+         {"type":"CUSTOM","fine":15,"coarse":"low"},
+         {"type":"PURCHASE","minAmount":0,"fine":30,"coarse":"medium"},
+         {"type":"PURCHASE","minAmount":4999,"fine":50,"coarse":"high","lockWindow":true},
+         {"type":"OPEN","fine":60}]
         """#
 
-    static func setUp(clock: TestClock = TestClock()) async throws -> (LinkRunway, StubServer, ConversionLog) {
+    struct Setup {
+        let runway: LinkRunway
+        let server: StubServer
+        let clock: TestClock
+    }
+
+    /// A consented LinkRunway whose schema has `rules`, configured.
+    static func setUp(rules: String = Self.rules, laterWindows: String = "[]", frameworks: [any ConversionFramework],
+                      clock: TestClock = TestClock()) async throws -> Setup {
         let server = StubServer { request in
-            request.path.hasPrefix("/v1/mobile/config") ? .init(status: 200, json: schema) : Fixture.stored
+            request.path.hasPrefix("/v1/mobile/config/") ? Fixture.config(rules: rules, laterWindows: laterWindows) : Fixture.standard(request)
         }
+        let runway = Fixture.runway(server, clock: clock, frameworks: frameworks)
+        await runway.setConsent(true)
+        #expect(try await runway.configureConversions(appId: "app_1") == 3)
+        return Setup(runway: runway, server: server, clock: clock)
+    }
+
+    // MARK: The schema
+
+    @Test("configureConversions GETs /v1/mobile/config/<appId> at most once a day and stores the schema, which a later launch uses")
+    func fetchAndStore() async throws {
+        let suite = Fixture.suite()
+        let server = StubServer { request in
+            request.path.hasPrefix("/v1/mobile/config/") ? Fixture.config(rules: Self.rules) : Fixture.standard(request)
+        }
+        let runway = Fixture.runway(server, suite: suite)
+        await runway.setConsent(true)
+        #expect(try await runway.configureConversions(appId: "app_42") == 3)
+        #expect(server.paths() == ["GET /v1/mobile/config/app_42"])
+        #expect(await runway.storage.string(.schema)?.contains("level_10") == true)
+        #expect(try await runway.configureConversions(appId: "app_42") == 3)
         let log = ConversionLog()
-        let runway = Fixture.runway(server, clock: clock, frameworks: [log.skan, log.aak])
-        await runway.setConsent(true)
-        #expect(try await runway.configureConversions(appId: "app_1") == 3)
-        return (runway, server, log)
-    }
-
-    @Test("rule choice: highest minAmount, then a named rule, then the higher fine value, then the earlier rule; unreadable rules skipped")
-    func choice() throws {
-        let json = try JSONSerialization.jsonObject(with: Data(Self.schema.utf8)) as! [String: Any]
-        let schema = try #require(ConversionSchema(json: json["conversions"] as! [String: Any]))
-        #expect(schema.rules.count == 8, "fine 64 and an unknown coarse value are skipped")
-        func fine(_ type: String, _ name: String? = nil, _ amount: Int64? = nil) -> Int? {
-            ConversionSchema.choose(schema.rules, type: type, name: name, amount: amount)?.fine
-        }
-        #expect(fine("PURCHASE", nil, 100) == 30)
-        #expect(fine("PURCHASE", nil, 4999) == 50)
-        #expect(fine("PURCHASE", "annual", 5000) == 55, "a named rule beats an unnamed one at the same minAmount")
-        #expect(fine("CUSTOM", "level_10") == 20)
-        #expect(fine("CUSTOM", "other") == 15)
-        #expect(fine("LOGIN") == nil)
-    }
-
-    @Test("updates go to both frameworks in order, SKAdNetwork first unless the rule locks; never lower; recordConversion waits for its own")
-    func updates() async throws {
-        let (runway, server, log) = try await Self.setUp()
-        let signup = await runway.recordConversion(event: "SIGNUP")
-        #expect(signup == ConversionUpdate(fine: 10, coarse: .medium, lockWindow: false, frameworks: ["skadnetwork", "adattributionkit"]))
-        #expect(await runway.recordConversion(event: "INSTALL") == nil, "0 is below 10 already sent")
-        #expect(await runway.recordConversion(event: "SIGNUP")?.fine == 10, "an equal value is sent again")
-        let locked = await runway.recordConversion(event: "PURCHASE", amount: 4999)
-        #expect(locked?.lockWindow == true && locked?.frameworks == ["adattributionkit", "skadnetwork"], "a lock goes to AdAttributionKit first")
-        #expect(log.all.suffix(2).map(\.framework) == ["adattributionkit", "skadnetwork"])
-        #expect(log.all.allSatisfy { $0.tag == nil })
-        #expect(!server.paths().contains { $0.contains("conversion") }, "nothing about conversions goes to LinkRunway")
-
-        // Events trigger updates without waiting; they reach Apple in the order requested.
-        try await runway.track(type: "OPEN")
-        try await runway.track(type: "CUSTOM", name: "level_10")
-        await runway.conversionQueue?.value
-        #expect(log.all.map(\.fine).suffix(2) == [60, 60], "60 was sent; 20 is lower and dropped")
-    }
-
-    @Test("in the second window the window's own coarse rule decides; the fine value stays")
-    func laterWindow() async throws {
         let clock = TestClock()
-        let (runway, _, log) = try await Self.setUp(clock: clock)
-        _ = await runway.recordConversion(event: "PURCHASE", amount: 100)
-        clock.advance(3 * 86_400)
-        let update = await runway.recordConversion(event: "SUBSCRIPTION")
-        #expect(update?.fine == 30 && update?.coarse == .high)
-        #expect(log.all.count == 4)
-    }
-
-    @Test("the schema is fetched at most once a day; a failed refresh keeps yesterday's and waits five minutes")
-    func refresh() async throws {
-        let clock = TestClock()
-        let (runway, server, _) = try await Self.setUp(clock: clock)
-        _ = try await runway.configureConversions(appId: "app_1")
-        #expect(server.requests.count == 1)
+        let later = Fixture.runway(server, clock: clock, frameworks: log.frameworks, suite: suite)
+        #expect(await later.recordConversion(event: "SIGNUP")?.fine == 10)
+        _ = try await later.configureConversions(appId: "app_42")
+        #expect(server.requests.count == 1, "the same day: no second fetch")
         clock.advance(86_400)
-        server.answer { _ in .init(status: 500, json: "{}") }
-        #expect(try await runway.configureConversions(appId: "app_1") == 3, "yesterday's schema keeps working")
-        let failed = server.requests.count
-        #expect(try await runway.configureConversions(appId: "app_1") == 3)
-        #expect(server.requests.count == failed, "no new fetch within five minutes of a failure")
-        clock.advance(301)
-        server.answer { _ in .init(status: 200, json: ConversionTests.schema) }
-        _ = try await runway.configureConversions(appId: "app_1")
-        #expect(server.requests.count == failed + 1)
+        _ = try await later.configureConversions(appId: "app_42")
+        _ = try await later.configureConversions(appId: "app_42")
+        #expect(server.paths() == ["GET /v1/mobile/config/app_42", "GET /v1/mobile/config/app_42"])
     }
 
-    @Test("a re-engagement's conversion tag goes with updates for two days; withdrawal drops queued updates and the high-water mark")
-    func tagsAndWithdrawal() async throws {
+    @Test("a schema from an earlier day keeps working while a refresh fails")
+    func earlierSchemaKept() async throws {
+        let log = ConversionLog()
+        let setup = try await Self.setUp(frameworks: log.frameworks)
+        setup.clock.advance(86_400)
+        setup.server.answer { _ in .init(status: 500, json: "{}") }
+        #expect(try await setup.runway.configureConversions(appId: "app_1") == 3)
+        #expect(setup.server.requests.count == 4, "the refresh was tried")
+        #expect(await setup.runway.recordConversion(event: "SIGNUP") == ConversionUpdate(fine: 10, coarse: .medium, lockWindow: false,
+                                                                                     frameworks: ["skadnetwork", "adattributionkit"]))
+    }
+
+    @Test("after a failed fetch an event within five minutes does not fetch; one after five minutes does and sets the value (offline first launch)")
+    func refetchAfterFiveMinutes() async throws {
+        let offline = Mutex(true)
+        let log = ConversionLog()
         let clock = TestClock()
-        let (runway, server, log) = try await Self.setUp(clock: clock)
-        server.answer { request in
-            request.path == "/v1/resolve" ? .init(status: 200, json: #"{"linkId":"l","url":"u","clickToken":"c","signedClickId":"s"}"#) : Fixture.stored
+        let server = StubServer { request in
+            if request.path.hasPrefix("/v1/mobile/config/") {
+                return offline.withLock { $0 } ? .failure(.notConnectedToInternet) : Fixture.config(rules: Self.rules)
+            }
+            return Fixture.standard(request)
         }
-        _ = try await runway.open(URL(string: "https://go.example/r?AdAttributionKitReengagementOpen=t-1")!)
-        _ = await runway.recordConversion(event: "OPEN")
-        #expect(log.all.last?.tag == "t-1")
-        clock.advance(2 * 86_400 + 1)
-        _ = await runway.recordConversion(event: "OPEN")
-        #expect(log.all.last?.tag == nil, "the re-engagement's window is over")
-        await runway.setConsent(false)
-        #expect(await runway.recordConversion(event: "OPEN") == nil)
+        let runway = Fixture.runway(server, clock: clock, frameworks: log.frameworks)
         await runway.setConsent(true)
-        let storage = await runway.storage
-        #expect(storage.int(.highestFine) == nil && storage.string(.schema) == nil)
+        let error = await thrown { _ = try await runway.configureConversions(appId: "app_1") }
+        #expect((error as? URLError)?.code == .notConnectedToInternet)
+        offline.withLock { $0 = false }
+        clock.advance(60)
+        try await runway.install()
+        await runway.conversionQueue?.value
+        #expect(server.requests(to: "/v1/mobile/config/app_1").count == 3, "within five minutes: no fetch")
+        #expect(log.all.isEmpty)
+        clock.advance(241)
+        try await runway.track(type: "SIGNUP")
+        await runway.conversionQueue?.value
+        #expect(server.requests(to: "/v1/mobile/config/app_1").count == 4)
+        #expect(log.all.map(\.fine) == [10, 10])
+    }
+
+    // MARK: Choosing a rule
+
+    @Test("after a successful track the event's type and name are matched against the rules")
+    func trackMatchesRules() async throws {
+        let log = ConversionLog()
+        let setup = try await Self.setUp(frameworks: log.frameworks)
+        try await setup.runway.track(type: "CUSTOM", name: "level_10")
+        await setup.runway.conversionQueue?.value
+        #expect(log.all == [FakeFramework.Call(framework: "skadnetwork", fine: 20, coarse: nil, lock: false, tag: nil),
+                            FakeFramework.Call(framework: "adattributionkit", fine: 20, coarse: nil, lock: false, tag: nil)])
+        setup.server.answer { _ in .init(status: 400, json: "{}") }
+        _ = try? await setup.runway.track(type: "OPEN")
+        await setup.runway.conversionQueue?.value
+        #expect(log.all.count == 2, "a refused event updates nothing")
+    }
+
+    @Test("recordConversion matches the rules, sends nothing to the server and returns once its own update is handed over")
+    func recordConversion() async throws {
+        let slow = HeldFramework("skadnetwork", delay: 0.05)
+        let setup = try await Self.setUp(frameworks: [slow])
+        let update = await setup.runway.recordConversion(event: "PURCHASE", amount: 100)
+        #expect(update == ConversionUpdate(fine: 30, coarse: .medium, lockWindow: false, frameworks: ["skadnetwork"]))
+        #expect(slow.calls == [FakeFramework.Call(framework: "skadnetwork", fine: 30, coarse: .medium, lock: false, tag: nil)])
+        #expect(setup.server.requests.count == 1, "only the schema fetch")
+    }
+
+    @Test("a rule applies only when its type is the event's, its name (if any) is the event's, and its minAmount is not above the amount")
+    func ruleApplies() async throws {
+        let rules = #"[{"type":"SIGNUP","name":"email","fine":12},{"type":"PURCHASE","minAmount":1000,"fine":40}]"#
+        let setup = try await Self.setUp(rules: rules, frameworks: ConversionLog().frameworks)
+        let runway = setup.runway
+        #expect(await runway.recordConversion(event: "LOGIN", name: "email") == nil, "another type")
+        #expect(await runway.recordConversion(event: "SIGNUP") == nil, "a named rule needs the name")
+        #expect(await runway.recordConversion(event: "SIGNUP", name: "apple") == nil, "another name")
+        #expect(await runway.recordConversion(event: "PURCHASE", amount: 999) == nil, "minAmount above the amount")
+        #expect(await runway.recordConversion(event: "PURCHASE") == nil, "no amount is zero")
+        #expect(await runway.recordConversion(event: "SIGNUP", name: "email")?.fine == 12)
+        #expect(await runway.recordConversion(event: "PURCHASE", amount: 1000)?.fine == 40, "minAmount equal to the amount")
+    }
+
+    @Test("among applying rules the highest minAmount wins")
+    func highestMinAmount() async throws {
+        let rules = #"[{"type":"PURCHASE","minAmount":5000,"fine":20},{"type":"PURCHASE","minAmount":100,"fine":40},{"type":"PURCHASE","fine":50}]"#
+        let setup = try await Self.setUp(rules: rules, frameworks: ConversionLog().frameworks)
+        #expect(await setup.runway.recordConversion(event: "PURCHASE", amount: 6000)?.fine == 20)
+    }
+
+    @Test("a tie on minAmount goes to the named rule")
+    func tieNamed() async throws {
+        let rules = #"[{"type":"PURCHASE","minAmount":100,"fine":40},{"type":"PURCHASE","minAmount":100,"name":"annual","fine":30}]"#
+        let setup = try await Self.setUp(rules: rules, frameworks: ConversionLog().frameworks)
+        #expect(await setup.runway.recordConversion(event: "PURCHASE", name: "annual", amount: 100)?.fine == 30)
+    }
+
+    @Test("a tie on minAmount and name goes to the higher fine value")
+    func tieHigherFine() async throws {
+        let rules = #"[{"type":"SIGNUP","fine":11,"coarse":"high"},{"type":"SIGNUP","fine":17,"coarse":"low"},{"type":"SIGNUP","fine":13}]"#
+        let setup = try await Self.setUp(rules: rules, frameworks: ConversionLog().frameworks)
+        let update = await setup.runway.recordConversion(event: "SIGNUP")
+        #expect(update?.fine == 17 && update?.coarse == .low)
+    }
+
+    @Test("a complete tie goes to the earlier rule")
+    func tieEarlier() async throws {
+        let rules = #"[{"type":"SIGNUP","fine":9,"coarse":"medium"},{"type":"SIGNUP","fine":9,"coarse":"high","lockWindow":true}]"#
+        let setup = try await Self.setUp(rules: rules, frameworks: ConversionLog().frameworks)
+        #expect(await setup.runway.recordConversion(event: "SIGNUP") == ConversionUpdate(fine: 9, coarse: .medium, lockWindow: false,
+                                                                                     frameworks: ["skadnetwork", "adattributionkit"]))
+    }
+
+    @Test("rules the SDK cannot read (fine outside 0–63, an unknown coarse value) are skipped")
+    func unreadableRulesSkipped() async throws {
+        let rules = #"""
+            [{"type":"LOGIN","fine":64},{"type":"LOGOUT","fine":-1},{"type":"OPEN","fine":40,"coarse":"enormous"},
+             {"type":"SIGNUP","fine":5},{"type":"SIGNUP","fine":63,"coarse":"extreme"},{"type":"SIGNUP","fine":64}]
+            """#
+        let log = ConversionLog()
+        let setup = try await Self.setUp(rules: rules, frameworks: log.frameworks)
+        #expect(await setup.runway.recordConversion(event: "LOGIN") == nil)
+        #expect(await setup.runway.recordConversion(event: "LOGOUT") == nil)
+        #expect(await setup.runway.recordConversion(event: "OPEN") == nil)
+        #expect(await setup.runway.recordConversion(event: "SIGNUP")?.fine == 5, "the readable rule, not the higher unreadable ones")
+        #expect(log.all.map(\.fine) == [5, 5])
+    }
+
+    // MARK: Handing values over
+
+    @Test("never lower: a rule below the highest value sent is dropped; an equal one is sent again")
+    func neverLower() async throws {
+        let log = ConversionLog()
+        let setup = try await Self.setUp(frameworks: log.frameworks)
+        #expect(await setup.runway.recordConversion(event: "SIGNUP")?.fine == 10)
+        #expect(await setup.runway.recordConversion(event: "INSTALL") == nil)
+        #expect(await setup.runway.recordConversion(event: "SIGNUP")?.fine == 10)
+        #expect(log.all.map(\.fine) == [10, 10, 10, 10])
+        #expect(await setup.runway.storage.int(.highestFine) == 10)
+    }
+
+    @Test("lockWindow is passed only when the chosen rule sets it")
+    func lockOnlyWhenSet() async throws {
+        let log = ConversionLog()
+        let setup = try await Self.setUp(frameworks: log.frameworks)
+        _ = await setup.runway.recordConversion(event: "PURCHASE", amount: 100)
+        _ = await setup.runway.recordConversion(event: "PURCHASE", amount: 4999)
+        #expect(log.all.map(\.fine) == [30, 30, 50, 50])
+        #expect(log.all.map(\.lock) == [false, false, true, true])
+    }
+
+    @Test("a rule without a coarse value reaches the frameworks with coarse nil")
+    func fineOnly() async throws {
+        let log = ConversionLog()
+        let setup = try await Self.setUp(frameworks: log.frameworks)
+        let update = await setup.runway.recordConversion(event: "OPEN")
+        #expect(update == ConversionUpdate(fine: 60, coarse: nil, lockWindow: false, frameworks: ["skadnetwork", "adattributionkit"]))
+        #expect(log.all.map(\.coarse) == [nil, nil])
+    }
+
+    @Test("updates reach the frameworks one at a time, in the order they were requested")
+    func oneAtATime() async throws {
+        let skan = HeldFramework("skadnetwork", delay: 0.03), aak = HeldFramework("adattributionkit", delay: 0.03)
+        let setup = try await Self.setUp(frameworks: [skan, aak])
+        try await setup.runway.track(type: "INSTALL")
+        try await setup.runway.track(type: "SIGNUP")
+        try await setup.runway.track(type: "CUSTOM", name: "level_10")
+        await setup.runway.conversionQueue?.value
+        #expect(skan.calls.map(\.fine) == [0, 10, 20] && aak.calls.map(\.fine) == [0, 10, 20])
+        #expect(skan.mostAtOnce.withLock { $0 } == 1 && aak.mostAtOnce.withLock { $0 } == 1)
+    }
+
+    @Test("track returns without waiting for the conversion update")
+    func trackDoesNotWait() async throws {
+        let held = HeldFramework("skadnetwork", open: false)
+        let setup = try await Self.setUp(frameworks: [held])
+        // The gate stays shut until track has returned: had track waited for the update, it could only have returned
+        // once the framework gave up holding it (ten seconds) and recorded the call.
+        let receipt = try await setup.runway.track(type: "SIGNUP", eventId: "evt-1")
+        #expect(receipt?.eventId == "evt-1")
+        #expect(held.calls.isEmpty)
+        held.open()
+        await setup.runway.conversionQueue?.value
+        #expect(held.calls.map(\.fine) == [10])
+    }
+
+    @Test("withdrawal drops the queued updates and the high-water mark")
+    func withdrawalDropsQueue() async throws {
+        let held = HeldFramework("skadnetwork", open: false)
+        let setup = try await Self.setUp(frameworks: [held])
+        try await setup.runway.track(type: "SIGNUP")
+        try await setup.runway.track(type: "OPEN")
+        for _ in 0..<1000 where held.started.withLock({ $0 }) == 0 { try await Task.sleep(nanoseconds: 2_000_000) }
+        try #require(held.started.withLock { $0 } == 1)
+        let queue = await setup.runway.conversionQueue
+        await setup.runway.setConsent(false)
+        held.open()
+        await queue?.value
+        #expect(held.calls.map(\.fine) == [10], "the update in Apple's hands finishes; the queued OPEN (60) is dropped")
+        await setup.runway.setConsent(true)
+        #expect(await setup.runway.storage.int(.highestFine) == nil)
+    }
+
+    @Test("SKAdNetwork goes first and AdAttributionKit last; a locking rule goes to AdAttributionKit first")
+    func callOrder() async throws {
+        let log = ConversionLog()
+        let setup = try await Self.setUp(frameworks: log.frameworks)
+        let plain = await setup.runway.recordConversion(event: "SIGNUP")
+        #expect(log.all.map(\.framework) == ["skadnetwork", "adattributionkit"])
+        #expect(plain?.frameworks == ["skadnetwork", "adattributionkit"])
+        let locked = await setup.runway.recordConversion(event: "PURCHASE", amount: 5000)
+        #expect(log.all.dropFirst(2).map(\.framework) == ["adattributionkit", "skadnetwork"])
+        #expect(locked?.frameworks == ["adattributionkit", "skadnetwork"])
+    }
+
+    @Test("ConversionUpdate.frameworks lists the frameworks that accepted, in call order, and omits one that refused")
+    func acceptingFrameworks() async throws {
+        let skan = FakeFramework("skadnetwork", refuses: true), aak = FakeFramework("adattributionkit")
+        let setup = try await Self.setUp(frameworks: [skan, aak])
+        let update = await setup.runway.recordConversion(event: "SIGNUP")
+        #expect(update == ConversionUpdate(fine: 10, coarse: .medium, lockWindow: false, frameworks: ["adattributionkit"]))
+        #expect(aak.calls.count == 1 && skan.calls.isEmpty)
+    }
+
+    @Test("in windows 2 (days 2–7) and 3 (days 7–35) the window's coarse rule decides and the fine value stays")
+    func laterWindows() async throws {
+        let windows = #"""
+            [{"window":2,"rules":[{"type":"SUBSCRIPTION","coarse":"medium"}]},
+             {"window":3,"rules":[{"type":"SUBSCRIPTION","coarse":"high","lockWindow":true}]}]
+            """#
+        let log = ConversionLog()
+        let setup = try await Self.setUp(laterWindows: windows, frameworks: log.frameworks)
+        _ = await setup.runway.recordConversion(event: "PURCHASE", amount: 100)
+        setup.clock.advance(2 * 86_400 + 60)
+        #expect(await setup.runway.recordConversion(event: "SUBSCRIPTION") == ConversionUpdate(fine: 30, coarse: .medium, lockWindow: false,
+                                                                                           frameworks: ["skadnetwork", "adattributionkit"]))
+        setup.clock.advance(5 * 86_400)
+        #expect(await setup.runway.recordConversion(event: "SUBSCRIPTION") == ConversionUpdate(fine: 30, coarse: .high, lockWindow: true,
+                                                                                           frameworks: ["adattributionkit", "skadnetwork"]))
+        #expect(log.all.map(\.fine) == [30, 30, 30, 30, 30, 30])
+    }
+
+    // MARK: Re-engagement
+
+    static let reengagementURL = URL(string: "https://go.example/r?AdAttributionKitReengagementOpen=t-1")!
+
+    @Test("after a re-engagement open the install update goes untagged to all frameworks, the tagged update only to those taking re-engagements")
+    func reengagementUpdates() async throws {
+        let log = ConversionLog(reengagement: true)
+        let setup = try await Self.setUp(frameworks: log.frameworks)
+        _ = try await setup.runway.open(Self.reengagementURL)
+        let update = await setup.runway.recordConversion(event: "SIGNUP")
+        #expect(log.all == [FakeFramework.Call(framework: "skadnetwork", fine: 10, coarse: .medium, lock: false, tag: nil),
+                            FakeFramework.Call(framework: "adattributionkit", fine: 10, coarse: .medium, lock: false, tag: nil),
+                            FakeFramework.Call(framework: "adattributionkit", fine: 10, coarse: .medium, lock: false, tag: "t-1")])
+        #expect(update == ConversionUpdate(fine: 10, coarse: .medium, lockWindow: false, frameworks: ["skadnetwork", "adattributionkit"],
+                                           reengagement: ReengagementUpdate(conversionTag: "t-1", fine: 10, coarse: .medium, lockWindow: false,
+                                                                            frameworks: ["adattributionkit"])))
+    }
+
+    @Test("a re-engagement has its own high-water mark: a value below the install's mark is still sent to it")
+    func reengagementOwnMark() async throws {
+        let log = ConversionLog(reengagement: true)
+        let setup = try await Self.setUp(frameworks: log.frameworks)
+        _ = await setup.runway.recordConversion(event: "PURCHASE", amount: 100)
+        _ = try await setup.runway.open(Self.reengagementURL)
+        let update = await setup.runway.recordConversion(event: "SIGNUP")
+        #expect(log.all.dropFirst(2) == [FakeFramework.Call(framework: "adattributionkit", fine: 10, coarse: .medium, lock: false, tag: "t-1")])
+        #expect(update?.frameworks == [] && update?.reengagement?.fine == 10 && update?.reengagement?.frameworks == ["adattributionkit"])
+        #expect(await setup.runway.recordConversion(event: "INSTALL") == nil, "below both marks")
+        #expect(log.all.count == 3)
+    }
+
+    @Test("no conversion tag is sent once two days have passed since the re-engagement open")
+    func reengagementTwoDays() async throws {
+        let log = ConversionLog(reengagement: true)
+        let setup = try await Self.setUp(frameworks: log.frameworks)
+        _ = try await setup.runway.open(Self.reengagementURL)
+        setup.clock.advance(2 * 86_400 - 60)
+        #expect(await setup.runway.recordConversion(event: "SIGNUP")?.reengagement?.conversionTag == "t-1")
+        setup.clock.advance(120)
+        let late = await setup.runway.recordConversion(event: "SIGNUP")
+        #expect(late?.reengagement == nil)
+        #expect(log.all.dropFirst(3).map(\.tag) == [nil, nil])
+    }
+
+    @Test("SKAdNetwork never receives a conversion tag")
+    func skadNetworkNeverTagged() async throws {
+        let log = ConversionLog(reengagement: true)
+        let setup = try await Self.setUp(frameworks: log.frameworks)
+        _ = try await setup.runway.open(Self.reengagementURL)
+        _ = await setup.runway.recordConversion(event: "SIGNUP")
+        _ = await setup.runway.recordConversion(event: "PURCHASE", amount: 5000)
+        try await setup.runway.track(type: "OPEN")
+        await setup.runway.conversionQueue?.value
+        let skan = log.all.filter { $0.framework == "skadnetwork" }
+        #expect(skan.count == 3 && skan.allSatisfy { $0.tag == nil })
+        #expect(log.all.filter { $0.tag == "t-1" }.count == 3)
+    }
+
+    @Test("without conversion frameworks (tvOS) updates are a no-op")
+    func noFrameworks() async throws {
+        let server = StubServer { request in
+            request.path.hasPrefix("/v1/mobile/config/") ? Fixture.config(rules: Self.rules) : Fixture.standard(request)
+        }
+        let runway = Fixture.runway(server, platform: "tvos")
+        await runway.setConsent(true)
+        _ = try await runway.configureConversions(appId: "app_1")
+        #expect(await runway.recordConversion(event: "SIGNUP") == nil)
+        #expect(try await runway.track(type: "SIGNUP", eventId: "evt-1")?.status == "stored")
+        #expect(await runway.conversionQueue == nil)
+        #expect(await runway.storage.int(.highestFine) == nil)
+        #expect(server.paths() == ["GET /v1/mobile/config/app_1", "POST /v1/events"])
     }
 }

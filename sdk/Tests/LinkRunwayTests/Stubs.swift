@@ -31,6 +31,19 @@ final class StubServer: Sendable {
         var headers: [String: String] = [:]
         /// Seconds to hold the answer.
         var delay: Double = 0
+        /// Fail the request with this network error instead of answering.
+        var error: URLError.Code? = nil
+        /// Hold the answer until the test sets this (at most ten seconds).
+        var hold: Locked<Bool>? = nil
+
+        static func failure(_ code: URLError.Code) -> Reply { Reply(status: 0, json: "", error: code) }
+
+        /// This answer, held until `release` is set.
+        func held(by release: Locked<Bool>) -> Reply {
+            var reply = self
+            reply.hold = release
+            return reply
+        }
     }
 
     let host = "stub-\(UUID().uuidString.lowercased()).example"
@@ -88,11 +101,23 @@ final class StubProtocol: URLProtocol {
         for (name, value) in request.allHTTPHeaderFields ?? [:] { headers[name.lowercased()] = value }
         let recorded = StubServer.Request(method: request.httpMethod ?? "GET", path: url.path, headers: headers, body: body)
         let reply = server.respond(to: recorded)
+        guard reply.delay > 0 || reply.hold != nil else { return finish(url, reply) }
+        // A held or delayed answer waits off URLSession's queue, which every session in the process shares.
+        let loading = UncheckedBox(self)
+        DispatchQueue.global().async {
+            if reply.delay > 0 { Thread.sleep(forTimeInterval: reply.delay) }
+            if let hold = reply.hold {
+                for _ in 0..<2000 where !hold.value { Thread.sleep(forTimeInterval: 0.005) }
+            }
+            loading.value.finish(url, reply)
+        }
+    }
+
+    private func finish(_ url: URL, _ reply: StubServer.Reply) {
         if reply.status == 0 {
-            client?.urlProtocol(self, didFailWithError: URLError(.networkConnectionLost))
+            client?.urlProtocol(self, didFailWithError: URLError(reply.error ?? .networkConnectionLost))
             return
         }
-        if reply.delay > 0 { Thread.sleep(forTimeInterval: reply.delay) }
         let response = HTTPURLResponse(url: url, statusCode: reply.status, httpVersion: "HTTP/1.1",
                                        headerFields: reply.headers.merging(["Content-Type": "application/json"]) { a, _ in a })!
         client?.urlProtocol(self, didReceive: response, cacheStoragePolicy: .notAllowed)
@@ -101,6 +126,11 @@ final class StubProtocol: URLProtocol {
     }
 
     override func stopLoading() {}
+}
+
+struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 /// A recording stand-in for SKAdNetwork or AdAttributionKit.
@@ -116,47 +146,96 @@ final class FakeFramework: ConversionFramework, Sendable {
     let name: String
     let log: Mutex<[Call]>
     let refuses: Bool
+    let takesReengagementUpdates: Bool
 
-    init(_ name: String, refuses: Bool = false) {
+    init(_ name: String, refuses: Bool = false, reengagement: Bool = false) {
         self.name = name
         self.log = Mutex([])
         self.refuses = refuses
+        self.takesReengagementUpdates = reengagement
     }
 
     func update(fine: Int, coarse: CoarseValue?, lockWindow: Bool, conversionTag: String?) async throws {
         if refuses { throw URLError(.unsupportedURL) }
         log.withLock { $0.append(Call(framework: name, fine: fine, coarse: coarse, lock: lockWindow, tag: conversionTag)) }
     }
+
+    var calls: [Call] { log.withLock { $0 } }
 }
 
-/// Both frameworks writing into one log, so their order shows.
+/// Both frameworks writing into one log, so their order shows. AdAttributionKit takes re-engagement updates when
+/// `reengagement` is true (as on iOS 18); SKAdNetwork never does.
 final class ConversionLog: Sendable {
     let calls = Mutex<[FakeFramework.Call]>([])
     let skan: Recorder
     let aak: Recorder
 
-    init() {
-        skan = Recorder(name: "skadnetwork")
-        aak = Recorder(name: "adattributionkit")
+    init(reengagement: Bool = false) {
+        skan = Recorder(name: "skadnetwork", reengagement: false)
+        aak = Recorder(name: "adattributionkit", reengagement: reengagement)
         skan.log = self
         aak.log = self
     }
 
     final class Recorder: ConversionFramework, @unchecked Sendable {
         let name: String
+        let takesReengagementUpdates: Bool
         weak var log: ConversionLog?
-        init(name: String) { self.name = name }
+        init(name: String, reengagement: Bool) {
+            self.name = name
+            takesReengagementUpdates = reengagement
+        }
         func update(fine: Int, coarse: CoarseValue?, lockWindow: Bool, conversionTag: String?) async throws {
             log?.calls.withLock { $0.append(FakeFramework.Call(framework: name, fine: fine, coarse: coarse, lock: lockWindow, tag: conversionTag)) }
         }
     }
 
     var all: [FakeFramework.Call] { calls.withLock { $0 } }
+    var frameworks: [any ConversionFramework] { [skan, aak] }
+}
+
+/// A framework the test holds back: each update waits until the gate is open (or takes `delay` seconds), and the
+/// framework records how many updates were in its hands at once.
+final class HeldFramework: ConversionFramework, Sendable {
+    let name: String
+    let delay: Double
+    let gate: Mutex<Bool>
+    let log = Mutex<[FakeFramework.Call]>([])
+    let running = Mutex(0)
+    let mostAtOnce = Mutex(0)
+    let started = Mutex(0)
+
+    init(_ name: String, open: Bool = true, delay: Double = 0) {
+        self.name = name
+        self.delay = delay
+        gate = Mutex(open)
+    }
+
+    func open() { gate.withLock { $0 = true } }
+
+    func update(fine: Int, coarse: CoarseValue?, lockWindow: Bool, conversionTag: String?) async throws {
+        started.withLock { $0 += 1 }
+        let now = running.withLock { $0 += 1; return $0 }
+        mostAtOnce.withLock { $0 = max($0, now) }
+        // Held at most ten seconds, so a broken test fails instead of hanging.
+        for _ in 0..<5000 where !gate.withLock({ $0 }) { try? await Task.sleep(nanoseconds: 2_000_000) }
+        if delay > 0 { try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) }
+        log.withLock { $0.append(FakeFramework.Call(framework: name, fine: fine, coarse: coarse, lock: lockWindow, tag: conversionTag)) }
+        running.withLock { $0 -= 1 }
+    }
+
+    var calls: [FakeFramework.Call] { log.withLock { $0 } }
 }
 
 struct FakeAdServices: AdServicesTokenProvider {
     let token: String
     func attributionToken() throws -> String { token }
+}
+
+/// StoreKit 2's app transaction id, scripted.
+struct FakeAppTransaction: AppTransactionProvider {
+    let id: String?
+    func appTransactionID() async -> String? { id }
 }
 
 /// DeviceCheck's App Attest, scripted.
@@ -201,6 +280,8 @@ final class FakeAppAttest: AppAttestProvider, @unchecked Sendable {
         default: return .other
         }
     }
+
+    var keys: [String] { lock.withLock { generated } }
 }
 
 /// A clock the test moves, and the waits the SDK asked for.
@@ -210,16 +291,21 @@ final class TestClock: Sendable {
     init(_ start: Date = Date(timeIntervalSince1970: 1_790_000_000)) { current = Mutex(start) }
     func advance(_ seconds: Double) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
     var now: Date { current.withLock { $0 } }
+    var slept: [Double] { waits.withLock { $0 } }
 }
 
 enum Fixture {
     static let key = "lr_pk_" + String(repeating: "a", count: 48)
 
+    static func suite() -> String { "linkrunway-test-\(UUID().uuidString)" }
+
     static func runway(_ server: StubServer, clock: TestClock = TestClock(), frameworks: [any ConversionFramework] = [],
                        adServices: (any AdServicesTokenProvider)? = nil, appAttest: (any AppAttestProvider)? = nil,
-                       platform: String = "ios", suite: String = "linkrunway-test-\(UUID().uuidString)") -> LinkRunway {
+                       appTransaction: (any AppTransactionProvider)? = nil, platform: String = "ios", key: String = Fixture.key,
+                       suite: String = Fixture.suite()) -> LinkRunway {
         let dependencies = LinkRunwayDependencies(device: DeviceInfo(platform: platform, osVersion: "17.4", language: "en-GB"),
                                                   conversionFrameworks: frameworks, adServices: adServices, appAttest: appAttest,
+                                                  appTransaction: appTransaction,
                                                   now: { clock.now }, sleep: { seconds in clock.waits.withLock { $0.append(seconds) } })
         return LinkRunway(endpoint: server.endpoint, publishableKey: key, suiteName: suite, session: server.session, dependencies: dependencies)
     }
@@ -228,5 +314,86 @@ enum Fixture {
         StubServer.Reply(status: 200, json: #"{"installId":"x","appId":"app_1","matched":true,"method":"referrer","confidence":1,"source":"link","clickId":"\#(click)","path":"/welcome","url":"https://go.example/w","metadata":{"k":"v"},"matchedAt":"2026-01-01T00:00:00.000Z"}"#)
     }
 
+    static let unmatched = StubServer.Reply(status: 200, json: #"{"installId":"x","appId":"app_1","matched":false,"method":"unmatched"}"#)
+
     static let stored = StubServer.Reply(status: 201, json: #"{"eventId":"e","status":"stored"}"#)
+
+    /// An event's acknowledgement naming the event.
+    static func ack(_ request: StubServer.Request) -> StubServer.Reply {
+        StubServer.Reply(status: 201, json: #"{"eventId":"\#(request.body?["eventId"] as? String ?? "")","status":"stored"}"#)
+    }
+
+    static func resolved(_ click: String = "clk-9") -> StubServer.Reply {
+        StubServer.Reply(status: 200, json: #"{"linkId":"lnk_1","url":"https://go.example/x","appPath":"/x","clickToken":"\#(click)","signedClickId":"s"}"#)
+    }
+
+    static let boundToken = "6d1f7bd8-5e3a-4e39-9a7a-0f6e1f5c2b11"
+    static let bound = StubServer.Reply(status: 200, json: #"{"appAccountToken":"\#(boundToken)","offerCode":"ALICE20"}"#)
+
+    /// A conversion schema (`GET /v1/mobile/config`) with these rules (JSON array text).
+    static func config(rules: String, laterWindows: String = "[]", version: Int = 3) -> StubServer.Reply {
+        StubServer.Reply(status: 200, json: #"{"appId":"app_1","refreshSeconds":86400,"conversions":{"appId":"app_1","version":\#(version),"createdAt":"2026-01-01T00:00:00.000Z","rules":\#(rules),"laterWindows":\#(laterWindows)}}"#)
+    }
+
+    /// A server that answers every endpoint sensibly.
+    static func standard(_ request: StubServer.Request) -> StubServer.Reply {
+        switch request.path {
+        case let path where path.hasPrefix("/v1/mobile/config/"):
+            return config(rules: #"[{"type":"INSTALL","fine":0,"coarse":"low"},{"type":"SIGNUP","fine":10,"coarse":"medium"}]"#)
+        case "/v1/installs/match": return matched()
+        case "/v1/events": return ack(request)
+        case "/v1/resolve": return resolved()
+        case "/v1/claims/apple-ads":
+            return .init(status: 200, json: #"{"installId":"i","status":"attributed","attribution":{"campaignId":"42","adGroupId":"7","keywordId":"9"},"testData":false}"#)
+        case "/v1/app-store/bind", "/v1/app-store/bind/deferred": return bound
+        case "/v1/shares": return .init(status: 201, json: #"{"linkId":"lnk_s","url":"https://go.example/s/abc"}"#)
+        case "/v1/referral-codes": return .init(status: 201, json: #"{"code":"ALICE7"}"#)
+        case "/v1/attest/apple/challenge": return .init(status: 201, json: #"{"challenge":"ch-\#(UUID().uuidString)","expiresAt":"2026-01-01T00:05:00.000Z"}"#)
+        case "/v1/attest/apple/register", "/v1/attest/apple/assert":
+            return .init(status: 201, json: #"{"token":"att-token","expiresAt":"2030-01-01T00:00:00.000Z","environment":"production"}"#)
+        case let path where path.hasSuffix("/forget"): return .init(status: 200, json: #"{"deleted":{}}"#)
+        default: return .init(status: 404, json: #"{"error":{"code":"not_found"}}"#)
+        }
+    }
+
+    /// Waits (for real, briefly) until the server has seen `count` requests.
+    static func waitForRequests(_ server: StubServer, _ count: Int = 1) async throws {
+        for _ in 0..<2500 where server.requests.count < count { try await Task.sleep(nanoseconds: 2_000_000) }
+    }
+}
+
+extension StubServer {
+    /// The requests to one path, in order.
+    func requests(to path: String) -> [Request] { requests.filter { $0.path == path } }
+    /// The bodies of the events posted, in order.
+    var events: [[String: Any]] { requests(to: "/v1/events").compactMap(\.body) }
+}
+
+/// The error a call threw.
+func thrown(_ call: () async throws -> Void) async -> (any Error)? {
+    do {
+        try await call()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+func isInvalidConfiguration(_ error: (any Error)?) -> Bool {
+    if case LinkRunwayError.invalidConfiguration? = error as? LinkRunwayError { return true }
+    return false
+}
+
+/// A value behind a lock, shareable by reference (unlike `Mutex`, which cannot be copied or passed by value).
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    var value: Value { mutex.withLock { $0 } }
+    func set(_ value: Value) { mutex.withLock { $0 = value } }
+    func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result { mutex.withLock { body(&$0) } }
+}
+
+extension Array {
+    /// The element at `index`, or nil (so a failing test reports instead of crashing).
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
 }

@@ -1,0 +1,74 @@
+// A stand-in for Apple's AdAttributionKit (iOS 17.4 and later), for type-checking only: the symbols LinkRunway's
+// adapter uses, as documented on the page named above each. Bodies never run.
+import Foundation
+
+/// https://developer.apple.com/documentation/adattributionkit/coarseconversionvalue
+@available(iOS 17.4, *)
+@available(macOS, unavailable)
+@available(tvOS, unavailable)
+public enum CoarseConversionValue: String, Codable, Hashable, Sendable {
+    case high, low, medium
+}
+
+/// https://developer.apple.com/documentation/adattributionkit/postback
+@available(iOS 17.4, *)
+@available(macOS, unavailable)
+@available(tvOS, unavailable)
+public struct Postback {
+    /// https://developer.apple.com/documentation/adattributionkit/postback/updateconversionvalue(_:lockpostback:)
+    public static func updateConversionValue(_ fineConversionValue: Int, lockPostback: Bool) async throws {}
+
+    /// https://developer.apple.com/documentation/adattributionkit/postback/updateconversionvalue(_:coarseconversionvalue:lockpostback:)
+    public static func updateConversionValue(_ fineConversionValue: Int, coarseConversionValue: CoarseConversionValue, lockPostback: Bool) async throws {}
+
+    /// https://developer.apple.com/documentation/adattributionkit/postback/updateconversionvalue(_:)
+    @available(iOS 18.0, *)
+    public static func updateConversionValue(_ postbackUpdate: PostbackUpdate) async throws {}
+
+    /// https://developer.apple.com/documentation/adattributionkit/postback/reengagementopenurlparameter
+    @available(iOS 18.0, *)
+    public static var reengagementOpenURLParameter: String { "AdAttributionKitReengagementOpen" }
+}
+
+/// https://developer.apple.com/documentation/adattributionkit/postbackupdate
+@available(iOS 18.0, *)
+@available(macOS, unavailable)
+@available(tvOS, unavailable)
+public struct PostbackUpdate: Sendable {
+    /// https://developer.apple.com/documentation/adattributionkit/postbackupdate/conversiontype
+    public enum ConversionType: String, Hashable, Sendable {
+        case install, reengagement
+    }
+
+    public let fineConversionValue: Int
+    public let lockPostback: Bool
+    public let coarseConversionValue: CoarseConversionValue?
+    /// Nil updates every postback type.
+    public let conversionTypes: [PostbackUpdate.ConversionType]?
+    /// https://developer.apple.com/documentation/adattributionkit/postbackupdate/conversiontag
+    @available(iOS 18.4, *)
+    public var conversionTag: String? { storedTag }
+    private let storedTag: String?
+
+    /// https://developer.apple.com/documentation/adattributionkit/postbackupdate/init(fineconversionvalue:lockpostback:coarseconversionvalue:conversiontypes:)
+    public init(fineConversionValue: Int, lockPostback: Bool, coarseConversionValue: CoarseConversionValue? = nil,
+                conversionTypes: [PostbackUpdate.ConversionType]? = nil) {
+        self.fineConversionValue = fineConversionValue
+        self.lockPostback = lockPostback
+        self.coarseConversionValue = coarseConversionValue
+        self.conversionTypes = conversionTypes
+        storedTag = nil
+    }
+
+    /// https://developer.apple.com/documentation/adattributionkit/postbackupdate/init(fineconversionvalue:lockpostback:conversiontag:coarseconversionvalue:conversiontypes:)
+    /// (no defaults are declared here: Apple's page does not confirm them, so the adapter passes every argument).
+    @available(iOS 18.4, *)
+    public init(fineConversionValue: Int, lockPostback: Bool, conversionTag: String, coarseConversionValue: CoarseConversionValue?,
+                conversionTypes: [PostbackUpdate.ConversionType]?) {
+        self.fineConversionValue = fineConversionValue
+        self.lockPostback = lockPostback
+        self.coarseConversionValue = coarseConversionValue
+        self.conversionTypes = conversionTypes
+        storedTag = conversionTag
+    }
+}

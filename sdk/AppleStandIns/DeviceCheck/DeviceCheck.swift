@@ -1,0 +1,53 @@
+// A stand-in for Apple's DeviceCheck, for type-checking only: the App Attest symbols LinkRunway's adapter uses, as
+// documented on the page named above each. Bodies never run.
+import Foundation
+
+/// https://developer.apple.com/documentation/devicecheck/dcappattestservice
+@available(iOS 14.0, macOS 11.0, tvOS 15.0, watchOS 9.0, visionOS 1.0, *)
+open class DCAppAttestService: NSObject, @unchecked Sendable {
+    /// https://developer.apple.com/documentation/devicecheck/dcappattestservice/shared
+    open class var shared: DCAppAttestService { DCAppAttestService() }
+
+    /// https://developer.apple.com/documentation/devicecheck/dcappattestservice/issupported
+    open var isSupported: Bool { false }
+
+    /// https://developer.apple.com/documentation/devicecheck/dcappattestservice/generatekey(completionhandler:)
+    open func generateKey(completionHandler: @escaping @Sendable (String?, (any Error)?) -> Void) {}
+    /// The same page's asynchronous form.
+    open func generateKey() async throws -> String { throw DCError(.featureUnsupported) }
+
+    /// https://developer.apple.com/documentation/devicecheck/dcappattestservice/attestkey(_:clientdatahash:completionhandler:)
+    open func attestKey(_ keyId: String, clientDataHash: Data, completionHandler: @escaping @Sendable (Data?, (any Error)?) -> Void) {}
+    /// The same page's asynchronous form.
+    open func attestKey(_ keyId: String, clientDataHash: Data) async throws -> Data { throw DCError(.featureUnsupported) }
+
+    /// https://developer.apple.com/documentation/devicecheck/dcappattestservice/generateassertion(_:clientdatahash:completionhandler:)
+    open func generateAssertion(_ keyId: String, clientDataHash: Data, completionHandler: @escaping @Sendable (Data?, (any Error)?) -> Void) {}
+    /// The same page's asynchronous form.
+    open func generateAssertion(_ keyId: String, clientDataHash: Data) async throws -> Data { throw DCError(.featureUnsupported) }
+}
+
+/// https://developer.apple.com/documentation/devicecheck/dcerror-swift.struct
+@available(iOS 11.0, macOS 10.15, tvOS 11.0, watchOS 9.0, visionOS 1.0, *)
+public struct DCError: Error, Sendable {
+    /// https://developer.apple.com/documentation/devicecheck/dcerror-swift.struct/code (raw values in the order of
+    /// Apple's Objective-C enumeration).
+    public enum Code: Int, Sendable {
+        case unknownSystemFailure = 0
+        case featureUnsupported = 1
+        case invalidInput = 2
+        case invalidKey = 3
+        case serverUnavailable = 4
+    }
+
+    public let code: DCError.Code
+
+    /// Only the stand-in makes one; the system makes Apple's.
+    init(_ code: DCError.Code) { self.code = code }
+
+    public static var unknownSystemFailure: DCError.Code { .unknownSystemFailure }
+    public static var featureUnsupported: DCError.Code { .featureUnsupported }
+    public static var invalidInput: DCError.Code { .invalidInput }
+    public static var invalidKey: DCError.Code { .invalidKey }
+    public static var serverUnavailable: DCError.Code { .serverUnavailable }
+}

@@ -1,0 +1,87 @@
+// A stand-in for Apple's StoreKit, for type-checking only: the symbols LinkRunway's adapters use, with the labels,
+// types, `async`/`throws`, optionality and availability of Apple's documentation page named above each. Bodies never run.
+import Foundation
+
+/// https://developer.apple.com/documentation/storekit/skadnetwork
+@available(iOS 11.3, *)
+@available(macOS, unavailable)
+@available(tvOS, unavailable)
+open class SKAdNetwork: NSObject {
+    /// https://developer.apple.com/documentation/storekit/skadnetwork/coarseconversionvalue
+    @available(iOS 16.1, *)
+    public struct CoarseConversionValue: Equatable, Hashable, RawRepresentable, Sendable {
+        public let rawValue: String
+        /// https://developer.apple.com/documentation/storekit/skadnetwork/coarseconversionvalue/init(rawvalue:)
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let low = CoarseConversionValue(rawValue: "low")
+        public static let medium = CoarseConversionValue(rawValue: "medium")
+        public static let high = CoarseConversionValue(rawValue: "high")
+    }
+
+    /// https://developer.apple.com/documentation/storekit/skadnetwork/updateconversionvalue(_:)
+    @available(iOS, introduced: 14.0, deprecated: 15.4, message: "Use updatePostbackConversionValue:completionHandler: instead")
+    open class func updateConversionValue(_ conversionValue: Int) {}
+
+    /// https://developer.apple.com/documentation/storekit/skadnetwork/updatepostbackconversionvalue(_:completionhandler:)
+    @available(iOS 15.4, *)
+    open class func updatePostbackConversionValue(_ conversionValue: Int, completionHandler completion: (@Sendable ((any Error)?) -> Void)? = nil) {}
+
+    /// The same page's asynchronous form.
+    @available(iOS 15.4, *)
+    open class func updatePostbackConversionValue(_ conversionValue: Int) async throws {}
+
+    /// https://developer.apple.com/documentation/storekit/skadnetwork/updatepostbackconversionvalue(_:coarsevalue:completionhandler:)
+    @available(iOS 16.1, *)
+    open class func updatePostbackConversionValue(_ fineValue: Int, coarseValue: SKAdNetwork.CoarseConversionValue,
+                                                  completionHandler completion: (@Sendable ((any Error)?) -> Void)? = nil) {}
+
+    /// The same page's asynchronous form.
+    @available(iOS 16.1, *)
+    open class func updatePostbackConversionValue(_ fineValue: Int, coarseValue: SKAdNetwork.CoarseConversionValue) async throws {}
+
+    /// https://developer.apple.com/documentation/storekit/skadnetwork/updatepostbackconversionvalue(_:coarsevalue:lockwindow:completionhandler:)
+    @available(iOS 16.1, *)
+    open class func updatePostbackConversionValue(_ fineValue: Int, coarseValue: SKAdNetwork.CoarseConversionValue, lockWindow: Bool,
+                                                  completionHandler completion: (@Sendable ((any Error)?) -> Void)? = nil) {}
+
+    /// The same page's asynchronous form.
+    @available(iOS 16.1, *)
+    open class func updatePostbackConversionValue(_ fineValue: Int, coarseValue: SKAdNetwork.CoarseConversionValue, lockWindow: Bool) async throws {}
+}
+
+/// https://developer.apple.com/documentation/storekit/verificationresult
+@available(iOS 15.0, macOS 12.0, tvOS 15.0, watchOS 8.0, visionOS 1.0, *)
+@frozen public enum VerificationResult<SignedType> {
+    /// https://developer.apple.com/documentation/storekit/verificationresult/unverified(_:_:)
+    case unverified(SignedType, VerificationResult<SignedType>.VerificationError)
+    /// https://developer.apple.com/documentation/storekit/verificationresult/verified(_:)
+    case verified(SignedType)
+
+    /// https://developer.apple.com/documentation/storekit/verificationresult/verificationerror
+    public enum VerificationError: Error, Equatable, Hashable, LocalizedError, Sendable {
+        case invalidCertificateChain, invalidDeviceVerification, invalidEncoding, invalidSignature, missingRequiredProperties, revokedCertificate
+    }
+
+    /// https://developer.apple.com/documentation/storekit/verificationresult/payloadvalue
+    public var payloadValue: SignedType {
+        get throws {
+            switch self {
+            case .verified(let value): return value
+            case .unverified(_, let error): throw error
+            }
+        }
+    }
+}
+
+/// https://developer.apple.com/documentation/storekit/apptransaction
+@available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, visionOS 1.0, *)
+public struct AppTransaction: Sendable {
+    /// https://developer.apple.com/documentation/storekit/apptransaction/shared
+    public static var shared: VerificationResult<AppTransaction> {
+        get async throws { throw VerificationResult<AppTransaction>.VerificationError.missingRequiredProperties }
+    }
+
+    /// https://developer.apple.com/documentation/storekit/apptransaction/apptransactionid (back-deployed before iOS
+    /// 18.4, macOS 15.4, tvOS 18.4, watchOS 11.4, visionOS 2.4, so available wherever AppTransaction is).
+    public var appTransactionID: String { "" }
+}

@@ -1,0 +1,13 @@
+// StoreKit 2's AppTransaction: iOS and tvOS 16 and later (appTransactionID is back-deployed to them).
+#if (os(iOS) || os(tvOS) || LINKRUNWAY_APPLE_STANDINS) && canImport(StoreKit)
+import StoreKit
+
+/// The verified app transaction's id; nil before iOS 16 or when StoreKit cannot verify it.
+struct SystemAppTransaction: AppTransactionProvider {
+    func appTransactionID() async -> String? {
+        guard #available(iOS 16.0, tvOS 16.0, *) else { return nil }
+        guard case .verified(let transaction)? = try? await AppTransaction.shared else { return nil }
+        return transaction.appTransactionID
+    }
+}
+#endif

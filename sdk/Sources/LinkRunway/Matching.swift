@@ -1,0 +1,116 @@
+import Foundation
+
+extension LinkRunway {
+    /// Asks the server, once per installation, which link brought this install. The answer is stored; later and
+    /// concurrent calls get it without a request. After consent was withdrawn and given again, the new install id is
+    /// registered as returning: the server decides no match for it and does not count the installation again, and the
+    /// answer is unmatched. Nil without consent.
+    public func matchInstall() async throws -> InstallMatch? {
+        guard let installId = try gate() else { return nil }
+        if let stored = storage.string(.match).flatMap(Self.decodeMatch) { return stored }
+        if let running = matchTask { return try await running.value }
+        let started = epoch
+        // The task exists before the first suspension, so a call made while attestation runs joins this one.
+        let task = Task { () async throws -> InstallMatch? in
+            let attestation = await self.currentAttestation()
+            return try await self.requestMatch(installId: installId, attestation: attestation, epoch: started)
+        }
+        matchTask = task
+        defer { if epoch == started { matchTask = nil } }
+        return try await task.value
+    }
+
+    func requestMatch(installId: String, attestation: String?, epoch started: Int) async throws -> InstallMatch? {
+        guard started == epoch else { return nil }
+        // Decided once per install id: a device that reported an installation under an earlier id is returning.
+        let returning: Bool
+        if let decided = storage.int(.matchReturning) { returning = decided == 1 } else {
+            returning = storage.bool(.matchRequested)
+            storage.set(returning ? 1 : 0, .matchReturning)
+        }
+        var body: [String: Any] = ["installId": installId, "platform": environment.device.platform, "osVersion": environment.device.osVersion,
+                                   "consent": true, "installSecret": installSecret()]
+        if let language = environment.device.language { body["language"] = language }
+        if let attestation { body["attestation"] = attestation }
+        if returning {
+            body["returning"] = true
+        } else if let appTransactionID = await environment.appTransaction?.appTransactionID() {
+            // Only with a first report: the same Apple account sends the same id, which would tie a returning id to the old one.
+            body["appTransactionId"] = appTransactionID
+        }
+        guard started == epoch else { return nil }
+        storage.set(true, .matchRequested)
+        do {
+            let answer = try await transport.send("POST", "/v1/installs/match", body: try Transport.json(body))
+            return try storeMatch(answer, epoch: started)
+        } catch {
+            // Nothing reached the server: this installation is still unreported (unless an earlier id reported it).
+            if started == epoch, !returning, Transport.changedNothing(error) { storage.set(false, .matchRequested) }
+            throw error
+        }
+    }
+
+    func storeMatch(_ answer: Transport.Answer, epoch started: Int) throws -> InstallMatch? {
+        guard started == epoch else { return nil }
+        let text = String(decoding: answer.body, as: UTF8.self)
+        guard let match = Self.decodeMatch(text) else { throw LinkRunwayError.unreadableResponse }
+        storage.set(text, .match)
+        if match.matched, let click = match.clickId { storage.set(click, .clickToken) }
+        return match
+    }
+
+    static func decodeMatch(_ text: String) -> InstallMatch? {
+        guard let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+              let matched = json["matched"] as? Bool, let method = json["method"] as? String else { return nil }
+        return InstallMatch(matched: matched, method: MatchMethod(method), clickId: json["clickId"] as? String, path: json["path"] as? String,
+                            url: json["url"] as? String, metadata: metadataText(json["metadata"]))
+    }
+
+    static func metadataText(_ value: Any?) -> String? {
+        guard let value, JSONSerialization.isValidJSONObject(value),
+              let data = try? JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Resolves a universal link the app was opened with and keeps its click token for later events. A
+    /// re-engagement URL's AdAttributionKit conversion tag is kept for conversion updates. Nil without consent.
+    public func open(_ url: URL) async throws -> ResolvedLink? {
+        if let tag = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "AdAttributionKitReengagementOpen" })?.value {
+            if consented, !tag.isEmpty {
+                storage.set(tag, .conversionTag)
+                storage.set(environment.now().timeIntervalSince1970, .conversionTagAt)
+                storage.set(nil as Int?, .reengagementHighestFine)
+            }
+        }
+        guard let installId = try gate() else { return nil }
+        let started = epoch
+        let answer = try await transport.send("POST", "/v1/resolve", body: try Transport.json(["url": url.absoluteString, "platform": "ios", "installId": installId]))
+        guard started == epoch else { return nil }
+        let json = try Transport.object(answer)
+        guard let linkId = json["linkId"] as? String, let link = json["url"] as? String, let token = json["clickToken"] as? String else {
+            throw LinkRunwayError.unreadableResponse
+        }
+        storage.set(token, .clickToken)
+        return ResolvedLink(linkId: linkId, url: link, path: json["appPath"] as? String, metadata: Self.metadataText(json["metadata"]), clickToken: token)
+    }
+
+    /// A link to `appPath` for the user to share; throws `consentRequired` without consent.
+    public func createShare(appPath: String, metadata: [String: String]? = nil) async throws -> Share {
+        guard let installId = try gate() else { throw LinkRunwayError.consentRequired }
+        var body: [String: Any] = ["installId": installId, "appPath": appPath]
+        if let metadata { body["metadata"] = metadata }
+        let json = try Transport.object(try await transport.send("POST", "/v1/shares", body: try Transport.json(body)))
+        guard let linkId = json["linkId"] as? String, let url = json["url"] as? String else { throw LinkRunwayError.unreadableResponse }
+        return Share(linkId: linkId, url: url)
+    }
+
+    /// This installation's referral code; throws `consentRequired` without consent.
+    public func createReferralCode(userId: String? = nil) async throws -> ReferralCode {
+        guard let installId = try gate() else { throw LinkRunwayError.consentRequired }
+        var body: [String: Any] = ["installId": installId]
+        if let userId { body["userId"] = userId }
+        let json = try Transport.object(try await transport.send("POST", "/v1/referral-codes", body: try Transport.json(body)))
+        guard let code = json["code"] as? String else { throw LinkRunwayError.unreadableResponse }
+        return ReferralCode(code: code)
+    }
+}
