@@ -64,7 +64,16 @@ public struct ForwardedForMiddleware: Middleware {
     public init(trusted: TrustedProxies) { self.trusted = trusted }
 
     public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
-        guard !trusted.isEmpty, let peer = request.remoteAddress, trusted.contains(peer) else { return try await next(request, context) }
+        try await next(client(request), context)
+    }
+
+    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
+        try next(client(request), context)
+    }
+
+    /// The request as the client behind the trusted proxies sent it.
+    func client(_ request: HTTPRequest) -> HTTPRequest {
+        guard !trusted.isEmpty, let peer = request.remoteAddress, trusted.contains(peer) else { return request }
         var request = request
         let chain = request.headers.filter { $0.name.lowercased() == "x-forwarded-for" }.flatMap { $0.value.split(separator: ",") }
             .map { String($0).trimmingCharacters(in: .whitespaces) }.filter { TrustedProxies.bytes($0) != nil }
@@ -75,6 +84,6 @@ public struct ForwardedForMiddleware: Middleware {
            proto == "https" || proto == "http" {
             request.scheme = proto
         }
-        return try await next(request, context)
+        return request
     }
 }

@@ -134,11 +134,21 @@ public struct MetricsMiddleware: Middleware {
 
     public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
         let response = try await next(request, context)
+        record(context, response)
+        return response
+    }
+
+    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
+        guard let response = try next(request, context) else { return nil }
+        record(context, response)
+        return response
+    }
+
+    private func record(_ context: RequestContext, _ response: HTTPResponse) {
         let route = context.route?.label ?? "unmatched"
         let elapsed = context.startedAt.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         metrics.increment("linkrunway_http_requests_total", labels: [("route", route), ("status", String(response.status))])
         metrics.observe("linkrunway_http_request_duration_seconds", labels: [("route", route)], seconds)
-        return response
     }
 }

@@ -3,9 +3,20 @@ import Synchronization
 /// Calls the rest of the pipeline.
 public typealias Responder = @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
 
+/// Calls the rest of the immediate pipeline; nil means the request must take the asynchronous one.
+public typealias ImmediateResponder = @Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse?
+
 /// A step wrapped around every request: it may change the request or context, answer early, or change the response.
 public protocol Middleware: Sendable {
     func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse
+    /// The same step for a route that can answer immediately, on the transport's thread. Return nil (having done
+    /// nothing visible) when this step would have to wait: the request then goes through `handle` instead. A step
+    /// that does not implement it sends every request there.
+    func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse?
+}
+
+extension Middleware {
+    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? { nil }
 }
 
 /// Takes the caller's `X-Request-Id` when it is short and plain, else makes one; echoes it in the response.
@@ -18,6 +29,14 @@ public struct RequestIdMiddleware: Middleware {
             context.requestId = incoming
         }
         var response = try await next(request, context)
+        response.headers.set("X-Request-Id", context.requestId)
+        return response
+    }
+
+    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
+        var context = context
+        if let incoming = request.headers["X-Request-Id"], Self.isAcceptable(incoming) { context.requestId = incoming }
+        guard var response = try next(request, context) else { return nil }
         response.headers.set("X-Request-Id", context.requestId)
         return response
     }
@@ -58,10 +77,22 @@ public struct ErrorMiddleware: Middleware {
         do {
             return try await next(request, context)
         } catch {
-            let mapped = map(error)
-            if mapped.status >= 500 && mapped.status != 503 { onUnexpected(error, context) }
-            return mapped.response
+            return mapped(error, context)
         }
+    }
+
+    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
+        do {
+            return try next(request, context)
+        } catch {
+            return mapped(error, context)
+        }
+    }
+
+    private func mapped(_ error: any Error, _ context: RequestContext) -> HTTPResponse {
+        let mapped = map(error)
+        if mapped.status >= 500 && mapped.status != 503 { onUnexpected(error, context) }
+        return mapped.response
     }
 }
 
@@ -72,8 +103,17 @@ public struct BodyLimitMiddleware: Middleware {
     public init(defaultLimit: Int) { self.defaultLimit = defaultLimit }
 
     public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
+        try check(request, context)
+        return try await next(request, context)
+    }
+
+    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
+        try check(request, context)
+        return try next(request, context)
+    }
+
+    private func check(_ request: HTTPRequest, _ context: RequestContext) throws {
         let limit = context.route?.operation.maxBodyBytes ?? defaultLimit
         if request.body.count > limit { throw HTTPError.payloadTooLarge(limit: limit) }
-        return try await next(request, context)
     }
 }

@@ -78,20 +78,27 @@ public struct Operation: Sendable {
 /// The function that answers a matched route.
 public typealias Handler = @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
 
+/// Answers without waiting for anything, on the transport's own thread (no task, no suspended connection); nil hands
+/// the request to the route's asynchronous handler instead.
+public typealias ImmediateHandler = @Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse?
+
 /// A method and path pattern (`/v1/apps/{appId}`, `/{path...}` for the rest of the path) with its handler.
 public struct Route: Sendable {
     public let method: HTTPMethod
     public let pattern: String
     public let operation: Operation
     public let handler: Handler
+    /// The same answer without waiting, when the route can give it (see `HTTPApplication.respondImmediately`).
+    public let immediate: ImmediateHandler?
     /// `GET /v1/apps/{appId}`: the label used in logs and metrics (bounded, unlike raw paths).
     public let label: String
 
-    public init(method: HTTPMethod, pattern: String, operation: Operation, handler: @escaping Handler) {
+    public init(method: HTTPMethod, pattern: String, operation: Operation, immediate: ImmediateHandler? = nil, handler: @escaping Handler) {
         self.method = method
         self.pattern = pattern
         self.operation = operation
         self.handler = handler
+        self.immediate = immediate
         self.label = "\(method.rawValue) \(pattern)"
     }
 

@@ -8,9 +8,12 @@ import Synchronization
 /// libmicrohttpd thread ever waits for a handler.
 public final class HTTPServer: @unchecked Sendable {
     public typealias Responder = @Sendable (HTTPRequest) async -> HTTPResponse
+    /// Answers on libmicrohttpd's thread when it can without waiting; nil passes the request to `responder`.
+    public typealias ImmediateResponder = @Sendable (HTTPRequest) -> HTTPResponse?
 
     public let configuration: HTTPServerConfiguration
     let responder: Responder
+    let immediate: ImmediateResponder?
     let logger: Logger
     /// A route's own body limit, known from its method and path before the body is read (nil: the server's).
     let bodyLimit: @Sendable (String, String) -> Int?
@@ -35,10 +38,11 @@ public final class HTTPServer: @unchecked Sendable {
     enum Lifecycle { case idle, running, stopped }
 
     public init(configuration: HTTPServerConfiguration, logger: Logger, bodyLimit: @escaping @Sendable (String, String) -> Int? = { _, _ in nil },
-                responder: @escaping Responder) {
+                immediate: ImmediateResponder? = nil, responder: @escaping Responder) {
         self.configuration = configuration
         self.logger = logger
         self.bodyLimit = bodyLimit
+        self.immediate = immediate
         self.responder = responder
     }
 
@@ -114,13 +118,12 @@ public final class HTTPServer: @unchecked Sendable {
     // MARK: Handler tasks
 
     /// Starts the handler for a complete request and suspends its connection until the answer is ready.
-    func dispatch(_ state: RequestState) {
+    func dispatch(_ state: RequestState, _ request: HTTPRequest) {
         state.dispatched = true
         state.deadline = .now + .milliseconds(Int64(configuration.requestTimeoutSeconds * 1000))
         inFlight.add(1, ordering: .relaxed)
         suspended.withLock { $0[ObjectIdentifier(state)] = state }
         MHD_suspend_connection(state.connection)
-        let request = state.request
         let responder = self.responder
         Task {
             let response = await responder(request)

@@ -67,7 +67,12 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
                      on: connection, closing: true)
     }
     if state.dispatched { return .YES }
-    server.dispatch(state)
+    let request = state.request
+    // A route that can answer without waiting does so here: no task, no suspended connection.
+    if let immediate = server.immediate, let response = immediate(request) {
+        return queue(response, on: connection, closing: server.shuttingDown.load(ordering: .relaxed))
+    }
+    server.dispatch(state, request)
     return .YES
 }
 

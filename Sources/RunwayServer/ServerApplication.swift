@@ -42,7 +42,7 @@ public enum ServerApplication {
                                   responses: [ResponseDoc(status: 200, description: "The document.", contentType: "application/json")])
         routes.append(Route(method: .GET, pattern: "/openapi.json", operation: operation) { _, _ in .text("") })
         let document = HTTPResponse.json(openAPIDocument(routes: routes))
-        routes[routes.count - 1] = Route(method: .GET, pattern: "/openapi.json", operation: operation) { _, _ in document }
+        routes[routes.count - 1] = Route(method: .GET, pattern: "/openapi.json", operation: operation, immediate: { _, _ in document }) { _, _ in document }
         return routes
     }
 

@@ -79,8 +79,15 @@ struct ConsoleMiddleware: Middleware {
         self.pages = ConsolePages.routes
     }
 
+    /// Outside `/console` this step does nothing, so other routes may answer immediately.
+    func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
+        Self.isConsole(request) ? nil : try next(request, context)
+    }
+
+    static func isConsole(_ request: HTTPRequest) -> Bool { request.path == "/console" || request.path.hasPrefix("/console/") }
+
     func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
-        guard request.path == "/console" || request.path.hasPrefix("/console/") else { return try await next(request, context) }
+        guard Self.isConsole(request) else { return try await next(request, context) }
         var response = await respond(request)
         Self.secure(&response, static: request.path.hasPrefix("/console/static/"))
         return response

@@ -35,6 +35,12 @@ struct RateLimitMiddleware: Middleware {
         byKey = settings.perKeyPerMinute > 0 ? RateLimiter(capacity: settings.perKeyPerMinute, perMinute: settings.perKeyPerMinute) : nil
     }
 
+    /// Routes without a limit pass immediately; limited ones are counted on the asynchronous path.
+    func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
+        guard let route = context.route, !Self.routes.contains("\(route.method.rawValue) \(route.pattern)") else { return nil }
+        return try next(request, context)
+    }
+
     func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
         guard let route = context.route, Self.routes.contains("\(route.method.rawValue) \(route.pattern)") else {
             return try await next(request, context)

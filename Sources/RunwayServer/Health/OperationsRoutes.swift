@@ -6,10 +6,12 @@ import RunwayStore
 /// Liveness, readiness, metrics: what load balancers and Prometheus call. No key needed.
 enum OperationsRoutes {
     static func routes(_ services: ServerServices) -> [Route] {
-        [
+        let health = try? HTTPResponse.json(HealthStatus(status: "ok", version: LinkRunwayVersion.current))
+        return [
             Route(method: .GET, pattern: "/healthz", operation: Operation(
                 id: "health", summary: "Liveness: the process is up", tag: "Operations", access: .open,
-                responses: [.json(200, "HealthStatus", "Up.")])
+                responses: [.json(200, "HealthStatus", "Up.")]),
+                immediate: { _, _ in health }
             ) { _, _ in
                 try .json(HealthStatus(status: "ok", version: LinkRunwayVersion.current))
             },

@@ -125,7 +125,7 @@ public final class ServerRuntime: Sendable {
                 // The route's own limit applies before its body is read.
                 if case .found(let route, _) = application.router.match(method: method, path: path) { return route.operation.maxBodyBytes }
                 return nil
-            }) { request in
+            }, immediate: { request in application.respondImmediately(to: request) }) { request in
                 await application.respond(to: request)
             }
             try http.start()
