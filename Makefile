@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BUILD_DEPS := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev libpq-dev libqrencode-dev libcurl4-openssl-dev
 TEST_DEPS := python3 python3-venv postgresql zbar-tools nginx-light curl openssl jq chromium chromium-driver
-BENCH_DEPS := wrk nginx-light postgresql
+BENCH_DEPS := wrk nginx-light postgresql linux-perf
 
 .PHONY: deps build run test fuzz bench soak docs docs-check clean
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """LinkRunway benchmarks. Each one measures our server and a limit (nginx doing the same trivial job) in the same run,
-on loopback, with wrk, and reports the ratio. Results are saved as JSON under bench/results/."""
+on loopback, with wrk, and reports the ratio. Both servers run as shipped: LinkRunway with its default settings (its
+access log at `info`, written to a file), nginx with its access log written to a file. Results are saved as JSON under
+bench/results/."""
 import json
 import os
 import platform
@@ -52,7 +54,7 @@ error_log {workdir}/nginx-error.log warn;
 daemon off;
 events {{ worker_connections 4096; }}
 http {{
-    access_log off;
+    access_log {workdir}/nginx-access.log;
     keepalive_requests 1000000;
     client_body_temp_path {workdir}/body;
     proxy_temp_path {workdir}/proxy;
@@ -76,12 +78,24 @@ http {{
     return process
 
 
-def start_linkrunway(workdir, port, database_url=None, extra_env=None):
-    """Starts `linkrunway serve`; returns the process and the admin key it printed on first start (or None)."""
-    # The benchmarks send everything from one address and one key: the rate limits would measure themselves.
-    env = dict(os.environ, LINKRUNWAY_LOG_LEVEL="warn", LINKRUNWAY_PORT=str(port), LINKRUNWAY_RATE_LIMIT_ADDRESS="0", LINKRUNWAY_RATE_LIMIT_KEY="0",
-               LINKRUNWAY_DATABASE_URL=database_url or f"sqlite:{workdir}/bench.db", **(extra_env or {}))
-    process = subprocess.Popen([BINARY, "serve"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+# What differs from the shipped defaults, and why (stated in every report).
+SETTINGS = {
+    "linkrunway": "default settings: log level info (one access line a request), written to a file; rate limits off only "
+                  "for the benchmarks that send a limited route's whole load from one address and key (matches, postbacks, "
+                  "notifications), where they would measure themselves",
+    "nginx": "worker_processes auto, keepalive_requests 1000000, access_log (combined format) to a file",
+}
+
+
+def start_linkrunway(workdir, port, database_url=None, extra_env=None, rate_limits=True):
+    """Starts `linkrunway serve` with its defaults, standard error to a file as a service manager would keep it;
+    returns the process and the admin key it printed on first start (or None)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LINKRUNWAY_")}
+    env.update(LINKRUNWAY_PORT=str(port), LINKRUNWAY_DATABASE_URL=database_url or f"sqlite:{workdir}/bench.db", **(extra_env or {}))
+    if not rate_limits:
+        env.update(LINKRUNWAY_RATE_LIMIT_ADDRESS="0", LINKRUNWAY_RATE_LIMIT_KEY="0")
+    log = open(os.path.join(workdir, f"linkrunway-{port}.log"), "ab")
+    process = subprocess.Popen([BINARY, "serve"], env=env, stdout=subprocess.PIPE, stderr=log, text=True)
     admin_key = None
     for line in process.stdout:
         if line.strip().startswith("lr_ak_"):
@@ -116,6 +130,60 @@ def wrk(url, seconds, headers=()):
     return result
 
 
+THREAD_NAMES = {"MHD-worker": "libmicrohttpd threads", "linkrunway-log": "log writer"}
+
+
+def thread_group(comm):
+    """perf's thread name, as a reader knows it (the Swift concurrency pool's threads are named after their queue)."""
+    if comm in THREAD_NAMES:
+        return THREAD_NAMES[comm]
+    return "Swift task threads" if "qos" in comm else comm
+
+
+def profile(pid, url, headers=(), script=None, seconds=5):
+    """Samples the server with `perf` while wrk loads it; returns where the time goes: the share of each thread group
+    and the top functions by their own time (Swift names demangled). Without perf (or its rights), None."""
+    if not shutil.which("perf"):
+        return None
+    data = tempfile.mktemp(prefix="linkrunway-perf-")
+    extra = [arg for header in headers for arg in ("-H", header)] + (["-s", script] if script else [])
+    load = subprocess.Popen(["wrk", "-t", str(THREADS), "-c", str(CONNECTIONS), "-d", f"{seconds + 2}s", *extra, url],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(1)
+        recorded = subprocess.run(["perf", "record", "-F", "999", "-p", str(pid), "-o", data, "--", "sleep", str(seconds)],
+                                  capture_output=True)
+        if recorded.returncode != 0:
+            return None
+        def report(sort):
+            out = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", sort, "--stdio", "-g", "none",
+                                  "--percent-limit", "0.5"], capture_output=True, text=True).stdout
+            return [line.split(None, len(sort.split(","))) for line in out.splitlines() if line.strip() and not line.startswith("#")]
+        threads = {}
+        for parts in report("comm"):
+            group = thread_group(parts[1].strip())
+            threads[group] = round(threads.get(group, 0) + float(parts[0].rstrip("%")), 1)
+        libraries = {}
+        for parts in report("dso"):
+            name = parts[1].strip().strip("[]")
+            name = {"kernel.kallsyms": "kernel", "linkrunway": "LinkRunway's code"}.get(name, re.sub(r"\.so[.0-9]*$", "", name))
+            libraries[name] = round(libraries.get(name, 0) + float(parts[0].rstrip("%")), 1)
+        functions = []
+        for parts in report("dso,symbol")[:12]:
+            symbol = re.split(r"\s{2,}", parts[2].split("] ", 1)[-1].strip())[0]
+            if shutil.which("swift") and symbol.startswith("$s"):
+                symbol = subprocess.run(["swift", "demangle", "--simplified", "--compact"], input=symbol, capture_output=True,
+                                        text=True).stdout.strip() or symbol
+            functions.append({"percent": float(parts[0].rstrip("%")), "where": parts[1], "function": symbol[:120]})
+        return {"threads": dict(sorted(threads.items(), key=lambda kv: -kv[1])),
+                "libraries": dict(sorted(libraries.items(), key=lambda kv: -kv[1])), "functions": functions,
+                "how": f"perf record -F 999 for {seconds} s under the same wrk load; self time by function"}
+    finally:
+        load.wait()
+        if os.path.exists(data):
+            os.remove(data)
+
+
 def stop(process):
     process.send_signal(signal.SIGTERM)
     try:
@@ -145,17 +213,19 @@ def healthz_vs_nginx(workdir):
     try:
         ours, limit, ours_runs, limit_runs = alternate(f"http://127.0.0.1:{our_port}/healthz",
                                                        f"http://127.0.0.1:{nginx_port}/healthz")
+        where = profile(ours_process.pid, f"http://127.0.0.1:{our_port}/healthz")
     finally:
         stop(ours_process)
         stop(nginx)
     return {
         "name": "healthz_vs_nginx",
-        "what": "GET /healthz on LinkRunway vs nginx `return 200` with the same body, keep-alive, access logs off; "
-                "median of alternating rounds",
+        "what": "GET /healthz on LinkRunway vs nginx `return 200` with the same body, keep-alive, both with their access "
+                "logs to a file; median of alternating rounds",
         "ours": ours,
         "limit": {"name": "nginx", **limit},
         "throughput_ratio": round(ours["requests_per_second"] / limit["requests_per_second"], 3),
         "rounds": {"ours": [r["requests_per_second"] for r in ours_runs], "limit": [r["requests_per_second"] for r in limit_runs]},
+        "profile": where,
     }
 
 
@@ -183,6 +253,7 @@ def redirect_vs_nginx(workdir):
         api_post(our_port, "/v1/links", key, {"workspaceId": workspace, "path": "r"})
         ours, limit, ours_runs, limit_runs = alternate(f"http://127.0.0.1:{our_port}/r", f"http://127.0.0.1:{nginx_port}/r",
                                                        headers=("Host: localhost", IPHONE))
+        where = profile(ours_process.pid, f"http://127.0.0.1:{our_port}/r", headers=("Host: localhost", IPHONE))
     finally:
         stop(ours_process)
         stop(nginx)
@@ -197,6 +268,7 @@ def redirect_vs_nginx(workdir):
         "limit": {"name": "nginx", **limit},
         "throughput_ratio": round(ours["requests_per_second"] / limit["requests_per_second"], 3),
         "rounds": {"ours": [r["requests_per_second"] for r in ours_runs], "limit": [r["requests_per_second"] for r in limit_runs]},
+        "profile": where,
     }
 
 
@@ -403,6 +475,8 @@ def events_vs_bulk(workdir, batch, backend="sqlite"):
     try:
         ours = wrk_script(port, path, EVENT_SCRIPT.replace("BATCH", str(batch)).replace("PATH", f'"{path}"').replace("KEY", key),
                           workdir, f"events{batch}")
+        where = profile(process.pid, f"http://127.0.0.1:{port}{path}", script=os.path.join(workdir, f"events{batch}.lua")) \
+            if backend == "sqlite" else None
     finally:
         stop(process)
     events_per_second = ours["requests_per_second"] * batch
@@ -419,6 +493,7 @@ def events_vs_bulk(workdir, batch, backend="sqlite"):
         "ours": {**ours, "events_per_second": round(events_per_second, 1)},
         "limit": {"name": "bulk INSERT", "rows_per_second": round(bulk, 1), "requests_per_second": round(bulk, 1)},
         "throughput_ratio": round(events_per_second / bulk, 4),
+        "profile": where,
     }
 
 
@@ -446,8 +521,8 @@ def match_latency(workdir):
     finally:
         stop(process)
     db = sqlite3.connect(database, isolation_level=None)
-    day_key = bytes.fromhex(db.execute("SELECT secret FROM address_keys ORDER BY day DESC LIMIT 1").fetchone()[0])
-    ours_hash = hmac.new(day_key, b"127.0.0.1", hashlib.sha256).hexdigest()[:32]
+    # The day's address key is sealed with the secret key file; the click made above carries this address's hash.
+    ours_hash = db.execute("SELECT address_hash FROM clicks WHERE address_hash IS NOT NULL LIMIT 1").fetchone()[0]
     now = int(time.time() * 1000)
     db.execute("BEGIN")
     db.executemany("INSERT INTO clicks (token, kind, link_id, workspace_id, app_id, platform, os_version, address_hash, created_at) "
@@ -456,9 +531,10 @@ def match_latency(workdir):
                      now - (i * 3_500_000) // 1_000_000) for i in range(1_000_000)))
     db.execute("COMMIT")
     db.close()
-    process, _ = start_linkrunway(workdir, port, f"sqlite:{database}")
+    process, _ = start_linkrunway(workdir, port, f"sqlite:{database}", rate_limits=False)
     try:
         ours = wrk_script(port, "/v1/installs/match", MATCH_SCRIPT.replace("KEY", publishable), workdir, "match")
+        where = profile(process.pid, f"http://127.0.0.1:{port}/v1/installs/match", script=os.path.join(workdir, "match.lua"))
     finally:
         stop(process)
     matched = sqlite3.connect(database).execute("SELECT COUNT(*) FROM installs WHERE method = 'probabilistic'").fetchone()[0]
@@ -466,6 +542,7 @@ def match_latency(workdir):
         "name": "match_latency_sqlite",
         "what": "POST /v1/installs/match, probabilistic on, 1,000,000 clicks in the window (100,000 from the client's address)",
         "ours": {**ours, "probabilistic_matches": matched},
+        "profile": where,
         "limit": {"name": "target p99", "p99_ms": 5.0, "requests_per_second": 0},
         "throughput_ratio": round(5.0 / ours.get("p99_ms", 5.0), 3),
     }
@@ -498,18 +575,21 @@ def postbacks_vs_openssl(workdir):
     `openssl speed` verifies per second on one core."""
     body = open(VECTOR_POSTBACK).read() if os.path.exists(VECTOR_POSTBACK) else FALLBACK_POSTBACK
     port = free_port()
-    process, key = start_linkrunway(workdir, port, f"sqlite:{workdir}/postbacks.db")
+    process, key = start_linkrunway(workdir, port, f"sqlite:{workdir}/postbacks.db", rate_limits=False)
     try:
         workspace = api_get(port, "/v1/workspaces", key)["items"][0]["id"]
         api_post(port, "/v1/apps", key, {"workspaceId": workspace, "name": "Postbacks", "teamId": "ABCDE12345",
                                          "bundleId": "com.bench.postbacks", "appStoreId": "525463029"})
         ours = wrk_script(port, "/.well-known/skadnetwork/report-attribution/", POSTBACK_SCRIPT.replace("BODY", json.dumps(body)),
                           workdir, "postbacks")
+        where = profile(process.pid, f"http://127.0.0.1:{port}/.well-known/skadnetwork/report-attribution/",
+                        script=os.path.join(workdir, "postbacks.lua"))
     finally:
         stop(process)
-    return per_core_vs_openssl("postbacks_vs_openssl", ours, "postbacks_per_second_per_core",
+    return {**per_core_vs_openssl("postbacks_vs_openssl", ours, "postbacks_per_second_per_core",
                                "POST /.well-known/skadnetwork/report-attribution/ (verify with Apple's P-256 key, store raw and decoded, "
-                               f"SQLite durable; {'Apple example' if body != FALLBACK_POSTBACK else 'unverifiable stand-in'})")
+                               f"SQLite durable; {'Apple example' if body != FALLBACK_POSTBACK else 'unverifiable stand-in'})"),
+            "profile": where}
 
 
 def per_core_vs_openssl(name, ours, field, what):
@@ -539,7 +619,7 @@ def notifications_vs_openssl(workdir):
     jws = open(os.path.join(ASSN, "testNotification.jws")).read().strip()
     port = free_port()
     process, key = start_linkrunway(workdir, port, f"sqlite:{workdir}/notifications.db",
-                                    {"LINKRUNWAY_APP_STORE_ROOT": os.path.join(ASSN, "testCA.der")})
+                                    {"LINKRUNWAY_APP_STORE_ROOT": os.path.join(ASSN, "testCA.der")}, rate_limits=False)
     try:
         workspace = api_get(port, "/v1/workspaces", key)["items"][0]["id"]
         app = api_post(port, "/v1/apps", key, {"workspaceId": workspace, "name": "Notifications", "teamId": "ABCDE12345",
@@ -577,7 +657,7 @@ def main():
     report = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "machine": {"cores": os.cpu_count(), "platform": platform.platform()},
-        "settings": {"seconds": DURATION, "rounds": ROUNDS, "connections": CONNECTIONS, "wrk_threads": THREADS},
+        "settings": {"seconds": DURATION, "rounds": ROUNDS, "connections": CONNECTIONS, "wrk_threads": THREADS, **SETTINGS},
         "results": results,
     }
     os.makedirs(RESULTS, exist_ok=True)
