@@ -49,7 +49,14 @@ public struct HTTPApplication: Sendable {
         } catch {
             response = HTTPError(status: 500, code: "internal_error", message: "internal error").response
         }
-        if request.method == "HEAD" { response.body = [] }
+        if request.method == "HEAD" {
+            response.body = []
+            response.release = response.release?.map { final in
+                var final = final
+                final.body = []
+                return final
+            }
+        }
         return response
     }
 

@@ -70,6 +70,9 @@ public struct HTTPResponse: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// Set by an immediate handler whose answer may go out only once something it started is done (a redirect's
+    /// durable click): the transport holds the connection and sends what the release gives.
+    public var release: ResponseRelease?
 
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status
@@ -82,5 +85,32 @@ public struct HTTPResponse: Sendable {
         var headers = HTTPHeaders()
         headers.set("Content-Type", contentType)
         return HTTPResponse(status: status, headers: headers, body: Array(text.utf8))
+    }
+}
+
+/// The last step of an immediate answer, run off the transport's thread: it starts the work the answer waits for and
+/// calls back with the response to send (the one it was given, or another if the work failed). Middleware wraps it to
+/// see the final response (`map`).
+public struct ResponseRelease: Sendable {
+    private let start: @Sendable (HTTPResponse, @escaping @Sendable (HTTPResponse) -> Void) -> Void
+
+    /// `start` gets the response as the pipeline made it and must call its callback exactly once.
+    public init(_ start: @escaping @Sendable (HTTPResponse, @escaping @Sendable (HTTPResponse) -> Void) -> Void) { self.start = start }
+
+    /// Starts the work; `done` gets the response to send.
+    public func run(_ response: HTTPResponse, done: @escaping @Sendable (HTTPResponse) -> Void) {
+        var response = response
+        response.release = nil
+        start(response) { final in
+            var final = final
+            final.release = nil
+            done(final)
+        }
+    }
+
+    /// The same release with `transform` applied to the response it gives.
+    public func map(_ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> ResponseRelease {
+        let inner = self
+        return ResponseRelease { response, done in inner.run(response) { done(transform($0)) } }
     }
 }

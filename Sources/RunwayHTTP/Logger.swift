@@ -243,8 +243,16 @@ public struct AccessLogMiddleware: Middleware {
     }
 
     public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
-        guard let response = try next(request, context) else { return nil }
-        log(request, context, response)
+        guard var response = try next(request, context) else { return nil }
+        if let release = response.release {
+            // Logged when the answer goes out, with its status then.
+            response.release = release.map { [self] final in
+                log(request, context, final)
+                return final
+            }
+        } else {
+            log(request, context, response)
+        }
         return response
     }
 

@@ -139,8 +139,15 @@ public struct MetricsMiddleware: Middleware {
     }
 
     public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
-        guard let response = try next(request, context) else { return nil }
-        record(context, response)
+        guard var response = try next(request, context) else { return nil }
+        if let release = response.release {
+            response.release = release.map { [self] final in
+                record(context, final)
+                return final
+            }
+        } else {
+            record(context, response)
+        }
         return response
     }
 

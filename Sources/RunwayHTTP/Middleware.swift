@@ -38,6 +38,12 @@ public struct RequestIdMiddleware: Middleware {
         if let incoming = request.headers["X-Request-Id"], Self.isAcceptable(incoming) { context.requestId = incoming }
         guard var response = try next(request, context) else { return nil }
         response.headers.set("X-Request-Id", context.requestId)
+        let id = context.requestId
+        response.release = response.release?.map { final in
+            var final = final
+            final.headers.set("X-Request-Id", id)
+            return final
+        }
         return response
     }
 

@@ -119,16 +119,28 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Starts the handler for a complete request and suspends its connection until the answer is ready.
     func dispatch(_ state: RequestState, _ request: HTTPRequest) {
-        state.dispatched = true
-        state.deadline = .now + .milliseconds(Int64(configuration.requestTimeoutSeconds * 1000))
-        inFlight.add(1, ordering: .relaxed)
-        suspended.withLock { $0[ObjectIdentifier(state)] = state }
-        MHD_suspend_connection(state.connection)
+        suspend(state)
         let responder = self.responder
         Task {
             let response = await responder(request)
             self.finish(state, with: response)
         }
+    }
+
+    /// Suspends the connection of an immediate answer that waits for its release, then starts the release; the
+    /// response it gives goes out like a handler's.
+    func hold(_ state: RequestState, _ response: HTTPResponse, release: ResponseRelease) {
+        suspend(state)
+        release.run(response) { final in self.finish(state, with: final) }
+    }
+
+    /// Marks a request as handed off and suspends its connection (the watchdog and shutdown see it from here).
+    private func suspend(_ state: RequestState) {
+        state.dispatched = true
+        state.deadline = .now + .milliseconds(Int64(configuration.requestTimeoutSeconds * 1000))
+        inFlight.add(1, ordering: .relaxed)
+        suspended.withLock { $0[ObjectIdentifier(state)] = state }
+        MHD_suspend_connection(state.connection)
     }
 
     /// Hands a response to a suspended connection once (the handler and the watchdog may race) and resumes it.

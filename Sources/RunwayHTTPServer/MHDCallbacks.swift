@@ -70,6 +70,11 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
     let request = state.request
     // A route that can answer without waiting does so here: no task, no suspended connection.
     if let immediate = server.immediate, let response = immediate(request) {
+        // One that must wait for work it started (a redirect's durable click) holds the connection until then.
+        if let release = response.release {
+            server.hold(state, response, release: release)
+            return .YES
+        }
         return queue(response, on: connection, closing: server.shuttingDown.load(ordering: .relaxed))
     }
     server.dispatch(state, request)

@@ -61,8 +61,9 @@ public final class ThreadedStore: Store, @unchecked Sendable {
         self.transactions = transactions
         self.options = options
         self.observer = observer
-        for writer in writers { startWriter(writer, label: "linkrunway-\(dialect.rawValue)-writer") }
-        for reader in readers { startReader(reader, label: "linkrunway-\(dialect.rawValue)-reader") }
+        // Thread names of at most 15 bytes, as Linux keeps them (perf and top show them).
+        for writer in writers { startWriter(writer, label: "writer-\(dialect.rawValue)") }
+        for reader in readers { startReader(reader, label: "reader-\(dialect.rawValue)") }
     }
 
     // MARK: Store
@@ -85,6 +86,11 @@ public final class ThreadedStore: Store, @unchecked Sendable {
                 })
             if !writes.push(job) { continuation.resume(throwing: StoreError.unavailable("the store is closed")) }
         }
+    }
+
+    public func write(_ body: @escaping @Sendable (any SQLExecutor) throws -> Void, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        let job = WriteJob(run: { connection in try body(connection) }, finish: completion)
+        if !writes.push(job) { completion(StoreError.unavailable("the store is closed")) }
     }
 
     public func migrate(_ migrations: [Migration]) async throws -> [String] {
@@ -142,6 +148,7 @@ public final class ThreadedStore: Store, @unchecked Sendable {
     private func startWriter(_ connection: any EngineConnection & Sendable, label: String) {
         stopped.enter()
         let thread = Thread { [writes, options, observer, transactions, stopped] in
+            Thread.current.name = label  // named from inside: on Linux a name set before start is not applied
             while let batch = writes.take(limit: options.maxBatch) {
                 let deadline = Date().addingTimeInterval(-options.queueTimeout)
                 var grouped: [WriteJob] = []
@@ -168,6 +175,7 @@ public final class ThreadedStore: Store, @unchecked Sendable {
     private func startReader(_ connection: any EngineConnection & Sendable, label: String) {
         stopped.enter()
         let thread = Thread { [reads, options, transactions, stopped] in
+            Thread.current.name = label  // named from inside: on Linux a name set before start is not applied
             while let jobs = reads.take(limit: 1) {
                 for job in jobs {
                     if job.enqueuedAt < Date().addingTimeInterval(-options.queueTimeout) {
@@ -334,6 +342,10 @@ extension EngineBackedStore {
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T {
         try await engine.write(body)
+    }
+
+    public func write(_ body: @escaping @Sendable (any SQLExecutor) throws -> Void, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        engine.write(body, completion: completion)
     }
 
     public func migrate(_ migrations: [Migration]) async throws -> [String] { try await engine.migrate(migrations) }

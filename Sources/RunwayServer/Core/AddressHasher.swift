@@ -35,6 +35,12 @@ public final class AddressHasher: Sendable {
         return String(ByteEncoding.hex(Digest.hmacSHA256(key: key, message: Array(address.utf8))).prefix(32))
     }
 
+    /// The same hash when the day's key is already in memory; nil when only `hash(_:at:)` can make it.
+    public func cachedHash(_ address: String, at milliseconds: Int64) -> String? {
+        guard let key = keys.withLock({ $0[Self.day(milliseconds)] }) else { return nil }
+        return String(ByteEncoding.hex(Digest.hmacSHA256(key: key, message: Array(address.utf8))).prefix(32))
+    }
+
     /// `2026-11-30` in UTC.
     static func day(_ milliseconds: Int64) -> String { String(Timestamp.iso(milliseconds).prefix(10)) }
 

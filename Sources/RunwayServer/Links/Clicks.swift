@@ -28,14 +28,46 @@ enum Clicks {
         let installId: String?
     }
 
+    /// A visit ready to store: its token, the write, and the metric to count once the write is durable.
+    struct Prepared: Sendable {
+        let token: String
+        let insert: @Sendable (any SQLExecutor) throws -> Void
+        let counted: @Sendable () -> Void
+    }
+
     /// Stores one visit of `link` and returns its token; the write is committed when this returns.
     static func record(_ visit: Visit, of link: LinkRecord, services: ServerServices) async throws -> String {
         let now = services.clock.nowMilliseconds()
-        let token = newToken(at: now)
         let addressHash = try await visit.address.asyncMap { try await services.addresses.hash($0, at: now) }
-        let listening = visit.kind == "click" ? try await services.webhookSubscriptions.subscriptions(workspaceId: link.workspaceId)
-            .filter { $0.topics.contains("click") } : []
-        try await services.store.write { db in
+        let listening = visit.kind == "click" ? try await services.webhookSubscriptions.subscriptions(workspaceId: link.workspaceId) : []
+        let click = prepare(visit, of: link, addressHash: addressHash, subscriptions: listening, now: now, services: services)
+        try await services.store.write(click.insert)
+        click.counted()
+        return click.token
+    }
+
+    /// The same visit prepared without waiting, when the day's address key and the workspace's webhook subscriptions
+    /// are in memory; nil otherwise.
+    static func prepareFromCache(_ visit: Visit, of link: LinkRecord, services: ServerServices) -> Prepared? {
+        let now = services.clock.nowMilliseconds()
+        var addressHash: String?
+        if let address = visit.address {
+            guard let hash = services.addresses.cachedHash(address, at: now) else { return nil }
+            addressHash = hash
+        }
+        var listening: [Webhooks.Subscription] = []
+        if visit.kind == "click" {
+            guard let cached = services.webhookSubscriptions.cachedSubscriptions(workspaceId: link.workspaceId) else { return nil }
+            listening = cached
+        }
+        return prepare(visit, of: link, addressHash: addressHash, subscriptions: listening, now: now, services: services)
+    }
+
+    static func prepare(_ visit: Visit, of link: LinkRecord, addressHash: String?, subscriptions: [Webhooks.Subscription], now: Int64,
+                        services: ServerServices) -> Prepared {
+        let token = newToken(at: now)
+        let listening = subscriptions.filter { $0.topics.contains("click") }
+        let insert: @Sendable (any SQLExecutor) throws -> Void = { db in
             try db.execute("""
                 INSERT INTO clicks (token, kind, link_id, workspace_id, app_id, platform, os_version, address_hash, referrer_host,
                                     install_id, created_at)
@@ -49,8 +81,10 @@ enum Clicks {
                     now: now, subscriptions: listening)
             }
         }
-        services.metrics.increment("linkrunway_link_visits_total", labels: [("kind", visit.kind), ("platform", visit.platform)])
-        return token
+        let metrics = services.metrics
+        return Prepared(token: token, insert: insert) {
+            metrics.increment("linkrunway_link_visits_total", labels: [("kind", visit.kind), ("platform", visit.platform)])
+        }
     }
 
     static func signedClickId(token: String, link: LinkRecord, services: ServerServices) -> String {

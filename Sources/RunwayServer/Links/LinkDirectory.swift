@@ -73,6 +73,18 @@ final class LinkDirectory: Sendable {
         } ?? []
     }
 
+    /// What the cache holds now, without a read: `.some(value)` (the value may be nil: known not to exist) when fresh,
+    /// nil when only the asynchronous lookup can tell.
+    func cachedDomain(hostname: String) -> DomainEntry?? { peek(domains, hostname) }
+    func cachedLink(domain: String, path: String) -> LinkRecord?? { peek(links, domain + "/" + LinkRecord.key(path)) }
+    func cachedApp(id: String) -> App?? { peek(apps, id) }
+
+    private func peek<Value: Sendable>(_ cache: borrowing Mutex<[String: Entry<Value>]>, _ key: String) -> Value?? {
+        guard let entry = cache.withLock({ $0[key] }) else { return nil }
+        let age = entry.loadedAt.duration(to: .now)
+        return age < (entry.value == nil ? negativeTTL : ttl) ? .some(entry.value) : nil
+    }
+
     /// Forgets what this process cached about a link (after it changed) or a hostname.
     func forget(link: LinkRecord) { links.withLock { _ = $0.removeValue(forKey: link.domain + "/" + LinkRecord.key(link.path)) } }
     func forget(hostname: String) { domains.withLock { _ = $0.removeValue(forKey: hostname) } }

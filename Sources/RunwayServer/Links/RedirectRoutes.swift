@@ -37,7 +37,8 @@ enum RedirectRoutes {
                     ResponseDoc(status: 404, description: "Unknown or disabled link (HTML), or a Host that is not a link domain (JSON).",
                                 contentType: "text/html", orJSONError: true),
                     ResponseDoc(status: 410, description: "The link has expired.", contentType: "text/html"),
-                ])
+                ]),
+                immediate: { request, context in followImmediately(request, context, services) }
             ) { request, context in
                 try await follow(request, context, services)
             },
@@ -55,31 +56,96 @@ enum RedirectRoutes {
     static func follow(_ request: HTTPRequest, _ context: RequestContext, _ services: ServerServices) async throws -> HTTPResponse {
         let domain = try await domain(request, services)
         let path = context.parameters["path"] ?? ""
-        guard !path.isEmpty, let link = try await services.links.link(domain: domain.hostname, path: path), link.enabled,
-              link.workspaceId == domain.workspaceId else {
-            return LinkPages.notFound()
-        }
-        if link.isExpired(at: services.clock.nowMilliseconds()) { return LinkPages.expired(fallback: link.webURL) }
+        let found = path.isEmpty ? nil : try await services.links.link(domain: domain.hostname, path: path)
+        guard let link = usable(found, on: domain) else { return LinkPages.notFound() }
         let app = try await link.appId.asyncMap { try await services.links.app(id: $0) } ?? nil
+        switch plan(request, link: link, app: app, services: services) {
+        case .answer(let response):
+            return response
+        case .click(let visit, let respond):
+            return respond(try await Clicks.record(visit, of: link, services: services))
+        }
+    }
+
+    /// The same answer on libmicrohttpd's thread, from what this process has cached (the domain, the link, its app,
+    /// the day's address key, the webhook subscriptions); nil when anything is not cached, and the asynchronous path
+    /// does it all. A click is handed to the group-committing writer, and the 302 goes out once it is durable.
+    static func followImmediately(_ request: HTTPRequest, _ context: RequestContext, _ services: ServerServices) -> HTTPResponse? {
+        // An unknown host gets the router's 404 from the asynchronous path.
+        guard let host = request.hostName, case .some(let cachedDomain) = services.links.cachedDomain(hostname: host),
+              let domain = cachedDomain else { return nil }
+        let path = context.parameters["path"] ?? ""
+        var found: LinkRecord?
+        if !path.isEmpty {
+            guard case .some(let cached) = services.links.cachedLink(domain: domain.hostname, path: path) else { return nil }
+            found = cached
+        }
+        guard let link = usable(found, on: domain) else { return LinkPages.notFound() }
+        var app: App?
+        if let appId = link.appId {
+            guard case .some(let cached) = services.links.cachedApp(id: appId) else { return nil }
+            app = cached
+        }
+        switch plan(request, link: link, app: app, services: services) {
+        case .answer(let response):
+            return response
+        case .click(let visit, let respond):
+            guard let click = Clicks.prepareFromCache(visit, of: link, services: services) else { return nil }
+            var response = respond(click.token)
+            response.release = ResponseRelease { response, done in
+                services.store.write(click.insert) { error in
+                    // Off the writer's thread at once: it commits for everyone, and the answer's logging and metrics
+                    // would hold up the next commit.
+                    DispatchQueue.global().async {
+                        if let error {
+                            done(ErrorMapping.httpError(for: error).response)
+                        } else {
+                            click.counted()
+                            done(response)
+                        }
+                    }
+                }
+            }
+            return response
+        }
+    }
+
+    /// A link this domain serves: enabled, and of the domain's workspace.
+    static func usable(_ link: LinkRecord?, on domain: LinkDirectory.DomainEntry) -> LinkRecord? {
+        guard let link, link.enabled, link.workspaceId == domain.workspaceId else { return nil }
+        return link
+    }
+
+    /// What following a link comes to, once the link and its app are known: an answer, or a click to store first and
+    /// the answer to give with its token.
+    enum Plan {
+        case answer(HTTPResponse)
+        case click(Clicks.Visit, respond: @Sendable (String) -> HTTPResponse)
+    }
+
+    static func plan(_ request: HTTPRequest, link: LinkRecord, app: App?, services: ServerServices) -> Plan {
+        if link.isExpired(at: services.clock.nowMilliseconds()) { return .answer(LinkPages.expired(fallback: link.webURL)) }
         let appStore = (link.iosAppStoreId ?? app?.appStoreId).map { "https://apps.apple.com/app/id\($0)" }
         let client = ClientClass(userAgent: request.headers["User-Agent"])
         if case .crawler = client {
             services.metrics.increment("linkrunway_link_previews_total")
-            return LinkPages.preview(link: link, appName: app?.name, target: link.webURL ?? appStore)
+            return .answer(LinkPages.preview(link: link, appName: app?.name, target: link.webURL ?? appStore))
         }
         let (target, interstitialStore, web) = destination(link: link, appStore: appStore, client: client,
                                                            query: link.passQuery ? request.query : [])
-        guard let target else { return LinkPages.noDestination() }
+        guard let target else { return .answer(LinkPages.noDestination()) }
         // HEAD asks what would happen without it happening: no click.
-        guard request.method != "HEAD" else { return redirect(to: target) }
-        let token = try await Clicks.record(Clicks.Visit(kind: "click", platform: client.platform, osVersion: client.osVersion,
-                                                         address: request.remoteAddress, referrerHost: request.referrerHost,
-                                                         installId: nil), of: link, services: services)
-        if let store = interstitialStore {
-            return LinkPages.interstitial(link: link, appName: app?.name, appStore: store, web: web,
-                                          signedClickId: Clicks.signedClickId(token: token, link: link, services: services))
+        guard request.method != "HEAD" else { return .answer(redirect(to: target)) }
+        let visit = Clicks.Visit(kind: "click", platform: client.platform, osVersion: client.osVersion, address: request.remoteAddress,
+                                 referrerHost: request.referrerHost, installId: nil)
+        let appName = app?.name
+        return .click(visit) { token in
+            if let store = interstitialStore {
+                return LinkPages.interstitial(link: link, appName: appName, appStore: store, web: web,
+                                              signedClickId: Clicks.signedClickId(token: token, link: link, services: services))
+            }
+            return redirect(to: target)
         }
-        return redirect(to: target)
     }
 
     /// Where a device goes: the target of the redirect, the App Store URL when the interstitial shows instead, and

@@ -120,5 +120,11 @@ final class SubscriptionCache: Sendable {
         return loaded
     }
 
+    /// The cached subscriptions if they are fresh; nil when only `subscriptions(workspaceId:)` can tell.
+    func cachedSubscriptions(workspaceId: String) -> [Webhooks.Subscription]? {
+        guard let entry = entries.withLock({ $0[workspaceId] }), entry.loadedAt.duration(to: .now) < .seconds(5) else { return nil }
+        return entry.subscriptions
+    }
+
     func forget(workspaceId: String) { entries.withLock { _ = $0.removeValue(forKey: workspaceId) } }
 }

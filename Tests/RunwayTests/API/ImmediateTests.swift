@@ -37,4 +37,67 @@ struct ImmediateTests {
         #expect(openAPI.status == 200 && openAPI.body == document.body)
         await server.stop()
     }
+
+    /// Runs an immediate answer's release, as the transport does, and returns what goes out.
+    static func released(_ response: HTTPResponse) async -> HTTPResponse {
+        guard let release = response.release else { return response }
+        return await withCheckedContinuation { continuation in release.run(response) { continuation.resume(returning: $0) } }
+    }
+
+    /// The immediate answer once the caches are warm: `warm` goes the asynchronous way first, again if a slow machine
+    /// let a cache entry expire (they live five seconds).
+    static func warmed(_ server: TestServer, _ request: HTTPRequest, warm: HTTPRequest? = nil) async throws -> HTTPResponse {
+        for _ in 0..<10 {
+            _ = await server.application.respond(to: warm ?? request)
+            if let answer = server.application.respondImmediately(to: request) { return answer }
+        }
+        throw ImmediateTestFailure()
+    }
+
+    struct ImmediateTestFailure: Error {}
+
+    static let tap = HTTPRequest(method: "GET", path: "/promo", headers: HTTPHeaders([("Host", "localhost"), ("User-Agent", UserAgents.iPhone),
+                                                                                     ("X-Request-Id", "tap-1")]), remoteAddress: "203.0.113.7")
+
+    @Test("a redirect from the caches answers on the transport's thread, its 302 released only once the click is stored", arguments: StoreBackend.all)
+    func redirect(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
+        _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"promo","destinations":{"web":"https://example.com/spring"}}"#)
+        #expect(server.application.respondImmediately(to: Self.tap) == nil, "nothing cached yet: the asynchronous path")
+        let held = try await Self.warmed(server, Self.tap)
+        #expect(held.release != nil && held.status == 302)
+        let before = try await server.clicks().count
+        let logged = server.logs.lines.filter { $0.contains("tap-1") }.count
+        #expect(before >= 1 && logged == before, "the click is neither stored nor logged before the release runs")
+        let sent = await Self.released(held)
+        #expect(sent.status == 302 && sent.headers["Location"] == "https://example.com/spring" && sent.headers["X-Request-Id"] == "tap-1")
+        let clicks = try await server.clicks()
+        let hashes = try clicks.map { try $0.optionalString("address_hash") }
+        #expect(clicks.count == before + 1 && hashes.allSatisfy { $0 != nil })
+        #expect(server.logs.lines.filter { $0.contains("tap-1") && $0.contains(#""status":302"#) }.count == before + 1)
+        #expect(server.services.metrics.render().contains(#"linkrunway_link_visits_total{kind="click",platform="ios"} \#(before + 1)"#))
+
+        // A write that fails is a 503 with the same request id, logged as such; no click.
+        await server.store.close()
+        guard let failing = server.application.respondImmediately(to: Self.tap) else { return }  // a cache expired: nothing more to see
+        let refused = await Self.released(failing)
+        #expect(refused.status == 503 && refused.headers["X-Request-Id"] == "tap-1" && refused.headers["Location"] == nil)
+        #expect(server.logs.lines.contains { $0.contains("tap-1") && $0.contains(#""status":503"#) })
+    }
+
+    @Test("previews, HEAD and unknown links answer immediately with nothing to store; an unknown host is left to the router")
+    func noClick() async throws {
+        let server = try await TestServer.start()
+        _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"promo","destinations":{"web":"https://example.com/spring"}}"#)
+        let head = try await Self.warmed(server, HTTPRequest(method: "HEAD", path: "/promo", headers: Self.tap.headers))
+        #expect(head.status == 302 && head.release == nil)
+        let crawler = HTTPRequest(method: "GET", path: "/promo", headers: HTTPHeaders([("Host", "localhost"), ("User-Agent", "Slackbot-LinkExpanding 1.0")]))
+        let preview = try await Self.warmed(server, crawler)
+        #expect(preview.status == 200 && preview.release == nil)
+        let missing = try await Self.warmed(server, HTTPRequest(method: "GET", path: "/nothing", headers: Self.tap.headers))
+        #expect(missing.status == 404 && missing.release == nil)
+        #expect(server.application.respondImmediately(to: HTTPRequest(method: "GET", path: "/promo", headers: HTTPHeaders([("Host", "elsewhere.example")]))) == nil)
+        #expect(try await server.clicks().isEmpty, "neither HEAD, a preview nor a missing link is a click")
+        await server.stop()
+    }
 }
