@@ -130,14 +130,15 @@ def wrk(url, seconds, headers=()):
     return result
 
 
-THREAD_NAMES = {"MHD-worker": "libmicrohttpd threads", "linkrunway-log": "log writer"}
+THREAD_NAMES = {"MHD-worker": "libmicrohttpd threads", "linkrunway-log": "log writer", "writer-sqlite": "store writer",
+                "writer-postgres": "store writers", "reader-sqlite": "store readers", "reader-postgres": "store readers"}
 
 
 def thread_group(comm):
     """perf's thread name, as a reader knows it (the Swift concurrency pool's threads are named after their queue)."""
     if comm in THREAD_NAMES:
         return THREAD_NAMES[comm]
-    return "Swift task threads" if "qos" in comm else comm
+    return "Swift tasks and dispatch queues" if "qos" in comm else comm
 
 
 def profile(pid, url, headers=(), script=None, seconds=5):

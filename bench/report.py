@@ -29,14 +29,13 @@ NEXT_STEPS = {
                         "String, the metric labels are built per request, and libmicrohttpd clears its 32 KiB connection "
                         "buffer (`memset`) for each request. Next: read headers from libmicrohttpd only when asked, count "
                         "metrics in per-route atomics instead of labelled dictionaries, and a smaller default connection buffer.",
-    "redirect_vs_nginx": "most samples are on the Swift task threads, and SQLite is only 7%: the time goes to allocation "
-                         "(malloc, reference counting) and the hand-off to a task and back around the asynchronous lookups "
-                         "of the link, its app and the day's address key, the click token, and the continuation that waits "
-                         "for the writer's group commit; parsing the user agent (`ClientClass`) shows too. Next: answer the "
-                         "redirect on libmicrohttpd's thread from the in-memory caches, hand the click to the "
-                         "group-committing writer with a completion instead of a continuation, and resume the suspended "
-                         "connection from the writer when the commit lands, so the 302 still follows a durable click with "
-                         "no task at all.",
+    "redirect_vs_nginx": "answered on libmicrohttpd's thread from the caches, with no task (libswift_Concurrency is "
+                         "gone from the profile); the 302 waits for the click's group commit. The one store writer now "
+                         "sets the pace: it inserts every click (the table and its five indexes, a savepoint each), and "
+                         "what libmicrohttpd's threads spend besides the kernel is allocation, parsing the user agent "
+                         "(`ClientClass`) and building the request. Next: make the click insert cheaper for the writer "
+                         "(one multi-row insert per group commit instead of a savepoint per click, fewer indexes on clicks), "
+                         "and parse the user agent once per distinct string (a small cache).",
     "events_single_sqlite": "SQLite is 6% of the time: the rest is one request per event (kernel), and allocation and "
                             "reference counting (libswiftCore, libc) in building the request, decoding the JSON into Swift "
                             "values and binding them. Next: decode straight from the body bytes into the row's values, keep "
