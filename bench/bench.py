@@ -244,13 +244,17 @@ def api_post(port, path, key, body):
         return json.load(response)
 
 
-def redirect_vs_nginx(workdir):
-    """A link followed from an iPhone: LinkRunway answers 302 only after the click is durably stored (SQLite, FULL
-    sync); nginx answers `return 302` from its configuration."""
+def redirect_vs_nginx(workdir, backend="sqlite"):
+    """A link followed from an iPhone: LinkRunway answers 302 only after the click is durably stored (SQLite with FULL
+    sync, or PostgreSQL); nginx answers `return 302` from its configuration."""
     nginx_port, our_port = free_port(), free_port()
-    database = f"{workdir}/redirect.db"
+    if backend == "postgres":
+        admin_url, name, database_url = postgres_database("bench_redirect")
+    else:
+        database = f"{workdir}/redirect.db"
+        database_url = f"sqlite:{database}"
     nginx = start_nginx(workdir, nginx_port)
-    ours_process, key = start_linkrunway(workdir, our_port, f"sqlite:{database}")
+    ours_process, key = start_linkrunway(workdir, our_port, database_url)
     try:
         workspace = api_get(our_port, "/v1/workspaces", key)["items"][0]["id"]
         api_post(our_port, "/v1/apps", key, {"workspaceId": workspace, "name": "Bench", "teamId": "ABCDE12345",
@@ -262,12 +266,18 @@ def redirect_vs_nginx(workdir):
     finally:
         stop(ours_process)
         stop(nginx)
-    import sqlite3
-    stored = sqlite3.connect(database).execute("SELECT COUNT(*) FROM clicks").fetchone()[0]
+    if backend == "postgres":
+        stored = int(subprocess.run(["psql", database_url, "-tA", "-c", "SELECT COUNT(*) FROM clicks"], capture_output=True, text=True,
+                                    check=True).stdout.strip())
+        drop_postgres_database(admin_url, name)
+    else:
+        import sqlite3
+        stored = sqlite3.connect(database).execute("SELECT COUNT(*) FROM clicks").fetchone()[0]
     answered = sum(r["requests"] for r in ours_runs)  # warm-up clicks are stored too, so stored >= answered
     return {
-        "name": "redirect_vs_nginx",
-        "what": "GET /<link> from an iPhone: LinkRunway's 302 after a durable click (SQLite, synchronous=FULL, group commit) vs "
+        "name": "redirect_vs_nginx" if backend == "sqlite" else "redirect_postgres_vs_nginx",
+        "what": "GET /<link> from an iPhone: LinkRunway's 302 after a durable click ("
+                + ("SQLite, synchronous=FULL" if backend == "sqlite" else "PostgreSQL, synchronous_commit on") + ", group commit) vs "
                 "nginx `return 302`; median of alternating rounds",
         "ours": {**ours, "clicks_stored": stored, "clicks_answered_in_measured_rounds": answered},
         "limit": {"name": "nginx", **limit},
@@ -665,6 +675,7 @@ def main():
         if notifications:
             results.append(notifications)
         if os.environ.get("LINKRUNWAY_TEST_POSTGRES_URL"):
+            results.append(redirect_vs_nginx(workdir, "postgres"))
             results.append(writes_vs_bulk(workdir, "postgres"))
             results.append(events_vs_bulk(workdir, 1, "postgres"))
         else:

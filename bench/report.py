@@ -36,6 +36,12 @@ NEXT_STEPS = {
                          "(`ClientClass`) and building the request. Next: make the click insert cheaper for the writer "
                          "(one multi-row insert per group commit instead of a savepoint per click, fewer indexes on clicks), "
                          "and parse the user agent once per distinct string (a small cache).",
+    "redirect_postgres_vs_nginx": "the same path, with PostgreSQL (on the same two cores, and not in this profile) "
+                                  "as the store. Half of our samples are the store's writers, and most of theirs are the "
+                                  "kernel switching while they wait on the socket: each click costs two round trips (its "
+                                  "insert, and the savepoint that isolates it from the rest of the group commit). Next: "
+                                  "send a group commit's clicks as one multi-row insert, so a commit costs a few round "
+                                  "trips instead of two per click.",
     "events_single_sqlite": "SQLite is 6% of the time: the rest is one request per event (kernel), and allocation and "
                             "reference counting (libswiftCore, libc) in building the request, decoding the JSON into Swift "
                             "values and binding them. Next: decode straight from the body bytes into the row's values, keep "
