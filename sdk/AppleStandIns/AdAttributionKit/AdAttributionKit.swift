@@ -1,5 +1,5 @@
-// A stand-in for Apple's AdAttributionKit (iOS 17.4 and later), for type-checking only: the symbols LinkRunway's
-// adapter uses, as documented on the page named above each. Bodies never run.
+// A stand-in for Apple's AdAttributionKit (iOS 17.4 and later), for type-checking only: exactly the symbols
+// LinkRunway's adapter uses, as documented on the page named above each. Bodies never run.
 import Foundation
 
 /// https://developer.apple.com/documentation/adattributionkit/coarseconversionvalue
@@ -24,10 +24,6 @@ public struct Postback {
     /// https://developer.apple.com/documentation/adattributionkit/postback/updateconversionvalue(_:)
     @available(iOS 18.0, *)
     public static func updateConversionValue(_ postbackUpdate: PostbackUpdate) async throws {}
-
-    /// https://developer.apple.com/documentation/adattributionkit/postback/reengagementopenurlparameter
-    @available(iOS 18.0, *)
-    public static var reengagementOpenURLParameter: String { "AdAttributionKitReengagementOpen" }
 }
 
 /// https://developer.apple.com/documentation/adattributionkit/postbackupdate
@@ -40,24 +36,22 @@ public struct PostbackUpdate: Sendable {
         case install, reengagement
     }
 
-    public let fineConversionValue: Int
-    public let lockPostback: Bool
-    public let coarseConversionValue: CoarseConversionValue?
+    // What the stand-in keeps; Apple's properties are not used by the adapter, so they are not declared.
+    private let fine: Int
+    private let lock: Bool
+    private let coarse: CoarseConversionValue?
     /// Nil updates every postback type.
-    public let conversionTypes: [PostbackUpdate.ConversionType]?
-    /// https://developer.apple.com/documentation/adattributionkit/postbackupdate/conversiontag
-    @available(iOS 18.4, *)
-    public var conversionTag: String? { storedTag }
-    private let storedTag: String?
+    private let types: [PostbackUpdate.ConversionType]?
+    private let tag: String?
 
     /// https://developer.apple.com/documentation/adattributionkit/postbackupdate/init(fineconversionvalue:lockpostback:coarseconversionvalue:conversiontypes:)
     public init(fineConversionValue: Int, lockPostback: Bool, coarseConversionValue: CoarseConversionValue? = nil,
                 conversionTypes: [PostbackUpdate.ConversionType]? = nil) {
-        self.fineConversionValue = fineConversionValue
-        self.lockPostback = lockPostback
-        self.coarseConversionValue = coarseConversionValue
-        self.conversionTypes = conversionTypes
-        storedTag = nil
+        fine = fineConversionValue
+        lock = lockPostback
+        coarse = coarseConversionValue
+        types = conversionTypes
+        tag = nil
     }
 
     /// https://developer.apple.com/documentation/adattributionkit/postbackupdate/init(fineconversionvalue:lockpostback:conversiontag:coarseconversionvalue:conversiontypes:)
@@ -65,10 +59,10 @@ public struct PostbackUpdate: Sendable {
     @available(iOS 18.4, *)
     public init(fineConversionValue: Int, lockPostback: Bool, conversionTag: String, coarseConversionValue: CoarseConversionValue?,
                 conversionTypes: [PostbackUpdate.ConversionType]?) {
-        self.fineConversionValue = fineConversionValue
-        self.lockPostback = lockPostback
-        self.coarseConversionValue = coarseConversionValue
-        self.conversionTypes = conversionTypes
-        storedTag = conversionTag
+        fine = fineConversionValue
+        lock = lockPostback
+        coarse = coarseConversionValue
+        types = conversionTypes
+        tag = conversionTag
     }
 }

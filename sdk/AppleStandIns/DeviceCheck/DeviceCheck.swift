@@ -1,5 +1,5 @@
-// A stand-in for Apple's DeviceCheck, for type-checking only: the App Attest symbols LinkRunway's adapter uses, as
-// documented on the page named above each. Bodies never run.
+// A stand-in for Apple's DeviceCheck, for type-checking only: exactly the App Attest symbols LinkRunway's adapter uses
+// (the asynchronous forms), as documented on the page named above each. Bodies never run.
 import Foundation
 
 /// https://developer.apple.com/documentation/devicecheck/dcappattestservice
@@ -11,19 +11,13 @@ open class DCAppAttestService: NSObject, @unchecked Sendable {
     /// https://developer.apple.com/documentation/devicecheck/dcappattestservice/issupported
     open var isSupported: Bool { false }
 
-    /// https://developer.apple.com/documentation/devicecheck/dcappattestservice/generatekey(completionhandler:)
-    open func generateKey(completionHandler: @escaping @Sendable (String?, (any Error)?) -> Void) {}
-    /// The same page's asynchronous form.
+    /// The asynchronous form on https://developer.apple.com/documentation/devicecheck/dcappattestservice/generatekey(completionhandler:)
     open func generateKey() async throws -> String { throw DCError(.featureUnsupported) }
 
-    /// https://developer.apple.com/documentation/devicecheck/dcappattestservice/attestkey(_:clientdatahash:completionhandler:)
-    open func attestKey(_ keyId: String, clientDataHash: Data, completionHandler: @escaping @Sendable (Data?, (any Error)?) -> Void) {}
-    /// The same page's asynchronous form.
+    /// The asynchronous form on https://developer.apple.com/documentation/devicecheck/dcappattestservice/attestkey(_:clientdatahash:completionhandler:)
     open func attestKey(_ keyId: String, clientDataHash: Data) async throws -> Data { throw DCError(.featureUnsupported) }
 
-    /// https://developer.apple.com/documentation/devicecheck/dcappattestservice/generateassertion(_:clientdatahash:completionhandler:)
-    open func generateAssertion(_ keyId: String, clientDataHash: Data, completionHandler: @escaping @Sendable (Data?, (any Error)?) -> Void) {}
-    /// The same page's asynchronous form.
+    /// The asynchronous form on https://developer.apple.com/documentation/devicecheck/dcappattestservice/generateassertion(_:clientdatahash:completionhandler:)
     open func generateAssertion(_ keyId: String, clientDataHash: Data) async throws -> Data { throw DCError(.featureUnsupported) }
 }
 
@@ -44,10 +38,4 @@ public struct DCError: Error, Sendable {
 
     /// Only the stand-in makes one; the system makes Apple's.
     init(_ code: DCError.Code) { self.code = code }
-
-    public static var unknownSystemFailure: DCError.Code { .unknownSystemFailure }
-    public static var featureUnsupported: DCError.Code { .featureUnsupported }
-    public static var invalidInput: DCError.Code { .invalidInput }
-    public static var invalidKey: DCError.Code { .invalidKey }
-    public static var serverUnavailable: DCError.Code { .serverUnavailable }
 }

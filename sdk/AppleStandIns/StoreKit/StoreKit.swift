@@ -1,5 +1,7 @@
-// A stand-in for Apple's StoreKit, for type-checking only: the symbols LinkRunway's adapters use, with the labels,
-// types, `async`/`throws`, optionality and availability of Apple's documentation page named above each. Bodies never run.
+// A stand-in for Apple's StoreKit, for type-checking only: exactly the symbols LinkRunway's adapters use (and the types
+// they need), with the labels, types, `async`/`throws`, optionality and availability of Apple's documentation page
+// named above each. Where Apple offers a completion handler and an asynchronous form, only the form used is here.
+// Bodies never run.
 import Foundation
 
 /// https://developer.apple.com/documentation/storekit/skadnetwork
@@ -22,29 +24,12 @@ open class SKAdNetwork: NSObject {
     @available(iOS, introduced: 14.0, deprecated: 15.4, message: "Use updatePostbackConversionValue:completionHandler: instead")
     open class func updateConversionValue(_ conversionValue: Int) {}
 
-    /// https://developer.apple.com/documentation/storekit/skadnetwork/updatepostbackconversionvalue(_:completionhandler:)
-    @available(iOS 15.4, *)
-    open class func updatePostbackConversionValue(_ conversionValue: Int, completionHandler completion: (@Sendable ((any Error)?) -> Void)? = nil) {}
-
-    /// The same page's asynchronous form.
+    /// The asynchronous form on https://developer.apple.com/documentation/storekit/skadnetwork/updatepostbackconversionvalue(_:completionhandler:)
     @available(iOS 15.4, *)
     open class func updatePostbackConversionValue(_ conversionValue: Int) async throws {}
 
-    /// https://developer.apple.com/documentation/storekit/skadnetwork/updatepostbackconversionvalue(_:coarsevalue:completionhandler:)
-    @available(iOS 16.1, *)
-    open class func updatePostbackConversionValue(_ fineValue: Int, coarseValue: SKAdNetwork.CoarseConversionValue,
-                                                  completionHandler completion: (@Sendable ((any Error)?) -> Void)? = nil) {}
-
-    /// The same page's asynchronous form.
-    @available(iOS 16.1, *)
-    open class func updatePostbackConversionValue(_ fineValue: Int, coarseValue: SKAdNetwork.CoarseConversionValue) async throws {}
-
+    /// The asynchronous form on
     /// https://developer.apple.com/documentation/storekit/skadnetwork/updatepostbackconversionvalue(_:coarsevalue:lockwindow:completionhandler:)
-    @available(iOS 16.1, *)
-    open class func updatePostbackConversionValue(_ fineValue: Int, coarseValue: SKAdNetwork.CoarseConversionValue, lockWindow: Bool,
-                                                  completionHandler completion: (@Sendable ((any Error)?) -> Void)? = nil) {}
-
-    /// The same page's asynchronous form.
     @available(iOS 16.1, *)
     open class func updatePostbackConversionValue(_ fineValue: Int, coarseValue: SKAdNetwork.CoarseConversionValue, lockWindow: Bool) async throws {}
 }
@@ -60,16 +45,6 @@ open class SKAdNetwork: NSObject {
     /// https://developer.apple.com/documentation/storekit/verificationresult/verificationerror
     public enum VerificationError: Error, Equatable, Hashable, LocalizedError, Sendable {
         case invalidCertificateChain, invalidDeviceVerification, invalidEncoding, invalidSignature, missingRequiredProperties, revokedCertificate
-    }
-
-    /// https://developer.apple.com/documentation/storekit/verificationresult/payloadvalue
-    public var payloadValue: SignedType {
-        get throws {
-            switch self {
-            case .verified(let value): return value
-            case .unverified(_, let error): throw error
-            }
-        }
     }
 }
 
