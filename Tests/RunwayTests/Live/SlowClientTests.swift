@@ -3,7 +3,10 @@ import Testing
 
 /// Slow and greedy clients against the real binary: trickled headers, oversized and slow bodies, and the server's
 /// budget for bodies held at once.
-@Suite("Slow and greedy clients")
+///
+/// `make test` runs this suite in a test process of its own, one test at a time: with thousands of sockets open, a
+/// binary spawned by another test at the same moment can crash Foundation's `Process.run`.
+@Suite("Slow and greedy clients", .serialized)
 struct SlowClientTests {
     /// A raw TCP connection to 127.0.0.1 that the test writes to at its own pace.
     final class Socket {
