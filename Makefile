@@ -19,7 +19,7 @@ test: deps
 	@bash scripts/install-deps.sh $(TEST_DEPS)
 	$(SWIFT) build --build-tests
 	# A hung test fails the run after 20 minutes instead of holding CI.
-	bash scripts/with-postgres.sh timeout 1200 $(SWIFT) test --skip-build --skip SlowClientTests
+	bash scripts/with-postgres.sh --no-fsync timeout 1200 $(SWIFT) test --skip-build --skip SlowClientTests
 	# Alone: its thousands of sockets in the test process race Foundation's Process.run (which walks the open file
 	# descriptors) when another test spawns the binary at the same moment, and crash it.
 	timeout 600 $(SWIFT) test --skip-build --filter SlowClientTests

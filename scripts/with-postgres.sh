@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # Runs a command beside a throwaway PostgreSQL from Debian's packages: a new cluster in a temporary folder, on a free
 # port of 127.0.0.1, exported as LINKRUNWAY_TEST_POSTGRES_URL, stopped and deleted when the command ends.
+#
+# `--no-fsync` first (make test): the tests kill LinkRunway, never this PostgreSQL, so its own flushes to disk only add
+# load to a loaded machine. Benchmarks leave them on, as deployments do.
 set -euo pipefail
+durability=()
+if [ "${1:-}" = "--no-fsync" ]; then
+  durability=(-c fsync=off -c full_page_writes=off)
+  shift
+fi
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 if [ -z "$bin" ]; then
   echo "PostgreSQL is not installed; running without it (PostgreSQL tests will be skipped)" >&2
@@ -22,7 +30,7 @@ stop() {
 trap stop EXIT
 "${as_owner[@]}" "$bin/initdb" -D "$dir/data" -U linkrunway --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
 "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-  -o "-h 127.0.0.1 -p $port -k $dir -c max_connections=500 -c shared_buffers=64MB" start >/dev/null
+  -o "-h 127.0.0.1 -p $port -k $dir -c max_connections=500 -c shared_buffers=64MB ${durability[*]}" start >/dev/null
 export LINKRUNWAY_TEST_POSTGRES_URL="postgres://linkrunway@127.0.0.1:$port/postgres"
 echo "PostgreSQL $("$bin/postgres" --version | awk '{print $3}') for the tests on 127.0.0.1:$port"
 "$@"

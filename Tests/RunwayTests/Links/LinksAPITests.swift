@@ -201,12 +201,20 @@ struct LinksAPITests {
             .decoded(Link.self, status: 201)
         #expect(await server.follow("/promo", userAgent: UserAgents.desktop, host: "go.tenant.example").status == 404, "not served before it is proven")
 
-        // No record, then a record with another value: still not proven.
-        #expect(await tenant.post("/v1/domains/\(pending.id)/verify", json: "").errorCode == "domain_unverified")
+        // A 503 means DNS gave no answer in time (a loaded machine); the documented answer to it is to try again.
+        func verify() async -> HTTPResponse {
+            var response = await tenant.post("/v1/domains/\(pending.id)/verify", json: "")
+            for _ in 0..<3 where response.status == 503 { response = await tenant.post("/v1/domains/\(pending.id)/verify", json: "") }
+            return response
+        }
+        // No record, then a record with another value: still not proven (409, an answer that proves nothing).
+        let unpublished = await verify()
+        #expect(unpublished.status == 409 && unpublished.errorCode == "domain_unverified")
         dns.publish(record.recordName, ["v=spf1 -all", "linkrunway-verification=someone-elses-token"])
-        #expect(await tenant.post("/v1/domains/\(pending.id)/verify", json: "").errorCode == "domain_unverified")
+        let mismatched = await verify()
+        #expect(mismatched.status == 409 && mismatched.errorCode == "domain_unverified")
         dns.publish(record.recordName, ["v=spf1 -all", record.recordValue])
-        let verified = try await tenant.post("/v1/domains/\(pending.id)/verify", json: "").decoded(LinkDomain.self)
+        let verified = try await verify().decoded(LinkDomain.self)
         #expect(verified.verified && verified.verification == nil)
         #expect(await server.follow("/promo", userAgent: UserAgents.desktop, host: "go.tenant.example").headers["Location"] == "https://example.com/p")
         #expect(try await tenant.get("/v1/domains").decoded(Page<LinkDomain>.self).items.allSatisfy(\.verified))

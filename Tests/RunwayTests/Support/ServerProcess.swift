@@ -89,18 +89,28 @@ final class ServerProcess: @unchecked Sendable {
         stdout.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("lr_ak_") }.map(String.init)
     }
 
-    /// Sends `signal` and waits for the process to end (killing it after 20 seconds); returns its exit status.
+    /// Sends `signal` and waits for the process to end (killing it after 60 seconds, generous for a loaded machine);
+    /// returns its exit status.
     func stop(signal: Int32) async throws -> Int32 {
-        kill(process.processIdentifier, signal)
-        let deadline = ContinuousClock.now + .seconds(20)
+        let pid = process.processIdentifier
+        kill(pid, signal)
+        let deadline = ContinuousClock.now + .seconds(60)
         while process.isRunning {
             if ContinuousClock.now > deadline {
-                kill(process.processIdentifier, SIGKILL)
-                throw Failure(description: "the server did not stop on signal \(signal)")
+                let state = Self.kernelState(pid)
+                kill(pid, SIGKILL)
+                throw Failure(description: "the server did not stop on signal \(signal) (its state in /proc: \(state))")
             }
             try await Task.sleep(for: .milliseconds(10))
         }
         return process.terminationStatus
+    }
+
+    /// The state letter of `pid` in `/proc/<pid>/stat` (`Z` once it died and awaits reaping), for failure messages.
+    static func kernelState(_ pid: Int32) -> String {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return "gone" }
+        return String(stat[stat.index(after: end)...].dropFirst().prefix(1))
     }
 }
 
