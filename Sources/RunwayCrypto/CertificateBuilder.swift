@@ -16,9 +16,9 @@ public enum CertificateBuilder {
 
     /// A certificate for `key` named `commonName`, valid from `notBefore` to `notAfter`, signed by `issuer` (self-signed
     /// when nil). `ca` marks a certificate authority; each of `markerOIDs` is added as a non-critical extension whose
-    /// value is an ASN.1 NULL, as Apple's are.
+    /// value is an ASN.1 NULL, as Apple's are, and each of `extensions` as a non-critical extension with its DER value.
     public static func make(commonName: String, key: PrivateKey, issuer: Issuer?, serial: Int, notBefore: Date, notAfter: Date,
-                            ca: Bool, markerOIDs: [String] = []) -> Certificate? {
+                            ca: Bool, markerOIDs: [String] = [], extensions: [(oid: String, value: [UInt8])] = []) -> Certificate? {
         guard let x509 = X509_new() else { return nil }
         defer { X509_free(x509); ERR_clear_error() }
         guard X509_set_version(x509, 2) == 1, ASN1_INTEGER_set(X509_get_serialNumber(x509), serial) == 1,
@@ -36,13 +36,12 @@ public enum CertificateBuilder {
             defer { X509_EXTENSION_free(ext) }
             guard X509_add_ext(x509, ext, -1) == 1 else { return nil }
         }
-        for oid in markerOIDs {
+        for (oid, der) in markerOIDs.map({ (oid: $0, value: [UInt8]([0x05, 0x00])) }) + extensions {
             guard let object = OBJ_txt2obj(oid, 1) else { return nil }
             defer { ASN1_OBJECT_free(object) }
             guard let value = ASN1_OCTET_STRING_new() else { return nil }
             defer { ASN1_OCTET_STRING_free(value) }
-            let null: [UInt8] = [0x05, 0x00]
-            guard ASN1_OCTET_STRING_set(value, null, Int32(null.count)) == 1,
+            guard ASN1_OCTET_STRING_set(value, der, Int32(der.count)) == 1,
                   let ext = X509_EXTENSION_create_by_OBJ(nil, object, 0, value) else { return nil }
             defer { X509_EXTENSION_free(ext) }
             guard X509_add_ext(x509, ext, -1) == 1 else { return nil }

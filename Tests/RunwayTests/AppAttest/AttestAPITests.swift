@@ -167,27 +167,3 @@ struct AttestAPITests {
         await w.server.stop()
     }
 }
-
-/// A few CBOR encodings, to build test objects.
-enum TestCBOR {
-    enum Item { case bytes([UInt8]), text(String) }
-
-    static func head(_ major: UInt8, _ length: Int) -> [UInt8] {
-        switch length {
-        case 0..<24: return [major << 5 | UInt8(length)]
-        case 24..<256: return [major << 5 | 24, UInt8(length)]
-        default: return [major << 5 | 25, UInt8(length >> 8), UInt8(length & 0xff)]
-        }
-    }
-
-    static func encode(_ item: Item) -> [UInt8] {
-        switch item {
-        case .bytes(let b): return head(2, b.count) + b
-        case .text(let t): return head(3, t.utf8.count) + Array(t.utf8)
-        }
-    }
-
-    static func map(_ pairs: [(String, Item)]) -> [UInt8] {
-        head(5, pairs.count) + pairs.flatMap { encode(.text($0.0)) + encode($0.1) }
-    }
-}

@@ -204,6 +204,9 @@ struct AffiliateAPITests {
         #expect(accepted.status == 200)
         #expect(try accepted.decoded(AppStoreNotificationResult.self).status == "ignored")
         #expect(await send(secret: w.sandbox.forwardingSecret, stamp: now).errorCode == "invalid_signature", "another surface's secret")
+        // The window's ends: 300 s either way is in, 301 s is out.
+        #expect(await send(secret: w.production.forwardingSecret, stamp: now - 300).status == 200, "300 s old")
+        #expect(await send(secret: w.production.forwardingSecret, stamp: now + 300).status == 200, "300 s ahead")
         #expect(await send(secret: w.production.forwardingSecret, stamp: now - 301).status == 401, "too old")
         #expect(await send(secret: w.production.forwardingSecret, stamp: now + 301).status == 401, "too far ahead")
         #expect(await send(secret: w.production.forwardingSecret, stamp: now, signed: body + [32]).status == 401, "the body changed")

@@ -10,11 +10,13 @@ final class AppStoreTestSigner: Sendable {
     let intermediate: Certificate
     let leaf: Certificate
     let leafKey: PrivateKey
+    let intermediateKey: PrivateKey
 
     init(intermediateOID: Bool = true, leafOID: Bool = true) {
         let now = Date()
         let from = now.addingTimeInterval(-10 * 365 * 86_400), to = now.addingTimeInterval(10 * 365 * 86_400)
-        let rootKey = PrivateKey.generateP256()!, intermediateKey = PrivateKey.generateP256()!
+        let rootKey = PrivateKey.generateP256()!
+        intermediateKey = PrivateKey.generateP256()!
         leafKey = PrivateKey.generateP256()!
         root = CertificateBuilder.make(commonName: "Test Root", key: rootKey, issuer: nil, serial: 1, notBefore: from, notAfter: to, ca: true)!
         intermediate = CertificateBuilder.make(commonName: "Test WWDR", key: intermediateKey, issuer: .init(certificate: root, key: rootKey), serial: 2,
@@ -89,6 +91,22 @@ struct AppStoreVerifierTests {
         let old: JSONValue = ["signedDate": .number(String(Int64(Date().addingTimeInterval(-20 * 365 * 86_400).timeIntervalSince1970 * 1000)))]
         guard case .failure(.verificationFailure) = staleVerifier.verify(stale.sign(old)) else {
             Issue.record("a payload signed before the certificates were valid verified")
+            return
+        }
+        // A leaf of the cached intermediate that expired a year ago, signing now: the cached path checks its dates too.
+        let expiredKey = PrivateKey.generateP256()!
+        let expired = CertificateBuilder.make(commonName: "Test Receipt Signing", key: expiredKey,
+                                              issuer: .init(certificate: signer.intermediate, key: signer.intermediateKey), serial: 10,
+                                              notBefore: now.addingTimeInterval(-2 * 365 * 86_400), notAfter: now.addingTimeInterval(-365 * 86_400),
+                                              ca: false, markerOIDs: [AppStoreVerifier.leafOID])!
+        guard case .failure(.verificationFailure(let reason)) = verifier.verify(jws(leaf: expired, key: expiredKey)) else {
+            Issue.record("an expired leaf of a cached intermediate verified")
+            return
+        }
+        #expect(reason.contains("the leaf is not valid"), "\(reason)")
+        // The same leaf with a fresh verifier takes the whole chain, and fails there too.
+        guard case .failure(.verificationFailure) = AppStoreVerifier(root: signer.root).verify(jws(leaf: expired, key: expiredKey)) else {
+            Issue.record("an expired leaf verified on the uncached path")
             return
         }
         // Changing one byte of the payload breaks the signature.
