@@ -12,10 +12,9 @@ final class RateLimiter: Sendable {
         self.perSecond = Double(perMinute) / 60
     }
 
-    /// Takes one token for `key`; returns nil when allowed, or the seconds to wait.
-    func take(_ key: String) -> Int? {
-        let now = ContinuousClock.now
-        return buckets.withLock { buckets in
+    /// Takes one token for `key` at `now`; returns nil when allowed, or the seconds to wait.
+    func take(_ key: String, now: ContinuousClock.Instant = .now) -> Int? {
+        buckets.withLock { buckets in
             if buckets.count > 100_000 { buckets.removeAll() }
             var (tokens, at) = buckets[key] ?? (capacity, now)
             let elapsed = at.duration(to: now)

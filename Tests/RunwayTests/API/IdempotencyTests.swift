@@ -145,6 +145,54 @@ struct IdempotencyTests {
         await server.stop()
     }
 
+    @Test("of retries racing for one abandoned key, one takes it over and runs; the others wait or replay", arguments: StoreBackend.all)
+    func racingTakeover(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
+        let now = server.services.clock.nowMilliseconds()
+        let body = Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.abandoned")
+        let silent = ServerInstance(id: "inst_silent", machine: "elsewhere/boot", pid: 1, startTicks: 1)
+        try await Self.plantClaim(server, key: "abandoned", body: body, owner: silent.owner, createdAt: now - IdempotencyMiddleware.abandonedMilliseconds - 1)
+        let responses = await withTaskGroup(of: HTTPResponse.self) { group in
+            for _ in 0..<8 {
+                group.addTask { await server.admin.post("/v1/apps", json: body, headers: [("Idempotency-Key", "abandoned")]) }
+            }
+            return await group.reduce(into: [HTTPResponse]()) { $0.append($1) }
+        }
+        let ran = responses.filter { $0.status == 201 && $0.headers["Idempotent-Replayed"] == nil }
+        #expect(ran.count == 1, "\(responses.map { "\($0.status) \($0.errorCode ?? "")" })")
+        #expect(responses.allSatisfy { ($0.status == 201 && $0.body == ran.first?.body) || $0.errorCode == "idempotency_key_in_use" },
+                "\(responses.map { "\($0.status) \($0.errorCode ?? "")" })")
+        #expect(try await Self.appCount(server) == 1)
+        await server.stop()
+    }
+
+    @Test("an answer of 500 or more is not kept: the retry with the key runs again; a 4xx is kept")
+    func serverErrorsAreNotKept() async throws {
+        let server = try await TestServer.start()
+        let middleware = IdempotencyMiddleware(store: server.store, clock: server.services.clock)
+        let route = Route(method: .POST, pattern: "/v1/flaky", operation: Operation(id: "flaky", summary: "", tag: "", access: Access.admin,
+                                                                                    responses: [], idempotent: true)) { _, _ in HTTPResponse(status: 204) }
+        var context = RequestContext(requestId: "r", route: route)
+        context[PrincipalKey.self] = Principal(keyId: "key_test", kind: .admin, workspaceId: nil, appId: nil)
+        func send(_ key: String, answering outcome: @escaping @Sendable () throws -> HTTPResponse) async -> (status: Int, replayed: Bool) {
+            let request = HTTPRequest(method: "POST", path: "/v1/flaky", headers: HTTPHeaders([("Idempotency-Key", key)]), body: Array("{}".utf8))
+            do {
+                let response = try await middleware.handle(request, context: context) { _, _ in try outcome() }
+                return (response.status, response.headers["Idempotent-Replayed"] == "true")
+            } catch {
+                return (ErrorMapping.httpError(for: error).status, false)
+            }
+        }
+        #expect(await send("thrown", answering: { throw HTTPError.unavailable(ErrorCode.storeUnavailable, "down") }) == (503, false))
+        #expect(await send("thrown", answering: { HTTPResponse(status: 201) }) == (201, false), "the retry runs")
+        #expect(await send("thrown", answering: { HTTPResponse(status: 500) }) == (201, true), "and its answer is kept")
+        #expect(await send("returned", answering: { HTTPResponse(status: 502) }) == (502, false))
+        #expect(await send("returned", answering: { HTTPResponse(status: 201) }) == (201, false), "a returned 5xx is not kept either")
+        #expect(await send("refused", answering: { throw HTTPError.conflict(ErrorCode.conflict, "no") }) == (409, false))
+        #expect(await send("refused", answering: { HTTPResponse(status: 201) }) == (409, true), "a client error is the answer")
+        await server.stop()
+    }
+
     @Test("an attempt whose claim was taken over stores neither its answer nor its changes", arguments: StoreBackend.all)
     func takenOverClaim(_ backend: StoreBackend) async throws {
         let server = try await TestServer.start(backend)

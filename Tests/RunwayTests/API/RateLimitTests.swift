@@ -50,6 +50,49 @@ struct RateLimitTests {
         await server.stop()
     }
 
+    @Test("a bucket gives exactly its capacity at once, one request per refill interval after, and no more than its capacity after idling")
+    func bucket() {
+        let limiter = RateLimiter(capacity: 3, perMinute: 60)
+        let start = ContinuousClock.now
+        #expect((0..<3).map { _ in limiter.take("k", now: start) } == [nil, nil, nil])
+        #expect(limiter.take("k", now: start) == 1, "the fourth waits a second")
+        #expect(limiter.take("other", now: start) == nil, "each key has its own bucket")
+        #expect(limiter.take("k", now: start + .milliseconds(1_000)) == nil, "one token a second comes back")
+        #expect(limiter.take("k", now: start + .milliseconds(1_000)) != nil)
+        // An hour idle refills to the capacity, not to an hour's worth.
+        let later = start + .seconds(3_600)
+        #expect((0..<4).map { _ in limiter.take("k", now: later) == nil } == [true, true, true, false])
+    }
+
+    @Test("every route a publishable key reaches, and the forget route, is counted by address")
+    func everyClientRouteLimited() async throws {
+        var settings = RateLimitSettings()
+        settings.perAddressPerMinute = 3
+        let server = try await TestServer.start(rateLimits: settings)
+        // Routes every installed app calls that a publishable key reaches but that are not limited, each with its reason.
+        let unlimited: Set<String> = [
+            "GET /v1/me",  // answers only about the key that asks
+            // Every install sends these from an outbox that retries, and they are stored once per event id; whether
+            // they need a cap per key is still open.
+            "POST /v1/events", "POST /v1/events/batch",
+        ]
+        for route in server.application.router.routes {
+            guard case .keys(let kinds) = route.operation.access, kinds.contains("publishable") else { continue }
+            let label = "\(route.method.rawValue) \(route.pattern)"
+            #expect(RateLimitMiddleware.routes.contains(label) || unlimited.contains(label), "\(label) is not rate limited")
+        }
+        // The forget route answers anyone who holds the app's key and an install id: guessing the secret meets the limit.
+        let app = try await server.createApp(in: server.defaultWorkspace.id)
+        let client = server.client(try await server.createKey(.publishable, app: app.id).secret)
+        var statuses: [Int] = []
+        for _ in 0..<6 where statuses.last != 429 {
+            statuses.append(await client.send("POST", "/v1/installs/some-install/forget", headers: [("LinkRunway-Install-Secret", "guess")],
+                                              remoteAddress: "198.51.100.7").status)
+        }
+        #expect(statuses.last == 429, "\(statuses)")
+        await server.stop()
+    }
+
     @Test("limits are settings; 0 turns one off")
     func settings() throws {
         let configuration = try ServerConfiguration.load(environment: ["LINKRUNWAY_RATE_LIMIT_ADDRESS": "0", "LINKRUNWAY_RATE_LIMIT_KEY": "120"], flags: [:])

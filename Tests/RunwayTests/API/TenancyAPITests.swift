@@ -146,6 +146,14 @@ struct TenancyAPITests {
         let keys = try await client.get("/v1/keys").decoded(Page<APIKey>.self)
         #expect(keys.items.allSatisfy { $0.workspaceId == ws })
         #expect(await client.get("/v1/apps?workspaceId=\(other.id)").status == 403)
+        // Nor can it read or revoke an admin key, or another workspace's key.
+        let adminKey = try #require(try await server.admin.get("/v1/keys").decoded(Page<APIKey>.self).items.first { $0.kind == .admin })
+        let otherKey = try await server.createKey(.server, workspace: other.id)
+        for id in [adminKey.id, otherKey.key.id] {
+            #expect(await client.get("/v1/keys/\(id)").status == 403, "read \(id)")
+            #expect(await client.post("/v1/keys/\(id)/revoke", json: "{}").status == 403, "revoke \(id)")
+        }
+        #expect(try await server.admin.get("/v1/keys/\(adminKey.id)").decoded(APIKey.self).revokedAt == nil, "the admin key still works")
         await server.stop()
     }
 

@@ -141,6 +141,10 @@ struct AttestAPITests {
         #expect(forged.errorCode == "attestation_required")
         let other = await w.client.post("/v1/installs/match", json: #"{"installId":"someone-else","platform":"ios","consent":true,"attestation":"\#(grant.token)"}"#)
         #expect(other.errorCode == "attestation_required", "a token bound to one install does not attest another")
+        let otherAppToken = AttestationToken(appId: "app_another", installId: "own-1", keyId: keyId, environment: "production",
+                                             expiresAt: Int64(w.clock.now.timeIntervalSince1970) + 600).signed(w.server.services.secrets)
+        let foreign = await w.client.post("/v1/installs/match", json: #"{"installId":"own-1","platform":"ios","consent":true,"attestation":"\#(otherAppToken)"}"#)
+        #expect(foreign.errorCode == "attestation_required", "a token of another app attests nothing here")
         _ = try await w.client.post("/v1/installs/match", json: #"{"installId":"own-1","platform":"ios","consent":true,"attestation":"\#(grant.token)"}"#).decoded(InstallMatch.self)
         let unattested = try await w.client.post("/v1/events", json: #"{"eventId":"u1","type":"OPEN","installId":"own-1","timestamp":"2026-01-01T00:00:00Z"}"#).decoded(EventResult.self, status: 201)
         #expect(unattested.attribution?.source == "unattested")

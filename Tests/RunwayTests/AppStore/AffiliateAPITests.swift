@@ -237,6 +237,19 @@ struct AffiliateAPITests {
         #expect(try stored.string("affiliate_id") == w.affiliate.id && stored.string("method") == "click" && stored.optionalString("click_token") != nil)
         #expect(link.url.hasSuffix("/alice"))
 
+        // A signed click of another app's affiliate link earns nothing in this app.
+        let otherApp = try await w.server.createApp(in: w.workspace)
+        let otherProgram = try await w.server.admin.post("/v1/affiliate-programs", json: #"""
+            {"appId":"\#(otherApp.id)","name":"Other","commission":{"kind":"percent","basisPoints":1000,"duration":"lifetime"},"holdDays":30}
+            """#).decoded(AffiliateProgram.self, status: 201)
+        _ = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/links", json: #"{"programId":"\#(otherProgram.id)","path":"alice-other"}"#)
+            .decoded(Link.self, status: 201)
+        let otherPage = await w.server.client().send("GET", "/alice-other", headers: [("User-Agent", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)")],
+                                                     remoteAddress: "198.51.100.30")
+        let otherClick = try #require(otherPage.bodyText.range(of: #"data-click=""#).map { otherPage.bodyText[$0.upperBound...].prefix { $0 != "\"" } })
+        let foreign = await w.client.post("/v1/app-store/bind", json: #"{"signedClickId":"\#(otherClick)"}"#)
+        #expect(foreign.status == 404 && foreign.errorCode == "no_match", "\(foreign.bodyText)")
+
         func deferred(from address: String) async -> HTTPResponse {
             await w.client.send("POST", "/v1/app-store/bind/deferred", body: Array(#"{"surfaceId":"\#(w.production.surface.id)"}"#.utf8), remoteAddress: address)
         }
@@ -246,7 +259,10 @@ struct AffiliateAPITests {
         #expect(await deferred(from: "198.51.100.20").errorCode == "no_match", "past the program's 60 minutes")
         #expect(await w.client.send("POST", "/v1/app-store/bind/deferred", body: Array(#"{"surfaceId":"sfc_other"}"#.utf8)).status == 404)
 
-        w.clock.advance(seconds: 8 * 86_400)
+        // A signed click lives seven days: a minute before their end it binds, a minute after it is refused.
+        w.clock.advance(seconds: 7 * 86_400 - 61 * 60 - 60)
+        #expect(await w.client.post("/v1/app-store/bind", json: #"{"signedClickId":"\#(clicked)"}"#).status == 200, "a minute before 7 days")
+        w.clock.advance(seconds: 120)
         #expect(await w.client.post("/v1/app-store/bind", json: #"{"signedClickId":"\#(clicked)"}"#).errorCode == "invalid_click", "expired after 7 days")
 
         // An app that requires App Attest binds only attested installs, so unattested traffic earns nothing.
@@ -311,6 +327,19 @@ struct AffiliateAPITests {
             #expect(refused.errorField == field, "\(json)")
         }
         await months.server.stop()
+    }
+
+    @Test("a commission is payable at the end of its holding period, not a second before")
+    func holdingPeriodEnd() async throws {
+        let w = try await Self.world(holdDays: 30)
+        let token = try await Self.bind(w)
+        let paid = try await Self.notify(w, w.production, Self.payment(w, id: "h1", token: token, price: 9990)).decoded(AppStoreNotificationResult.self)
+        #expect(paid.status == "ok" && paid.amount == 299)
+        w.clock.advance(seconds: 30 * 86_400 - 1)
+        #expect(try await Self.balance(w, "USD") == CurrencyBalance(currency: "USD", pending: 299, payable: 0, paid: 0, test: false), "a second before")
+        w.clock.advance(seconds: 1)
+        #expect(try await Self.balance(w, "USD") == CurrencyBalance(currency: "USD", pending: 0, payable: 299, paid: 0, test: false), "at the end")
+        await w.server.stop()
     }
 
     @Test("ledger invariants hold over random sequences of notifications, duplicates and payouts")

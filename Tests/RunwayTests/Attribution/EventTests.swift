@@ -37,6 +37,11 @@ struct EventTests {
         #expect(await server.post("/v1/events", json: Self.event("e4", type: "PURCHASE", extra: #","amount":4999,"currency":"euro""# + appField)).errorField == "currency")
         #expect(await server.post("/v1/events", json: Self.event("e4", type: "REFUND", extra: #","currency":"EUR""# + appField)).errorField == "amount")
         #expect(await server.post("/v1/events", json: Self.event("e4", type: "SIGNUP")).errorField == "appId")
+        // A server key of another workspace cannot write revenue into this workspace's app, however it names it.
+        let stranger = try await w.server.createWorkspace("Stranger")
+        let strangerKey = w.server.client(try await w.server.createKey(.server, workspace: stranger.id).secret)
+        let foreign = await strangerKey.post("/v1/events", json: Self.event("e4", type: "PURCHASE", extra: #","amount":100,"currency":"EUR""# + appField))
+        #expect(foreign.status == 400 && foreign.errorField == "appId", "\(foreign.bodyText)")
         #expect(await client.post("/v1/events", json: Self.event("e4", install: "nobody")).errorCode == "unknown_install")
         #expect(await client.post("/v1/events", json: Self.event("bad id")).errorField == "eventId")
         #expect(await client.post("/v1/events", json: Self.event("e5", type: "TELEPORT")).errorField == "type")

@@ -110,6 +110,17 @@ struct MatchingTests {
         #expect(viaToken.method == "referrer" && viaToken.linkId == w.link.id)
         let unknown = try await Self.match(w, install: "inst-r3", token: "notatoken")
         #expect(unknown.method == "unmatched")
+
+        // A click on a link of another app of the workspace does not attribute this app's install.
+        let otherApp = try await w.server.createApp(in: w.server.defaultWorkspace.id, bundleId: "com.example.other")
+        let otherKey = try await w.server.createKey(.publishable, app: otherApp.id).secret
+        _ = try await w.server.createLink(#"{"workspaceId":"\#(w.server.defaultWorkspace.id)","appId":"\#(otherApp.id)","path":"elsewhere"}"#)
+        let otherClick = try await w.server.client(otherKey).post("/v1/resolve", json: #"{"url":"https://localhost/elsewhere","platform":"ios"}"#)
+            .decoded(ResolvedLink.self)
+        let foreign = try await Self.match(w, install: "inst-r4", token: otherClick.clickToken)
+        #expect(foreign.method == "unmatched" && foreign.linkId == nil)
+        let explanation = try await w.server.admin.get("/v1/installs/inst-r4/attribution").decoded(AttributionExplanation.self)
+        #expect(explanation.candidates.contains { $0.method == "referrer" && !$0.eligible && $0.reason == "the link belongs to another app" })
         await w.server.stop()
     }
 

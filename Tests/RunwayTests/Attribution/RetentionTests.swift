@@ -1,5 +1,6 @@
 import Foundation
 import LinkRunwayAPI
+import RunwayCrypto
 @testable import RunwayServer
 import RunwayStore
 import Testing
@@ -45,6 +46,24 @@ struct RetentionTests {
         #expect(try await Self.count(store, "SELECT COUNT(*) AS n FROM clicks") == 0)
         #expect(try await Self.count(store, "SELECT COUNT(*) AS n FROM impressions") == 0)
         await w.server.stop()
+    }
+
+    @Test("address keys are kept for today and yesterday only; a forgotten day's addresses hash anew")
+    func addressKeys() async throws {
+        let server = try await TestServer.start()
+        let hasher = AddressHasher(store: server.store, box: SecretBox(key: SecureRandom.bytes(32))!)
+        let noon = try #require(ISOTime.milliseconds("2026-03-10T12:00:00Z"))
+        let days = (0..<4).map { noon + Int64($0) * 86_400_000 }
+        var first: [String] = []
+        for day in days { first.append(try await hasher.hash("198.51.100.4", at: day)) }
+        #expect(Set(first).count == 4, "a key per day")
+        let kept = { try await server.store.read { db in try db.query("SELECT day FROM address_keys ORDER BY day").map { try $0.string("day") } } }
+        #expect(try await AddressHasher.forgetOldKeys(store: server.store, now: days[3]) == 2)
+        #expect(try await kept() == ["2026-03-12", "2026-03-13"])
+        #expect(try await AddressHasher.forgetOldKeys(store: server.store, now: days[3] + 11 * 3_600_000 + 59 * 60_000) == 0, "until midnight")
+        let fresh = AddressHasher(store: server.store, box: SecretBox(key: SecureRandom.bytes(32))!)
+        #expect(try await fresh.hash("198.51.100.4", at: days[0]) != first[0], "the old hash can no longer be made")
+        await server.stop()
     }
 
     @Test("retention settings are read from the environment and refuse values that would break matching")

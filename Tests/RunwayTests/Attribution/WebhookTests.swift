@@ -84,6 +84,9 @@ struct WebhookTests {
         })
         let expected = ByteEncoding.hex(Digest.hmacSHA256(key: Array(created.secret.utf8), message: Array("\(parts["t"]!).".utf8) + last.body))
         #expect(parts["v1"] == expected)
+        // t is the Unix time in seconds, so a receiver can refuse a replayed delivery by its age.
+        let sentAt = try #require(Int64(parts["t"] ?? ""))
+        #expect(abs(sentAt - Int64(w.server.services.clock.now().timeIntervalSince1970)) <= 60, "t=\(sentAt)")
         let body = try JSONDecoder().decode(WebhookBody.self, from: Data(last.body))
         #expect(body.topic == "install")
         #expect(body.data == match)

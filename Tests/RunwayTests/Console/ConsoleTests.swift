@@ -201,6 +201,18 @@ struct ConsoleTests {
         #expect(await guesser.signIn(email: "lee@example.com", password: "a good long password").status == 303)
         let rows = try await server.store.read { try $0.query("SELECT account_hash FROM console_sign_in_attempts").map { try $0.string("account_hash") } }
         #expect(rows.count == 7 && rows.allSatisfy { !$0.contains("lee") }, "attempts are kept as hashes, the held ones not counted")
+
+        // The window is a minute: five guesses eleven seconds apart still hold the sixth, until the first is a minute old.
+        let patient = Visitor(server.application)
+        patient.address = "198.51.100.2"
+        var spaced: [Int] = []
+        for attempt in 0..<6 {
+            if attempt > 0 { clock.advance(seconds: 11) }
+            spaced.append(await patient.signIn(email: "lee@example.com", password: "slow guess \(attempt)").status)
+        }
+        #expect(spaced == [401, 401, 401, 401, 401, 429], "\(spaced)")
+        clock.advance(seconds: 6)
+        #expect(await patient.signIn(email: "lee@example.com", password: "slow guess 6").status == 401, "the first guess left the window")
         await server.stop()
     }
 
