@@ -133,6 +133,29 @@ struct ConsentTests {
         #expect(server.requests.count == 1, "the discarded event is not sent under the new identity")
     }
 
+    @Test("an event acknowledged after withdrawal updates no conversion value, even if consent came back and the schema has a rule for it")
+    func lateEventNoConversion() async throws {
+        let release = Locked(false)
+        let server = StubServer { request in
+            request.path == "/v1/events" ? Fixture.ack(request).held(by: release) : Fixture.standard(request)
+        }
+        let log = ConversionLog()
+        let runway = Fixture.runway(server, frameworks: log.frameworks)
+        await runway.setConsent(true)
+        #expect(try await runway.configureConversions(appId: "app_1") == 3)
+        async let late = runway.track(type: "SIGNUP", eventId: "evt-late")
+        try await Fixture.waitForRequests(server, 2)
+        #expect(server.paths().last == "POST /v1/events")
+        await runway.setConsent(false)
+        await runway.setConsent(true)
+        #expect(await runway.storedSchema != nil, "the new identity has the schema again, with its SIGNUP rule")
+        release.set(true)
+        #expect(try await late == nil)
+        await runway.conversionQueue?.value
+        #expect(log.all.isEmpty, "the withdrawn identity's event reaches neither SKAdNetwork nor AdAttributionKit")
+        #expect(await runway.storage.int(.highestFine) == nil)
+    }
+
     @Test("an attestation answer that arrives after withdrawal is discarded: no key id and no token are stored")
     func lateAttestation() async throws {
         let challenges = Mutex(0)

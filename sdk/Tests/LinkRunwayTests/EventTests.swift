@@ -137,6 +137,30 @@ struct EventTests {
         #expect(server.events.count == before + 2)
     }
 
+    @Test("an event still answered 429 after the transport's tries is kept (not refused) and sent later with the same id and timestamp")
+    func rateLimitedEventKept() async throws {
+        let failing = Locked(true)
+        let limited = StubServer.Reply(status: 429, json: #"{"error":{"code":"rate_limited"}}"#, headers: ["Retry-After": "2"])
+        let server = Self.server(failing: failing, failure: limited)
+        let clock = TestClock()
+        let runway = Fixture.runway(server, clock: clock)
+        await runway.setConsent(true)
+        await #expect(throws: LinkRunwayError.server(status: 429, body: #"{"error":{"code":"rate_limited"}}"#)) {
+            try await runway.track(type: "SIGNUP", userId: "u-1", eventId: "evt-1")
+        }
+        #expect(server.events.count == 3)
+        #expect(clock.slept == [2, 2], "the transport waited as Retry-After asked (on the fake clock)")
+        #expect(await runway.outbox.map(\.eventId) == ["evt-1"], "a 429 is transient: the event is kept")
+        failing.set(false)
+        clock.advance(60)
+        #expect(await runway.sendPendingEvents() == 0)
+        #expect(server.events.count == 4)
+        let resent = try #require(server.events.last)
+        #expect(resent["eventId"] as? String == "evt-1" && resent["type"] as? String == "SIGNUP" && resent["userId"] as? String == "u-1")
+        #expect(resent["timestamp"] as? String == "2026-09-21T14:13:20.000Z")
+        #expect(await runway.storage.string(.outbox) == nil)
+    }
+
     @Test("an event the server refuses with a 4xx is dropped from the outbox")
     func refusedEventDropped() async throws {
         let failing = Locked(true)
@@ -198,6 +222,39 @@ struct EventTests {
         #expect(last["timestamp"] as? String == first["timestamp"] as? String)
         try await runway.install()
         #expect(server.events.count == 4, "delivered: not sent again")
+    }
+
+    @Test("offline, beyond the outbox limit the oldest events other than INSTALL are dropped; the INSTALL is still sent when the network returns")
+    func outboxLimitKeepsInstall() async throws {
+        let failing = Locked(true)
+        let server = Self.server(failing: failing, failure: .failure(.notConnectedToInternet))
+        let runway = Fixture.runway(server)
+        await runway.setConsent(true)
+        _ = await thrown { try await runway.install() }
+        let install = try #require(await runway.outbox.first)
+        #expect(install.type == "INSTALL")
+        // The outbox filled up offline (written at once: 499 offline track calls would take seconds), then two more events.
+        let storage = await runway.storage
+        let limit = LinkRunway.outboxLimit
+        let kept = (0..<limit - 1).map { PendingEvent(eventId: "evt-\($0)", type: "CUSTOM", name: "level", timestamp: install.timestamp) }
+        storage.set(String(decoding: try JSONEncoder().encode([install] + kept), as: UTF8.self), .outbox)
+        for n in limit - 1...limit { _ = try? await runway.track(type: "CUSTOM", name: "level", eventId: "evt-\(n)") }
+        let outbox = await runway.outbox
+        #expect(outbox.count == limit)
+        #expect(outbox.first == install, "the INSTALL is kept, and still first")
+        #expect(outbox.dropFirst().first?.eventId == "evt-2" && outbox.last?.eventId == "evt-\(limit)",
+                "the two oldest other events were dropped")
+        // The network returns for two events (sending all 500 would take a second).
+        let budget = Locked(2)
+        server.answer { request in
+            budget.withLock { $0 -= 1; return $0 >= 0 } ? Fixture.standard(request) : .init(status: 503, json: #"{"error":{"code":"unavailable"}}"#)
+        }
+        let before = server.events.count
+        #expect(await runway.sendPendingEvents() == limit - 2)
+        let sent = server.events.dropFirst(before).map { $0["eventId"] as? String }
+        #expect(sent.prefix(2) == [install.eventId, "evt-2"])
+        #expect(server.events.dropFirst(before).first?["type"] as? String == "INSTALL")
+        #expect(server.events.dropFirst(before).first?["timestamp"] as? String == install.timestamp)
     }
 
     @Test("withdrawal drops the outbox")

@@ -128,22 +128,27 @@ struct ReconsentTests {
         #expect(server.requests(to: "/v1/claims/apple-ads").last?.body?["installId"] as? String == newId)
     }
 
-    @Test("an INSTALL that never reached the server (notConnectedToInternet) is sent after withdrawal and new consent")
-    func unsentInstallSentAgain() async throws {
+    /// A failure that proves nothing was sent (notConnectedToInternet) lets the INSTALL go again under the new id; one
+    /// after which it may have arrived (timedOut) does not, so the installation is never counted twice.
+    @Test("after withdrawal and new consent, an INSTALL that never reached the server is sent under the new id; one that timed out is not",
+          arguments: [(URLError.Code.notConnectedToInternet, true), (URLError.Code.timedOut, false)])
+    func failedInstallAfterReconsent(_ failure: URLError.Code, sentAgain: Bool) async throws {
         let offline = Mutex(true)
         let server = StubServer { request in
-            offline.withLock { $0 } ? .failure(.notConnectedToInternet) : Fixture.standard(request)
+            offline.withLock { $0 } ? .failure(failure) : Fixture.standard(request)
         }
         let runway = Fixture.runway(server)
         await runway.setConsent(true)
         let error = await thrown { try await runway.install() }
-        #expect((error as? URLError)?.code == .notConnectedToInternet)
+        #expect((error as? URLError)?.code == failure)
+        #expect(await runway.outbox.first?.mayHaveArrived == !sentAgain)
         await Self.reconsent(runway)
         offline.withLock { $0 = false }
         try await runway.install()
         let newId = try #require(await runway.installId())
         let installs = server.events.filter { $0["type"] as? String == "INSTALL" }
-        #expect(installs.count == 4, "three tries offline, then one under the new identity")
-        #expect(installs.last?["installId"] as? String == newId)
+        #expect(installs.count == (sentAgain ? 4 : 3), "three tries that failed, then \(sentAgain ? "one" : "none") under the new identity")
+        #expect(installs.contains { $0["installId"] as? String == newId } == sentAgain)
+        #expect(await runway.storage.bool(.installReported))
     }
 }
