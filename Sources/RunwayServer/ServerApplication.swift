@@ -4,33 +4,18 @@ import RunwayJSON
 
 /// Assembles every capability's routes and the middleware into one application.
 public enum ServerApplication {
+    /// Every capability, in the order their routes are documented. Privacy forgets and exports through the others.
+    static let capabilities: [any Capability] = {
+        let owners: [any Capability] = [
+            OperationsCapability(), TenancyCapability(), LinksCapability(), AttributionCapability(), WebhooksCapability(),
+            AppleAdsCapability(), AttestCapability(), PostbacksCapability(), AffiliatesCapability(), ConsoleCapability(),
+        ]
+        return owners + [PrivacyCapability(owners: owners)]
+    }()
+
     /// Every route, including `/openapi.json`, whose document is built from this same list.
     public static func routes(_ services: ServerServices) -> [Route] {
-        var routes = OperationsRoutes.routes(services)
-            + WorkspaceRoutes.routes(services)
-            + AppRoutes.routes(services)
-            + KeyRoutes.routes(services)
-            + UserRoutes.routes(services)
-            + DomainRoutes.routes(services)
-            + LinkRoutes.routes(services)
-            + ClientLinkRoutes.routes(services)
-            + InstallRoutes.routes(services)
-            + EventRoutes.routes(services)
-            + PrivacyRoutes.routes(services)
-            + ReportRoutes.routes(services)
-            + WebhookRoutes.routes(services)
-            + SimulationRoutes.routes(services)
-            + AppleAdsRoutes.routes(services)
-            + AttestRoutes.routes(services)
-            + ConversionSchemas.routes(services)
-            + PostbackReceiver.routes(services)
-            + PostbackRoutes.routes(services)
-            + AdNetworkRoutes.routes(services)
-            + AffiliateRoutes.routes(services)
-            + AppStoreBinding.routes(services)
-            + AppStoreNotifications.routes(services)
-            + LedgerRoutes.routes(services)
-            + RedirectRoutes.routes(services)
+        var routes = capabilities.flatMap { $0.routes(services) }
         // The rate-limited routes document their 429.
         routes = routes.map { route in
             guard RateLimitMiddleware.routes.contains("\(route.method.rawValue) \(route.pattern)"), !route.operation.errors.contains(429) else { return route }

@@ -12,13 +12,13 @@ enum SecretKeyFile {
         let description: String
     }
 
-    /// The columns that hold sealed secrets: table, the column that names a row, the secret's column, and which rows.
-    static let sealedColumns: [(table: String, key: String, column: String, rows: String)] = [
-        ("instance_meta", "name", "value", "name = 'click_signing_key'"),
-        ("address_keys", "day", "secret", "1 = 1"),
-        ("webhooks", "id", "secret", "1 = 1"),
-        ("ad_networks", "id", "private_key", "1 = 1"),
+    /// The platform's sealed columns; each capability adds its own (`Capability.sealedColumns`).
+    static let platformSealedColumns = [
+        SealedColumn("instance_meta", key: "name", column: "value", rows: "name = 'click_signing_key'"),
+        SealedColumn("address_keys", key: "day", column: "secret"),
     ]
+
+    static var sealedColumns: [SealedColumn] { platformSealedColumns + ServerApplication.capabilities.flatMap(\.sealedColumns) }
 
     /// Reads the key file (creating it on a database that has never sealed anything) and checks it against the
     /// database's record of the key.

@@ -1,0 +1,48 @@
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayStore
+
+/// Link domains, links, redirects and their clicks, resolving links in apps, shares and referral codes.
+struct LinksCapability: Capability {
+    var migrations: [Migration] { LinksSchema.migrations }
+
+    func routes(_ services: ServerServices) -> [Route] {
+        DomainRoutes.routes(services) + LinkRoutes.routes(services) + ClientLinkRoutes.routes(services) + RedirectRoutes.routes(services)
+    }
+
+    /// The install's clicks and opens (and the click it was matched to), its referral codes; its shares stay, unlinked.
+    func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
+        var clicks = try db.execute("DELETE FROM clicks WHERE install_id = \(install.installId) AND workspace_id = \(install.workspaceId)")
+        if let token = install.clickToken { clicks += try db.execute("DELETE FROM clicks WHERE token = \(token)") }
+        return [
+            "clicks": clicks,
+            "referralCodes": try db.execute("DELETE FROM referral_codes WHERE app_id = \(install.appId) AND install_id = \(install.installId)"),
+            "sharesUnlinked": try db.execute("""
+                UPDATE links SET referrer_install_id = NULL WHERE workspace_id = \(install.workspaceId) AND referrer_install_id = \(install.installId)
+                """),
+        ]
+    }
+
+    func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {
+        var visits = try db.query("SELECT * FROM clicks WHERE install_id = \(install.installId) AND workspace_id = \(install.workspaceId) ORDER BY created_at")
+        if let token = install.clickToken, let matched = try db.first("SELECT * FROM clicks WHERE token = \(token)") { visits.insert(matched, at: 0) }
+        export.visits = try visits.map { row in
+            StoredVisit(token: try row.string("token"), kind: try row.string("kind"), linkId: try row.string("link_id"), platform: try row.string("platform"),
+                        osVersion: try row.optionalString("os_version"), referrerHost: try row.optionalString("referrer_host"),
+                        createdAt: Timestamp.iso(try row.int("created_at")))
+        }
+        export.referralCodes = try db.query("SELECT * FROM referral_codes WHERE app_id = \(install.appId) AND install_id = \(install.installId)")
+            .map(ClientLinkRoutes.referralCode)
+        export.sharedLinkIds = try db.query("""
+            SELECT id FROM links WHERE workspace_id = \(install.workspaceId) AND referrer_install_id = \(install.installId) ORDER BY created_at
+            """).map { try $0.string("id") }
+    }
+
+    /// Address hashes on clicks go after their hours.
+    func maintain(_ services: ServerServices, policy: RetentionPolicy, now: Int64, report: inout RetentionReport) async throws {
+        let cutoff = now - Int64(policy.addressHashHours) * 3_600_000
+        report.addressHashesCleared += try await services.store.write { db in
+            try db.execute("UPDATE clicks SET address_hash = NULL WHERE address_hash IS NOT NULL AND created_at < \(cutoff)")
+        }
+    }
+}

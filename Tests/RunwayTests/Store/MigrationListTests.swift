@@ -1,0 +1,50 @@
+import RunwayCrypto
+@testable import RunwayServer
+import RunwayStore
+import Testing
+
+/// The schema steps are append-only: every released step keeps its id, its place and its SQL on both backends,
+/// whichever capability declares it.
+@Suite("Migration list")
+struct MigrationListTests {
+    /// Each released step: its id, and SHA-256 of its SQLite SQL, a newline, then its PostgreSQL SQL.
+    static let released: [(id: String, sha256: String)] = [
+        ("0001_tenancy", "a68132edd2a2a660f514a2ed4c1681afa22ea8460a0bfe9d78d0a71a7f31239f"),
+        ("0002_idempotency", "19531ad841996a6e4842c313a71006c22ba2d30f1431b35def136dc0dfe04635"),
+        ("0003_links", "2399bf2383f9e8d6a3d5b7223885485030dffe313370da1c1765e5419647668a"),
+        ("0004_installs_events", "c0e5d6e5c650ed95be11b075c79ee03b60cd018defe4fd7c8189ca8b20266986"),
+        ("0005_apple_ads", "0c2503a2f4bdc5a72c3d3ef1a69c5ca3d5a7c5d4b85c21b95ef11000ff846707"),
+        ("0006_app_attest", "21cd03597a0d97dbd1dba12c196ee6da7e654ef7fd98f80ac0b08a7a27bc3fd1"),
+        ("0007_postbacks", "1e71448b710ab1ecf5774169f1e68b5d4ae822e03188792569f67150681086eb"),
+        ("0008_affiliates", "1d1f85d6e7f18d753c4f39bbc78af695bd5abdb39f9ce1db133ece732ab958b6"),
+        ("0009_event_click_tokens", "82990ae079aea371d3ac153dad0cc89b6b7079f7741c893a181e5513dcee30a0"),
+        ("0010_address_hash_retention", "455bac72ff04117cec4ef2bbacacc50058639fa95ac662d7db0b241674978629"),
+        ("0011_console", "8c3ba23fd5545c88673243b26e4a95cb6f7844bd3f04da8cfc39af8cbf05d7e7"),
+        ("0012_drop_clicks_by_token", "7f5e303407b4126e09dd12d6769441e64070585c14baf2b4875d8835dabab31c"),
+        ("0013_console_sign_in_attempts", "5b396515adf0b3f294a4d43b5a1528339eaff0a400d32ca5dc2fe75497ca6758"),
+        ("0014_idempotency_owners", "8198783f8b3c666aadbf53159374115a2e44a0197bef18e13ecfcbc6e2ba651d"),
+        ("0015_one_commission_per_transaction", "3b5f3c4fbc4ef9a0f848e7971a6e6dba2a89b9d49b07ea2edba799632981ff27"),
+        ("0016_key_makers", "7fd2267e15199a0c149bb20a9d7f19f19dbedd1e63a06e9c42056beffbf3d4a2"),
+        ("0017_app_identities", "f86078c8ebc276953a076fbea4153935981ec138d7997db82c89c7dde0e464c6"),
+        ("0018_postback_rejections", "99df1e7f4c28f2db4eab5af9c85282e835acecdb60d4c6882d5bf8fd6958087b"),
+        ("0019_install_secrets", "f4ce44f4fd5d0286ff46547e22c5dde1fe098c89410ee20e69da2d1c16e3fae9"),
+        ("0020_domain_verification", "50e1bd8e566424c8b2093ff36ff8c43f4ce9ffb44b085aef633024116f8198c1"),
+        ("0021_install_app_transaction", "4ce2540922a9e40dcff9f7d886bcfff970e7ae4d5ba5e144de072e397556c281"),
+    ]
+
+    static func fingerprint(_ migration: Migration) -> String {
+        ByteEncoding.hex(Digest.sha256(Array((migration.sqlite + "\n" + migration.postgres).utf8)))
+    }
+
+    @Test("the merged steps are the released ones, in their order, unchanged, and any new one comes after them")
+    func releasedStepsUnchanged() {
+        let merged = Schema.migrations
+        #expect(merged.count >= Self.released.count)
+        for (index, step) in Self.released.enumerated() where index < merged.count {
+            #expect(merged[index].id == step.id, "step \(index + 1) is \(merged[index].id), not \(step.id)")
+            #expect(Self.fingerprint(merged[index]) == step.sha256, "the SQL of \(step.id) changed")
+        }
+        #expect(merged.map(\.id) == merged.map(\.id).sorted(), "ids sort in the order they apply")
+        #expect(Set(merged.map(\.id)).count == merged.count, "no id twice")
+    }
+}
