@@ -58,10 +58,13 @@ public struct Operation: Sendable {
     public var errors: [Int]
     /// Whether a retry carrying the same `Idempotency-Key` header gets the first answer again instead of acting twice.
     public var idempotent: Bool
+    /// Whether requests are counted per client address and per key (the routes anyone can reach or every installed
+    /// app calls); over the limit they get 429.
+    public var rateLimited: Bool
 
     public init(id: String, summary: String, tag: String, access: RouteAccess, requestSchema: String? = nil,
                 responses: [ResponseDoc], query: [QueryParameterDoc] = [], maxBodyBytes: Int? = nil, errors: [Int] = [],
-                idempotent: Bool = false) {
+                idempotent: Bool = false, rateLimited: Bool = false) {
         self.id = id
         self.summary = summary
         self.tag = tag
@@ -72,6 +75,7 @@ public struct Operation: Sendable {
         self.maxBodyBytes = maxBodyBytes
         self.errors = errors
         self.idempotent = idempotent
+        self.rateLimited = rateLimited
     }
 }
 

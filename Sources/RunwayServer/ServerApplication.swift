@@ -18,7 +18,7 @@ public enum ServerApplication {
         var routes = capabilities.flatMap { $0.routes(services) }
         // The rate-limited routes document their 429.
         routes = routes.map { route in
-            guard RateLimitMiddleware.routes.contains("\(route.method.rawValue) \(route.pattern)"), !route.operation.errors.contains(429) else { return route }
+            guard route.operation.rateLimited, !route.operation.errors.contains(429) else { return route }
             var operation = route.operation
             operation.errors.append(429)
             return Route(method: route.method, pattern: route.pattern, operation: operation, handler: route.handler)

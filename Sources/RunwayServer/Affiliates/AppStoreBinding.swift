@@ -53,7 +53,7 @@ enum AppStoreBinding {
             Route(method: .POST, pattern: "/v1/app-store/bind", operation: Operation(
                 id: "bindAppAccountToken", summary: "Mint the appAccountToken for a purchase referred by an affiliate link (signedClickId) or code (refCode)",
                 tag: "Affiliates", access: Access.client, requestSchema: "BindRequest",
-                responses: [.json(200, "BindResponse", "The token to set on the StoreKit 2 purchase.")], maxBodyBytes: 4 * 1024, errors: [404])
+                responses: [.json(200, "BindResponse", "The token to set on the StoreKit 2 purchase.")], maxBodyBytes: 4 * 1024, errors: [404], rateLimited: true)
             ) { request, context in
                 let principal = try context.principal()
                 let body = try request.decode(BindRequest.self)
@@ -105,7 +105,7 @@ enum AppStoreBinding {
             Route(method: .POST, pattern: "/v1/app-store/bind/deferred", operation: Operation(
                 id: "bindDeferred", summary: "Mint the appAccountToken for the newest affiliate click from this network address, if recent enough",
                 tag: "Affiliates", access: Access.client, requestSchema: "DeferredBindRequest",
-                responses: [.json(200, "BindResponse", "The token to set on the StoreKit 2 purchase.")], maxBodyBytes: 1024, errors: [404])
+                responses: [.json(200, "BindResponse", "The token to set on the StoreKit 2 purchase.")], maxBodyBytes: 1024, errors: [404], rateLimited: true)
             ) { request, context in
                 let principal = try context.principal()
                 let body = try request.decode(DeferredBindRequest.self)

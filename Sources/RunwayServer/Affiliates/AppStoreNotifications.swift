@@ -21,7 +21,7 @@ enum AppStoreNotifications {
                 id: "receiveAppStoreNotification", summary: "App Store Server Notifications v2, as Apple sends them",
                 tag: "Affiliates", access: .open, requestSchema: "AppStoreNotificationRequest",
                 responses: [.json(200, "AppStoreNotificationResult", "Processed: ok, trial, duplicate, unattributed, ignored or ignored_non_production.")],
-                maxBodyBytes: 256 * 1024, errors: [400, 404, 503])
+                maxBodyBytes: 256 * 1024, errors: [400, 404, 503], rateLimited: true)
             ) { request, context in
                 try .json(try await receive(request.body, surfaceId: try context.parameter("surfaceId"), services: services))
             },
@@ -31,7 +31,7 @@ enum AppStoreNotifications {
                 summary: "A notification forwarded by your server: x-ea-timestamp (unix seconds) and x-ea-signature (sha256=<hex HMAC>)",
                 tag: "Affiliates", access: .open, requestSchema: "AppStoreNotificationRequest",
                 responses: [.json(200, "AppStoreNotificationResult", "Processed: ok, trial, duplicate, unattributed, ignored or ignored_non_production.")],
-                maxBodyBytes: 256 * 1024, errors: [400, 401, 404, 503])
+                maxBodyBytes: 256 * 1024, errors: [400, 401, 404, 503], rateLimited: true)
             ) { request, context in
                 let surfaceId = try context.parameter("surfaceId")
                 try checkForwardingSignature(request, surfaceId: surfaceId, services: services)

@@ -20,7 +20,7 @@ enum AppleAdsRoutes {
                 tag: "Apple Ads", access: Access.client, requestSchema: "AppleAdsClaimRequest",
                 responses: [.json(200, "AppleAdsClaim", "Final: attributed, not_attributed, invalid or expired."),
                             .json(202, "AppleAdsClaim", "Pending: ask again after retryAfter seconds.")],
-                maxBodyBytes: 16 * 1024, errors: [404])
+                maxBodyBytes: 16 * 1024, errors: [404], rateLimited: true)
             ) { request, context in
                 let principal = try context.principal()
                 guard let appId = principal.appId else { throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "needs a publishable key") }

@@ -16,7 +16,7 @@ enum AttestRoutes {
         return [
             Route(method: .POST, pattern: "/v1/attest/apple/challenge", operation: Operation(
                 id: "attestChallenge", summary: "A one-time App Attest challenge, valid for five minutes", tag: "App Attest",
-                access: Access.client, responses: [.json(201, "AttestChallenge", "The challenge.")], errors: [409, 429])
+                access: Access.client, responses: [.json(201, "AttestChallenge", "The challenge.")], errors: [409, 429], rateLimited: true)
             ) { request, context in
                 let app = try await attestingApp(context, services, requested: nil)
                 if let wait = limiter.take("\(app.id)|\(request.remoteAddress ?? "")") {
@@ -35,7 +35,7 @@ enum AttestRoutes {
             Route(method: .POST, pattern: "/v1/attest/apple/register", operation: Operation(
                 id: "attestRegister", summary: "Register a key with its App Attest attestation; returns an attestation token",
                 tag: "App Attest", access: Access.client, requestSchema: "AttestRegisterRequest",
-                responses: [.json(201, "AttestationGrant", "The key is registered.")], maxBodyBytes: 128 * 1024, errors: [409])
+                responses: [.json(201, "AttestationGrant", "The key is registered.")], maxBodyBytes: 128 * 1024, errors: [409], rateLimited: true)
             ) { request, context in
                 let body = try request.decode(AttestRegisterRequest.self)
                 let app = try await attestingApp(context, services, requested: body.appId)
@@ -75,7 +75,7 @@ enum AttestRoutes {
             Route(method: .POST, pattern: "/v1/attest/apple/assert", operation: Operation(
                 id: "attestAssert", summary: "Prove again with a registered key; returns a fresh attestation token",
                 tag: "App Attest", access: Access.client, requestSchema: "AttestAssertRequest",
-                responses: [.json(200, "AttestationGrant", "Verified.")], maxBodyBytes: 16 * 1024, errors: [404, 409])
+                responses: [.json(200, "AttestationGrant", "Verified.")], maxBodyBytes: 16 * 1024, errors: [404, 409], rateLimited: true)
             ) { request, context in
                 let body = try request.decode(AttestAssertRequest.self)
                 let app = try await attestingApp(context, services, requested: body.appId)

@@ -11,7 +11,7 @@ enum InstallRoutes {
             Route(method: .POST, pattern: "/v1/installs/match", operation: Operation(
                 id: "matchInstall", summary: "First launch: the install's attribution and deep link, decided once and kept",
                 tag: "Installs", access: Access.client, requestSchema: "MatchInstallRequest",
-                responses: [.json(200, "InstallMatch", "The stored answer (the same for every later call).")], maxBodyBytes: 8 * 1024)
+                responses: [.json(200, "InstallMatch", "The stored answer (the same for every later call).")], maxBodyBytes: 8 * 1024, rateLimited: true)
             ) { request, context in
                 let principal = try context.principal()
                 let body = try request.decode(MatchInstallRequest.self)

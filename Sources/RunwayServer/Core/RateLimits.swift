@@ -14,18 +14,10 @@ public struct RateLimitSettings: Sendable, Equatable {
     public init() {}
 }
 
-/// 429 with `Retry-After` when a client address or a key goes over its limit on the routes anyone can reach or every
-/// installed app calls. Addresses are counted under a keyed hash made with a random key of this process.
+/// 429 with `Retry-After` when a client address or a key goes over its limit on the routes that say so
+/// (`Operation.rateLimited`: those anyone can reach or every installed app calls). Addresses are counted under a keyed
+/// hash made with a random key of this process.
 struct RateLimitMiddleware: Middleware {
-    /// The limited routes, as `METHOD pattern`.
-    static let routes: Set<String> = [
-        "POST /v1/installs/match", "POST /v1/resolve", "POST /v1/shares", "POST /v1/referral-codes", "GET /v1/referral-codes/{code}",
-        "POST /v1/claims/apple-ads", "POST /v1/attest/apple/challenge", "POST /v1/attest/apple/register", "POST /v1/attest/apple/assert",
-        "POST /v1/app-store/bind", "POST /v1/app-store/bind/deferred", "POST /v1/app-store/notifications/{surfaceId}",
-        "POST /v1/app-store/assn/{surfaceId}", "POST /.well-known/skadnetwork/report-attribution/",
-        "POST /.well-known/appattribution/report-attribution/", "POST /v1/installs/{installId}/forget", "GET /v1/mobile/config/{appId}",
-    ]
-
     let byAddress: RateLimiter?
     let byKey: RateLimiter?
     private let addressKey = SecureRandom.bytes(32)
@@ -37,12 +29,12 @@ struct RateLimitMiddleware: Middleware {
 
     /// Routes without a limit pass immediately; limited ones are counted on the asynchronous path.
     func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
-        guard let route = context.route, !Self.routes.contains("\(route.method.rawValue) \(route.pattern)") else { return nil }
+        guard let route = context.route, !route.operation.rateLimited else { return nil }
         return try next(request, context)
     }
 
     func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
-        guard let route = context.route, Self.routes.contains("\(route.method.rawValue) \(route.pattern)") else {
+        guard let route = context.route, route.operation.rateLimited else {
             return try await next(request, context)
         }
         if let byAddress, let address = request.remoteAddress {

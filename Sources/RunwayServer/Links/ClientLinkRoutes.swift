@@ -12,7 +12,7 @@ enum ClientLinkRoutes {
                 id: "resolveLink", summary: "The app was opened by a link: its in-app path and metadata, and a recorded open",
                 tag: "Client", access: Access.client, requestSchema: "ResolveRequest",
                 responses: [.json(200, "ResolvedLink", "The link."), .json(404, "Error", "link_not_found"), .json(410, "Error", "link_expired")],
-                maxBodyBytes: 8 * 1024)
+                maxBodyBytes: 8 * 1024, rateLimited: true)
             ) { request, context in
                 let principal = try context.principal()
                 let body = try request.decode(ResolveRequest.self)
@@ -46,7 +46,7 @@ enum ClientLinkRoutes {
             Route(method: .POST, pattern: "/v1/shares", operation: Operation(
                 id: "createShare", summary: "A user of the app shares a place in it; the link remembers who shared it",
                 tag: "Client", access: Access.client, requestSchema: "CreateShareRequest",
-                responses: [.json(201, "Share", "The new link.")], maxBodyBytes: 16 * 1024, errors: [409], idempotent: true)
+                responses: [.json(201, "Share", "The new link.")], maxBodyBytes: 16 * 1024, errors: [409], idempotent: true, rateLimited: true)
             ) { request, context in
                 let principal = try context.principal()
                 let body = try request.decode(CreateShareRequest.self)
@@ -93,7 +93,7 @@ enum ClientLinkRoutes {
                 id: "createReferralCode", summary: "The referral code of an installation or user (made once, then the same one)",
                 tag: "Client", access: Access.client, requestSchema: "CreateReferralCodeRequest",
                 responses: [.json(201, "ReferralCode", "A new code."), .json(200, "ReferralCode", "The code made before.")],
-                maxBodyBytes: 8 * 1024)
+                maxBodyBytes: 8 * 1024, rateLimited: true)
             ) { request, context in
                 let principal = try context.principal()
                 let body = try request.decode(CreateReferralCodeRequest.self)
@@ -134,7 +134,7 @@ enum ClientLinkRoutes {
 
             Route(method: .GET, pattern: "/v1/referral-codes/{code}", operation: Operation(
                 id: "getReferralCode", summary: "Look up a referral code (any case)", tag: "Client", access: Access.anyKey,
-                responses: [.json(200, "ReferralCode", "The code; whom it belongs to (installId, userId) only for a server or admin key.")])
+                responses: [.json(200, "ReferralCode", "The code; whom it belongs to (installId, userId) only for a server or admin key.")], rateLimited: true)
             ) { _, context in
                 let principal = try context.principal()
                 let code = try context.parameter("code").uppercased()

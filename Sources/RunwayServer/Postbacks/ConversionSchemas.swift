@@ -150,7 +150,7 @@ enum ConversionSchemas {
                 id: "mobileConfig", summary: "What the SDK needs to set conversion values; answers 304 to a matching If-None-Match",
                 tag: "Postbacks", access: Access.client,
                 responses: [.json(200, "MobileConfig", "The app's configuration, with ETag and Cache-Control."),
-                            ResponseDoc(status: 304, description: "The configuration the SDK holds is current.")])
+                            ResponseDoc(status: 304, description: "The configuration the SDK holds is current.")], rateLimited: true)
             ) { request, context in
                 let principal = try context.principal()
                 let appId = try context.parameter("appId")

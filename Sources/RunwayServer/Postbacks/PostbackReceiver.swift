@@ -27,7 +27,7 @@ enum PostbackReceiver {
             id: id, summary: "Apple's \(framework == .skadnetwork ? "SKAdNetwork" : "AdAttributionKit") postback copies, on any host",
             tag: "Postbacks", access: .open,
             responses: [.json(200, "PostbackReceipt", "Stored: valid, invalid (with the reason) or a duplicate.")],
-            maxBodyBytes: maxBodyBytes, errors: [413])
+            maxBodyBytes: maxBodyBytes, errors: [413], rateLimited: true)
         ) { request, _ in
             let receipt = try await receive(request.body, framework: framework, host: request.headers["Host"], services: services)
             return try .json(receipt)

@@ -12,7 +12,7 @@ struct PrivacyCapability: Capability {
         [
             Route(method: .POST, pattern: "/v1/installs/{installId}/forget", operation: Operation(
                 id: "forgetInstall", summary: "Consent withdrawn: delete everything stored about this installation of the key's app",
-                tag: "Installs", access: Access.client, responses: [.json(200, "DeletionReceipt", "What was deleted.")], errors: [403])
+                tag: "Installs", access: Access.client, responses: [.json(200, "DeletionReceipt", "What was deleted.")], errors: [403], rateLimited: true)
             ) { request, context in
                 let principal = try context.principal()
                 guard let appId = principal.appId else { throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "needs a publishable key") }

@@ -79,7 +79,13 @@ struct RateLimitTests {
         for route in server.application.router.routes {
             guard case .keys(let kinds) = route.operation.access, kinds.contains("publishable") else { continue }
             let label = "\(route.method.rawValue) \(route.pattern)"
-            #expect(RateLimitMiddleware.routes.contains(label) || unlimited.contains(label), "\(label) is not rate limited")
+            #expect(route.operation.rateLimited || unlimited.contains(label), "\(label) is not rate limited")
+        }
+        // Open routes that Apple or anyone can reach.
+        let open = ["POST /v1/app-store/notifications/{surfaceId}", "POST /v1/app-store/assn/{surfaceId}",
+                    "POST /.well-known/skadnetwork/report-attribution/", "POST /.well-known/appattribution/report-attribution/"]
+        for label in open {
+            #expect(server.application.router.routes.first { "\($0.method.rawValue) \($0.pattern)" == label }?.operation.rateLimited == true, "\(label)")
         }
         // The forget route answers anyone who holds the app's key and an install id: guessing the secret meets the limit.
         let app = try await server.createApp(in: server.defaultWorkspace.id)
