@@ -44,12 +44,16 @@ let package = Package(
             "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
             "RunwayHTTPServer", "RunwayQR", "RunwayOutbound",
         ]),
-        .target(name: "RunwayCLI", dependencies: ["RunwayServer", "RunwaySQLite", "LinkRunwayAPI", "RunwayJSON", "AppleFormats", "RunwayCrypto"]),
+        // Stand-ins for what the server calls and we cannot reach from here (Apple's AdServices API), for tests and
+        // `linkrunway dev`; never part of the server.
+        .target(name: "RunwayDevTools", dependencies: ["RunwayHTTP", "RunwayHTTPServer"]),
+        .target(name: "RunwayCLI", dependencies: ["RunwayServer", "RunwaySQLite", "LinkRunwayAPI", "RunwayJSON", "AppleFormats", "RunwayCrypto",
+                                                  "RunwayDevTools"]),
         .executableTarget(name: "linkrunway", dependencies: ["RunwayCLI"]),
 
         .testTarget(name: "RunwayTests", dependencies: [
             "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
-            "RunwayHTTPServer", "RunwayQR", "RunwayOutbound", "RunwayServer", "RunwayCLI", "linkrunway", .product(name: "LinkRunway", package: "sdk"),
+            "RunwayHTTPServer", "RunwayQR", "RunwayOutbound", "RunwayServer", "RunwayCLI", "RunwayDevTools", "linkrunway", .product(name: "LinkRunway", package: "sdk"),
         ]),
     ],
     swiftLanguageModes: [.v6]

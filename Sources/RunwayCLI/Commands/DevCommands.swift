@@ -1,3 +1,4 @@
+import RunwayDevTools
 import RunwayHTTP
 import RunwayServer
 

@@ -15,7 +15,7 @@ enum AppStoreBinding {
                 responses: [.json(201, "CreatedSurface", "The surface and its forwarding secret.")], maxBodyBytes: 1024)
             ) { request, context in
                 let principal = try context.principal()
-                let app = try await ConversionSchemas.managedApp(context, services, principal)
+                let app = try await TenancyQueries.managedApp(context, services, principal)
                 let body = try request.decode(CreateSurfaceRequest.self)
                 guard ["production", "sandbox"].contains(body.environment) else {
                     throw HTTPError.invalidField("environment", "must be production or sandbox")
@@ -40,7 +40,7 @@ enum AppStoreBinding {
                 access: Access.management, responses: [.json(200, "AppStoreSurfaceList", "The surfaces.")])
             ) { _, context in
                 let principal = try context.principal()
-                let app = try await ConversionSchemas.managedApp(context, services, principal)
+                let app = try await TenancyQueries.managedApp(context, services, principal)
                 let surfaces = try await services.store.read { db in
                     try db.query("SELECT id, app_id, environment, created_at FROM app_store_surfaces WHERE app_id = \(app.id) ORDER BY created_at, id").map {
                         surface(id: try $0.string("id"), appId: try $0.string("app_id"), environment: try $0.string("environment"),
@@ -60,7 +60,7 @@ enum AppStoreBinding {
                 guard let appId = principal.appId, let app = try await services.links.app(id: appId) else {
                     throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "needs an app's publishable key")
                 }
-                let installId = try ClientLinkRoutes.installID(body.installId, field: "installId")
+                let installId = try Validate.installID(body.installId, field: "installId")
                 let attested = try attestation(body.attestation, app: app, installId: installId, services: services)
                 let now = services.clock.nowMilliseconds()
                 switch (body.signedClickId, body.refCode) {
@@ -117,7 +117,7 @@ enum AppStoreBinding {
                 }) == app.id else {
                     throw HTTPError.notFound(ErrorCode.notFound, "no App Store surface \(body.surfaceId) of this app")
                 }
-                let installId = try ClientLinkRoutes.installID(body.installId, field: "installId")
+                let installId = try Validate.installID(body.installId, field: "installId")
                 let attested = try attestation(body.attestation, app: app, installId: installId, services: services)
                 let now = services.clock.nowMilliseconds()
                 guard let address = request.remoteAddress else { throw HTTPError.notFound(ErrorCode.noMatch, "no recent affiliate click matches") }

@@ -25,7 +25,7 @@ enum AppleAdsRoutes {
                 let principal = try context.principal()
                 guard let appId = principal.appId else { throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "needs a publishable key") }
                 let body = try request.decode(AppleAdsClaimRequest.self)
-                guard let installId = try ClientLinkRoutes.installID(body.installId, field: "installId") else {
+                guard let installId = try Validate.installID(body.installId, field: "installId") else {
                     throw HTTPError.badRequest(ErrorCode.missingField, "installId is required", field: "installId")
                 }
                 guard (1...8192).contains(body.token.utf8.count), body.token.utf8.allSatisfy({ b in

@@ -45,7 +45,7 @@ enum AttestRoutes {
                 let keyId = try base64(body.keyId, field: "keyId", limit: 64)
                 guard keyId.count == 32 else { throw HTTPError.invalidField("keyId", "must be the base64 of a 32-byte key id") }
                 let attestation = try base64(body.attestation, field: "attestation", limit: 96 * 1024)
-                let installId = try ClientLinkRoutes.installID(body.installId, field: "installId")
+                let installId = try Validate.installID(body.installId, field: "installId")
                 try await consume(body.challenge, app: app, services)
                 let environments = Set(app.attestation.environments.compactMap(AppAttestEnvironment.init(rawValue:)))
                 let verified = AppAttestVerifier(root: root).verifyAttestation(attestation, keyId: keyId, clientDataHash: Digest.sha256(body.challenge),
@@ -80,7 +80,7 @@ enum AttestRoutes {
                 let body = try request.decode(AttestAssertRequest.self)
                 let app = try await attestingApp(context, services, requested: body.appId)
                 let assertion = try base64(body.assertion, field: "assertion", limit: 8 * 1024)
-                let installId = try ClientLinkRoutes.installID(body.installId, field: "installId")
+                let installId = try Validate.installID(body.installId, field: "installId")
                 guard let key = try await services.store.read({ db in
                     try db.first("SELECT public_key, counter, environment FROM attest_keys WHERE app_id = \(app.id) AND key_id = \(body.keyId)")
                 }) else {

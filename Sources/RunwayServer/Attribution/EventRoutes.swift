@@ -142,7 +142,7 @@ enum EventRoutes {
                 amount = nil
                 currency = nil
             }
-            guard let installId = try ClientLinkRoutes.installID(event.installId, field: "installId") else {
+            guard let installId = try Validate.installID(event.installId, field: "installId") else {
                 throw HTTPError.badRequest(ErrorCode.missingField, "installId is required", field: "installId")
             }
             self.installId = installId

@@ -80,7 +80,7 @@ enum InstallRoutes {
     /// Validates the request and hashes the address under the keys of every day the app's windows reach into.
     static func input(app: App, installId: String, platform: String, osVersion: String?, language: String?, clickToken: String?,
                       address: String?, simulated: Bool, returning: Bool = false, services: ServerServices) async throws -> Matcher.Input {
-        guard let installId = try ClientLinkRoutes.installID(installId, field: "installId") else {
+        guard let installId = try Validate.installID(installId, field: "installId") else {
             throw HTTPError.badRequest(ErrorCode.missingField, "installId is required", field: "installId")
         }
         guard ["ios", "tvos"].contains(platform) else { throw HTTPError.invalidField("platform", "must be ios or tvos") }

@@ -19,7 +19,7 @@ enum ClientLinkRoutes {
                 guard ["ios", "android", "web"].contains(body.platform) else {
                     throw HTTPError.invalidField("platform", "must be ios, android or web")
                 }
-                let installId = try installID(body.installId, field: "installId")
+                let installId = try Validate.installID(body.installId, field: "installId")
                 guard let components = URLComponents(string: body.url), let host = components.host?.lowercased(), body.url.utf8.count <= 2048 else {
                     throw HTTPError.invalidField("url", "must be an absolute URL")
                 }
@@ -53,7 +53,7 @@ enum ClientLinkRoutes {
                 guard let workspaceId = principal.workspaceId, let appId = principal.appId else {
                     throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "shares are made with a publishable key")
                 }
-                let installId = try installID(body.installId, field: "installId")
+                let installId = try Validate.installID(body.installId, field: "installId")
                 let appPath = try LinkValidate.appPath(body.appPath)
                 let metadata = try LinkValidate.metadata(body.metadata)
                 // A publishable key ships inside the app, so anyone has it: it must not put text or pictures of its
@@ -100,7 +100,7 @@ enum ClientLinkRoutes {
                 guard let workspaceId = principal.workspaceId, let appId = principal.appId else {
                     throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "referral codes are made with a publishable key")
                 }
-                let installId = try installID(body.installId, field: "installId")
+                let installId = try Validate.installID(body.installId, field: "installId")
                 let userId = try body.userId.map { value -> String in
                     guard (1...128).contains(value.utf8.count), !value.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
                         throw HTTPError.invalidField("userId", "must be 1 to 128 characters")
@@ -157,16 +157,5 @@ enum ClientLinkRoutes {
     static func referralCode(_ row: SQLRow) throws -> ReferralCode {
         ReferralCode(code: try row.string("code"), appId: try row.string("app_id"), installId: try row.optionalString("install_id"),
                      userId: try row.optionalString("user_id"), createdAt: Timestamp.iso(try row.int("created_at")))
-    }
-
-    /// Install ids are the SDK's random UUIDs; accept 1 to 64 letters, digits and hyphens.
-    static func installID(_ value: String?, field: String) throws -> String? {
-        guard let value else { return nil }
-        guard (1...64).contains(value.utf8.count), value.utf8.allSatisfy({ b in
-            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b == 0x2d
-        }) else {
-            throw HTTPError.invalidField(field, "must be 1 to 64 letters, digits or hyphens (the SDK sends a UUID)")
-        }
-        return value.lowercased()
     }
 }

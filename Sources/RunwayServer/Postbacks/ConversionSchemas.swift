@@ -106,7 +106,7 @@ enum ConversionSchemas {
                 responses: [.json(201, "ConversionSchema", "The new version.")], maxBodyBytes: 128 * 1024)
             ) { request, context in
                 let principal = try context.principal()
-                let app = try await managedApp(context, services, principal)
+                let app = try await TenancyQueries.managedApp(context, services, principal)
                 let (rules, laterWindows) = try validate(try request.decode(ConversionSchemaRequest.self))
                 let document = try document(rules: rules, laterWindows: laterWindows)
                 let now = services.clock.nowMilliseconds()
@@ -126,7 +126,7 @@ enum ConversionSchemas {
                 responses: [.json(200, "ConversionSchema", "The newest version.")])
             ) { _, context in
                 let principal = try context.principal()
-                let app = try await managedApp(context, services, principal)
+                let app = try await TenancyQueries.managedApp(context, services, principal)
                 guard let schema = try await services.store.read({ db in try latest(db, appId: app.id) }) else {
                     throw HTTPError.notFound(ErrorCode.notFound, "app \(app.id) has no conversion schema yet")
                 }
@@ -138,7 +138,7 @@ enum ConversionSchemas {
                 access: Access.management, responses: [.json(200, "ConversionSchemaList", "Up to 100 versions.")])
             ) { _, context in
                 let principal = try context.principal()
-                let app = try await managedApp(context, services, principal)
+                let app = try await TenancyQueries.managedApp(context, services, principal)
                 let versions = try await services.store.read { db in
                     try db.query("SELECT version, document, created_at FROM conversion_schemas WHERE app_id = \(app.id) ORDER BY version DESC LIMIT 100")
                         .map { try schema($0, appId: app.id) }
@@ -172,15 +172,5 @@ enum ConversionSchemas {
                 return response
             },
         ]
-    }
-
-    /// The path's app, which the key must manage.
-    static func managedApp(_ context: RequestContext, _ services: ServerServices, _ principal: Principal) async throws -> App {
-        let appId = try context.parameter("appId")
-        guard let app = try await services.store.read({ db in try TenancyQueries.app(db, id: appId) }) else {
-            throw HTTPError.notFound(ErrorCode.notFound, "no app \(appId)")
-        }
-        try principal.requireWorkspace(app.workspaceId)
-        return app
     }
 }

@@ -47,7 +47,7 @@ struct PrivacyCapability: Capability {
     }
 
     static func installIdentifier(_ context: RequestContext) throws -> String {
-        guard let id = try ClientLinkRoutes.installID(try context.parameter("installId"), field: "installId") else {
+        guard let id = try Validate.installID(try context.parameter("installId"), field: "installId") else {
             throw HTTPError.notFound(ErrorCode.unknownInstall, "no install")
         }
         return id

@@ -1,4 +1,5 @@
 import LinkRunwayAPI
+import RunwayHTTP
 import RunwayJSON
 import RunwayStore
 
@@ -90,5 +91,15 @@ enum TenancyQueries {
             makers = next
         }
         return revoked
+    }
+
+    /// The path's app, which the key must manage.
+    static func managedApp(_ context: RequestContext, _ services: ServerServices, _ principal: Principal) async throws -> App {
+        let appId = try context.parameter("appId")
+        guard let app = try await services.store.read({ db in try TenancyQueries.app(db, id: appId) }) else {
+            throw HTTPError.notFound(ErrorCode.notFound, "no app \(appId)")
+        }
+        try principal.requireWorkspace(app.workspaceId)
+        return app
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import LinkRunwayAPI
+import RunwayDevTools
 import RunwayHTTP
 @testable import RunwayServer
 import RunwayStore

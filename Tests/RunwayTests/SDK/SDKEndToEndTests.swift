@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import LinkRunway
+import RunwayDevTools
 import RunwayHTTP
 import RunwayServer
 import RunwaySQLite

@@ -2,7 +2,7 @@ import LinkRunwayAPI
 import RunwayHTTP
 import RunwayOutbound
 
-/// Checks of tenancy fields; each failure names its field.
+/// Checks of fields many routes take; each failure names its field.
 enum Validate {
     static func name(_ value: String, field: String = "name") throws -> String {
         let trimmed = value.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -136,5 +136,16 @@ enum Validate {
             throw HTTPError.invalidField(field, "must be an id starting with \(prefix)_")
         }
         return value
+    }
+
+    /// Install ids are the SDK's random UUIDs; accept 1 to 64 letters, digits and hyphens.
+    static func installID(_ value: String?, field: String) throws -> String? {
+        guard let value else { return nil }
+        guard (1...64).contains(value.utf8.count), value.utf8.allSatisfy({ b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b == 0x2d
+        }) else {
+            throw HTTPError.invalidField(field, "must be 1 to 64 letters, digits or hyphens (the SDK sends a UUID)")
+        }
+        return value.lowercased()
     }
 }
