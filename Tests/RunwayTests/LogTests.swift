@@ -81,6 +81,12 @@ struct LogTests {
                 usleep(1_000)
             }
         }
+        // The report can reach the pipe before lines still in the buffer: read until nothing comes for a while.
+        var quietSince = Date()
+        while Date() < deadline, Date().timeIntervalSince(quietSince) < 0.3 {
+            let n = read(ends[0], &buffer, buffer.count)
+            if n > 0 { received.append(contentsOf: buffer[..<n]); quietSince = Date() } else { usleep(5_000) }
+        }
         let text = String(decoding: received, as: UTF8.self)
         let report = try #require(text.split(separator: "\n").first { $0.contains("log lines dropped") })
         let object = try #require(try JSONSerialization.jsonObject(with: Data(report.utf8)) as? [String: Any])
