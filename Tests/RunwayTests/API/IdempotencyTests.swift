@@ -109,11 +109,9 @@ struct IdempotencyTests {
         }
 
         // A process of this machine that has exited.
-        let finished = Process()
-        finished.executableURL = URL(fileURLWithPath: "/bin/true")
-        try finished.run()
-        finished.waitUntilExit()
-        let gone = ServerInstance(id: "inst_gone", machine: here.machine, pid: finished.processIdentifier, startTicks: here.startTicks)
+        let finished = try Subprocess("/bin/true", [])
+        finished.wait()
+        let gone = ServerInstance(id: "inst_gone", machine: here.machine, pid: finished.pid, startTicks: here.startTicks)
         try await Self.plantClaim(server, key: "gone", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.gone"), owner: gone.owner, createdAt: now)
         #expect(await send("gone", "com.idem.gone").status == 201)
 

@@ -19,22 +19,8 @@ struct BackupTests {
     /// Runs the binary to its end; one still running after `seconds` is killed (a `serve` that should have failed).
     static func linkrunway(_ arguments: [String], seconds: Double = 300) async throws -> Run {
         try await offloaded {
-            let process = Process()
-            process.executableURL = ServerProcess.binary
-            process.arguments = arguments
-            process.environment = ["PATH": "/usr/bin:/bin"]
-            let out = Pipe(), err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let watchdog = DispatchWorkItem { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: watchdog)
-            defer { watchdog.cancel() }
-            let output = out.fileHandleForReading.readDataToEndOfFile()
-            let errors = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return Run(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
-                       errors: String(decoding: errors, as: UTF8.self))
+            let run = try Subprocess.run(ServerProcess.binary.path, arguments, environment: ["PATH": "/usr/bin:/bin"], timeoutSeconds: seconds)
+            return Run(status: run.status, output: run.stdout, errors: run.stderr)
         }
     }
 

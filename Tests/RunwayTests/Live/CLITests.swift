@@ -151,16 +151,7 @@ struct CLILinkTests {
         let png = directory.path("summer.png")
         let qr = await run(["link", "qr", link.id, "--out", png, "--size", "400"])
         #expect(qr.status == 0, "\(qr.errors)")
-        let decoded = try await offloaded { () -> String in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["zbarimg", "--raw", "-q", png]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            process.waitUntilExit()
-            return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        }
+        let decoded = try await offloaded { try Subprocess.run("/usr/bin/env", ["zbarimg", "--raw", "-q", png]).stdout }
         #expect(decoded.trimmingCharacters(in: .whitespacesAndNewlines) == "https://go.example.com/summer")
         let svg = directory.path("summer.svg")
         #expect(await run(["link", "qr", link.id, "--format", "svg", "--out", svg]).status == 0)

@@ -58,26 +58,10 @@ struct PostgresOutageTests {
             }
         }
 
-        /// posix_spawn and waitpid: Foundation's Process never sees the end of a child whose grandchild (the
-        /// PostgreSQL daemon) inherits the descriptor it watches.
+        /// Runs a tool to its end with its output discarded (the PostgreSQL daemon it starts keeps running).
         static func run(_ path: String, _ arguments: [String]) throws {
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-            let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
-            defer { argv.forEach { free($0) } }
-            var pid: pid_t = 0
-            guard posix_spawn(&pid, path, &actions, nil, argv, environ) == 0 else {
-                throw ServerProcess.Failure(description: "cannot run \(path)")
-            }
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-            guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-                throw ServerProcess.Failure(description: "\(path) \(arguments) failed (\(status))")
-            }
+            let status = try Subprocess(path, arguments).wait()
+            guard status == 0 else { throw ServerProcess.Failure(description: "\(path) \(arguments) failed (\(status))") }
         }
 
         deinit { try? stop() }

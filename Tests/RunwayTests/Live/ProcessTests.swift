@@ -253,14 +253,8 @@ struct ProcessTests {
 
     @Test("bad configuration is a usage error, not a crash")
     func badConfiguration() async throws {
-        let process = Process()
-        process.executableURL = ServerProcess.binary
-        process.arguments = ["serve", "--port", "not-a-port"]
-        process.standardError = Pipe()
-        process.standardOutput = Pipe()
-        try process.run()
-        try await offloaded { process.waitUntilExit() }
-        #expect(process.terminationStatus == 64)
+        let run = try await offloaded { try Subprocess.run(ServerProcess.binary.path, ["serve", "--port", "not-a-port"]) }
+        #expect(run.status == 64)
     }
 }
 

@@ -25,21 +25,11 @@ struct ProxyTests {
     }
 
     private static func runBlocking(_ program: String, _ arguments: [String], in directory: String?) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let problems = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ServerProcess.Failure(description: "\(program) \(arguments.joined(separator: " ")): \(String(decoding: problems, as: UTF8.self))")
+        let run = try Subprocess.run(program, arguments, directory: directory)
+        guard run.status == 0 else {
+            throw ServerProcess.Failure(description: "\(program) \(arguments.joined(separator: " ")): \(run.stderr)")
         }
-        return String(decoding: data, as: UTF8.self)
+        return run.stdout
     }
 
     /// curl with its answer split into status, headers and body.
@@ -104,12 +94,11 @@ struct ProxyTests {
             }
             """
         try conf.write(toFile: directory.path("nginx.conf"), atomically: true, encoding: .utf8)
-        let nginx = Process()
-        nginx.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        nginx.arguments = ["-p", dir, "-c", directory.path("nginx.conf"), "-g", "daemon off; user root;"]
-        nginx.standardError = FileHandle.nullDevice
-        try nginx.run()
-        defer { nginx.terminate(); nginx.waitUntilExit() }
+        let nginx = try Subprocess("/usr/sbin/nginx", ["-p", dir, "-c", directory.path("nginx.conf"), "-g", "daemon off; user root;"])
+        defer {
+            nginx.signal(SIGTERM)
+            nginx.wait()
+        }
         let deadline = Date().addingTimeInterval(60)
         while (try? await Self.curl(["--cacert", directory.path("cert.pem"), "--resolve", "go.example.test:\(port):127.0.0.1", "https://go.example.test:\(port)/healthz"]))?.status != 200 {
             guard Date() < deadline else { throw ServerProcess.Failure(description: "nginx did not start") }

@@ -4,8 +4,8 @@ import Testing
 /// Slow and greedy clients against the real binary: trickled headers, oversized and slow bodies, and the server's
 /// budget for bodies held at once.
 ///
-/// `make test` runs this suite in a test process of its own, one test at a time: with thousands of sockets open, a
-/// binary spawned by another test at the same moment can crash Foundation's `Process.run`.
+/// `make test` runs this suite in a test process of its own, one test at a time, so its thousands of connections and
+/// the timings it measures do not share the machine with the rest of the suite.
 @Suite("Slow and greedy clients", .serialized)
 struct SlowClientTests {
     /// A raw TCP connection to 127.0.0.1 that the test writes to at its own pace.
@@ -66,7 +66,7 @@ struct SlowClientTests {
         let server = try await ServerProcess(databaseURL: "sqlite:" + directory.path("slow.db"), environment: [
             "LINKRUNWAY_HEADER_DEADLINE": "2", "LINKRUNWAY_MAX_CONNECTIONS_PER_ADDRESS": "0", "LINKRUNWAY_MAX_PENDING_CONNECTIONS": "1500"])
         let port = server.port
-        let before = Self.residentKiB(server.process.processIdentifier)
+        let before = Self.residentKiB(server.process.pid)
         let (opened, servedDuring, closedAfter) = try await offloaded { () -> (Int, Int?, Int) in
             var sockets: [Socket] = []
             for _ in 0..<2000 {
@@ -86,7 +86,7 @@ struct SlowClientTests {
             }
             return (sockets.count, served, sockets.filter(\.closedByServer).count)
         }
-        let after = Self.residentKiB(server.process.processIdentifier)
+        let after = Self.residentKiB(server.process.pid)
         #expect(opened == 2000)
         #expect(servedDuring == 200, "another client is served while 2,000 connections trickle")
         #expect(closedAfter == opened, "every trickling connection was closed by the server (\(closedAfter) of \(opened))")

@@ -192,16 +192,9 @@ struct PostbackSigningTests {
         try pem.write(to: directory.appendingPathComponent("pub.pem"), atomically: true, encoding: .utf8)
         try Data(signature).write(to: directory.appendingPathComponent("sig.der"))
         try Data(message).write(to: directory.appendingPathComponent("message"))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        process.arguments = ["dgst", "-sha256", "-verify", "pub.pem", "-signature", "sig.der", "message"]
-        process.currentDirectoryURL = directory
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        process.waitUntilExit()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return process.terminationStatus == 0 && text.contains("Verified OK")
+        let run = try Subprocess.run("/usr/bin/openssl", ["dgst", "-sha256", "-verify", "pub.pem", "-signature", "sig.der", "message"],
+                                     directory: directory.path)
+        return run.status == 0 && run.stdout.contains("Verified OK")
     }
 
     @Test("an AdAttributionKit impression JWS verifies with openssl over header.payload")

@@ -23,30 +23,32 @@ struct SQLiteStoreTests {
         _ = try await store.migrate(ConformanceSchema.migrations)
 
         // Another process takes the write lock and keeps it until told to let go.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["python3", "-c", """
+        let output = try Subprocess.pipe(), release = try Subprocess.pipe()
+        let holder = try Subprocess("/usr/bin/env", ["python3", "-c", """
             import sqlite3, sys
             c = sqlite3.connect(sys.argv[1], isolation_level=None)
             c.execute('BEGIN IMMEDIATE')
             print('locked', flush=True)
             sys.stdin.readline()
             c.execute('ROLLBACK')
-            """, path]
-        let pipe = Pipe()
-        let release = Pipe()
-        holder.standardOutput = pipe
-        holder.standardInput = release
-        try holder.run()
-        _ = try await offloaded { pipe.fileHandleForReading.availableData }
+            """, path], stdin: release[0], stdout: output[1])
+        close(release[0])
+        close(output[1])
+        defer { close(output[0]) }
+        let reading = output[0]
+        _ = try await offloaded { () -> Int in
+            var line = [UInt8](repeating: 0, count: 64)
+            return read(reading, &line, line.count)
+        }
 
         await #expect(throws: StoreError.self) {
             try await store.write { db in try db.execute("INSERT INTO items (id) VALUES ('blocked')") }
         }
         // Reads are not blocked by a writer in WAL mode.
         _ = try await store.read { try $0.query("SELECT COUNT(*) AS c FROM items") }
-        release.fileHandleForWriting.write(Data("go\n".utf8))
-        try await offloaded { holder.waitUntilExit() }
+        _ = write(release[1], "go\n", 3)
+        close(release[1])
+        _ = try await offloaded { holder.wait() }
         try await store.write { db in try db.execute("INSERT INTO items (id) VALUES ('later')") }
         let ids = try await store.read { try $0.query("SELECT id FROM items").map { try $0.string("id") } }
         #expect(ids == ["later"])

@@ -15,7 +15,7 @@ final class ServerProcess: @unchecked Sendable {
         return URL(fileURLWithPath: ".build/debug/linkrunway")
     }
 
-    let process = Process()
+    private(set) var process: Subprocess!
     private let output = SharedText()
     private let errors = SharedText()
     private(set) var port: UInt16 = 0
@@ -25,21 +25,19 @@ final class ServerProcess: @unchecked Sendable {
     static let postgresKeyFile = NSTemporaryDirectory() + "linkrunway-tests-\(getpid()).key"
 
     init(databaseURL: String, environment: [String: String] = [:], port: UInt16 = 0) async throws {
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", String(port), "--database-url", databaseURL]
         // A SQLite database keeps its secret key file beside it; PostgreSQL ones share one for this test process.
         var defaults = ["PATH": "/usr/bin:/bin", "LINKRUNWAY_LOG_LEVEL": "warn"]
         if databaseURL.hasPrefix("postgres") { defaults["LINKRUNWAY_SECRET_KEY_FILE"] = Self.postgresKeyFile }
-        process.environment = defaults.merging(environment) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // The child has its own copies of the write ends; ours must close so that a reader sees the end of the pipe.
-        try? out.fileHandleForWriting.close()
-        try? err.fileHandleForWriting.close()
-        Self.drain(out.fileHandleForReading, into: output)
-        Self.drain(err.fileHandleForReading, into: errors)
+        let out = try Subprocess.pipe(), err = try Subprocess.pipe()
+        defer {
+            // The child has its own copies of the write ends; ours must close so that a reader sees the end of the pipe.
+            close(out[1])
+            close(err[1])
+        }
+        process = try Subprocess(Self.binary.path, ["serve", "--port", String(port), "--database-url", databaseURL],
+                                 environment: defaults.merging(environment) { $1 }, stdout: out[1], stderr: err[1])
+        Self.drain(out[0], into: output)
+        Self.drain(err[0], into: errors)
         // Generous: a loaded two-core machine running the whole suite can take many seconds to start a server.
         let deadline = ContinuousClock.now + .seconds(90)
         while ContinuousClock.now < deadline {
@@ -53,17 +51,17 @@ final class ServerProcess: @unchecked Sendable {
             if !process.isRunning { throw Failure(description: "serve exited: \(stderr)") }
             try await Task.sleep(for: .milliseconds(20))
         }
-        process.terminate()
+        process.signal(SIGTERM)
         throw Failure(description: "serve did not start: \(stderr)")
     }
 
     /// Reads a pipe to its end on a thread of its own. (`readabilityHandler` rides on libdispatch's event loop, which
     /// crashed the whole test process when a pipe closed under it.)
-    static func drain(_ handle: FileHandle, into text: SharedText) {
+    static func drain(_ descriptor: Int32, into text: SharedText) {
         Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
-                let n = buffer.withUnsafeMutableBytes { read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                let n = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 if n > 0 {
                     text.append(Data(buffer[..<n]))
                 } else if n < 0 && errno == EINTR {
@@ -72,13 +70,15 @@ final class ServerProcess: @unchecked Sendable {
                     break
                 }
             }
-            try? handle.close()
+            close(descriptor)
         }.start()
     }
 
     /// A test that fails half-way must not leave a server behind.
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        guard let process else { return }
+        process.signal(SIGKILL)
+        Thread { process.wait() }.start()
     }
 
     var stdout: String { output.text }
@@ -92,7 +92,7 @@ final class ServerProcess: @unchecked Sendable {
     /// Sends `signal` and waits for the process to end (killing it after 60 seconds, generous for a loaded machine);
     /// returns its exit status.
     func stop(signal: Int32) async throws -> Int32 {
-        let pid = process.processIdentifier
+        let pid = process.pid
         kill(pid, signal)
         let deadline = ContinuousClock.now + .seconds(60)
         while process.isRunning {
@@ -103,7 +103,7 @@ final class ServerProcess: @unchecked Sendable {
             }
             try await Task.sleep(for: .milliseconds(10))
         }
-        return process.terminationStatus
+        return process.wait()
     }
 
     /// The state letter of `pid` in `/proc/<pid>/stat` (`Z` once it died and awaits reaping), for failure messages.
