@@ -56,7 +56,7 @@ public enum ServerApplication {
             BodyLimitMiddleware(defaultLimit: maxBodyBytes),
             ConsoleMiddleware(services: services, router: router),
             AuthMiddleware(authenticator: services.authenticator),
-            RateLimitMiddleware(rateLimits),
+            RateLimitMiddleware(rateLimits, clock: services.monotonic),
             IdempotencyMiddleware(store: services.store, clock: services.clock),
         ])
     }

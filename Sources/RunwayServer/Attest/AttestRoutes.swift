@@ -12,7 +12,7 @@ enum AttestRoutes {
 
     static func routes(_ services: ServerServices) -> [Route] {
         services.metrics.declareCounter("linkrunway_unattested_total", help: "Requests kept out of attribution because an app requires attestation, by kind.")
-        let limiter = RateLimiter(capacity: 20, perMinute: 20)
+        let limiter = RateLimiter(capacity: 20, perMinute: 20, clock: services.monotonic)
         return [
             Route(method: .POST, pattern: "/v1/attest/apple/challenge", operation: Operation(
                 id: "attestChallenge", summary: "A one-time App Attest challenge, valid for five minutes", tag: "App Attest",

@@ -71,10 +71,11 @@ struct ConsoleMiddleware: Middleware {
     let pages: [ConsoleRoute]
     /// Ten sign-in attempts a minute per client address (in this process); five per email or key prefix are counted
     /// in the database (`SignInAttempts`), across processes.
-    let attemptsByAddress = RateLimiter(capacity: 10, perMinute: 10)
+    let attemptsByAddress: RateLimiter
 
     init(services: ServerServices, router: Router) {
         self.services = services
+        attemptsByAddress = RateLimiter(capacity: 10, perMinute: 10, clock: services.monotonic)
         self.router = router
         self.pages = ConsolePages.routes
     }

@@ -5,16 +5,19 @@ import Synchronization
 final class RateLimiter: Sendable {
     private let capacity: Double
     private let perSecond: Double
+    private let clock: MonotonicClock
     private let buckets = Mutex<[String: (tokens: Double, at: ContinuousClock.Instant)]>([:])
 
-    init(capacity: Int, perMinute: Int) {
+    init(capacity: Int, perMinute: Int, clock: MonotonicClock = .system) {
         self.capacity = Double(capacity)
         self.perSecond = Double(perMinute) / 60
+        self.clock = clock
     }
 
-    /// Takes one token for `key` at `now`; returns nil when allowed, or the seconds to wait.
-    func take(_ key: String, now: ContinuousClock.Instant = .now) -> Int? {
-        buckets.withLock { buckets in
+    /// Takes one token for `key`; returns nil when allowed, or the seconds to wait.
+    func take(_ key: String) -> Int? {
+        let now = clock.now()
+        return buckets.withLock { buckets in
             if buckets.count > 100_000 { buckets.removeAll() }
             var (tokens, at) = buckets[key] ?? (capacity, now)
             let elapsed = at.duration(to: now)

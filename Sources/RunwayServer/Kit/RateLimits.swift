@@ -22,9 +22,10 @@ struct RateLimitMiddleware: Middleware {
     let byKey: RateLimiter?
     private let addressKey = SecureRandom.bytes(32)
 
-    init(_ settings: RateLimitSettings) {
-        byAddress = settings.perAddressPerMinute > 0 ? RateLimiter(capacity: settings.perAddressPerMinute, perMinute: settings.perAddressPerMinute) : nil
-        byKey = settings.perKeyPerMinute > 0 ? RateLimiter(capacity: settings.perKeyPerMinute, perMinute: settings.perKeyPerMinute) : nil
+    init(_ settings: RateLimitSettings, clock: MonotonicClock = .system) {
+        byAddress = settings.perAddressPerMinute > 0
+            ? RateLimiter(capacity: settings.perAddressPerMinute, perMinute: settings.perAddressPerMinute, clock: clock) : nil
+        byKey = settings.perKeyPerMinute > 0 ? RateLimiter(capacity: settings.perKeyPerMinute, perMinute: settings.perKeyPerMinute, clock: clock) : nil
     }
 
     /// Routes without a limit pass immediately; limited ones are counted on the asynchronous path.

@@ -8,6 +8,8 @@ import RunwayStore
 public struct ServerServices: Sendable {
     public let store: any Store
     public let clock: WallClock
+    /// Elapsed time for caches and rate limits.
+    public let monotonic: MonotonicClock
     public let logger: Logger
     public let metrics: MetricsRegistry
     public let authenticator: KeyAuthenticator
@@ -32,13 +34,14 @@ public struct ServerServices: Sendable {
     /// The DNS server that domain verification asks, instead of the system's (`LINKRUNWAY_DNS_SERVER`).
     public let dnsServer: TXTLookup.Server?
 
-    public init(store: any Store, clock: WallClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
+    public init(store: any Store, clock: WallClock = .system, monotonic: MonotonicClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
                 authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com",
                 appAttestRoot: Certificate? = nil, appStoreRoot: Certificate? = nil, appleAdsTimeoutSeconds: Double = 10,
                 outbound: OutboundPolicy = OutboundPolicy(), metricsToken: String? = nil, secretBox: SecretBox,
                 dnsServer: TXTLookup.Server? = nil) {
         self.store = store
         self.clock = clock
+        self.monotonic = monotonic
         self.logger = logger
         self.metrics = metrics
         self.secrets = secrets
@@ -46,7 +49,7 @@ public struct ServerServices: Sendable {
         self.addresses = AddressHasher(store: store, box: secretBox)
         self.secretBox = secretBox
         self.dnsServer = dnsServer
-        self.links = LinkDirectory(store: store)
+        self.links = LinkDirectory(store: store, clock: monotonic)
         self.webhookSubscriptions = SubscriptionCache(store: store)
         var appleAds = AppleAdsClaims.Settings()
         appleAds.baseURL = appleAdsURL

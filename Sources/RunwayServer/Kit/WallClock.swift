@@ -17,6 +17,18 @@ public struct WallClock: Sendable {
     public func nowMilliseconds() -> Int64 { Int64((read().timeIntervalSince1970 * 1000).rounded(.down)) }
 }
 
+/// Elapsed time, for what expires or refills by itself (caches, rate limits): never set back, and passed in so that
+/// tests can move it by hand.
+public struct MonotonicClock: Sendable {
+    private let read: @Sendable () -> ContinuousClock.Instant
+
+    public init(_ read: @escaping @Sendable () -> ContinuousClock.Instant) { self.read = read }
+
+    public static let system = MonotonicClock { .now }
+
+    public func now() -> ContinuousClock.Instant { read() }
+}
+
 /// Stored times are integer milliseconds since 1970 (UTC); the API shows them as ISO 8601.
 public enum Timestamp {
     /// `2026-11-30T05:19:19.123Z`. Written digit by digit: it is in nearly every answer, and `String(format:)` was a

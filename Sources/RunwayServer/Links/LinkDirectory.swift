@@ -25,6 +25,7 @@ final class LinkDirectory: Sendable {
     }
 
     private let store: any Store
+    private let clock: MonotonicClock
     private let ttl: Duration
     private let negativeTTL: Duration = .seconds(1)
     private let domains = Mutex<[String: Entry<DomainEntry>]>([:])
@@ -33,8 +34,9 @@ final class LinkDirectory: Sendable {
     private let appsByStoreId = Mutex<[String: Entry<[AppOwner]>]>([:])
     private static let limit = 100_000
 
-    init(store: any Store, ttl: Duration = .seconds(5)) {
+    init(store: any Store, clock: MonotonicClock = .system, ttl: Duration = .seconds(5)) {
         self.store = store
+        self.clock = clock
         self.ttl = ttl
     }
 
@@ -81,7 +83,7 @@ final class LinkDirectory: Sendable {
 
     private func peek<Value: Sendable>(_ cache: borrowing Mutex<[String: Entry<Value>]>, _ key: String) -> Value?? {
         guard let entry = cache.withLock({ $0[key] }) else { return nil }
-        let age = entry.loadedAt.duration(to: .now)
+        let age = entry.loadedAt.duration(to: clock.now())
         return age < (entry.value == nil ? negativeTTL : ttl) ? .some(entry.value) : nil
     }
 
@@ -93,7 +95,7 @@ final class LinkDirectory: Sendable {
 
     private func cached<Value: Sendable>(_ cache: borrowing Mutex<[String: Entry<Value>]>, _ key: String,
                                          load: @Sendable () async throws -> Value?) async throws -> Value? {
-        let now = ContinuousClock.now
+        let now = clock.now()
         if let entry = cache.withLock({ $0[key] }) {
             let age = entry.loadedAt.duration(to: now)
             if age < (entry.value == nil ? negativeTTL : ttl) { return entry.value }

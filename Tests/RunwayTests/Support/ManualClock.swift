@@ -2,13 +2,19 @@ import Foundation
 @testable import RunwayServer
 import Synchronization
 
-/// A clock tests move by hand.
+/// A clock tests move by hand: the time of day, and elapsed time that moves with it.
 final class ManualClock: Sendable {
+    private let start: Date
+    private let origin = ContinuousClock.now
     private let current: Mutex<Date>
 
-    init(_ start: Date = Date(timeIntervalSince1970: 1_795_000_000)) { current = Mutex(start) }
+    init(_ start: Date = Date(timeIntervalSince1970: 1_795_000_000)) {
+        self.start = start
+        current = Mutex(start)
+    }
 
     var now: Date { current.withLock { $0 } }
     func advance(seconds: Double) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
     var wall: WallClock { WallClock { [self] in self.now } }
+    var monotonic: MonotonicClock { MonotonicClock { [self] in self.origin + .milliseconds(Int64(self.now.timeIntervalSince(self.start) * 1000)) } }
 }

@@ -17,7 +17,8 @@ struct TestServer: Sendable {
     let defaultWorkspace: Workspace
     let logs: LogSink
 
-    static func start(_ backend: StoreBackend = .sqlite, clock: WallClock = .system, maxBodyBytes: Int = 1024 * 1024,
+    static func start(_ backend: StoreBackend = .sqlite, clock: WallClock = .system, monotonic: MonotonicClock = .system,
+                      maxBodyBytes: Int = 1024 * 1024,
                       appleAdsURL: String = "http://127.0.0.1:1", appAttestRoot: Certificate? = nil,
                       appStoreRoot: Certificate? = nil, rateLimits: RateLimitSettings = RateLimitSettings(),
                       appleAdsTimeoutSeconds: Double = 10, outbound: OutboundPolicy = OutboundPolicy(),
@@ -29,7 +30,7 @@ struct TestServer: Sendable {
         guard let bootstrap = try await Bootstrap.run(store: store, clock: clock) else { fatalError("a new database must bootstrap") }
         let logs = LogSink.memory()
         let box = SecretBox(key: SecureRandom.bytes(32))!
-        let services = ServerServices(store: store, clock: clock, logger: Logger(level: .info, sink: logs), metrics: metrics,
+        let services = ServerServices(store: store, clock: clock, monotonic: monotonic, logger: Logger(level: .info, sink: logs), metrics: metrics,
                                       secrets: try await InstanceSecrets.load(store, box: box), appleAdsURL: appleAdsURL, appAttestRoot: appAttestRoot,
                                       appStoreRoot: appStoreRoot, appleAdsTimeoutSeconds: appleAdsTimeoutSeconds, outbound: outbound,
                                       metricsToken: metricsToken, secretBox: box, dnsServer: dnsServer)
