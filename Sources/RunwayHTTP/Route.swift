@@ -106,6 +106,11 @@ public struct Route: Sendable {
         self.label = "\(method.rawValue) \(pattern)"
     }
 
+    /// A line of a route table: `Route(.POST, "/v1/webhooks", .createWebhook, use: handlers.create)`.
+    public init(_ method: HTTPMethod, _ pattern: String, _ operation: Operation, use handler: @escaping Handler) {
+        self.init(method: method, pattern: pattern, operation: operation, handler: handler)
+    }
+
     /// Names of the `{…}` segments in order.
     public var parameterNames: [String] {
         pattern.split(separator: "/").compactMap { segment in

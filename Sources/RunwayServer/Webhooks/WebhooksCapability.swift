@@ -4,7 +4,16 @@ import RunwayStore
 
 /// Webhooks and their durable delivery queue. (Their tables came with attribution's step 0004.)
 struct WebhooksCapability: Capability {
-    func routes(_ services: ServerServices) -> [Route] { WebhookRoutes.routes(services) }
+    func routes(_ services: ServerServices) -> [Route] {
+        services.metrics.declareCounter("linkrunway_webhook_attempts_total", help: "Webhook delivery attempts, by the status they left.")
+        let handlers = WebhookHandlers(services: services)
+        return [
+            Route(.POST, "/v1/webhooks", .createWebhook, use: handlers.create),
+            Route(.GET, "/v1/webhooks", .listWebhooks, use: handlers.list),
+            Route(.DELETE, "/v1/webhooks/{webhookId}", .deleteWebhook, use: handlers.delete),
+            Route(.GET, "/v1/webhooks/{webhookId}/deliveries", .listWebhookDeliveries, use: handlers.deliveries),
+        ]
+    }
 
     func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
         ["webhookDeliveries": try db.execute("DELETE FROM webhook_deliveries WHERE \(Self.deliveries(of: install))")]
