@@ -4,7 +4,7 @@ BUILD_DEPS := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev libpq-dev l
 TEST_DEPS := python3 python3-venv postgresql zbar-tools nginx-light curl openssl jq chromium chromium-driver
 BENCH_DEPS := wrk nginx-light postgresql linux-perf
 
-.PHONY: deps build run test fuzz bench soak docs docs-check clean
+.PHONY: deps build run test fuzz mutate bench soak docs docs-check clean
 
 deps:
 	@bash scripts/install-deps.sh $(BUILD_DEPS)
@@ -20,8 +20,7 @@ test: deps
 	$(SWIFT) build --build-tests
 	# A hung test fails the run after 20 minutes instead of holding CI.
 	bash scripts/with-postgres.sh --no-fsync timeout 1200 $(SWIFT) test --skip-build --skip SlowClientTests
-	# Alone: its thousands of sockets in the test process race Foundation's Process.run (which walks the open file
-	# descriptors) when another test spawns the binary at the same moment, and crash it.
+	# Alone, so its thousands of connections and the timings it measures do not share the machine with the others.
 	timeout 600 $(SWIFT) test --skip-build --filter SlowClientTests
 	# The SDK package's own suite (stubbed network, fakes of Apple's frameworks).
 	$(SWIFT) build --package-path sdk --build-tests
@@ -30,6 +29,8 @@ test: deps
 	timeout 600 bash sdk/AppleStandIns/check.sh
 	# The parsers of outside input under libFuzzer and AddressSanitizer, briefly (15 s a target; make fuzz for longer).
 	FUZZ_SECONDS=15 timeout 900 bash scripts/fuzz.sh
+	# Every mutant of make mutate still applies to the code it names (the run itself is make mutate).
+	python3 scripts/mutate.py --check
 	# docs/benchmarks.md is what the saved results give, not hand-written.
 	python3 bench/report.py --check
 	# The guides' commands, against a real server.
@@ -44,6 +45,12 @@ docs-check: deps
 	@bash scripts/install-deps.sh $(TEST_DEPS)
 	$(SWIFT) build --product linkrunway
 	python3 scripts/docs_check.py .build/debug/linkrunway
+
+# Mutation testing of the critical logic: rebuilds once per mutant, so it is not part of make test (which only checks
+# that every mutant in the list still applies). MUTATE_ARGS="--only id,id" runs some. See docs/testing.md.
+mutate: deps
+	@bash scripts/install-deps.sh $(TEST_DEPS)
+	bash scripts/with-postgres.sh --no-fsync python3 scripts/mutate.py $(MUTATE_ARGS)
 
 fuzz:
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-120} bash scripts/fuzz.sh

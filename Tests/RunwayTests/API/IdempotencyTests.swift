@@ -164,6 +164,47 @@ struct IdempotencyTests {
         await server.stop()
     }
 
+    @Test("two server processes taking over one abandoned key at the same moment: the second sees the first's claim and waits",
+          .enabled(if: StoreBackend.postgresURL != nil, "needs PostgreSQL, where two processes write at once"))
+    func takeoverIsCompareAndSet() async throws {
+        let location = try await StoreBackend.postgres.makeLocation()
+        let first = try StoreBackend.postgres.open(location.url, nil), second = try StoreBackend.postgres.open(location.url, nil)
+        _ = try await first.migrate(Schema.migrations)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let hash = String(repeating: "ab", count: 32)
+        let silent = ServerInstance(id: "inst_silent", machine: "elsewhere/boot", pid: 1, startTicks: 1)
+        try await first.write { db in
+            try db.execute("""
+                INSERT INTO idempotency_keys (scope, idempotency_key, request_hash, created_at, owner, claim)
+                VALUES ('admin', 'abandoned', \(hash), \(now - IdempotencyMiddleware.abandonedMilliseconds - 1), \(silent.owner), 'planted')
+                """)
+        }
+        // The first takes the key over and holds its transaction open while the second tries its own claim: its
+        // INSERT … ON CONFLICT waits for the first's transaction, then it reads the first's fresh claim and waits.
+        let holding = DispatchSemaphore(value: 0)
+        async let firstOutcome = first.write { db -> Bool in
+            let outcome = try IdempotencyMiddleware.claim(IdempotencyClaim(scope: "admin", key: "abandoned", requestHash: hash), db, now: now)
+            holding.signal()
+            usleep(300_000)
+            if case .run = outcome { return true }
+            return false
+        }
+        _ = try await offloaded { holding.wait() }
+        let secondRan: Bool
+        do {
+            let outcome = try await second.write { db in
+                try IdempotencyMiddleware.claim(IdempotencyClaim(scope: "admin", key: "abandoned", requestHash: hash), db, now: now)
+            }
+            if case .run = outcome { secondRan = true } else { secondRan = false }
+        } catch let error as HTTPError where error.code == ErrorCode.idempotencyKeyInUse {
+            secondRan = false
+        }
+        #expect(try await firstOutcome, "the first takes the abandoned key")
+        #expect(!secondRan, "the second must not run as well")
+        await first.close()
+        await second.close()
+    }
+
     @Test("an answer of 500 or more is not kept: the retry with the key runs again; a 4xx is kept")
     func serverErrorsAreNotKept() async throws {
         let server = try await TestServer.start()
