@@ -6,15 +6,17 @@ import RunwayStore
 struct AppleAdsCapability: Capability {
     var migrations: [Migration] { AppleAdsSchema.migrations }
 
-    func routes(_ services: ServerServices) -> [Route] { AppleAdsRoutes.routes(services) }
+    func routes(_ services: ServerServices) -> [Route] {
+        services.metrics.declareCounter("linkrunway_apple_ads_answers_total", help: "AdServices answers, by HTTP status.")
+        let handlers = AppleAdsHandlers(services: services)
+        return [Route(.POST, "/v1/claims/apple-ads", .claimAppleAds, use: handlers.claim)]
+    }
 
     func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
         ["appleAdsClaims": try db.execute("DELETE FROM apple_ads_claims WHERE app_id = \(install.appId) AND install_id = \(install.installId)")]
     }
 
     func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {
-        export.appleAds = try db.first("""
-            SELECT \(raw: AppleAdsClaims.columns) FROM apple_ads_claims WHERE app_id = \(install.appId) AND install_id = \(install.installId)
-            """).map { try AppleAdsClaims.wire($0, now: install.now) }
+        export.appleAds = try AppleAdsQueries.claim(db, appId: install.appId, installId: install.installId, now: install.now)
     }
 }

@@ -196,7 +196,7 @@ struct AppleAdsTests {
         // Slower than the app's wait, quicker than the background's 10 s: a 202 shows the request did not wait for it.
         fake.slowAnswerDelay = .seconds(8)
         let server = try await TestServer.start(clock: ManualClock().wall, appleAdsURL: fake.baseURL, appleAdsTimeoutSeconds: 10)
-        #expect(AppleAdsRoutes.inlineSeconds < 8 && server.services.appleAds.timeoutSeconds == 10)
+        #expect(AppleAdsHandlers.inlineSeconds < 8 && server.services.appleAds.timeoutSeconds == 10)
         let app = try await server.createApp(in: server.defaultWorkspace.id)
         let key = try await server.createKey(.publishable, app: app.id).secret
         _ = try await server.client(key).post("/v1/installs/match", json: #"{"installId":"b","platform":"ios","consent":true}"#).decoded(InstallMatch.self)
