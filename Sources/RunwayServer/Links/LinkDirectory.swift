@@ -67,7 +67,7 @@ final class LinkDirectory: Sendable {
     func apps(appStoreId: String) async throws -> [AppOwner] {
         try await cached(appsByStoreId, appStoreId) { [store] in
             try await store.read { db in
-                // The one app that holds the App Store id (see AppRoutes.claimIdentities).
+                // The one app that holds the App Store id (see AppHandlers.claimIdentities).
                 try db.query("SELECT app_id, workspace_id FROM app_identities WHERE identity = \("store:" + appStoreId)").map {
                     AppOwner(appId: try $0.string("app_id"), workspaceId: try $0.string("workspace_id"))
                 }

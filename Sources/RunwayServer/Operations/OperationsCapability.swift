@@ -2,5 +2,12 @@ import RunwayHTTP
 
 /// Health, readiness and metrics.
 struct OperationsCapability: Capability {
-    func routes(_ services: ServerServices) -> [Route] { OperationsRoutes.routes(services) }
+    func routes(_ services: ServerServices) -> [Route] {
+        let handlers = OperationsHandlers(services: services)
+        return [
+            Route(method: .GET, pattern: "/healthz", operation: .health, immediate: handlers.healthNow, handler: handlers.health),
+            Route(.GET, "/readyz", .readiness, use: handlers.readiness),
+            Route(.GET, "/metrics", .metrics, use: handlers.metrics),
+        ]
+    }
 }
