@@ -102,7 +102,7 @@ extension Schemas {
                 ("campaign", orNull(S.string("Campaign (the source identifier by default).", minLength: 1, maxLength: 100))),
             ], required: ["appId", "ip"])),
             ("SignImpressionRequest", S.object([
-                ("format", S.enumeration(AdNetworkRoutes.formats, "What to sign.")),
+                ("format", S.enumeration(AdNetworks.formats, "What to sign.")),
                 ("sourceIdentifier", integer("Up to four digits.", 0, 9999)),
                 ("advertisedItemId", appStoreId),
                 ("publisherItemId", .object([("type", ["integer", "null"]), ("minimum", 0), ("description", "The app showing the ad; 0 while testing.")])),

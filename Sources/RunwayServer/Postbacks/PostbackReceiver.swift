@@ -13,27 +13,6 @@ enum PostbackReceiver {
     /// per server for those on no link domain); the rest are counted by reason in `postback_rejections`.
     static let invalidSamplePerDay = 100
 
-    static func routes(_ services: ServerServices) -> [Route] {
-        services.metrics.declareCounter("linkrunway_postbacks_total", help: "Postbacks received, by framework and status.")
-        services.metrics.declareCounter("linkrunway_postback_forwards_total", help: "Postback forwarding attempts, by the status they left.")
-        return [
-            receiver(.skadnetwork, path: "/.well-known/skadnetwork/report-attribution/", id: "receiveSKAdNetworkPostback", services),
-            receiver(.adattributionkit, path: "/.well-known/appattribution/report-attribution/", id: "receiveAdAttributionKitPostback", services),
-        ]
-    }
-
-    static func receiver(_ framework: PostbackVerdict.Framework, path: String, id: String, _ services: ServerServices) -> Route {
-        Route(method: .POST, pattern: path, operation: Operation(
-            id: id, summary: "Apple's \(framework == .skadnetwork ? "SKAdNetwork" : "AdAttributionKit") postback copies, on any host",
-            tag: "Postbacks", access: .open,
-            responses: [.json(200, "PostbackReceipt", "Stored: valid, invalid (with the reason) or a duplicate.")],
-            maxBodyBytes: maxBodyBytes, errors: [413], rateLimited: true)
-        ) { request, _ in
-            let receipt = try await receive(request.body, framework: framework, host: request.headers["Host"], services: services)
-            return try .json(receipt)
-        }
-    }
-
     /// Verifies, resolves, decodes and stores one postback body.
     static func receive(_ body: [UInt8], framework: PostbackVerdict.Framework, host: String?, services: ServerServices) async throws -> PostbackReceipt {
         let now = services.clock.nowMilliseconds()
@@ -60,26 +39,16 @@ enum PostbackReceiver {
             var decoded: String?
             if !verdict.valid {
                 let scope = workspaceId ?? "-", day = now / 86_400_000
-                let scopeFilter: SQL = workspaceId.map { "workspace_id = \($0)" } ?? "workspace_id IS NULL"
-                let sampled = try db.first("""
-                    SELECT COUNT(*) AS n FROM (SELECT 1 AS one FROM postbacks WHERE \(scopeFilter) AND status = 'invalid'
-                    AND received_at >= \(day * 86_400_000) AND received_at < \((day + 1) * 86_400_000) LIMIT \(Int64(invalidSamplePerDay))) sample
-                    """)?.int("n") ?? 0
+                let sampled = try PostbackQueries.invalidSampled(db, workspaceId: workspaceId, day: day, limit: invalidSamplePerDay)
                 if sampled >= Int64(invalidSamplePerDay) {
-                    try db.execute("""
-                        INSERT INTO postback_rejections (scope, day, framework, reason, count) VALUES (\(scope), \(day), \(framework.rawValue), \(verdict.reason ?? "invalid"), 1)
-                        ON CONFLICT (scope, day, framework, reason) DO UPDATE SET count = postback_rejections.count + 1
-                        """)
+                    try PostbackQueries.countRejection(db, scope: scope, day: day, framework: framework, reason: verdict.reason ?? "invalid")
                     return status
                 }
             }
             if verdict.valid {
                 let scope = workspaceId ?? "-"
                 let key = [framework.rawValue, fields.adNetworkId ?? "", fields.transactionId ?? "", String(fields.sequenceIndex)].joined(separator: "|")
-                let first = try db.execute("""
-                    INSERT INTO postback_keys (scope, dedup_key, postback_id, received_at) VALUES (\(scope), \(key), \(id), \(now))
-                    ON CONFLICT (scope, dedup_key) DO NOTHING
-                    """) == 1
+                let first = try PostbackQueries.claimKey(db, scope: scope, key: key, postbackId: id, now: now)
                 if !first { status = "duplicate" }
                 if let app, let schema = try ConversionSchemas.inForce(db, appId: app.id, receivedAt: now) {
                     schemaVersion = schema.version
@@ -87,25 +56,12 @@ enum PostbackReceiver {
                         .map(PostbackDecoding.encode)
                 }
             }
-            try db.execute("""
-                INSERT INTO postbacks (id, received_at, framework, host, workspace_id, app_id, body, status, reason, detail, version, kid,
-                    environment, ad_network_id, campaign_id, source_identifier, campaign, app_store_id, transaction_id, sequence_index,
-                    did_win, redownload, conversion_type, fidelity_type, source_app_id, source_domain, fine_value, coarse_value,
-                    country_code, interaction_type, tier, schema_version, decoded)
-                VALUES (\(id), \(now), \(framework.rawValue), \(hostname), \(workspaceId), \(app?.id), \(body), \(status), \(verdict.reason),
-                    \(verdict.detail), \(verdict.version), \(verdict.kid), \(verdict.environment), \(fields.adNetworkId.map(clip)),
-                    \(fields.campaignId.map(clip)), \(fields.sourceIdentifier.map(clip)), \(campaign), \(fields.appStoreId.map(clip)),
-                    \(fields.transactionId.map(clip)), \(fields.sequenceIndex), \(fields.didWin), \(fields.redownload),
-                    \(fields.conversionType.map(clip)), \(fields.fidelityType), \(fields.sourceAppId.map(clip)), \(fields.sourceDomain.map(clip)),
-                    \(fields.fineValue), \(fields.coarseValue.map(clip)), \(fields.countryCode.map(clip)), \(fields.interactionType.map(clip)),
-                    \(tier), \(schemaVersion), \(decoded))
-                """)
+            try PostbackQueries.insertPostback(db, id: id, now: now, framework: framework, hostname: hostname, workspaceId: workspaceId,
+                                               appId: app?.id, body: body, status: status, verdict: verdict, campaign: campaign, tier: tier,
+                                               schemaVersion: schemaVersion, decoded: decoded)
             if status == "valid", let app {
                 for url in forwardUrls {
-                    try db.execute("""
-                        INSERT INTO postback_forwards (id, postback_id, app_id, url, body, status, attempts, next_attempt_at, created_at)
-                        VALUES (\(Identifier.make("pbf")), \(id), \(app.id), \(url), \(body), 'pending', 0, \(now), \(now))
-                        """)
+                    try PostbackQueries.queueForward(db, postbackId: id, appId: app.id, url: url, body: body, now: now)
                 }
             }
             return status

@@ -7,7 +7,22 @@ struct PostbacksCapability: Capability {
     var migrations: [Migration] { PostbacksSchema.migrations }
 
     func routes(_ services: ServerServices) -> [Route] {
-        ConversionSchemas.routes(services) + PostbackReceiver.routes(services) + PostbackRoutes.routes(services) + AdNetworkRoutes.routes(services)
+        services.metrics.declareCounter("linkrunway_postbacks_total", help: "Postbacks received, by framework and status.")
+        services.metrics.declareCounter("linkrunway_postback_forwards_total", help: "Postback forwarding attempts, by the status they left.")
+        let handlers = PostbackHandlers(services: services)
+        return [
+            Route(.PUT, "/v1/apps/{appId}/conversion-schema", .setConversionSchema, use: handlers.setSchema),
+            Route(.GET, "/v1/apps/{appId}/conversion-schema", .getConversionSchema, use: handlers.schema),
+            Route(.GET, "/v1/apps/{appId}/conversion-schema/versions", .listConversionSchemas, use: handlers.schemaVersions),
+            Route(.GET, "/v1/mobile/config/{appId}", .mobileConfig, use: handlers.mobileConfig),
+            Route(.POST, "/.well-known/skadnetwork/report-attribution/", .receiveSKAdNetworkPostback, use: handlers.receiveSKAdNetwork),
+            Route(.POST, "/.well-known/appattribution/report-attribution/", .receiveAdAttributionKitPostback, use: handlers.receiveAdAttributionKit),
+            Route(.GET, "/v1/postbacks", .listPostbacks, use: handlers.list),
+            Route(.GET, "/v1/reports/postbacks", .postbackReport, use: handlers.report),
+            Route(.POST, "/v1/ad-networks", .createAdNetwork, use: handlers.createAdNetwork),
+            Route(.GET, "/v1/ad-networks", .listAdNetworks, use: handlers.listAdNetworks),
+            Route(.POST, "/v1/ad-networks/{networkId}/impressions", .signImpression, use: handlers.signImpression),
+        ]
     }
 
     /// A postback Apple sends again while its first copy is kept stays a duplicate: its key lives as long as the copy.

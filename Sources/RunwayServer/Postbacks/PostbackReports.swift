@@ -4,62 +4,9 @@ import RunwayHTTP
 import RunwayJSON
 import RunwayStore
 
-/// `GET /v1/postbacks` (each postback with its verdict and decoding) and `GET /v1/reports/postbacks`.
-enum PostbackRoutes {
-    static let columns = """
-        id, received_at, framework, app_id, status, reason, detail, version, kid, environment, ad_network_id, campaign_id,
-        source_identifier, campaign, app_store_id, transaction_id, sequence_index, did_win, redownload, conversion_type,
-        fidelity_type, source_app_id, source_domain, fine_value, coarse_value, country_code, interaction_type, tier,
-        schema_version, decoded
-        """
+/// Stored postbacks as the API shows them, and the postback report.
+enum PostbackReports {
     static let groupings = ["day", "network", "campaign", "sourceIdentifier", "window", "value", "conversion", "tier", "framework"]
-
-    static func routes(_ services: ServerServices) -> [Route] {
-        [
-            Route(method: .GET, pattern: "/v1/postbacks", operation: Operation(
-                id: "listPostbacks", summary: "Postbacks received, newest first, with their verdict and what they decode to",
-                tag: "Postbacks", access: Access.management, responses: [.json(200, "PostbackPage", "A page of postbacks.")],
-                query: [
-                    QueryParameterDoc("workspaceId", "Only this workspace's (admin keys without it also see postbacks no app claimed)."),
-                    QueryParameterDoc("appId", "Only this app's."),
-                    QueryParameterDoc("status", "valid, invalid or duplicate."),
-                ] + pageQuery)
-            ) { request, context in
-                let principal = try context.principal()
-                let page = try PageRequest(request)
-                var clauses = try principal.workspaceFilter(request)
-                if let appId = request.queryValue("appId") { clauses = clauses + " AND app_id = \(appId)" }
-                if let status = request.queryValue("status") {
-                    guard ["valid", "invalid", "duplicate"].contains(status) else {
-                        throw HTTPError.badRequest(ErrorCode.invalidQuery, "status must be valid, invalid or duplicate", field: "status")
-                    }
-                    clauses = clauses + " AND status = \(status)"
-                }
-                let filter = clauses
-                let cursor: SQL = page.cursor.map { " AND (received_at, id) < (SELECT received_at, id FROM postbacks WHERE id = \($0))" } ?? ""
-                let rows = try await services.store.read { db in
-                    try db.query("""
-                        SELECT \(raw: columns) FROM postbacks WHERE 1 = 1\(filter)\(cursor) ORDER BY received_at DESC, id DESC LIMIT \(page.limit + 1)
-                        """).map(stored)
-                }
-                let items = Array(rows.prefix(page.limit))
-                return try .json(Page(items: items, nextCursor: rows.count > page.limit ? items.last?.id : nil))
-            },
-
-            Route(method: .GET, pattern: "/v1/reports/postbacks", operation: Operation(
-                id: "postbackReport", summary: "Postbacks, attributed installs and conversion values, grouped, with what tiers withheld",
-                tag: "Reports", access: Access.management,
-                responses: [.json(200, "PostbackReport", "The report (send Accept: text/csv for CSV).")],
-                query: ReportQuery.documentation(groupings))
-            ) { request, context in
-                let query = try ReportQuery(request, principal: try context.principal(), now: services.clock.nowMilliseconds(), groupings: groupings)
-                let report = try await services.store.read { db in
-                    try Self.report(db, workspaceId: query.workspaceId, appId: query.appId, from: query.from, to: query.to, groupBy: query.groupBy)
-                }
-                return try query.respond(request, report, csv: { csv(report) }, filename: "postbacks.csv")
-            },
-        ]
-    }
 
     static func stored(_ row: SQLRow) throws -> StoredPostback {
         let decoded = try row.optionalString("decoded").flatMap { try? StrictJSONDecoder().decode([DecodedConversion].self, from: Array($0.utf8)) }
