@@ -125,7 +125,7 @@ enum LedgerRoutes {
     static func csv(_ report: PayoutReport) -> String {
         var lines = ["affiliate_id,name,external_id,currency,pending,payable,paid,commissions"]
         for row in report.rows {
-            lines.append([row.affiliateId, ReportRoutes.escape(row.name), ReportRoutes.escape(row.externalId ?? ""), row.currency,
+            lines.append([row.affiliateId, ReportQuery.escape(row.name), ReportQuery.escape(row.externalId ?? ""), row.currency,
                           String(row.pending), String(row.payable), String(row.paid), String(row.commissions)].joined(separator: ","))
         }
         return lines.joined(separator: "\r\n") + "\r\n"

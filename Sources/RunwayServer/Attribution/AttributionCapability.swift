@@ -8,7 +8,18 @@ struct AttributionCapability: Capability {
     var migrations: [Migration] { AttributionSchema.migrations }
 
     func routes(_ services: ServerServices) -> [Route] {
-        InstallRoutes.routes(services) + EventRoutes.routes(services) + ReportRoutes.routes(services) + SimulationRoutes.routes(services)
+        services.metrics.declareCounter("linkrunway_installs_matched_total", help: "Installs given their first answer, by method.")
+        let handlers = AttributionHandlers(services: services)
+        return [
+            Route(.POST, "/v1/installs/match", .matchInstall, use: handlers.matchInstall),
+            Route(.GET, "/v1/installs/{installId}/attribution", .explainInstall, use: handlers.explain),
+            Route(.POST, "/v1/impressions", .recordImpression, use: handlers.recordImpression),
+            Route(.POST, "/v1/events", .recordEvent, use: handlers.recordEvent),
+            Route(.POST, "/v1/events/batch", .recordEvents, use: handlers.recordEvents),
+            Route(.GET, "/v1/reports/funnel", .funnelReport, use: handlers.funnel),
+            Route(.POST, "/v1/simulate/clicks", .simulateClick, use: handlers.simulateClick),
+            Route(.POST, "/v1/simulate/installs", .simulateInstall, use: handlers.simulateInstall),
+        ]
     }
 
     /// The install, its secret, its events and their ids, and the claims that kept its click.

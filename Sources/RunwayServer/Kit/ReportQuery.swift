@@ -1,3 +1,4 @@
+import Foundation
 import LinkRunwayAPI
 import RunwayHTTP
 
@@ -41,5 +42,13 @@ struct ReportQuery {
         var response = HTTPResponse.text(csv(), contentType: "text/csv; charset=utf-8")
         response.headers.set("Content-Disposition", "attachment; filename=\"\(filename)\"")
         return response
+    }
+
+    /// RFC 4180 quoting, and a leading quote for cells a spreadsheet would run as a formula.
+    static func escape(_ cell: String) -> String {
+        var text = cell
+        if let first = text.first, "=+-@".contains(first) { text = "'" + text }
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

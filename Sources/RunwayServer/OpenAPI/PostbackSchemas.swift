@@ -9,7 +9,7 @@ extension Schemas {
         let integer: (String, Int, Int) -> JSONValue = { description, low, high in
             .object([("type", "integer"), ("minimum", .number(String(low))), ("maximum", .number(String(high))), ("description", .string(description))])
         }
-        let type = S.enumeration(EventRoutes.types.sorted(), "The event type the rule answers to.")
+        let type = S.enumeration(Events.types.sorted(), "The event type the rule answers to.")
         let coarse = S.enumeration(["low", "medium", "high"], "Apple's coarse conversion value.")
         let name = orNull(S.string("The event's name, for CUSTOM and others that carry one.", minLength: 1, maxLength: 100))
         let minAmount = JSONValue.object([("type", ["integer", "null"]), ("minimum", 0), ("description", "The least amount, in minor units.")])

@@ -207,7 +207,7 @@ enum Schemas {
             ], required: ["id", "appId", "createdAt"])),
             ("EventRequest", S.object([
                 ("eventId", S.string("Yours; a retry with the same id is stored once.", pattern: "^[0-9A-Za-z._:-]{1,64}$")),
-                ("type", S.enumeration(EventRoutes.types.sorted(), "Event type; revenue types need a server key.")),
+                ("type", S.enumeration(Events.types.sorted(), "Event type; revenue types need a server key.")),
                 ("name", orNull(S.string("Required for CUSTOM.", minLength: 1, maxLength: 100))),
                 ("userId", orNull(S.string("Your user id.", minLength: 1, maxLength: 128))),
                 ("installId", installId),
@@ -309,7 +309,7 @@ enum Schemas {
                 ("opens", .object([("type", "integer")])), ("events", counts), ("revenue", counts),
             ], required: ["key", "clicks", "installs", "opens", "events", "revenue"])),
             ("FunnelReport", S.object([
-                ("from", S.timestamp), ("to", S.timestamp), ("groupBy", S.enumeration(ReportRoutes.groupings, "Grouping.")),
+                ("from", S.timestamp), ("to", S.timestamp), ("groupBy", S.enumeration(FunnelReports.groupings, "Grouping.")),
                 ("rows", S.array(S.ref("FunnelRow"), "Rows, by key.")),
             ], required: ["from", "to", "groupBy", "rows"])),
             ("WebhookEndpoint", S.object([

@@ -44,8 +44,8 @@ enum ConversionSchemas {
     }
 
     private static func check(type: String, name: String?, minAmount: Int64?, field: String) throws {
-        guard EventRoutes.types.contains(type) else {
-            throw HTTPError.invalidField(field + ".type", "must be one of \(EventRoutes.types.sorted().joined(separator: ", "))")
+        guard Events.types.contains(type) else {
+            throw HTTPError.invalidField(field + ".type", "must be one of \(Events.types.sorted().joined(separator: ", "))")
         }
         if let name, !(1...100).contains(name.count) { throw HTTPError.invalidField(field + ".name", "must be 1 to 100 characters") }
         if let minAmount, minAmount < 0 { throw HTTPError.invalidField(field + ".minAmount", "must not be negative") }

@@ -184,7 +184,7 @@ struct PostbackHandlers: Sendable {
         let hash = try await services.addresses.hash(record.ip, at: at)
         let id = Identifier.make("imp")
         try await services.store.write { db in
-            try PostbackQueries.insertImpression(db, id: id, app: app, addressHash: hash, network: network.adNetworkId, campaign: campaign, at: at)
+            try AttributionQueries.insertImpression(db, id: id, app: app, addressHash: hash, network: network.adNetworkId, campaign: campaign, at: at)
         }
         return id
     }

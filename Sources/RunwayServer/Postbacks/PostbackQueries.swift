@@ -107,13 +107,4 @@ enum PostbackQueries {
             (try AdNetworks.network($0), try $0.string("private_key"))
         }
     }
-
-    /// An ad shown to a device, kept by a keyed hash of its address for view-through matching.
-    static func insertImpression(_ db: any SQLExecutor, id: String, app: App, addressHash hash: String, network: String?, campaign: String?,
-                                 at: Int64) throws {
-        try db.execute("""
-            INSERT INTO impressions (id, app_id, workspace_id, address_hash, network, campaign, created_at)
-            VALUES (\(id), \(app.id), \(app.workspaceId), \(hash), \(network), \(campaign), \(at))
-            """)
-    }
 }

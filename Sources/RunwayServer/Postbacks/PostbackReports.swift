@@ -113,7 +113,7 @@ enum PostbackReports {
         var lines = [[report.groupBy, "postbacks", "installs", "redownloads", "reengagements", "non_winning", "withheld", "fine_values",
                       "coarse_values", "invalid", "duplicates"].joined(separator: ",")]
         for row in report.rows {
-            lines.append(([ReportRoutes.escape(row.key)] + [row.postbacks, row.installs, row.redownloads, row.reengagements, row.nonWinning,
+            lines.append(([ReportQuery.escape(row.key)] + [row.postbacks, row.installs, row.redownloads, row.reengagements, row.nonWinning,
                                                             row.withheld, row.fineValues, row.coarseValues, row.invalid, row.duplicates].map(String.init))
                 .joined(separator: ","))
         }

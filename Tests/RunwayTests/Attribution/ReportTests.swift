@@ -44,8 +44,8 @@ struct ReportTests {
         #expect(lines.contains("spring,3,1,1,1,1,700,0"))
         #expect(await server.get("/v1/reports/funnel?groupBy=weekday").errorCode == "invalid_query")
         #expect(await server.get("/v1/reports/funnel?from=2026-12-01T00:00:00Z&to=2026-11-01T00:00:00Z").errorField == "from")
-        #expect(ReportRoutes.escape("=SUM(A1)") == "'=SUM(A1)")
-        #expect(ReportRoutes.escape("a,b") == "\"a,b\"")
+        #expect(ReportQuery.escape("=SUM(A1)") == "'=SUM(A1)")
+        #expect(ReportQuery.escape("a,b") == "\"a,b\"")
         await w.server.stop()
     }
 }

@@ -165,7 +165,7 @@ enum SchemaPage {
             <p class="hint">Windows 2 (days 3–7) and 3 (days 8–35) carry a coarse value only. A window without rules sends none.</p>
             \(tables[1])
             \(tables[2])
-            <p class="hint">Leave the event type empty to drop a rule. Event types: \(EventRoutes.types.sorted().joined(separator: ", ")).</p>
+            <p class="hint">Leave the event type empty to drop a rule. Event types: \(Events.types.sorted().joined(separator: ", ")).</p>
             <button type="submit">Save a new version</button>
             </form>
             """

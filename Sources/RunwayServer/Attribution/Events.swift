@@ -4,86 +4,11 @@ import RunwayHTTP
 import RunwayJSON
 import RunwayStore
 
-/// `POST /v1/events` and `/v1/events/batch`: idempotent per app and event id, each event written with its
-/// install's attribution.
-enum EventRoutes {
+/// Events: idempotent per app and event id, each event written with its install's attribution.
+enum Events {
     static let types: Set<String> = ["INSTALL", "OPEN", "SIGNUP", "LOGIN", "CUSTOM", "PURCHASE", "SUBSCRIPTION", "REFUND"]
     static let revenueTypes: Set<String> = ["PURCHASE", "SUBSCRIPTION", "REFUND"]
     static let batchLimit = 500
-
-    static func routes(_ services: ServerServices) -> [Route] {
-        [
-            Route(method: .POST, pattern: "/v1/events", operation: Operation(
-                id: "recordEvent", summary: "Record one event of an install (a retry with the same eventId is stored once)",
-                tag: "Events", access: .keys(["publishable", "server"]), requestSchema: "EventRequest",
-                responses: [.json(201, "EventResult", "Stored."), .json(200, "EventResult", "Already stored before (a retry).")],
-                maxBodyBytes: 16 * 1024, errors: [404, 409])
-            ) { request, context in
-                let principal = try context.principal()
-                let event = try Checked(try request.decode(EventRequest.self), principal: principal, services: services)
-                let now = services.clock.nowMilliseconds()
-                let known = try await EventWriter.Known.load([event.appId], services: services)
-                let result = try await services.store.write { db in try EventWriter(db: db, now: now, services: services, known: known).write(event) }
-                switch result {
-                case .stored(let attribution):
-                    return try .json(EventResult(eventId: event.eventId, status: "stored", attribution: attribution), status: 201)
-                case .duplicate(let attribution):
-                    return try .json(EventResult(eventId: event.eventId, status: "duplicate", attribution: attribution))
-                case .rejected(let error):
-                    throw error
-                }
-            },
-
-            Route(method: .POST, pattern: "/v1/events/batch", operation: Operation(
-                id: "recordEvents", summary: "Record up to 500 events; each gets its own result, the good ones are stored",
-                tag: "Events", access: .keys(["publishable", "server"]), requestSchema: "EventBatchRequest",
-                responses: [.json(200, "EventBatchResponse", "One result per event, in order.")], maxBodyBytes: 2 * 1024 * 1024)
-            ) { request, context in
-                let principal = try context.principal()
-                guard !request.body.isEmpty else { throw HTTPError.badRequest(ErrorCode.invalidJSON, "the request body is empty; send {\"events\":[…]}") }
-                let document = try JSONParser().parse(request.body)
-                guard let members = document.objectValue, members.count == 1, let items = document["events"]?.arrayValue else {
-                    throw HTTPError.badRequest(ErrorCode.invalidField, "the body must be {\"events\": [...]}", field: "events")
-                }
-                guard (1...batchLimit).contains(items.count) else {
-                    throw HTTPError.invalidField("events", "must hold 1 to \(batchLimit) events")
-                }
-                // Each event is checked on its own, so one bad event does not sink the others.
-                let checked: [Result<Checked, HTTPError>] = items.map { item in
-                    do {
-                        return .success(try Checked(try StrictJSONDecoder().decode(EventRequest.self, from: item), principal: principal, services: services))
-                    } catch {
-                        return .failure(ErrorMapping.httpError(for: error))
-                    }
-                }
-                let now = services.clock.nowMilliseconds()
-                let appIds = Set(checked.compactMap { entry -> String? in if case .success(let event) = entry { return event.appId } else { return nil } })
-                let known = try await EventWriter.Known.load(appIds, services: services)
-                let outcomes: [Outcome] = try await services.store.write { db in
-                    let writer = EventWriter(db: db, now: now, services: services, known: known)
-                    return try checked.map { entry in
-                        switch entry {
-                        case .success(let event): return try writer.write(event)
-                        case .failure(let error): return .rejected(error)
-                        }
-                    }
-                }
-                var results: [EventResult] = []
-                for (i, outcome) in outcomes.enumerated() {
-                    let eventId = items[i]["eventId"]?.stringValue
-                    switch outcome {
-                    case .stored(let attribution): results.append(EventResult(eventId: eventId, status: "stored", attribution: attribution))
-                    case .duplicate(let attribution): results.append(EventResult(eventId: eventId, status: "duplicate", attribution: attribution))
-                    case .rejected(let error):
-                        results.append(EventResult(eventId: eventId, status: "rejected", error: ErrorBody.Detail(code: error.code, message: error.message, field: error.field.map { "events[\(i)].\($0)" })))
-                    }
-                }
-                return try .json(EventBatchResponse(results: results, stored: results.filter { $0.status == "stored" }.count,
-                                                    duplicates: results.filter { $0.status == "duplicate" }.count,
-                                                    rejected: results.filter { $0.status == "rejected" }.count))
-            },
-        ]
-    }
 
     enum Outcome: Sendable {
         case stored(EventAttribution)
@@ -113,10 +38,10 @@ enum EventRoutes {
             }) else {
                 throw HTTPError.invalidField("eventId", "must be 1 to 64 letters, digits or - _ . :")
             }
-            guard EventRoutes.types.contains(event.type) else {
-                throw HTTPError.invalidField("type", "must be one of \(EventRoutes.types.sorted().joined(separator: ", "))")
+            guard Events.types.contains(event.type) else {
+                throw HTTPError.invalidField("type", "must be one of \(Events.types.sorted().joined(separator: ", "))")
             }
-            let revenue = EventRoutes.revenueTypes.contains(event.type)
+            let revenue = Events.revenueTypes.contains(event.type)
             if revenue, principal.kind == .publishable {
                 throw HTTPError.forbidden(ErrorCode.revenueRequiresServerKey, "\(event.type) events come from your backend with a server key")
             }
@@ -184,7 +109,6 @@ enum EventRoutes {
             clickToken = event.clickToken
         }
     }
-
 }
 
 /// Writes events inside one transaction, remembering the apps, installs and webhook subscriptions it has looked up
@@ -225,7 +149,7 @@ final class EventWriter {
     }
 
     /// Writes one event; never throws for a bad event (that is an outcome).
-    func write(_ event: EventRoutes.Checked) throws -> EventRoutes.Outcome {
+    func write(_ event: Events.Checked) throws -> Events.Outcome {
         let app: App?
         if let cached = apps[event.appId] { app = cached } else {
             app = try TenancyQueries.app(db, id: event.appId)
@@ -245,28 +169,20 @@ final class EventWriter {
             : install.attribution
         if excluded { services.metrics.increment("linkrunway_unattested_total", labels: [("kind", "event")]) }
         if event.type == "INSTALL" {
-            if try db.first("SELECT 1 AS one FROM event_ids WHERE app_id = \(app.id) AND event_id = \(event.eventId)") != nil {
+            if try AttributionQueries.eventIdKnown(db, appId: app.id, eventId: event.eventId) {
                 return .duplicate(attribution)
             }
             // INSTALL events of one install wait here for each other, so the check below sees one stored at the same
             // instant by another writer (events are partitioned on PostgreSQL, where a unique index would need the time).
-            try db.execute("UPDATE installs SET platform = platform WHERE app_id = \(app.id) AND install_id = \(event.installId)")
-            if try db.first("SELECT 1 AS one FROM events WHERE app_id = \(app.id) AND install_id = \(event.installId) AND type = 'INSTALL' LIMIT 1") != nil {
+            try AttributionQueries.lockInstall(db, appId: app.id, installId: event.installId)
+            if try AttributionQueries.hasInstallEvent(db, appId: app.id, installId: event.installId) {
                 return .rejected(HTTPError.conflict(ErrorCode.duplicateInstall, "this install already has an INSTALL event"))
             }
         }
-        guard try db.execute("INSERT INTO event_ids (app_id, event_id, received_at) VALUES (\(app.id), \(event.eventId), \(now)) ON CONFLICT (app_id, event_id) DO NOTHING") == 1 else {
+        guard try AttributionQueries.claimEventId(db, appId: app.id, eventId: event.eventId, now: now) else {
             return .duplicate(attribution)
         }
-        try db.execute("""
-            INSERT INTO events (app_id, event_id, workspace_id, install_id, type, name, user_id, occurred_at, amount, currency, properties,
-                                attested, method, link_id, campaign, channel, feature, source, received_at, apple_ads_campaign_id,
-                                apple_ads_ad_group_id, apple_ads_keyword_id, click_token)
-            VALUES (\(app.id), \(event.eventId), \(app.workspaceId), \(event.installId), \(event.type), \(event.name), \(event.userId),
-                    \(event.occurredAt), \(event.amount), \(event.currency), \(event.properties), \(attested), \(attribution.method),
-                    \(attribution.linkId), \(attribution.campaign), \(attribution.channel), \(attribution.feature), \(attribution.source), \(now),
-                    \(attribution.appleAdsCampaignId), \(attribution.appleAdsAdGroupId), \(attribution.appleAdsKeywordId), \(event.clickToken))
-            """)
+        try AttributionQueries.insertEvent(db, event, app: app, attested: attested, attribution: attribution, now: now)
         let listening: [Webhooks.Subscription]
         if let cached = subscriptions[app.workspaceId] { listening = cached } else {
             listening = try Webhooks.subscriptions(db, workspaceId: app.workspaceId)
@@ -282,7 +198,7 @@ final class EventWriter {
     }
 
     /// The event's install; an INSTALL event for an install never matched creates an unmatched one.
-    private func install(app: App, event: EventRoutes.Checked) throws -> InstallRecord? {
+    private func install(app: App, event: Events.Checked) throws -> InstallRecord? {
         let key = app.id + "\u{0}" + event.installId
         if let cached = installs[key] { return cached }
         var install = try InstallRecord.find(db, appId: app.id, installId: event.installId)

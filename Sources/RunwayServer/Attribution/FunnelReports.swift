@@ -3,27 +3,10 @@ import LinkRunwayAPI
 import RunwayHTTP
 import RunwayStore
 
-/// `GET /v1/reports/funnel`: clicks → installs → opens → events and net revenue, grouped, as JSON or CSV. Events are
+/// The funnel report: clicks → installs → opens → events and net revenue, grouped, as JSON or CSV. Events are
 /// read with the attribution they were written with, so no report joins installs.
-enum ReportRoutes {
+enum FunnelReports {
     static let groupings = ["day", "link", "campaign", "channel", "source", "appleAdsCampaign", "appleAdsAdGroup", "appleAdsKeyword"]
-
-    static func routes(_ services: ServerServices) -> [Route] {
-        [
-            Route(method: .GET, pattern: "/v1/reports/funnel", operation: Operation(
-                id: "funnelReport", summary: "Clicks, installs, opens, events by type and net revenue by currency, grouped",
-                tag: "Reports", access: Access.management,
-                responses: [.json(200, "FunnelReport", "The report (send Accept: text/csv for CSV).")],
-                query: ReportQuery.documentation(groupings))
-            ) { request, context in
-                let query = try ReportQuery(request, principal: try context.principal(), now: services.clock.nowMilliseconds(), groupings: groupings)
-                let report = try await services.store.read { db in
-                    try funnel(db, workspaceId: query.workspaceId, appId: query.appId, from: query.from, to: query.to, groupBy: query.groupBy)
-                }
-                return try query.respond(request, report, csv: { csv(report) }, filename: "funnel.csv")
-            },
-        ]
-    }
 
     /// The SQL that buckets a row: day numbers (days since 1970), link ids, tags, sources or Apple Ads ids (clicks on
     /// our links have none of those: they group under `(none)`).
@@ -110,18 +93,10 @@ enum ReportRoutes {
         var lines = [(["\(report.groupBy)", "clicks", "installs", "opens"] + types.map { "events_\($0)" } + currencies.map { "revenue_\($0)" })
             .joined(separator: ",")]
         for row in report.rows {
-            let cells = [escape(row.key), String(row.clicks), String(row.installs), String(row.opens)]
+            let cells = [ReportQuery.escape(row.key), String(row.clicks), String(row.installs), String(row.opens)]
                 + types.map { String(row.events[$0] ?? 0) } + currencies.map { String(row.revenue[$0] ?? 0) }
             lines.append(cells.joined(separator: ","))
         }
         return lines.joined(separator: "\r\n") + "\r\n"
-    }
-
-    /// RFC 4180 quoting, and a leading quote for cells a spreadsheet would run as a formula.
-    static func escape(_ cell: String) -> String {
-        var text = cell
-        if let first = text.first, "=+-@".contains(first) { text = "'" + text }
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
