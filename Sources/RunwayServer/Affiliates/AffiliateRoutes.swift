@@ -124,7 +124,7 @@ enum AffiliateRoutes {
                 let customPath = try body.path.map(LinkValidate.path)
                 let now = services.clock.nowMilliseconds()
                 let link: LinkRecord = try await services.store.write { db in
-                    let domain = try DomainRoutes.pick(db, workspaceId: affiliate.workspaceId, hostname: nil)
+                    let domain = try LinkQueries.pickDomain(db, workspaceId: affiliate.workspaceId, hostname: nil)
                     var link = LinkRecord(id: Identifier.make("lnk"), workspaceId: affiliate.workspaceId, appId: program.appId, kind: "link",
                                           domain: domain, path: customPath ?? "", createdAt: now)
                     // The branded page shows, so the app can take the signed click id from the clipboard on first launch.
@@ -132,7 +132,7 @@ enum AffiliateRoutes {
                     link.campaign = String(program.name.prefix(100))
                     link.channel = "affiliate"
                     link.feature = affiliate.id
-                    try LinkRoutes.insert(&link, db: db, custom: customPath != nil)
+                    try LinkQueries.insert(&link, db: db, custom: customPath != nil)
                     try db.execute("INSERT INTO affiliate_links (link_id, affiliate_id, program_id) VALUES (\(link.id), \(affiliate.id), \(program.id))")
                     return link
                 }

@@ -156,7 +156,7 @@ struct AttributionHandlers: Sendable {
         let app = try await link.appId.asyncMap { try await services.links.app(id: $0) } ?? nil
         let appStore = (link.iosAppStoreId ?? app?.appStoreId).map { "https://apps.apple.com/app/id\($0)" }
         let query = components.queryItems?.map { (name: $0.name, value: $0.value ?? "") } ?? []
-        let (target, interstitialStore, _) = RedirectRoutes.destination(link: link, appStore: appStore, client: client,
+        let (target, interstitialStore, _) = RedirectHandlers.destination(link: link, appStore: appStore, client: client,
                                                                          query: link.passQuery ? query : [])
         let token = try await Clicks.record(Clicks.Visit(kind: "click", platform: client.platform, osVersion: client.osVersion,
                                                          address: address, referrerHost: nil, installId: nil), of: link, services: services)

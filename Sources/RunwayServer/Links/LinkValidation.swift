@@ -110,3 +110,81 @@ enum LinkValidate {
         return milliseconds
     }
 }
+
+/// The validated fields of a create request.
+struct LinkDraft: Sendable {
+    let appPath: String?
+    let metadata: String?
+    let destinations: LinkDestinations
+    let campaign: String?, channel: String?, feature: String?
+    let preview: LinkPreview?
+    let interstitial: Bool, passQuery: Bool
+    let expiresAt: Int64?
+
+    init(_ body: CreateLinkRequest) throws {
+        appPath = try LinkValidate.appPath(body.appPath)
+        metadata = try LinkValidate.metadata(body.metadata)
+        destinations = try LinkValidate.destinations(body.destinations)
+        campaign = try LinkValidate.tag(body.campaign, field: "campaign")
+        channel = try LinkValidate.tag(body.channel, field: "channel")
+        feature = try LinkValidate.tag(body.feature, field: "feature")
+        preview = try LinkValidate.preview(body.preview)
+        interstitial = body.interstitial ?? false
+        passQuery = body.passQuery ?? false
+        expiresAt = try LinkValidate.timestamp(body.expiresAt, field: "expiresAt")
+    }
+
+    func apply(to link: inout LinkRecord) {
+        link.appPath = appPath
+        link.metadata = metadata
+        link.apply(destinations: destinations, preview: preview)
+        link.campaign = campaign
+        link.channel = channel
+        link.feature = feature
+        link.interstitial = interstitial
+        link.passQuery = passQuery
+        link.expiresAt = expiresAt
+    }
+}
+
+/// The validated fields of an update request; nil leaves a field as it is.
+struct LinkChange: Sendable {
+    let appPath: String?
+    let metadata: String?
+    let destinations: LinkDestinations?
+    let campaign: String?, channel: String?, feature: String?
+    let preview: LinkPreview?
+    let interstitial: Bool?, passQuery: Bool?, enabled: Bool?
+    let expiresAt: Int64?
+
+    init(_ body: UpdateLinkRequest) throws {
+        appPath = try LinkValidate.appPath(body.appPath)
+        metadata = try LinkValidate.metadata(body.metadata)
+        destinations = try body.destinations.map { try LinkValidate.destinations($0) }
+        campaign = try LinkValidate.tag(body.campaign, field: "campaign")
+        channel = try LinkValidate.tag(body.channel, field: "channel")
+        feature = try LinkValidate.tag(body.feature, field: "feature")
+        preview = try LinkValidate.preview(body.preview)
+        interstitial = body.interstitial
+        passQuery = body.passQuery
+        enabled = body.enabled
+        expiresAt = try LinkValidate.timestamp(body.expiresAt, field: "expiresAt")
+    }
+
+    func apply(to link: inout LinkRecord) {
+        if let appPath { link.appPath = appPath }
+        if let metadata { link.metadata = metadata }
+        if let destinations {
+            link.apply(destinations: destinations, preview: preview ?? link.wire.preview)
+        } else if let preview {
+            link.apply(destinations: link.wire.destinations, preview: preview)
+        }
+        if let campaign { link.campaign = campaign }
+        if let channel { link.channel = channel }
+        if let feature { link.feature = feature }
+        if let interstitial { link.interstitial = interstitial }
+        if let passQuery { link.passQuery = passQuery }
+        if let enabled { link.enabled = enabled }
+        if let expiresAt { link.expiresAt = expiresAt }
+    }
+}

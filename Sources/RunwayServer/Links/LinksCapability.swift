@@ -7,7 +7,35 @@ struct LinksCapability: Capability {
     var migrations: [Migration] { LinksSchema.migrations }
 
     func routes(_ services: ServerServices) -> [Route] {
-        DomainRoutes.routes(services) + LinkRoutes.routes(services) + ClientLinkRoutes.routes(services) + RedirectRoutes.routes(services)
+        Clicks.declareMetrics(services.metrics)
+        let domains = DomainHandlers(services: services)
+        let links = LinkHandlers(services: services)
+        let client = ClientLinkHandlers(services: services)
+        let redirects = RedirectHandlers(services: services)
+        return [
+            Route(.POST, "/v1/domains", .createDomain, use: domains.create),
+            Route(.POST, "/v1/domains/{domainId}/verify", .verifyDomain, use: domains.verify),
+            Route(.GET, "/v1/domains", .listDomains, use: domains.list),
+            Route(.DELETE, "/v1/domains/{domainId}", .deleteDomain, use: domains.delete),
+
+            Route(.POST, "/v1/links", .createLink, use: links.create),
+            Route(.GET, "/v1/links", .listLinks, use: links.list),
+            Route(.GET, "/v1/links/{linkId}", .getLink, use: links.get),
+            Route(.PATCH, "/v1/links/{linkId}", .updateLink, use: links.update),
+            Route(.POST, "/v1/links/{linkId}/disable", .disableLink, use: links.disable),
+            Route(.GET, "/v1/links/{linkId}/qr.svg", .linkQRSVG, use: links.qrSVG),
+            Route(.GET, "/v1/links/{linkId}/qr.png", .linkQRPNG, use: links.qrPNG),
+
+            Route(.POST, "/v1/resolve", .resolveLink, use: client.resolve),
+            Route(.POST, "/v1/shares", .createShare, use: client.createShare),
+            Route(.POST, "/v1/referral-codes", .createReferralCode, use: client.createReferralCode),
+            Route(.GET, "/v1/referral-codes/{code}", .getReferralCode, use: client.getReferralCode),
+
+            Route(.GET, "/.well-known/apple-app-site-association", .appleAppSiteAssociation, use: redirects.appleAppSiteAssociation),
+            Route(.GET, "/apple-app-site-association", .appleAppSiteAssociationRoot, use: redirects.appleAppSiteAssociation),
+            Route(.GET, "/.well-known/assetlinks.json", .assetLinks, use: redirects.assetLinks),
+            Route(method: .GET, pattern: "/{path...}", operation: .followLink, immediate: redirects.followImmediately, handler: redirects.follow),
+        ]
     }
 
     /// The install's clicks and opens (and the click it was matched to), its referral codes; its shares stay, unlinked.
@@ -32,7 +60,7 @@ struct LinksCapability: Capability {
                         createdAt: Timestamp.iso(try row.int("created_at")))
         }
         export.referralCodes = try db.query("SELECT * FROM referral_codes WHERE app_id = \(install.appId) AND install_id = \(install.installId)")
-            .map(ClientLinkRoutes.referralCode)
+            .map(LinkRows.referralCode)
         export.sharedLinkIds = try db.query("""
             SELECT id FROM links WHERE workspace_id = \(install.workspaceId) AND referrer_install_id = \(install.installId) ORDER BY created_at
             """).map { try $0.string("id") }

@@ -55,7 +55,7 @@ struct LinkClientTests {
         let ws = server.defaultWorkspace.id
         let app = try await server.createApp(in: ws)
         try await server.store.write { db in
-            for i in 0...RedirectRoutes.componentLimit {
+            for i in 0...RedirectHandlers.componentLimit {
                 var link = LinkRecord(id: "lnk_bulk\(i)aaaaaaaaaaaa", workspaceId: ws, appId: app.id, kind: "link", domain: "localhost",
                                       path: "p\(i)", createdAt: 1)
                 link.enabled = true
@@ -180,7 +180,7 @@ struct LinkClientTests {
         let client = server.client(try await server.createKey(.publishable, app: app.id).secret)
         let first = try await client.post("/v1/referral-codes", json: #"{"installId":"inst-1"}"#).decoded(ReferralCode.self, status: 201)
         #expect(first.code.count == 8)
-        #expect(first.code.allSatisfy { ClientLinkRoutes.referralAlphabet.contains($0) })
+        #expect(first.code.allSatisfy { ClientLinkHandlers.referralAlphabet.contains($0) })
         let again = try await client.post("/v1/referral-codes", json: #"{"installId":"inst-1"}"#).decoded(ReferralCode.self, status: 200)
         #expect(again == first)
         let user = try await client.post("/v1/referral-codes", json: #"{"installId":"inst-1","userId":"user-9"}"#).decoded(ReferralCode.self, status: 201)

@@ -5,61 +5,24 @@ import RunwayJSON
 import RunwayStore
 
 /// What a link domain serves: the links themselves (`GET /<path>`), Apple's and Android's association files.
-enum RedirectRoutes {
-    static func routes(_ services: ServerServices) -> [Route] {
-        Clicks.declareMetrics(services.metrics)
-        let aasa = Operation(
-            id: "appleAppSiteAssociation", summary: "Universal links association for the link domain in Host", tag: "Link domains",
-            access: .open, responses: [.json(200, "AppleAppSiteAssociation", "The association file."),
-                                       .json(404, "Error", "The Host is not a link domain.")])
-        return [
-            Route(method: .GET, pattern: "/.well-known/apple-app-site-association", operation: aasa) { request, _ in
-                try await appleAppSiteAssociation(request, services)
-            },
-            Route(method: .GET, pattern: "/apple-app-site-association", operation: Operation(
-                id: "appleAppSiteAssociationRoot", summary: aasa.summary + " (legacy location)", tag: aasa.tag, access: .open,
-                responses: aasa.responses)
-            ) { request, _ in
-                try await appleAppSiteAssociation(request, services)
-            },
-            Route(method: .GET, pattern: "/.well-known/assetlinks.json", operation: Operation(
-                id: "assetLinks", summary: "Android App Links association for the link domain in Host", tag: "Link domains",
-                access: .open, responses: [ResponseDoc(status: 200, description: "The statement list.", contentType: "application/json"),
-                                           .json(404, "Error", "Not a link domain, or no Android app configured.")])
-            ) { request, _ in
-                try await assetLinks(request, services)
-            },
-            Route(method: .GET, pattern: "/{path...}", operation: Operation(
-                id: "followLink", summary: "Follow a link: records the click, then sends the device where it belongs", tag: "Link domains",
-                access: .open, responses: [
-                    ResponseDoc(status: 302, description: "To the App Store, the store, the web page or the link's destination."),
-                    ResponseDoc(status: 200, description: "A preview page for crawlers, or the branded interstitial.", contentType: "text/html"),
-                    ResponseDoc(status: 404, description: "Unknown or disabled link (HTML), or a Host that is not a link domain (JSON).",
-                                contentType: "text/html", orJSONError: true),
-                    ResponseDoc(status: 410, description: "The link has expired.", contentType: "text/html"),
-                ]),
-                immediate: { request, context in followImmediately(request, context, services) }
-            ) { request, context in
-                try await follow(request, context, services)
-            },
-        ]
-    }
+struct RedirectHandlers: Sendable {
+    let services: ServerServices
 
     /// The domain named by Host, or the same 404 the router gives for an unknown route.
-    static func domain(_ request: HTTPRequest, _ services: ServerServices) async throws -> LinkDirectory.DomainEntry {
+    func domain(_ request: HTTPRequest) async throws -> LinkDirectory.DomainEntry {
         guard let host = request.hostName, let domain = try await services.links.domain(hostname: host) else {
             throw HTTPError.notFound(ErrorCode.notFound, "no route for \(request.method) \(request.path)")
         }
         return domain
     }
 
-    static func follow(_ request: HTTPRequest, _ context: RequestContext, _ services: ServerServices) async throws -> HTTPResponse {
-        let domain = try await domain(request, services)
+    func follow(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let domain = try await domain(request)
         let path = context.parameters["path"] ?? ""
         let found = path.isEmpty ? nil : try await services.links.link(domain: domain.hostname, path: path)
-        guard let link = usable(found, on: domain) else { return LinkPages.notFound() }
+        guard let link = Self.usable(found, on: domain) else { return LinkPages.notFound() }
         let app = try await link.appId.asyncMap { try await services.links.app(id: $0) } ?? nil
-        switch plan(request, link: link, app: app, services: services) {
+        switch plan(request, link: link, app: app) {
         case .answer(let response):
             return response
         case .click(let visit, let respond):
@@ -70,7 +33,7 @@ enum RedirectRoutes {
     /// The same answer on libmicrohttpd's thread, from what this process has cached (the domain, the link, its app,
     /// the day's address key, the webhook subscriptions); nil when anything is not cached, and the asynchronous path
     /// does it all. A click is handed to the group-committing writer, and the 302 goes out once it is durable.
-    static func followImmediately(_ request: HTTPRequest, _ context: RequestContext, _ services: ServerServices) -> HTTPResponse? {
+    func followImmediately(_ request: HTTPRequest, _ context: RequestContext) -> HTTPResponse? {
         // An unknown host gets the router's 404 from the asynchronous path.
         guard let host = request.hostName, case .some(let cachedDomain) = services.links.cachedDomain(hostname: host),
               let domain = cachedDomain else { return nil }
@@ -80,13 +43,13 @@ enum RedirectRoutes {
             guard case .some(let cached) = services.links.cachedLink(domain: domain.hostname, path: path) else { return nil }
             found = cached
         }
-        guard let link = usable(found, on: domain) else { return LinkPages.notFound() }
+        guard let link = Self.usable(found, on: domain) else { return LinkPages.notFound() }
         var app: App?
         if let appId = link.appId {
             guard case .some(let cached) = services.links.cachedApp(id: appId) else { return nil }
             app = cached
         }
-        switch plan(request, link: link, app: app, services: services) {
+        switch plan(request, link: link, app: app) {
         case .answer(let response):
             return response
         case .click(let visit, let respond):
@@ -123,7 +86,7 @@ enum RedirectRoutes {
         case click(Clicks.Visit, respond: @Sendable (String) -> HTTPResponse)
     }
 
-    static func plan(_ request: HTTPRequest, link: LinkRecord, app: App?, services: ServerServices) -> Plan {
+    func plan(_ request: HTTPRequest, link: LinkRecord, app: App?) -> Plan {
         if link.isExpired(at: services.clock.nowMilliseconds()) { return .answer(LinkPages.expired(fallback: link.webURL)) }
         let appStore = (link.iosAppStoreId ?? app?.appStoreId).map { "https://apps.apple.com/app/id\($0)" }
         let client = ClientClass(userAgent: request.headers["User-Agent"])
@@ -131,11 +94,11 @@ enum RedirectRoutes {
             services.metrics.increment("linkrunway_link_previews_total")
             return .answer(LinkPages.preview(link: link, appName: app?.name, target: link.webURL ?? appStore))
         }
-        let (target, interstitialStore, web) = destination(link: link, appStore: appStore, client: client,
-                                                           query: link.passQuery ? request.query : [])
+        let (target, interstitialStore, web) = Self.destination(link: link, appStore: appStore, client: client,
+                                                                query: link.passQuery ? request.query : [])
         guard let target else { return .answer(LinkPages.noDestination()) }
         // HEAD asks what would happen without it happening: no click.
-        guard request.method != "HEAD" else { return .answer(redirect(to: target)) }
+        guard request.method != "HEAD" else { return .answer(Self.redirect(to: target)) }
         let visit = Clicks.Visit(kind: "click", platform: client.platform, osVersion: client.osVersion, address: request.remoteAddress,
                                  referrerHost: request.referrerHost, installId: nil)
         let appName = app?.name
@@ -144,7 +107,7 @@ enum RedirectRoutes {
                 return LinkPages.interstitial(link: link, appName: appName, appStore: store, web: web,
                                               signedClickId: Clicks.signedClickId(token: token, link: link, services: services))
             }
-            return redirect(to: target)
+            return Self.redirect(to: target)
         }
     }
 
@@ -177,17 +140,10 @@ enum RedirectRoutes {
 
     /// `applinks` for the apps of the domain's workspace that have links on it: each app claims its links' paths
     /// (matched without case), or the whole domain but the server's own routes when it has very many.
-    static func appleAppSiteAssociation(_ request: HTTPRequest, _ services: ServerServices) async throws -> HTTPResponse {
-        let domain = try await domain(request, services)
+    func appleAppSiteAssociation(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let domain = try await domain(request)
         let now = services.clock.nowMilliseconds()
-        let rows = try await services.store.read { db in
-            try db.query("""
-                SELECT a.team_id, a.bundle_id, a.platforms, l.path FROM links l JOIN apps a ON a.id = l.app_id
-                WHERE l.domain = \(domain.hostname) AND l.workspace_id = \(domain.workspaceId) AND l.enabled = 1
-                  AND (l.expires_at IS NULL OR l.expires_at > \(now))
-                ORDER BY a.team_id, a.bundle_id, l.path
-                """).map { (appID: try $0.string("team_id") + "." + $0.string("bundle_id"), platforms: try $0.string("platforms"), path: try $0.string("path")) }
-        }
+        let rows = try await services.store.read { db in try LinkQueries.associatedPaths(db, domain, now: now) }
         var order: [String] = []
         var paths: [String: [String]] = [:]
         for row in rows where row.platforms.split(separator: ",").contains(where: { $0 != "tvos" }) {
@@ -197,7 +153,7 @@ enum RedirectRoutes {
         let details: [JSONValue] = order.map { appID in
             let appPaths = paths[appID]!
             let components: [JSONValue]
-            if appPaths.count > componentLimit {
+            if appPaths.count > Self.componentLimit {
                 components = LinkValidate.reservedSegments.sorted().map { .object([("/", .string("/\($0)/*")), ("exclude", true)]) }
                     + [.object([("/", "/*"), ("caseSensitive", false)])]
             } else {
@@ -211,12 +167,9 @@ enum RedirectRoutes {
     }
 
     /// Digital Asset Links for the workspace's apps that have an Android identity.
-    static func assetLinks(_ request: HTTPRequest, _ services: ServerServices) async throws -> HTTPResponse {
-        let domain = try await domain(request, services)
-        let apps = try await services.store.read { db in
-            try db.query("SELECT \(raw: TenancyRows.appColumns) FROM apps WHERE workspace_id = \(domain.workspaceId) AND android_package IS NOT NULL ORDER BY created_at, id")
-                .map(TenancyRows.app)
-        }
+    func assetLinks(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let domain = try await domain(request)
+        let apps = try await services.store.read { db in try LinkQueries.androidApps(db, workspaceId: domain.workspaceId) }
         guard !apps.isEmpty else { throw HTTPError.notFound(ErrorCode.notFound, "no Android app is configured for \(domain.hostname)") }
         let statements: [JSONValue] = apps.compactMap(\.android).map { android in
             .object([
