@@ -9,7 +9,29 @@ struct AffiliatesCapability: Capability {
     var migrationNotes: [String: @Sendable (any Store) async throws -> String?] { AffiliatesSchema.notes }
 
     func routes(_ services: ServerServices) -> [Route] {
-        AffiliateRoutes.routes(services) + AppStoreBinding.routes(services) + AppStoreNotifications.routes(services) + LedgerRoutes.routes(services)
+        services.metrics.declareCounter("linkrunway_app_store_notifications_total", help: "App Store notifications, by status.")
+        let affiliates = AffiliateHandlers(services: services)
+        let binds = BindHandlers(services: services)
+        let notifications = NotificationHandlers(services: services)
+        let ledger = LedgerHandlers(services: services, affiliates: affiliates)
+        return [
+            Route(.POST, "/v1/affiliates", .createAffiliate, use: affiliates.create),
+            Route(.GET, "/v1/affiliates", .listAffiliates, use: affiliates.list),
+            Route(.POST, "/v1/affiliate-programs", .createAffiliateProgram, use: affiliates.createProgram),
+            Route(.GET, "/v1/affiliate-programs", .listAffiliatePrograms, use: affiliates.listPrograms),
+            Route(.POST, "/v1/affiliates/{affiliateId}/codes", .createAffiliateCode, use: affiliates.createCode),
+            Route(.POST, "/v1/affiliates/{affiliateId}/links", .createAffiliateLink, use: affiliates.createLink),
+            Route(.POST, "/v1/apps/{appId}/app-store-surfaces", .createAppStoreSurface, use: binds.createSurface),
+            Route(.GET, "/v1/apps/{appId}/app-store-surfaces", .listAppStoreSurfaces, use: binds.listSurfaces),
+            Route(.POST, "/v1/app-store/bind", .bindAppAccountToken, use: binds.bind),
+            Route(.POST, "/v1/app-store/bind/deferred", .bindDeferred, use: binds.bindDeferred),
+            Route(.POST, "/v1/app-store/notifications/{surfaceId}", .receiveAppStoreNotification, use: notifications.receive),
+            Route(.POST, "/v1/app-store/assn/{surfaceId}", .forwardAppStoreNotification, use: notifications.forward),
+            Route(.GET, "/v1/affiliates/{affiliateId}/balance", .affiliateBalance, use: ledger.balance),
+            Route(.GET, "/v1/affiliates/{affiliateId}/ledger", .affiliateLedger, use: ledger.ledger),
+            Route(.POST, "/v1/affiliates/{affiliateId}/payouts", .createPayout, use: ledger.createPayout),
+            Route(.GET, "/v1/reports/payouts", .payoutReport, use: ledger.payoutReport),
+        ]
     }
 
     /// The appAccountToken and its commissions are the affiliate's financial record and stay; the install goes.

@@ -9,43 +9,29 @@ import RunwayStore
 /// App Store Server Notifications v2, straight from Apple or forwarded (HMAC-signed) by the app owner's server:
 /// verified to the configured Apple root, processed once per notification UUID, and posted to the ledger in the same
 /// transaction that records the UUID.
-enum AppStoreNotifications {
+struct NotificationHandlers: Sendable {
     static let paymentTypes: Set<String> = ["SUBSCRIBED", "DID_RENEW", "OFFER_REDEEMED", "ONE_TIME_CHARGE"]
     static let reversalTypes: Set<String> = ["REFUND", "REVOKE"]
     static let maxSkewSeconds: Int64 = 300
 
-    static func routes(_ services: ServerServices) -> [Route] {
-        services.metrics.declareCounter("linkrunway_app_store_notifications_total", help: "App Store notifications, by status.")
-        return [
-            Route(method: .POST, pattern: "/v1/app-store/notifications/{surfaceId}", operation: Operation(
-                id: "receiveAppStoreNotification", summary: "App Store Server Notifications v2, as Apple sends them",
-                tag: "Affiliates", access: .open, requestSchema: "AppStoreNotificationRequest",
-                responses: [.json(200, "AppStoreNotificationResult", "Processed: ok, trial, duplicate, unattributed, ignored or ignored_non_production.")],
-                maxBodyBytes: 256 * 1024, errors: [400, 404, 503], rateLimited: true)
-            ) { request, context in
-                try .json(try await receive(request.body, surfaceId: try context.parameter("surfaceId"), services: services))
-            },
+    let services: ServerServices
 
-            Route(method: .POST, pattern: "/v1/app-store/assn/{surfaceId}", operation: Operation(
-                id: "forwardAppStoreNotification",
-                summary: "A notification forwarded by your server: x-ea-timestamp (unix seconds) and x-ea-signature (sha256=<hex HMAC>)",
-                tag: "Affiliates", access: .open, requestSchema: "AppStoreNotificationRequest",
-                responses: [.json(200, "AppStoreNotificationResult", "Processed: ok, trial, duplicate, unattributed, ignored or ignored_non_production.")],
-                maxBodyBytes: 256 * 1024, errors: [400, 401, 404, 503], rateLimited: true)
-            ) { request, context in
-                let surfaceId = try context.parameter("surfaceId")
-                try checkForwardingSignature(request, surfaceId: surfaceId, services: services)
-                return try .json(try await receive(request.body, surfaceId: surfaceId, services: services))
-            },
-        ]
+    func receive(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        try .json(try await counted(request.body, surfaceId: try context.parameter("surfaceId")))
+    }
+
+    func forward(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let surfaceId = try context.parameter("surfaceId")
+        try checkForwardingSignature(request, surfaceId: surfaceId)
+        return try .json(try await counted(request.body, surfaceId: surfaceId))
     }
 
     /// `sha256=<hex HMAC-SHA256 of "<timestamp>." + body>` under the surface's secret, within 300 s of now.
-    static func checkForwardingSignature(_ request: HTTPRequest, surfaceId: String, services: ServerServices) throws {
-        let secret = AppStoreBinding.forwardingSecret(surfaceId: surfaceId, services.secrets)
+    func checkForwardingSignature(_ request: HTTPRequest, surfaceId: String) throws {
+        let secret = BindHandlers.forwardingSecret(surfaceId: surfaceId, services.secrets)
         switch TimestampedHMAC.verify(timestamp: request.headers["x-ea-timestamp"], signature: request.headers["x-ea-signature"],
                                       body: request.body, secret: Array(secret.utf8), now: Int64(services.clock.now().timeIntervalSince1970),
-                                      maxSkewSeconds: maxSkewSeconds) {
+                                      maxSkewSeconds: Self.maxSkewSeconds) {
         case .success: return
         case .failure(.timestamp):
             throw HTTPError.unauthorized(ErrorCode.invalidSignature, "x-ea-timestamp is missing or more than 300 s from now")
@@ -63,16 +49,16 @@ enum AppStoreNotifications {
         var test: Bool { environment != .production }
     }
 
-    static func receive(_ body: [UInt8], surfaceId: String, services: ServerServices) async throws -> AppStoreNotificationResult {
-        let result = try await process(body, surfaceId: surfaceId, services: services)
+    /// Processes a notification and counts it by the status it got.
+    func counted(_ body: [UInt8], surfaceId: String) async throws -> AppStoreNotificationResult {
+        let result = try await process(body, surfaceId: surfaceId)
         services.metrics.increment("linkrunway_app_store_notifications_total", labels: [("status", result.status)])
         return result
     }
 
-    static func process(_ body: [UInt8], surfaceId: String, services: ServerServices) async throws -> AppStoreNotificationResult {
-        guard let row = try await services.store.read({ db in
-            try db.first("SELECT app_id, environment FROM app_store_surfaces WHERE id = \(surfaceId)")
-        }), let app = try await services.links.app(id: try row.string("app_id")) else {
+    func process(_ body: [UInt8], surfaceId: String) async throws -> AppStoreNotificationResult {
+        guard let row = try await services.store.read({ db in try AffiliateQueries.surface(db, id: surfaceId) }),
+              let app = try await services.links.app(id: try row.string("app_id")) else {
             throw HTTPError.notFound(ErrorCode.notFound, "no App Store surface \(surfaceId)")
         }
         let surface = Surface(id: surfaceId, app: app, environment: try row.string("environment") == "production" ? .production : .sandbox)
@@ -92,12 +78,12 @@ enum AppStoreNotifications {
             notification = decoded
         case .failure(.invalidEnvironment(let why)) where surface.environment == .production:
             // A sandbox purchase reached a production app: expected while testing, never money.
-            return try await record(surfaceId: surfaceId, uuidFrom: request.signedPayload, status: "ignored_non_production", detail: why, services: services)
+            return try await record(surfaceId: surfaceId, uuidFrom: request.signedPayload, status: "ignored_non_production", detail: why)
         case .failure(let failure):
             throw HTTPError.badRequest(ErrorCode.appStoreInvalid, "\(failure.status): \(failure)", field: "signedPayload")
         }
         var transaction: AppStoreTransaction?
-        if paymentTypes.contains(notification.notificationType) || reversalTypes.contains(notification.notificationType)
+        if Self.paymentTypes.contains(notification.notificationType) || Self.reversalTypes.contains(notification.notificationType)
             || notification.notificationType == "REFUND_REVERSED" {
             guard let signed = notification.signedTransactionInfo else {
                 throw HTTPError.badRequest(ErrorCode.appStoreInvalid, "a \(notification.notificationType) notification needs signedTransactionInfo", field: "signedPayload")
@@ -112,22 +98,19 @@ enum AppStoreNotifications {
         let now = services.clock.nowMilliseconds()
         let handled = transaction
         return try await services.store.write { db in
-            try apply(db, notification: notification, transaction: handled, surface: surface, now: now)
+            try Self.apply(db, notification: notification, transaction: handled, surface: surface, now: now)
         }
     }
 
     /// Records a notification that needs no ledger work (and is not verified as the surface's).
-    static func record(surfaceId: String, uuidFrom jws: String, status: String, detail: String, services: ServerServices) async throws -> AppStoreNotificationResult {
+    func record(surfaceId: String, uuidFrom jws: String, status: String, detail: String) async throws -> AppStoreNotificationResult {
         let payload = (try? CompactJWS.parse(jws))?.payload
         let uuid = payload?["notificationUUID"]?.stringValue ?? "unknown"
         let type = payload?["notificationType"]?.stringValue ?? "UNKNOWN"
         let now = services.clock.nowMilliseconds()
         let first = try await services.store.write { db in
-            try db.execute("""
-                INSERT INTO app_store_notifications (surface_id, notification_uuid, notification_type, status, received_at)
-                VALUES (\(surfaceId), \(String(uuid.prefix(64))), \(String(type.prefix(64))), \(status), \(now))
-                ON CONFLICT (surface_id, notification_uuid) DO NOTHING
-                """) == 1
+            try AffiliateQueries.recordNotification(db, surfaceId: surfaceId, uuid: String(uuid.prefix(64)), type: String(type.prefix(64)),
+                                                    status: status, now: now)
         }
         return AppStoreNotificationResult(status: first ? status : "duplicate", notificationUUID: uuid, notificationType: type)
     }
@@ -137,27 +120,21 @@ enum AppStoreNotifications {
                       now: Int64) throws -> AppStoreNotificationResult {
         let uuid = notification.notificationUUID, type = notification.notificationType
         var result = AppStoreNotificationResult(status: "ignored", notificationUUID: uuid, notificationType: type)
-        guard try db.execute("""
-            INSERT INTO app_store_notifications (surface_id, notification_uuid, notification_type, subtype, status, transaction_id, received_at)
-            VALUES (\(surface.id), \(uuid), \(type), \(notification.subtype), 'processing', \(transaction?.transactionId), \(now))
-            ON CONFLICT (surface_id, notification_uuid) DO NOTHING
-            """) == 1 else {
+        guard try AffiliateQueries.claimNotification(db, surfaceId: surface.id, uuid: uuid, type: type, subtype: notification.subtype,
+                                                     transactionId: transaction?.transactionId, now: now) else {
             result.status = "duplicate"
             return result
         }
         if let transaction, let transactionId = transaction.transactionId {
             // The token the app set at purchase, minted by a bind of this app.
             let binding = try transaction.appAccountToken.flatMap { token in
-                try db.first("""
-                    SELECT t.affiliate_id, t.program_id, p.commission, p.hold_days FROM app_account_tokens t
-                    JOIN affiliate_programs p ON p.id = t.program_id WHERE t.token = \(token) AND t.app_id = \(surface.app.id)
-                    """)
+                try AffiliateQueries.tokenBinding(db, token: token, appId: surface.app.id)
             }
             if let binding, let token = transaction.appAccountToken {
                 // Every notification of one purchase carries its token: writers on other connections or servers wait
                 // here for each other, so what they decide from the commissions already stored (the first payment, a
                 // duration's start) is decided in turn. One commission per transaction is the unique index's.
-                try db.execute("UPDATE app_account_tokens SET method = method WHERE token = \(token) AND app_id = \(surface.app.id)")
+                try AffiliateQueries.lockToken(db, token: token, appId: surface.app.id)
                 let programId = try binding.string("program_id"), affiliateId = try binding.string("affiliate_id")
                 let original = transaction.originalTransactionId ?? transactionId
                 if paymentTypes.contains(type) {
@@ -179,7 +156,7 @@ enum AppStoreNotifications {
                 result.status = "unattributed"
             }
         }
-        try db.execute("UPDATE app_store_notifications SET status = \(result.status) WHERE surface_id = \(surface.id) AND notification_uuid = \(uuid)")
+        try AffiliateQueries.setNotificationStatus(db, surfaceId: surface.id, uuid: uuid, status: result.status)
         return result
     }
 
@@ -192,7 +169,7 @@ enum AppStoreNotifications {
             return result
         }
         // One commission per transaction, however many notifications mention it.
-        if try db.first("SELECT 1 AS one FROM commissions WHERE program_id = \(programId) AND transaction_id = \(transactionId) LIMIT 1") != nil {
+        if try AffiliateQueries.hasCommission(db, programId: programId, transactionId: transactionId) {
             result.status = "duplicate"
             return result
         }
