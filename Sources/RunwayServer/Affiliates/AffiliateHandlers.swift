@@ -11,7 +11,7 @@ struct AffiliateHandlers: Sendable {
     func create(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let body = try request.decode(CreateAffiliateRequest.self)
-        let workspaceId = try Self.workspace(body.workspaceId, principal)
+        let workspaceId = try principal.actingWorkspace(body.workspaceId)
         let name = try Validate.name(body.name)
         if let external = body.externalId, !(1...128).contains(external.count) {
             throw HTTPError.invalidField("externalId", "must be 1 to 128 characters")
@@ -98,14 +98,6 @@ struct AffiliateHandlers: Sendable {
         }
         services.links.forget(link: link)
         return try .json(link.wire, status: 201)
-    }
-
-    static func workspace(_ requested: String?, _ principal: Principal) throws -> String {
-        guard let workspaceId = requested ?? principal.workspaceId else {
-            throw HTTPError.badRequest(ErrorCode.missingField, "workspaceId is required with an admin key", field: "workspaceId")
-        }
-        try principal.requireWorkspace(workspaceId)
-        return workspaceId
     }
 
     /// Codes are case-insensitive: kept in upper case, 3 to 32 letters, digits, `-` and `_`.

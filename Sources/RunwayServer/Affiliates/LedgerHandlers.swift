@@ -56,10 +56,7 @@ struct LedgerHandlers: Sendable {
 
     func payoutReport(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
-        guard let workspaceId = request.queryValue("workspaceId") ?? principal.workspaceId else {
-            throw HTTPError.badRequest(ErrorCode.invalidQuery, "workspaceId is required with an admin key", field: "workspaceId")
-        }
-        try principal.requireWorkspace(workspaceId)
+        let workspaceId = try principal.actingWorkspace(request.queryValue("workspaceId"), inQuery: true)
         let currency = request.queryValue("currency")
         let now = services.clock.nowMilliseconds()
         let report = try await services.store.write { db in

@@ -10,6 +10,17 @@ public struct Principal: Sendable, Equatable {
     /// Set for publishable keys.
     public let appId: String?
 
+    /// The workspace a request acts in: the one it names, else the key's own (an admin key must name one), and one
+    /// this key may reach. `inQuery` says the name comes from the query string rather than the body.
+    public func actingWorkspace(_ requested: String?, inQuery: Bool = false) throws -> String {
+        guard let workspaceId = requested ?? self.workspaceId else {
+            throw HTTPError.badRequest(inQuery ? ErrorCode.invalidQuery : ErrorCode.missingField, "workspaceId is required with an admin key",
+                                       field: "workspaceId")
+        }
+        try requireWorkspace(workspaceId)
+        return workspaceId
+    }
+
     /// Throws 403 unless this key may reach data of `workspaceId`.
     public func requireWorkspace(_ workspaceId: String) throws {
         guard kind == .admin || self.workspaceId == workspaceId else {

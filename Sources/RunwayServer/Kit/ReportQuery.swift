@@ -19,10 +19,7 @@ struct ReportQuery {
         guard groupings.contains(groupBy) else {
             throw HTTPError.badRequest(ErrorCode.invalidQuery, "groupBy must be one of \(groupings.joined(separator: ", "))", field: "groupBy")
         }
-        guard let workspaceId = request.queryValue("workspaceId") ?? principal.workspaceId else {
-            throw HTTPError.badRequest(ErrorCode.invalidQuery, "workspaceId is required with an admin key", field: "workspaceId")
-        }
-        try principal.requireWorkspace(workspaceId)
+        let workspaceId = try principal.actingWorkspace(request.queryValue("workspaceId"), inQuery: true)
         self.workspaceId = workspaceId
         appId = request.queryValue("appId")
     }

@@ -13,10 +13,7 @@ struct DomainHandlers: Sendable {
     func create(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let body = try request.decode(CreateLinkDomainRequest.self)
-        guard let workspaceId = body.workspaceId ?? principal.workspaceId else {
-            throw HTTPError.badRequest(ErrorCode.missingField, "workspaceId is required with an admin key", field: "workspaceId")
-        }
-        try principal.requireWorkspace(workspaceId)
+        let workspaceId = try principal.actingWorkspace(body.workspaceId)
         let hostname = try LinkValidate.hostname(body.hostname)
         let now = services.clock.nowMilliseconds()
         let trusted = principal.kind == .admin

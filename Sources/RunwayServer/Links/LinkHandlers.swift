@@ -10,10 +10,7 @@ struct LinkHandlers: Sendable {
     func create(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let body = try request.decode(CreateLinkRequest.self)
-        guard let workspaceId = body.workspaceId ?? principal.workspaceId else {
-            throw HTTPError.badRequest(ErrorCode.missingField, "workspaceId is required with an admin key", field: "workspaceId")
-        }
-        try principal.requireWorkspace(workspaceId)
+        let workspaceId = try principal.actingWorkspace(body.workspaceId)
         let customPath = try body.path.map(LinkValidate.path)
         let draft = try LinkDraft(body)
         let now = services.clock.nowMilliseconds()

@@ -104,10 +104,7 @@ struct PostbackHandlers: Sendable {
     func createAdNetwork(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let body = try request.decode(CreateAdNetworkRequest.self)
-        guard let workspaceId = body.workspaceId ?? principal.workspaceId else {
-            throw HTTPError.badRequest(ErrorCode.missingField, "workspaceId is required with an admin key", field: "workspaceId")
-        }
-        try principal.requireWorkspace(workspaceId)
+        let workspaceId = try principal.actingWorkspace(body.workspaceId)
         guard (3...100).contains(body.adNetworkId.count),
               body.adNetworkId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_") }) else {
             throw HTTPError.invalidField("adNetworkId", "must be an ad network id such as example.skadnetwork")

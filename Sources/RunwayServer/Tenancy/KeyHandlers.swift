@@ -82,10 +82,7 @@ struct KeyHandlers: Sendable {
             return (nil, nil)
         case .server:
             if body.appId != nil { throw HTTPError.invalidField("appId", "server keys are not tied to an app; omit it") }
-            guard let workspaceId = body.workspaceId ?? principal.workspaceId else {
-                throw HTTPError.badRequest(ErrorCode.missingField, "workspaceId is required with an admin key", field: "workspaceId")
-            }
-            try principal.requireWorkspace(workspaceId)
+            let workspaceId = try principal.actingWorkspace(body.workspaceId)
             guard try TenancyQueries.workspace(db, id: workspaceId) != nil else {
                 throw HTTPError.invalidField("workspaceId", "no workspace has this id")
             }

@@ -21,10 +21,7 @@ struct UserHandlers: Sendable {
     func create(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let body = try request.decode(CreateConsoleUserRequest.self)
-        guard let workspaceId = body.workspaceId ?? principal.workspaceId else {
-            throw HTTPError.badRequest(ErrorCode.missingField, "workspaceId is required with an admin key", field: "workspaceId")
-        }
-        try principal.requireWorkspace(workspaceId)
+        let workspaceId = try principal.actingWorkspace(body.workspaceId)
         let email = try Self.validEmail(body.email)
         guard (Passwords.minimumLength...Passwords.maximumLength).contains(body.password.count) else {
             throw HTTPError.invalidField("password", "must be \(Passwords.minimumLength) to \(Passwords.maximumLength) characters")

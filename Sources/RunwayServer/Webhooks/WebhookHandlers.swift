@@ -10,10 +10,7 @@ struct WebhookHandlers: Sendable {
     func create(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let body = try request.decode(CreateWebhookRequest.self)
-        guard let workspaceId = body.workspaceId ?? principal.workspaceId else {
-            throw HTTPError.badRequest(ErrorCode.missingField, "workspaceId is required with an admin key", field: "workspaceId")
-        }
-        try principal.requireWorkspace(workspaceId)
+        let workspaceId = try principal.actingWorkspace(body.workspaceId)
         let url = try Webhooks.validURL(body.url, policy: services.outbound)
         guard !body.topics.isEmpty, Set(body.topics).isSubset(of: Webhooks.topics), Set(body.topics).count == body.topics.count else {
             throw HTTPError.invalidField("topics", "must list some of install, event, click, each once")
