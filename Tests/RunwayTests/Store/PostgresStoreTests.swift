@@ -87,7 +87,10 @@ struct PostgresStoreTests {
         let outcome = await waiting
         #expect(throws: StoreError.self) { try outcome.get() }
         try await slow
-        _ = try await store.read { try $0.query("SELECT 1 AS one") }
+        // The pool serves again (a loaded machine may let a read sit past 0.2 s once more: that is the same refusal).
+        var served = false
+        for _ in 0..<20 where !served { served = (try? await store.read { try $0.query("SELECT 1 AS one") }) != nil }
+        #expect(served)
         await store.close()
     }
 
