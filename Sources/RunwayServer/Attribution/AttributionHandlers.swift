@@ -52,7 +52,7 @@ struct AttributionHandlers: Sendable {
         try principal.requireWorkspace(app.workspaceId)
         guard IPAddress.isValid(body.ip) else { throw HTTPError.invalidField("ip", "must be a numeric IPv4 or IPv6 address") }
         let now = services.clock.nowMilliseconds()
-        let at = try LinkValidate.timestamp(body.timestamp, field: "timestamp") ?? now
+        let at = try Validate.timestamp(body.timestamp, field: "timestamp") ?? now
         guard at <= now + 5 * Matcher.minute else { throw HTTPError.invalidField("timestamp", "must not be in the future") }
         let network = try LinkValidate.tag(body.network, field: "network")
         let campaign = try LinkValidate.tag(body.campaign, field: "campaign")

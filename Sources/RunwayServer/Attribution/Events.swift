@@ -71,7 +71,7 @@ enum Events {
                 throw HTTPError.badRequest(ErrorCode.missingField, "installId is required", field: "installId")
             }
             self.installId = installId
-            guard let occurred = try LinkValidate.timestamp(event.timestamp, field: "timestamp") else {
+            guard let occurred = try Validate.timestamp(event.timestamp, field: "timestamp") else {
                 throw HTTPError.badRequest(ErrorCode.missingField, "timestamp is required", field: "timestamp")
             }
             guard occurred <= services.clock.nowMilliseconds() + 86_400_000 else {

@@ -12,8 +12,8 @@ struct ReportQuery {
     let groupBy: String
 
     init(_ request: HTTPRequest, principal: Principal, now: Int64, groupings: [String]) throws {
-        from = try LinkValidate.timestamp(request.queryValue("from"), field: "from") ?? now - 30 * 86_400_000
-        to = try LinkValidate.timestamp(request.queryValue("to"), field: "to") ?? now + 1
+        from = try Validate.timestamp(request.queryValue("from"), field: "from") ?? now - 30 * 86_400_000
+        to = try Validate.timestamp(request.queryValue("to"), field: "to") ?? now + 1
         guard from < to else { throw HTTPError.badRequest(ErrorCode.invalidQuery, "from must be before to", field: "from") }
         groupBy = request.queryValue("groupBy") ?? groupings[0]
         guard groupings.contains(groupBy) else {

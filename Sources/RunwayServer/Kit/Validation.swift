@@ -109,7 +109,7 @@ enum Validate {
     static func postbacks(_ value: PostbackSettings?, policy: OutboundPolicy) throws -> PostbackSettings? {
         guard let value else { return nil }
         guard value.forwardUrls.count <= 5 else { throw HTTPError.invalidField("postbacks.forwardUrls", "may list at most 5 URLs") }
-        for (i, url) in value.forwardUrls.enumerated() { _ = try Webhooks.validURL(url, field: "postbacks.forwardUrls[\(i)]", policy: policy) }
+        for (i, url) in value.forwardUrls.enumerated() { _ = try Validate.outboundURL(url, field: "postbacks.forwardUrls[\(i)]", policy: policy) }
         guard Set(value.forwardUrls).count == value.forwardUrls.count else {
             throw HTTPError.invalidField("postbacks.forwardUrls", "lists a URL twice")
         }
@@ -147,5 +147,21 @@ enum Validate {
             throw HTTPError.invalidField(field, "must be 1 to 64 letters, digits or hyphens (the SDK sends a UUID)")
         }
         return value.lowercased()
+    }
+
+    /// ISO 8601 / RFC 3339 (with or without fractional seconds, `Z` or an offset) to milliseconds.
+    static func timestamp(_ value: String?, field: String) throws -> Int64? {
+        guard let value else { return nil }
+        guard let milliseconds = ISOTime.milliseconds(value) else {
+            throw HTTPError.invalidField(field, "must be an ISO 8601 time such as 2026-12-31T23:59:59Z")
+        }
+        return milliseconds
+    }
+
+    /// A URL the server will send to for a tenant: https only, never to this machine or a private network unless the
+    /// operator allows private targets (see `OutboundPolicy`).
+    static func outboundURL(_ text: String, field: String = "url", policy: OutboundPolicy) throws -> String {
+        if let refusal = policy.refusal(url: text) { throw HTTPError.invalidField(field, refusal) }
+        return text
     }
 }

@@ -100,15 +100,6 @@ enum LinkValidate {
         }
         return text
     }
-
-    /// ISO 8601 / RFC 3339 (with or without fractional seconds, `Z` or an offset) to milliseconds.
-    static func timestamp(_ value: String?, field: String) throws -> Int64? {
-        guard let value else { return nil }
-        guard let milliseconds = ISOTime.milliseconds(value) else {
-            throw HTTPError.invalidField(field, "must be an ISO 8601 time such as 2026-12-31T23:59:59Z")
-        }
-        return milliseconds
-    }
 }
 
 /// The validated fields of a create request.
@@ -131,7 +122,7 @@ struct LinkDraft: Sendable {
         preview = try LinkValidate.preview(body.preview)
         interstitial = body.interstitial ?? false
         passQuery = body.passQuery ?? false
-        expiresAt = try LinkValidate.timestamp(body.expiresAt, field: "expiresAt")
+        expiresAt = try Validate.timestamp(body.expiresAt, field: "expiresAt")
     }
 
     func apply(to link: inout LinkRecord) {
@@ -168,7 +159,7 @@ struct LinkChange: Sendable {
         interstitial = body.interstitial
         passQuery = body.passQuery
         enabled = body.enabled
-        expiresAt = try LinkValidate.timestamp(body.expiresAt, field: "expiresAt")
+        expiresAt = try Validate.timestamp(body.expiresAt, field: "expiresAt")
     }
 
     func apply(to link: inout LinkRecord) {

@@ -11,7 +11,7 @@ struct WebhookHandlers: Sendable {
         let principal = try context.principal()
         let body = try request.decode(CreateWebhookRequest.self)
         let workspaceId = try principal.actingWorkspace(body.workspaceId)
-        let url = try Webhooks.validURL(body.url, policy: services.outbound)
+        let url = try Validate.outboundURL(body.url, policy: services.outbound)
         guard !body.topics.isEmpty, Set(body.topics).isSubset(of: Webhooks.topics), Set(body.topics).count == body.topics.count else {
             throw HTTPError.invalidField("topics", "must list some of install, event, click, each once")
         }

@@ -71,13 +71,6 @@ enum Webhooks {
     }
 
     /// https, or http to this machine (for development).
-    /// A URL the server will send to for a tenant: https only, never to this machine or a private network unless the
-    /// operator allows private targets (see `OutboundPolicy`).
-    static func validURL(_ text: String, field: String = "url", policy: OutboundPolicy) throws -> String {
-        if let refusal = policy.refusal(url: text) { throw HTTPError.invalidField(field, refusal) }
-        return text
-    }
-
     static func endpoint(_ row: SQLRow) throws -> WebhookEndpoint {
         WebhookEndpoint(id: try row.string("id"), workspaceId: try row.string("workspace_id"), url: try row.string("url"),
                         topics: try row.string("topics").split(separator: ",").map(String.init), enabled: try row.bool("enabled"),

@@ -1,4 +1,3 @@
-import Foundation
 import RunwayStore
 
 /// How long raw data is kept (`LINKRUNWAY_RETAIN_*`). The hourly maintenance pass enforces it.
@@ -32,19 +31,4 @@ public struct RetentionReport: Sendable, Equatable {
     public var partitions = PartitionReport()
     /// Clicks and installs whose address hash was cleared, and impressions deleted with theirs.
     public var addressHashesCleared = 0
-}
-
-/// The hourly pass: partitions ahead, old address keys forgotten, then each capability's upkeep (retention, sessions,
-/// commissions released).
-enum Maintenance {
-    static func run(_ services: ServerServices, policy: RetentionPolicy) async throws -> RetentionReport {
-        let now = services.clock.nowMilliseconds()
-        var report = RetentionReport()
-        _ = try await AddressHasher.forgetOldKeys(store: services.store, now: now)
-        for capability in ServerApplication.capabilities {
-            try await capability.maintain(services, policy: policy, now: now, report: &report)
-        }
-        report.partitions = try await PartitionMaintenance.run(policy.tables, store: services.store, now: services.clock.now())
-        return report
-    }
 }
