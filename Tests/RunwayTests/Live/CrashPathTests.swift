@@ -10,8 +10,9 @@ import Testing
 /// exactly once.
 @Suite("Crash and restart, per write path")
 struct CrashPathTests {
-    /// Writers on their own connections send `request(writer, i)` until the server dies; returns what was acknowledged.
-    static func load(port: UInt16, writers: Int = 6, until count: Int,
+    /// Writers on their own connections send `request(writer, i)` until the server dies; returns what was acknowledged
+    /// once there are `count` acknowledgements and `enough` holds of them.
+    static func load(port: UInt16, writers: Int = 6, until count: Int, enough: @escaping @Sendable ([String]) -> Bool = { _ in true },
                      _ request: @escaping @Sendable (Int, Int) -> (path: String, headers: [String: String], body: String, id: String),
                      acknowledged check: @escaping @Sendable (RawHTTPConnection.Response, String) -> String?) async throws -> SharedList {
         let acknowledged = SharedList()
@@ -28,8 +29,10 @@ struct CrashPathTests {
         }
         threads.forEach { $0.start() }
         let deadline = ContinuousClock.now + .seconds(30)
-        while acknowledged.count < count && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(acknowledged.count >= count, "the writes were not answered")
+        while (acknowledged.count < count || !enough(acknowledged.items)) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(acknowledged.count >= count && enough(acknowledged.items), "the writes were not answered")
         return acknowledged
     }
 
@@ -182,7 +185,10 @@ struct CrashPathTests {
                                                                                body: #"{"installId":"c-\#(i)","platform":"ios","consent":true}"#) }
         }
         let claimed = Atomic<Int>(0)
-        let acknowledged = try await Self.load(port: port, writers: 4, until: 150, { writer, i in
+        // Claims are slower than binds (each asks the AdServices stand-in): wait for some of each.
+        let acknowledged = try await Self.load(port: port, writers: 4, until: 150, enough: { items in
+            items.contains { $0.hasPrefix("claim:") } && items.contains { $0.hasPrefix("bind:") }
+        }, { writer, i in
             if writer % 2 == 0 {
                 return ("/v1/app-store/bind", client, #"{"refCode":"BINDER","installId":"b-\#(writer)-\#(i)"}"#, "")
             }
