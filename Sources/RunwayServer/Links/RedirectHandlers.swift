@@ -97,8 +97,11 @@ struct RedirectHandlers: Sendable {
         let (target, interstitialStore, web) = Self.destination(link: link, appStore: appStore, client: client,
                                                                 query: link.passQuery ? request.query : [])
         guard let target else { return .answer(LinkPages.noDestination()) }
-        // HEAD asks what would happen without it happening: no click.
-        guard request.method != "HEAD" else { return .answer(Self.redirect(to: target)) }
+        // HEAD asks what would happen without it happening: the same answer, no click (so no click id on the page).
+        guard request.method != "HEAD" else {
+            guard let store = interstitialStore else { return .answer(Self.redirect(to: target)) }
+            return .answer(LinkPages.interstitial(link: link, appName: app?.name, appStore: store, web: web, signedClickId: ""))
+        }
         let visit = Clicks.Visit(kind: "click", platform: client.platform, osVersion: client.osVersion, address: request.remoteAddress,
                                  referrerHost: request.referrerHost, installId: nil)
         let appName = app?.name

@@ -110,10 +110,13 @@ struct LinksAPITests {
         await server.stop()
     }
 
-    @Test("the iOS interstitial counts the click and carries a signed click id that verifies")
+    @Test("the iOS interstitial counts the click and carries a signed click id that verifies; HEAD gives the page's answer and counts nothing")
     func interstitial() async throws {
         let (server, app) = try await Self.fixture()
         let link = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"branded","interstitial":true,"destinations":{"web":"https://example.com"}}"#)
+        let head = await server.follow("/branded", userAgent: UserAgents.iPhone, method: "HEAD")
+        #expect(head.status == 200 && head.headers["Content-Type"]?.hasPrefix("text/html") == true, "HEAD answers as GET does")
+        #expect(try await server.clicks().isEmpty)
         let page = await server.follow("/branded", userAgent: UserAgents.iPhone)
         #expect(page.status == 200)
         #expect(page.bodyText.contains("https://apps.apple.com/app/id123456789"))
