@@ -65,6 +65,19 @@ struct APIClient: Sendable {
         return items
     }
 
+    /// The workspace a command acts in: `--workspace`, else `$LINKRUNWAY_WORKSPACE`, else the only workspace the key
+    /// sees (a server key's own, or an admin key's when there is exactly one). Several: a usage error asks for one.
+    func workspace(_ arguments: ParsedArguments, _ context: CLIContext) async throws -> String? {
+        if let named = arguments.value("--workspace") ?? context.environment["LINKRUNWAY_WORKSPACE"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            return named
+        }
+        let seen = try await get("/v1/workspaces?limit=2", as: Page<Workspace>.self).items
+        guard seen.count <= 1 else {
+            throw UsageError("this key sees several workspaces: name one with --workspace or LINKRUNWAY_WORKSPACE")
+        }
+        return seen.first?.id
+    }
+
     static func escape(_ value: String) -> String {
         value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
     }

@@ -9,10 +9,11 @@ enum AffiliateCommands {
 
     static let create = Command(["affiliate", "create"], summary: "Add an affiliate.", options: [
         .value("--name", "name", "Name."), .value("--external-id", "id", "Your reference for them."),
-        .value("--workspace", "id", "Workspace (required with an admin key)."), jsonFlag,
+        .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), jsonFlag,
     ] + APIClient.options) { a, c in
-        let affiliate = try await APIClient(a, c).post("/v1/affiliates", CreateAffiliateRequest(workspaceId: a.value("--workspace"), name: try a.required("--name"),
-                                                                                                externalId: a.value("--external-id")), as: Affiliate.self)
+        let client = try APIClient(a, c)
+        let affiliate = try await client.post("/v1/affiliates", CreateAffiliateRequest(workspaceId: try await client.workspace(a, c), name: try a.required("--name"),
+                                                                                       externalId: a.value("--external-id")), as: Affiliate.self)
         c.output(a.flag("--json") ? try Output.json(affiliate) : "Created affiliate \(affiliate.id) (\(affiliate.name))")
     }
 

@@ -88,11 +88,12 @@ enum AttributionCommands {
 
     static let webhookCreate = Command(["webhook", "create"], summary: "Register an endpoint; prints its signing secret once.", options: [
         .value("--url", "url", "https:// endpoint."), .value("--topics", "list", "Comma-separated: install, event, click."),
-        .value("--workspace", "id", "Workspace (required with an admin key)."), jsonFlag,
+        .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), jsonFlag,
     ] + APIClient.options) { a, c in
         let topics = try a.required("--topics").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        let created = try await APIClient(a, c).post("/v1/webhooks", CreateWebhookRequest(workspaceId: a.value("--workspace"), url: try a.required("--url"), topics: topics),
-                                                     as: CreatedWebhook.self)
+        let client = try APIClient(a, c)
+        let created = try await client.post("/v1/webhooks", CreateWebhookRequest(workspaceId: try await client.workspace(a, c), url: try a.required("--url"),
+                                                                                  topics: topics), as: CreatedWebhook.self)
         c.output(a.flag("--json") ? try Output.json(created)
                  : "Created \(created.webhook.id). Its signing secret is shown only now:\n\n    \(created.secret)\n")
     }

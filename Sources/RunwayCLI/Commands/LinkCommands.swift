@@ -6,10 +6,11 @@ enum LinkCommands {
     static let jsonFlag = TenancyCommands.jsonFlag
 
     static let domainAdd = Command(["domain", "add"], summary: "Add a link domain to a workspace.", arguments: "<hostname>",
-                                   options: [.value("--workspace", "id", "Workspace (required with an admin key)."), jsonFlag] + APIClient.options) { a, c in
+                                   options: [.value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), jsonFlag] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one hostname") }
-        let domain = try await APIClient(a, c).post("/v1/domains", CreateLinkDomainRequest(workspaceId: a.value("--workspace"), hostname: a.positionals[0]),
-                                                    as: LinkDomain.self)
+        let client = try APIClient(a, c)
+        let domain = try await client.post("/v1/domains", CreateLinkDomainRequest(workspaceId: try await client.workspace(a, c), hostname: a.positionals[0]),
+                                           as: LinkDomain.self)
         let proof = domain.verification.map { "\nIt serves once you publish the DNS record \($0.recordName) \($0.recordType) \"\($0.recordValue)\" and run linkrunway domain verify \(domain.id)" } ?? ""
         c.output(a.flag("--json") ? try Output.json(domain) : "Added \(domain.hostname) (\(domain.id)) to \(domain.workspaceId)" + proof)
     }
@@ -54,17 +55,18 @@ enum LinkCommands {
     ]
 
     static let linkCreate = Command(["link", "create"], summary: "Create a link.", options: [
-        .value("--workspace", "id", "Workspace (required with an admin key)."), .value("--app", "id", "The app it opens."),
+        .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), .value("--app", "id", "The app it opens."),
         .value("--domain", "hostname", "One of the workspace's link domains (default: its first)."),
         .value("--path", "path", "A custom path (default: 8 generated characters)."),
     ] + fieldOptions + [jsonFlag] + APIClient.options) { a, c in
         let fields = try LinkFields(a)
-        let request = CreateLinkRequest(workspaceId: a.value("--workspace"), appId: a.value("--app"), domain: a.value("--domain"),
+        let client = try APIClient(a, c)
+        let request = CreateLinkRequest(workspaceId: try await client.workspace(a, c), appId: a.value("--app"), domain: a.value("--domain"),
                                         path: a.value("--path"), appPath: fields.appPath, metadata: fields.metadata,
                                         destinations: fields.destinations, campaign: fields.campaign, channel: fields.channel,
                                         feature: fields.feature, preview: fields.preview, interstitial: fields.interstitial,
                                         passQuery: fields.passQuery, expiresAt: fields.expiresAt)
-        let link = try await APIClient(a, c).post("/v1/links", request, as: Link.self)
+        let link = try await client.post("/v1/links", request, as: Link.self)
         c.output(a.flag("--json") ? try Output.json(link) : "Created \(link.id): \(link.url)")
     }
 

@@ -23,7 +23,7 @@ enum TenancyCommands {
         .value("--bundle-id", "id", "Bundle ID, e.g. com.example.app."),
         .value("--app-store-id", "id", "Numeric App Store ID, once there is one."),
         .value("--platforms", "list", "Comma-separated: ios, tvos, macos, visionos (default ios)."),
-        .value("--workspace", "id", "Workspace (required with an admin key)."),
+        .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."),
         jsonFlag,
     ] + APIClient.options) { a, c in
         let platforms = try a.value("--platforms").map { list in
@@ -34,10 +34,11 @@ enum TenancyCommands {
                 return platform
             }
         }
-        let request = CreateAppRequest(workspaceId: a.value("--workspace"), name: try a.required("--name"),
+        let client = try APIClient(a, c)
+        let request = CreateAppRequest(workspaceId: try await client.workspace(a, c), name: try a.required("--name"),
                                        teamId: try a.required("--team-id"), bundleId: try a.required("--bundle-id"),
                                        appStoreId: a.value("--app-store-id"), platforms: platforms)
-        let app = try await APIClient(a, c).post("/v1/apps", request, as: App.self)
+        let app = try await client.post("/v1/apps", request, as: App.self)
         c.output(a.flag("--json") ? try Output.json(app) : "Created app \(app.id) \(app.teamId).\(app.bundleId)")
     }
 

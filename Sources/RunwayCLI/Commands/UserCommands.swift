@@ -6,7 +6,7 @@ import RunwayCrypto
 enum UserCommands {
     static let create = Command(["user", "create"], summary: "Add a console user; without --password-stdin a password is made and printed once.", options: [
         .value("--email", "address", "What they sign in with."),
-        .value("--workspace", "id", "The one workspace they see (required with an admin key)."),
+        .value("--workspace", "id", "The one workspace they see (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."),
         .flag("--password-stdin", "Read the password (12 characters or more) from the first line of standard input."),
         TenancyCommands.jsonFlag,
     ] + APIClient.options) { a, c in
@@ -18,8 +18,9 @@ enum UserCommands {
         } else {
             (password, made) = (SecureRandom.string(length: 20, alphabet: SecureRandom.base62), true)
         }
-        let user = try await APIClient(a, c).post("/v1/users", CreateConsoleUserRequest(workspaceId: a.value("--workspace"),
-                                                  email: try a.required("--email"), password: password), as: ConsoleUser.self)
+        let client = try APIClient(a, c)
+        let user = try await client.post("/v1/users", CreateConsoleUserRequest(workspaceId: try await client.workspace(a, c),
+                                                                               email: try a.required("--email"), password: password), as: ConsoleUser.self)
         if a.flag("--json") {
             c.output(try Output.json(user))
         } else {

@@ -120,6 +120,29 @@ struct CLITests {
 /// Link commands against a real server, and QR codes read back by a real decoder.
 @Suite("CLI links")
 struct CLILinkTests {
+    @Test("create commands act in the only workspace the key sees, else in $LINKRUNWAY_WORKSPACE or --workspace; with several and none named, a usage error")
+    func defaultWorkspace() async throws {
+        let (runtime, _, environment) = try await CLITests.startServer()
+        func run(_ arguments: [String], _ extra: [String: String] = [:]) async -> CLITests.Run {
+            await CLITests.run(arguments, environment: environment.merging(extra) { $1 })
+        }
+        // The README's own first commands, as written: one workspace, so no --workspace.
+        let added = await run(["domain", "add", "go.example.com"])
+        #expect(added.status == 0, "\(added.errors)")
+        let link = await run(["link", "create", "--domain", "go.example.com", "--path", "summer", "--web", "https://example.com/s"])
+        #expect(link.status == 0, "\(link.errors)")
+        #expect(await run(["affiliate", "create", "--name", "Alice"]).status == 0)
+
+        let second = try JSONDecoder().decode(Workspace.self, from: Data(await run(["workspace", "create", "--name", "Second", "--json"]).output.utf8))
+        let ambiguous = await run(["domain", "add", "go.second.example"])
+        #expect(ambiguous.status == 64 && ambiguous.errors.contains("--workspace"), "\(ambiguous.status) \(ambiguous.errors)")
+        let named = await run(["domain", "add", "go.second.example", "--json"], ["LINKRUNWAY_WORKSPACE": second.id])
+        #expect(named.status == 0, "\(named.errors)")
+        #expect(try JSONDecoder().decode(LinkDomain.self, from: Data(named.output.utf8)).workspaceId == second.id)
+        #expect(await run(["affiliate", "create", "--name", "Bob", "--workspace", second.id]).status == 0)
+        await runtime.stop()
+    }
+
     @Test("domains and links are managed from the CLI, and the QR code decodes (zbarimg) to the link")
     func links() async throws {
         let (runtime, directory, environment) = try await CLITests.startServer()
