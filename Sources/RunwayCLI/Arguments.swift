@@ -48,7 +48,10 @@ struct ParsedArguments: Sendable {
                 name = String(argument[..<eq])
                 inline = String(argument[argument.index(after: eq)...])
             }
-            guard let spec = options.first(where: { $0.name == name }) else { throw UsageError("unknown option \(name)") }
+            guard let spec = options.first(where: { $0.name == name }) else {
+                let guess = Suggestion.closest(to: name, among: options.map(\.name))
+                throw UsageError("unknown option \(name)" + (guess.map { "; did you mean \($0)?" } ?? ""))
+            }
             if spec.valueName == nil {
                 guard inline == nil else { throw UsageError("\(name) takes no value") }
                 flags.insert(name)

@@ -48,7 +48,12 @@ public enum CLI {
                 output(groupHelp(arguments[0], group))
                 return arguments.count == 1 ? usage : success
             }
-            errorOutput("error: unknown command \"\(arguments.prefix(2).joined(separator: " "))\"\n\n\(overview)")
+            // One short line, a guess, and where the list is; not the whole list on standard error.
+            let typed = arguments.prefix(2).joined(separator: " ")
+            let guess = Suggestion.closest(to: typed, among: commands.map { $0.words.joined(separator: " ") })
+                ?? Suggestion.closest(to: arguments[0], among: Array(Set(commands.map { $0.words[0] })))
+            errorOutput("error: unknown command \"\(typed)\"" + (guess.map { "; did you mean \"\($0)\"?" } ?? "")
+                        + "\nRun linkrunway --help for the commands.")
             return usage
         }
         let rest = Array(arguments.dropFirst(command.words.count))
@@ -61,7 +66,7 @@ public enum CLI {
             try await command.run(parsed, context)
             return success
         } catch let error as UsageError {
-            errorOutput("error: \(error)\n\n\(command.help)")
+            errorOutput("error: \(error)\nRun linkrunway \(command.words.joined(separator: " ")) --help for its options.")
             return usage
         } catch let error as CommandFailure {
             errorOutput("error: \(error)")

@@ -59,6 +59,21 @@ struct CLITests {
         #expect(run.status == 64, "\(arguments): \(run.errors)")
     }
 
+    @Test("an unknown command or option is one short error with a guess and where the help is, not the whole help")
+    func shortUsageErrors() async {
+        let command = await CLITests.run(["lnk", "create"], environment: [:])
+        #expect(command.status == 64)
+        #expect(command.errors.contains(#"unknown command "lnk create"; did you mean "link create"?"#), "\(command.errors)")
+        #expect(command.errors.split(separator: "\n").count <= 3, "\(command.errors)")
+        let option = await CLITests.run(["app", "create", "--nme", "x"], environment: ["LINKRUNWAY_KEY": "lr_ak_x"])
+        #expect(option.errors.contains("unknown option --nme; did you mean --name?"), "\(option.errors)")
+        #expect(option.errors.contains("Run linkrunway app create --help for its options."))
+        #expect(option.errors.split(separator: "\n").count <= 3, "\(option.errors)")
+        let far = await CLITests.run(["quux"], environment: [:])
+        #expect(far.status == 64 && !far.errors.contains("did you mean"), "nothing is guessed from far away: \(far.errors)")
+        #expect(Suggestion.distance("kitten", "sitting") == 3)
+    }
+
     @Test("management commands work end to end, print tables or JSON, and fail with exit 1")
     func endToEnd() async throws {
         let (runtime, directory, environment) = try await Self.startServer()
