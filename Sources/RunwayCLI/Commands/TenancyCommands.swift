@@ -72,6 +72,11 @@ enum TenancyCommands {
         jsonFlag,
     ] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one app id") }
+        let changes = ["--name", "--app-store-id", "--probabilistic-minutes", "--view-through-hours", "--click-window-days",
+                       "--attestation-policy", "--attestation-environments"]
+        guard changes.contains(where: { a.value($0) != nil }) else {
+            throw UsageError("nothing to change: give at least one of \(changes.joined(separator: ", "))")
+        }
         let path = "/v1/apps/\(APIClient.escape(a.positionals[0]))"
         func number(_ option: String) throws -> Int? {
             guard let text = a.value(option) else { return nil }

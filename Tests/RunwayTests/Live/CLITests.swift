@@ -52,6 +52,7 @@ struct CLITests {
 
     @Test("usage errors exit 64", arguments: [
         ["bogus"], [], ["app", "create", "--nme", "x"], ["app", "show"], ["key", "create", "--kind", "root"], ["serve", "--port", "x"],
+        ["app", "update", "app_x"], ["version"],
         ["app", "list", "--json=yes"], ["serve", "--request-timeout", "1e300"], ["serve", "--shutdown-grace", "1e300"],
     ])
     func usageErrors(_ arguments: [String]) async {
