@@ -40,9 +40,23 @@ let package = Package(
         // Requests the server sends for tenants (webhooks, forwarded postbacks) over libcurl, to public addresses only.
         .target(name: "RunwayOutbound", dependencies: ["CCurl", "CResolv"]),
         // The server's capabilities, one folder each.
+        // The server, in three layers the compiler keeps apart: the kit every capability shares, the capabilities
+        // (links, attribution, postbacks…), the console (a client of the capabilities' handlers), and the composition
+        // root that wires them to a store and libmicrohttpd.
+        .target(name: "RunwayKit", dependencies: [
+            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwayHTTP", "RunwayOutbound",
+        ]),
+        .target(name: "RunwayCapabilities", dependencies: [
+            "RunwayKit", "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwayHTTP", "RunwayQR",
+            "RunwayOutbound",
+        ]),
+        .target(name: "RunwayConsole", dependencies: [
+            "RunwayKit", "RunwayCapabilities", "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "RunwayStore", "RunwayHTTP",
+        ]),
         .target(name: "RunwayServer", dependencies: [
+            "RunwayKit", "RunwayCapabilities", "RunwayConsole",
             "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
-            "RunwayHTTPServer", "RunwayQR", "RunwayOutbound",
+            "RunwayHTTPServer", "RunwayOutbound",
         ]),
         // Stand-ins for what the server calls and we cannot reach from here (Apple's AdServices API), for tests and
         // `linkrunway dev`; never part of the server.
@@ -53,7 +67,7 @@ let package = Package(
 
         .testTarget(name: "RunwayTests", dependencies: [
             "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
-            "RunwayHTTPServer", "RunwayQR", "RunwayOutbound", "RunwayServer", "RunwayCLI", "RunwayDevTools", "linkrunway", .product(name: "LinkRunway", package: "sdk"),
+            "RunwayHTTPServer", "RunwayQR", "RunwayOutbound", "RunwayKit", "RunwayCapabilities", "RunwayConsole", "RunwayServer", "RunwayCLI", "RunwayDevTools", "linkrunway", .product(name: "LinkRunway", package: "sdk"),
         ]),
     ],
     swiftLanguageModes: [.v6]

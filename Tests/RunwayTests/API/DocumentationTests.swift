@@ -1,5 +1,8 @@
 import Foundation
 @testable import RunwayCLI
+import RunwayCapabilities
+import RunwayConsole
+import RunwayKit
 import RunwayServer
 import Testing
 

@@ -1,7 +1,10 @@
 import Foundation
 import LinkRunwayAPI
+@testable import RunwayCapabilities
+@testable import RunwayConsole
 import RunwayHTTP
 import RunwayJSON
+@testable import RunwayKit
 @testable import RunwayServer
 import Testing
 

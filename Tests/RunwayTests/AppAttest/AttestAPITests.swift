@@ -1,8 +1,11 @@
 import AppleFormats
 import Foundation
 import LinkRunwayAPI
+@testable import RunwayCapabilities
+@testable import RunwayConsole
 import RunwayCrypto
 import RunwayHTTP
+@testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
 import Testing

@@ -1,9 +1,12 @@
 import AppleFormats
 import Foundation
 import LinkRunwayAPI
+@testable import RunwayCapabilities
+@testable import RunwayConsole
 import RunwayCrypto
 import RunwayHTTP
 import RunwayJSON
+@testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
 import Testing

@@ -1,4 +1,7 @@
 import Foundation
+@testable import RunwayCapabilities
+@testable import RunwayConsole
+@testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
 import Testing

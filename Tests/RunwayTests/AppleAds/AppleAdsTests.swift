@@ -1,7 +1,10 @@
 import Foundation
 import LinkRunwayAPI
+@testable import RunwayCapabilities
+@testable import RunwayConsole
 import RunwayDevTools
 import RunwayHTTP
+@testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
 import Testing

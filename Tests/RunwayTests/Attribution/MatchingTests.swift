@@ -1,7 +1,10 @@
 import Foundation
-import RunwayOutbound
 import LinkRunwayAPI
+@testable import RunwayCapabilities
+@testable import RunwayConsole
 import RunwayHTTP
+@testable import RunwayKit
+import RunwayOutbound
 @testable import RunwayServer
 import RunwayStore
 import Testing

@@ -1,8 +1,11 @@
 import Foundation
 import LinkRunwayAPI
+@testable import RunwayCapabilities
+@testable import RunwayConsole
 import RunwayCrypto
 import RunwayHTTP
 import RunwayHTTPServer
+@testable import RunwayKit
 @testable import RunwayOutbound
 @testable import RunwayServer
 import Synchronization

@@ -1,7 +1,10 @@
 import Foundation
 import LinkRunwayAPI
 @testable import RunwayCLI
+@testable import RunwayCapabilities
+@testable import RunwayConsole
 import RunwayHTTP
+@testable import RunwayKit
 @testable import RunwayServer
 import Testing
 

@@ -1,3 +1,6 @@
+@testable import RunwayCapabilities
+@testable import RunwayConsole
+@testable import RunwayKit
 @testable import RunwayServer
 import Testing
 

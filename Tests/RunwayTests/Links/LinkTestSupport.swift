@@ -1,6 +1,9 @@
 import Foundation
 import LinkRunwayAPI
+@testable import RunwayCapabilities
+@testable import RunwayConsole
 import RunwayHTTP
+@testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
 

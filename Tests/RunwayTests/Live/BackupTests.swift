@@ -1,7 +1,10 @@
 import Foundation
 import LinkRunwayAPI
-import RunwayServer
+import RunwayCapabilities
+import RunwayConsole
+import RunwayKit
 import RunwaySQLite
+import RunwayServer
 import RunwayStore
 import Synchronization
 import Testing

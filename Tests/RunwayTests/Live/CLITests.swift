@@ -2,8 +2,11 @@ import AppleFormats
 import Foundation
 import LinkRunwayAPI
 @testable import RunwayCLI
+import RunwayCapabilities
+import RunwayConsole
 import RunwayCrypto
 import RunwayHTTP
+import RunwayKit
 import RunwayServer
 import Testing
 

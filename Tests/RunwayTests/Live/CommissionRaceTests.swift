@@ -1,5 +1,8 @@
 import Foundation
 import LinkRunwayAPI
+@testable import RunwayCapabilities
+@testable import RunwayConsole
+@testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
 import Testing

@@ -1,8 +1,11 @@
 import Foundation
 import LinkRunwayAPI
 @testable import RunwayCLI
+import RunwayCapabilities
+import RunwayConsole
 import RunwayHTTP
 import RunwayHTTPServer
+import RunwayKit
 import RunwayServer
 import Testing
 

@@ -1,8 +1,11 @@
 import Foundation
 import LinkRunwayAPI
+@testable import RunwayCapabilities
+@testable import RunwayConsole
 import RunwayCrypto
-@testable import RunwayServer
+@testable import RunwayKit
 import RunwaySQLite
+@testable import RunwayServer
 import RunwayStore
 import Testing
 

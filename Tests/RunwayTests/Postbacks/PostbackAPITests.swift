@@ -1,10 +1,13 @@
 import AppleFormats
 import Foundation
-import RunwayOutbound
 import LinkRunwayAPI
+@testable import RunwayCapabilities
+@testable import RunwayConsole
 import RunwayCrypto
 import RunwayHTTP
 import RunwayJSON
+@testable import RunwayKit
+import RunwayOutbound
 @testable import RunwayServer
 import RunwayStore
 import Testing

@@ -3,10 +3,13 @@ import Foundation
 import FoundationNetworking
 #endif
 import LinkRunway
+import RunwayCapabilities
+import RunwayConsole
 import RunwayDevTools
 import RunwayHTTP
-import RunwayServer
+import RunwayKit
 import RunwaySQLite
+import RunwayServer
 import RunwayStore
 import Synchronization
 import Testing

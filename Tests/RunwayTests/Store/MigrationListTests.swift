@@ -1,4 +1,7 @@
+@testable import RunwayCapabilities
+@testable import RunwayConsole
 import RunwayCrypto
+@testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
 import Testing

@@ -1,10 +1,13 @@
 import Foundation
-import Synchronization
-@testable import RunwayPostgres
+@testable import RunwayCapabilities
+@testable import RunwayConsole
 import RunwayCrypto
 import RunwayHTTP
+@testable import RunwayKit
+@testable import RunwayPostgres
 @testable import RunwayServer
 import RunwayStore
+import Synchronization
 import Testing
 
 /// What only PostgreSQL needs checking: dropped connections, an unreachable server, the pool's wait timeout.

@@ -1,4 +1,7 @@
 import Foundation
+import RunwayCapabilities
+import RunwayConsole
+import RunwayKit
 import RunwayServer
 import RunwayStore
 import Testing

@@ -1,9 +1,12 @@
 import Foundation
 import LinkRunwayAPI
+@testable import RunwayCapabilities
+@testable import RunwayConsole
 import RunwayCrypto
 import RunwayHTTP
-import RunwayOutbound
 import RunwayJSON
+@testable import RunwayKit
+import RunwayOutbound
 @testable import RunwayServer
 import RunwayStore
 

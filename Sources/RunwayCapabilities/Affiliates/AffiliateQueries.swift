@@ -1,0 +1,213 @@
+import LinkRunwayAPI
+import RunwayKit
+import RunwayStore
+
+/// The SQL of the affiliate tables that the routes run (the ledger's own is in `Ledger`, the commission rules' in
+/// `CommissionRules`).
+enum AffiliateQueries {
+    static let affiliateColumns = "id, workspace_id, name, external_id, created_at"
+    static let programColumns = "id, workspace_id, app_id, name, commission, hold_days, offer_code, deferred_minutes, created_at"
+
+    static func insertAffiliate(_ db: any SQLExecutor, _ affiliate: Affiliate, now: Int64) throws {
+        try db.execute("""
+            INSERT INTO affiliates (id, workspace_id, name, external_id, created_at)
+            VALUES (\(affiliate.id), \(affiliate.workspaceId), \(affiliate.name), \(affiliate.externalId), \(now))
+            """)
+    }
+
+    static func affiliate(_ db: any SQLExecutor, id: String) throws -> Affiliate? {
+        try db.first("SELECT \(raw: affiliateColumns) FROM affiliates WHERE id = \(id)").map(affiliate)
+    }
+
+    /// Locks the affiliate's row until the transaction ends.
+    static func lockAffiliate(_ db: any SQLExecutor, id: String) throws {
+        try db.execute("UPDATE affiliates SET name = name WHERE id = \(id)")
+    }
+
+    static func insertProgram(_ db: any SQLExecutor, _ program: AffiliateProgram, encodedCommission: String, now: Int64) throws {
+        try db.execute("""
+            INSERT INTO affiliate_programs (id, workspace_id, app_id, name, commission, hold_days, offer_code, deferred_minutes, created_at)
+            VALUES (\(program.id), \(program.workspaceId), \(program.appId), \(program.name), \(encodedCommission), \(Int64(program.holdDays)),
+                    \(program.offerCode), \(Int64(program.deferredMinutes)), \(now))
+            """)
+    }
+
+    static func program(_ db: any SQLExecutor, id: String) throws -> AffiliateProgram? {
+        try db.first("SELECT \(raw: programColumns) FROM affiliate_programs WHERE id = \(id)").map(program)
+    }
+
+    static func insertCode(_ db: any SQLExecutor, workspaceId: String, code: String, affiliateId: String, programId: String, now: Int64) throws {
+        try db.execute("""
+            INSERT INTO affiliate_codes (workspace_id, code, affiliate_id, program_id, created_at)
+            VALUES (\(workspaceId), \(code), \(affiliateId), \(programId), \(now))
+            """)
+    }
+
+    static func insertLink(_ db: any SQLExecutor, linkId: String, affiliateId: String, programId: String) throws {
+        try db.execute("INSERT INTO affiliate_links (link_id, affiliate_id, program_id) VALUES (\(linkId), \(affiliateId), \(programId))")
+    }
+
+    static func affiliate(_ row: SQLRow) throws -> Affiliate {
+        Affiliate(id: try row.string("id"), workspaceId: try row.string("workspace_id"), name: try row.string("name"),
+                  externalId: try row.optionalString("external_id"), createdAt: Timestamp.iso(try row.int("created_at")))
+    }
+
+    static func program(_ row: SQLRow) throws -> AffiliateProgram {
+        AffiliateProgram(id: try row.string("id"), workspaceId: try row.string("workspace_id"), appId: try row.string("app_id"),
+                         name: try row.string("name"), commission: try CommissionRules.decode(try row.string("commission")),
+                         holdDays: Int(try row.int("hold_days")), offerCode: try row.optionalString("offer_code"),
+                         deferredMinutes: Int(try row.int("deferred_minutes")), createdAt: Timestamp.iso(try row.int("created_at")))
+    }
+
+    // MARK: App Store surfaces and binds
+
+    static func insertSurface(_ db: any SQLExecutor, id: String, workspaceId: String, appId: String, environment: String, now: Int64) throws {
+        try db.execute("""
+            INSERT INTO app_store_surfaces (id, workspace_id, app_id, environment, created_at)
+            VALUES (\(id), \(workspaceId), \(appId), \(environment), \(now))
+            """)
+    }
+
+    /// An app's surfaces, oldest first.
+    static func surfaces(_ db: any SQLExecutor, appId: String) throws -> [SQLRow] {
+        try db.query("SELECT id, app_id, environment, created_at FROM app_store_surfaces WHERE app_id = \(appId) ORDER BY created_at, id")
+    }
+
+    /// The app of surface `id`, or nil when there is none.
+    static func surfaceApp(_ db: any SQLExecutor, id: String) throws -> String? {
+        try db.first("SELECT app_id FROM app_store_surfaces WHERE id = \(id)")?.string("app_id")
+    }
+
+    /// The app and environment of surface `id`.
+    static func surface(_ db: any SQLExecutor, id: String) throws -> SQLRow? {
+        try db.first("SELECT app_id, environment FROM app_store_surfaces WHERE id = \(id)")
+    }
+
+    /// The affiliate, program, offer and app of an affiliate link.
+    static func linkReferral(_ db: any SQLExecutor, linkId: String) throws -> SQLRow? {
+        try db.first("""
+            SELECT a.affiliate_id, a.program_id, p.offer_code, p.app_id FROM affiliate_links a JOIN affiliate_programs p ON p.id = a.program_id
+            WHERE a.link_id = \(linkId)
+            """)
+    }
+
+    /// The affiliate, program, offer and app of a code (upper case) of the workspace.
+    static func codeReferral(_ db: any SQLExecutor, workspaceId: String, code: String) throws -> SQLRow? {
+        try db.first("""
+            SELECT c.affiliate_id, c.program_id, p.offer_code, p.app_id FROM affiliate_codes c JOIN affiliate_programs p ON p.id = c.program_id
+            WHERE c.workspace_id = \(workspaceId) AND c.code = \(code)
+            """)
+    }
+
+    /// The longest deferred-bind window of the app's programs, in minutes (0 when it has none).
+    static func maxDeferredMinutes(_ db: any SQLExecutor, appId: String) throws -> Int64 {
+        try db.first("SELECT MAX(deferred_minutes) AS m FROM affiliate_programs WHERE app_id = \(appId)")?.optionalInt("m") ?? 0
+    }
+
+    /// The newest click on an affiliate link of the app from the address `hash` since `since`, with its program's window.
+    static func latestAffiliateClick(_ db: any SQLExecutor, workspaceId: String, appId: String, addressHash hash: String, since: Int64) throws -> SQLRow? {
+        try db.first("""
+            SELECT c.token, c.created_at, a.affiliate_id, a.program_id, p.offer_code, p.deferred_minutes
+            FROM clicks c JOIN affiliate_links a ON a.link_id = c.link_id JOIN affiliate_programs p ON p.id = a.program_id
+            WHERE c.workspace_id = \(workspaceId) AND c.address_hash = \(hash) AND c.kind = 'click' AND p.app_id = \(appId)
+              AND c.created_at >= \(since)
+            ORDER BY c.created_at DESC LIMIT 1
+            """)
+    }
+
+    static func insertToken(_ db: any SQLExecutor, token: String, app: App, affiliateId: String, programId: String, method: String,
+                            clickToken: String?, installId: String?, attested: Bool, now: Int64) throws {
+        try db.execute("""
+            INSERT INTO app_account_tokens (token, workspace_id, app_id, affiliate_id, program_id, method, click_token, install_id, attested, created_at)
+            VALUES (\(token), \(app.workspaceId), \(app.id), \(affiliateId), \(programId), \(method), \(clickToken), \(installId), \(attested), \(now))
+            """)
+    }
+
+    // MARK: App Store notifications
+
+    /// Records a notification that needs no ledger work: false when the surface had it already.
+    static func recordNotification(_ db: any SQLExecutor, surfaceId: String, uuid: String, type: String, status: String, now: Int64) throws -> Bool {
+        try db.execute("""
+            INSERT INTO app_store_notifications (surface_id, notification_uuid, notification_type, status, received_at)
+            VALUES (\(surfaceId), \(uuid), \(type), \(status), \(now))
+            ON CONFLICT (surface_id, notification_uuid) DO NOTHING
+            """) == 1
+    }
+
+    /// Claims a notification's UUID as `processing`: false when the surface had it already.
+    static func claimNotification(_ db: any SQLExecutor, surfaceId: String, uuid: String, type: String, subtype: String?,
+                                  transactionId: String?, now: Int64) throws -> Bool {
+        try db.execute("""
+            INSERT INTO app_store_notifications (surface_id, notification_uuid, notification_type, subtype, status, transaction_id, received_at)
+            VALUES (\(surfaceId), \(uuid), \(type), \(subtype), 'processing', \(transactionId), \(now))
+            ON CONFLICT (surface_id, notification_uuid) DO NOTHING
+            """) == 1
+    }
+
+    static func setNotificationStatus(_ db: any SQLExecutor, surfaceId: String, uuid: String, status: String) throws {
+        try db.execute("UPDATE app_store_notifications SET status = \(status) WHERE surface_id = \(surfaceId) AND notification_uuid = \(uuid)")
+    }
+
+    /// The affiliate, program, commission rule and holding period an appAccountToken of the app was minted for.
+    static func tokenBinding(_ db: any SQLExecutor, token: String, appId: String) throws -> SQLRow? {
+        try db.first("""
+            SELECT t.affiliate_id, t.program_id, p.commission, p.hold_days FROM app_account_tokens t
+            JOIN affiliate_programs p ON p.id = t.program_id WHERE t.token = \(token) AND t.app_id = \(appId)
+            """)
+    }
+
+    /// Locks the token's row until the transaction ends.
+    static func lockToken(_ db: any SQLExecutor, token: String, appId: String) throws {
+        try db.execute("UPDATE app_account_tokens SET method = method WHERE token = \(token) AND app_id = \(appId)")
+    }
+
+    /// Whether the program has a commission on the transaction already.
+    static func hasCommission(_ db: any SQLExecutor, programId: String, transactionId: String) throws -> Bool {
+        try db.first("SELECT 1 AS one FROM commissions WHERE program_id = \(programId) AND transaction_id = \(transactionId) LIMIT 1") != nil
+    }
+
+    // MARK: Ledger reads
+
+    /// A page of the affiliate's postings, oldest first.
+    static func postings(_ db: any SQLExecutor, affiliateId: String, limit: Int, cursor: String?) throws -> [LedgerPosting] {
+        try Ledger.postings(db, filter: " AND affiliate_id = \(affiliateId)", limit: limit, cursor: cursor)
+    }
+
+    static func posting(_ db: any SQLExecutor, id: String) throws -> LedgerPosting {
+        try Ledger.postings(db, filter: " AND id = \(id)", limit: 1, cursor: nil)[0]
+    }
+
+    /// What each affiliate of the workspace has pending, payable and paid, per currency, with its live commissions.
+    static func payouts(_ db: any SQLExecutor, workspaceId: String, currency: String?) throws -> PayoutReport {
+        let filter: SQL = currency.map { " AND p.currency = \($0)" } ?? ""
+        var rows: [String: PayoutRow] = [:]
+        for row in try db.query("""
+            SELECT p.affiliate_id, a.name, a.external_id, p.currency, e.account, SUM(e.amount) AS total
+            FROM ledger_postings p JOIN ledger_entries e ON e.posting_id = p.id JOIN affiliates a ON a.id = p.affiliate_id
+            WHERE p.workspace_id = \(workspaceId) AND p.test = 0\(filter)
+            GROUP BY p.affiliate_id, a.name, a.external_id, p.currency, e.account
+            """) {
+            let key = try row.string("affiliate_id") + "|" + (try row.string("currency"))
+            let fresh = PayoutRow(affiliateId: try row.string("affiliate_id"), name: try row.string("name"),
+                                  externalId: try row.optionalString("external_id"), currency: try row.string("currency"),
+                                  pending: 0, payable: 0, paid: 0, commissions: 0)
+            var entry = rows[key] ?? fresh
+            let total = try row.int("total")
+            switch try row.string("account") {
+            case Ledger.pending: entry.pending = -total
+            case Ledger.payable: entry.payable = -total
+            case Ledger.payouts: entry.paid = -total
+            default: break
+            }
+            rows[key] = entry
+        }
+        for row in try db.query("""
+            SELECT affiliate_id, currency, COUNT(*) AS n FROM commissions WHERE workspace_id = \(workspaceId) AND test = 0 AND status IN ('pending', 'payable')
+            GROUP BY affiliate_id, currency
+            """) {
+            let key = try row.string("affiliate_id") + "|" + (try row.string("currency"))
+            rows[key]?.commissions = Int(try row.int("n"))
+        }
+        return PayoutReport(rows: rows.values.sorted { ($0.name, $0.currency) < ($1.name, $1.currency) })
+    }
+}

@@ -1,0 +1,61 @@
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// Affiliates on StoreKit 2: programs, codes and links, binds to appAccountTokens, App Store notifications, commissions
+/// and the double-entry ledger with payouts.
+package struct AffiliatesCapability: Capability {
+    package init() {}
+
+    package var migrations: [Migration] { AffiliatesSchema.migrations }
+    package var migrationNotes: [String: @Sendable (any Store) async throws -> String?] { AffiliatesSchema.notes }
+
+    package func routes(_ services: ServerServices) -> [Route] {
+        services.metrics.declareCounter("linkrunway_app_store_notifications_total", help: "App Store notifications, by status.")
+        let affiliates = AffiliateHandlers(services: services)
+        let binds = BindHandlers(services: services)
+        let notifications = NotificationHandlers(services: services)
+        let ledger = LedgerHandlers(services: services, affiliates: affiliates)
+        return [
+            Route(.POST, "/v1/affiliates", .createAffiliate, use: affiliates.create),
+            Route(.GET, "/v1/affiliates", .listAffiliates, use: affiliates.list),
+            Route(.POST, "/v1/affiliate-programs", .createAffiliateProgram, use: affiliates.createProgram),
+            Route(.GET, "/v1/affiliate-programs", .listAffiliatePrograms, use: affiliates.listPrograms),
+            Route(.POST, "/v1/affiliates/{affiliateId}/codes", .createAffiliateCode, use: affiliates.createCode),
+            Route(.POST, "/v1/affiliates/{affiliateId}/links", .createAffiliateLink, use: affiliates.createLink),
+            Route(.POST, "/v1/apps/{appId}/app-store-surfaces", .createAppStoreSurface, use: binds.createSurface),
+            Route(.GET, "/v1/apps/{appId}/app-store-surfaces", .listAppStoreSurfaces, use: binds.listSurfaces),
+            Route(.POST, "/v1/app-store/bind", .bindAppAccountToken, use: binds.bind),
+            Route(.POST, "/v1/app-store/bind/deferred", .bindDeferred, use: binds.bindDeferred),
+            Route(.POST, "/v1/app-store/notifications/{surfaceId}", .receiveAppStoreNotification, use: notifications.receive),
+            Route(.POST, "/v1/app-store/assn/{surfaceId}", .forwardAppStoreNotification, use: notifications.forward),
+            Route(.GET, "/v1/affiliates/{affiliateId}/balance", .affiliateBalance, use: ledger.balance),
+            Route(.GET, "/v1/affiliates/{affiliateId}/ledger", .affiliateLedger, use: ledger.ledger),
+            Route(.POST, "/v1/affiliates/{affiliateId}/payouts", .createPayout, use: ledger.createPayout),
+            Route(.GET, "/v1/reports/payouts", .payoutReport, use: ledger.payoutReport),
+        ]
+    }
+
+    /// The appAccountToken and its commissions are the affiliate's financial record and stay; the install goes.
+    package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
+        ["affiliateBindsUnlinked": try db.execute("""
+            UPDATE app_account_tokens SET install_id = NULL, click_token = NULL WHERE app_id = \(install.appId) AND install_id = \(install.installId)
+            """)]
+    }
+
+    package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {
+        export.affiliateBinds = try db.query("""
+            SELECT token, affiliate_id, program_id, method, created_at FROM app_account_tokens
+            WHERE app_id = \(install.appId) AND install_id = \(install.installId) ORDER BY created_at
+            """).map {
+            ExportedBind(appAccountToken: try $0.string("token"), affiliateId: try $0.string("affiliate_id"), programId: try $0.string("program_id"),
+                         method: try $0.string("method"), createdAt: Timestamp.iso(try $0.int("created_at")))
+        }
+    }
+
+    /// Commissions past their holding period become payable even when nobody reads a balance.
+    package func maintain(_ services: ServerServices, policy: RetentionPolicy, now: Int64, report: inout RetentionReport) async throws {
+        _ = try await services.store.write { db in try Ledger.releaseDue(db, now: now) }
+    }
+}

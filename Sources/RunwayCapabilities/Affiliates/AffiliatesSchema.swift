@@ -1,0 +1,168 @@
+import RunwayKit
+import RunwayStore
+
+/// Affiliates, programs, codes and links, App Store surfaces and notifications, binds, commissions and the ledger.
+/// Append only: a released step never changes.
+enum AffiliatesSchema {
+    static let migrations: [Migration] = [
+        Migration(id: "0008_affiliates", sql: affiliatesSQL),
+        Migration(id: "0015_one_commission_per_transaction",
+                  sqlite: oneCommissionPerTransactionSQL(now: "CAST(strftime('%s', 'now') AS BIGINT) * 1000"),
+                  postgres: oneCommissionPerTransactionSQL(now: "CAST(EXTRACT(EPOCH FROM now()) * 1000 AS BIGINT)")),
+    ]
+
+    /// After step 0015: how many commissions stored twice were marked, and how many of them reversed.
+    static let notes: [String: @Sendable (any Store) async throws -> String?] = [
+        "0015_one_commission_per_transaction": { store in
+            let (marked, reversed) = try await store.read { db in
+                (try db.first("SELECT COUNT(*) AS n FROM commissions WHERE status = 'duplicate'")?.int("n") ?? 0,
+                 try db.first("SELECT COUNT(*) AS n FROM ledger_postings WHERE kind = 'duplicate_reversal'")?.int("n") ?? 0)
+            }
+            guard marked > 0 else { return nil }
+            return "\(marked) commissions had been stored twice for one App Store transaction and are marked duplicate; " +
+                "\(reversed) of them were live and are reversed by ledger postings of kind duplicate_reversal"
+        },
+    ]
+
+    /// Affiliates, their programs, codes and links; App Store notification surfaces; the appAccountTokens minted at
+    /// bind; notifications seen (one row per UUID, which keeps processing idempotent); commissions; and the
+    /// double-entry ledger (postings of balanced entries, never updated).
+    static let affiliatesSQL = """
+        CREATE TABLE affiliates (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+            name TEXT NOT NULL,
+            external_id TEXT,
+            created_at BIGINT NOT NULL
+        );
+        CREATE INDEX affiliates_by_workspace ON affiliates (workspace_id, created_at, id);
+        CREATE TABLE affiliate_programs (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+            app_id TEXT NOT NULL REFERENCES apps (id),
+            name TEXT NOT NULL,
+            commission TEXT NOT NULL,
+            hold_days BIGINT NOT NULL,
+            offer_code TEXT,
+            deferred_minutes BIGINT NOT NULL,
+            created_at BIGINT NOT NULL
+        );
+        CREATE INDEX affiliate_programs_by_workspace ON affiliate_programs (workspace_id, created_at, id);
+        CREATE TABLE affiliate_codes (
+            workspace_id TEXT NOT NULL,
+            code TEXT NOT NULL,
+            affiliate_id TEXT NOT NULL REFERENCES affiliates (id),
+            program_id TEXT NOT NULL REFERENCES affiliate_programs (id),
+            created_at BIGINT NOT NULL,
+            PRIMARY KEY (workspace_id, code)
+        );
+        CREATE TABLE affiliate_links (
+            link_id TEXT PRIMARY KEY REFERENCES links (id),
+            affiliate_id TEXT NOT NULL REFERENCES affiliates (id),
+            program_id TEXT NOT NULL REFERENCES affiliate_programs (id)
+        );
+        CREATE TABLE app_store_surfaces (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL,
+            app_id TEXT NOT NULL REFERENCES apps (id),
+            environment TEXT NOT NULL,
+            created_at BIGINT NOT NULL
+        );
+        CREATE TABLE app_account_tokens (
+            token TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL,
+            app_id TEXT NOT NULL,
+            affiliate_id TEXT NOT NULL,
+            program_id TEXT NOT NULL,
+            method TEXT NOT NULL,
+            click_token TEXT,
+            install_id TEXT,
+            attested BIGINT NOT NULL,
+            created_at BIGINT NOT NULL
+        );
+        CREATE TABLE app_store_notifications (
+            surface_id TEXT NOT NULL,
+            notification_uuid TEXT NOT NULL,
+            notification_type TEXT NOT NULL,
+            subtype TEXT,
+            status TEXT NOT NULL,
+            transaction_id TEXT,
+            received_at BIGINT NOT NULL,
+            PRIMARY KEY (surface_id, notification_uuid)
+        );
+        CREATE TABLE commissions (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL,
+            affiliate_id TEXT NOT NULL,
+            program_id TEXT NOT NULL,
+            app_account_token TEXT NOT NULL,
+            transaction_id TEXT NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            purchase_date BIGINT NOT NULL,
+            currency TEXT NOT NULL,
+            amount BIGINT NOT NULL,
+            status TEXT NOT NULL,
+            payable_at BIGINT NOT NULL,
+            test BIGINT NOT NULL,
+            created_at BIGINT NOT NULL
+        );
+        CREATE INDEX commissions_by_transaction ON commissions (program_id, transaction_id);
+        CREATE INDEX commissions_by_original ON commissions (program_id, original_transaction_id);
+        CREATE INDEX commissions_due ON commissions (status, payable_at);
+        CREATE TABLE ledger_postings (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL,
+            affiliate_id TEXT NOT NULL,
+            program_id TEXT,
+            commission_id TEXT,
+            kind TEXT NOT NULL,
+            currency TEXT NOT NULL,
+            test BIGINT NOT NULL,
+            notification_uuid TEXT,
+            transaction_id TEXT,
+            reference TEXT,
+            created_at BIGINT NOT NULL
+        );
+        CREATE INDEX ledger_postings_by_affiliate ON ledger_postings (affiliate_id, created_at, id);
+        CREATE INDEX ledger_postings_by_workspace ON ledger_postings (workspace_id, created_at, id);
+        CREATE TABLE ledger_entries (
+            posting_id TEXT NOT NULL REFERENCES ledger_postings (id),
+            line BIGINT NOT NULL,
+            account TEXT NOT NULL,
+            amount BIGINT NOT NULL,
+            PRIMARY KEY (posting_id, line)
+        );
+        """
+
+    /// The database decides that a program pays one commission per App Store transaction. Commissions stored twice
+    /// before (two notifications of one transaction processed at the same instant) are resolved first: per program and
+    /// transaction the oldest live one stays (or the oldest of all, when none is live); each other live one is reversed
+    /// by a `duplicate_reversal` posting from the account it sits in, and every other row is marked `duplicate`, which
+    /// the unique index leaves out. No row is deleted. A re-accrual after a reversed refund now revives its commission
+    /// rather than adding one.
+    static func oneCommissionPerTransactionSQL(now: String) -> String {
+        """
+        UPDATE commissions SET status = 'duplicate_' || status WHERE id IN (
+            SELECT id FROM (
+                SELECT id, ROW_NUMBER() OVER (
+                    PARTITION BY program_id, transaction_id
+                    ORDER BY CASE WHEN status IN ('pending', 'payable') THEN 0 ELSE 1 END, created_at, id) AS n
+                FROM commissions) ranked
+            WHERE n > 1);
+        INSERT INTO ledger_postings (id, workspace_id, affiliate_id, program_id, commission_id, kind, currency, test, transaction_id,
+                                     reference, created_at)
+            SELECT 'lp_dup_' || id, workspace_id, affiliate_id, program_id, id, 'duplicate_reversal', currency, test, transaction_id,
+                   'a second commission on this transaction, reversed by migration 0015', \(now)
+            FROM commissions WHERE status IN ('duplicate_pending', 'duplicate_payable') AND amount > 0;
+        INSERT INTO ledger_entries (posting_id, line, account, amount)
+            SELECT 'lp_dup_' || id, 0, CASE status WHEN 'duplicate_pending' THEN 'affiliate_pending' ELSE 'affiliate_payable' END, amount
+            FROM commissions WHERE status IN ('duplicate_pending', 'duplicate_payable') AND amount > 0;
+        INSERT INTO ledger_entries (posting_id, line, account, amount)
+            SELECT 'lp_dup_' || id, 1, 'commission_expense', -amount
+            FROM commissions WHERE status IN ('duplicate_pending', 'duplicate_payable') AND amount > 0;
+        UPDATE commissions SET status = 'duplicate' WHERE status IN ('duplicate_pending', 'duplicate_payable', 'duplicate_reversed');
+        CREATE UNIQUE INDEX commissions_one_per_transaction ON commissions (program_id, transaction_id) WHERE status <> 'duplicate';
+        DROP INDEX commissions_by_transaction;
+        """
+    }
+}

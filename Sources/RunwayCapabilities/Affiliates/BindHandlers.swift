@@ -1,0 +1,150 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayCrypto
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// App Store surfaces (where an app's notifications arrive) and the binds that mint `appAccountToken`s: the server,
+/// never the app, makes the token and ties it to an affiliate, a program, the click and the install.
+struct BindHandlers: Sendable {
+    let services: ServerServices
+
+    func createSurface(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let app = try await TenancyQueries.managedApp(context, services, principal)
+        let body = try request.decode(CreateSurfaceRequest.self)
+        guard ["production", "sandbox"].contains(body.environment) else {
+            throw HTTPError.invalidField("environment", "must be production or sandbox")
+        }
+        if body.environment == "production", app.appStoreId == nil {
+            throw HTTPError.invalidField("environment", "a production surface needs the app's appStoreId, which notifications are checked against")
+        }
+        let now = services.clock.nowMilliseconds()
+        let id = Identifier.make("sfc")
+        try await services.store.write { db in
+            try AffiliateQueries.insertSurface(db, id: id, workspaceId: app.workspaceId, appId: app.id, environment: body.environment, now: now)
+        }
+        return try .json(CreatedSurface(surface: Self.surface(id: id, appId: app.id, environment: body.environment, createdAt: now),
+                                        forwardingSecret: Self.forwardingSecret(surfaceId: id, services.secrets)), status: 201)
+    }
+
+    func listSurfaces(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let app = try await TenancyQueries.managedApp(context, services, principal)
+        let surfaces = try await services.store.read { db in
+            try AffiliateQueries.surfaces(db, appId: app.id).map {
+                Self.surface(id: try $0.string("id"), appId: try $0.string("app_id"), environment: try $0.string("environment"),
+                             createdAt: try $0.int("created_at"))
+            }
+        }
+        return try .json(AppStoreSurfaceList(items: surfaces))
+    }
+
+    func bind(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let body = try request.decode(BindRequest.self)
+        let app = try await bindingApp(principal)
+        let installId = try Validate.installID(body.installId, field: "installId")
+        let attested = try attestation(body.attestation, app: app, installId: installId)
+        let now = services.clock.nowMilliseconds()
+        switch (body.signedClickId, body.refCode) {
+        case (let signed?, nil):
+            let click: SignedClickId
+            switch SignedClickId.verify(signed, key: services.secrets.clickSigningKey, now: services.clock.now()) {
+            case .success(let value): click = value
+            case .failure(.expired): throw HTTPError.badRequest(ErrorCode.invalidClick, "the signedClickId has expired", field: "signedClickId")
+            case .failure: throw HTTPError.badRequest(ErrorCode.invalidClick, "the signedClickId is not one this server signed", field: "signedClickId")
+            }
+            let binding = try await services.store.write { db -> BindResponse in
+                guard let row = try AffiliateQueries.linkReferral(db, linkId: click.linkId), try row.string("app_id") == app.id else {
+                    throw HTTPError.notFound(ErrorCode.noMatch, "the click is not on an affiliate link of this app")
+                }
+                return try Self.mint(db, app: app, referral: row, method: "click", clickToken: click.clickToken, installId: installId,
+                                     attested: attested, now: now)
+            }
+            return try .json(binding)
+        case (nil, let text?):
+            let code = try AffiliateHandlers.normalizedCode(text)
+            let binding = try await services.store.write { db -> BindResponse in
+                guard let row = try AffiliateQueries.codeReferral(db, workspaceId: app.workspaceId, code: code), try row.string("app_id") == app.id else {
+                    throw HTTPError.notFound(ErrorCode.unknownCode, "no affiliate program of this app has the code \(code)")
+                }
+                return try Self.mint(db, app: app, referral: row, method: "code", clickToken: nil, installId: installId, attested: attested, now: now)
+            }
+            return try .json(binding)
+        default:
+            throw HTTPError.badRequest(ErrorCode.missingField, "send signedClickId or refCode, not both", field: "signedClickId")
+        }
+    }
+
+    func bindDeferred(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let body = try request.decode(DeferredBindRequest.self)
+        let app = try await bindingApp(principal)
+        guard try await services.store.read({ db in try AffiliateQueries.surfaceApp(db, id: body.surfaceId) }) == app.id else {
+            throw HTTPError.notFound(ErrorCode.notFound, "no App Store surface \(body.surfaceId) of this app")
+        }
+        let installId = try Validate.installID(body.installId, field: "installId")
+        let attested = try attestation(body.attestation, app: app, installId: installId)
+        let now = services.clock.nowMilliseconds()
+        guard let address = request.remoteAddress else { throw HTTPError.notFound(ErrorCode.noMatch, "no recent affiliate click matches") }
+        // The longest window any program of the app allows, over the day keys it reaches into.
+        let reach: Int64 = try await services.store.read { db in try AffiliateQueries.maxDeferredMinutes(db, appId: app.id) } * Matcher.minute
+        guard reach > 0 else { throw HTTPError.notFound(ErrorCode.noMatch, "no recent affiliate click matches") }
+        var reached = [try await services.addresses.hash(address, at: now)]
+        if AddressHasher.day(now - reach) != AddressHasher.day(now) { reached.append(try await services.addresses.hash(address, at: now - reach)) }
+        let hashes = reached
+        let binding = try await services.store.write { db -> BindResponse in
+            for hash in hashes {
+                if let row = try AffiliateQueries.latestAffiliateClick(db, workspaceId: app.workspaceId, appId: app.id, addressHash: hash, since: now - reach),
+                   try row.int("created_at") >= now - (try row.int("deferred_minutes")) * Matcher.minute {
+                    return try Self.mint(db, app: app, referral: row, method: "deferred", clickToken: try row.string("token"), installId: installId,
+                                         attested: attested, now: now)
+                }
+            }
+            throw HTTPError.notFound(ErrorCode.noMatch, "no recent affiliate click matches")
+        }
+        return try .json(binding)
+    }
+
+    /// The publishable key's app.
+    func bindingApp(_ principal: Principal) async throws -> App {
+        guard let appId = principal.appId, let app = try await services.links.app(id: appId) else {
+            throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "needs an app's publishable key")
+        }
+        return app
+    }
+
+    /// Whether the bind carries a valid App Attest token; an app that requires one refuses binds without it (403), so
+    /// unattested traffic earns no commission.
+    func attestation(_ token: String?, app: App, installId: String?) throws -> Bool {
+        let attested = app.attestation.policy != "off"
+            && AttestationToken.attests(token, appId: app.id, installId: installId, secrets: services.secrets, now: services.clock.now())
+        if app.attestation.policy == "required", !attested {
+            services.metrics.increment("linkrunway_unattested_total", labels: [("kind", "bind")])
+            throw HTTPError.forbidden(ErrorCode.attestationRequired, "this app requires App Attest: attest, then send the token as attestation")
+        }
+        return attested
+    }
+
+    /// A new random UUID, tied to the affiliate and program of `referral` (a row with affiliate_id, program_id and offer_code).
+    static func mint(_ db: any SQLExecutor, app: App, referral: SQLRow, method: String, clickToken: String?, installId: String?, attested: Bool,
+                     now: Int64) throws -> BindResponse {
+        let token = UUID().uuidString.lowercased()
+        try AffiliateQueries.insertToken(db, token: token, app: app, affiliateId: try referral.string("affiliate_id"),
+                                         programId: try referral.string("program_id"), method: method, clickToken: clickToken,
+                                         installId: installId, attested: attested, now: now)
+        return BindResponse(appAccountToken: token, offerCode: try referral.optionalString("offer_code"))
+    }
+
+    static func surface(id: String, appId: String, environment: String, createdAt: Int64) -> AppStoreSurface {
+        AppStoreSurface(id: id, appId: appId, environment: environment, notificationPath: "/v1/app-store/notifications/\(id)",
+                        forwardingPath: "/v1/app-store/assn/\(id)", createdAt: Timestamp.iso(createdAt))
+    }
+
+    /// Derived from the instance secret, so nothing secret is stored per surface.
+    static func forwardingSecret(surfaceId: String, _ secrets: InstanceSecrets) -> String {
+        "lrfs_" + ByteEncoding.hex(Digest.hmacSHA256(key: secrets.derivedKey("app store forwarding"), message: Array(surfaceId.utf8)))
+    }
+}

@@ -1,0 +1,25 @@
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// Apple Ads attribution claims, resolved with Apple's AdServices API.
+package struct AppleAdsCapability: Capability {
+    package init() {}
+
+    package var migrations: [Migration] { AppleAdsSchema.migrations }
+
+    package func routes(_ services: ServerServices) -> [Route] {
+        services.metrics.declareCounter("linkrunway_apple_ads_answers_total", help: "AdServices answers, by HTTP status.")
+        let handlers = AppleAdsHandlers(services: services)
+        return [Route(.POST, "/v1/claims/apple-ads", .claimAppleAds, use: handlers.claim)]
+    }
+
+    package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
+        ["appleAdsClaims": try db.execute("DELETE FROM apple_ads_claims WHERE app_id = \(install.appId) AND install_id = \(install.installId)")]
+    }
+
+    package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {
+        export.appleAds = try AppleAdsQueries.claim(db, appId: install.appId, installId: install.installId, now: install.now)
+    }
+}

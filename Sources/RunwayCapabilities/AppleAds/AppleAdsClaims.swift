@@ -1,0 +1,216 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// Apple Ads claims: stored first, then resolved by asking AdServices under Apple's rules. 404 is retried every 5 s
+/// three times in a row, then again every 10 minutes; 500 and network failures are retried with backoff; everything
+/// stops being tried when the token's 24 hours are over (`expired`). 400 is `invalid`; a 200 is final either way.
+/// Claims live in the store, so pending work survives a restart; a lease keeps two processes from posting one token
+/// at the same time, and a crash after Apple answered only means the token is posted again.
+package final class AppleAdsClaims: Sendable {
+    package struct Settings: Sendable {
+        /// AdServices, or a fake one (`linkrunway dev fake-adservices`).
+        var baseURL: String = "https://api-adservices.apple.com"
+        var timeoutSeconds: Double = 10
+        var pollInterval: Duration = .seconds(1)
+        var notFoundRetryMilliseconds: Int64 = 5_000
+        var notFoundInARow = 3
+        var pendingRetryMilliseconds: Int64 = 600_000
+        var errorBaseMilliseconds: Int64 = 30_000
+        var errorMaxMilliseconds: Int64 = 1_800_000
+        var leaseMilliseconds: Int64 = 60_000
+        var tokenLifetimeMilliseconds: Int64 = 24 * 3_600_000
+    }
+
+    let services: ServerServices
+    let settings: Settings
+    private let session: URLSession
+
+    package init(services: ServerServices, settings: Settings) {
+        self.services = services
+        self.settings = settings
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = settings.timeoutSeconds
+        configuration.timeoutIntervalForResource = settings.timeoutSeconds
+        session = URLSession(configuration: configuration)
+    }
+
+    static let columns = """
+        app_id, install_id, workspace_id, token, status, attempts, not_found_in_a_row, next_attempt_at, lease_until, last_status,
+        last_error, org_id, campaign_id, ad_group_id, keyword_id, ad_id, conversion_type, claim_type, click_date, impression_date,
+        country_or_region, supply_placement, test_data, received_at, resolved_at
+        """
+
+    /// The claim as the client sees it.
+    static func wire(_ row: SQLRow, now: Int64) throws -> AppleAdsClaim {
+        let status = try row.string("status")
+        let attribution = status == "attributed" ? AppleAdsAttribution(
+            orgId: try row.optionalString("org_id"), campaignId: try row.optionalString("campaign_id"),
+            adGroupId: try row.optionalString("ad_group_id"), keywordId: try row.optionalString("keyword_id"),
+            adId: try row.optionalString("ad_id"), conversionType: try row.optionalString("conversion_type"),
+            claimType: try row.optionalString("claim_type"), clickDate: try row.optionalInt("click_date").map(Timestamp.iso),
+            impressionDate: try row.optionalInt("impression_date").map(Timestamp.iso),
+            countryOrRegion: try row.optionalString("country_or_region"), supplyPlacement: try row.optionalString("supply_placement")) : nil
+        let retry = status == "pending" ? Int(max(1, (try row.int("next_attempt_at") - now + 999) / 1000)) : nil
+        return AppleAdsClaim(installId: try row.string("install_id"), status: status, retryAfter: retry, attribution: attribution,
+                             testData: try row.bool("test_data"))
+    }
+
+    /// Runs until cancelled.
+    package func run() async {
+        while !Task.isCancelled {
+            do {
+                while try await resolveDue() > 0, !Task.isCancelled {}
+            } catch {
+                services.logger.warn("Apple Ads claims failed", ["error": .string("\(error)")])
+            }
+            try? await Task.sleep(for: settings.pollInterval)
+        }
+    }
+
+    /// Asks Apple about every claim that is due; returns how many it asked about.
+    func resolveDue() async throws -> Int {
+        let now = services.clock.nowMilliseconds()
+        let due = try await services.store.read { db in
+            try db.query("""
+                SELECT app_id, install_id FROM apple_ads_claims
+                WHERE status = 'pending' AND next_attempt_at <= \(now) AND (lease_until IS NULL OR lease_until < \(now))
+                ORDER BY next_attempt_at LIMIT 20
+                """).map { (try $0.string("app_id"), try $0.string("install_id")) }
+        }
+        var asked = 0
+        for (appId, installId) in due where try await attempt(appId: appId, installId: installId) {
+            asked += 1
+        }
+        return asked
+    }
+
+    /// Takes the claim's lease and asks Apple once; false when another worker holds it or it is not due.
+    @discardableResult
+    func attempt(appId: String, installId: String) async throws -> Bool {
+        let now = services.clock.nowMilliseconds()
+        let lease = settings.leaseMilliseconds
+        let taken: (token: String, receivedAt: Int64, attempts: Int64, notFound: Int64)? = try await services.store.write { db in
+            guard try db.execute("""
+                UPDATE apple_ads_claims SET lease_until = \(now + lease)
+                WHERE app_id = \(appId) AND install_id = \(installId) AND status = 'pending' AND next_attempt_at <= \(now)
+                  AND (lease_until IS NULL OR lease_until < \(now))
+                """) == 1, let row = try db.first("SELECT token, received_at, attempts, not_found_in_a_row FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)"),
+                let token = try row.optionalString("token") else { return nil }
+            return (token, try row.int("received_at"), try row.int("attempts"), try row.int("not_found_in_a_row"))
+        }
+        guard let taken else { return false }
+        let (status, body, failure) = await post(token: taken.token)
+        try await record(appId: appId, installId: installId, status: status, body: body, failure: failure, taken: taken)
+        return true
+    }
+
+    private func post(token: String) async -> (Int?, [UInt8], String?) {
+        guard let url = URL(string: settings.baseURL.hasSuffix("/") ? settings.baseURL + "api/v1/" : settings.baseURL + "/api/v1/") else {
+            return (nil, [], "invalid base URL")
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = Data(token.utf8)
+        request.setValue("text/plain", forHTTPHeaderField: "Content-Type")
+        do {
+            let (data, response) = try await session.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode, Array(data.prefix(64 * 1024)), nil)
+        } catch {
+            return (nil, [], String(String(describing: error).prefix(300)))
+        }
+    }
+
+    /// Stores what Apple said and decides what happens next.
+    private func record(appId: String, installId: String, status: Int?, body: [UInt8], failure: String?,
+                        taken: (token: String, receivedAt: Int64, attempts: Int64, notFound: Int64)) async throws {
+        let now = services.clock.nowMilliseconds()
+        let expiresAt = taken.receivedAt + settings.tokenLifetimeMilliseconds
+        let attempts = taken.attempts + 1
+        var reading: AppleAdsPayload.Reading?
+        var newStatus = "pending"
+        var next = now
+        var notFound: Int64 = 0
+        var error = failure
+        switch status {
+        case 200?:
+            reading = AppleAdsPayload.read(body)
+            switch reading! {
+            case .attributed: newStatus = "attributed"
+            case .notAttributed: newStatus = "not_attributed"
+            case .unreadable(let why):
+                error = "unreadable answer: \(why)"
+                next = now + backoff(attempts)
+            }
+        case 404?:
+            notFound = taken.notFound + 1
+            next = now + (notFound < Int64(settings.notFoundInARow) ? settings.notFoundRetryMilliseconds : settings.pendingRetryMilliseconds)
+            if notFound >= Int64(settings.notFoundInARow) { notFound = 0 }
+            error = "404: Apple has no record yet"
+        case 400?:
+            newStatus = "invalid"
+            error = "400: Apple says the token is invalid"
+        default:
+            next = now + backoff(attempts)
+            error = error ?? "HTTP \(status ?? 0)"
+        }
+        if newStatus == "pending", next >= expiresAt { newStatus = "expired" }
+        let final = newStatus != "pending"
+        let finalStatus = newStatus, nextAttempt = next, notFoundCount = notFound, lastError = error, answer = reading
+        try await services.store.write { db in
+            try db.execute("""
+                UPDATE apple_ads_claims SET status = \(finalStatus), attempts = \(attempts), not_found_in_a_row = \(notFoundCount),
+                    next_attempt_at = \(nextAttempt), lease_until = NULL, last_status = \(status.map(Int64.init)), last_error = \(lastError),
+                    resolved_at = \(final ? now : nil), token = \(final ? nil : taken.token)
+                WHERE app_id = \(appId) AND install_id = \(installId)
+                """)
+            if case .attributed(let fields, let clickAt, let impressionAt, let testData)? = answer {
+                try db.execute("""
+                    UPDATE apple_ads_claims SET org_id = \(fields.orgId), campaign_id = \(fields.campaignId), ad_group_id = \(fields.adGroupId),
+                        keyword_id = \(fields.keywordId), ad_id = \(fields.adId), conversion_type = \(fields.conversionType),
+                        claim_type = \(fields.claimType), click_date = \(clickAt), impression_date = \(impressionAt),
+                        country_or_region = \(fields.countryOrRegion), supply_placement = \(fields.supplyPlacement), test_data = \(testData)
+                    WHERE app_id = \(appId) AND install_id = \(installId)
+                    """)
+                if !testData { try Self.attribute(db, appId: appId, installId: installId, fields: fields) }
+            }
+        }
+        services.metrics.increment("linkrunway_apple_ads_answers_total", labels: [("status", status.map(String.init) ?? "error")])
+    }
+
+    /// The install, and the events it already has, take the Apple Ads campaign, ad group and keyword. Apple Ads is
+    /// Apple's own deterministic claim, so it replaces an estimate (probabilistic, view-through) or no match; a
+    /// referrer match to one of our links keeps its source and gains the Apple Ads ids.
+    static func attribute(_ db: any SQLExecutor, appId: String, installId: String, fields: AppleAdsAttribution) throws {
+        try db.execute("""
+            UPDATE installs SET apple_ads_campaign_id = \(fields.campaignId), apple_ads_ad_group_id = \(fields.adGroupId),
+                apple_ads_keyword_id = \(fields.keywordId),
+                source = CASE WHEN method = 'referrer' THEN source ELSE 'apple_ads' END
+            WHERE app_id = \(appId) AND install_id = \(installId)
+            """)
+        try db.execute("""
+            UPDATE events SET apple_ads_campaign_id = \(fields.campaignId), apple_ads_ad_group_id = \(fields.adGroupId),
+                apple_ads_keyword_id = \(fields.keywordId), source = CASE WHEN method = 'referrer' THEN source ELSE 'apple_ads' END
+            WHERE app_id = \(appId) AND install_id = \(installId)
+            """)
+    }
+
+    func backoff(_ attempts: Int64) -> Int64 {
+        min(settings.errorMaxMilliseconds, settings.errorBaseMilliseconds << min(attempts - 1, 20))
+    }
+}
+
+extension ServerServices {
+    /// Where and how Apple Ads claims are resolved, as configured.
+    package var appleAds: AppleAdsClaims.Settings {
+        var settings = AppleAdsClaims.Settings()
+        settings.baseURL = appleAdsURL
+        settings.timeoutSeconds = appleAdsTimeoutSeconds
+        return settings
+    }
+}

@@ -1,0 +1,55 @@
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// `POST /v1/claims/apple-ads`: store the AdServices token first, answer 200 once Apple's answer is known, 202 while
+/// it is not.
+struct AppleAdsHandlers: Sendable {
+    /// The longest an app waits for Apple inside its request; a slower Apple is answered 202 and asked again in the
+    /// background with the full timeout.
+    static let inlineSeconds: Double = 3
+
+    let services: ServerServices
+    let claims: AppleAdsClaims
+
+    init(services: ServerServices) {
+        self.services = services
+        var inline = services.appleAds
+        inline.timeoutSeconds = min(inline.timeoutSeconds, Self.inlineSeconds)
+        claims = AppleAdsClaims(services: services, settings: inline)
+    }
+
+    func claim(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        guard let appId = principal.appId else { throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "needs a publishable key") }
+        let body = try request.decode(AppleAdsClaimRequest.self)
+        guard let installId = try Validate.installID(body.installId, field: "installId") else {
+            throw HTTPError.badRequest(ErrorCode.missingField, "installId is required", field: "installId")
+        }
+        guard (1...8192).contains(body.token.utf8.count), body.token.utf8.allSatisfy({ b in
+            (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b == 0x2b || b == 0x2f || b == 0x3d || b == 0x2d || b == 0x5f
+        }) else {
+            throw HTTPError.invalidField("token", "must be the AdServices token, 1 to 8192 base64 characters")
+        }
+        let now = services.clock.nowMilliseconds()
+        let isNew: Bool = try await services.store.write { db in
+            guard let install = try InstallRecord.find(db, appId: appId, installId: installId) else {
+                throw HTTPError.notFound(ErrorCode.unknownInstall, "install \(installId) has not been matched or installed")
+            }
+            if try AppleAdsQueries.insertPending(db, appId: appId, installId: installId, workspaceId: install.workspaceId, token: body.token, now: now) {
+                return true
+            }
+            // A fresher token helps while Apple has no answer; a final answer is never asked for again.
+            if try AppleAdsQueries.status(db, appId: appId, installId: installId) == "pending" {
+                try AppleAdsQueries.refreshToken(db, appId: appId, installId: installId, token: body.token)
+            }
+            return false
+        }
+        if isNew { try await claims.attempt(appId: appId, installId: installId) }
+        let claim = try await services.store.read { db in
+            try AppleAdsQueries.claim(db, appId: appId, installId: installId, now: services.clock.nowMilliseconds())!
+        }
+        return try .json(claim, status: claim.status == "pending" ? 202 : 200)
+    }
+}

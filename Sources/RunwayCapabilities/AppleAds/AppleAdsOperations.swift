@@ -1,0 +1,12 @@
+import RunwayHTTP
+import RunwayKit
+
+/// What the OpenAPI document says about the Apple Ads route.
+extension Operation {
+    static let claimAppleAds = Operation(
+        id: "claimAppleAds", summary: "An install's AdServices token: 200 with Apple's answer, or 202 while Apple has none yet",
+        tag: "Apple Ads", access: Access.client, requestSchema: "AppleAdsClaimRequest",
+        responses: [.json(200, "AppleAdsClaim", "Final: attributed, not_attributed, invalid or expired."),
+                    .json(202, "AppleAdsClaim", "Pending: ask again after retryAfter seconds.")],
+        maxBodyBytes: 16 * 1024, errors: [404], rateLimited: true)
+}

@@ -1,0 +1,137 @@
+import AppleFormats
+import Foundation
+import LinkRunwayAPI
+import RunwayCrypto
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// App Attest: one-time challenges, key registration with full attestation checks, assertions with a counter that
+/// only goes up (kept in the store, so a replay fails in every process), and the tokens events carry.
+struct AttestHandlers: Sendable {
+    static let challengeLifetime: Int64 = 5 * 60_000
+
+    let services: ServerServices
+    /// Twenty challenges a minute per app and client address.
+    let limiter: RateLimiter
+
+    init(services: ServerServices) {
+        self.services = services
+        limiter = RateLimiter(capacity: 20, perMinute: 20, clock: services.monotonic)
+    }
+
+    func challenge(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let app = try await attestingApp(context, requested: nil)
+        if let wait = limiter.take("\(app.id)|\(request.remoteAddress ?? "")") {
+            throw HTTPError(status: 429, code: ErrorCode.rateLimited, message: "too many challenges; retry in \(wait) s",
+                            headers: ["Retry-After": String(wait)])
+        }
+        let now = services.clock.nowMilliseconds()
+        let challenge = ByteEncoding.base64url(SecureRandom.bytes(32))
+        try await services.store.write { db in
+            try AttestQueries.issueChallenge(db, appId: app.id, challenge: challenge, now: now, sweepBefore: now - 2 * Self.challengeLifetime)
+        }
+        return try .json(AttestChallenge(challenge: challenge, expiresAt: Timestamp.iso(now + Self.challengeLifetime)), status: 201)
+    }
+
+    func register(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let body = try request.decode(AttestRegisterRequest.self)
+        let app = try await attestingApp(context, requested: body.appId)
+        guard let root = services.appAttestRoot else {
+            throw HTTPError.unavailable(ErrorCode.attestationUnconfigured, "this server has no App Attestation root (LINKRUNWAY_APP_ATTEST_ROOT)")
+        }
+        let keyId = try Self.base64(body.keyId, field: "keyId", limit: 64)
+        guard keyId.count == 32 else { throw HTTPError.invalidField("keyId", "must be the base64 of a 32-byte key id") }
+        let attestation = try Self.base64(body.attestation, field: "attestation", limit: 96 * 1024)
+        let installId = try Validate.installID(body.installId, field: "installId")
+        try await consume(body.challenge, app: app)
+        let environments = Set(app.attestation.environments.compactMap(AppAttestEnvironment.init(rawValue:)))
+        let verified = AppAttestVerifier(root: root).verifyAttestation(attestation, keyId: keyId, clientDataHash: Digest.sha256(body.challenge),
+                                                                       appId: "\(app.teamId).\(app.bundleId)", at: services.clock.now(),
+                                                                       allowed: environments)
+        let attested: AppAttestVerifier.Attested
+        switch verified {
+        case .success(let value): attested = value
+        case .failure(let failure):
+            throw HTTPError(status: 400, code: ErrorCode.attestationInvalid, message: "\(failure.step): \(failure)", field: "attestation")
+        }
+        let now = services.clock.nowMilliseconds()
+        do {
+            try await services.store.write { db in
+                try AttestQueries.insertKey(db, appId: app.id, keyId: body.keyId, installId: installId, publicKeyHex: ByteEncoding.hex(attested.publicKey.spki),
+                                            receiptHex: ByteEncoding.hex(attested.receipt), environment: attested.environment.rawValue, now: now)
+            }
+        } catch StoreError.conflict {
+            throw HTTPError.conflict(ErrorCode.conflict, "this key is already registered; assert with it instead")
+        }
+        return try .json(grant(app: app, keyId: body.keyId, installId: installId, environment: attested.environment.rawValue), status: 201)
+    }
+
+    func assert(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let body = try request.decode(AttestAssertRequest.self)
+        let app = try await attestingApp(context, requested: body.appId)
+        let assertion = try Self.base64(body.assertion, field: "assertion", limit: 8 * 1024)
+        let installId = try Validate.installID(body.installId, field: "installId")
+        guard let key = try await services.store.read({ db in try AttestQueries.key(db, appId: app.id, keyId: body.keyId) }) else {
+            throw HTTPError.notFound(ErrorCode.unknownKey, "this key is not registered; attest a new one")
+        }
+        try await consume(body.challenge, app: app)
+        guard let spki = ByteEncoding.fromHex(try key.string("public_key")), let publicKey = PublicKey(spki: spki) else {
+            throw StoreError.corrupt("a stored App Attest key is unreadable")
+        }
+        let previous = UInt32(clamping: try key.int("counter"))
+        let counter: UInt32
+        switch AppAttestVerifier.verifyAssertion(assertion, publicKey: publicKey, clientDataHash: Digest.sha256(body.challenge),
+                                                 appId: "\(app.teamId).\(app.bundleId)", previousCounter: previous) {
+        case .success(let value): counter = value
+        case .failure(.counterNotIncreasing(let previous, let received)):
+            throw HTTPError.badRequest(ErrorCode.counterReplayed, "counter \(received) is not above \(previous): a replayed assertion", field: "assertion")
+        case .failure(let failure):
+            throw HTTPError.badRequest(ErrorCode.assertionInvalid, "\(failure.step): \(failure)", field: "assertion")
+        }
+        let now = services.clock.nowMilliseconds()
+        let advanced = try await services.store.write { db in
+            try AttestQueries.advanceCounter(db, appId: app.id, keyId: body.keyId, counter: Int64(counter), now: now)
+        }
+        guard advanced else {
+            throw HTTPError.badRequest(ErrorCode.counterReplayed, "another assertion with this counter got there first", field: "assertion")
+        }
+        return try .json(grant(app: app, keyId: body.keyId, installId: installId, environment: try key.string("environment")))
+    }
+
+    /// The key's app, when attestation is on for it.
+    func attestingApp(_ context: RequestContext, requested: String?) async throws -> App {
+        let principal = try context.principal()
+        guard let appId = principal.appId, let app = try await services.links.app(id: appId) else {
+            throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "needs an app's publishable key")
+        }
+        if let requested, requested != app.id { throw HTTPError.forbidden(ErrorCode.appForbidden, "this publishable key belongs to another app") }
+        guard app.attestation.policy != "off" else { throw HTTPError.conflict(ErrorCode.attestationOff, "App Attest is off for this app") }
+        return app
+    }
+
+    /// Uses a challenge up: it must be this app's, unused and at most five minutes old.
+    func consume(_ challenge: String, app: App) async throws {
+        let now = services.clock.nowMilliseconds()
+        let createdAt = try await services.store.write { db in try AttestQueries.spendChallenge(db, appId: app.id, challenge: challenge) }
+        guard let createdAt else {
+            throw HTTPError.badRequest(ErrorCode.challengeUnknown, "the challenge is unknown or was used already", field: "challenge")
+        }
+        guard createdAt >= now - Self.challengeLifetime else {
+            throw HTTPError.badRequest(ErrorCode.challengeExpired, "the challenge is older than five minutes; ask for a new one", field: "challenge")
+        }
+    }
+
+    func grant(app: App, keyId: String, installId: String?, environment: String) -> AttestationGrant {
+        let expiry = Int64(services.clock.now().timeIntervalSince1970) + AttestationToken.lifetimeSeconds
+        let token = AttestationToken(appId: app.id, installId: installId, keyId: keyId, environment: environment, expiresAt: expiry)
+        return AttestationGrant(token: token.signed(services.secrets), expiresAt: Timestamp.iso(expiry * 1000), environment: environment)
+    }
+
+    static func base64(_ text: String, field: String, limit: Int) throws -> [UInt8] {
+        guard text.utf8.count <= limit * 4 / 3 + 4, let bytes = Data(base64Encoded: text).map(Array.init) ?? ByteEncoding.fromBase64url(text) else {
+            throw HTTPError.invalidField(field, "must be base64")
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// Install matching, events, reports and simulated installs.
+package struct AttributionCapability: Capability {
+    package init() {}
+
+    package var migrations: [Migration] { AttributionSchema.migrations }
+
+    package func routes(_ services: ServerServices) -> [Route] {
+        services.metrics.declareCounter("linkrunway_installs_matched_total", help: "Installs given their first answer, by method.")
+        let handlers = AttributionHandlers(services: services)
+        return [
+            Route(.POST, "/v1/installs/match", .matchInstall, use: handlers.matchInstall),
+            Route(.GET, "/v1/installs/{installId}/attribution", .explainInstall, use: handlers.explain),
+            Route(.POST, "/v1/impressions", .recordImpression, use: handlers.recordImpression),
+            Route(.POST, "/v1/events", .recordEvent, use: handlers.recordEvent),
+            Route(.POST, "/v1/events/batch", .recordEvents, use: handlers.recordEvents),
+            Route(.GET, "/v1/reports/funnel", .funnelReport, use: handlers.funnel),
+            Route(.POST, "/v1/simulate/clicks", .simulateClick, use: handlers.simulateClick),
+            Route(.POST, "/v1/simulate/installs", .simulateInstall, use: handlers.simulateInstall),
+        ]
+    }
+
+    /// The install, its secret, its events and their ids, and the claims that kept its click.
+    package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
+        let (appId, installId) = (install.appId, install.installId)
+        var counts: [String: Int] = [:]
+        counts["eventIds"] = try db.execute("""
+            DELETE FROM event_ids WHERE app_id = \(appId) AND event_id IN (SELECT event_id FROM events WHERE app_id = \(appId) AND install_id = \(installId))
+            """)
+        counts["events"] = try db.execute("DELETE FROM events WHERE app_id = \(appId) AND install_id = \(installId)")
+        counts["clickClaims"] = try db.execute("DELETE FROM click_claims WHERE app_id = \(appId) AND install_id = \(installId)")
+        counts["installs"] = try db.execute("DELETE FROM installs WHERE app_id = \(appId) AND install_id = \(installId)")
+        try db.execute("DELETE FROM install_secrets WHERE app_id = \(appId) AND install_id = \(installId)")
+        return counts
+    }
+
+    /// How the install was attributed, and its events.
+    package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {
+        let record = try InstallRecord.find(db, appId: install.appId, installId: install.installId)
+        export.attribution = try record.map { record in
+            let link = try record.linkId.flatMap { try LinkRecord.find(db, id: $0) }
+            let explanation = Explanation.decode(record.explanation)
+            return AttributionExplanation(match: record.wire(link: link), settings: explanation?.settings ?? AttributionSettings(),
+                                          rules: explanation?.rules ?? [], candidates: explanation?.candidates ?? [],
+                                          winner: explanation?.winner, simulated: record.simulated)
+        }
+        export.events = try db.query("""
+            SELECT * FROM events WHERE app_id = \(install.appId) AND install_id = \(install.installId) ORDER BY occurred_at, event_id
+            """).map { row in
+            StoredEvent(eventId: try row.string("event_id"), type: try row.string("type"), name: try row.optionalString("name"),
+                        userId: try row.optionalString("user_id"), occurredAt: Timestamp.iso(try row.int("occurred_at")),
+                        receivedAt: Timestamp.iso(try row.int("received_at")), amount: try row.optionalInt("amount"),
+                        currency: try row.optionalString("currency"),
+                        properties: try row.optionalString("properties").flatMap { try? JSONDecoder().decode([String: JSONLiteral].self, from: Data($0.utf8)) },
+                        attested: try row.bool("attested"),
+                        attribution: EventAttribution(method: try row.string("method"), source: try row.string("source"), linkId: try row.optionalString("link_id"),
+                                                      campaign: try row.optionalString("campaign"), channel: try row.optionalString("channel"),
+                                                      feature: try row.optionalString("feature"),
+                                                      appleAdsCampaignId: try row.optionalString("apple_ads_campaign_id"),
+                                                      appleAdsAdGroupId: try row.optionalString("apple_ads_ad_group_id"),
+                                                      appleAdsKeywordId: try row.optionalString("apple_ads_keyword_id")))
+        }
+    }
+
+    /// Address hashes on installs go after their hours, and impressions (kept only for matching by address) with them;
+    /// event ids are kept as long as their events, so a late retry of a kept event stays a duplicate.
+    package func maintain(_ services: ServerServices, policy: RetentionPolicy, now: Int64, report: inout RetentionReport) async throws {
+        let hashCutoff = now - Int64(policy.addressHashHours) * 3_600_000
+        report.addressHashesCleared += try await services.store.write { db in
+            try db.execute("UPDATE installs SET address_hash = NULL WHERE address_hash IS NOT NULL AND matched_at < \(hashCutoff)")
+                + db.execute("DELETE FROM impressions WHERE created_at < \(hashCutoff)")
+        }
+        let eventCutoff = now - Int64(policy.eventDays) * 86_400_000
+        _ = try await services.store.write { db in try db.execute("DELETE FROM event_ids WHERE received_at < \(eventCutoff)") }
+    }
+}

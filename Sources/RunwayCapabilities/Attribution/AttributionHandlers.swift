@@ -1,0 +1,272 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayJSON
+import RunwayKit
+import RunwayStore
+
+/// `POST /v1/installs/match`, the explanation of an answer, ad impressions for view-through matching, events, the
+/// funnel report, and simulated clicks and installs (the real click and match code, with the address and User-Agent
+/// given in the request; installs made this way are marked simulated and send no webhooks).
+struct AttributionHandlers: Sendable {
+    static let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148"
+
+    let services: ServerServices
+
+    func matchInstall(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let body = try request.decode(MatchInstallRequest.self)
+        guard body.consent else {
+            throw HTTPError.badRequest(ErrorCode.consentRequired, "consent must be true; nothing is stored without it", field: "consent")
+        }
+        guard let appId = principal.appId, let app = try await services.links.app(id: appId) else {
+            throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "matching needs an app's publishable key")
+        }
+        var input = try await self.input(app: app, installId: body.installId, platform: body.platform, osVersion: body.osVersion,
+                                         language: body.language, clickToken: body.clickToken, address: request.remoteAddress,
+                                         simulated: false, returning: body.returning ?? false)
+        input.returning = body.returning ?? false
+        input.appTransactionId = try Self.appTransactionId(body.appTransactionId)
+        input.secretHash = try InstallSecrets.hash(body.installSecret)
+        input.attested = app.attestation.policy != "off" && AttestationToken.attests(body.attestation, appId: app.id, installId: input.installId, secrets: services.secrets,
+                                                  now: services.clock.now())
+        if app.attestation.policy == "required", !input.attested {
+            services.metrics.increment("linkrunway_unattested_total", labels: [("kind", "match")])
+            throw HTTPError.forbidden(ErrorCode.attestationRequired, "this app requires App Attest: attest, then send the token as attestation")
+        }
+        return try .json(try await match(input))
+    }
+
+    func explain(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let install = try await load(request, context)
+        let link = try await install.linkId.asyncMap { id in try await services.store.read { try LinkRecord.find($0, id: id) } } ?? nil
+        let explanation = Explanation.decode(install.explanation)
+        return try .json(AttributionExplanation(match: install.wire(link: link), settings: explanation?.settings ?? AttributionSettings(),
+                                                rules: explanation?.rules ?? [], candidates: explanation?.candidates ?? [],
+                                                winner: explanation?.winner, simulated: install.simulated))
+    }
+
+    func recordImpression(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let body = try request.decode(ImpressionRequest.self)
+        guard let app = try await services.links.app(id: body.appId) else { throw HTTPError.invalidField("appId", "no app has this id") }
+        try principal.requireWorkspace(app.workspaceId)
+        guard IPAddress.isValid(body.ip) else { throw HTTPError.invalidField("ip", "must be a numeric IPv4 or IPv6 address") }
+        let now = services.clock.nowMilliseconds()
+        let at = try Validate.timestamp(body.timestamp, field: "timestamp") ?? now
+        guard at <= now + 5 * Matcher.minute else { throw HTTPError.invalidField("timestamp", "must not be in the future") }
+        let network = try LinkValidate.tag(body.network, field: "network")
+        let campaign = try LinkValidate.tag(body.campaign, field: "campaign")
+        let hash = try await services.addresses.hash(body.ip, at: at)
+        let id = Identifier.make("imp")
+        return try await IdempotencyClaim.write(services.store, context) { db in
+            try AttributionQueries.insertImpression(db, id: id, app: app, addressHash: hash, network: network, campaign: campaign, at: at)
+            return try HTTPResponse.json(Impression(id: id, appId: app.id, network: network, campaign: campaign, createdAt: Timestamp.iso(at)), status: 201)
+        }
+    }
+
+    func recordEvent(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let event = try Events.Checked(try request.decode(EventRequest.self), principal: principal, services: services)
+        let now = services.clock.nowMilliseconds()
+        let known = try await EventWriter.Known.load([event.appId], services: services)
+        let result = try await services.store.write { db in try EventWriter(db: db, now: now, services: services, known: known).write(event) }
+        switch result {
+        case .stored(let attribution):
+            return try .json(EventResult(eventId: event.eventId, status: "stored", attribution: attribution), status: 201)
+        case .duplicate(let attribution):
+            return try .json(EventResult(eventId: event.eventId, status: "duplicate", attribution: attribution))
+        case .rejected(let error):
+            throw error
+        }
+    }
+
+    func recordEvents(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        guard !request.body.isEmpty else { throw HTTPError.badRequest(ErrorCode.invalidJSON, "the request body is empty; send {\"events\":[…]}") }
+        let document = try JSONParser().parse(request.body)
+        guard let members = document.objectValue, members.count == 1, let items = document["events"]?.arrayValue else {
+            throw HTTPError.badRequest(ErrorCode.invalidField, "the body must be {\"events\": [...]}", field: "events")
+        }
+        guard (1...Events.batchLimit).contains(items.count) else {
+            throw HTTPError.invalidField("events", "must hold 1 to \(Events.batchLimit) events")
+        }
+        // Each event is checked on its own, so one bad event does not sink the others.
+        let checked: [Result<Events.Checked, HTTPError>] = items.map { item in
+            do {
+                return .success(try Events.Checked(try StrictJSONDecoder().decode(EventRequest.self, from: item), principal: principal, services: services))
+            } catch {
+                return .failure(ErrorMapping.httpError(for: error))
+            }
+        }
+        let now = services.clock.nowMilliseconds()
+        let appIds = Set(checked.compactMap { entry -> String? in if case .success(let event) = entry { return event.appId } else { return nil } })
+        let known = try await EventWriter.Known.load(appIds, services: services)
+        let outcomes: [Events.Outcome] = try await services.store.write { db in
+            let writer = EventWriter(db: db, now: now, services: services, known: known)
+            return try checked.map { entry in
+                switch entry {
+                case .success(let event): return try writer.write(event)
+                case .failure(let error): return .rejected(error)
+                }
+            }
+        }
+        var results: [EventResult] = []
+        for (i, outcome) in outcomes.enumerated() {
+            let eventId = items[i]["eventId"]?.stringValue
+            switch outcome {
+            case .stored(let attribution): results.append(EventResult(eventId: eventId, status: "stored", attribution: attribution))
+            case .duplicate(let attribution): results.append(EventResult(eventId: eventId, status: "duplicate", attribution: attribution))
+            case .rejected(let error):
+                results.append(EventResult(eventId: eventId, status: "rejected", error: ErrorBody.Detail(code: error.code, message: error.message, field: error.field.map { "events[\(i)].\($0)" })))
+            }
+        }
+        return try .json(EventBatchResponse(results: results, stored: results.filter { $0.status == "stored" }.count,
+                                            duplicates: results.filter { $0.status == "duplicate" }.count,
+                                            rejected: results.filter { $0.status == "rejected" }.count))
+    }
+
+    func funnel(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let query = try ReportQuery(request, principal: try context.principal(), now: services.clock.nowMilliseconds(),
+                                    groupings: FunnelReports.groupings)
+        let report = try await services.store.read { db in
+            try FunnelReports.funnel(db, workspaceId: query.workspaceId, appId: query.appId, from: query.from, to: query.to, groupBy: query.groupBy)
+        }
+        return try query.respond(request, report, csv: { FunnelReports.csv(report) }, filename: "funnel.csv")
+    }
+
+    func simulateClick(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let body = try request.decode(SimulateClickRequest.self)
+        guard let components = URLComponents(string: body.url), let host = components.host?.lowercased() else {
+            throw HTTPError.invalidField("url", "must be a link's URL")
+        }
+        let path = components.path.split(separator: "/").joined(separator: "/")
+        guard let domain = try await services.links.domain(hostname: host), !path.isEmpty,
+              let link = try await services.links.link(domain: domain.hostname, path: path), link.workspaceId == domain.workspaceId else {
+            throw HTTPError.notFound(ErrorCode.linkNotFound, "no link answers \(body.url)")
+        }
+        try principal.requireWorkspace(link.workspaceId)
+        guard link.enabled, !link.isExpired(at: services.clock.nowMilliseconds()) else {
+            throw HTTPError(status: 410, code: ErrorCode.linkExpired, message: "the link is disabled or expired")
+        }
+        let address = body.ip ?? request.remoteAddress ?? "127.0.0.1"
+        guard IPAddress.isValid(address) else { throw HTTPError.invalidField("ip", "must be a numeric IPv4 or IPv6 address") }
+        let client = ClientClass(userAgent: body.userAgent ?? Self.iPhone)
+        if case .crawler = client { throw HTTPError.invalidField("userAgent", "is a crawler's; crawlers never count as clicks") }
+        let app = try await link.appId.asyncMap { try await services.links.app(id: $0) } ?? nil
+        let appStore = (link.iosAppStoreId ?? app?.appStoreId).map { "https://apps.apple.com/app/id\($0)" }
+        let query = components.queryItems?.map { (name: $0.name, value: $0.value ?? "") } ?? []
+        let (target, interstitialStore, _) = RedirectHandlers.destination(link: link, appStore: appStore, client: client,
+                                                                         query: link.passQuery ? query : [])
+        let token = try await Clicks.record(Clicks.Visit(kind: "click", platform: client.platform, osVersion: client.osVersion,
+                                                         address: address, referrerHost: nil, installId: nil), of: link, services: services)
+        return try .json(SimulatedClick(clickToken: token, linkId: link.id, platform: client.platform,
+                                        location: interstitialStore ?? target), status: 201)
+    }
+
+    func simulateInstall(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let body = try request.decode(SimulateInstallRequest.self)
+        guard let app = try await services.links.app(id: body.appId) else { throw HTTPError.invalidField("appId", "no app has this id") }
+        try principal.requireWorkspace(app.workspaceId)
+        let address = body.ip ?? request.remoteAddress ?? "127.0.0.1"
+        guard IPAddress.isValid(address) else { throw HTTPError.invalidField("ip", "must be a numeric IPv4 or IPv6 address") }
+        let input = try await self.input(app: app, installId: body.installId ?? UUID().uuidString.lowercased(),
+                                         platform: body.platform ?? "ios", osVersion: body.osVersion, language: nil,
+                                         clickToken: body.clickToken, address: address, simulated: true)
+        return try .json(try await match(input))
+    }
+
+    /// Validates the request and hashes the address under the keys of every day the app's windows reach into.
+    private func input(app: App, installId: String, platform: String, osVersion: String?, language: String?, clickToken: String?,
+                       address: String?, simulated: Bool, returning: Bool = false) async throws -> Matcher.Input {
+        guard let installId = try Validate.installID(installId, field: "installId") else {
+            throw HTTPError.badRequest(ErrorCode.missingField, "installId is required", field: "installId")
+        }
+        guard ["ios", "tvos"].contains(platform) else { throw HTTPError.invalidField("platform", "must be ios or tvos") }
+        if let osVersion, osVersion.utf8.count > 16 || !osVersion.allSatisfy({ $0.isNumber || $0 == "." }) {
+            throw HTTPError.invalidField("osVersion", "must look like 17.4")
+        }
+        if let language, language.utf8.count > 35 || !language.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+            throw HTTPError.invalidField("language", "must be a language tag such as en-GB")
+        }
+        if let clickToken, clickToken.utf8.count > 64 {
+            throw HTTPError.invalidField("clickToken", "is not a click token")
+        }
+        let now = services.clock.nowMilliseconds()
+        var hashes: [String] = []
+        // A returning device is not matched, so its address is not even hashed.
+        if let address, !returning, app.attribution.probabilisticMinutes > 0 || app.attribution.viewThroughHours > 0 {
+            let reach = Int64(max(app.attribution.probabilisticMinutes, app.attribution.viewThroughHours * 60)) * Matcher.minute
+            hashes.append(try await services.addresses.hash(address, at: now))
+            if AddressHasher.day(now - reach) != AddressHasher.day(now) {
+                hashes.append(try await services.addresses.hash(address, at: now - reach))
+            }
+        }
+        return Matcher.Input(app: app, installId: installId, platform: platform, osVersion: osVersion, language: language,
+                             clickToken: clickToken, addressHashes: hashes, simulated: simulated, now: now)
+    }
+
+    /// Decides (or finds) the answer and returns it with the link's current path and metadata.
+    private func match(_ input: Matcher.Input) async throws -> InstallMatch {
+        var planned = try await services.store.read { db in try Matcher.plan(input, db: db) }
+        if let existing = planned.existing {
+            // An install made before its SDK sent secrets takes the first one sent.
+            if let hash = input.secretHash {
+                try await services.store.write { db in try InstallSecrets.keep(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
+            }
+            let link = try await existing.linkId.asyncMap { id in try await services.store.read { try LinkRecord.find($0, id: id) } } ?? nil
+            return existing.wire(link: link)
+        }
+        planned.expectedExplanation = Matcher.explain(input, plan: planned, winner: planned.options.first, lostRaces: []).json
+        let plan = planned
+        let (install, link, created): (InstallRecord, LinkRecord?, Bool) = try await services.store.write { db in
+            let (install, created) = try Matcher.commit(input, plan: plan, db: db)
+            if let hash = input.secretHash { try InstallSecrets.keep(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
+            let link = try install.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil
+            if created, !input.simulated, !input.returning {
+                try Webhooks.enqueue(db, workspaceId: install.workspaceId, topic: "install", payload: install.wire(link: link), now: input.now)
+            }
+            return (install, link, created)
+        }
+        if created, !input.returning { services.metrics.increment("linkrunway_installs_matched_total", labels: [("method", install.method)]) }
+        return install.wire(link: link)
+    }
+
+    /// StoreKit 2's app transaction id: Apple documents it as a string; up to 64 letters, digits and dashes are kept.
+    private static func appTransactionId(_ text: String?) throws -> String? {
+        guard let text else { return nil }
+        guard (1...64).contains(text.utf8.count), text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
+            throw HTTPError.invalidField("appTransactionId", "must be 1 to 64 letters, digits or dashes")
+        }
+        return text
+    }
+
+    /// The install named by the path, in the caller's workspace (`appId` decides between apps).
+    private func load(_ request: HTTPRequest, _ context: RequestContext) async throws -> InstallRecord {
+        let principal = try context.principal()
+        let installId = try context.parameter("installId").lowercased()
+        let appId = request.queryValue("appId") ?? principal.appId
+        let workspaceId = principal.kind == .admin ? nil : principal.workspaceId ?? ""
+        let rows = try await services.store.read { db in
+            try AttributionQueries.installs(db, installId: installId, appId: appId, workspaceId: workspaceId)
+        }
+        guard let install = rows.first, principal.kind == .admin || install.workspaceId == principal.workspaceId else {
+            throw HTTPError.notFound(ErrorCode.unknownInstall, "no install \(installId)")
+        }
+        if rows.count > 1 {
+            throw HTTPError.badRequest(ErrorCode.invalidQuery, "the install id is known in several apps; add ?appId=", field: "appId")
+        }
+        return install
+    }
+}
+
+/// Numeric addresses only
+/// Numeric addresses only: what the transport reports, or what an ad server sends.
+enum IPAddress {
+    static func isValid(_ text: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
+    }
+}

@@ -1,0 +1,149 @@
+import RunwayKit
+import RunwayStore
+
+/// Installs, their secrets and app transaction ids, click claims, impressions, events and event ids (step 0004 also
+/// made the webhook tables). Append only: a released step never changes.
+enum AttributionSchema {
+    static let migrations: [Migration] = [
+        Migration(id: "0004_installs_events", sqlite: installsSQL(partitioning: "", defaults: ""),
+                  postgres: installsSQL(partitioning: " PARTITION BY RANGE (created_at)", defaults: """
+                      CREATE TABLE impressions_default PARTITION OF impressions DEFAULT;
+                      CREATE TABLE events_default PARTITION OF events DEFAULT;
+                      """)),
+        Migration(id: "0009_event_click_tokens", sql: "ALTER TABLE events ADD COLUMN click_token TEXT;"),
+        // The address-hash retention pass finds what it must clear through these (hashed rows only, so they stay small).
+        Migration(id: "0010_address_hash_retention", sql: """
+            CREATE INDEX clicks_hashed_by_time ON clicks (created_at) WHERE address_hash IS NOT NULL;
+            CREATE INDEX installs_hashed_by_time ON installs (matched_at) WHERE address_hash IS NOT NULL;
+            CREATE INDEX impressions_by_time ON impressions (created_at);
+            """),
+        // The hash of the secret a device sent with its install's first match: forgetting the install needs the secret.
+        Migration(id: "0019_install_secrets", sql: """
+            CREATE TABLE install_secrets (
+                app_id TEXT NOT NULL,
+                install_id TEXT NOT NULL,
+                secret_hash TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, install_id)
+            );
+            """),
+        // StoreKit 2's app transaction id, sent by the SDK with its first match, for joining purchases to installs.
+        Migration(id: "0021_install_app_transaction", sql: """
+            ALTER TABLE installs ADD COLUMN app_transaction_id TEXT;
+            """),
+    ]
+
+    /// Attribution settings of apps, installs with their stored answer and explanation, claims that keep a click to
+    /// one install, ad impressions, events with the attribution they were written with (append-only, partitioned by
+    /// time on PostgreSQL, their ids kept unique by `event_ids`), and webhooks with their durable delivery queue.
+    static func installsSQL(partitioning: String, defaults: String) -> String {
+        """
+        ALTER TABLE apps ADD COLUMN probabilistic_minutes BIGINT NOT NULL DEFAULT 0;
+        ALTER TABLE apps ADD COLUMN view_through_hours BIGINT NOT NULL DEFAULT 0;
+        ALTER TABLE apps ADD COLUMN click_window_days BIGINT NOT NULL DEFAULT 7;
+        ALTER TABLE clicks ADD COLUMN claimed BIGINT NOT NULL DEFAULT 0;
+        CREATE INDEX clicks_unclaimed_by_address ON clicks (workspace_id, address_hash, created_at) WHERE claimed = 0;
+        CREATE INDEX clicks_by_install ON clicks (install_id, created_at);
+        CREATE TABLE installs (
+            app_id TEXT NOT NULL REFERENCES apps (id),
+            install_id TEXT NOT NULL,
+            workspace_id TEXT NOT NULL,
+            platform TEXT NOT NULL,
+            os_version TEXT,
+            language TEXT,
+            method TEXT NOT NULL,
+            confidence DOUBLE PRECISION NOT NULL,
+            click_token TEXT,
+            impression_id TEXT,
+            link_id TEXT,
+            campaign TEXT,
+            channel TEXT,
+            feature TEXT,
+            source TEXT NOT NULL,
+            address_hash TEXT,
+            explanation TEXT NOT NULL,
+            simulated BIGINT NOT NULL,
+            matched_at BIGINT NOT NULL,
+            PRIMARY KEY (app_id, install_id)
+        );
+        CREATE INDEX installs_by_workspace ON installs (workspace_id, matched_at);
+        CREATE TABLE click_claims (
+            token TEXT PRIMARY KEY,
+            app_id TEXT NOT NULL,
+            install_id TEXT NOT NULL,
+            claimed_at BIGINT NOT NULL
+        );
+        CREATE INDEX click_claims_by_install ON click_claims (app_id, install_id);
+        CREATE TABLE impressions (
+            id TEXT NOT NULL,
+            app_id TEXT NOT NULL,
+            workspace_id TEXT NOT NULL,
+            address_hash TEXT NOT NULL,
+            network TEXT,
+            campaign TEXT,
+            created_at BIGINT NOT NULL,
+            PRIMARY KEY (id, created_at)
+        )\(partitioning);
+        CREATE INDEX impressions_by_address ON impressions (app_id, address_hash, created_at);
+        CREATE TABLE event_ids (
+            app_id TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            received_at BIGINT NOT NULL,
+            PRIMARY KEY (app_id, event_id)
+        );
+        CREATE INDEX event_ids_by_age ON event_ids (received_at);
+        CREATE TABLE events (
+            app_id TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            workspace_id TEXT NOT NULL,
+            install_id TEXT NOT NULL,
+            type TEXT NOT NULL,
+            name TEXT,
+            user_id TEXT,
+            occurred_at BIGINT NOT NULL,
+            amount BIGINT,
+            currency TEXT,
+            properties TEXT,
+            attested BIGINT NOT NULL,
+            method TEXT NOT NULL,
+            link_id TEXT,
+            campaign TEXT,
+            channel TEXT,
+            feature TEXT,
+            source TEXT NOT NULL,
+            received_at BIGINT NOT NULL,
+            PRIMARY KEY (app_id, event_id, received_at)
+        )\(partitioning.replacingOccurrences(of: "created_at", with: "received_at"));
+        CREATE INDEX events_by_install ON events (app_id, install_id);
+        CREATE INDEX events_by_workspace ON events (workspace_id, received_at);
+        \(defaults)
+        CREATE TABLE webhooks (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+            url TEXT NOT NULL,
+            secret TEXT NOT NULL,
+            topics TEXT NOT NULL,
+            enabled BIGINT NOT NULL,
+            created_at BIGINT NOT NULL
+        );
+        CREATE INDEX webhooks_by_workspace ON webhooks (workspace_id, created_at, id);
+        CREATE TABLE webhook_deliveries (
+            id TEXT PRIMARY KEY,
+            webhook_id TEXT NOT NULL,
+            workspace_id TEXT NOT NULL,
+            topic TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            status TEXT NOT NULL,
+            attempts BIGINT NOT NULL,
+            next_attempt_at BIGINT NOT NULL,
+            lease_until BIGINT,
+            last_status BIGINT,
+            last_error TEXT,
+            created_at BIGINT NOT NULL,
+            delivered_at BIGINT
+        );
+        CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+        CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at, id);
+        """
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayKit
+import RunwayStore
+
+/// An installation's stored answer: one row of `installs`, written once.
+struct InstallRecord: Sendable, Equatable {
+    var appId: String
+    var installId: String
+    var workspaceId: String
+    var platform: String
+    var osVersion: String?
+    var language: String?
+    var method: String
+    var confidence: Double
+    var clickToken: String?
+    var impressionId: String?
+    var linkId: String?
+    var campaign: String?
+    var channel: String?
+    var feature: String?
+    var source: String
+    var addressHash: String?
+    /// The `Explanation` as JSON.
+    var explanation: String
+    var simulated: Bool
+    var matchedAt: Int64
+    /// Set when Apple answered an Apple Ads claim for this install.
+    var appleAdsCampaignId: String?
+    var appleAdsAdGroupId: String?
+    var appleAdsKeywordId: String?
+    /// The match request carried a valid App Attest token.
+    var attested = false
+    /// StoreKit 2's app transaction id, when the SDK sent one.
+    var appTransactionId: String?
+
+    static let columns = """
+        app_id, install_id, workspace_id, platform, os_version, language, method, confidence, click_token, impression_id,
+        link_id, campaign, channel, feature, source, address_hash, explanation, simulated, matched_at, apple_ads_campaign_id,
+        apple_ads_ad_group_id, apple_ads_keyword_id, attested, app_transaction_id
+        """
+
+    init(row: SQLRow) throws {
+        appId = try row.string("app_id")
+        installId = try row.string("install_id")
+        workspaceId = try row.string("workspace_id")
+        platform = try row.string("platform")
+        osVersion = try row.optionalString("os_version")
+        language = try row.optionalString("language")
+        method = try row.string("method")
+        confidence = try row.double("confidence")
+        clickToken = try row.optionalString("click_token")
+        impressionId = try row.optionalString("impression_id")
+        linkId = try row.optionalString("link_id")
+        campaign = try row.optionalString("campaign")
+        channel = try row.optionalString("channel")
+        feature = try row.optionalString("feature")
+        source = try row.string("source")
+        addressHash = try row.optionalString("address_hash")
+        explanation = try row.string("explanation")
+        simulated = try row.bool("simulated")
+        matchedAt = try row.int("matched_at")
+        appleAdsCampaignId = try row.optionalString("apple_ads_campaign_id")
+        appleAdsAdGroupId = try row.optionalString("apple_ads_ad_group_id")
+        appleAdsKeywordId = try row.optionalString("apple_ads_keyword_id")
+        attested = try row.bool("attested")
+        appTransactionId = try row.optionalString("app_transaction_id")
+    }
+
+    init(appId: String, installId: String, workspaceId: String, platform: String, osVersion: String?, language: String?,
+         method: String, confidence: Double, source: String, explanation: String, simulated: Bool, matchedAt: Int64) {
+        self.appId = appId
+        self.installId = installId
+        self.workspaceId = workspaceId
+        self.platform = platform
+        self.osVersion = osVersion
+        self.language = language
+        self.method = method
+        self.confidence = confidence
+        self.source = source
+        self.explanation = explanation
+        self.simulated = simulated
+        self.matchedAt = matchedAt
+    }
+
+    /// Inserts unless another request stored this install first; true when this one did.
+    func insert(_ db: any SQLExecutor) throws -> Bool {
+        try db.execute("""
+            INSERT INTO installs (\(raw: Self.columns))
+            VALUES (\(appId), \(installId), \(workspaceId), \(platform), \(osVersion), \(language), \(method), \(confidence),
+                    \(clickToken), \(impressionId), \(linkId), \(campaign), \(channel), \(feature), \(source), \(addressHash),
+                    \(explanation), \(simulated), \(matchedAt), \(appleAdsCampaignId), \(appleAdsAdGroupId), \(appleAdsKeywordId), \(attested),
+                    \(appTransactionId))
+            ON CONFLICT (app_id, install_id) DO NOTHING
+            """) == 1
+    }
+
+    static func find(_ db: any SQLExecutor, appId: String, installId: String) throws -> InstallRecord? {
+        try db.first("SELECT \(raw: columns) FROM installs WHERE app_id = \(appId) AND install_id = \(installId)").map(InstallRecord.init(row:))
+    }
+
+    var matched: Bool { method != "unmatched" }
+
+    var attribution: EventAttribution {
+        EventAttribution(method: method, source: source, linkId: linkId, campaign: campaign, channel: channel, feature: feature,
+                         appleAdsCampaignId: appleAdsCampaignId, appleAdsAdGroupId: appleAdsAdGroupId, appleAdsKeywordId: appleAdsKeywordId)
+    }
+
+    /// The answer the SDK gets, with the link's in-app path and metadata as they are now.
+    func wire(link: LinkRecord?) -> InstallMatch {
+        let linkWire = link?.wire
+        return InstallMatch(installId: installId, appId: appId, matched: matched, method: method, confidence: confidence, source: source,
+                            clickId: clickToken, linkId: linkId, path: link?.appPath, url: link?.url, metadata: linkWire?.metadata,
+                            campaign: campaign, channel: channel, feature: feature, matchedAt: Timestamp.iso(matchedAt))
+    }
+}
+
+/// What the matcher saw and decided, stored with the install so the answer can be explained later.
+struct Explanation: Codable, Sendable {
+    var settings: AttributionSettings
+    var rules: [String]
+    var candidates: [MatchCandidate]
+    var winner: MatchCandidate?
+
+    var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    static func decode(_ text: String) -> Explanation? { try? JSONDecoder().decode(Explanation.self, from: Data(text.utf8)) }
+}

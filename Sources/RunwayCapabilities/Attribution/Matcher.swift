@@ -1,0 +1,288 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// Decides an installation's attribution, once. Methods in order: referrer (a click token the app presents, or a link
+/// it resolved with this install id), probabilistic (the most recent unmatched iOS click from the same hashed address
+/// within the app's window; each click matches at most one install), view-through (the most recent ad impression
+/// from that address), else unmatched. Everything looked at is kept as the explanation.
+///
+/// The search runs on a reader (`plan`); the writer only claims a click and stores the answer (`commit`), so matches
+/// do not queue behind each other's queries.
+enum Matcher {
+    struct Input: Sendable {
+        let app: App
+        let installId: String
+        let platform: String
+        let osVersion: String?
+        let language: String?
+        let clickToken: String?
+        /// Keyed hashes of the client's address under the keys of the days the windows cover (today first).
+        let addressHashes: [String]
+        let simulated: Bool
+        let now: Int64
+        /// The request carried a valid App Attest token.
+        var attested = false
+        /// The SHA-256 of the install secret the device sent, if any.
+        var secretHash: String?
+        /// The device reported its installation before, under an id it deleted: no matching, not counted again.
+        var returning = false
+        /// StoreKit 2's app transaction id, kept with a first report.
+        var appTransactionId: String?
+    }
+
+    /// What the search found: everything considered, and the eligible options in the order they are tried.
+    struct Plan: Sendable {
+        var existing: InstallRecord?
+        var candidates: [MatchCandidate] = []
+        var options: [MatchCandidate] = []
+        /// The stored explanation when the first option wins without a race, encoded before the write so that the
+        /// single writer does not spend its time on JSON.
+        var expectedExplanation: String?
+    }
+
+    static let minute: Int64 = 60_000
+
+    static func rules(_ settings: AttributionSettings) -> [String] {
+        [
+            "consent: the request carried consent=true; nothing is stored otherwise",
+            "1. referrer: a click token the app presents, or a link it resolved with this install id, at most \(settings.clickWindowDays) days old",
+            settings.probabilisticMinutes > 0
+                ? "2. probabilistic (on, \(settings.probabilisticMinutes) minutes): the most recent iOS click from the same hashed network address, not already matched to another install"
+                : "2. probabilistic: off for this app",
+            settings.viewThroughHours > 0
+                ? "3. view-through (on, \(settings.viewThroughHours) hours): the most recent ad impression for this app from the same hashed network address"
+                : "3. view-through: off for this app",
+            "4. otherwise unmatched; the first answer is kept for this install id",
+        ]
+    }
+
+    static let returningRule = "returning: consent was withdrawn and given again on this device, so its installation was already " +
+        "counted under an id the app has deleted; this id is registered without matching and left out of install counts"
+
+    /// Looks for the stored answer or the candidates (read-only).
+    static func plan(_ input: Input, db: any SQLExecutor) throws -> Plan {
+        var plan = Plan(existing: try InstallRecord.find(db, appId: input.app.id, installId: input.installId))
+        if plan.existing != nil || input.returning { return plan }
+        let settings = input.app.attribution
+
+        // 1. Referrer.
+        let windowStart = input.now - Int64(settings.clickWindowDays) * 1440 * minute
+        var referrerRows: [SQLRow] = []
+        if let token = input.clickToken {
+            if let row = try db.first("""
+                SELECT c.token, c.kind, c.created_at, c.workspace_id, l.id AS link_id, l.app_id FROM clicks c JOIN links l ON l.id = c.link_id
+                WHERE c.token = \(token)
+                """) {
+                referrerRows.append(row)
+            } else {
+                plan.candidates.append(MatchCandidate(method: "referrer", ageSeconds: 0, eligible: false, reason: "no click has the token the app presented"))
+            }
+        }
+        if let row = try db.first("""
+            SELECT c.token, c.kind, c.created_at, c.workspace_id, l.id AS link_id, l.app_id FROM clicks c JOIN links l ON l.id = c.link_id
+            WHERE c.install_id = \(input.installId) AND c.kind = 'open' AND c.workspace_id = \(input.app.workspaceId)
+            ORDER BY c.created_at DESC LIMIT 1
+            """) {
+            referrerRows.append(row)
+        }
+        for row in referrerRows {
+            let created = try row.int("created_at")
+            var candidate = MatchCandidate(method: "referrer", clickToken: try row.string("token"), linkId: try row.string("link_id"),
+                                           ageSeconds: Int((input.now - created) / 1000), eligible: false, reason: "")
+            let linkApp = try row.optionalString("app_id")
+            if try row.string("workspace_id") != input.app.workspaceId || (linkApp != nil && linkApp != input.app.id) {
+                candidate.reason = "the link belongs to another app"
+            } else if created < windowStart {
+                candidate.reason = "older than the \(settings.clickWindowDays)-day click window"
+            } else {
+                candidate.eligible = true
+                candidate.reason = try row.string("kind") == "open" ? "the app resolved this link with this install id" : "the app presented this click token"
+            }
+            plan.candidates.append(candidate)
+            if candidate.eligible { plan.options.append(candidate) }
+        }
+
+        // 2. Probabilistic: one query per address hash, walking the index of unmatched clicks newest first.
+        if settings.probabilisticMinutes > 0, !input.addressHashes.isEmpty {
+            let window = Int64(settings.probabilisticMinutes) * minute
+            var rows: [SQLRow] = []
+            for hash in Set(input.addressHashes) {
+                rows += try db.query("""
+                    SELECT c.token, c.created_at, l.id AS link_id, l.app_id FROM clicks c JOIN links l ON l.id = c.link_id
+                    WHERE c.workspace_id = \(input.app.workspaceId) AND c.address_hash = \(hash) AND c.claimed = 0
+                      AND c.created_at >= \(input.now - window) AND c.created_at <= \(input.now) AND c.kind = 'click' AND c.platform = 'ios'
+                    ORDER BY c.created_at DESC LIMIT 10
+                    """)
+            }
+            rows.sort { (try? $0.int("created_at")) ?? 0 > (try? $1.int("created_at")) ?? 0 }
+            for row in rows.prefix(10) {
+                var candidate = MatchCandidate(method: "probabilistic", clickToken: try row.string("token"), linkId: try row.string("link_id"),
+                                               ageSeconds: Int((input.now - (try row.int("created_at"))) / 1000), eligible: true,
+                                               reason: "an unmatched click from this address")
+                if let linkApp = try row.optionalString("app_id"), linkApp != input.app.id {
+                    candidate.eligible = false
+                    candidate.reason = "the link belongs to another app"
+                }
+                plan.candidates.append(candidate)
+                if candidate.eligible { plan.options.append(candidate) }
+            }
+            if rows.isEmpty {
+                plan.candidates.append(MatchCandidate(method: "probabilistic", ageSeconds: 0, eligible: false,
+                                                      reason: "no unmatched iOS click from this address in the last \(settings.probabilisticMinutes) minutes"))
+            }
+        }
+
+        // 3. View-through.
+        if settings.viewThroughHours > 0, !input.addressHashes.isEmpty {
+            let window = Int64(settings.viewThroughHours) * 60 * minute
+            let newest = try Set(input.addressHashes).compactMap { hash in
+                try db.first("""
+                    SELECT id, network, campaign, created_at FROM impressions
+                    WHERE app_id = \(input.app.id) AND address_hash = \(hash) AND created_at >= \(input.now - window) AND created_at <= \(input.now)
+                    ORDER BY created_at DESC LIMIT 1
+                    """)
+            }.max { (try? $0.int("created_at")) ?? 0 < (try? $1.int("created_at")) ?? 0 }
+            if let row = newest {
+                let candidate = MatchCandidate(method: "view_through", impressionId: try row.string("id"), network: try row.optionalString("network"),
+                                               campaign: try row.optionalString("campaign"),
+                                               ageSeconds: Int((input.now - (try row.int("created_at"))) / 1000), eligible: true,
+                                               reason: "the most recent ad impression from this address")
+                plan.candidates.append(candidate)
+                plan.options.append(candidate)
+            } else {
+                plan.candidates.append(MatchCandidate(method: "view_through", ageSeconds: 0, eligible: false,
+                                                      reason: "no impression from this address in the last \(settings.viewThroughHours) hours"))
+            }
+        }
+        return plan
+    }
+
+    /// Stores the answer (in the writer's transaction): the first option that can be had wins; a click is claimed so
+    /// no other install gets it. When other installs took every click the plan offered (many installs behind one
+    /// address, as with a carrier's NAT), the newest click still free is looked up again here. Returns the stored
+    /// answer, which is another request's when that one stored first.
+    static func commit(_ input: Input, plan: Plan, db: any SQLExecutor) throws -> (InstallRecord, created: Bool) {
+        if let existing = try InstallRecord.find(db, appId: input.app.id, installId: input.installId) { return (existing, false) }
+        let settings = input.app.attribution
+        var winner: MatchCandidate?
+        var lostRaces = Set<String>()
+        var options = plan.options
+        var index = 0
+        while index < options.count {
+            let option = options[index]
+            index += 1
+            if option.method == "probabilistic" {
+                let token = option.clickToken!
+                guard try db.execute("""
+                    INSERT INTO click_claims (token, app_id, install_id, claimed_at)
+                    VALUES (\(token), \(input.app.id), \(input.installId), \(input.now)) ON CONFLICT (token) DO NOTHING
+                    """) == 1 else {
+                    lostRaces.insert(token)
+                    if !options[index...].contains(where: { $0.method == "probabilistic" }) {
+                        options.insert(contentsOf: try freshClicks(input, db: db, excluding: lostRaces), at: index)
+                    }
+                    continue
+                }
+                try db.execute("UPDATE clicks SET claimed = 1 WHERE token = \(token)")
+            }
+            winner = option
+            break
+        }
+        // The explanation the plan expected is made before the write; only a lost race makes it differ.
+        let explanation = lostRaces.isEmpty && winner == plan.options.first
+            ? plan.expectedExplanation ?? explain(input, plan: plan, winner: winner, lostRaces: lostRaces).json
+            : explain(input, plan: plan, winner: winner, lostRaces: lostRaces).json
+        let link = try winner?.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil
+        let method = winner?.method ?? "unmatched"
+        var record = InstallRecord(appId: input.app.id, installId: input.installId, workspaceId: input.app.workspaceId,
+                                   platform: input.platform, osVersion: input.osVersion, language: input.language, method: method,
+                                   confidence: confidence(winner, settings: settings),
+                                   source: input.returning ? "returning"
+                                       : winner == nil ? "organic" : (method == "view_through" ? "ad:\(winner?.network ?? "unknown")" : "link"),
+                                   explanation: explanation,
+                                   simulated: input.simulated, matchedAt: input.now)
+        record.clickToken = winner?.clickToken
+        record.impressionId = winner?.impressionId
+        record.linkId = link?.id
+        record.campaign = link?.campaign ?? winner?.campaign
+        record.channel = link?.channel
+        record.feature = link?.feature
+        record.addressHash = input.addressHashes.first
+        record.attested = input.attested
+        record.appTransactionId = input.returning ? nil : input.appTransactionId
+        if try record.insert(db) { return (record, true) }
+        // Another request for this install stored its answer first; that one stands, and our claim goes back.
+        if method == "probabilistic", let token = record.clickToken {
+            try db.execute("DELETE FROM click_claims WHERE token = \(token) AND install_id = \(input.installId)")
+            try db.execute("UPDATE clicks SET claimed = 0 WHERE token = \(token) AND NOT EXISTS (SELECT 1 FROM click_claims k WHERE k.token = \(token))")
+        }
+        guard let stored = try InstallRecord.find(db, appId: input.app.id, installId: input.installId) else {
+            throw StoreError.conflict("the install was stored and removed concurrently")
+        }
+        return (stored, false)
+    }
+
+    /// What the matcher saw and decided, given the winner and the clicks other installs took first.
+    static func explain(_ input: Input, plan: Plan, winner: MatchCandidate?, lostRaces: Set<String>) -> Explanation {
+        // Only the winner's token belongs to this install; another click's token would outlive that click's deletion.
+        var candidates = plan.candidates.map { candidate -> MatchCandidate in
+            var kept = candidate
+            let isWinner = winner != nil && candidate == winner
+            if let token = candidate.clickToken, lostRaces.contains(token) {
+                kept.eligible = false
+                kept.reason = "matched another install a moment ago"
+            } else if isWinner, candidate.method == "probabilistic" {
+                kept.reason = "the most recent unmatched click from this address, \(candidate.ageSeconds) s before"
+            } else if candidate.eligible, !isWinner {
+                kept.eligible = false
+                kept.reason = "an earlier rule or a more recent candidate won"
+            }
+            if !isWinner { kept.clickToken = nil }
+            return kept
+        }
+        if let winner, !plan.candidates.contains(winner) {
+            var found = winner
+            found.reason = "the most recent unmatched click from this address once the planned ones were taken, \(winner.ageSeconds) s before"
+            candidates.append(found)
+        }
+        let finalWinner = candidates.first { winner != nil && $0.method == winner!.method && $0.linkId == winner!.linkId && $0.impressionId == winner!.impressionId && $0.eligible }
+        var rules = rules(input.app.attribution)
+        if input.returning { rules.append(returningRule) }
+        return Explanation(settings: input.app.attribution, rules: rules, candidates: candidates, winner: finalWinner)
+    }
+
+    /// The newest unmatched clicks from the address, looked up inside the write after the planned ones were taken.
+    static func freshClicks(_ input: Input, db: any SQLExecutor, excluding taken: Set<String>) throws -> [MatchCandidate] {
+        let window = Int64(input.app.attribution.probabilisticMinutes) * minute
+        var found: [MatchCandidate] = []
+        for hash in Set(input.addressHashes) {
+            for row in try db.query("""
+                SELECT c.token, c.created_at, l.id AS link_id FROM clicks c JOIN links l ON l.id = c.link_id
+                WHERE c.workspace_id = \(input.app.workspaceId) AND c.address_hash = \(hash) AND c.claimed = 0
+                  AND c.created_at >= \(input.now - window) AND c.created_at <= \(input.now) AND c.kind = 'click' AND c.platform = 'ios'
+                  AND (l.app_id IS NULL OR l.app_id = \(input.app.id))
+                ORDER BY c.created_at DESC LIMIT 3
+                """) where !taken.contains(try row.string("token")) {
+                found.append(MatchCandidate(method: "probabilistic", clickToken: try row.string("token"), linkId: try row.string("link_id"),
+                                            ageSeconds: Int((input.now - (try row.int("created_at"))) / 1000), eligible: true,
+                                            reason: "an unmatched click from this address"))
+            }
+        }
+        return found.sorted { $0.ageSeconds < $1.ageSeconds }
+    }
+
+    /// 1 for referrer; from 0.9 down to 0.4 as a probabilistic click ages through the window; 0.3 for view-through.
+    static func confidence(_ winner: MatchCandidate?, settings: AttributionSettings) -> Double {
+        guard let winner else { return 0 }
+        switch winner.method {
+        case "referrer": return 1
+        case "probabilistic":
+            let window = Double(max(1, settings.probabilisticMinutes) * 60)
+            return ((0.9 - 0.5 * min(1, Double(winner.ageSeconds) / window)) * 1000).rounded() / 1000
+        default: return 0.3
+        }
+    }
+}

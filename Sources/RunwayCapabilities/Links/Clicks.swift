@@ -1,0 +1,146 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayCrypto
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// Records clicks (a person followed a link) and opens (the app resolved a link), durably, before the answer.
+enum Clicks {
+    /// 32 base62 characters: the time in milliseconds (8 characters, so tokens sort by when they were made and new
+    /// ones land at the end of their index instead of on a random page) and 24 random characters (about 143 bits,
+    /// unguessable).
+    static func newToken(at milliseconds: Int64) -> String {
+        var stamp = [Character](repeating: "0", count: 8)
+        var rest = max(0, milliseconds)
+        for position in stride(from: 7, through: 0, by: -1) {
+            stamp[position] = SecureRandom.base62[Int(rest % 62)]
+            rest /= 62
+        }
+        return String(stamp) + SecureRandom.string(length: 24, alphabet: SecureRandom.base62)
+    }
+
+    struct Visit: Sendable {
+        let kind: String          // "click" or "open"
+        let platform: String
+        let osVersion: String?
+        let address: String?
+        let referrerHost: String?
+        let installId: String?
+    }
+
+    /// A visit ready to store: its token, the write, and the metric to count once the write is durable.
+    struct Prepared: Sendable {
+        let token: String
+        let insert: @Sendable (any SQLExecutor) throws -> Void
+        let counted: @Sendable () -> Void
+    }
+
+    /// Stores one visit of `link` and returns its token; the write is committed when this returns.
+    static func record(_ visit: Visit, of link: LinkRecord, services: ServerServices) async throws -> String {
+        let now = services.clock.nowMilliseconds()
+        let addressHash = try await visit.address.asyncMap { try await services.addresses.hash($0, at: now) }
+        let listening = visit.kind == "click" ? try await services.webhookSubscriptions.subscriptions(workspaceId: link.workspaceId) : []
+        let click = prepare(visit, of: link, addressHash: addressHash, subscriptions: listening, now: now, services: services)
+        try await services.store.write(click.insert)
+        click.counted()
+        return click.token
+    }
+
+    /// The same visit prepared without waiting, when the day's address key and the workspace's webhook subscriptions
+    /// are in memory; nil otherwise.
+    static func prepareFromCache(_ visit: Visit, of link: LinkRecord, services: ServerServices) -> Prepared? {
+        let now = services.clock.nowMilliseconds()
+        var addressHash: String?
+        if let address = visit.address {
+            guard let hash = services.addresses.cachedHash(address, at: now) else { return nil }
+            addressHash = hash
+        }
+        var listening: [Webhooks.Subscription] = []
+        if visit.kind == "click" {
+            guard let cached = services.webhookSubscriptions.cachedSubscriptions(workspaceId: link.workspaceId) else { return nil }
+            listening = cached
+        }
+        return prepare(visit, of: link, addressHash: addressHash, subscriptions: listening, now: now, services: services)
+    }
+
+    static func prepare(_ visit: Visit, of link: LinkRecord, addressHash: String?, subscriptions: [Webhooks.Subscription], now: Int64,
+                        services: ServerServices) -> Prepared {
+        let token = newToken(at: now)
+        let listening = subscriptions.filter { $0.topics.contains("click") }
+        let insert: @Sendable (any SQLExecutor) throws -> Void = { db in
+            try db.execute("""
+                INSERT INTO clicks (token, kind, link_id, workspace_id, app_id, platform, os_version, address_hash, referrer_host,
+                                    install_id, created_at)
+                VALUES (\(token), \(visit.kind), \(link.id), \(link.workspaceId), \(link.appId), \(visit.platform), \(visit.osVersion),
+                        \(addressHash), \(visit.referrerHost), \(visit.installId), \(now))
+                """)
+            if !listening.isEmpty {
+                try Webhooks.enqueue(db, workspaceId: link.workspaceId, topic: "click", payload: ClickNotice(
+                    clickToken: token, linkId: link.id, url: link.url, platform: visit.platform, osVersion: visit.osVersion,
+                    campaign: link.campaign, channel: link.channel, feature: link.feature, createdAt: Timestamp.iso(now)),
+                    now: now, subscriptions: listening)
+            }
+        }
+        let metrics = services.metrics
+        return Prepared(token: token, insert: insert) {
+            metrics.increment("linkrunway_link_visits_total", labels: [("kind", visit.kind), ("platform", visit.platform)])
+        }
+    }
+
+    static func signedClickId(token: String, link: LinkRecord, services: ServerServices) -> String {
+        let expiry = Int64(services.clock.now().timeIntervalSince1970) + SignedClickId.lifetimeSeconds
+        return SignedClickId(clickToken: token, linkId: link.id, workspaceId: link.workspaceId, expiresAt: expiry)
+            .signed(with: services.secrets.clickSigningKey)
+    }
+
+    static func declareMetrics(_ metrics: MetricsRegistry) {
+        metrics.declareCounter("linkrunway_link_visits_total", help: "Link clicks and app opens recorded, by kind and platform.")
+        metrics.declareCounter("linkrunway_link_previews_total", help: "Link previews served to crawlers (not counted as clicks).")
+    }
+}
+
+/// What a `click` webhook says (never the address or its hash).
+struct ClickNotice: Encodable, Sendable {
+    let clickToken: String
+    let linkId: String
+    let url: String
+    let platform: String
+    let osVersion: String?
+    let campaign: String?
+    let channel: String?
+    let feature: String?
+    let createdAt: String
+}
+
+extension HTTPRequest {
+    /// The Host header, lower-cased, without port or trailing dot (`[::1]:8080` → `::1`).
+    var hostName: String? {
+        guard var host = headers["Host"]?.lowercased(), !host.isEmpty else { return nil }
+        if host.hasPrefix("[") {
+            guard let end = host.firstIndex(of: "]") else { return nil }
+            host = String(host[host.index(after: host.startIndex)..<end])
+        } else if let colon = host.lastIndex(of: ":") {
+            host = String(host[..<colon])
+        }
+        if host.hasSuffix(".") { host.removeLast() }
+        return host.isEmpty ? nil : host
+    }
+
+    /// Only the host of the Referer, never its path or query.
+    var referrerHost: String? {
+        headers["Referer"].flatMap { URLComponents(string: $0)?.host?.lowercased() }.map { String($0.prefix(255)) }
+    }
+}
+
+/// Appends query parameters to a URL, keeping any it has.
+func appendingQuery(_ url: String, _ query: [(name: String, value: String)]) -> String {
+    guard !query.isEmpty else { return url }
+    var allowed = CharacterSet.urlQueryAllowed
+    allowed.remove(charactersIn: "&=+#")
+    let text = query.map { pair in
+        (pair.name.addingPercentEncoding(withAllowedCharacters: allowed) ?? "") + "=" + (pair.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+    }.joined(separator: "&")
+    let (base, fragment) = url.firstIndex(of: "#").map { (String(url[..<$0]), String(url[$0...])) } ?? (url, "")
+    return base + (base.contains("?") ? "&" : "?") + text + fragment
+}

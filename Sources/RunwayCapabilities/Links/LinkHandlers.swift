@@ -1,0 +1,129 @@
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayKit
+import RunwayQR
+import RunwayStore
+
+/// `/v1/links`: short links on the workspace's domains, managed with server (or admin) keys.
+struct LinkHandlers: Sendable {
+    let services: ServerServices
+
+    func create(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let body = try request.decode(CreateLinkRequest.self)
+        let workspaceId = try principal.actingWorkspace(body.workspaceId)
+        let customPath = try body.path.map(LinkValidate.path)
+        let draft = try LinkDraft(body)
+        let now = services.clock.nowMilliseconds()
+        let (link, response) = try await IdempotencyClaim.write(services.store, context, { db -> LinkRecord in
+            let appId = try LinkQueries.resolveApp(db, workspaceId: workspaceId, requested: body.appId)
+            let domain = try LinkQueries.pickDomain(db, workspaceId: workspaceId, hostname: body.domain)
+            var link = LinkRecord(id: Identifier.make("lnk"), workspaceId: workspaceId, appId: appId, kind: "link",
+                                  domain: domain, path: customPath ?? "", createdAt: now)
+            draft.apply(to: &link)
+            try LinkQueries.insert(&link, db: db, custom: customPath != nil)
+            return link
+        }, answer: { try HTTPResponse.json($0.wire, status: 201) })
+        services.links.forget(link: link)
+        return response
+    }
+
+    func list(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let page = try PageRequest(request)
+        let workspace = try principal.workspaceFilter(request)
+        let enabled = try request.queryValue("enabled").map { enabled in
+            guard let flag = Bool(enabled) else {
+                throw HTTPError.badRequest(ErrorCode.invalidQuery, "enabled must be true or false", field: "enabled")
+            }
+            return flag
+        }
+        let filter = LinkQueries.linkFilter(workspace, request, enabled: enabled)
+        return try .json(await readPage(services.store, table: "links", columns: LinkRecord.columns, filter: filter, page: page,
+                                        row: { try LinkRecord(row: $0).wire }, id: \.id))
+    }
+
+    func get(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        try .json(try await load(context).wire)
+    }
+
+    func update(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let id = try context.parameter("linkId")
+        let body = try request.decode(UpdateLinkRequest.self)
+        let change = try LinkChange(body)
+        let now = services.clock.nowMilliseconds()
+        let (link, response) = try await IdempotencyClaim.write(services.store, context, { db -> LinkRecord in
+            guard var link = try LinkRecord.find(db, id: id) else { throw HTTPError.notFound(ErrorCode.notFound, "no link \(id)") }
+            try principal.requireWorkspace(link.workspaceId)
+            change.apply(to: &link)
+            link.updatedAt = now
+            try link.update(db)
+            return link
+        }, answer: { try HTTPResponse.json($0.wire) })
+        services.links.forget(link: link)
+        return response
+    }
+
+    func disable(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let id = try context.parameter("linkId")
+        let now = services.clock.nowMilliseconds()
+        let link: LinkRecord = try await services.store.write { db in
+            guard var link = try LinkRecord.find(db, id: id) else { throw HTTPError.notFound(ErrorCode.notFound, "no link \(id)") }
+            try principal.requireWorkspace(link.workspaceId)
+            if link.enabled {
+                link.enabled = false
+                link.updatedAt = now
+                try link.update(db)
+            }
+            return link
+        }
+        services.links.forget(link: link)
+        return try .json(link.wire)
+    }
+
+    func qrSVG(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        try await qr(request, context, format: "svg")
+    }
+
+    func qrPNG(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        try await qr(request, context, format: "png")
+    }
+
+    /// The link as a QR code in `format` (svg or png).
+    func qr(_ request: HTTPRequest, _ context: RequestContext, format: String) async throws -> HTTPResponse {
+        let link = try await load(context)
+        let size = try Self.intQuery(request, "size", default: 512, range: 64...2048)
+        let margin = try Self.intQuery(request, "margin", default: 4, range: 0...16)
+        guard let correction = QRCode.Correction(rawValue: (request.queryValue("ecc") ?? "M").uppercased()) else {
+            throw HTTPError.badRequest(ErrorCode.invalidQuery, "ecc must be L, M, Q or H", field: "ecc")
+        }
+        let code = try QRCode(text: link.url, correction: correction)
+        var response = format == "svg"
+            ? HTTPResponse.text(code.svg(pixels: size, margin: margin), contentType: "image/svg+xml")
+            : HTTPResponse(status: 200, body: code.png(pixels: size, margin: margin))
+        if format == "png" { response.headers.set("Content-Type", "image/png") }
+        response.headers.set("Cache-Control", "private, max-age=86400")
+        return response
+    }
+
+    static func intQuery(_ request: HTTPRequest, _ name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
+        guard let text = request.queryValue(name) else { return value }
+        guard let number = Int(text), range.contains(number) else {
+            throw HTTPError.badRequest(ErrorCode.invalidQuery, "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)", field: name)
+        }
+        return number
+    }
+
+    /// The link named by the path, if the caller may see it.
+    func load(_ context: RequestContext) async throws -> LinkRecord {
+        let principal = try context.principal()
+        let id = try context.parameter("linkId")
+        guard let link = try await services.store.read({ db in try LinkRecord.find(db, id: id) }) else {
+            throw HTTPError.notFound(ErrorCode.notFound, "no link \(id)")
+        }
+        try principal.requireWorkspace(link.workspaceId)
+        return link
+    }
+}

@@ -1,0 +1,118 @@
+import RunwayHTTP
+import RunwayKit
+
+/// What the OpenAPI document says about each link domain and link route.
+extension Operation {
+    static let createDomain = Operation(
+        id: "createDomain", summary: "Add a link domain to a workspace", tag: "Link domains", access: Access.management,
+        requestSchema: "CreateLinkDomainRequest", responses: [.json(201, "LinkDomain", "The domain.")],
+        maxBodyBytes: 16 * 1024, errors: [409], idempotent: true)
+
+    static let verifyDomain = Operation(
+        id: "verifyDomain", summary: "Check the domain's DNS TXT record; once it is there, the domain serves links",
+        tag: "Link domains", access: Access.management, responses: [.json(200, "LinkDomain", "The domain, verified.")], errors: [409, 503])
+
+    static let listDomains = Operation(
+        id: "listDomains", summary: "List link domains", tag: "Link domains", access: Access.management,
+        responses: [.json(200, "LinkDomainPage", "A page of domains.")],
+        query: [QueryParameterDoc("workspaceId", "Only this workspace's domains.")] + pageQuery)
+
+    static let deleteDomain = Operation(
+        id: "deleteDomain", summary: "Remove a link domain that has no links", tag: "Link domains", access: Access.management,
+        responses: [ResponseDoc(status: 204, description: "Removed.")], errors: [409])
+
+    static let createLink = Operation(
+        id: "createLink", summary: "Create a link", tag: "Links", access: Access.management,
+        requestSchema: "CreateLinkRequest", responses: [.json(201, "Link", "The link.")],
+        maxBodyBytes: 64 * 1024, errors: [409], idempotent: true)
+
+    static let listLinks = Operation(
+        id: "listLinks", summary: "List links", tag: "Links", access: Access.management,
+        responses: [.json(200, "LinkPage", "A page of links, oldest first.")],
+        query: [
+            QueryParameterDoc("workspaceId", "Only this workspace's links."), QueryParameterDoc("appId", "Only this app's."),
+            QueryParameterDoc("domain", "Only links on this hostname."), QueryParameterDoc("campaign", "Only this campaign."),
+            QueryParameterDoc("channel", "Only this channel."), QueryParameterDoc("feature", "Only this feature."),
+            QueryParameterDoc("kind", "link or share."), QueryParameterDoc("enabled", "true or false.", schema: "boolean"),
+        ] + pageQuery)
+
+    static let getLink = Operation(
+        id: "getLink", summary: "Show a link", tag: "Links", access: Access.management,
+        responses: [.json(200, "Link", "The link.")])
+
+    static let updateLink = Operation(
+        id: "updateLink", summary: "Change a link (never its domain or path)", tag: "Links", access: Access.management,
+        requestSchema: "UpdateLinkRequest", responses: [.json(200, "Link", "The link as changed.")],
+        maxBodyBytes: 64 * 1024, idempotent: true)
+
+    static let disableLink = Operation(
+        id: "disableLink", summary: "Disable a link at once (it answers 404 from then on)", tag: "Links",
+        access: Access.management, responses: [.json(200, "Link", "The disabled link.")])
+
+    static let linkQRSVG = linkQR(format: "svg")
+    static let linkQRPNG = linkQR(format: "png")
+
+    /// The QR code of a link as a picture in `format` (svg or png).
+    static func linkQR(format: String) -> Operation {
+        Operation(
+            id: "linkQR\(format.uppercased())", summary: "The link as a QR code (\(format.uppercased()))", tag: "Links",
+            access: Access.management,
+            responses: [ResponseDoc(status: 200, description: "The picture.", contentType: format == "svg" ? "image/svg+xml" : "image/png")],
+            query: [
+                QueryParameterDoc("size", "Pixels per side, 64 to 2048 (default 512).", schema: "integer"),
+                QueryParameterDoc("margin", "Quiet zone in modules, 0 to 16 (default 4).", schema: "integer"),
+                QueryParameterDoc("ecc", "Error correction: L, M (default), Q or H."),
+            ])
+    }
+}
+
+/// What the OpenAPI document says about the routes apps call with their publishable key.
+extension Operation {
+    static let resolveLink = Operation(
+        id: "resolveLink", summary: "The app was opened by a link: its in-app path and metadata, and a recorded open",
+        tag: "Client", access: Access.client, requestSchema: "ResolveRequest",
+        responses: [.json(200, "ResolvedLink", "The link."), .json(404, "Error", "link_not_found"), .json(410, "Error", "link_expired")],
+        maxBodyBytes: 8 * 1024, rateLimited: true)
+
+    static let createShare = Operation(
+        id: "createShare", summary: "A user of the app shares a place in it; the link remembers who shared it",
+        tag: "Client", access: Access.client, requestSchema: "CreateShareRequest",
+        responses: [.json(201, "Share", "The new link.")], maxBodyBytes: 16 * 1024, errors: [409], idempotent: true, rateLimited: true)
+
+    static let createReferralCode = Operation(
+        id: "createReferralCode", summary: "The referral code of an installation or user (made once, then the same one)",
+        tag: "Client", access: Access.client, requestSchema: "CreateReferralCodeRequest",
+        responses: [.json(201, "ReferralCode", "A new code."), .json(200, "ReferralCode", "The code made before.")],
+        maxBodyBytes: 8 * 1024, rateLimited: true)
+
+    static let getReferralCode = Operation(
+        id: "getReferralCode", summary: "Look up a referral code (any case)", tag: "Client", access: Access.anyKey,
+        responses: [.json(200, "ReferralCode", "The code; whom it belongs to (installId, userId) only for a server or admin key.")], rateLimited: true)
+}
+
+/// What the OpenAPI document says about what a link domain serves.
+extension Operation {
+    static let appleAppSiteAssociation = Operation(
+        id: "appleAppSiteAssociation", summary: "Universal links association for the link domain in Host", tag: "Link domains",
+        access: .open, responses: [.json(200, "AppleAppSiteAssociation", "The association file."),
+                                   .json(404, "Error", "The Host is not a link domain.")])
+
+    static let appleAppSiteAssociationRoot = Operation(
+        id: "appleAppSiteAssociationRoot", summary: appleAppSiteAssociation.summary + " (legacy location)", tag: appleAppSiteAssociation.tag,
+        access: .open, responses: appleAppSiteAssociation.responses)
+
+    static let assetLinks = Operation(
+        id: "assetLinks", summary: "Android App Links association for the link domain in Host", tag: "Link domains",
+        access: .open, responses: [ResponseDoc(status: 200, description: "The statement list.", contentType: "application/json"),
+                                   .json(404, "Error", "Not a link domain, or no Android app configured.")])
+
+    static let followLink = Operation(
+        id: "followLink", summary: "Follow a link: records the click, then sends the device where it belongs", tag: "Link domains",
+        access: .open, responses: [
+            ResponseDoc(status: 302, description: "To the App Store, the store, the web page or the link's destination."),
+            ResponseDoc(status: 200, description: "A preview page for crawlers, or the branded interstitial.", contentType: "text/html"),
+            ResponseDoc(status: 404, description: "Unknown or disabled link (HTML), or a Host that is not a link domain (JSON).",
+                        contentType: "text/html", orJSONError: true),
+            ResponseDoc(status: 410, description: "The link has expired.", contentType: "text/html"),
+        ])
+}

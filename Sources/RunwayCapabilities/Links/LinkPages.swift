@@ -1,0 +1,80 @@
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayKit
+
+/// The HTML a link domain serves to people and to preview fetchers. Self-contained: no script or style from elsewhere.
+enum LinkPages {
+    static func escape(_ text: String) -> String { Markup.escape(text) }
+
+    static let style = """
+        <style>body{font:17px/1.5 -apple-system,system-ui,sans-serif;margin:0;display:flex;min-height:100vh;align-items:center;\
+        justify-content:center;background:#f5f5f7;color:#1d1d1f}main{max-width:28rem;padding:2rem;text-align:center}\
+        img{max-width:100%;border-radius:12px}a.button{display:block;margin:.75rem 0;padding:.9rem;border-radius:12px;\
+        background:#0071e3;color:#fff;text-decoration:none;font-weight:600}a.secondary{background:#e8e8ed;color:#1d1d1f}</style>
+        """
+
+    static func page(status: Int, title: String, head: String = "", body: String, cache: String = "no-store") -> HTTPResponse {
+        var response = HTTPResponse.text("""
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">\
+            <meta name="robots" content="noindex"><title>\(escape(title))</title>\(head)\(style)</head><body><main>\(body)</main></body></html>
+            """, status: status, contentType: "text/html; charset=utf-8")
+        response.headers.set("Cache-Control", cache)
+        response.headers.set("X-Content-Type-Options", "nosniff")
+        response.headers.set("Referrer-Policy", "no-referrer")
+        return response
+    }
+
+    /// The same page for unknown and disabled links, so a path never reveals whether it exists.
+    static func notFound() -> HTTPResponse {
+        page(status: 404, title: "Link not found", body: "<h1>Link not found</h1><p>This link does not exist or is no longer active.</p>")
+    }
+
+    static func expired(fallback: String?) -> HTTPResponse {
+        let more = fallback.map { "<a class=\"button\" href=\"\(escape($0))\">Continue</a>" } ?? ""
+        return page(status: 410, title: "Link expired", body: "<h1>This link has expired</h1>\(more)")
+    }
+
+    static func noDestination() -> HTTPResponse {
+        page(status: 404, title: "Not available", body: "<h1>Not available on this device</h1><p>Open this link on a phone.</p>")
+    }
+
+    /// Open Graph and Twitter card tags for preview fetchers (iMessage, Slack, WhatsApp, X, Facebook, LinkedIn…).
+    static func preview(link: LinkRecord, appName: String?, target: String?) -> HTTPResponse {
+        let title = link.previewTitle ?? appName ?? link.domain
+        let description = link.previewDescription ?? ""
+        var head = """
+            <meta property="og:type" content="website"><meta property="og:url" content="\(escape(link.url))">\
+            <meta property="og:title" content="\(escape(title))"><meta name="twitter:title" content="\(escape(title))">
+            """
+        if !description.isEmpty {
+            head += "<meta property=\"og:description\" content=\"\(escape(description))\"><meta name=\"description\" content=\"\(escape(description))\"><meta name=\"twitter:description\" content=\"\(escape(description))\">"
+        }
+        if let image = link.previewImageURL {
+            head += "<meta property=\"og:image\" content=\"\(escape(image))\"><meta name=\"twitter:image\" content=\"\(escape(image))\"><meta name=\"twitter:card\" content=\"summary_large_image\">"
+        } else {
+            head += "<meta name=\"twitter:card\" content=\"summary\">"
+        }
+        if let appName { head += "<meta property=\"og:site_name\" content=\"\(escape(appName))\">" }
+        var body = "<h1>\(escape(title))</h1>"
+        if !description.isEmpty { body += "<p>\(escape(description))</p>" }
+        if let target { body += "<a class=\"button\" href=\"\(escape(target))\">Open</a>" }
+        return page(status: 200, title: title, head: head, body: body, cache: "public, max-age=300")
+    }
+
+    /// A branded step before the App Store. The "Get the app" button also puts the signed click on the clipboard
+    /// (where the page may; without script it is a plain link), for apps that read it after install.
+    static func interstitial(link: LinkRecord, appName: String?, appStore: String, web: String?, signedClickId: String) -> HTTPResponse {
+        let title = link.previewTitle ?? appName ?? "Get the app"
+        var body = ""
+        if let image = link.previewImageURL { body += "<img src=\"\(escape(image))\" alt=\"\">" }
+        body += "<h1>\(escape(title))</h1>"
+        if let description = link.previewDescription { body += "<p>\(escape(description))</p>" }
+        body += "<a class=\"button\" id=\"get\" href=\"\(escape(appStore))\" data-click=\"\(escape(signedClickId))\">Get the app</a>"
+        if let web { body += "<a class=\"button secondary\" href=\"\(escape(web))\">Continue on the web</a>" }
+        body += """
+            <script>document.getElementById("get").addEventListener("click",function(e){var a=e.currentTarget;\
+            if(navigator.clipboard){e.preventDefault();navigator.clipboard.writeText(a.dataset.click).finally(function(){location.href=a.href;});}});</script>
+            """
+        return page(status: 200, title: title, body: body)
+    }
+}

@@ -1,0 +1,181 @@
+import LinkRunwayAPI
+import RunwayCrypto
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// Reading link domain and referral code rows into wire types.
+enum LinkRows {
+    static let domainColumns = "id, workspace_id, hostname, created_at, verified_at, verification_token"
+
+    static func domain(_ row: SQLRow) throws -> LinkDomain {
+        let hostname = try row.string("hostname")
+        let verified = try row.optionalInt("verified_at") != nil
+        return LinkDomain(id: try row.string("id"), workspaceId: try row.string("workspace_id"), hostname: hostname,
+                          createdAt: Timestamp.iso(try row.int("created_at")), verified: verified,
+                          verification: verified ? nil : try row.optionalString("verification_token").map { verification(hostname: hostname, token: $0) })
+    }
+
+    static func verification(hostname: String, token: String) -> DomainVerification {
+        DomainVerification(recordName: "_linkrunway-challenge." + hostname, recordValue: "linkrunway-verification=" + token)
+    }
+
+    static func referralCode(_ row: SQLRow) throws -> ReferralCode {
+        ReferralCode(code: try row.string("code"), appId: try row.string("app_id"), installId: try row.optionalString("install_id"),
+                     userId: try row.optionalString("user_id"), createdAt: Timestamp.iso(try row.int("created_at")))
+    }
+}
+
+/// The SQL of the link tables that the routes run (links themselves are read and written by `LinkRecord`).
+enum LinkQueries {
+    // MARK: Domains
+
+    static func insertDomain(_ db: any SQLExecutor, _ domain: LinkDomain, now: Int64, verifiedAt: Int64?, token: String?) throws {
+        try db.execute("""
+            INSERT INTO link_domains (\(raw: LinkRows.domainColumns))
+            VALUES (\(domain.id), \(domain.workspaceId), \(domain.hostname), \(now), \(verifiedAt), \(token))
+            """)
+    }
+
+    /// Domain `id`, or nil when there is none.
+    static func domain(_ db: any SQLExecutor, id: String) throws -> LinkDomain? {
+        try db.first("SELECT \(raw: LinkRows.domainColumns) FROM link_domains WHERE id = \(id)").map(LinkRows.domain)
+    }
+
+    /// Marks domain `id` verified, unless it already was.
+    static func markVerified(_ db: any SQLExecutor, id: String, now: Int64) throws {
+        try db.execute("UPDATE link_domains SET verified_at = \(now), verification_token = NULL WHERE id = \(id) AND verified_at IS NULL")
+    }
+
+    static func domainHasLinks(_ db: any SQLExecutor, hostname: String) throws -> Bool {
+        try db.first("SELECT 1 AS one FROM links WHERE domain = \(hostname) LIMIT 1") != nil
+    }
+
+    static func deleteDomain(_ db: any SQLExecutor, id: String) throws {
+        try db.execute("DELETE FROM link_domains WHERE id = \(id)")
+    }
+
+    /// The workspace's domain named `hostname`, or its first one.
+    static func pickDomain(_ db: any SQLExecutor, workspaceId: String, hostname: String?) throws -> String {
+        if let hostname {
+            let host = try LinkValidate.hostname(hostname, field: "domain")
+            guard try db.first("SELECT 1 AS one FROM link_domains WHERE hostname = \(host) AND workspace_id = \(workspaceId)") != nil else {
+                throw HTTPError.invalidField("domain", "\(host) is not a link domain of this workspace")
+            }
+            return host
+        }
+        guard let first = try db.first("SELECT hostname FROM link_domains WHERE workspace_id = \(workspaceId) ORDER BY created_at, id LIMIT 1") else {
+            throw HTTPError.badRequest(ErrorCode.noLinkDomain, "the workspace has no link domain yet; add one with POST /v1/domains")
+        }
+        return try first.string("hostname")
+    }
+
+    // MARK: Links
+
+    /// The workspace filter of a link listing, narrowed by the query's `appId`, `domain`, `campaign`, `channel`,
+    /// `feature`, `kind` and `enabled`.
+    static func linkFilter(_ workspace: SQL, _ request: HTTPRequest, enabled: Bool?) -> SQL {
+        var filter = workspace
+        for (parameter, column) in [("appId", "app_id"), ("domain", "domain"), ("campaign", "campaign"), ("channel", "channel"),
+                                    ("feature", "feature"), ("kind", "kind")] {
+            if let value = request.queryValue(parameter) { filter = filter + " AND \(raw: column) = \(value)" }
+        }
+        if let enabled { filter = filter + " AND enabled = \(enabled)" }
+        return filter
+    }
+
+    /// The app a new link opens: the one asked for (it must be the workspace's), else the workspace's only app.
+    static func resolveApp(_ db: any SQLExecutor, workspaceId: String, requested: String?) throws -> String? {
+        if let requested {
+            guard let app = try TenancyQueries.app(db, id: requested), app.workspaceId == workspaceId else {
+                throw HTTPError.invalidField("appId", "no app of this workspace has this id")
+            }
+            return app.id
+        }
+        let apps = try db.query("SELECT id FROM apps WHERE workspace_id = \(workspaceId) LIMIT 2")
+        return apps.count == 1 ? try apps[0].string("id") : nil
+    }
+
+    /// Inserts the link; a generated path (8 base32 characters) is drawn again while taken.
+    static func insert(_ link: inout LinkRecord, db: any SQLExecutor, custom: Bool) throws {
+        if custom {
+            if try LinkRecord.find(db, domain: link.domain, path: link.path) != nil {
+                throw HTTPError.conflict(ErrorCode.pathTaken, "\(link.domain)/\(link.path) is taken")
+            }
+        } else {
+            repeat {
+                link.path = SecureRandom.linkPath()
+            } while try LinkRecord.find(db, domain: link.domain, path: link.path) != nil
+        }
+        do {
+            try link.insert(db)
+        } catch StoreError.conflict {
+            throw HTTPError.conflict(ErrorCode.pathTaken, "\(link.domain)/\(link.path) is taken")
+        }
+    }
+
+    /// The preview of the app's newest enabled link to `appPath`, if it has one.
+    static func sharePreview(_ db: any SQLExecutor, appId: String, appPath: String?) throws -> LinkPreview? {
+        let source = try db.first("""
+            SELECT preview_title, preview_description, preview_image_url FROM links
+            WHERE app_id = \(appId) AND app_path = \(appPath) AND kind = 'link' AND enabled = \(true)
+            ORDER BY created_at DESC LIMIT 1
+            """)
+        return try source.map {
+            LinkPreview(title: try $0.optionalString("preview_title"), description: try $0.optionalString("preview_description"),
+                        imageUrl: try $0.optionalString("preview_image_url"))
+        }
+    }
+
+    // MARK: Referral codes
+
+    /// The app's code for `userId` when there is one, else for `installId` (and no user).
+    static func referralCode(_ db: any SQLExecutor, appId: String, installId: String?, userId: String?) throws -> ReferralCode? {
+        let existing = userId != nil
+            ? try db.first("SELECT * FROM referral_codes WHERE app_id = \(appId) AND user_id = \(userId)")
+            : try db.first("SELECT * FROM referral_codes WHERE app_id = \(appId) AND install_id = \(installId) AND user_id IS NULL")
+        return try existing.map(LinkRows.referralCode)
+    }
+
+    /// Stores the code unless a unique index refuses it; whether it was stored.
+    static func insertReferralCode(_ db: any SQLExecutor, workspaceId: String, _ code: ReferralCode, now: Int64) throws -> Bool {
+        try db.execute("""
+            INSERT INTO referral_codes (workspace_id, code, app_id, install_id, user_id, created_at)
+            VALUES (\(workspaceId), \(code.code), \(code.appId), \(code.installId), \(code.userId), \(now)) ON CONFLICT DO NOTHING
+            """) == 1
+    }
+
+    /// Code `code` (upper case) of workspace `workspaceId`, or of any workspace when that is nil.
+    static func referralCode(_ db: any SQLExecutor, code: String, workspaceId: String?) throws -> ReferralCode? {
+        let row = if let workspaceId {
+            try db.first("SELECT * FROM referral_codes WHERE code = \(code) AND workspace_id = \(workspaceId)")
+        } else {
+            try db.first("SELECT * FROM referral_codes WHERE code = \(code)")
+        }
+        return try row.map(LinkRows.referralCode)
+    }
+
+    // MARK: Association files
+
+    /// The enabled, unexpired links on the domain that open an app: the app's `team.bundle` id, its platforms, the path.
+    static func associatedPaths(_ db: any SQLExecutor, _ domain: LinkDirectory.DomainEntry,
+                                now: Int64) throws -> [(appID: String, platforms: String, path: String)] {
+        try db.query("""
+            SELECT a.team_id, a.bundle_id, a.platforms, l.path FROM links l JOIN apps a ON a.id = l.app_id
+            WHERE l.domain = \(domain.hostname) AND l.workspace_id = \(domain.workspaceId) AND l.enabled = 1
+              AND (l.expires_at IS NULL OR l.expires_at > \(now))
+            ORDER BY a.team_id, a.bundle_id, l.path
+            """).map { (appID: try $0.string("team_id") + "." + $0.string("bundle_id"), platforms: try $0.string("platforms"), path: try $0.string("path")) }
+    }
+
+    /// The workspace's apps with an Android package, oldest first.
+    static func androidApps(_ db: any SQLExecutor, workspaceId: String) throws -> [App] {
+        try db.query("SELECT \(raw: TenancyRows.appColumns) FROM apps WHERE workspace_id = \(workspaceId) AND android_package IS NOT NULL ORDER BY created_at, id")
+            .map(TenancyRows.app)
+    }
+}
+
+extension SecureRandom {
+    /// A generated link path: 8 lower-case base32 characters (40 bits; paths are public, not secret).
+    static func linkPath() -> String { string(length: 8, alphabet: base32) }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayKit
+import RunwayStore
+
+/// A link as stored: one row of `links`.
+struct LinkRecord: Sendable, Equatable {
+    var id: String
+    var workspaceId: String
+    var appId: String?
+    var kind: String
+    var domain: String
+    var path: String
+    var appPath: String?
+    /// The metadata object as JSON text.
+    var metadata: String?
+    var iosAppStoreId: String?
+    var iosURL: String?
+    var androidURL: String?
+    var webURL: String?
+    var campaign: String?
+    var channel: String?
+    var feature: String?
+    var previewTitle: String?
+    var previewDescription: String?
+    var previewImageURL: String?
+    var interstitial: Bool
+    var passQuery: Bool
+    var enabled: Bool
+    var expiresAt: Int64?
+    var referrerInstallId: String?
+    var createdAt: Int64
+    var updatedAt: Int64
+
+    static let columns = """
+        id, workspace_id, app_id, kind, domain, path, app_path, metadata, ios_app_store_id, ios_url, android_url, web_url,
+        campaign, channel, feature, preview_title, preview_description, preview_image_url, interstitial, pass_query,
+        enabled, expires_at, referrer_install_id, created_at, updated_at
+        """
+
+    /// Paths match without regard to case.
+    static func key(_ path: String) -> String { path.lowercased() }
+
+    var url: String { "https://\(domain)/\(path)" }
+
+    func isExpired(at milliseconds: Int64) -> Bool { expiresAt.map { $0 <= milliseconds } ?? false }
+
+    init(id: String, workspaceId: String, appId: String?, kind: String, domain: String, path: String, createdAt: Int64) {
+        self.id = id
+        self.workspaceId = workspaceId
+        self.appId = appId
+        self.kind = kind
+        self.domain = domain
+        self.path = path
+        self.interstitial = false
+        self.passQuery = false
+        self.enabled = true
+        self.createdAt = createdAt
+        self.updatedAt = createdAt
+    }
+
+    init(row: SQLRow) throws {
+        id = try row.string("id")
+        workspaceId = try row.string("workspace_id")
+        appId = try row.optionalString("app_id")
+        kind = try row.string("kind")
+        domain = try row.string("domain")
+        path = try row.string("path")
+        appPath = try row.optionalString("app_path")
+        metadata = try row.optionalString("metadata")
+        iosAppStoreId = try row.optionalString("ios_app_store_id")
+        iosURL = try row.optionalString("ios_url")
+        androidURL = try row.optionalString("android_url")
+        webURL = try row.optionalString("web_url")
+        campaign = try row.optionalString("campaign")
+        channel = try row.optionalString("channel")
+        feature = try row.optionalString("feature")
+        previewTitle = try row.optionalString("preview_title")
+        previewDescription = try row.optionalString("preview_description")
+        previewImageURL = try row.optionalString("preview_image_url")
+        interstitial = try row.bool("interstitial")
+        passQuery = try row.bool("pass_query")
+        enabled = try row.bool("enabled")
+        expiresAt = try row.optionalInt("expires_at")
+        referrerInstallId = try row.optionalString("referrer_install_id")
+        createdAt = try row.int("created_at")
+        updatedAt = try row.int("updated_at")
+    }
+
+    func insert(_ db: any SQLExecutor) throws {
+        try db.execute("""
+            INSERT INTO links (\(raw: Self.columns), path_key)
+            VALUES (\(id), \(workspaceId), \(appId), \(kind), \(domain), \(path), \(appPath), \(metadata), \(iosAppStoreId),
+                    \(iosURL), \(androidURL), \(webURL), \(campaign), \(channel), \(feature), \(previewTitle),
+                    \(previewDescription), \(previewImageURL), \(interstitial), \(passQuery), \(enabled), \(expiresAt),
+                    \(referrerInstallId), \(createdAt), \(updatedAt), \(Self.key(path)))
+            """)
+    }
+
+    func update(_ db: any SQLExecutor) throws {
+        try db.execute("""
+            UPDATE links SET app_path = \(appPath), metadata = \(metadata), ios_app_store_id = \(iosAppStoreId),
+                ios_url = \(iosURL), android_url = \(androidURL), web_url = \(webURL), campaign = \(campaign),
+                channel = \(channel), feature = \(feature), preview_title = \(previewTitle),
+                preview_description = \(previewDescription), preview_image_url = \(previewImageURL),
+                interstitial = \(interstitial), pass_query = \(passQuery), enabled = \(enabled), expires_at = \(expiresAt),
+                updated_at = \(updatedAt)
+            WHERE id = \(id)
+            """)
+    }
+
+    static func find(_ db: any SQLExecutor, id: String) throws -> LinkRecord? {
+        try db.first("SELECT \(raw: columns) FROM links WHERE id = \(id)").map(LinkRecord.init(row:))
+    }
+
+    static func find(_ db: any SQLExecutor, domain: String, path: String) throws -> LinkRecord? {
+        try db.first("SELECT \(raw: columns) FROM links WHERE domain = \(domain) AND path_key = \(key(path))").map(LinkRecord.init(row:))
+    }
+
+    /// The wire form.
+    var wire: Link {
+        let decodedMetadata = metadata.flatMap { try? JSONDecoder().decode([String: JSONLiteral].self, from: Data($0.utf8)) }
+        let ios = iosAppStoreId != nil || iosURL != nil ? LinkDestinations.IOS(appStoreId: iosAppStoreId, url: iosURL) : nil
+        let preview = previewTitle != nil || previewDescription != nil || previewImageURL != nil
+            ? LinkPreview(title: previewTitle, description: previewDescription, imageUrl: previewImageURL) : nil
+        return Link(id: id, workspaceId: workspaceId, appId: appId, kind: kind, domain: domain, path: path, url: url,
+                    appPath: appPath, metadata: decodedMetadata,
+                    destinations: LinkDestinations(ios: ios, android: androidURL.map(LinkDestinations.Android.init(url:)), web: webURL),
+                    campaign: campaign, channel: channel, feature: feature, preview: preview, interstitial: interstitial,
+                    passQuery: passQuery, enabled: enabled, expiresAt: expiresAt.map(Timestamp.iso),
+                    referrerInstallId: referrerInstallId, createdAt: Timestamp.iso(createdAt), updatedAt: Timestamp.iso(updatedAt))
+    }
+
+    /// Copies the destinations and preview of a request.
+    mutating func apply(destinations: LinkDestinations, preview: LinkPreview?) {
+        iosAppStoreId = destinations.ios?.appStoreId
+        iosURL = destinations.ios?.url
+        androidURL = destinations.android?.url
+        webURL = destinations.web
+        previewTitle = preview?.title
+        previewDescription = preview?.description
+        previewImageURL = preview?.imageUrl
+    }
+}

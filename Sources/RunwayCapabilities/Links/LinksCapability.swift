@@ -1,0 +1,79 @@
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// Link domains, links, redirects and their clicks, resolving links in apps, shares and referral codes.
+package struct LinksCapability: Capability {
+    package init() {}
+
+    package var migrations: [Migration] { LinksSchema.migrations }
+
+    package func routes(_ services: ServerServices) -> [Route] {
+        Clicks.declareMetrics(services.metrics)
+        let domains = DomainHandlers(services: services)
+        let links = LinkHandlers(services: services)
+        let client = ClientLinkHandlers(services: services)
+        let redirects = RedirectHandlers(services: services)
+        return [
+            Route(.POST, "/v1/domains", .createDomain, use: domains.create),
+            Route(.POST, "/v1/domains/{domainId}/verify", .verifyDomain, use: domains.verify),
+            Route(.GET, "/v1/domains", .listDomains, use: domains.list),
+            Route(.DELETE, "/v1/domains/{domainId}", .deleteDomain, use: domains.delete),
+
+            Route(.POST, "/v1/links", .createLink, use: links.create),
+            Route(.GET, "/v1/links", .listLinks, use: links.list),
+            Route(.GET, "/v1/links/{linkId}", .getLink, use: links.get),
+            Route(.PATCH, "/v1/links/{linkId}", .updateLink, use: links.update),
+            Route(.POST, "/v1/links/{linkId}/disable", .disableLink, use: links.disable),
+            Route(.GET, "/v1/links/{linkId}/qr.svg", .linkQRSVG, use: links.qrSVG),
+            Route(.GET, "/v1/links/{linkId}/qr.png", .linkQRPNG, use: links.qrPNG),
+
+            Route(.POST, "/v1/resolve", .resolveLink, use: client.resolve),
+            Route(.POST, "/v1/shares", .createShare, use: client.createShare),
+            Route(.POST, "/v1/referral-codes", .createReferralCode, use: client.createReferralCode),
+            Route(.GET, "/v1/referral-codes/{code}", .getReferralCode, use: client.getReferralCode),
+
+            Route(.GET, "/.well-known/apple-app-site-association", .appleAppSiteAssociation, use: redirects.appleAppSiteAssociation),
+            Route(.GET, "/apple-app-site-association", .appleAppSiteAssociationRoot, use: redirects.appleAppSiteAssociation),
+            Route(.GET, "/.well-known/assetlinks.json", .assetLinks, use: redirects.assetLinks),
+            Route(method: .GET, pattern: "/{path...}", operation: .followLink, immediate: redirects.followImmediately, handler: redirects.follow),
+        ]
+    }
+
+    /// The install's clicks and opens (and the click it was matched to), its referral codes; its shares stay, unlinked.
+    package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
+        var clicks = try db.execute("DELETE FROM clicks WHERE install_id = \(install.installId) AND workspace_id = \(install.workspaceId)")
+        if let token = install.clickToken { clicks += try db.execute("DELETE FROM clicks WHERE token = \(token)") }
+        return [
+            "clicks": clicks,
+            "referralCodes": try db.execute("DELETE FROM referral_codes WHERE app_id = \(install.appId) AND install_id = \(install.installId)"),
+            "sharesUnlinked": try db.execute("""
+                UPDATE links SET referrer_install_id = NULL WHERE workspace_id = \(install.workspaceId) AND referrer_install_id = \(install.installId)
+                """),
+        ]
+    }
+
+    package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {
+        var visits = try db.query("SELECT * FROM clicks WHERE install_id = \(install.installId) AND workspace_id = \(install.workspaceId) ORDER BY created_at")
+        if let token = install.clickToken, let matched = try db.first("SELECT * FROM clicks WHERE token = \(token)") { visits.insert(matched, at: 0) }
+        export.visits = try visits.map { row in
+            StoredVisit(token: try row.string("token"), kind: try row.string("kind"), linkId: try row.string("link_id"), platform: try row.string("platform"),
+                        osVersion: try row.optionalString("os_version"), referrerHost: try row.optionalString("referrer_host"),
+                        createdAt: Timestamp.iso(try row.int("created_at")))
+        }
+        export.referralCodes = try db.query("SELECT * FROM referral_codes WHERE app_id = \(install.appId) AND install_id = \(install.installId)")
+            .map(LinkRows.referralCode)
+        export.sharedLinkIds = try db.query("""
+            SELECT id FROM links WHERE workspace_id = \(install.workspaceId) AND referrer_install_id = \(install.installId) ORDER BY created_at
+            """).map { try $0.string("id") }
+    }
+
+    /// Address hashes on clicks go after their hours.
+    package func maintain(_ services: ServerServices, policy: RetentionPolicy, now: Int64, report: inout RetentionReport) async throws {
+        let cutoff = now - Int64(policy.addressHashHours) * 3_600_000
+        report.addressHashesCleared += try await services.store.write { db in
+            try db.execute("UPDATE clicks SET address_hash = NULL WHERE address_hash IS NOT NULL AND created_at < \(cutoff)")
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import RunwayKit
+import RunwayStore
+
+/// Link domains and their proof of control, links, clicks, the daily keys of address hashes and referral codes. Append
+/// only: a released step never changes.
+enum LinksSchema {
+    static let migrations: [Migration] = [
+        Migration(id: "0003_links", sqlite: linksSQL(clicksPartitioning: "", defaultPartition: ""),
+                  postgres: linksSQL(clicksPartitioning: " PARTITION BY RANGE (created_at)",
+                                     defaultPartition: "CREATE TABLE clicks_default PARTITION OF clicks DEFAULT;")),
+        // The primary key (token, created_at) already finds a click by its token; a second index only cost writes.
+        Migration(id: "0012_drop_clicks_by_token", sql: "DROP INDEX clicks_by_token;"),
+        // A link domain serves once control of its hostname is proven (a DNS TXT record); those added before are.
+        Migration(id: "0020_domain_verification", sql: """
+            ALTER TABLE link_domains ADD COLUMN verified_at BIGINT;
+            ALTER TABLE link_domains ADD COLUMN verification_token TEXT;
+            UPDATE link_domains SET verified_at = created_at;
+            """),
+    ]
+
+    /// Link domains, links, clicks (append-only, partitioned by time on PostgreSQL), the daily keys of address
+    /// hashes, referral codes, and Android app identity for assetlinks.json.
+    static func linksSQL(clicksPartitioning: String, defaultPartition: String) -> String {
+        """
+        ALTER TABLE apps ADD COLUMN android_package TEXT;
+        ALTER TABLE apps ADD COLUMN android_fingerprints TEXT;
+        CREATE TABLE link_domains (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+            hostname TEXT NOT NULL UNIQUE,
+            created_at BIGINT NOT NULL
+        );
+        CREATE INDEX link_domains_by_workspace ON link_domains (workspace_id, created_at, id);
+        CREATE TABLE links (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+            app_id TEXT REFERENCES apps (id),
+            kind TEXT NOT NULL CHECK (kind IN ('link', 'share')),
+            domain TEXT NOT NULL REFERENCES link_domains (hostname),
+            path TEXT NOT NULL,
+            path_key TEXT NOT NULL,
+            app_path TEXT,
+            metadata TEXT,
+            ios_app_store_id TEXT,
+            ios_url TEXT,
+            android_url TEXT,
+            web_url TEXT,
+            campaign TEXT,
+            channel TEXT,
+            feature TEXT,
+            preview_title TEXT,
+            preview_description TEXT,
+            preview_image_url TEXT,
+            interstitial BIGINT NOT NULL,
+            pass_query BIGINT NOT NULL,
+            enabled BIGINT NOT NULL,
+            expires_at BIGINT,
+            referrer_install_id TEXT,
+            created_at BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL,
+            UNIQUE (domain, path_key)
+        );
+        CREATE INDEX links_by_workspace ON links (workspace_id, created_at, id);
+        CREATE TABLE clicks (
+            token TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            link_id TEXT NOT NULL,
+            workspace_id TEXT NOT NULL,
+            app_id TEXT,
+            platform TEXT NOT NULL,
+            os_version TEXT,
+            address_hash TEXT,
+            referrer_host TEXT,
+            install_id TEXT,
+            created_at BIGINT NOT NULL,
+            PRIMARY KEY (token, created_at)
+        )\(clicksPartitioning);
+        \(defaultPartition)
+        CREATE INDEX clicks_by_link ON clicks (link_id, created_at);
+        CREATE INDEX clicks_by_token ON clicks (token);
+        CREATE TABLE address_keys (
+            day TEXT PRIMARY KEY,
+            secret TEXT NOT NULL,
+            created_at BIGINT NOT NULL
+        );
+        CREATE TABLE referral_codes (
+            workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+            code TEXT NOT NULL,
+            app_id TEXT NOT NULL REFERENCES apps (id),
+            install_id TEXT,
+            user_id TEXT,
+            created_at BIGINT NOT NULL,
+            PRIMARY KEY (workspace_id, code)
+        );
+        CREATE UNIQUE INDEX referral_codes_by_install ON referral_codes (app_id, install_id) WHERE install_id IS NOT NULL AND user_id IS NULL;
+        CREATE UNIQUE INDEX referral_codes_by_user ON referral_codes (app_id, user_id) WHERE user_id IS NOT NULL;
+        """
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayJSON
+import RunwayKit
+import RunwayStore
+
+/// What a link domain serves: the links themselves (`GET /<path>`), Apple's and Android's association files.
+struct RedirectHandlers: Sendable {
+    let services: ServerServices
+
+    /// The domain named by Host, or the same 404 the router gives for an unknown route.
+    func domain(_ request: HTTPRequest) async throws -> LinkDirectory.DomainEntry {
+        guard let host = request.hostName, let domain = try await services.links.domain(hostname: host) else {
+            throw HTTPError.notFound(ErrorCode.notFound, "no route for \(request.method) \(request.path)")
+        }
+        return domain
+    }
+
+    func follow(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let domain = try await domain(request)
+        let path = context.parameters["path"] ?? ""
+        let found = path.isEmpty ? nil : try await services.links.link(domain: domain.hostname, path: path)
+        guard let link = Self.usable(found, on: domain) else { return LinkPages.notFound() }
+        let app = try await link.appId.asyncMap { try await services.links.app(id: $0) } ?? nil
+        switch plan(request, link: link, app: app) {
+        case .answer(let response):
+            return response
+        case .click(let visit, let respond):
+            return respond(try await Clicks.record(visit, of: link, services: services))
+        }
+    }
+
+    /// The same answer on libmicrohttpd's thread, from what this process has cached (the domain, the link, its app,
+    /// the day's address key, the webhook subscriptions); nil when anything is not cached, and the asynchronous path
+    /// does it all. A click is handed to the group-committing writer, and the 302 goes out once it is durable.
+    func followImmediately(_ request: HTTPRequest, _ context: RequestContext) -> HTTPResponse? {
+        // An unknown host gets the router's 404 from the asynchronous path.
+        guard let host = request.hostName, case .some(let cachedDomain) = services.links.cachedDomain(hostname: host),
+              let domain = cachedDomain else { return nil }
+        let path = context.parameters["path"] ?? ""
+        var found: LinkRecord?
+        if !path.isEmpty {
+            guard case .some(let cached) = services.links.cachedLink(domain: domain.hostname, path: path) else { return nil }
+            found = cached
+        }
+        guard let link = Self.usable(found, on: domain) else { return LinkPages.notFound() }
+        var app: App?
+        if let appId = link.appId {
+            guard case .some(let cached) = services.links.cachedApp(id: appId) else { return nil }
+            app = cached
+        }
+        switch plan(request, link: link, app: app) {
+        case .answer(let response):
+            return response
+        case .click(let visit, let respond):
+            guard let click = Clicks.prepareFromCache(visit, of: link, services: services) else { return nil }
+            var response = respond(click.token)
+            response.release = ResponseRelease { response, done in
+                services.store.write(click.insert) { error in
+                    // Off the writer's thread at once: it commits for everyone, and the answer's logging and metrics
+                    // would hold up the next commit.
+                    DispatchQueue.global().async {
+                        if let error {
+                            done(ErrorMapping.httpError(for: error).response)
+                        } else {
+                            click.counted()
+                            done(response)
+                        }
+                    }
+                }
+            }
+            return response
+        }
+    }
+
+    /// A link this domain serves: enabled, and of the domain's workspace.
+    static func usable(_ link: LinkRecord?, on domain: LinkDirectory.DomainEntry) -> LinkRecord? {
+        guard let link, link.enabled, link.workspaceId == domain.workspaceId else { return nil }
+        return link
+    }
+
+    /// What following a link comes to, once the link and its app are known: an answer, or a click to store first and
+    /// the answer to give with its token.
+    enum Plan {
+        case answer(HTTPResponse)
+        case click(Clicks.Visit, respond: @Sendable (String) -> HTTPResponse)
+    }
+
+    func plan(_ request: HTTPRequest, link: LinkRecord, app: App?) -> Plan {
+        if link.isExpired(at: services.clock.nowMilliseconds()) { return .answer(LinkPages.expired(fallback: link.webURL)) }
+        let appStore = (link.iosAppStoreId ?? app?.appStoreId).map { "https://apps.apple.com/app/id\($0)" }
+        let client = ClientClass(userAgent: request.headers["User-Agent"])
+        if case .crawler = client {
+            services.metrics.increment("linkrunway_link_previews_total")
+            return .answer(LinkPages.preview(link: link, appName: app?.name, target: link.webURL ?? appStore))
+        }
+        let (target, interstitialStore, web) = Self.destination(link: link, appStore: appStore, client: client,
+                                                                query: link.passQuery ? request.query : [])
+        guard let target else { return .answer(LinkPages.noDestination()) }
+        // HEAD asks what would happen without it happening: the same answer, no click (so no click id on the page).
+        guard request.method != "HEAD" else {
+            guard let store = interstitialStore else { return .answer(Self.redirect(to: target)) }
+            return .answer(LinkPages.interstitial(link: link, appName: app?.name, appStore: store, web: web, signedClickId: ""))
+        }
+        let visit = Clicks.Visit(kind: "click", platform: client.platform, osVersion: client.osVersion, address: request.remoteAddress,
+                                 referrerHost: request.referrerHost, installId: nil)
+        let appName = app?.name
+        return .click(visit) { token in
+            if let store = interstitialStore {
+                return LinkPages.interstitial(link: link, appName: appName, appStore: store, web: web,
+                                              signedClickId: Clicks.signedClickId(token: token, link: link, services: services))
+            }
+            return Self.redirect(to: target)
+        }
+    }
+
+    /// Where a device goes: the target of the redirect, the App Store URL when the interstitial shows instead, and
+    /// the web page (with the query when the link passes it on).
+    static func destination(link: LinkRecord, appStore: String?, client: ClientClass,
+                            query: [(name: String, value: String)]) -> (target: String?, interstitialStore: String?, web: String?) {
+        let web = link.webURL.map { appendingQuery($0, query) }
+        switch client {
+        case .ios:
+            let store = link.interstitial ? (link.iosURL ?? appStore) : nil
+            return (link.iosURL.map { appendingQuery($0, query) } ?? appStore ?? web, store, web)
+        case .android:
+            return (link.androidURL.map { appendingQuery($0, query) } ?? web, nil, web)
+        case .desktop, .crawler:
+            return (web ?? appStore, nil, web)
+        }
+    }
+
+    static func redirect(to target: String) -> HTTPResponse {
+        var response = HTTPResponse(status: 302)
+        response.headers.set("Location", target)
+        response.headers.set("Cache-Control", "no-store")
+        response.headers.set("Referrer-Policy", "no-referrer")
+        return response
+    }
+
+    /// Most paths an app's entry lists one by one before it claims the whole domain instead.
+    static let componentLimit = 500
+
+    /// `applinks` for the apps of the domain's workspace that have links on it: each app claims its links' paths
+    /// (matched without case), or the whole domain but the server's own routes when it has very many.
+    func appleAppSiteAssociation(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let domain = try await domain(request)
+        let now = services.clock.nowMilliseconds()
+        let rows = try await services.store.read { db in try LinkQueries.associatedPaths(db, domain, now: now) }
+        var order: [String] = []
+        var paths: [String: [String]] = [:]
+        for row in rows where row.platforms.split(separator: ",").contains(where: { $0 != "tvos" }) {
+            if paths[row.appID] == nil { order.append(row.appID) }
+            paths[row.appID, default: []].append(row.path)
+        }
+        let details: [JSONValue] = order.map { appID in
+            let appPaths = paths[appID]!
+            let components: [JSONValue]
+            if appPaths.count > Self.componentLimit {
+                components = LinkValidate.reservedSegments.sorted().map { .object([("/", .string("/\($0)/*")), ("exclude", true)]) }
+                    + [.object([("/", "/*"), ("caseSensitive", false)])]
+            } else {
+                components = appPaths.map { .object([("/", .string("/\($0)")), ("caseSensitive", false)]) }
+            }
+            return .object([("appIDs", .array([.string(appID)])), ("components", .array(components))])
+        }
+        var response = HTTPResponse.json(.object([("applinks", .object([("details", .array(details))]))]))
+        response.headers.set("Cache-Control", "public, max-age=3600")
+        return response
+    }
+
+    /// Digital Asset Links for the workspace's apps that have an Android identity.
+    func assetLinks(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let domain = try await domain(request)
+        let apps = try await services.store.read { db in try LinkQueries.androidApps(db, workspaceId: domain.workspaceId) }
+        guard !apps.isEmpty else { throw HTTPError.notFound(ErrorCode.notFound, "no Android app is configured for \(domain.hostname)") }
+        let statements: [JSONValue] = apps.compactMap(\.android).map { android in
+            .object([
+                ("relation", ["delegate_permission/common.handle_all_urls"]),
+                ("target", .object([("namespace", "android_app"), ("package_name", .string(android.packageName)),
+                                    ("sha256_cert_fingerprints", .array(android.sha256CertFingerprints.map { .string($0) }))])),
+            ])
+        }
+        var response = HTTPResponse.json(.array(statements))
+        response.headers.set("Cache-Control", "public, max-age=3600")
+        return response
+    }
+}
+

@@ -1,0 +1,18 @@
+import RunwayHTTP
+import RunwayKit
+
+/// What the OpenAPI document says about each operations route.
+extension Operation {
+    static let health = Operation(
+        id: "health", summary: "Liveness: the process is up", tag: "Operations", access: .open,
+        responses: [.json(200, "HealthStatus", "Up.")])
+
+    static let readiness = Operation(
+        id: "readiness", summary: "Readiness: the database answers, and its schema", tag: "Operations", access: .open,
+        responses: [.json(200, "ReadinessStatus", "Ready."), .json(503, "ReadinessStatus", "The database is unreachable.")])
+
+    static let metrics = Operation(
+        id: "metrics", summary: "Prometheus metrics (text format 0.0.4); never on a link domain, and with LINKRUNWAY_METRICS_TOKEN only for that bearer",
+        tag: "Operations", access: .open,
+        responses: [ResponseDoc(status: 200, description: "Metrics.", contentType: "text/plain")], errors: [401, 404])
+}

@@ -1,0 +1,39 @@
+import AppleFormats
+import Foundation
+import LinkRunwayAPI
+import RunwayCrypto
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// The ad-network side: identities whose P-256 keys sign impressions (AdAttributionKit JWS or SKAdNetwork 4.0
+/// signatures), optionally recording each impression for view-through matching. The private key is stored as PEM,
+/// because signing needs it, and is never returned.
+enum AdNetworks {
+    static let formats = ["adattributionkit", "skadnetwork-4.0"]
+    /// What a network's private key is sealed for.
+    static let keyPurpose = "ad_networks.private_key"
+
+    static func network(_ row: SQLRow) throws -> AdNetwork {
+        AdNetwork(id: try row.string("id"), workspaceId: try row.string("workspace_id"), adNetworkId: try row.string("ad_network_id"),
+                  publicKey: try row.string("public_key"), createdAt: Timestamp.iso(try row.int("created_at")))
+    }
+
+    /// Checks a signing request against Apple's ranges.
+    static func impression(_ body: SignImpressionRequest, network: AdNetwork, now: Int64) throws -> AdImpression {
+        guard formats.contains(body.format) else { throw HTTPError.invalidField("format", "must be adattributionkit or skadnetwork-4.0") }
+        guard (0...9999).contains(body.sourceIdentifier) else { throw HTTPError.invalidField("sourceIdentifier", "must be up to four digits") }
+        guard (1...999_999_999_999).contains(body.advertisedItemId) else { throw HTTPError.invalidField("advertisedItemId", "must be an App Store id") }
+        let publisher = body.publisherItemId ?? 0
+        guard (0...999_999_999_999).contains(publisher) else { throw HTTPError.invalidField("publisherItemId", "must be an App Store id, or 0") }
+        let impressionId = body.impressionId ?? UUID().uuidString
+        guard UUID(uuidString: impressionId) != nil else { throw HTTPError.invalidField("impressionId", "must be a UUID") }
+        let timestamp = body.timestamp ?? now
+        guard (now - 86_400_000)...(now + 86_400_000) ~= timestamp else { throw HTTPError.invalidField("timestamp", "must be within a day of now, in milliseconds") }
+        let fidelity = body.fidelityType ?? 1
+        guard fidelity == 0 || fidelity == 1 else { throw HTTPError.invalidField("fidelityType", "must be 0 (view-through) or 1 (StoreKit-rendered)") }
+        return AdImpression(adNetworkId: network.adNetworkId, sourceIdentifier: body.sourceIdentifier, advertisedItemId: body.advertisedItemId,
+                            publisherItemId: publisher, impressionId: impressionId, timestamp: timestamp, fidelityType: fidelity,
+                            eligibleForReengagement: body.eligibleForReengagement)
+    }
+}

@@ -1,0 +1,110 @@
+import AppleFormats
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// Apple's postback copies: every body is stored first (a postback that fails verification too, with its reason, so
+/// Apple is answered 200 and does not send it again forever), verified postbacks are de-duplicated, decoded with the
+/// app's conversion schema and queued for the app's forwarding partners in the same transaction.
+package enum PostbackReceiver {
+    static let maxBodyBytes = 64 * 1024
+    /// Postbacks that fail verification cost their sender nothing, so only this many a day are kept per workspace (or
+    /// per server for those on no link domain); the rest are counted by reason in `postback_rejections`.
+    static let invalidSamplePerDay = 100
+
+    /// Verifies, resolves, decodes and stores one postback body.
+    static func receive(_ body: [UInt8], framework: PostbackVerdict.Framework, host: String?, services: ServerServices) async throws -> PostbackReceipt {
+        let now = services.clock.nowMilliseconds()
+        let checked = framework == .skadnetwork ? SKAdNetworkPostback.verify(body) : AdAttributionKitPostback.verify(body, allowDevelopment: true)
+        let hostname = host.map(Self.hostname)
+        let domain = try await hostname.asyncFlatMap { try await services.links.domain(hostname: $0) }
+        // Routed by what Apple signed only: the app that holds the verified App Store id, never one a Host header names.
+        let app = checked.valid ? try await resolveApp(appStoreId: checked.fields.appStoreId, services: services) : nil
+        let developmentRefused = checked.valid && checked.environment == "development" && app?.postbacks.acceptDevelopment != true
+        let verdict = developmentRefused
+            ? checked.refused("development_key", "signed with Apple's development key \(checked.kid ?? ""); the app does not accept development postbacks")
+            : checked
+        let fields = verdict.fields
+        let window = fields.sequenceIndex + 1
+        let id = Identifier.make("pb")
+        let workspaceId = app?.workspaceId ?? domain?.workspaceId
+        let identifier = fields.sourceIdentifier ?? fields.campaignId
+        let campaign = app.flatMap { PostbackDecoding.campaignName(network: fields.adNetworkId, identifier: identifier, settings: $0.postbacks) }
+        let tier = PostbackDecoding.tier(verdict)
+        let forwardUrls = verdict.valid ? app?.postbacks.forwardUrls ?? [] : []
+        let status: String = try await services.store.write { db in
+            var status = verdict.valid ? "valid" : "invalid"
+            var schemaVersion: Int?
+            var decoded: String?
+            if !verdict.valid {
+                let scope = workspaceId ?? "-", day = now / 86_400_000
+                let sampled = try PostbackQueries.invalidSampled(db, workspaceId: workspaceId, day: day, limit: invalidSamplePerDay)
+                if sampled >= Int64(invalidSamplePerDay) {
+                    try PostbackQueries.countRejection(db, scope: scope, day: day, framework: framework, reason: verdict.reason ?? "invalid")
+                    return status
+                }
+            }
+            if verdict.valid {
+                let scope = workspaceId ?? "-"
+                let key = [framework.rawValue, fields.adNetworkId ?? "", fields.transactionId ?? "", String(fields.sequenceIndex)].joined(separator: "|")
+                let first = try PostbackQueries.claimKey(db, scope: scope, key: key, postbackId: id, now: now)
+                if !first { status = "duplicate" }
+                if let app, let schema = try ConversionSchemas.inForce(db, appId: app.id, receivedAt: now) {
+                    schemaVersion = schema.version
+                    decoded = ConversionSchemas.decode(fine: fields.fineValue, coarse: fields.coarseValue, window: window, schema: schema)
+                        .map(PostbackDecoding.encode)
+                }
+            }
+            try PostbackQueries.insertPostback(db, id: id, now: now, framework: framework, hostname: hostname, workspaceId: workspaceId,
+                                               appId: app?.id, body: body, status: status, verdict: verdict, campaign: campaign, tier: tier,
+                                               schemaVersion: schemaVersion, decoded: decoded)
+            if status == "valid", let app {
+                for url in forwardUrls {
+                    try PostbackQueries.queueForward(db, postbackId: id, appId: app.id, url: url, body: body, now: now)
+                }
+            }
+            return status
+        }
+        services.metrics.increment("linkrunway_postbacks_total", labels: [("framework", framework.rawValue), ("status", status)])
+        return PostbackReceipt(id: id, status: status, reason: verdict.reason)
+    }
+
+    /// Unsigned or unverified text is kept, but never more than 200 characters of it.
+    static func clip(_ text: String) -> String { String(text.prefix(200)) }
+
+    /// The Host header without its port, lower case.
+    static func hostname(_ host: String) -> String {
+        var name = host.lowercased()
+        if name.hasPrefix("[") { return String(name.prefix { $0 != "]" }.dropFirst()) }
+        if let colon = name.lastIndex(of: ":") { name = String(name[..<colon]) }
+        return String(name.prefix(253))
+    }
+
+    /// The app a postback is for: the one app that holds its App Store id, in whichever workspace.
+    static func resolveApp(appStoreId: String?, services: ServerServices) async throws -> App? {
+        guard let appStoreId, !appStoreId.isEmpty, appStoreId.count <= 20 else { return nil }
+        return try await services.links.apps(appStoreId: appStoreId).first.asyncFlatMap { try await services.links.app(id: $0.appId) }
+    }
+
+    /// Forwarded postbacks: the raw body, as Apple sent it.
+    package static let forwardOutbox = OutboxQueue(table: "postback_forwards", metric: "linkrunway_postback_forwards_total") { db, now, limit, _ in
+        try db.query("""
+            SELECT id, postback_id, url, body, attempts FROM postback_forwards
+            WHERE status = 'pending' AND next_attempt_at <= \(now) AND (lease_until IS NULL OR lease_until < \(now))
+            ORDER BY next_attempt_at LIMIT \(Int64(limit))
+            """).map { row in
+            OutboxQueue.Item(id: try row.string("id"), url: try row.string("url"), body: try row.blob("body"), headers: [
+                "Content-Type": "application/json", "User-Agent": "LinkRunway-Postbacks/1", "LinkRunway-Postback": try row.string("postback_id"),
+            ], attempts: try row.int("attempts"))
+        }
+    }
+}
+
+extension Optional {
+    func asyncFlatMap<U>(_ transform: (Wrapped) async throws -> U?) async rethrows -> U? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}

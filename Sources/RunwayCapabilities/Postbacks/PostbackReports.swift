@@ -1,0 +1,123 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayJSON
+import RunwayKit
+import RunwayStore
+
+/// Stored postbacks as the API shows them, and the postback report.
+enum PostbackReports {
+    static let groupings = ["day", "network", "campaign", "sourceIdentifier", "window", "value", "conversion", "tier", "framework"]
+
+    static func stored(_ row: SQLRow) throws -> StoredPostback {
+        let decoded = try row.optionalString("decoded").flatMap { try? StrictJSONDecoder().decode([DecodedConversion].self, from: Array($0.utf8)) }
+        return StoredPostback(
+            id: try row.string("id"), framework: try row.string("framework"), status: try row.string("status"),
+            reason: try row.optionalString("reason"), detail: try row.optionalString("detail"), receivedAt: Timestamp.iso(try row.int("received_at")),
+            appId: try row.optionalString("app_id"), version: try row.optionalString("version"), kid: try row.optionalString("kid"),
+            environment: try row.string("environment"), adNetworkId: try row.optionalString("ad_network_id"),
+            campaignId: try row.optionalString("campaign_id"), sourceIdentifier: try row.optionalString("source_identifier"),
+            campaign: try row.optionalString("campaign"), appStoreId: try row.optionalString("app_store_id"),
+            transactionId: try row.optionalString("transaction_id"), window: Int(try row.int("sequence_index")) + 1,
+            didWin: try row.optionalInt("did_win").map { $0 != 0 }, redownload: try row.optionalInt("redownload").map { $0 != 0 },
+            conversionType: try row.optionalString("conversion_type"), fidelityType: try row.optionalInt("fidelity_type").map(Int.init),
+            sourceAppId: try row.optionalString("source_app_id"), sourceDomain: try row.optionalString("source_domain"),
+            fineValue: try row.optionalInt("fine_value").map(Int.init), coarseValue: try row.optionalString("coarse_value"),
+            countryCode: try row.optionalString("country_code"), interactionType: try row.optionalString("interaction_type"),
+            tier: try row.optionalString("tier"), schemaVersion: try row.optionalInt("schema_version").map(Int.init), decoded: decoded)
+    }
+
+    /// The SQL that buckets a postback.
+    static func key(_ groupBy: String) -> String {
+        switch groupBy {
+        case "day": return "(received_at / 86400000)"
+        case "network": return "ad_network_id"
+        case "campaign": return "COALESCE(campaign, ad_network_id || ':' || COALESCE(source_identifier, campaign_id))"
+        case "sourceIdentifier": return "COALESCE(source_identifier, campaign_id)"
+        case "window": return "(sequence_index + 1)"
+        case "value":
+            return "CASE WHEN fine_value IS NOT NULL THEN 'fine:' || CAST(fine_value AS TEXT) WHEN coarse_value IS NOT NULL THEN 'coarse:' || coarse_value ELSE 'none' END"
+        case "conversion": return "decoded"
+        case "tier": return "tier"
+        default: return "framework"
+        }
+    }
+
+    static func report(_ db: any SQLExecutor, workspaceId: String, appId: String?, from: Int64, to: Int64, groupBy: String) throws -> PostbackReport {
+        let appFilter: SQL = appId.map { " AND app_id = \($0)" } ?? ""
+        let key = key(groupBy)
+        var rows: [String: PostbackReportRow] = [:]
+        for group in try db.query("""
+            SELECT \(raw: key) AS k, status, did_win, sequence_index, conversion_type, redownload,
+                   CASE WHEN fine_value IS NOT NULL THEN 1 ELSE 0 END AS has_fine,
+                   CASE WHEN coarse_value IS NOT NULL THEN 1 ELSE 0 END AS has_coarse, COUNT(*) AS n
+            FROM postbacks WHERE workspace_id = \(workspaceId) AND received_at >= \(from) AND received_at < \(to)\(appFilter)
+            GROUP BY \(raw: key), status, did_win, sequence_index, conversion_type, redownload,
+                     CASE WHEN fine_value IS NOT NULL THEN 1 ELSE 0 END, CASE WHEN coarse_value IS NOT NULL THEN 1 ELSE 0 END
+            """) {
+            let name = label(group["k"], groupBy: groupBy)
+            let n = Int(try group.int("n"))
+            var row = rows[name] ?? PostbackReportRow(key: name)
+            switch try group.string("status") {
+            case "invalid": row.invalid += n
+            case "duplicate": row.duplicates += n
+            default:
+                row.postbacks += n
+                let winning = try group.optionalInt("did_win").map { $0 != 0 } ?? true
+                let type = try group.optionalString("conversion_type")
+                let hasFine = try group.int("has_fine") == 1, hasCoarse = try group.int("has_coarse") == 1
+                if !winning {
+                    row.nonWinning += n
+                } else {
+                    if type == "re-engagement" {
+                        row.reengagements += n
+                    } else if try group.int("sequence_index") == 0 {
+                        row.installs += n
+                        if try group.optionalInt("redownload") == 1 { row.redownloads += n }
+                    }
+                    if !hasFine && !hasCoarse { row.withheld += n }
+                }
+                if hasFine { row.fineValues += n } else if hasCoarse { row.coarseValues += n }
+            }
+            rows[name] = row
+        }
+        // Invalid postbacks past each day's sample were only counted: by day and framework, nothing else is known of them.
+        if appId == nil, groupBy == "day" || groupBy == "framework" {
+            for counted in try db.query("""
+                SELECT \(raw: groupBy == "day" ? "day" : "framework") AS k, SUM(count) AS n FROM postback_rejections
+                WHERE scope = \(workspaceId) AND day >= \(from / 86_400_000) AND day <= \((to - 1) / 86_400_000)
+                GROUP BY \(raw: groupBy == "day" ? "day" : "framework")
+                """) {
+                let name = label(counted["k"], groupBy: groupBy)
+                var row = rows[name] ?? PostbackReportRow(key: name)
+                row.invalid += Int(try counted.int("n"))
+                rows[name] = row
+            }
+        }
+        return PostbackReport(from: Timestamp.iso(from), to: Timestamp.iso(to), groupBy: groupBy, rows: rows.values.sorted { $0.key < $1.key })
+    }
+
+    static func label(_ value: SQLValue, groupBy: String) -> String {
+        switch value {
+        case .null: return "(none)"
+        case .integer(let day) where groupBy == "day": return String(Timestamp.iso(day * 86_400_000).prefix(10))
+        case .real(let day) where groupBy == "day": return String(Timestamp.iso(Int64(day) * 86_400_000).prefix(10))
+        case .integer(let n): return String(n)
+        case .text(let json) where groupBy == "conversion":
+            return (try? StrictJSONDecoder().decode([DecodedConversion].self, from: Array(json.utf8))).map(PostbackDecoding.label) ?? json
+        case .text(let text): return text
+        default: return "(none)"
+        }
+    }
+
+    static func csv(_ report: PostbackReport) -> String {
+        var lines = [[report.groupBy, "postbacks", "installs", "redownloads", "reengagements", "non_winning", "withheld", "fine_values",
+                      "coarse_values", "invalid", "duplicates"].joined(separator: ",")]
+        for row in report.rows {
+            lines.append(([ReportQuery.escape(row.key)] + [row.postbacks, row.installs, row.redownloads, row.reengagements, row.nonWinning,
+                                                            row.withheld, row.fineValues, row.coarseValues, row.invalid, row.duplicates].map(String.init))
+                .joined(separator: ","))
+        }
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+}

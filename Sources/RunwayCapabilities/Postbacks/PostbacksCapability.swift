@@ -1,0 +1,38 @@
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// Conversion schemas, SKAdNetwork and AdAttributionKit postbacks (received, verified, stored, forwarded), and the
+/// keys of ad networks that sign impressions.
+package struct PostbacksCapability: Capability {
+    package init() {}
+
+    package var migrations: [Migration] { PostbacksSchema.migrations }
+
+    package func routes(_ services: ServerServices) -> [Route] {
+        services.metrics.declareCounter("linkrunway_postbacks_total", help: "Postbacks received, by framework and status.")
+        services.metrics.declareCounter("linkrunway_postback_forwards_total", help: "Postback forwarding attempts, by the status they left.")
+        let handlers = PostbackHandlers(services: services)
+        return [
+            Route(.PUT, "/v1/apps/{appId}/conversion-schema", .setConversionSchema, use: handlers.setSchema),
+            Route(.GET, "/v1/apps/{appId}/conversion-schema", .getConversionSchema, use: handlers.schema),
+            Route(.GET, "/v1/apps/{appId}/conversion-schema/versions", .listConversionSchemas, use: handlers.schemaVersions),
+            Route(.GET, "/v1/mobile/config/{appId}", .mobileConfig, use: handlers.mobileConfig),
+            Route(.POST, "/.well-known/skadnetwork/report-attribution/", .receiveSKAdNetworkPostback, use: handlers.receiveSKAdNetwork),
+            Route(.POST, "/.well-known/appattribution/report-attribution/", .receiveAdAttributionKitPostback, use: handlers.receiveAdAttributionKit),
+            Route(.GET, "/v1/postbacks", .listPostbacks, use: handlers.list),
+            Route(.GET, "/v1/reports/postbacks", .postbackReport, use: handlers.report),
+            Route(.POST, "/v1/ad-networks", .createAdNetwork, use: handlers.createAdNetwork),
+            Route(.GET, "/v1/ad-networks", .listAdNetworks, use: handlers.listAdNetworks),
+            Route(.POST, "/v1/ad-networks/{networkId}/impressions", .signImpression, use: handlers.signImpression),
+        ]
+    }
+
+    /// A postback Apple sends again while its first copy is kept stays a duplicate: its key lives as long as the copy.
+    package func maintain(_ services: ServerServices, policy: RetentionPolicy, now: Int64, report: inout RetentionReport) async throws {
+        let cutoff = now - Int64(policy.postbackDays) * 86_400_000
+        _ = try await services.store.write { db in try db.execute("DELETE FROM postback_keys WHERE received_at < \(cutoff)") }
+    }
+
+    package var sealedColumns: [SealedColumn] { [SealedColumn("ad_networks", key: "id", column: "private_key")] }
+}

@@ -1,0 +1,114 @@
+import RunwayKit
+import RunwayStore
+
+/// Conversion schemas, postbacks as received, their keys, forwards and rejections, and ad-network keys. Append only: a
+/// released step never changes.
+enum PostbacksSchema {
+    static let migrations: [Migration] = [
+        Migration(id: "0007_postbacks", sqlite: postbacksSQL(blob: "BLOB", partitioning: "", defaults: ""),
+                  postgres: postbacksSQL(blob: "BYTEA", partitioning: " PARTITION BY RANGE (received_at)",
+                                         defaults: "CREATE TABLE postbacks_default PARTITION OF postbacks DEFAULT;")),
+        // Postbacks that fail verification past the day's sample: counted per workspace (or `-`), day, framework and
+        // reason, never stored.
+        Migration(id: "0018_postback_rejections", sql: """
+            CREATE TABLE postback_rejections (
+                scope TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                framework TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                count BIGINT NOT NULL,
+                PRIMARY KEY (scope, day, framework, reason)
+            );
+            """),
+    ]
+
+    /// Conversion schemas (every version kept), Apple's postbacks as received (append-only, partitioned by time on
+    /// PostgreSQL, kept unique by `postback_keys`), their forwarding queue, and the ad-network keys that sign
+    /// impressions.
+    static func postbacksSQL(blob: String, partitioning: String, defaults: String) -> String {
+        """
+        ALTER TABLE apps ADD COLUMN postback_settings TEXT;
+        CREATE INDEX apps_by_app_store_id ON apps (app_store_id);
+        CREATE TABLE conversion_schemas (
+            app_id TEXT NOT NULL REFERENCES apps (id),
+            version BIGINT NOT NULL,
+            document TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            PRIMARY KEY (app_id, version)
+        );
+        CREATE TABLE postbacks (
+            id TEXT NOT NULL,
+            received_at BIGINT NOT NULL,
+            framework TEXT NOT NULL,
+            host TEXT,
+            workspace_id TEXT,
+            app_id TEXT,
+            body \(blob) NOT NULL,
+            status TEXT NOT NULL,
+            reason TEXT,
+            detail TEXT,
+            version TEXT,
+            kid TEXT,
+            environment TEXT NOT NULL,
+            ad_network_id TEXT,
+            campaign_id TEXT,
+            source_identifier TEXT,
+            campaign TEXT,
+            app_store_id TEXT,
+            transaction_id TEXT,
+            sequence_index BIGINT NOT NULL,
+            did_win BIGINT,
+            redownload BIGINT,
+            conversion_type TEXT,
+            fidelity_type BIGINT,
+            source_app_id TEXT,
+            source_domain TEXT,
+            fine_value BIGINT,
+            coarse_value TEXT,
+            country_code TEXT,
+            interaction_type TEXT,
+            tier TEXT,
+            schema_version BIGINT,
+            decoded TEXT,
+            PRIMARY KEY (id, received_at)
+        )\(partitioning);
+        CREATE INDEX postbacks_by_app ON postbacks (app_id, received_at);
+        CREATE INDEX postbacks_by_workspace ON postbacks (workspace_id, received_at);
+        \(defaults)
+        CREATE TABLE postback_keys (
+            scope TEXT NOT NULL,
+            dedup_key TEXT NOT NULL,
+            postback_id TEXT NOT NULL,
+            received_at BIGINT NOT NULL,
+            PRIMARY KEY (scope, dedup_key)
+        );
+        CREATE INDEX postback_keys_by_age ON postback_keys (received_at);
+        CREATE TABLE postback_forwards (
+            id TEXT PRIMARY KEY,
+            postback_id TEXT NOT NULL,
+            app_id TEXT NOT NULL,
+            url TEXT NOT NULL,
+            body \(blob) NOT NULL,
+            status TEXT NOT NULL,
+            attempts BIGINT NOT NULL,
+            next_attempt_at BIGINT NOT NULL,
+            lease_until BIGINT,
+            last_status BIGINT,
+            last_error TEXT,
+            created_at BIGINT NOT NULL,
+            delivered_at BIGINT
+        );
+        CREATE INDEX postback_forwards_due ON postback_forwards (status, next_attempt_at);
+        CREATE INDEX postback_forwards_by_postback ON postback_forwards (postback_id);
+        CREATE TABLE ad_networks (
+            id TEXT PRIMARY KEY,
+            workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+            ad_network_id TEXT NOT NULL,
+            private_key TEXT NOT NULL,
+            public_key TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            UNIQUE (workspace_id, ad_network_id)
+        );
+        """
+    }
+}

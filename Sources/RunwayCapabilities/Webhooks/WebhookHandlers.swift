@@ -1,0 +1,69 @@
+import LinkRunwayAPI
+import RunwayCrypto
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// `/v1/webhooks`: endpoints that hear about installs, events and clicks, and what was delivered to them.
+struct WebhookHandlers: Sendable {
+    let services: ServerServices
+
+    func create(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let body = try request.decode(CreateWebhookRequest.self)
+        let workspaceId = try principal.actingWorkspace(body.workspaceId)
+        let url = try Validate.outboundURL(body.url, policy: services.outbound)
+        guard !body.topics.isEmpty, Set(body.topics).isSubset(of: Webhooks.topics), Set(body.topics).count == body.topics.count else {
+            throw HTTPError.invalidField("topics", "must list some of install, event, click, each once")
+        }
+        let now = services.clock.nowMilliseconds()
+        let endpoint = WebhookEndpoint(id: Identifier.make("whk"), workspaceId: workspaceId, url: url, topics: body.topics,
+                                       enabled: true, createdAt: Timestamp.iso(now))
+        let secret = "whsec_" + SecureRandom.string(length: 32, alphabet: SecureRandom.base62)
+        let sealed = services.secretBox.seal(secret, purpose: Webhooks.secretPurpose)
+        do {
+            try await services.store.write { db in try WebhookQueries.insert(db, endpoint, sealedSecret: sealed, now: now) }
+        } catch StoreError.constraint {
+            throw HTTPError.invalidField("workspaceId", "no workspace has this id")
+        }
+        services.webhookSubscriptions.forget(workspaceId: workspaceId)
+        return try .json(CreatedWebhook(webhook: endpoint, secret: secret), status: 201)
+    }
+
+    func list(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let page = try PageRequest(request)
+        let filter = try principal.workspaceFilter(request)
+        return try .json(await readPage(services.store, table: "webhooks", columns: WebhookQueries.columns, filter: filter, page: page,
+                                        row: Webhooks.endpoint, id: \.id))
+    }
+
+    func delete(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let id = try context.parameter("webhookId")
+        let workspaceId: String = try await services.store.write { db in
+            guard let workspaceId = try WebhookQueries.workspace(db, id: id) else { throw HTTPError.notFound(ErrorCode.notFound, "no webhook \(id)") }
+            try principal.requireWorkspace(workspaceId)
+            try WebhookQueries.delete(db, id: id)
+            return workspaceId
+        }
+        services.webhookSubscriptions.forget(workspaceId: workspaceId)
+        return HTTPResponse(status: 204)
+    }
+
+    func deliveries(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let id = try context.parameter("webhookId")
+        let deliveries: [WebhookDelivery] = try await services.store.read { db in
+            guard let workspaceId = try WebhookQueries.workspace(db, id: id) else { throw HTTPError.notFound(ErrorCode.notFound, "no webhook \(id)") }
+            try principal.requireWorkspace(workspaceId)
+            return try WebhookQueries.deliveries(db, webhookId: id)
+        }
+        return try .json(WebhookDeliveryList(items: deliveries))
+    }
+}
+
+/// The deliveries of one endpoint.
+package struct WebhookDeliveryList: Codable, Sendable {
+    package let items: [WebhookDelivery]
+}

@@ -1,0 +1,23 @@
+import RunwayHTTP
+import RunwayKit
+
+/// What the OpenAPI document says about each webhook route.
+extension Operation {
+    static let createWebhook = Operation(
+        id: "createWebhook", summary: "Register an endpoint; the secret that signs its deliveries is in this response only",
+        tag: "Webhooks", access: Access.management, requestSchema: "CreateWebhookRequest",
+        responses: [.json(201, "CreatedWebhook", "The endpoint and its signing secret.")], maxBodyBytes: 8 * 1024)
+
+    static let listWebhooks = Operation(
+        id: "listWebhooks", summary: "List webhook endpoints (never their secrets)", tag: "Webhooks", access: Access.management,
+        responses: [.json(200, "WebhookPage", "A page of endpoints.")],
+        query: [QueryParameterDoc("workspaceId", "Only this workspace's.")] + pageQuery)
+
+    static let deleteWebhook = Operation(
+        id: "deleteWebhook", summary: "Remove an endpoint and its pending deliveries", tag: "Webhooks", access: Access.management,
+        responses: [ResponseDoc(status: 204, description: "Removed.")])
+
+    static let listWebhookDeliveries = Operation(
+        id: "listWebhookDeliveries", summary: "Deliveries of an endpoint, newest first: status, attempts, last answer",
+        tag: "Webhooks", access: Access.management, responses: [.json(200, "WebhookDeliveryList", "Up to 100 deliveries.")])
+}

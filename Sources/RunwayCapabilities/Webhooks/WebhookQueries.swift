@@ -1,0 +1,31 @@
+import LinkRunwayAPI
+import RunwayKit
+import RunwayStore
+
+/// The SQL of the webhook tables that the routes run.
+enum WebhookQueries {
+    static let columns = "id, workspace_id, url, topics, enabled, created_at"
+
+    static func insert(_ db: any SQLExecutor, _ endpoint: WebhookEndpoint, sealedSecret: String, now: Int64) throws {
+        try db.execute("""
+            INSERT INTO webhooks (id, workspace_id, url, secret, topics, enabled, created_at)
+            VALUES (\(endpoint.id), \(endpoint.workspaceId), \(endpoint.url), \(sealedSecret), \(endpoint.topics.joined(separator: ",")), 1, \(now))
+            """)
+    }
+
+    /// The workspace of webhook `id`, or nil when there is none.
+    static func workspace(_ db: any SQLExecutor, id: String) throws -> String? {
+        try db.first("SELECT workspace_id FROM webhooks WHERE id = \(id)")?.string("workspace_id")
+    }
+
+    /// Deletes webhook `id` and its deliveries.
+    static func delete(_ db: any SQLExecutor, id: String) throws {
+        try db.execute("DELETE FROM webhook_deliveries WHERE webhook_id = \(id)")
+        try db.execute("DELETE FROM webhooks WHERE id = \(id)")
+    }
+
+    /// The newest 100 deliveries of webhook `id`.
+    static func deliveries(_ db: any SQLExecutor, webhookId id: String) throws -> [WebhookDelivery] {
+        try db.query("SELECT * FROM webhook_deliveries WHERE webhook_id = \(id) ORDER BY created_at DESC, id DESC LIMIT 100").map(Webhooks.delivery)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayCrypto
+import RunwayHTTP
+import RunwayKit
+import RunwayOutbound
+import RunwayStore
+import Synchronization
+
+/// Webhook deliveries are rows written in the same transaction as what they announce, so an acknowledged install,
+/// event or click is never announced twice or lost; the dispatcher sends them later.
+package enum Webhooks {
+    package static let topics = ["install", "event", "click"]
+
+    /// An enabled endpoint: its id and topics.
+    struct Subscription: Sendable {
+        let id: String
+        let topics: [Substring]
+    }
+
+    /// The workspace's enabled endpoints.
+    static func subscriptions(_ db: any SQLExecutor, workspaceId: String) throws -> [Subscription] {
+        try db.query("SELECT id, topics FROM webhooks WHERE workspace_id = \(workspaceId) AND enabled = 1").map {
+            Subscription(id: try $0.string("id"), topics: try $0.string("topics").split(separator: ","))
+        }
+    }
+
+    /// Queues one delivery per enabled endpoint of the workspace that listens to `topic`.
+    static func enqueue<Payload: Encodable>(_ db: any SQLExecutor, workspaceId: String, topic: String, payload: Payload, now: Int64,
+                                            subscriptions: [Subscription]? = nil) throws {
+        let listening = try (subscriptions ?? Self.subscriptions(db, workspaceId: workspaceId)).filter { $0.topics.contains(Substring(topic)) }
+        for endpoint in listening {
+            let id = Identifier.make("whd")
+            let body = try envelope(id: id, topic: topic, payload: payload, now: now)
+            try db.execute("""
+                INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, topic, payload, status, attempts, next_attempt_at, created_at)
+                VALUES (\(id), \(endpoint.id), \(workspaceId), \(topic), \(body), 'pending', 0, \(now), \(now))
+                """)
+        }
+    }
+
+    /// `{"id","topic","createdAt","data"}`.
+    static func envelope<Payload: Encodable>(id: String, topic: String, payload: Payload, now: Int64) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(WebhookEnvelope(id: id, topic: topic, createdAt: Timestamp.iso(now), data: payload)), as: UTF8.self)
+    }
+
+    /// Webhook deliveries: the JSON payload with `LinkRunway-Delivery` and `LinkRunway-Signature` headers.
+    package static let outbox = OutboxQueue(table: "webhook_deliveries", metric: "linkrunway_webhook_attempts_total") { db, now, limit, box in
+        let timestamp = now / 1000
+        return try db.query("""
+            SELECT d.id, d.payload, d.attempts, w.url, w.secret FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+            WHERE d.status = 'pending' AND d.next_attempt_at <= \(now) AND (d.lease_until IS NULL OR d.lease_until < \(now))
+            ORDER BY d.next_attempt_at LIMIT \(Int64(limit))
+            """).map { row in
+            let id = try row.string("id"), payload = try row.string("payload")
+            return OutboxQueue.Item(id: id, url: try row.string("url"), body: Array(payload.utf8), headers: [
+                "Content-Type": "application/json", "User-Agent": "LinkRunway-Webhooks/1", "LinkRunway-Delivery": id,
+                "LinkRunway-Signature": signature(secret: try box.reveal(try row.string("secret"), purpose: secretPurpose), timestamp: timestamp, body: payload),
+            ], attempts: try row.int("attempts"))
+        }
+    }
+
+    /// What a webhook's secret is sealed for.
+    static let secretPurpose = "webhooks.secret"
+
+    /// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>" under the endpoint's secret>`.
+    static func signature(secret: String, timestamp: Int64, body: String) -> String {
+        let mac = Digest.hmacSHA256(key: Array(secret.utf8), message: Array("\(timestamp).\(body)".utf8))
+        return "t=\(timestamp),v1=\(ByteEncoding.hex(mac))"
+    }
+
+    /// https, or http to this machine (for development).
+    static func endpoint(_ row: SQLRow) throws -> WebhookEndpoint {
+        WebhookEndpoint(id: try row.string("id"), workspaceId: try row.string("workspace_id"), url: try row.string("url"),
+                        topics: try row.string("topics").split(separator: ",").map(String.init), enabled: try row.bool("enabled"),
+                        createdAt: Timestamp.iso(try row.int("created_at")))
+    }
+
+    static func delivery(_ row: SQLRow) throws -> WebhookDelivery {
+        let status = try row.string("status")
+        return WebhookDelivery(id: try row.string("id"), webhookId: try row.string("webhook_id"), topic: try row.string("topic"), status: status,
+                               attempts: Int(try row.int("attempts")), lastStatus: try row.optionalInt("last_status").map(Int.init),
+                               lastError: try row.optionalString("last_error"),
+                               nextAttemptAt: status == "pending" ? Timestamp.iso(try row.int("next_attempt_at")) : nil,
+                               createdAt: Timestamp.iso(try row.int("created_at")), deliveredAt: try row.optionalInt("delivered_at").map(Timestamp.iso))
+    }
+}
+
+/// The body of every delivery.
+struct WebhookEnvelope<Payload: Encodable>: Encodable {
+    let id: String
+    let topic: String
+    let createdAt: String
+    let data: Payload
+}
+
+/// Which endpoints each workspace has, cached for five seconds so that every click does not ask the database (an
+/// endpoint added through another process hears of clicks within five seconds).
+final class SubscriptionCache: Sendable {
+    private let store: any Store
+    private let entries = Mutex<[String: (subscriptions: [Webhooks.Subscription], loadedAt: ContinuousClock.Instant)]>([:])
+
+    init(store: any Store) { self.store = store }
+
+    func subscriptions(workspaceId: String) async throws -> [Webhooks.Subscription] {
+        if let entry = entries.withLock({ $0[workspaceId] }), entry.loadedAt.duration(to: .now) < .seconds(5) { return entry.subscriptions }
+        let loaded = try await store.read { db in try Webhooks.subscriptions(db, workspaceId: workspaceId) }
+        entries.withLock { entries in
+            if entries.count > 10_000 { entries.removeAll() }
+            entries[workspaceId] = (loaded, .now)
+        }
+        return loaded
+    }
+
+    /// The cached subscriptions if they are fresh; nil when only `subscriptions(workspaceId:)` can tell.
+    func cachedSubscriptions(workspaceId: String) -> [Webhooks.Subscription]? {
+        guard let entry = entries.withLock({ $0[workspaceId] }), entry.loadedAt.duration(to: .now) < .seconds(5) else { return nil }
+        return entry.subscriptions
+    }
+
+    func forget(workspaceId: String) { entries.withLock { _ = $0.removeValue(forKey: workspaceId) } }
+}
+
+extension SubscriptionCache: SharedObject {
+    convenience init(_ services: ServerServices) {
+        self.init(store: services.store)
+    }
+}
+
+extension ServerServices {
+    /// The server's cache of webhook subscriptions.
+    var webhookSubscriptions: SubscriptionCache { shared(SubscriptionCache.self) }
+}

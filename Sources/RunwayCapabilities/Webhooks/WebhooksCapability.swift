@@ -1,0 +1,43 @@
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// Webhooks and their durable delivery queue. (Their tables came with attribution's step 0004.)
+package struct WebhooksCapability: Capability {
+    package init() {}
+
+    package func routes(_ services: ServerServices) -> [Route] {
+        services.metrics.declareCounter("linkrunway_webhook_attempts_total", help: "Webhook delivery attempts, by the status they left.")
+        let handlers = WebhookHandlers(services: services)
+        return [
+            Route(.POST, "/v1/webhooks", .createWebhook, use: handlers.create),
+            Route(.GET, "/v1/webhooks", .listWebhooks, use: handlers.list),
+            Route(.DELETE, "/v1/webhooks/{webhookId}", .deleteWebhook, use: handlers.delete),
+            Route(.GET, "/v1/webhooks/{webhookId}/deliveries", .listWebhookDeliveries, use: handlers.deliveries),
+        ]
+    }
+
+    package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
+        ["webhookDeliveries": try db.execute("DELETE FROM webhook_deliveries WHERE \(Self.deliveries(of: install))")]
+    }
+
+    package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {
+        export.webhookDeliveries = try db.query("""
+            SELECT id, webhook_id, topic, status, payload, created_at FROM webhook_deliveries
+            WHERE \(Self.deliveries(of: install)) ORDER BY created_at, id
+            """).map {
+            ExportedWebhookDelivery(id: try $0.string("id"), webhookId: try $0.string("webhook_id"), topic: try $0.string("topic"),
+                                    status: try $0.string("status"), payload: try $0.string("payload"), createdAt: Timestamp.iso(try $0.int("created_at")))
+        }
+    }
+
+    package var sealedColumns: [SealedColumn] { [SealedColumn("webhooks", key: "id", column: "secret")] }
+
+    /// The webhook deliveries whose payload names the installation or its click token.
+    static func deliveries(of install: InstallReference) -> SQL {
+        let byInstall = "%\"installId\":\"\(install.installId)\"%"
+        let byToken: SQL = install.clickToken.map { " OR payload LIKE \("%\($0)%")" } ?? ""
+        return "workspace_id = \(install.workspaceId) AND (payload LIKE \(byInstall)\(byToken))"
+    }
+}

@@ -1,0 +1,79 @@
+import RunwayCapabilities
+import RunwayKit
+/// The console's stylesheet and its one script (served from `/console/static/`; the CSP allows nothing else).
+enum ConsoleAssets {
+    static let css = """
+        :root { --ink: #1b1f24; --muted: #4d5561; --line: #d5dae0; --paper: #ffffff; --wash: #f4f6f8; --accent: #0b5cad;
+                --danger: #a4161a; --ok: #1d6b32; --clicks: #0b5cad; --installs: #1d6b32; --events: #8a4b00; }
+        * { box-sizing: border-box; }
+        body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--wash); }
+        a { color: var(--accent); }
+        a:focus, button:focus, input:focus, select:focus { outline: 3px solid #f2a900; outline-offset: 2px; }
+        .skip { position: absolute; left: -999px; } .skip:focus { left: 8px; top: 8px; background: var(--paper); padding: 4px 8px; }
+        .bar { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; padding: 10px 16px; background: var(--ink); color: #fff; }
+        .bar a.brand { color: #fff; font-weight: 700; text-decoration: none; margin-right: auto; }
+        .bar label, .bar .who, .bar .workspace { color: #fff; }
+        .inline { display: inline-flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 0; max-width: 100%; }
+        nav ul { display: flex; flex-wrap: wrap; gap: 4px; list-style: none; margin: 0; padding: 8px 16px; background: var(--paper); border-bottom: 1px solid var(--line); }
+        nav a { display: block; padding: 6px 10px; border-radius: 6px; text-decoration: none; }
+        nav a[aria-current="page"] { background: var(--accent); color: #fff; }
+        main { max-width: 1100px; margin: 0 auto; padding: 16px; }
+        main.narrow { max-width: 760px; }
+        h1 { font-size: 1.6rem; margin: 8px 0 16px; } h2 { font-size: 1.2rem; margin-top: 28px; }
+        .card { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 16px; margin-bottom: 16px; }
+        .columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(280px, 1fr)); gap: 16px; }
+        .tiles { display: grid; grid-template-columns: repeat(auto-fit, minmax(160px, 1fr)); gap: 12px; margin-bottom: 16px; }
+        .tile { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 12px; }
+        .tile .value { font-size: 1.6rem; font-weight: 700; } .tile .label { color: var(--muted); }
+        .scroll { overflow-x: auto; background: var(--paper); border: 1px solid var(--line); border-radius: 8px; }
+        table { border-collapse: collapse; width: 100%; } caption { text-align: left; padding: 8px; font-weight: 600; }
+        th, td { text-align: left; padding: 8px 10px; border-bottom: 1px solid var(--line); vertical-align: top; }
+        .num { text-align: right; font-variant-numeric: tabular-nums; }
+        label { display: block; font-weight: 600; margin-top: 10px; }
+        code.key { word-break: break-all; font-size: 0.85rem; }
+        textarea { font: 0.85rem ui-monospace, monospace; padding: 8px; border: 1px solid #8a939e; border-radius: 6px; width: 100%; max-width: 480px; }
+        input, select { font: inherit; padding: 8px; border: 1px solid #8a939e; border-radius: 6px; width: 100%; max-width: 480px; background: #fff; color: var(--ink); }
+        table input, table select { width: auto; min-width: 5em; }
+        .inline input, .inline select { width: auto; max-width: 100%; }
+        fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 10px 0 0; padding: 4px 12px 10px; }
+        legend { font-weight: 600; padding: 0 4px; }
+        label.check { display: inline-flex; align-items: center; gap: 6px; font-weight: 400; margin-right: 16px; }
+        label.check input { width: auto; }
+        button { font: inherit; padding: 8px 14px; border: 0; border-radius: 6px; background: var(--accent); color: #fff; cursor: pointer; margin-top: 10px; }
+        .bar button { margin-top: 0; background: #3a4350; }
+        button.danger { background: var(--danger); }
+        .field { margin-bottom: 6px; }
+        .error { color: var(--danger); display: block; font-weight: 600; }
+        [aria-invalid="true"] { border-color: var(--danger); border-width: 2px; }
+        .notice { background: #e6f2ea; color: var(--ok); border: 1px solid #9cc7a8; padding: 8px 12px; border-radius: 6px; }
+        .secret { font-family: ui-monospace, monospace; background: #fff7e0; border: 1px solid #e0c060; padding: 10px; word-break: break-all; }
+        .hint { color: var(--muted); font-size: 0.9rem; display: block; }
+        .empty { background: var(--paper); border: 1px dashed #8a939e; border-radius: 8px; padding: 16px; }
+        code { font-family: ui-monospace, monospace; background: #eef1f4; padding: 1px 4px; border-radius: 4px; }
+        .chart { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 8px; margin: 0 0 16px; }
+        .chart svg { width: 100%; height: auto; font-size: 12px; fill: var(--muted); }
+        .chart .grid { stroke: var(--line); }
+        polyline.clicks { stroke: var(--clicks); } polyline.installs { stroke: var(--installs); } polyline.events { stroke: var(--events); }
+        .legend { display: flex; gap: 16px; list-style: none; padding: 0; margin: 4px 0 0; }
+        .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 6px; vertical-align: middle; }
+        .swatch.clicks { background: var(--clicks); } .swatch.installs { background: var(--installs); } .swatch.events { background: var(--events); }
+        .qr img { width: 180px; height: 180px; background: #fff; }
+        @media (max-width: 600px) { .bar .who { display: none; } th, td { padding: 6px; } }
+        """
+
+    /// Tells the server the viewer's time zone (a cookie), so dates are shown in it; the console works without it.
+    static let script = """
+        (function () {
+          try {
+            var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+            if (!zone) return;
+            document.cookie = "lr_tz=" + encodeURIComponent(zone) + "; path=/console; SameSite=Strict; max-age=31536000";
+            var shown = document.body && document.body.getAttribute("data-tz");
+            if (shown && shown !== zone && !sessionStorage.getItem("lr_tz_reloaded")) {
+              sessionStorage.setItem("lr_tz_reloaded", "1");
+              location.reload();
+            }
+          } catch (e) {}
+        })();
+        """
+}

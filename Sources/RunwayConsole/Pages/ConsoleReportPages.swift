@@ -1,0 +1,64 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayCapabilities
+import RunwayHTTP
+import RunwayKit
+
+/// SKAdNetwork and AdAttributionKit postbacks, and Apple Ads campaigns, ad groups and keywords.
+enum ReportPages {
+    static let postbackGroupings: [(String, String)] = [("network", "ad network"), ("campaign", "campaign"), ("window", "window"),
+                                                        ("tier", "crowd anonymity tier"), ("framework", "framework"), ("day", "day")]
+
+    static func postbacks(_ context: ConsoleContext) async throws -> ConsoleResult {
+        let apps = try await context.apps()
+        let app = context.request.queryValue("app").flatMap { $0.isEmpty ? nil : $0 }
+        let groupBy = postbackGroupings.map(\.0).contains(context.request.queryValue("groupBy") ?? "") ? context.request.queryValue("groupBy")! : "network"
+        let report = try await context.api.get("/v1/reports/postbacks", query: [("workspaceId", context.workspace.id), ("groupBy", groupBy), ("appId", app)],
+                                               as: PostbackReport.self)
+        let invalid = try await context.api.get("/v1/postbacks", query: [("workspaceId", context.workspace.id), ("status", "invalid"), ("appId", app),
+                                                                        ("limit", "50")], as: Page<StoredPostback>.self)
+        let f = context.format
+        let choices = Markup.join(postbackGroupings.map { value, label in
+            let mark: Markup = value == groupBy ? " selected" : ""
+            return "<option value=\"\(value)\"\(mark)>\(label)</option>"
+        })
+        let filter = ConsolePages.appFilter(context, apps: apps, selected: app,
+                                            extra: " <label for=\"groupBy\">By</label> <select id=\"groupBy\" name=\"groupBy\">\(choices)</select>")
+        let aggregate: Markup = report.rows.isEmpty
+            ? ConsoleLayout.empty("No postbacks in the last 30 days.",
+                                  "<p>Apple sends copies of winning postbacks to <code>/.well-known/skadnetwork/report-attribution/</code> and <code>/.well-known/appattribution/report-attribution/</code> on the domain in your app's Info.plist (see the getting-started guide). They arrive a day or more after a conversion window ends.</p>")
+            : ConsoleLayout.table(["\(postbackGroupings.first { $0.0 == groupBy }!.1)", "postbacks", "installs", "redownloads", "re-engagements",
+                                   "not winning", "value withheld", "fine values", "coarse only", "invalid", "duplicates"],
+                                  report.rows.map { row in
+                ["\(row.key)", "\(f.number(row.postbacks))", "\(f.number(row.installs))", "\(f.number(row.redownloads))", "\(f.number(row.reengagements))",
+                 "\(f.number(row.nonWinning))", "\(f.number(row.withheld))", "\(f.number(row.fineValues))", "\(f.number(row.coarseValues))",
+                 "\(f.number(row.invalid))", "\(f.number(row.duplicates))"]
+            }, caption: "Last 30 days", numericFrom: 1)
+        let rejected: Markup = invalid.items.isEmpty
+            ? "<p class=\"hint\">No invalid postbacks.</p>"
+            : ConsoleLayout.table(["received", "framework", "reason", "detail", "ad network"], invalid.items.map { postback in
+                ["\(f.time(postback.receivedAt))", "\(postback.framework)", "\(postback.reason ?? "–")", "\(postback.detail ?? "")", "\(postback.adNetworkId ?? "–")"]
+            }, caption: "Invalid postbacks, newest first (kept as received, never counted)")
+        return .page(ConsolePage(title: "Postbacks", body: filter + aggregate + "<h2>Invalid</h2>" + rejected))
+    }
+
+    static func appleAds(_ context: ConsoleContext) async throws -> ConsoleResult {
+        let apps = try await context.apps()
+        let app = context.request.queryValue("app").flatMap { $0.isEmpty ? nil : $0 }
+        let f = context.format
+        var sections: [Markup] = []
+        var any = false
+        for (groupBy, title) in [("appleAdsCampaign", "Campaigns"), ("appleAdsAdGroup", "Ad groups"), ("appleAdsKeyword", "Keywords")] {
+            let rows = try await ConsolePages.funnel(context, groupBy: groupBy, app: app).rows.filter { !$0.key.isEmpty && $0.key != "none" && $0.installs + $0.events.values.reduce(0, +) > 0 }
+            any = any || !rows.isEmpty
+            sections.append("<h2>\(title)</h2>" + (rows.isEmpty ? "<p class=\"hint\">None.</p>" : ConsoleLayout.table(
+                ["id", "installs", "events", "revenue"],
+                rows.map { ["\($0.key)", "\(f.number($0.installs))", "\(f.number($0.events.values.reduce(0, +)))", "\(ConsolePages.revenue($0.revenue, f))"] },
+                numericFrom: 1)))
+        }
+        let intro: Markup = any ? "<p class=\"hint\">Installs Apple's AdServices API attributed to Apple Ads in the last 30 days, with their later events, by the ids Apple gives.</p>"
+            : ConsoleLayout.empty("No Apple Ads installs in the last 30 days.",
+                                  "<p>The SDK sends the AdServices token once per install (<code>submitAdServicesToken()</code>); the server asks Apple and records campaign, ad group and keyword.</p>")
+        return .page(ConsolePage(title: "Apple Ads", body: ConsolePages.appFilter(context, apps: apps, selected: app) + intro + Markup.join(sections)))
+    }
+}

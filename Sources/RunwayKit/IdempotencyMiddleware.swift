@@ -1,0 +1,187 @@
+import LinkRunwayAPI
+import RunwayCrypto
+import RunwayHTTP
+import RunwayStore
+import Synchronization
+
+/// `Idempotency-Key` on the routes that declare it: the first request with a key runs and its answer is kept for
+/// 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`),
+/// from whichever server process it reaches. While the first is still running a retry gets 409
+/// `idempotency_key_in_use`; the same key with a different request gets 422 `idempotency_key_reused`. Answers of 500
+/// and above are not kept, so the retry runs again. Keys are scoped to the caller's workspace (admin keys share one
+/// scope).
+///
+/// Across a crash: a handler stores its answer in the transaction that writes what it answers
+/// (`IdempotencyClaim.write`), so a retry finds either nothing done (and runs) or the answer (and replays). A claim
+/// names the process that made it; one whose process is gone (this machine's `/proc`, or a heartbeat older than
+/// 10 s for another machine) is taken over at once, and every claim is given up after a minute. The answer must present
+/// the claim's token, so a first request whose claim was taken over cannot also store a result.
+public struct IdempotencyMiddleware: Middleware {
+    package let store: any Store
+    package let clock: WallClock
+    /// How long answers are kept, and after how long an unfinished first request is presumed dead whatever its owner.
+    package static let retentionMilliseconds: Int64 = 24 * 3600 * 1000
+    package static let abandonedMilliseconds: Int64 = 60 * 1000
+
+    public init(store: any Store, clock: WallClock) {
+        self.store = store
+        self.clock = clock
+    }
+
+    package enum Outcome: Sendable {
+        case run(IdempotencyClaim)
+        case replay(status: Int, contentType: String?, body: String)
+    }
+
+    /// Only a request carrying a key to a route that takes one needs the store.
+    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
+        if let route = context.route, route.operation.idempotent, request.headers["Idempotency-Key"] != nil { return nil }
+        return try next(request, context)
+    }
+
+    public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
+        guard let route = context.route, route.operation.idempotent, let key = request.headers["Idempotency-Key"] else {
+            return try await next(request, context)
+        }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7e }) else {
+            throw HTTPError.badRequest(ErrorCode.invalidIdempotencyKey, "Idempotency-Key must be 1 to 255 visible ASCII characters")
+        }
+        let principal = try context.principal()
+        let claim = IdempotencyClaim(scope: principal.workspaceId ?? "admin", key: key,
+                                     requestHash: ByteEncoding.hex(Digest.sha256(Array("\(request.method) \(request.path)\n".utf8) + request.body)))
+        let now = clock.nowMilliseconds()
+        let outcome = try await store.write { db in try Self.claim(claim, db, now: now) }
+
+        switch outcome {
+        case .replay(let status, let contentType, let body):
+            var response = HTTPResponse(status: status, body: Array(body.utf8))
+            if let contentType { response.headers.set("Content-Type", contentType) }
+            response.headers.set("Idempotent-Replayed", "true")
+            return response
+        case .run(let claim):
+            var context = context
+            context[IdempotencyClaim.Key.self] = claim
+            let response: HTTPResponse
+            do {
+                response = try await next(request, context)
+            } catch {
+                // An error answer is as final as a success when it is the client's fault; keep those, release the rest.
+                let mapped = ErrorMapping.httpError(for: error)
+                if mapped.status < 500 { try await remember(mapped.response, claim) } else { try await release(claim) }
+                throw error
+            }
+            if claim.stored { return response }
+            if response.status < 500 { try await remember(response, claim) } else { try await release(claim) }
+            return response
+        }
+    }
+
+    /// Takes the key for this request, or says why not: the answer to replay, or 409 while its first request runs.
+    package static func claim(_ claim: IdempotencyClaim, _ db: any SQLExecutor, now: Int64) throws -> Outcome {
+        let scope = claim.scope, key = claim.key
+        try db.execute("DELETE FROM idempotency_keys WHERE scope = \(scope) AND idempotency_key = \(key) AND created_at < \(now - retentionMilliseconds)")
+        let inserted = try db.execute("""
+            INSERT INTO idempotency_keys (scope, idempotency_key, request_hash, created_at, owner, claim)
+            VALUES (\(scope), \(key), \(claim.requestHash), \(now), \(ServerInstance.current.owner), \(claim.token))
+            ON CONFLICT (scope, idempotency_key) DO NOTHING
+            """)
+        if inserted == 1 { return .run(claim) }
+        guard let row = try db.first("""
+            SELECT request_hash, status, content_type, response_body, created_at, owner FROM idempotency_keys
+            WHERE scope = \(scope) AND idempotency_key = \(key)
+            """) else {
+            throw inUse()
+        }
+        guard try row.string("request_hash") == claim.requestHash else {
+            throw HTTPError(status: 422, code: ErrorCode.idempotencyKeyReused, message: "this Idempotency-Key was used with a different request")
+        }
+        if let status = try row.optionalInt("status") {
+            return .replay(status: Int(status), contentType: try row.optionalString("content_type"), body: try row.optionalString("response_body") ?? "")
+        }
+        let createdAt = try row.int("created_at")
+        var ownerRuns: Bool? = nil
+        if let owner = try row.optionalString("owner") { ownerRuns = try ServerInstance.isRunning(owner: owner, db, now: now) }
+        guard ownerRuns == false || createdAt < now - abandonedMilliseconds else { throw inUse() }
+        // Taken over only as it was read: of two retries racing for an abandoned key, one runs.
+        guard try db.execute("""
+            UPDATE idempotency_keys SET created_at = \(now), owner = \(ServerInstance.current.owner), claim = \(claim.token)
+            WHERE scope = \(scope) AND idempotency_key = \(key) AND status IS NULL AND created_at = \(createdAt)
+            """) == 1 else { throw inUse() }
+        return .run(claim)
+    }
+
+    package static func inUse() -> HTTPError {
+        HTTPError(status: 409, code: ErrorCode.idempotencyKeyInUse, message: "a request with this Idempotency-Key is in progress; retry shortly",
+                  headers: ["Retry-After": "1"])
+    }
+
+    /// Keeps an answer the handler did not store in its own write (an error answer, or a route that writes nothing).
+    private func remember(_ response: HTTPResponse, _ claim: IdempotencyClaim) async throws {
+        try await store.write { db in _ = try claim.store(response, db) }
+    }
+
+    private func release(_ claim: IdempotencyClaim) async throws {
+        try await store.write { db in
+            try db.execute("""
+                DELETE FROM idempotency_keys WHERE scope = \(claim.scope) AND idempotency_key = \(claim.key) AND claim = \(claim.token)
+                AND status IS NULL
+                """)
+        }
+    }
+}
+
+/// The `Idempotency-Key` a request holds while it runs. A handler that writes passes its answer to `write`, which
+/// stores it in the same transaction as the handler's changes.
+public final class IdempotencyClaim: Sendable {
+    package enum Key: RequestContextKey { package typealias Value = IdempotencyClaim }
+
+    package let scope: String
+    package let key: String
+    package let requestHash: String
+    /// Random per attempt: storing the answer needs it, so a first attempt whose claim was taken over stores nothing.
+    package let token = SecureRandom.string(length: 20, alphabet: SecureRandom.base32)
+    private let answered = Atomic<Bool>(false)
+
+    package init(scope: String, key: String, requestHash: String) {
+        self.scope = scope
+        self.key = key
+        self.requestHash = requestHash
+    }
+
+    /// Whether the answer was stored with the handler's changes.
+    package var stored: Bool { answered.load(ordering: .acquiring) }
+
+    /// Stores `response` as the answer under this claim; false when the claim is no longer this attempt's.
+    package func store(_ response: HTTPResponse, _ db: any SQLExecutor) throws -> Bool {
+        let body = String(decoding: response.body, as: UTF8.self)
+        return try db.execute("""
+            UPDATE idempotency_keys SET status = \(response.status), content_type = \(response.headers["Content-Type"]),
+                response_body = \(body), owner = NULL, claim = NULL
+            WHERE scope = \(scope) AND idempotency_key = \(key) AND claim = \(token) AND status IS NULL
+            """) == 1
+    }
+
+    /// Runs `body` in one write transaction and, when the request holds a key, stores the answer it returns in that
+    /// same transaction. A request whose claim was taken over (its process was presumed dead) changes nothing and
+    /// answers 409 `idempotency_key_in_use`.
+    public static func write(_ store: any Store, _ context: RequestContext,
+                             _ body: @escaping @Sendable (any SQLExecutor) throws -> HTTPResponse) async throws -> HTTPResponse {
+        try await write(store, context, body, answer: { $0 }).response
+    }
+
+    /// `write` for a handler that needs more than the answer from its transaction: `answer` makes the response from
+    /// what `body` returns, inside the transaction.
+    public static func write<Value: Sendable>(_ store: any Store, _ context: RequestContext,
+                                              _ body: @escaping @Sendable (any SQLExecutor) throws -> Value,
+                                              answer: @escaping @Sendable (Value) throws -> HTTPResponse) async throws -> (value: Value, response: HTTPResponse) {
+        let claim = context[Key.self]
+        let result = try await store.write { db -> (value: Value, response: HTTPResponse) in
+            let value = try body(db)
+            let response = try answer(value)
+            if let claim, response.status < 500, try !claim.store(response, db) { throw IdempotencyMiddleware.inUse() }
+            return (value, response)
+        }
+        if let claim, result.response.status < 500 { claim.answered.store(true, ordering: .releasing) }
+        return result
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayCrypto
+import RunwayHTTP
+import RunwayStore
+import Synchronization
+
+/// Turns a presented key into a principal: finds the record by its lookup id, then compares the SHA-256 of the whole
+/// key with the stored hash in constant time. Records are cached for a few seconds; a revocation made through this
+/// process takes effect at once, one made by another process within `cacheSeconds`.
+public final class KeyAuthenticator: Sendable {
+    package struct Record: Sendable {
+        package let keyId: String
+        package let kind: KeyKind
+        package let workspaceId: String?
+        package let appId: String?
+        package let hash: [UInt8]
+        package let revoked: Bool
+        package let loadedAt: ContinuousClock.Instant
+    }
+
+    public enum Outcome: Sendable, Equatable {
+        case valid(Principal)
+        case invalid
+        case revoked
+    }
+
+    private let store: any Store
+    private let cacheSeconds: Double
+    private let cache = Mutex<[String: Record]>([:])
+    private static let cacheLimit = 10_000
+
+    public init(store: any Store, cacheSeconds: Double = 5) {
+        self.store = store
+        self.cacheSeconds = cacheSeconds
+    }
+
+    public func authenticate(_ presented: String) async throws -> Outcome {
+        guard let key = APIKeySecret(parsing: presented) else { return .invalid }
+        let record: Record
+        if let cached = cache.withLock({ $0[key.lookup] }), cached.loadedAt.duration(to: .now) < .seconds(cacheSeconds) {
+            record = cached
+        } else {
+            guard let loaded = try await load(keyId: key.keyId) else { return .invalid }
+            record = loaded
+            cache.withLock { cache in
+                if cache.count >= Self.cacheLimit { cache.removeAll() }
+                cache[key.lookup] = loaded
+            }
+        }
+        let presentedHash = Digest.sha256(key.text)
+        guard ConstantTime.equal(presentedHash, record.hash), record.kind == key.kind else { return .invalid }
+        if record.revoked { return .revoked }
+        return .valid(Principal(keyId: record.keyId, kind: record.kind, workspaceId: record.workspaceId, appId: record.appId))
+    }
+
+    /// Drops a cached record (after a revocation).
+    public func forget(keyId: String) {
+        let lookup = String(keyId.dropFirst("key_".count))
+        cache.withLock { _ = $0.removeValue(forKey: lookup) }
+    }
+
+    private func load(keyId: String) async throws -> Record? {
+        try await store.read { db in
+            guard let row = try db.first("SELECT id, kind, workspace_id, app_id, secret_hash, revoked_at FROM api_keys WHERE id = \(keyId)") else {
+                return nil
+            }
+            guard let kind = KeyKind(rawValue: try row.string("kind")),
+                  let hash = ByteEncoding.fromHex(try row.string("secret_hash")) else {
+                throw StoreError.corrupt("api key \(keyId) has an unreadable kind or hash")
+            }
+            return Record(keyId: try row.string("id"), kind: kind, workspaceId: try row.optionalString("workspace_id"),
+                          appId: try row.optionalString("app_id"), hash: hash, revoked: try row.optionalInt("revoked_at") != nil,
+                          loadedAt: .now)
+        }
+    }
+}
+
+/// Enforces each route's declared key kinds: 401 without a valid key, 403 for a kind the route does not accept.
+public struct AuthMiddleware: Middleware {
+    package let authenticator: KeyAuthenticator
+
+    public init(authenticator: KeyAuthenticator) { self.authenticator = authenticator }
+
+    /// An open route needs no key, so it may answer immediately; a keyed one waits for the key's lookup.
+    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
+        guard let route = context.route, case .open = route.operation.access else { return nil }
+        return try next(request, context)
+    }
+
+    public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
+        guard let route = context.route, case .keys(let allowed) = route.operation.access else {
+            return try await next(request, context)
+        }
+        guard let header = request.headers["Authorization"], !header.isEmpty else {
+            throw HTTPError.unauthorized(ErrorCode.missingKey, "send an API key as Authorization: Bearer <key>")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw HTTPError.unauthorized(ErrorCode.invalidKey, "the Authorization header must be Bearer <key>")
+        }
+        switch try await authenticator.authenticate(String(parts[1]).trimmingCharacters(in: .whitespaces)) {
+        case .invalid:
+            throw HTTPError.unauthorized(ErrorCode.invalidKey, "the API key is not valid")
+        case .revoked:
+            throw HTTPError.unauthorized(ErrorCode.revokedKey, "the API key was revoked")
+        case .valid(let principal):
+            guard allowed.contains(principal.kind.rawValue) else {
+                throw HTTPError.forbidden(ErrorCode.keyKindForbidden,
+                                          "a \(principal.kind.rawValue) key cannot call this; use \(allowed.sorted().joined(separator: " or "))")
+            }
+            var context = context
+            context[PrincipalKey.self] = principal
+            return try await next(request, context)
+        }
+    }
+}

@@ -1,0 +1,100 @@
+import AppleFormats
+import RunwayCrypto
+import RunwayHTTP
+import RunwayOutbound
+import RunwayStore
+import Synchronization
+
+/// What route handlers need, built once at start-up.
+public struct ServerServices: Sendable {
+    public let store: any Store
+    public let clock: WallClock
+    /// Elapsed time for caches and rate limits.
+    public let monotonic: MonotonicClock
+    public let logger: Logger
+    public let metrics: MetricsRegistry
+    public let authenticator: KeyAuthenticator
+    public let secrets: InstanceSecrets
+    public let addresses: AddressHasher
+    /// Where Apple Ads claims are resolved: AdServices, or a stand-in (`linkrunway dev fake-adservices`).
+    public let appleAdsURL: String
+    /// How long a request to AdServices may take.
+    public let appleAdsTimeoutSeconds: Double
+    /// Apple's App Attestation Root CA, when configured (`LINKRUNWAY_APP_ATTEST_ROOT`).
+    public let appAttestRoot: Certificate?
+    /// Checks App Store signed data against the configured root (`LINKRUNWAY_APP_STORE_ROOT`), caching intermediates.
+    public let appStoreVerifier: AppStoreVerifier?
+    /// What webhooks and forwarded postbacks may reach (`LINKRUNWAY_OUTBOUND_PRIVATE_TARGETS`).
+    public let outbound: OutboundPolicy
+    /// The bearer token `/metrics` asks for, if any (`LINKRUNWAY_METRICS_TOKEN`).
+    public let metricsToken: String?
+    /// Where console passwords are hashed and checked.
+    package let passwords = PasswordPool()
+    /// The objects capabilities keep for the life of the server (caches, pools), made on first use.
+    private let sharedObjects = SharedObjects()
+    /// Seals the secrets stored in the database with the key file kept outside it.
+    public let secretBox: SecretBox
+    /// The DNS server that domain verification asks, instead of the system's (`LINKRUNWAY_DNS_SERVER`).
+    public let dnsServer: TXTLookup.Server?
+
+    public init(store: any Store, clock: WallClock = .system, monotonic: MonotonicClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
+                authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com",
+                appAttestRoot: Certificate? = nil, appStoreRoot: Certificate? = nil, appleAdsTimeoutSeconds: Double = 10,
+                outbound: OutboundPolicy = OutboundPolicy(), metricsToken: String? = nil, secretBox: SecretBox,
+                dnsServer: TXTLookup.Server? = nil) {
+        self.store = store
+        self.clock = clock
+        self.monotonic = monotonic
+        self.logger = logger
+        self.metrics = metrics
+        self.secrets = secrets
+        self.authenticator = authenticator ?? KeyAuthenticator(store: store)
+        self.addresses = AddressHasher(store: store, box: secretBox)
+        self.secretBox = secretBox
+        self.dnsServer = dnsServer
+        self.appleAdsURL = appleAdsURL
+        self.appleAdsTimeoutSeconds = appleAdsTimeoutSeconds
+        self.appAttestRoot = appAttestRoot
+        self.appStoreVerifier = appStoreRoot.map(AppStoreVerifier.init(root:))
+        self.outbound = outbound
+        self.metricsToken = metricsToken
+    }
+}
+
+extension ServerServices {
+    /// The one `T` of this server (and of every copy of these services), made from them on first use.
+    package func shared<T: SharedObject>(_ type: T.Type) -> T {
+        sharedObjects.object(type, self)
+    }
+}
+
+/// An object a capability keeps for the life of the server (a cache, a pool), without a field in `ServerServices`:
+/// the capability declares `extension ServerServices { var cache: Cache { shared(Cache.self) } }`.
+package protocol SharedObject: AnyObject, Sendable {
+    init(_ services: ServerServices)
+}
+
+/// The shared objects made so far, by type.
+private final class SharedObjects: Sendable {
+    private let objects = Mutex<[ObjectIdentifier: any SharedObject]>([:])
+
+    package func object<T: SharedObject>(_ type: T.Type, _ services: ServerServices) -> T {
+        let key = ObjectIdentifier(type)
+        if let made = objects.withLock({ $0[key] }) { return made as! T }
+        // Made outside the lock, so that making one may ask for another; the first one stored wins.
+        let made = T(services)
+        return objects.withLock { objects in
+            if let first = objects[key] { return first as! T }
+            objects[key] = made
+            return made
+        }
+    }
+}
+
+/// Short names for the key kinds a route accepts.
+package enum Access {
+    package static let admin = RouteAccess.keys(["admin"])
+    package static let management = RouteAccess.keys(["admin", "server"])
+    package static let anyKey = RouteAccess.keys(["admin", "server", "publishable"])
+    package static let client = RouteAccess.keys(["publishable"])
+}

@@ -1,7 +1,0 @@
-extension Optional {
-    /// `map` with an asynchronous transform.
-    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
-        guard let value = self else { return nil }
-        return try await transform(value)
-    }
-}
