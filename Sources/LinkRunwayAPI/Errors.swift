@@ -39,6 +39,8 @@ public enum ErrorCode {
     public static let notFound = "not_found"
     public static let methodNotAllowed = "method_not_allowed"
     public static let conflict = "conflict"
+    /// The workspace already has an app with this team and bundle id.
+    public static let appExists = "app_exists"
     public static let lastAdminKey = "last_admin_key"
     public static let metadataTooLarge = "metadata_too_large"
     public static let linkNotFound = "link_not_found"
@@ -76,6 +78,8 @@ public enum ErrorCode {
     public static let idempotencyKeyReused = "idempotency_key_reused"
     public static let storeUnavailable = "store_unavailable"
     public static let requestTimeout = "request_timeout"
+    /// The server holds as many request bodies as it may at once.
+    public static let serverBusy = "server_busy"
     public static let shuttingDown = "shutting_down"
     public static let internalError = "internal_error"
 }

@@ -44,7 +44,7 @@ public struct IdempotencyMiddleware: Middleware {
             return try await next(request, context)
         }
         guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7e }) else {
-            throw HTTPError.badRequest(ErrorCode.invalidIdempotencyKey, "Idempotency-Key must be 1 to 255 visible ASCII characters")
+            throw IdempotencyError.invalidKey
         }
         let principal = try context.principal()
         let claim = IdempotencyClaim(scope: principal.workspaceId ?? "admin", key: key,
@@ -90,10 +90,10 @@ public struct IdempotencyMiddleware: Middleware {
             SELECT request_hash, status, content_type, response_body, created_at, owner FROM idempotency_keys
             WHERE scope = \(scope) AND idempotency_key = \(key)
             """) else {
-            throw inUse()
+            throw IdempotencyError.inUse
         }
         guard try row.string("request_hash") == claim.requestHash else {
-            throw HTTPError(status: 422, code: ErrorCode.idempotencyKeyReused, message: "this Idempotency-Key was used with a different request")
+            throw IdempotencyError.reused
         }
         if let status = try row.optionalInt("status") {
             return .replay(status: Int(status), contentType: try row.optionalString("content_type"), body: try row.optionalString("response_body") ?? "")
@@ -101,19 +101,15 @@ public struct IdempotencyMiddleware: Middleware {
         let createdAt = try row.int("created_at")
         var ownerRuns: Bool? = nil
         if let owner = try row.optionalString("owner") { ownerRuns = try ServerInstance.isRunning(owner: owner, db, now: now) }
-        guard ownerRuns == false || createdAt < now - abandonedMilliseconds else { throw inUse() }
+        guard ownerRuns == false || createdAt < now - abandonedMilliseconds else { throw IdempotencyError.inUse }
         // Taken over only as it was read: of two retries racing for an abandoned key, one runs.
         guard try db.execute("""
             UPDATE idempotency_keys SET created_at = \(now), owner = \(ServerInstance.current.owner), claim = \(claim.token)
             WHERE scope = \(scope) AND idempotency_key = \(key) AND status IS NULL AND created_at = \(createdAt)
-            """) == 1 else { throw inUse() }
+            """) == 1 else { throw IdempotencyError.inUse }
         return .run(claim)
     }
 
-    package static func inUse() -> HTTPError {
-        HTTPError(status: 409, code: ErrorCode.idempotencyKeyInUse, message: "a request with this Idempotency-Key is in progress; retry shortly",
-                  headers: ["Retry-After": "1"])
-    }
 
     /// Keeps an answer the handler did not store in its own write (an error answer, or a route that writes nothing).
     private func remember(_ response: HTTPResponse, _ claim: IdempotencyClaim) async throws {
@@ -178,7 +174,7 @@ public final class IdempotencyClaim: Sendable {
         let result = try await store.write { db -> (value: Value, response: HTTPResponse) in
             let value = try body(db)
             let response = try answer(value)
-            if let claim, response.status < 500, try !claim.store(response, db) { throw IdempotencyMiddleware.inUse() }
+            if let claim, response.status < 500, try !claim.store(response, db) { throw IdempotencyError.inUse }
             return (value, response)
         }
         if let claim, result.response.status < 500 { claim.answered.store(true, ordering: .releasing) }

@@ -93,21 +93,21 @@ public struct AuthMiddleware: Middleware {
             return try await next(request, context)
         }
         guard let header = request.headers["Authorization"], !header.isEmpty else {
-            throw HTTPError.unauthorized(ErrorCode.missingKey, "send an API key as Authorization: Bearer <key>")
+            throw AccessError.missingKey
         }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            throw HTTPError.unauthorized(ErrorCode.invalidKey, "the Authorization header must be Bearer <key>")
+            throw AccessError.invalidKey("the Authorization header must be Bearer <key>")
         }
         switch try await authenticator.authenticate(String(parts[1]).trimmingCharacters(in: .whitespaces)) {
         case .invalid:
-            throw HTTPError.unauthorized(ErrorCode.invalidKey, "the API key is not valid")
+            throw AccessError.invalidKey("the API key is not valid")
         case .revoked:
-            throw HTTPError.unauthorized(ErrorCode.revokedKey, "the API key was revoked")
+            throw AccessError.revokedKey
         case .valid(let principal):
             guard allowed.contains(principal.kind.rawValue) else {
-                throw HTTPError.forbidden(ErrorCode.keyKindForbidden,
-                                          "a \(principal.kind.rawValue) key cannot call this; use \(allowed.sorted().joined(separator: " or "))")
+                throw AccessError.keyKindForbidden(
+                    "a \(principal.kind.rawValue) key cannot call this; use \(allowed.sorted().joined(separator: " or "))")
             }
             var context = context
             context[PrincipalKey.self] = principal

@@ -12,7 +12,7 @@ package struct PageRequest: Sendable {
     package init(_ request: HTTPRequest) throws {
         if let text = request.queryValue("limit") {
             guard let value = Int(text), (1...Self.maximum).contains(value) else {
-                throw HTTPError.badRequest(ErrorCode.invalidQuery, "limit must be an integer from 1 to \(Self.maximum)", field: "limit")
+                throw RequestError.invalidQuery("limit must be an integer from 1 to \(Self.maximum)", field: "limit")
             }
             limit = value
         } else {

@@ -21,8 +21,8 @@ public struct Principal: Sendable, Equatable {
     /// this key may reach. `inQuery` says the name comes from the query string rather than the body.
     public func actingWorkspace(_ requested: String?, inQuery: Bool = false) throws -> String {
         guard let workspaceId = requested ?? self.workspaceId else {
-            throw HTTPError.badRequest(inQuery ? ErrorCode.invalidQuery : ErrorCode.missingField, "workspaceId is required with an admin key",
-                                       field: "workspaceId")
+            let message = "workspaceId is required with an admin key"
+            throw inQuery ? RequestError.invalidQuery(message, field: "workspaceId") : RequestError.missingField(message, field: "workspaceId")
         }
         try requireWorkspace(workspaceId)
         return workspaceId
@@ -31,7 +31,7 @@ public struct Principal: Sendable, Equatable {
     /// Throws 403 unless this key may reach data of `workspaceId`.
     public func requireWorkspace(_ workspaceId: String) throws {
         guard kind == .admin || self.workspaceId == workspaceId else {
-            throw HTTPError.forbidden(ErrorCode.workspaceForbidden, "this key belongs to another workspace")
+            throw AccessError.workspaceForbidden("this key belongs to another workspace")
         }
     }
 
@@ -39,7 +39,7 @@ public struct Principal: Sendable, Equatable {
     public func requireApp(_ appId: String, workspaceId: String) throws {
         try requireWorkspace(workspaceId)
         if kind == .publishable, self.appId != appId {
-            throw HTTPError.forbidden(ErrorCode.appForbidden, "this publishable key belongs to another app")
+            throw AccessError.otherApp
         }
     }
 }
@@ -53,7 +53,7 @@ extension RequestContext {
     /// The authenticated caller; a route declared with keys always has one.
     public func principal() throws -> Principal {
         guard let principal = self[PrincipalKey.self] else {
-            throw HTTPError.unauthorized(ErrorCode.missingKey, "send an API key as Authorization: Bearer <key>")
+            throw AccessError.missingKey
         }
         return principal
     }

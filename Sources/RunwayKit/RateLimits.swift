@@ -48,8 +48,7 @@ package struct RateLimitMiddleware: Middleware {
         return try await next(request, context)
     }
 
-    package static func limited(_ seconds: Int, _ who: String) -> HTTPError {
-        HTTPError(status: 429, code: ErrorCode.rateLimited, message: "too many requests from \(who); retry in \(seconds) s",
-                  headers: ["Retry-After": String(seconds)])
+    package static func limited(_ seconds: Int, _ who: String) -> RateLimited {
+        RateLimited(seconds: seconds, what: "requests from \(who)")
     }
 }

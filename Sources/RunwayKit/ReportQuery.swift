@@ -14,10 +14,10 @@ package struct ReportQuery {
     package init(_ request: HTTPRequest, principal: Principal, now: Int64, groupings: [String]) throws {
         from = try Validate.timestamp(request.queryValue("from"), field: "from") ?? now - 30 * 86_400_000
         to = try Validate.timestamp(request.queryValue("to"), field: "to") ?? now + 1
-        guard from < to else { throw HTTPError.badRequest(ErrorCode.invalidQuery, "from must be before to", field: "from") }
+        guard from < to else { throw RequestError.invalidQuery("from must be before to", field: "from") }
         groupBy = request.queryValue("groupBy") ?? groupings[0]
         guard groupings.contains(groupBy) else {
-            throw HTTPError.badRequest(ErrorCode.invalidQuery, "groupBy must be one of \(groupings.joined(separator: ", "))", field: "groupBy")
+            throw RequestError.invalidQuery("groupBy must be one of \(groupings.joined(separator: ", "))", field: "groupBy")
         }
         let workspaceId = try principal.actingWorkspace(request.queryValue("workspaceId"), inQuery: true)
         self.workspaceId = workspaceId

@@ -41,17 +41,19 @@ public enum ReferenceDocs {
         return out
     }
 
-    /// Every operation of the OpenAPI document, grouped by tag, then every schema with its fields.
+    /// Every error code with its status, then every operation of the OpenAPI document, grouped by tag, then every schema
+    /// with its fields.
     public static func api(document: JSONValue) -> String {
         var out = """
             # HTTP API reference
 
             Generated from the server's OpenAPI document (`GET /openapi.json`) by `make docs`; a test fails when this page and
             the code differ. Authenticate with `Authorization: Bearer <key>`; errors are `{"error":{"code","message","field"}}`
-            with the stable codes the README lists. Lists take `limit` (1 to 200) and `cursor` (the `nextCursor` of the
-            previous page).
+            with the stable codes listed under [Errors](#errors). Lists take `limit` (1 to 200) and `cursor` (the
+            `nextCursor` of the previous page).
 
             """
+        out += errors()
         var byTag: [(String, [String])] = []
         for (path, methods) in document["paths"]?.objectValue ?? [] {
             for (method, operation) in methods.objectValue ?? [] {
@@ -76,6 +78,25 @@ public enum ReferenceDocs {
             for (field, property) in properties {
                 out += "| `\(field)` | \(code(type(property))) | \(required.contains(field) ? "yes" : "") | \(cell(property["description"]?.stringValue ?? "")) |\n"
             }
+        }
+        return out
+    }
+
+    /// Every code the API answers, with the status `ErrorMapping` gives it.
+    static func errors() -> String {
+        var out = """
+
+            ## Errors
+
+            A code never changes meaning once released; messages are for people and may change. `field` names the request
+            field at fault, when there is one. Every 401 carries `WWW-Authenticate: Bearer`.
+
+            | code | status | when |
+            |---|---|---|
+
+            """
+        for entry in ErrorMapping.table {
+            out += "| `\(entry.code)` | \(entry.status) | \(cell(entry.meaning)) |\n"
         }
         return out
     }

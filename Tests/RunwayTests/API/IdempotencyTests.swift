@@ -243,7 +243,7 @@ struct IdempotencyTests {
         }
         var context = RequestContext(requestId: "r")
         context[IdempotencyClaim.Key.self] = claim
-        await #expect(throws: HTTPError.self) {
+        await #expect(throws: IdempotencyError.inUse) {
             try await IdempotencyClaim.write(server.store, context) { db in
                 try TenancyQueries.insertWorkspace(db, id: "ws_fenced", name: "Fenced", now: 0)
                 return HTTPResponse(status: 201)
