@@ -57,6 +57,11 @@ public struct RateLimited: Refusal, Equatable {
     public let seconds: Int
     public let what: String
 
+    package init(seconds: Int, what: String) {
+        self.seconds = seconds
+        self.what = what
+    }
+
     public var detail: ErrorBody.Detail {
         ErrorBody.Detail(code: ErrorCode.rateLimited, message: "too many \(what); retry in \(seconds) s")
     }

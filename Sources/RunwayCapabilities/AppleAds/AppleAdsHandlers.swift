@@ -22,20 +22,20 @@ struct AppleAdsHandlers: Sendable {
 
     func claim(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
-        guard let appId = principal.appId else { throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "needs a publishable key") }
+        guard let appId = principal.appId else { throw AccessError.keyKindForbidden("needs a publishable key") }
         let body = try request.decode(AppleAdsClaimRequest.self)
         guard let installId = try Validate.installID(body.installId, field: "installId") else {
-            throw HTTPError.badRequest(ErrorCode.missingField, "installId is required", field: "installId")
+            throw RequestError.missingField("installId is required", field: "installId")
         }
         guard (1...8192).contains(body.token.utf8.count), body.token.utf8.allSatisfy({ b in
             (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b == 0x2b || b == 0x2f || b == 0x3d || b == 0x2d || b == 0x5f
         }) else {
-            throw HTTPError.invalidField("token", "must be the AdServices token, 1 to 8192 base64 characters")
+            throw RequestError.invalidField("token", "must be the AdServices token, 1 to 8192 base64 characters")
         }
         let now = services.clock.nowMilliseconds()
         let isNew: Bool = try await services.store.write { db in
             guard let install = try InstallRecord.find(db, appId: appId, installId: installId) else {
-                throw HTTPError.notFound(ErrorCode.unknownInstall, "install \(installId) has not been matched or installed")
+                throw AttributionError.installNotMatched(installId)
             }
             if try AppleAdsQueries.insertPending(db, appId: appId, installId: installId, workspaceId: install.workspaceId, token: body.token, now: now) {
                 return true

@@ -23,8 +23,7 @@ struct AttestHandlers: Sendable {
     func challenge(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let app = try await attestingApp(context, requested: nil)
         if let wait = limiter.take("\(app.id)|\(request.remoteAddress ?? "")") {
-            throw HTTPError(status: 429, code: ErrorCode.rateLimited, message: "too many challenges; retry in \(wait) s",
-                            headers: ["Retry-After": String(wait)])
+            throw RateLimited(seconds: wait, what: "challenges")
         }
         let now = services.clock.nowMilliseconds()
         let challenge = ByteEncoding.base64url(SecureRandom.bytes(32))
@@ -38,10 +37,10 @@ struct AttestHandlers: Sendable {
         let body = try request.decode(AttestRegisterRequest.self)
         let app = try await attestingApp(context, requested: body.appId)
         guard let root = services.appAttestRoot else {
-            throw HTTPError.unavailable(ErrorCode.attestationUnconfigured, "this server has no App Attestation root (LINKRUNWAY_APP_ATTEST_ROOT)")
+            throw AttestError.unconfigured
         }
         let keyId = try Self.base64(body.keyId, field: "keyId", limit: 64)
-        guard keyId.count == 32 else { throw HTTPError.invalidField("keyId", "must be the base64 of a 32-byte key id") }
+        guard keyId.count == 32 else { throw RequestError.invalidField("keyId", "must be the base64 of a 32-byte key id") }
         let attestation = try Self.base64(body.attestation, field: "attestation", limit: 96 * 1024)
         let installId = try Validate.installID(body.installId, field: "installId")
         try await consume(body.challenge, app: app)
@@ -53,7 +52,7 @@ struct AttestHandlers: Sendable {
         switch verified {
         case .success(let value): attested = value
         case .failure(let failure):
-            throw HTTPError(status: 400, code: ErrorCode.attestationInvalid, message: "\(failure.step): \(failure)", field: "attestation")
+            throw AttestError.attestationInvalid("\(failure.step): \(failure)")
         }
         let now = services.clock.nowMilliseconds()
         do {
@@ -62,7 +61,7 @@ struct AttestHandlers: Sendable {
                                             receiptHex: ByteEncoding.hex(attested.receipt), environment: attested.environment.rawValue, now: now)
             }
         } catch StoreError.conflict {
-            throw HTTPError.conflict(ErrorCode.conflict, "this key is already registered; assert with it instead")
+            throw AttestError.keyRegistered
         }
         return try .json(grant(app: app, keyId: body.keyId, installId: installId, environment: attested.environment.rawValue), status: 201)
     }
@@ -73,7 +72,7 @@ struct AttestHandlers: Sendable {
         let assertion = try Self.base64(body.assertion, field: "assertion", limit: 8 * 1024)
         let installId = try Validate.installID(body.installId, field: "installId")
         guard let key = try await services.store.read({ db in try AttestQueries.key(db, appId: app.id, keyId: body.keyId) }) else {
-            throw HTTPError.notFound(ErrorCode.unknownKey, "this key is not registered; attest a new one")
+            throw AttestError.unknownKey
         }
         try await consume(body.challenge, app: app)
         guard let spki = ByteEncoding.fromHex(try key.string("public_key")), let publicKey = PublicKey(spki: spki) else {
@@ -85,16 +84,16 @@ struct AttestHandlers: Sendable {
                                                  appId: "\(app.teamId).\(app.bundleId)", previousCounter: previous) {
         case .success(let value): counter = value
         case .failure(.counterNotIncreasing(let previous, let received)):
-            throw HTTPError.badRequest(ErrorCode.counterReplayed, "counter \(received) is not above \(previous): a replayed assertion", field: "assertion")
+            throw AttestError.counterReplayed(received: received, previous: previous)
         case .failure(let failure):
-            throw HTTPError.badRequest(ErrorCode.assertionInvalid, "\(failure.step): \(failure)", field: "assertion")
+            throw AttestError.assertionInvalid("\(failure.step): \(failure)")
         }
         let now = services.clock.nowMilliseconds()
         let advanced = try await services.store.write { db in
             try AttestQueries.advanceCounter(db, appId: app.id, keyId: body.keyId, counter: Int64(counter), now: now)
         }
         guard advanced else {
-            throw HTTPError.badRequest(ErrorCode.counterReplayed, "another assertion with this counter got there first", field: "assertion")
+            throw AttestError.counterReplayed(received: counter, previous: nil)
         }
         return try .json(grant(app: app, keyId: body.keyId, installId: installId, environment: try key.string("environment")))
     }
@@ -103,10 +102,10 @@ struct AttestHandlers: Sendable {
     func attestingApp(_ context: RequestContext, requested: String?) async throws -> App {
         let principal = try context.principal()
         guard let appId = principal.appId, let app = try await services.links.app(id: appId) else {
-            throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "needs an app's publishable key")
+            throw AccessError.keyKindForbidden("needs an app's publishable key")
         }
-        if let requested, requested != app.id { throw HTTPError.forbidden(ErrorCode.appForbidden, "this publishable key belongs to another app") }
-        guard app.attestation.policy != "off" else { throw HTTPError.conflict(ErrorCode.attestationOff, "App Attest is off for this app") }
+        if let requested, requested != app.id { throw AccessError.otherApp }
+        guard app.attestation.policy != "off" else { throw AttestError.off }
         return app
     }
 
@@ -115,10 +114,10 @@ struct AttestHandlers: Sendable {
         let now = services.clock.nowMilliseconds()
         let createdAt = try await services.store.write { db in try AttestQueries.spendChallenge(db, appId: app.id, challenge: challenge) }
         guard let createdAt else {
-            throw HTTPError.badRequest(ErrorCode.challengeUnknown, "the challenge is unknown or was used already", field: "challenge")
+            throw AttestError.challengeUnknown
         }
         guard createdAt >= now - Self.challengeLifetime else {
-            throw HTTPError.badRequest(ErrorCode.challengeExpired, "the challenge is older than five minutes; ask for a new one", field: "challenge")
+            throw AttestError.challengeExpired
         }
     }
 
@@ -130,7 +129,7 @@ struct AttestHandlers: Sendable {
 
     static func base64(_ text: String, field: String, limit: Int) throws -> [UInt8] {
         guard text.utf8.count <= limit * 4 / 3 + 4, let bytes = Data(base64Encoded: text).map(Array.init) ?? ByteEncoding.fromBase64url(text) else {
-            throw HTTPError.invalidField(field, "must be base64")
+            throw RequestError.invalidField(field, "must be base64")
         }
         return bytes
     }

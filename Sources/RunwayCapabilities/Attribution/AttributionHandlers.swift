@@ -17,10 +17,10 @@ struct AttributionHandlers: Sendable {
         let principal = try context.principal()
         let body = try request.decode(MatchInstallRequest.self)
         guard body.consent else {
-            throw HTTPError.badRequest(ErrorCode.consentRequired, "consent must be true; nothing is stored without it", field: "consent")
+            throw AttributionError.consentRequired
         }
         guard let appId = principal.appId, let app = try await services.links.app(id: appId) else {
-            throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "matching needs an app's publishable key")
+            throw AccessError.keyKindForbidden("matching needs an app's publishable key")
         }
         var input = try await self.input(app: app, installId: body.installId, platform: body.platform, osVersion: body.osVersion,
                                          language: body.language, clickToken: body.clickToken, address: request.remoteAddress,
@@ -32,7 +32,7 @@ struct AttributionHandlers: Sendable {
                                                   now: services.clock.now())
         if app.attestation.policy == "required", !input.attested {
             services.metrics.increment("linkrunway_unattested_total", labels: [("kind", "match")])
-            throw HTTPError.forbidden(ErrorCode.attestationRequired, "this app requires App Attest: attest, then send the token as attestation")
+            throw AttestError.required
         }
         return try .json(try await match(input))
     }
@@ -49,12 +49,12 @@ struct AttributionHandlers: Sendable {
     func recordImpression(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let body = try request.decode(ImpressionRequest.self)
-        guard let app = try await services.links.app(id: body.appId) else { throw HTTPError.invalidField("appId", "no app has this id") }
+        guard let app = try await services.links.app(id: body.appId) else { throw RequestError.invalidField("appId", "no app has this id") }
         try principal.requireWorkspace(app.workspaceId)
-        guard IPAddress.isValid(body.ip) else { throw HTTPError.invalidField("ip", "must be a numeric IPv4 or IPv6 address") }
+        guard IPAddress.isValid(body.ip) else { throw RequestError.invalidField("ip", "must be a numeric IPv4 or IPv6 address") }
         let now = services.clock.nowMilliseconds()
         let at = try Validate.timestamp(body.timestamp, field: "timestamp") ?? now
-        guard at <= now + 5 * Matcher.minute else { throw HTTPError.invalidField("timestamp", "must not be in the future") }
+        guard at <= now + 5 * Matcher.minute else { throw RequestError.invalidField("timestamp", "must not be in the future") }
         let network = try LinkValidate.tag(body.network, field: "network")
         let campaign = try LinkValidate.tag(body.campaign, field: "campaign")
         let hash = try await services.addresses.hash(body.ip, at: at)
@@ -83,20 +83,20 @@ struct AttributionHandlers: Sendable {
 
     func recordEvents(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
-        guard !request.body.isEmpty else { throw HTTPError.badRequest(ErrorCode.invalidJSON, "the request body is empty; send {\"events\":[…]}") }
+        guard !request.body.isEmpty else { throw RequestError.invalidJSON("the request body is empty; send {\"events\":[…]}") }
         let document = try JSONParser().parse(request.body)
         guard let members = document.objectValue, members.count == 1, let items = document["events"]?.arrayValue else {
-            throw HTTPError.badRequest(ErrorCode.invalidField, "the body must be {\"events\": [...]}", field: "events")
+            throw AttributionError.notAnEventBatch
         }
         guard (1...Events.batchLimit).contains(items.count) else {
-            throw HTTPError.invalidField("events", "must hold 1 to \(Events.batchLimit) events")
+            throw RequestError.invalidField("events", "must hold 1 to \(Events.batchLimit) events")
         }
         // Each event is checked on its own, so one bad event does not sink the others.
-        let checked: [Result<Events.Checked, HTTPError>] = items.map { item in
+        let checked: [Result<Events.Checked, any Error>] = items.map { item in
             do {
                 return .success(try Events.Checked(try StrictJSONDecoder().decode(EventRequest.self, from: item), principal: principal, services: services))
             } catch {
-                return .failure(ErrorMapping.httpError(for: error))
+                return .failure(error)
             }
         }
         let now = services.clock.nowMilliseconds()
@@ -118,7 +118,9 @@ struct AttributionHandlers: Sendable {
             case .stored(let attribution): results.append(EventResult(eventId: eventId, status: "stored", attribution: attribution))
             case .duplicate(let attribution): results.append(EventResult(eventId: eventId, status: "duplicate", attribution: attribution))
             case .rejected(let error):
-                results.append(EventResult(eventId: eventId, status: "rejected", error: ErrorBody.Detail(code: error.code, message: error.message, field: error.field.map { "events[\(i)].\($0)" })))
+                let detail = ErrorMapping.detail(for: error)
+                results.append(EventResult(eventId: eventId, status: "rejected",
+                                           error: ErrorBody.Detail(code: detail.code, message: detail.message, field: detail.field.map { "events[\(i)].\($0)" })))
             }
         }
         return try .json(EventBatchResponse(results: results, stored: results.filter { $0.status == "stored" }.count,
@@ -139,21 +141,21 @@ struct AttributionHandlers: Sendable {
         let principal = try context.principal()
         let body = try request.decode(SimulateClickRequest.self)
         guard let components = URLComponents(string: body.url), let host = components.host?.lowercased() else {
-            throw HTTPError.invalidField("url", "must be a link's URL")
+            throw RequestError.invalidField("url", "must be a link's URL")
         }
         let path = components.path.split(separator: "/").joined(separator: "/")
         guard let domain = try await services.links.domain(hostname: host), !path.isEmpty,
               let link = try await services.links.link(domain: domain.hostname, path: path), link.workspaceId == domain.workspaceId else {
-            throw HTTPError.notFound(ErrorCode.linkNotFound, "no link answers \(body.url)")
+            throw LinksError.linkNotFound(url: body.url)
         }
         try principal.requireWorkspace(link.workspaceId)
         guard link.enabled, !link.isExpired(at: services.clock.nowMilliseconds()) else {
-            throw HTTPError(status: 410, code: ErrorCode.linkExpired, message: "the link is disabled or expired")
+            throw LinksError.linkExpired("the link is disabled or expired")
         }
         let address = body.ip ?? request.remoteAddress ?? "127.0.0.1"
-        guard IPAddress.isValid(address) else { throw HTTPError.invalidField("ip", "must be a numeric IPv4 or IPv6 address") }
+        guard IPAddress.isValid(address) else { throw RequestError.invalidField("ip", "must be a numeric IPv4 or IPv6 address") }
         let client = ClientClass(userAgent: body.userAgent ?? Self.iPhone)
-        if case .crawler = client { throw HTTPError.invalidField("userAgent", "is a crawler's; crawlers never count as clicks") }
+        if case .crawler = client { throw RequestError.invalidField("userAgent", "is a crawler's; crawlers never count as clicks") }
         let app = try await link.appId.asyncMap { try await services.links.app(id: $0) } ?? nil
         let appStore = (link.iosAppStoreId ?? app?.appStoreId).map { "https://apps.apple.com/app/id\($0)" }
         let query = components.queryItems?.map { (name: $0.name, value: $0.value ?? "") } ?? []
@@ -168,10 +170,10 @@ struct AttributionHandlers: Sendable {
     func simulateInstall(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let body = try request.decode(SimulateInstallRequest.self)
-        guard let app = try await services.links.app(id: body.appId) else { throw HTTPError.invalidField("appId", "no app has this id") }
+        guard let app = try await services.links.app(id: body.appId) else { throw RequestError.invalidField("appId", "no app has this id") }
         try principal.requireWorkspace(app.workspaceId)
         let address = body.ip ?? request.remoteAddress ?? "127.0.0.1"
-        guard IPAddress.isValid(address) else { throw HTTPError.invalidField("ip", "must be a numeric IPv4 or IPv6 address") }
+        guard IPAddress.isValid(address) else { throw RequestError.invalidField("ip", "must be a numeric IPv4 or IPv6 address") }
         let input = try await self.input(app: app, installId: body.installId ?? UUID().uuidString.lowercased(),
                                          platform: body.platform ?? "ios", osVersion: body.osVersion, language: nil,
                                          clickToken: body.clickToken, address: address, simulated: true)
@@ -182,17 +184,17 @@ struct AttributionHandlers: Sendable {
     private func input(app: App, installId: String, platform: String, osVersion: String?, language: String?, clickToken: String?,
                        address: String?, simulated: Bool, returning: Bool = false) async throws -> Matcher.Input {
         guard let installId = try Validate.installID(installId, field: "installId") else {
-            throw HTTPError.badRequest(ErrorCode.missingField, "installId is required", field: "installId")
+            throw RequestError.missingField("installId is required", field: "installId")
         }
-        guard ["ios", "tvos"].contains(platform) else { throw HTTPError.invalidField("platform", "must be ios or tvos") }
+        guard ["ios", "tvos"].contains(platform) else { throw RequestError.invalidField("platform", "must be ios or tvos") }
         if let osVersion, osVersion.utf8.count > 16 || !osVersion.allSatisfy({ $0.isNumber || $0 == "." }) {
-            throw HTTPError.invalidField("osVersion", "must look like 17.4")
+            throw RequestError.invalidField("osVersion", "must look like 17.4")
         }
         if let language, language.utf8.count > 35 || !language.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
-            throw HTTPError.invalidField("language", "must be a language tag such as en-GB")
+            throw RequestError.invalidField("language", "must be a language tag such as en-GB")
         }
         if let clickToken, clickToken.utf8.count > 64 {
-            throw HTTPError.invalidField("clickToken", "is not a click token")
+            throw RequestError.invalidField("clickToken", "is not a click token")
         }
         let now = services.clock.nowMilliseconds()
         var hashes: [String] = []
@@ -238,7 +240,7 @@ struct AttributionHandlers: Sendable {
     private static func appTransactionId(_ text: String?) throws -> String? {
         guard let text else { return nil }
         guard (1...64).contains(text.utf8.count), text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
-            throw HTTPError.invalidField("appTransactionId", "must be 1 to 64 letters, digits or dashes")
+            throw RequestError.invalidField("appTransactionId", "must be 1 to 64 letters, digits or dashes")
         }
         return text
     }
@@ -253,10 +255,10 @@ struct AttributionHandlers: Sendable {
             try AttributionQueries.installs(db, installId: installId, appId: appId, workspaceId: workspaceId)
         }
         guard let install = rows.first, principal.kind == .admin || install.workspaceId == principal.workspaceId else {
-            throw HTTPError.notFound(ErrorCode.unknownInstall, "no install \(installId)")
+            throw AttributionError.unknownInstall(installId)
         }
         if rows.count > 1 {
-            throw HTTPError.badRequest(ErrorCode.invalidQuery, "the install id is known in several apps; add ?appId=", field: "appId")
+            throw AttributionError.ambiguousInstall
         }
         return install
     }

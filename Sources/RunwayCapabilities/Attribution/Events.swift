@@ -14,7 +14,8 @@ package enum Events {
     enum Outcome: Sendable {
         case stored(EventAttribution)
         case duplicate(EventAttribution)
-        case rejected(HTTPError)
+        /// Refused (a `Refusal`, or what decoding the event threw).
+        case rejected(any Error)
     }
 
     /// An event whose fields passed every check, ready to write.
@@ -37,65 +38,65 @@ package enum Events {
             guard (1...64).contains(event.eventId.utf8.count), event.eventId.utf8.allSatisfy({ b in
                 (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b == 0x2d || b == 0x5f || b == 0x2e || b == 0x3a
             }) else {
-                throw HTTPError.invalidField("eventId", "must be 1 to 64 letters, digits or - _ . :")
+                throw RequestError.invalidField("eventId", "must be 1 to 64 letters, digits or - _ . :")
             }
             guard Events.types.contains(event.type) else {
-                throw HTTPError.invalidField("type", "must be one of \(Events.types.sorted().joined(separator: ", "))")
+                throw RequestError.invalidField("type", "must be one of \(Events.types.sorted().joined(separator: ", "))")
             }
             let revenue = Events.revenueTypes.contains(event.type)
             if revenue, principal.kind == .publishable {
-                throw HTTPError.forbidden(ErrorCode.revenueRequiresServerKey, "\(event.type) events come from your backend with a server key")
+                throw AttributionError.revenueRequiresServerKey(type: event.type)
             }
-            if event.type == "CUSTOM", event.name == nil { throw HTTPError.badRequest(ErrorCode.missingField, "CUSTOM events need a name", field: "name") }
+            if event.type == "CUSTOM", event.name == nil { throw RequestError.missingField("CUSTOM events need a name", field: "name") }
             name = try event.name.map { try Validate.name($0) }
             userId = try event.userId.map { value in
-                guard (1...128).contains(value.utf8.count) else { throw HTTPError.invalidField("userId", "must be 1 to 128 characters") }
+                guard (1...128).contains(value.utf8.count) else { throw RequestError.invalidField("userId", "must be 1 to 128 characters") }
                 return value
             }
             if revenue {
                 guard let amount = event.amount, amount >= 0 else {
-                    throw HTTPError.badRequest(ErrorCode.missingField, "\(event.type) needs a non-negative integer amount in minor units", field: "amount")
+                    throw RequestError.missingField("\(event.type) needs a non-negative integer amount in minor units", field: "amount")
                 }
                 guard let currency = event.currency, currency.utf8.count == 3, currency.utf8.allSatisfy({ $0 >= 0x41 && $0 <= 0x5a }) else {
-                    throw HTTPError.invalidField("currency", "must be an ISO 4217 code such as EUR")
+                    throw RequestError.invalidField("currency", "must be an ISO 4217 code such as EUR")
                 }
                 self.amount = amount
                 self.currency = currency
             } else {
                 guard event.amount == nil, event.currency == nil else {
-                    throw HTTPError.invalidField("amount", "only PURCHASE, SUBSCRIPTION and REFUND carry an amount")
+                    throw RequestError.invalidField("amount", "only PURCHASE, SUBSCRIPTION and REFUND carry an amount")
                 }
                 amount = nil
                 currency = nil
             }
             guard let installId = try Validate.installID(event.installId, field: "installId") else {
-                throw HTTPError.badRequest(ErrorCode.missingField, "installId is required", field: "installId")
+                throw RequestError.missingField("installId is required", field: "installId")
             }
             self.installId = installId
             guard let occurred = try Validate.timestamp(event.timestamp, field: "timestamp") else {
-                throw HTTPError.badRequest(ErrorCode.missingField, "timestamp is required", field: "timestamp")
+                throw RequestError.missingField("timestamp is required", field: "timestamp")
             }
             guard occurred <= services.clock.nowMilliseconds() + 86_400_000 else {
-                throw HTTPError.invalidField("timestamp", "must not be more than a day ahead")
+                throw RequestError.invalidField("timestamp", "must not be more than a day ahead")
             }
             occurredAt = occurred
             properties = try event.properties.map { value in
                 guard let text = try LinkValidate.metadata(value), text.utf8.count <= 4096 else {
-                    throw HTTPError(status: 413, code: ErrorCode.metadataTooLarge, message: "properties must be at most 4096 bytes of JSON", field: "properties")
+                    throw RequestError.tooLarge("properties must be at most 4096 bytes of JSON", field: "properties")
                 }
                 return text
             }
             switch principal.kind {
             case .publishable:
-                guard let own = principal.appId, let workspace = principal.workspaceId else { throw HTTPError.forbidden(ErrorCode.appForbidden, "no app") }
+                guard let own = principal.appId, let workspace = principal.workspaceId else { throw AccessError.appForbidden("no app") }
                 if let appId = event.appId, appId != own {
-                    throw HTTPError.forbidden(ErrorCode.appForbidden, "this publishable key belongs to another app")
+                    throw AccessError.otherApp
                 }
                 appId = own
                 workspaceId = workspace
             default:
                 guard let appId = event.appId else {
-                    throw HTTPError.badRequest(ErrorCode.missingField, "appId is required with a server key", field: "appId")
+                    throw RequestError.missingField("appId is required with a server key", field: "appId")
                 }
                 // The app's workspace is checked at write time, against the stored app.
                 self.appId = appId
@@ -105,7 +106,7 @@ package enum Events {
             type = event.type
             attestation = event.attestation
             if let token = event.clickToken, token.isEmpty || token.utf8.count > 64 || !token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) {
-                throw HTTPError.invalidField("clickToken", "must be a click token, at most 64 visible characters")
+                throw RequestError.invalidField("clickToken", "must be a click token, at most 64 visible characters")
             }
             clickToken = event.clickToken
         }
@@ -157,10 +158,10 @@ final class EventWriter {
             apps[event.appId] = app
         }
         guard let app, event.workspaceId.isEmpty || app.workspaceId == event.workspaceId else {
-            return .rejected(HTTPError.invalidField("appId", "no app of this workspace has this id"))
+            return .rejected(RequestError.invalidField("appId", "no app of this workspace has this id"))
         }
         guard let install = try install(app: app, event: event) else {
-            return .rejected(HTTPError.notFound(ErrorCode.unknownInstall, "install \(event.installId) has not been matched or installed"))
+            return .rejected(AttributionError.installNotMatched(event.installId))
         }
         // An app that requires App Attest keeps unattested events out of attribution; they are stored and counted.
         let attested = app.attestation.policy != "off" && AttestationToken.attests(event.attestation, appId: app.id, installId: event.installId, secrets: services.secrets,
@@ -177,7 +178,7 @@ final class EventWriter {
             // instant by another writer (events are partitioned on PostgreSQL, where a unique index would need the time).
             try AttributionQueries.lockInstall(db, appId: app.id, installId: event.installId)
             if try AttributionQueries.hasInstallEvent(db, appId: app.id, installId: event.installId) {
-                return .rejected(HTTPError.conflict(ErrorCode.duplicateInstall, "this install already has an INSTALL event"))
+                return .rejected(AttributionError.duplicateInstall)
             }
         }
         guard try AttributionQueries.claimEventId(db, appId: app.id, eventId: event.eventId, now: now) else {

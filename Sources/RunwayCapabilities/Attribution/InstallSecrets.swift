@@ -12,7 +12,7 @@ enum InstallSecrets {
     static func hash(_ secret: String?) throws -> String? {
         guard let secret else { return nil }
         guard (16...128).contains(secret.utf8.count), secret.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7e }) else {
-            throw HTTPError.invalidField("installSecret", "must be 16 to 128 visible ASCII characters")
+            throw RequestError.invalidField("installSecret", "must be 16 to 128 visible ASCII characters")
         }
         return ByteEncoding.hex(Digest.sha256(Array(secret.utf8)))
     }
@@ -32,8 +32,7 @@ enum InstallSecrets {
         }) else { return }
         let presented = ByteEncoding.hex(Digest.sha256(Array((given ?? "").utf8)))
         guard given != nil, ConstantTime.equal(Array(presented.utf8), Array(stored.utf8)) else {
-            throw HTTPError.forbidden(ErrorCode.installSecretMismatch,
-                                      "this install was made with a secret; send it in LinkRunway-Install-Secret to forget it")
+            throw AttributionError.installSecretMismatch
         }
     }
 }

@@ -16,22 +16,22 @@ struct ClientLinkHandlers: Sendable {
         let principal = try context.principal()
         let body = try request.decode(ResolveRequest.self)
         guard ["ios", "android", "web"].contains(body.platform) else {
-            throw HTTPError.invalidField("platform", "must be ios, android or web")
+            throw RequestError.invalidField("platform", "must be ios, android or web")
         }
         let installId = try Validate.installID(body.installId, field: "installId")
         guard let components = URLComponents(string: body.url), let host = components.host?.lowercased(), body.url.utf8.count <= 2048 else {
-            throw HTTPError.invalidField("url", "must be an absolute URL")
+            throw RequestError.invalidField("url", "must be an absolute URL")
         }
         let path = components.path.split(separator: "/").joined(separator: "/")
         // A link of another workspace or app answers exactly like a link that does not exist.
-        let notFound = HTTPError.notFound(ErrorCode.linkNotFound, "no link answers this URL")
+        let notFound = LinksError.linkNotFound(url: nil)
         guard let domain = try await services.links.domain(hostname: host), domain.workspaceId == principal.workspaceId,
               !path.isEmpty, let link = try await services.links.link(domain: domain.hostname, path: path),
               link.enabled, link.workspaceId == domain.workspaceId, link.appId == nil || link.appId == principal.appId else {
             throw notFound
         }
         if link.isExpired(at: services.clock.nowMilliseconds()) {
-            throw HTTPError(status: 410, code: ErrorCode.linkExpired, message: "this link has expired")
+            throw LinksError.linkExpired("this link has expired")
         }
         let token = try await Clicks.record(Clicks.Visit(kind: "open", platform: body.platform, osVersion: nil,
                                                          address: request.remoteAddress, referrerHost: nil, installId: installId),
@@ -46,7 +46,7 @@ struct ClientLinkHandlers: Sendable {
         let principal = try context.principal()
         let body = try request.decode(CreateShareRequest.self)
         guard let workspaceId = principal.workspaceId, let appId = principal.appId else {
-            throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "shares are made with a publishable key")
+            throw AccessError.keyKindForbidden("shares are made with a publishable key")
         }
         let installId = try Validate.installID(body.installId, field: "installId")
         let appPath = try LinkValidate.appPath(body.appPath)
@@ -54,9 +54,9 @@ struct ClientLinkHandlers: Sendable {
         // A publishable key ships inside the app, so anyone has it: it must not put text or pictures of its
         // choosing on the brand's domain. A share shows the preview of the app's own link to the same place.
         if body.preview != nil {
-            throw HTTPError(status: 403, code: ErrorCode.keyKindForbidden,
-                            message: "a share takes its preview from the app's link to the same appPath; previews are set with a server key",
-                            field: "preview")
+            throw AccessError.keyKindForbidden(
+                "a share takes its preview from the app's link to the same appPath; previews are set with a server key",
+                field: "preview")
         }
         let now = services.clock.nowMilliseconds()
         let (link, response) = try await IdempotencyClaim.write(services.store, context, { db -> LinkRecord in
@@ -80,17 +80,17 @@ struct ClientLinkHandlers: Sendable {
         let principal = try context.principal()
         let body = try request.decode(CreateReferralCodeRequest.self)
         guard let workspaceId = principal.workspaceId, let appId = principal.appId else {
-            throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "referral codes are made with a publishable key")
+            throw AccessError.keyKindForbidden("referral codes are made with a publishable key")
         }
         let installId = try Validate.installID(body.installId, field: "installId")
         let userId = try body.userId.map { value -> String in
             guard (1...128).contains(value.utf8.count), !value.unicodeScalars.contains(where: { $0.value < 0x20 }) else {
-                throw HTTPError.invalidField("userId", "must be 1 to 128 characters")
+                throw RequestError.invalidField("userId", "must be 1 to 128 characters")
             }
             return value
         }
         guard installId != nil || userId != nil else {
-            throw HTTPError.badRequest(ErrorCode.missingField, "give installId or userId", field: "installId")
+            throw RequestError.missingField("give installId or userId", field: "installId")
         }
         let now = services.clock.nowMilliseconds()
         let (code, created): (ReferralCode, Bool) = try await services.store.write { db in
@@ -114,7 +114,7 @@ struct ClientLinkHandlers: Sendable {
             try LinkQueries.referralCode(db, code: code, workspaceId: principal.workspaceId ?? "")
                 ?? (principal.kind == .admin ? try LinkQueries.referralCode(db, code: code, workspaceId: nil) : nil)
         }
-        guard var found else { throw HTTPError.notFound(ErrorCode.notFound, "no referral code \(code)") }
+        guard var found else { throw RequestError.notFound("no referral code \(code)") }
         // A publishable key is public: it learns that the code exists and for which app, never whose it is.
         if principal.kind == .publishable { (found.installId, found.userId) = (nil, nil) }
         return try .json(found)

@@ -25,9 +25,9 @@ struct DomainHandlers: Sendable {
             do {
                 try LinkQueries.insertDomain(db, domain, now: now, verifiedAt: trusted ? now : nil, token: token)
             } catch StoreError.conflict {
-                throw HTTPError.conflict(ErrorCode.hostnameTaken, "\(hostname) is already a link domain")
+                throw LinksError.hostnameTaken(hostname)
             } catch StoreError.constraint {
-                throw HTTPError.invalidField("workspaceId", "no workspace has this id")
+                throw RequestError.invalidField("workspaceId", "no workspace has this id")
             }
             return try HTTPResponse.json(domain, status: 201)
         }
@@ -39,16 +39,15 @@ struct DomainHandlers: Sendable {
         let principal = try context.principal()
         let id = try context.parameter("domainId")
         guard let found = try await services.store.read({ db in try LinkQueries.domain(db, id: id) }) else {
-            throw HTTPError.notFound(ErrorCode.notFound, "no domain \(id)")
+            throw RequestError.notFound("no domain \(id)")
         }
         try principal.requireWorkspace(found.workspaceId)
         guard let expected = found.verification else { return try .json(found) }
         guard let records = await TXTLookup.records(expected.recordName, server: services.dnsServer) else {
-            throw HTTPError.unavailable(ErrorCode.domainUnverified, "DNS gave no answer for \(expected.recordName); try again")
+            throw LinksError.domainUnanswered(recordName: expected.recordName)
         }
         guard records.contains(where: { ConstantTime.equal(Array($0.utf8), Array(expected.recordValue.utf8)) }) else {
-            throw HTTPError.conflict(ErrorCode.domainUnverified,
-                                     "no TXT record \(expected.recordName) with the value \(expected.recordValue) yet (\(records.count) TXT records found)")
+            throw LinksError.domainUnverified(recordName: expected.recordName, recordValue: expected.recordValue, found: records.count)
         }
         let now = services.clock.nowMilliseconds()
         try await services.store.write { db in try LinkQueries.markVerified(db, id: id, now: now) }
@@ -69,11 +68,11 @@ struct DomainHandlers: Sendable {
         let id = try context.parameter("domainId")
         let hostname: String = try await services.store.write { db in
             guard let domain = try LinkQueries.domain(db, id: id) else {
-                throw HTTPError.notFound(ErrorCode.notFound, "no domain \(id)")
+                throw RequestError.notFound("no domain \(id)")
             }
             try principal.requireWorkspace(domain.workspaceId)
             if try LinkQueries.domainHasLinks(db, hostname: domain.hostname) {
-                throw HTTPError.conflict(ErrorCode.domainInUse, "\(domain.hostname) still has links")
+                throw LinksError.domainInUse(domain.hostname)
             }
             try LinkQueries.deleteDomain(db, id: id)
             return domain.hostname

@@ -34,7 +34,7 @@ struct LinkHandlers: Sendable {
         let workspace = try principal.workspaceFilter(request)
         let enabled = try request.queryValue("enabled").map { enabled in
             guard let flag = Bool(enabled) else {
-                throw HTTPError.badRequest(ErrorCode.invalidQuery, "enabled must be true or false", field: "enabled")
+                throw RequestError.invalidQuery("enabled must be true or false", field: "enabled")
             }
             return flag
         }
@@ -54,7 +54,7 @@ struct LinkHandlers: Sendable {
         let change = try LinkChange(body)
         let now = services.clock.nowMilliseconds()
         let (link, response) = try await IdempotencyClaim.write(services.store, context, { db -> LinkRecord in
-            guard var link = try LinkRecord.find(db, id: id) else { throw HTTPError.notFound(ErrorCode.notFound, "no link \(id)") }
+            guard var link = try LinkRecord.find(db, id: id) else { throw RequestError.notFound("no link \(id)") }
             try principal.requireWorkspace(link.workspaceId)
             change.apply(to: &link)
             link.updatedAt = now
@@ -70,7 +70,7 @@ struct LinkHandlers: Sendable {
         let id = try context.parameter("linkId")
         let now = services.clock.nowMilliseconds()
         let link: LinkRecord = try await services.store.write { db in
-            guard var link = try LinkRecord.find(db, id: id) else { throw HTTPError.notFound(ErrorCode.notFound, "no link \(id)") }
+            guard var link = try LinkRecord.find(db, id: id) else { throw RequestError.notFound("no link \(id)") }
             try principal.requireWorkspace(link.workspaceId)
             if link.enabled {
                 link.enabled = false
@@ -97,7 +97,7 @@ struct LinkHandlers: Sendable {
         let size = try Self.intQuery(request, "size", default: 512, range: 64...2048)
         let margin = try Self.intQuery(request, "margin", default: 4, range: 0...16)
         guard let correction = QRCode.Correction(rawValue: (request.queryValue("ecc") ?? "M").uppercased()) else {
-            throw HTTPError.badRequest(ErrorCode.invalidQuery, "ecc must be L, M, Q or H", field: "ecc")
+            throw RequestError.invalidQuery("ecc must be L, M, Q or H", field: "ecc")
         }
         let code = try QRCode(text: link.url, correction: correction)
         var response = format == "svg"
@@ -111,7 +111,7 @@ struct LinkHandlers: Sendable {
     static func intQuery(_ request: HTTPRequest, _ name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {
         guard let text = request.queryValue(name) else { return value }
         guard let number = Int(text), range.contains(number) else {
-            throw HTTPError.badRequest(ErrorCode.invalidQuery, "\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)", field: name)
+            throw RequestError.invalidQuery("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound)", field: name)
         }
         return number
     }
@@ -121,7 +121,7 @@ struct LinkHandlers: Sendable {
         let principal = try context.principal()
         let id = try context.parameter("linkId")
         guard let link = try await services.store.read({ db in try LinkRecord.find(db, id: id) }) else {
-            throw HTTPError.notFound(ErrorCode.notFound, "no link \(id)")
+            throw RequestError.notFound("no link \(id)")
         }
         try principal.requireWorkspace(link.workspaceId)
         return link

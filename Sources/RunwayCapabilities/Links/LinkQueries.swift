@@ -60,12 +60,12 @@ enum LinkQueries {
         if let hostname {
             let host = try LinkValidate.hostname(hostname, field: "domain")
             guard try db.first("SELECT 1 AS one FROM link_domains WHERE hostname = \(host) AND workspace_id = \(workspaceId)") != nil else {
-                throw HTTPError.invalidField("domain", "\(host) is not a link domain of this workspace")
+                throw RequestError.invalidField("domain", "\(host) is not a link domain of this workspace")
             }
             return host
         }
         guard let first = try db.first("SELECT hostname FROM link_domains WHERE workspace_id = \(workspaceId) ORDER BY created_at, id LIMIT 1") else {
-            throw HTTPError.badRequest(ErrorCode.noLinkDomain, "the workspace has no link domain yet; add one with POST /v1/domains")
+            throw LinksError.noLinkDomain
         }
         return try first.string("hostname")
     }
@@ -88,7 +88,7 @@ enum LinkQueries {
     static func resolveApp(_ db: any SQLExecutor, workspaceId: String, requested: String?) throws -> String? {
         if let requested {
             guard let app = try TenancyQueries.app(db, id: requested), app.workspaceId == workspaceId else {
-                throw HTTPError.invalidField("appId", "no app of this workspace has this id")
+                throw RequestError.invalidField("appId", "no app of this workspace has this id")
             }
             return app.id
         }
@@ -100,7 +100,7 @@ enum LinkQueries {
     static func insert(_ link: inout LinkRecord, db: any SQLExecutor, custom: Bool) throws {
         if custom {
             if try LinkRecord.find(db, domain: link.domain, path: link.path) != nil {
-                throw HTTPError.conflict(ErrorCode.pathTaken, "\(link.domain)/\(link.path) is taken")
+                throw LinksError.pathTaken(domain: link.domain, path: link.path)
             }
         } else {
             repeat {
@@ -110,7 +110,7 @@ enum LinkQueries {
         do {
             try link.insert(db)
         } catch StoreError.conflict {
-            throw HTTPError.conflict(ErrorCode.pathTaken, "\(link.domain)/\(link.path) is taken")
+            throw LinksError.pathTaken(domain: link.domain, path: link.path)
         }
     }
 

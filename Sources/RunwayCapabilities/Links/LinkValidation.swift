@@ -21,7 +21,7 @@ package enum LinkValidate {
             (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
                 && label.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d }
         }) else {
-            throw HTTPError.invalidField(field, "must be a hostname such as go.example.com, without scheme or port")
+            throw RequestError.invalidField(field, "must be a hostname such as go.example.com, without scheme or port")
         }
         return host
     }
@@ -36,10 +36,10 @@ package enum LinkValidate {
                     (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b == 0x2d || b == 0x5f || b == 0x2e || b == 0x7e
                 }
         }) else {
-            throw HTTPError.invalidField("path", "must be 1 to 200 characters of letters, digits, - _ . ~ in segments separated by /")
+            throw RequestError.invalidField("path", "must be 1 to 200 characters of letters, digits, - _ . ~ in segments separated by /")
         }
         guard !reservedSegments.contains(String(segments[0]).lowercased()) else {
-            throw HTTPError.invalidField("path", "\(segments[0]) is reserved for the server's own routes")
+            throw RequestError.invalidField("path", "\(segments[0]) is reserved for the server's own routes")
         }
         return value
     }
@@ -49,7 +49,7 @@ package enum LinkValidate {
         guard let value else { return nil }
         guard value.utf8.count <= 2048, let components = URLComponents(string: value), components.scheme?.lowercased() == "https",
               let host = components.host, !host.isEmpty, !value.unicodeScalars.contains(where: { $0.value < 0x21 }) else {
-            throw HTTPError.invalidField(field, "must be an absolute https:// URL")
+            throw RequestError.invalidField(field, "must be an absolute https:// URL")
         }
         return value
     }
@@ -58,7 +58,7 @@ package enum LinkValidate {
     static func appPath(_ value: String?) throws -> String? {
         guard let value else { return nil }
         guard value.hasPrefix("/"), value.utf8.count <= 512, !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) else {
-            throw HTTPError.invalidField("appPath", "must start with / and be at most 512 characters")
+            throw RequestError.invalidField("appPath", "must start with / and be at most 512 characters")
         }
         return value
     }
@@ -74,7 +74,7 @@ package enum LinkValidate {
         guard let value else { return nil }
         for (field, text) in [("preview.title", value.title), ("preview.description", value.description)] {
             if let text, text.count > 300 || text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" }) {
-                throw HTTPError.invalidField(field, "must be at most 300 characters without control characters")
+                throw RequestError.invalidField(field, "must be at most 300 characters without control characters")
             }
         }
         _ = try httpsURL(value.imageUrl, field: "preview.imageUrl")
@@ -97,7 +97,7 @@ package enum LinkValidate {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let text = String(decoding: try encoder.encode(value), as: UTF8.self)
         guard text.utf8.count <= metadataLimit else {
-            throw HTTPError(status: 413, code: ErrorCode.metadataTooLarge, message: "metadata must be at most \(metadataLimit) bytes of JSON", field: "metadata")
+            throw RequestError.tooLarge("metadata must be at most \(metadataLimit) bytes of JSON", field: "metadata")
         }
         return text
     }

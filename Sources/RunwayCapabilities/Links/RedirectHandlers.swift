@@ -12,7 +12,7 @@ struct RedirectHandlers: Sendable {
     /// The domain named by Host, or the same 404 the router gives for an unknown route.
     func domain(_ request: HTTPRequest) async throws -> LinkDirectory.DomainEntry {
         guard let host = request.hostName, let domain = try await services.links.domain(hostname: host) else {
-            throw HTTPError.notFound(ErrorCode.notFound, "no route for \(request.method) \(request.path)")
+            throw RequestError.notFound("no route for \(request.method) \(request.path)")
         }
         return domain
     }
@@ -174,7 +174,7 @@ struct RedirectHandlers: Sendable {
     func assetLinks(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let domain = try await domain(request)
         let apps = try await services.store.read { db in try LinkQueries.androidApps(db, workspaceId: domain.workspaceId) }
-        guard !apps.isEmpty else { throw HTTPError.notFound(ErrorCode.notFound, "no Android app is configured for \(domain.hostname)") }
+        guard !apps.isEmpty else { throw RequestError.notFound("no Android app is configured for \(domain.hostname)") }
         let statements: [JSONValue] = apps.compactMap(\.android).map { android in
             .object([
                 ("relation", ["delegate_permission/common.handle_all_urls"]),

@@ -12,7 +12,7 @@ struct PrivacyHandlers: Sendable {
 
     func forget(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
-        guard let appId = principal.appId else { throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "needs a publishable key") }
+        guard let appId = principal.appId else { throw AccessError.keyKindForbidden("needs a publishable key") }
         let installId = try Self.installIdentifier(context)
         // A publishable key is public: the device proves the install is its own with the secret it sent first.
         try await InstallSecrets.check(request.headers["LinkRunway-Install-Secret"], appId: appId, installId: installId, services: services)
@@ -35,7 +35,7 @@ struct PrivacyHandlers: Sendable {
 
     static func installIdentifier(_ context: RequestContext) throws -> String {
         guard let id = try Validate.installID(try context.parameter("installId"), field: "installId") else {
-            throw HTTPError.notFound(ErrorCode.unknownInstall, "no install")
+            throw AttributionError.unknownInstall(nil)
         }
         return id
     }
@@ -43,15 +43,15 @@ struct PrivacyHandlers: Sendable {
     /// The app an install id belongs to within the caller's workspace (`appId` picks one when there are several).
     func appOf(installId: String, request: HTTPRequest, principal: Principal) async throws -> String {
         if let appId = request.queryValue("appId") {
-            guard let app = try await services.links.app(id: appId) else { throw HTTPError.badRequest(ErrorCode.invalidQuery, "no app \(appId)", field: "appId") }
+            guard let app = try await services.links.app(id: appId) else { throw RequestError.invalidQuery("no app \(appId)", field: "appId") }
             try principal.requireWorkspace(app.workspaceId)
             return app.id
         }
         let apps = try await services.store.read { db in
             try PrivacyQueries.apps(db, installId: installId, workspaceId: principal.workspaceId ?? "", everywhere: principal.kind == .admin)
         }
-        guard let first = apps.first else { throw HTTPError.notFound(ErrorCode.unknownInstall, "no install \(installId)") }
-        guard apps.count == 1 else { throw HTTPError.badRequest(ErrorCode.invalidQuery, "the install id is known in several apps; add ?appId=", field: "appId") }
+        guard let first = apps.first else { throw AttributionError.unknownInstall(installId) }
+        guard apps.count == 1 else { throw AttributionError.ambiguousInstall }
         return first
     }
 
@@ -60,7 +60,7 @@ struct PrivacyHandlers: Sendable {
     func delete(appId: String, installId: String) async throws -> DeletionReceipt {
         let now = services.clock.nowMilliseconds()
         let counts: [String: Int] = try await services.store.write { db in
-            guard let app = try TenancyQueries.app(db, id: appId) else { throw HTTPError.notFound(ErrorCode.unknownInstall, "no app \(appId)") }
+            guard let app = try TenancyQueries.app(db, id: appId) else { throw PrivacyError.noApp(appId) }
             let install = InstallReference(appId: appId, installId: installId, workspaceId: app.workspaceId,
                                            clickToken: try InstallRecord.find(db, appId: appId, installId: installId)?.clickToken, now: now)
             return try owners.reduce(into: [String: Int]()) { counts, owner in

@@ -1,0 +1,45 @@
+import LinkRunwayAPI
+import RunwayKit
+
+/// What the links capability refuses: domains taken, unproven or still in use, paths taken, links that are not there
+/// or no longer open.
+package enum LinksError: Refusal, Equatable {
+    case hostnameTaken(String)
+    /// The DNS TXT record that proves control was not among the `found` records.
+    case domainUnverified(recordName: String, recordValue: String, found: Int)
+    /// DNS gave no answer for the proving record, so control could be neither proven nor refused.
+    case domainUnanswered(recordName: String)
+    case domainInUse(String)
+    case noLinkDomain
+    case pathTaken(domain: String, path: String)
+    /// No link answers a URL; `url` is named in the message when the caller may know it.
+    case linkNotFound(url: String?)
+    case linkExpired(String)
+
+    package var detail: ErrorBody.Detail {
+        switch self {
+        case .hostnameTaken(let hostname):
+            ErrorBody.Detail(code: ErrorCode.hostnameTaken, message: "\(hostname) is already a link domain")
+        case .domainUnverified(let name, let value, let found):
+            ErrorBody.Detail(code: ErrorCode.domainUnverified,
+                             message: "no TXT record \(name) with the value \(value) yet (\(found) TXT records found)")
+        case .domainUnanswered(let name):
+            ErrorBody.Detail(code: ErrorCode.domainUnverified, message: "DNS gave no answer for \(name); try again")
+        case .domainInUse(let hostname):
+            ErrorBody.Detail(code: ErrorCode.domainInUse, message: "\(hostname) still has links")
+        case .noLinkDomain:
+            ErrorBody.Detail(code: ErrorCode.noLinkDomain, message: "the workspace has no link domain yet; add one with POST /v1/domains")
+        case .pathTaken(let domain, let path):
+            ErrorBody.Detail(code: ErrorCode.pathTaken, message: "\(domain)/\(path) is taken")
+        case .linkNotFound(let url):
+            ErrorBody.Detail(code: ErrorCode.linkNotFound, message: url.map { "no link answers \($0)" } ?? "no link answers this URL")
+        case .linkExpired(let message):
+            ErrorBody.Detail(code: ErrorCode.linkExpired, message: message)
+        }
+    }
+
+    package var undecided: Bool {
+        if case .domainUnanswered = self { return true }
+        return false
+    }
+}
