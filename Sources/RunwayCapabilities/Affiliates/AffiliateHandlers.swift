@@ -15,7 +15,7 @@ struct AffiliateHandlers: Sendable {
         let workspaceId = try principal.actingWorkspace(body.workspaceId)
         let name = try Validate.name(body.name)
         if let external = body.externalId, !(1...128).contains(external.count) {
-            throw HTTPError.invalidField("externalId", "must be 1 to 128 characters")
+            throw RequestError.invalidField("externalId", "must be 1 to 128 characters")
         }
         let now = services.clock.nowMilliseconds()
         let affiliate = Affiliate(id: Identifier.make("aff"), workspaceId: workspaceId, name: name, externalId: body.externalId,
@@ -23,7 +23,7 @@ struct AffiliateHandlers: Sendable {
         do {
             try await services.store.write { db in try AffiliateQueries.insertAffiliate(db, affiliate, now: now) }
         } catch StoreError.constraint {
-            throw HTTPError.invalidField("workspaceId", "no workspace has this id")
+            throw RequestError.invalidField("workspaceId", "no workspace has this id")
         }
         return try .json(affiliate, status: 201)
     }
@@ -38,16 +38,16 @@ struct AffiliateHandlers: Sendable {
     func createProgram(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let body = try request.decode(CreateProgramRequest.self)
-        guard let app = try await services.links.app(id: body.appId) else { throw HTTPError.invalidField("appId", "no app has this id") }
+        guard let app = try await services.links.app(id: body.appId) else { throw RequestError.invalidField("appId", "no app has this id") }
         try principal.requireWorkspace(app.workspaceId)
         let name = try Validate.name(body.name)
         let rule = try CommissionRules.validate(body.commission)
         let hold = body.holdDays ?? 30
-        guard (0...365).contains(hold) else { throw HTTPError.invalidField("holdDays", "must be 0 to 365") }
+        guard (0...365).contains(hold) else { throw RequestError.invalidField("holdDays", "must be 0 to 365") }
         let deferred = body.deferredMinutes ?? 60
-        guard (1...10_080).contains(deferred) else { throw HTTPError.invalidField("deferredMinutes", "must be 1 to 10080 (a week)") }
+        guard (1...10_080).contains(deferred) else { throw RequestError.invalidField("deferredMinutes", "must be 1 to 10080 (a week)") }
         if let offer = body.offerCode, !(1...64).contains(offer.count) || !offer.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
-            throw HTTPError.invalidField("offerCode", "must be 1 to 64 letters and digits")
+            throw RequestError.invalidField("offerCode", "must be 1 to 64 letters and digits")
         }
         let now = services.clock.nowMilliseconds()
         let program = AffiliateProgram(id: Identifier.make("prg"), workspaceId: app.workspaceId, appId: app.id, name: name, commission: rule,
@@ -74,7 +74,7 @@ struct AffiliateHandlers: Sendable {
                 try AffiliateQueries.insertCode(db, workspaceId: affiliate.workspaceId, code: code, affiliateId: affiliate.id, programId: program.id, now: now)
             }
         } catch StoreError.conflict {
-            throw HTTPError.conflict(ErrorCode.conflict, "the code \(code) is taken in this workspace")
+            throw AffiliatesError.codeTaken(code)
         }
         return try .json(AffiliateCode(code: code, affiliateId: affiliate.id, programId: program.id, createdAt: Timestamp.iso(now)), status: 201)
     }
@@ -105,7 +105,7 @@ struct AffiliateHandlers: Sendable {
     static func normalizedCode(_ text: String) throws -> String {
         let code = text.uppercased()
         guard (3...32).contains(code.count), code.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-            throw HTTPError.invalidField("code", "must be 3 to 32 letters, digits, - or _")
+            throw RequestError.invalidField("code", "must be 3 to 32 letters, digits, - or _")
         }
         return code
     }
@@ -115,7 +115,7 @@ struct AffiliateHandlers: Sendable {
         let principal = try context.principal()
         let id = try context.parameter("affiliateId")
         guard let affiliate = try await services.store.read({ db in try AffiliateQueries.affiliate(db, id: id) }) else {
-            throw HTTPError.notFound(ErrorCode.notFound, "no affiliate \(id)")
+            throw RequestError.notFound("no affiliate \(id)")
         }
         try principal.requireWorkspace(affiliate.workspaceId)
         return affiliate
@@ -126,7 +126,7 @@ struct AffiliateHandlers: Sendable {
         let affiliate = try await pathAffiliate(context)
         guard let program = try await services.store.read({ db in try AffiliateQueries.program(db, id: programId) }),
               program.workspaceId == affiliate.workspaceId else {
-            throw HTTPError.invalidField("programId", "no program of the affiliate's workspace has this id")
+            throw RequestError.invalidField("programId", "no program of the affiliate's workspace has this id")
         }
         return (affiliate, program)
     }

@@ -15,10 +15,10 @@ struct BindHandlers: Sendable {
         let app = try await TenancyQueries.managedApp(context, services, principal)
         let body = try request.decode(CreateSurfaceRequest.self)
         guard ["production", "sandbox"].contains(body.environment) else {
-            throw HTTPError.invalidField("environment", "must be production or sandbox")
+            throw RequestError.invalidField("environment", "must be production or sandbox")
         }
         if body.environment == "production", app.appStoreId == nil {
-            throw HTTPError.invalidField("environment", "a production surface needs the app's appStoreId, which notifications are checked against")
+            throw RequestError.invalidField("environment", "a production surface needs the app's appStoreId, which notifications are checked against")
         }
         let now = services.clock.nowMilliseconds()
         let id = Identifier.make("sfc")
@@ -53,12 +53,12 @@ struct BindHandlers: Sendable {
             let click: SignedClickId
             switch SignedClickId.verify(signed, key: services.secrets.clickSigningKey, now: services.clock.now()) {
             case .success(let value): click = value
-            case .failure(.expired): throw HTTPError.badRequest(ErrorCode.invalidClick, "the signedClickId has expired", field: "signedClickId")
-            case .failure: throw HTTPError.badRequest(ErrorCode.invalidClick, "the signedClickId is not one this server signed", field: "signedClickId")
+            case .failure(.expired): throw AffiliatesError.invalidClick(expired: true)
+            case .failure: throw AffiliatesError.invalidClick(expired: false)
             }
             let binding = try await services.store.write { db -> BindResponse in
                 guard let row = try AffiliateQueries.linkReferral(db, linkId: click.linkId), try row.string("app_id") == app.id else {
-                    throw HTTPError.notFound(ErrorCode.noMatch, "the click is not on an affiliate link of this app")
+                    throw AffiliatesError.clickNotAffiliate
                 }
                 return try Self.mint(db, app: app, referral: row, method: "click", clickToken: click.clickToken, installId: installId,
                                      attested: attested, now: now)
@@ -68,13 +68,13 @@ struct BindHandlers: Sendable {
             let code = try AffiliateHandlers.normalizedCode(text)
             let binding = try await services.store.write { db -> BindResponse in
                 guard let row = try AffiliateQueries.codeReferral(db, workspaceId: app.workspaceId, code: code), try row.string("app_id") == app.id else {
-                    throw HTTPError.notFound(ErrorCode.unknownCode, "no affiliate program of this app has the code \(code)")
+                    throw AffiliatesError.unknownCode(code)
                 }
                 return try Self.mint(db, app: app, referral: row, method: "code", clickToken: nil, installId: installId, attested: attested, now: now)
             }
             return try .json(binding)
         default:
-            throw HTTPError.badRequest(ErrorCode.missingField, "send signedClickId or refCode, not both", field: "signedClickId")
+            throw RequestError.missingField("send signedClickId or refCode, not both", field: "signedClickId")
         }
     }
 
@@ -83,15 +83,15 @@ struct BindHandlers: Sendable {
         let body = try request.decode(DeferredBindRequest.self)
         let app = try await bindingApp(principal)
         guard try await services.store.read({ db in try AffiliateQueries.surfaceApp(db, id: body.surfaceId) }) == app.id else {
-            throw HTTPError.notFound(ErrorCode.notFound, "no App Store surface \(body.surfaceId) of this app")
+            throw RequestError.notFound("no App Store surface \(body.surfaceId) of this app")
         }
         let installId = try Validate.installID(body.installId, field: "installId")
         let attested = try attestation(body.attestation, app: app, installId: installId)
         let now = services.clock.nowMilliseconds()
-        guard let address = request.remoteAddress else { throw HTTPError.notFound(ErrorCode.noMatch, "no recent affiliate click matches") }
+        guard let address = request.remoteAddress else { throw AffiliatesError.noMatch }
         // The longest window any program of the app allows, over the day keys it reaches into.
         let reach: Int64 = try await services.store.read { db in try AffiliateQueries.maxDeferredMinutes(db, appId: app.id) } * Matcher.minute
-        guard reach > 0 else { throw HTTPError.notFound(ErrorCode.noMatch, "no recent affiliate click matches") }
+        guard reach > 0 else { throw AffiliatesError.noMatch }
         var reached = [try await services.addresses.hash(address, at: now)]
         if AddressHasher.day(now - reach) != AddressHasher.day(now) { reached.append(try await services.addresses.hash(address, at: now - reach)) }
         let hashes = reached
@@ -103,7 +103,7 @@ struct BindHandlers: Sendable {
                                          attested: attested, now: now)
                 }
             }
-            throw HTTPError.notFound(ErrorCode.noMatch, "no recent affiliate click matches")
+            throw AffiliatesError.noMatch
         }
         return try .json(binding)
     }
@@ -111,7 +111,7 @@ struct BindHandlers: Sendable {
     /// The publishable key's app.
     func bindingApp(_ principal: Principal) async throws -> App {
         guard let appId = principal.appId, let app = try await services.links.app(id: appId) else {
-            throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "needs an app's publishable key")
+            throw AccessError.keyKindForbidden("needs an app's publishable key")
         }
         return app
     }
@@ -123,7 +123,7 @@ struct BindHandlers: Sendable {
             && AttestationToken.attests(token, appId: app.id, installId: installId, secrets: services.secrets, now: services.clock.now())
         if app.attestation.policy == "required", !attested {
             services.metrics.increment("linkrunway_unattested_total", labels: [("kind", "bind")])
-            throw HTTPError.forbidden(ErrorCode.attestationRequired, "this app requires App Attest: attest, then send the token as attestation")
+            throw AttestError.required
         }
         return attested
     }

@@ -11,29 +11,29 @@ enum CommissionRules {
         switch rule.kind {
         case "percent":
             guard let points = rule.basisPoints, (1...10_000).contains(points) else {
-                throw HTTPError.invalidField("commission.basisPoints", "must be 1 to 10000 (0.01% to 100%)")
+                throw RequestError.invalidField("commission.basisPoints", "must be 1 to 10000 (0.01% to 100%)")
             }
             guard rule.amount == nil, rule.currency == nil else {
-                throw HTTPError.invalidField("commission.amount", "a percent commission has no fixed amount or currency")
+                throw RequestError.invalidField("commission.amount", "a percent commission has no fixed amount or currency")
             }
         case "fixed":
             guard let amount = rule.amount, amount > 0, amount <= 100_000_000 else {
-                throw HTTPError.invalidField("commission.amount", "must be a positive amount in minor units")
+                throw RequestError.invalidField("commission.amount", "must be a positive amount in minor units")
             }
             guard let currency = rule.currency, currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
-                throw HTTPError.invalidField("commission.currency", "must be an ISO 4217 code such as USD")
+                throw RequestError.invalidField("commission.currency", "must be an ISO 4217 code such as USD")
             }
-            guard rule.basisPoints == nil else { throw HTTPError.invalidField("commission.basisPoints", "a fixed commission has no percentage") }
+            guard rule.basisPoints == nil else { throw RequestError.invalidField("commission.basisPoints", "a fixed commission has no percentage") }
         default:
-            throw HTTPError.invalidField("commission.kind", "must be percent or fixed")
+            throw RequestError.invalidField("commission.kind", "must be percent or fixed")
         }
         switch rule.duration {
         case "first", "lifetime":
-            guard rule.months == nil else { throw HTTPError.invalidField("commission.months", "only a months duration has months") }
+            guard rule.months == nil else { throw RequestError.invalidField("commission.months", "only a months duration has months") }
         case "months":
-            guard let months = rule.months, (1...120).contains(months) else { throw HTTPError.invalidField("commission.months", "must be 1 to 120") }
+            guard let months = rule.months, (1...120).contains(months) else { throw RequestError.invalidField("commission.months", "must be 1 to 120") }
         default:
-            throw HTTPError.invalidField("commission.duration", "must be first, months or lifetime")
+            throw RequestError.invalidField("commission.duration", "must be first, months or lifetime")
         }
         return rule
     }

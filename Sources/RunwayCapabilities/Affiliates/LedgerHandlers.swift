@@ -35,9 +35,9 @@ struct LedgerHandlers: Sendable {
         let affiliate = try await affiliates.pathAffiliate(context)
         let body = try request.decode(CreatePayoutRequest.self)
         if let reference = body.reference, !(1...128).contains(reference.count) {
-            throw HTTPError.invalidField("reference", "must be 1 to 128 characters")
+            throw RequestError.invalidField("reference", "must be 1 to 128 characters")
         }
-        if let amount = body.amount, amount <= 0 { throw HTTPError.invalidField("amount", "must be positive") }
+        if let amount = body.amount, amount <= 0 { throw RequestError.invalidField("amount", "must be positive") }
         let now = services.clock.nowMilliseconds()
         return try await IdempotencyClaim.write(services.store, context) { db in
             // Payouts of one affiliate wait here for each other, so each reads the balance the last one left.
@@ -46,7 +46,7 @@ struct LedgerHandlers: Sendable {
             let payable = try Ledger.balances(db, affiliateId: affiliate.id).first { $0.currency == body.currency && !$0.test }?.payable ?? 0
             let amount = body.amount ?? payable
             guard amount > 0, amount <= payable else {
-                throw HTTPError.conflict(ErrorCode.insufficientBalance, "the payable \(body.currency) balance is \(payable)")
+                throw AffiliatesError.insufficientBalance(currency: body.currency, payable: payable)
             }
             let id = try Ledger.post(db, Ledger.Posting(workspaceId: affiliate.workspaceId, affiliateId: affiliate.id, kind: "payout",
                                                         currency: body.currency, test: false, reference: body.reference),

@@ -35,11 +35,11 @@ struct NotificationHandlers: Sendable {
                                       maxSkewSeconds: Self.maxSkewSeconds) {
         case .success: return
         case .failure(.timestamp):
-            throw HTTPError.unauthorized(ErrorCode.invalidSignature, "x-ea-timestamp is missing or more than 300 s from now")
+            throw AffiliatesError.invalidSignature("x-ea-timestamp is missing or more than 300 s from now")
         case .failure(.malformed):
-            throw HTTPError.unauthorized(ErrorCode.invalidSignature, "x-ea-signature must be sha256=<hex>")
+            throw AffiliatesError.invalidSignature("x-ea-signature must be sha256=<hex>")
         case .failure(.mismatch):
-            throw HTTPError.unauthorized(ErrorCode.invalidSignature, "x-ea-signature does not match this surface's secret")
+            throw AffiliatesError.invalidSignature("x-ea-signature does not match this surface's secret")
         }
     }
 
@@ -60,17 +60,17 @@ struct NotificationHandlers: Sendable {
     func process(_ body: [UInt8], surfaceId: String) async throws -> AppStoreNotificationResult {
         guard let row = try await services.store.read({ db in try AffiliateQueries.surface(db, id: surfaceId) }),
               let app = try await services.links.app(id: try row.string("app_id")) else {
-            throw HTTPError.notFound(ErrorCode.notFound, "no App Store surface \(surfaceId)")
+            throw RequestError.notFound("no App Store surface \(surfaceId)")
         }
         let surface = Surface(id: surfaceId, app: app, environment: try row.string("environment") == "production" ? .production : .sandbox)
         guard let verifier = services.appStoreVerifier else {
-            throw HTTPError.unavailable(ErrorCode.appStoreUnconfigured, "this server has no Apple root for App Store data (LINKRUNWAY_APP_STORE_ROOT)")
+            throw AffiliatesError.appStoreUnconfigured
         }
         let request: AppStoreNotificationRequest
         do {
             request = try StrictJSONDecoder().decode(AppStoreNotificationRequest.self, from: body)
         } catch {
-            throw HTTPError.badRequest(ErrorCode.appStoreInvalid, "the body must be {\"signedPayload\": \"<JWS>\"}: \(error)", field: "signedPayload")
+            throw AffiliatesError.appStoreInvalid("the body must be {\"signedPayload\": \"<JWS>\"}: \(error)")
         }
         let notification: AppStoreNotification
         switch verifier.verifyNotification(request.signedPayload, bundleId: app.bundleId, appAppleId: app.appStoreId.flatMap { Int64($0) },
@@ -81,19 +81,19 @@ struct NotificationHandlers: Sendable {
             // A sandbox purchase reached a production app: expected while testing, never money.
             return try await record(surfaceId: surfaceId, uuidFrom: request.signedPayload, status: "ignored_non_production", detail: why)
         case .failure(let failure):
-            throw HTTPError.badRequest(ErrorCode.appStoreInvalid, "\(failure.status): \(failure)", field: "signedPayload")
+            throw AffiliatesError.appStoreInvalid("\(failure.status): \(failure)")
         }
         var transaction: AppStoreTransaction?
         if Self.paymentTypes.contains(notification.notificationType) || Self.reversalTypes.contains(notification.notificationType)
             || notification.notificationType == "REFUND_REVERSED" {
             guard let signed = notification.signedTransactionInfo else {
-                throw HTTPError.badRequest(ErrorCode.appStoreInvalid, "a \(notification.notificationType) notification needs signedTransactionInfo", field: "signedPayload")
+                throw AffiliatesError.appStoreInvalid("a \(notification.notificationType) notification needs signedTransactionInfo")
             }
             switch verifier.verifyTransaction(signed, bundleId: app.bundleId, environment: surface.environment, now: services.clock.now()) {
             case .success(let decoded) where decoded.transactionId != nil: transaction = decoded
-            case .success: throw HTTPError.badRequest(ErrorCode.appStoreInvalid, "the transaction has no transactionId", field: "signedPayload")
+            case .success: throw AffiliatesError.appStoreInvalid("the transaction has no transactionId")
             case .failure(let failure):
-                throw HTTPError.badRequest(ErrorCode.appStoreInvalid, "signedTransactionInfo \(failure.status): \(failure)", field: "signedPayload")
+                throw AffiliatesError.appStoreInvalid("signedTransactionInfo \(failure.status): \(failure)")
             }
         }
         let now = services.clock.nowMilliseconds()

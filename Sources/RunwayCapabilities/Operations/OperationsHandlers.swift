@@ -37,12 +37,12 @@ struct OperationsHandlers: Sendable {
         if let token = services.metricsToken {
             let given = Array((request.headers["Authorization"] ?? "").utf8)
             guard ConstantTime.equal(Digest.sha256(given), Digest.sha256(Array("Bearer \(token)".utf8))) else {
-                throw HTTPError.unauthorized(ErrorCode.invalidKey, "/metrics needs Authorization: Bearer <LINKRUNWAY_METRICS_TOKEN>")
+                throw AccessError.invalidKey("/metrics needs Authorization: Bearer <LINKRUNWAY_METRICS_TOKEN>")
             }
         }
         // Every phone and crawler reaches the link domains; what the server does is the operator's business.
         if let host = request.hostName, try await services.links.domain(hostname: host) != nil {
-            throw HTTPError.notFound(ErrorCode.notFound, "no route GET /metrics")
+            throw RequestError.notFound("no route GET /metrics")
         }
         return .text(services.metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
     }

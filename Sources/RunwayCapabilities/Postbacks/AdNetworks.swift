@@ -21,17 +21,17 @@ enum AdNetworks {
 
     /// Checks a signing request against Apple's ranges.
     static func impression(_ body: SignImpressionRequest, network: AdNetwork, now: Int64) throws -> AdImpression {
-        guard formats.contains(body.format) else { throw HTTPError.invalidField("format", "must be adattributionkit or skadnetwork-4.0") }
-        guard (0...9999).contains(body.sourceIdentifier) else { throw HTTPError.invalidField("sourceIdentifier", "must be up to four digits") }
-        guard (1...999_999_999_999).contains(body.advertisedItemId) else { throw HTTPError.invalidField("advertisedItemId", "must be an App Store id") }
+        guard formats.contains(body.format) else { throw RequestError.invalidField("format", "must be adattributionkit or skadnetwork-4.0") }
+        guard (0...9999).contains(body.sourceIdentifier) else { throw RequestError.invalidField("sourceIdentifier", "must be up to four digits") }
+        guard (1...999_999_999_999).contains(body.advertisedItemId) else { throw RequestError.invalidField("advertisedItemId", "must be an App Store id") }
         let publisher = body.publisherItemId ?? 0
-        guard (0...999_999_999_999).contains(publisher) else { throw HTTPError.invalidField("publisherItemId", "must be an App Store id, or 0") }
+        guard (0...999_999_999_999).contains(publisher) else { throw RequestError.invalidField("publisherItemId", "must be an App Store id, or 0") }
         let impressionId = body.impressionId ?? UUID().uuidString
-        guard UUID(uuidString: impressionId) != nil else { throw HTTPError.invalidField("impressionId", "must be a UUID") }
+        guard UUID(uuidString: impressionId) != nil else { throw RequestError.invalidField("impressionId", "must be a UUID") }
         let timestamp = body.timestamp ?? now
-        guard (now - 86_400_000)...(now + 86_400_000) ~= timestamp else { throw HTTPError.invalidField("timestamp", "must be within a day of now, in milliseconds") }
+        guard (now - 86_400_000)...(now + 86_400_000) ~= timestamp else { throw RequestError.invalidField("timestamp", "must be within a day of now, in milliseconds") }
         let fidelity = body.fidelityType ?? 1
-        guard fidelity == 0 || fidelity == 1 else { throw HTTPError.invalidField("fidelityType", "must be 0 (view-through) or 1 (StoreKit-rendered)") }
+        guard fidelity == 0 || fidelity == 1 else { throw RequestError.invalidField("fidelityType", "must be 0 (view-through) or 1 (StoreKit-rendered)") }
         return AdImpression(adNetworkId: network.adNetworkId, sourceIdentifier: body.sourceIdentifier, advertisedItemId: body.advertisedItemId,
                             publisherItemId: publisher, impressionId: impressionId, timestamp: timestamp, fidelityType: fidelity,
                             eligibleForReengagement: body.eligibleForReengagement)

@@ -17,28 +17,28 @@ enum ConversionSchemas {
 
     /// Checks a schema; errors name the field (`rules[2].fine`).
     static func validate(_ request: ConversionSchemaRequest) throws -> (rules: [ConversionRule], laterWindows: [LaterWindow]) {
-        guard !request.rules.isEmpty, request.rules.count <= 128 else { throw HTTPError.invalidField("rules", "must hold 1 to 128 rules") }
+        guard !request.rules.isEmpty, request.rules.count <= 128 else { throw RequestError.invalidField("rules", "must hold 1 to 128 rules") }
         for (i, rule) in request.rules.enumerated() {
             let field = "rules[\(i)]"
             try check(type: rule.type, name: rule.name, minAmount: rule.minAmount, field: field)
-            guard (0...63).contains(rule.fine) else { throw HTTPError.invalidField(field + ".fine", "must be 0 to 63") }
+            guard (0...63).contains(rule.fine) else { throw RequestError.invalidField(field + ".fine", "must be 0 to 63") }
             if let coarse = rule.coarse, !coarseValues.contains(coarse) {
-                throw HTTPError.invalidField(field + ".coarse", "must be low, medium or high")
+                throw RequestError.invalidField(field + ".coarse", "must be low, medium or high")
             }
         }
         let windows = request.laterWindows ?? []
-        guard Set(windows.map(\.window)).count == windows.count else { throw HTTPError.invalidField("laterWindows", "names a window twice") }
+        guard Set(windows.map(\.window)).count == windows.count else { throw RequestError.invalidField("laterWindows", "names a window twice") }
         for (w, window) in windows.enumerated() {
             guard window.window == 2 || window.window == 3 else {
-                throw HTTPError.invalidField("laterWindows[\(w)].window", "must be 2 or 3 (the first window uses rules)")
+                throw RequestError.invalidField("laterWindows[\(w)].window", "must be 2 or 3 (the first window uses rules)")
             }
             guard !window.rules.isEmpty, window.rules.count <= 128 else {
-                throw HTTPError.invalidField("laterWindows[\(w)].rules", "must hold 1 to 128 rules")
+                throw RequestError.invalidField("laterWindows[\(w)].rules", "must hold 1 to 128 rules")
             }
             for (i, rule) in window.rules.enumerated() {
                 let field = "laterWindows[\(w)].rules[\(i)]"
                 try check(type: rule.type, name: rule.name, minAmount: rule.minAmount, field: field)
-                guard coarseValues.contains(rule.coarse) else { throw HTTPError.invalidField(field + ".coarse", "must be low, medium or high") }
+                guard coarseValues.contains(rule.coarse) else { throw RequestError.invalidField(field + ".coarse", "must be low, medium or high") }
             }
         }
         return (request.rules, windows.sorted { $0.window < $1.window })
@@ -46,10 +46,10 @@ enum ConversionSchemas {
 
     private static func check(type: String, name: String?, minAmount: Int64?, field: String) throws {
         guard Events.types.contains(type) else {
-            throw HTTPError.invalidField(field + ".type", "must be one of \(Events.types.sorted().joined(separator: ", "))")
+            throw RequestError.invalidField(field + ".type", "must be one of \(Events.types.sorted().joined(separator: ", "))")
         }
-        if let name, !(1...100).contains(name.count) { throw HTTPError.invalidField(field + ".name", "must be 1 to 100 characters") }
-        if let minAmount, minAmount < 0 { throw HTTPError.invalidField(field + ".minAmount", "must not be negative") }
+        if let name, !(1...100).contains(name.count) { throw RequestError.invalidField(field + ".name", "must be 1 to 100 characters") }
+        if let minAmount, minAmount < 0 { throw RequestError.invalidField(field + ".minAmount", "must not be negative") }
     }
 
     /// The stored document: rules and later windows as JSON.

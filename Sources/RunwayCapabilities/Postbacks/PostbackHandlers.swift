@@ -28,7 +28,7 @@ struct PostbackHandlers: Sendable {
         let principal = try context.principal()
         let app = try await TenancyQueries.managedApp(context, services, principal)
         guard let schema = try await services.store.read({ db in try ConversionSchemas.latest(db, appId: app.id) }) else {
-            throw HTTPError.notFound(ErrorCode.notFound, "app \(app.id) has no conversion schema yet")
+            throw RequestError.notFound("app \(app.id) has no conversion schema yet")
         }
         return try .json(schema)
     }
@@ -44,7 +44,7 @@ struct PostbackHandlers: Sendable {
         let principal = try context.principal()
         let appId = try context.parameter("appId")
         guard principal.appId == appId, let app = try await services.links.app(id: appId) else {
-            throw HTTPError.forbidden(ErrorCode.appForbidden, "this publishable key belongs to another app")
+            throw AccessError.otherApp
         }
         let schema = try await services.store.read { db in try ConversionSchemas.latest(db, appId: app.id) }
         let refreshSeconds = ConversionSchemas.refreshSeconds
@@ -83,7 +83,7 @@ struct PostbackHandlers: Sendable {
         let status = request.queryValue("status")
         if let status {
             guard ["valid", "invalid", "duplicate"].contains(status) else {
-                throw HTTPError.badRequest(ErrorCode.invalidQuery, "status must be valid, invalid or duplicate", field: "status")
+                throw RequestError.invalidQuery("status must be valid, invalid or duplicate", field: "status")
             }
         }
         let rows = try await services.store.read { db in
@@ -108,12 +108,12 @@ struct PostbackHandlers: Sendable {
         let workspaceId = try principal.actingWorkspace(body.workspaceId)
         guard (3...100).contains(body.adNetworkId.count),
               body.adNetworkId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_") }) else {
-            throw HTTPError.invalidField("adNetworkId", "must be an ad network id such as example.skadnetwork")
+            throw RequestError.invalidField("adNetworkId", "must be an ad network id such as example.skadnetwork")
         }
         let key: PrivateKey
         if let pem = body.privateKeyPem {
             guard let imported = PrivateKey.pem(pem), imported.publicKey?.curve == "prime256v1" else {
-                throw HTTPError.invalidField("privateKeyPem", "must be a P-256 private key in PEM")
+                throw RequestError.invalidField("privateKeyPem", "must be a P-256 private key in PEM")
             }
             key = imported
         } else {
@@ -128,9 +128,9 @@ struct PostbackHandlers: Sendable {
         do {
             try await services.store.write { db in try PostbackQueries.insertAdNetwork(db, network, sealedKey: sealed, now: now) }
         } catch StoreError.conflict {
-            throw HTTPError.conflict(ErrorCode.conflict, "this workspace already has ad network \(body.adNetworkId)")
+            throw PostbacksError.adNetworkTaken(body.adNetworkId)
         } catch StoreError.constraint {
-            throw HTTPError.invalidField("workspaceId", "no workspace has this id")
+            throw RequestError.invalidField("workspaceId", "no workspace has this id")
         }
         return try .json(network, status: 201)
     }
@@ -148,7 +148,7 @@ struct PostbackHandlers: Sendable {
         let id = try context.parameter("networkId")
         let body = try request.decode(SignImpressionRequest.self)
         guard let (network, sealedKey) = try await services.store.read({ db in try PostbackQueries.adNetworkWithKey(db, id: id) }) else {
-            throw HTTPError.notFound(ErrorCode.notFound, "no ad network \(id)")
+            throw RequestError.notFound("no ad network \(id)")
         }
         try principal.requireWorkspace(network.workspaceId)
         guard let key = PrivateKey.pem(try services.secretBox.reveal(sealedKey, purpose: AdNetworks.keyPurpose)) else {
@@ -173,10 +173,10 @@ struct PostbackHandlers: Sendable {
 
     /// Records the impression for view-through matching, as `POST /v1/impressions` would.
     private func record(_ record: ImpressionRecord, network: AdNetwork, impression: AdImpression, principal: Principal) async throws -> String {
-        guard let app = try await services.links.app(id: record.appId) else { throw HTTPError.invalidField("record.appId", "no app has this id") }
+        guard let app = try await services.links.app(id: record.appId) else { throw RequestError.invalidField("record.appId", "no app has this id") }
         try principal.requireWorkspace(app.workspaceId)
-        guard app.workspaceId == network.workspaceId else { throw HTTPError.invalidField("record.appId", "must be an app of the ad network's workspace") }
-        guard IPAddress.isValid(record.ip) else { throw HTTPError.invalidField("record.ip", "must be a numeric IPv4 or IPv6 address") }
+        guard app.workspaceId == network.workspaceId else { throw RequestError.invalidField("record.appId", "must be an app of the ad network's workspace") }
+        guard IPAddress.isValid(record.ip) else { throw RequestError.invalidField("record.ip", "must be a numeric IPv4 or IPv6 address") }
         let campaign = try LinkValidate.tag(record.campaign ?? String(impression.sourceIdentifier), field: "record.campaign")
         let at = min(impression.timestamp, services.clock.nowMilliseconds())
         let hash = try await services.addresses.hash(record.ip, at: at)

@@ -62,7 +62,7 @@ struct AppHandlers: Sendable {
         let now = services.clock.nowMilliseconds()
         let ((previousStoreId, updated), response) = try await IdempotencyClaim.write(services.store, context, { db in
             guard var app = try TenancyQueries.app(db, id: id) else {
-                throw HTTPError.notFound(ErrorCode.notFound, "no app \(id)")
+                throw RequestError.notFound("no app \(id)")
             }
             try principal.requireWorkspace(app.workspaceId)
             let previous = app
@@ -97,7 +97,7 @@ struct AppHandlers: Sendable {
         } catch StoreError.conflict {
             throw appExists(app)
         } catch StoreError.constraint {
-            throw HTTPError.invalidField("workspaceId", "no workspace has this id")
+            throw RequestError.invalidField("workspaceId", "no workspace has this id")
         }
     }
 
@@ -118,12 +118,12 @@ struct AppHandlers: Sendable {
         for identity in wanted where !had.contains(identity) {
             guard try TenancyQueries.claimIdentity(db, identity, for: app, now: now) else {
                 let what = identity.hasPrefix("store:") ? "App Store id \(app.appStoreId ?? "")" : "team \(app.teamId) with bundle \(app.bundleId)"
-                throw HTTPError.conflict(ErrorCode.appIdentityTaken, "the \(what) is registered by another app; an app's identity belongs to one workspace")
+                throw TenancyError.appIdentityTaken(what)
             }
         }
     }
 
-    static func appExists(_ app: App) -> HTTPError {
-        HTTPError.conflict("app_exists", "the workspace already has an app with team \(app.teamId) and bundle \(app.bundleId)")
+    static func appExists(_ app: App) -> TenancyError {
+        TenancyError.appExists(teamId: app.teamId, bundleId: app.bundleId)
     }
 }

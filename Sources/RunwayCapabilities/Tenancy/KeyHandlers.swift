@@ -33,7 +33,7 @@ struct KeyHandlers: Sendable {
         let principal = try context.principal()
         let id = try context.parameter("keyId")
         guard let key = try await services.store.read({ db in try TenancyQueries.key(db, id: id) }) else {
-            throw HTTPError.notFound(ErrorCode.notFound, "no key \(id)")
+            throw RequestError.notFound("no key \(id)")
         }
         try Self.requireReach(principal, to: key)
         return try .json(key)
@@ -45,7 +45,7 @@ struct KeyHandlers: Sendable {
         let now = services.clock.nowMilliseconds()
         let response = try await IdempotencyClaim.write(services.store, context, { db -> APIKey in
             guard let key = try TenancyQueries.key(db, id: id) else {
-                throw HTTPError.notFound(ErrorCode.notFound, "no key \(id)")
+                throw RequestError.notFound("no key \(id)")
             }
             try Self.requireReach(principal, to: key)
             if key.revokedAt != nil { return key }
@@ -53,7 +53,7 @@ struct KeyHandlers: Sendable {
                 // Revocations of admin keys wait here for each other, so two at once cannot leave none.
                 try TenancyQueries.lockAdminKeys(db)
                 if try TenancyQueries.activeAdminKeys(db, besides: id) == 0 {
-                    throw HTTPError.conflict(ErrorCode.lastAdminKey, "this is the last admin key; create another before revoking it")
+                    throw TenancyError.lastAdminKey
                 }
             }
             try TenancyQueries.revokeKey(db, id: id, now: now)
@@ -76,28 +76,28 @@ struct KeyHandlers: Sendable {
         switch body.kind {
         case .admin:
             guard principal.kind == .admin else {
-                throw HTTPError.forbidden(ErrorCode.keyKindForbidden, "only an admin key can create admin keys")
+                throw AccessError.keyKindForbidden("only an admin key can create admin keys")
             }
-            if body.workspaceId != nil { throw HTTPError.invalidField("workspaceId", "admin keys reach every workspace; omit it") }
-            if body.appId != nil { throw HTTPError.invalidField("appId", "admin keys are not tied to an app; omit it") }
+            if body.workspaceId != nil { throw RequestError.invalidField("workspaceId", "admin keys reach every workspace; omit it") }
+            if body.appId != nil { throw RequestError.invalidField("appId", "admin keys are not tied to an app; omit it") }
             return (nil, nil)
         case .server:
-            if body.appId != nil { throw HTTPError.invalidField("appId", "server keys are not tied to an app; omit it") }
+            if body.appId != nil { throw RequestError.invalidField("appId", "server keys are not tied to an app; omit it") }
             let workspaceId = try principal.actingWorkspace(body.workspaceId)
             guard try TenancyQueries.workspace(db, id: workspaceId) != nil else {
-                throw HTTPError.invalidField("workspaceId", "no workspace has this id")
+                throw RequestError.invalidField("workspaceId", "no workspace has this id")
             }
             return (workspaceId, nil)
         case .publishable:
             guard let appId = body.appId else {
-                throw HTTPError.badRequest(ErrorCode.missingField, "appId is required for a publishable key", field: "appId")
+                throw RequestError.missingField("appId is required for a publishable key", field: "appId")
             }
             guard let app = try TenancyQueries.app(db, id: appId) else {
-                throw HTTPError.invalidField("appId", "no app has this id")
+                throw RequestError.invalidField("appId", "no app has this id")
             }
             try principal.requireWorkspace(app.workspaceId)
             if let workspaceId = body.workspaceId, workspaceId != app.workspaceId {
-                throw HTTPError.invalidField("workspaceId", "the app belongs to another workspace")
+                throw RequestError.invalidField("workspaceId", "the app belongs to another workspace")
             }
             return (app.workspaceId, app.id)
         }
@@ -108,7 +108,7 @@ struct KeyHandlers: Sendable {
         if let workspaceId = key.workspaceId {
             try principal.requireWorkspace(workspaceId)
         } else if principal.kind != .admin {
-            throw HTTPError.forbidden(ErrorCode.workspaceForbidden, "only admin keys can see admin keys")
+            throw AccessError.workspaceForbidden("only admin keys can see admin keys")
         }
     }
 }

@@ -152,7 +152,7 @@ enum TenancyQueries {
     static func managedApp(_ context: RequestContext, _ services: ServerServices, _ principal: Principal) async throws -> App {
         let appId = try context.parameter("appId")
         guard let app = try await services.store.read({ db in try TenancyQueries.app(db, id: appId) }) else {
-            throw HTTPError.notFound(ErrorCode.notFound, "no app \(appId)")
+            throw RequestError.notFound("no app \(appId)")
         }
         try principal.requireWorkspace(app.workspaceId)
         return app

@@ -14,7 +14,7 @@ struct UserHandlers: Sendable {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard email.count <= 254, parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), !parts[1].hasPrefix("."),
               !email.contains(where: { $0.isWhitespace || $0.isNewline }) else {
-            throw HTTPError.invalidField("email", "must be an email address")
+            throw RequestError.invalidField("email", "must be an email address")
         }
         return email
     }
@@ -25,21 +25,20 @@ struct UserHandlers: Sendable {
         let workspaceId = try principal.actingWorkspace(body.workspaceId)
         let email = try Self.validEmail(body.email)
         guard (Passwords.minimumLength...Passwords.maximumLength).contains(body.password.count) else {
-            throw HTTPError.invalidField("password", "must be \(Passwords.minimumLength) to \(Passwords.maximumLength) characters")
+            throw RequestError.invalidField("password", "must be \(Passwords.minimumLength) to \(Passwords.maximumLength) characters")
         }
         let password = body.password
         guard let hash = await services.passwords.run({ Passwords.hash(password) }) else {
-            throw HTTPError(status: 503, code: ErrorCode.storeUnavailable, message: "password hashing is busy; retry in a second",
-                            headers: ["Retry-After": "1"])
+            throw TenancyError.passwordHashingBusy
         }
         let now = services.clock.nowMilliseconds()
         let user = ConsoleUser(id: Identifier.make("usr"), workspaceId: workspaceId, email: email, createdAt: Timestamp.iso(now))
         do {
             try await services.store.write { db in try TenancyQueries.insertUser(db, user, passwordHash: hash, now: now) }
         } catch StoreError.conflict {
-            throw HTTPError.conflict(ErrorCode.emailTaken, "\(email) already has a console user")
+            throw TenancyError.emailTaken(email)
         } catch StoreError.constraint {
-            throw HTTPError.invalidField("workspaceId", "no workspace has this id")
+            throw RequestError.invalidField("workspaceId", "no workspace has this id")
         }
         return try .json(user, status: 201)
     }
@@ -58,7 +57,7 @@ struct UserHandlers: Sendable {
         let now = services.clock.nowMilliseconds()
         let revoked = try await services.store.write { db -> [String] in
             guard let workspaceId = try TenancyQueries.userWorkspace(db, id: id) else {
-                throw HTTPError.notFound(ErrorCode.notFound, "no user \(id)")
+                throw RequestError.notFound("no user \(id)")
             }
             try principal.requireWorkspace(workspaceId)
             try TenancyQueries.deleteUser(db, id: id)

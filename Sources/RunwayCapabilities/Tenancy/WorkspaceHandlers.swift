@@ -30,7 +30,7 @@ struct WorkspaceHandlers: Sendable {
         let principal = try context.principal()
         let id = try context.parameter("workspaceId")
         guard let workspace = try await services.store.read({ db in try TenancyQueries.workspace(db, id: id) }) else {
-            throw HTTPError.notFound(ErrorCode.notFound, "no workspace \(id)")
+            throw RequestError.notFound("no workspace \(id)")
         }
         try principal.requireWorkspace(workspace.id)
         return try .json(workspace)

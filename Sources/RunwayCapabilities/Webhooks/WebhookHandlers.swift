@@ -14,7 +14,7 @@ struct WebhookHandlers: Sendable {
         let workspaceId = try principal.actingWorkspace(body.workspaceId)
         let url = try Validate.outboundURL(body.url, policy: services.outbound)
         guard !body.topics.isEmpty, Set(body.topics).isSubset(of: Webhooks.topics), Set(body.topics).count == body.topics.count else {
-            throw HTTPError.invalidField("topics", "must list some of install, event, click, each once")
+            throw RequestError.invalidField("topics", "must list some of install, event, click, each once")
         }
         let now = services.clock.nowMilliseconds()
         let endpoint = WebhookEndpoint(id: Identifier.make("whk"), workspaceId: workspaceId, url: url, topics: body.topics,
@@ -24,7 +24,7 @@ struct WebhookHandlers: Sendable {
         do {
             try await services.store.write { db in try WebhookQueries.insert(db, endpoint, sealedSecret: sealed, now: now) }
         } catch StoreError.constraint {
-            throw HTTPError.invalidField("workspaceId", "no workspace has this id")
+            throw RequestError.invalidField("workspaceId", "no workspace has this id")
         }
         services.webhookSubscriptions.forget(workspaceId: workspaceId)
         return try .json(CreatedWebhook(webhook: endpoint, secret: secret), status: 201)
@@ -42,7 +42,7 @@ struct WebhookHandlers: Sendable {
         let principal = try context.principal()
         let id = try context.parameter("webhookId")
         let workspaceId: String = try await services.store.write { db in
-            guard let workspaceId = try WebhookQueries.workspace(db, id: id) else { throw HTTPError.notFound(ErrorCode.notFound, "no webhook \(id)") }
+            guard let workspaceId = try WebhookQueries.workspace(db, id: id) else { throw RequestError.notFound("no webhook \(id)") }
             try principal.requireWorkspace(workspaceId)
             try WebhookQueries.delete(db, id: id)
             return workspaceId
@@ -55,7 +55,7 @@ struct WebhookHandlers: Sendable {
         let principal = try context.principal()
         let id = try context.parameter("webhookId")
         let deliveries: [WebhookDelivery] = try await services.store.read { db in
-            guard let workspaceId = try WebhookQueries.workspace(db, id: id) else { throw HTTPError.notFound(ErrorCode.notFound, "no webhook \(id)") }
+            guard let workspaceId = try WebhookQueries.workspace(db, id: id) else { throw RequestError.notFound("no webhook \(id)") }
             try principal.requireWorkspace(workspaceId)
             return try WebhookQueries.deliveries(db, webhookId: id)
         }
