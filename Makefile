@@ -40,7 +40,7 @@ test: deps
 	# The console in Chromium (screenshots in test-artifacts/console/).
 	timeout 600 bash scripts/browser-tests.sh .build/debug/linkrunway
 
-# Runs the guides' commands against a real server (sh blocks) and checks the operator's steps (bash blocks).
+# Runs the guides' commands against a real server (sh blocks), checks the operator's steps (bash blocks) and the links between docs.
 docs-check: deps
 	@bash scripts/install-deps.sh $(TEST_DEPS)
 	$(SWIFT) build --product linkrunway

@@ -2,10 +2,12 @@
 """Runs the commands of the guides (make docs-check; arguments: [binary [guide.md ...]]).
 
 Blocks fenced as `sh` run for real, in order, one bash session per guide, against a fresh server on a temporary
-SQLite file (LINKRUNWAY_URL, LINKRUNWAY_KEY and LINKRUNWAY_DATABASE_URL are set for them). Blocks fenced as `bash`
+SQLite file (LINKRUNWAY_URL, LINKRUNWAY_KEY and LINKRUNWAY_DATABASE_URL are set for them) that asks a stand-in of
+Apple's AdServices API (`linkrunway dev fake-adservices`) about Apple Ads claims. Blocks fenced as `bash`
 are steps for the operator's own machine (packages, systemd, TLS, Xcode): they are checked, not run: bash must parse
 them, every `linkrunway` command in them must exist with every flag it is given, and every file of this repository
-they name must exist.
+they name must exist. Every relative link of every Markdown file of the repository must name a file that exists,
+and a heading of it when it has a `#fragment`.
 """
 import os
 import re
@@ -28,11 +30,21 @@ def blocks(path):
         yield match.group(1), match.group(2), line
 
 
-def start_server(binary, directory):
+def start_fake_adservices(binary):
+    """A stand-in of Apple's AdServices API on a free port, and its URL (the guides claim tokens such as `tap`)."""
+    process = subprocess.Popen([binary, "dev", "fake-adservices", "--port", "0"], stdout=subprocess.PIPE, text=True)
+    found = re.search(r"http://127\.0\.0\.1:\d+", process.stdout.readline())
+    if found is None:
+        process.kill()
+        sys.exit("docs-check: the AdServices stand-in did not start")
+    return process, found.group(0)
+
+
+def start_server(binary, directory, apple_ads_url):
     log = open(os.path.join(directory, "serve.log"), "w+")
     process = subprocess.Popen([binary, "serve", "--port", "0", "--database-url", f"sqlite:{directory}/linkrunway.db"],
                                stdout=subprocess.PIPE, stderr=log, text=True, cwd=directory,
-                               env={**os.environ, "LINKRUNWAY_LOG_LEVEL": "warn"})
+                               env={**os.environ, "LINKRUNWAY_LOG_LEVEL": "warn", "LINKRUNWAY_APPLE_ADS_URL": apple_ads_url})
     key, port, deadline = None, None, time.time() + 30
     while time.time() < deadline and port is None:
         line = process.stdout.readline()
@@ -49,9 +61,9 @@ def start_server(binary, directory):
     return process, port, key
 
 
-def run_guide(binary, guide, runnable):
+def run_guide(binary, guide, runnable, apple_ads_url):
     with tempfile.TemporaryDirectory(prefix="docs-check-") as directory:
-        process, port, key = start_server(binary, directory)
+        process, port, key = start_server(binary, directory, apple_ads_url)
         try:
             script = ["set -euo pipefail"]
             for number, (body, line) in enumerate(runnable):
@@ -150,24 +162,68 @@ def check_host_block(binary, guide, body, line):
     return [f"{guide}:{line}: {problem}" for problem in problems]
 
 
+def markdown_files():
+    for folder, subfolders, files in os.walk(ROOT):
+        subfolders[:] = [d for d in subfolders if not d.startswith(".") and d not in ("node_modules", "test-artifacts")]
+        for name in files:
+            if name.endswith(".md"):
+                yield os.path.relpath(os.path.join(folder, name), ROOT)
+
+
+def anchors(path):
+    """The fragments GitHub gives the headings of a Markdown file."""
+    text = FENCE.sub("", open(os.path.join(ROOT, path), encoding="utf-8").read())
+    seen, result = {}, set()
+    for heading in re.findall(r"^#{1,6} +(.+?) *#*$", text, re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+        result.add(slug if slug not in seen else f"{slug}-{seen[slug]}")
+        seen[slug] = seen.get(slug, 0) + 1
+    return result
+
+
+def check_links():
+    """Every relative link (and image) of every Markdown file names a file that exists, and a heading of it."""
+    problems = []
+    for path in markdown_files():
+        text = FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), open(os.path.join(ROOT, path), encoding="utf-8").read())
+        text = re.sub(r"`[^`\n]*`", "", text)
+        for number, line in enumerate(text.splitlines(), 1):
+            for target in re.findall(r"\]\(([^)\s]+)\)", line):
+                if re.match(r"^[a-z][a-z0-9+.-]*:", target):
+                    continue
+                file_part, _, fragment = target.partition("#")
+                linked = os.path.normpath(os.path.join(os.path.dirname(path), file_part)) if file_part else path
+                if not os.path.exists(os.path.join(ROOT, linked)):
+                    problems.append(f"{path}:{number}: {target} names no file")
+                elif fragment and linked.endswith(".md") and fragment not in anchors(linked):
+                    problems.append(f"{path}:{number}: {target} names no heading of {linked}")
+    return problems
+
+
 def main():
     binary = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build/debug/linkrunway"))
-    problems, ran, checked = [], 0, 0
-    for guide in sys.argv[2:] or GUIDES:
-        runnable = []
-        for language, body, line in blocks(guide):
-            if language == "sh":
-                runnable.append((body, line))
-            elif language == "bash":
-                problems += check_host_block(binary, guide, body, line)
-                checked += 1
-        if runnable:
-            run_guide(binary, guide, runnable)
-            ran += len(runnable)
+    problems, ran, checked = check_links(), 0, 0
+    fake, apple_ads_url = start_fake_adservices(binary)
+    try:
+        for guide in sys.argv[2:] or GUIDES:
+            runnable = []
+            for language, body, line in blocks(guide):
+                if language == "sh":
+                    runnable.append((body, line))
+                elif language == "bash":
+                    problems += check_host_block(binary, guide, body, line)
+                    checked += 1
+            if runnable:
+                run_guide(binary, guide, runnable, apple_ads_url)
+                ran += len(runnable)
+    finally:
+        fake.send_signal(signal.SIGTERM)
+        fake.wait(timeout=30)
     if problems:
         sys.exit("docs-check:\n" + "\n".join(problems))
     print(f"docs-check: {ran} blocks ran against a real server; {checked} blocks for the operator's machine checked "
-          f"(bash syntax, linkrunway commands and flags, repository files)")
+          f"(bash syntax, linkrunway commands and flags, repository files); every relative link of the Markdown "
+          f"files resolves")
 
 
 if __name__ == "__main__":
