@@ -55,7 +55,7 @@ mutate: deps
 fuzz:
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-120} bash scripts/fuzz.sh
 
-# Rewrites the generated reference pages (docs/configuration.md, docs/cli.md, docs/api.md) from the code.
+# Rewrites the generated reference pages (docs/configuration.md, docs/cli.md, docs/api-reference.md) from the code.
 docs: deps
 	$(SWIFT) build --build-tests
 	LINKRUNWAY_WRITE_DOCS=1 $(SWIFT) test --skip-build --filter DocumentationTests

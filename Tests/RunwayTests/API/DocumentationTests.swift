@@ -6,7 +6,7 @@ import RunwayKit
 import RunwayServer
 import Testing
 
-/// The README and the generated reference pages must stay true to the code they describe.
+/// The API guide and the generated reference pages must stay true to the code they describe.
 @Suite("Documentation")
 struct DocumentationTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -41,28 +41,28 @@ struct DocumentationTests {
         }
     }
 
-    @Test("docs/api.md is generated from the OpenAPI document and names every route")
+    @Test("docs/api-reference.md is generated from the OpenAPI document and names every route")
     func apiReference() async throws {
         let server = try await TestServer.start()
         let document = try #require(await server.admin.get("/openapi.json").json)
         let page = ReferenceDocs.api(document: document)
-        try Self.expectGenerated("docs/api.md", page)
+        try Self.expectGenerated("docs/api-reference.md", page)
         for route in server.application.router.routes {
             let shown = route.pattern.replacingOccurrences(of: "...}", with: "}")
-            #expect(page.contains("### `\(route.method.rawValue) \(shown)`"), "docs/api.md lacks \(route.label)")
+            #expect(page.contains("### `\(route.method.rawValue) \(shown)`"), "docs/api-reference.md lacks \(route.label)")
         }
         await server.stop()
     }
 
-    @Test("the README lists every route of the router")
+    @Test("docs/api.md, the API guide, lists every route of the router")
     func routeTable() async throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let guide = try String(contentsOf: Self.root.appendingPathComponent("docs/api.md"), encoding: .utf8)
         let server = try await TestServer.start()
         for route in server.application.router.routes {
-            // The README writes every `{…Id}` as `{id}` and `{rest...}` as `{rest}`.
+            // The guide writes every `{…Id}` as `{id}` and `{rest...}` as `{rest}`.
             let shown = route.pattern.replacingOccurrences(of: "\\{[a-z]+Id\\}", with: "{id}", options: .regularExpression)
                 .replacingOccurrences(of: "...}", with: "}")
-            #expect(readme.contains("`\(route.method.rawValue) \(shown)`"), "README does not list \(route.label)")
+            #expect(guide.contains("`\(route.method.rawValue) \(shown)`"), "docs/api.md does not list \(route.label)")
         }
         await server.stop()
     }
