@@ -145,7 +145,7 @@ struct CLILinkTests {
         func run(_ arguments: [String], _ extra: [String: String] = [:]) async -> CLITests.Run {
             await CLITests.run(arguments, environment: environment.merging(extra) { $1 })
         }
-        // The README's own first commands, as written: one workspace, so no --workspace.
+        // The links guide's own first commands, as written: one workspace, so no --workspace.
         let added = await run(["domain", "add", "go.example.com"])
         #expect(added.status == 0, "\(added.errors)")
         let link = await run(["link", "create", "--domain", "go.example.com", "--path", "summer", "--web", "https://example.com/s"])
