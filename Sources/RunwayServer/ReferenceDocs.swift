@@ -3,7 +3,7 @@ import RunwayConsole
 import RunwayJSON
 import RunwayKit
 
-/// The reference pages generated from the code (`docs/configuration.md`, `docs/api.md`); a test keeps the files equal
+/// The reference pages generated from the code (`docs/configuration.md`, `docs/api-reference.md`); a test keeps the files equal
 /// to what these return, and `make docs` rewrites them.
 public enum ReferenceDocs {
     /// Every setting of `linkrunway serve`, then the command line's own.

@@ -61,7 +61,7 @@ public struct ServerConfiguration: Sendable {
         self.sqliteSynchronousFull = sqliteSynchronousFull
     }
 
-    /// One setting: its environment variable, its flag, its default and what it means. The README's table lists these.
+    /// One setting: its environment variable, its flag, its default and what it means. docs/configuration.md lists these.
     public struct Setting: Sendable {
         public let environment: String
         public let flag: String

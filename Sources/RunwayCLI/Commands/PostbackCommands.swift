@@ -117,7 +117,7 @@ enum PostbackCommands {
     }
 
     static let rulesSet = Command(["rules", "set"], summary: "Set an app's conversion schema from a JSON file (a new version).", options: [
-        .value("--app", "id", "The app."), .value("--file", "file", "{\"rules\": [...], \"laterWindows\": [...]} (see the README)."), jsonFlag,
+        .value("--app", "id", "The app."), .value("--file", "file", "{\"rules\": [...], \"laterWindows\": [...]} (see docs/postbacks.md)."), jsonFlag,
     ] + APIClient.options) { a, c in
         let file = try a.required("--file")
         guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }

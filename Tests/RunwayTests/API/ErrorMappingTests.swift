@@ -5,7 +5,7 @@ import RunwayHTTP
 @testable import RunwayKit
 import Testing
 
-/// `ErrorMapping` gives every code of the API one status, and the README's list of codes says the same.
+/// `ErrorMapping` gives every code of the API one status, and the API guide's table of codes says the same.
 @Suite("Error mapping")
 struct ErrorMappingTests {
     /// The codes `ErrorCode` declares, read from its source so that a code added there cannot be missed here.
@@ -27,22 +27,26 @@ struct ErrorMappingTests {
         for entry in ErrorMapping.table { #expect((400...599).contains(entry.status), "\(entry.code)") }
     }
 
-    @Test("the README's list of error codes gives each the status of the mapping")
-    func readmeAgrees() throws {
-        let readme = try String(contentsOf: DocumentationTests.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let start = try #require(readme.range(of: "Errors always look like"))
-        let end = try #require(readme.range(of: "\n\n", range: start.upperBound..<readme.endIndex))
-        let paragraph = String(readme[start.lowerBound..<end.lowerBound])
-        // A list of codes ends with its status: "`missing_key`, `invalid_key`, `revoked_key` (401)".
-        let pattern = try NSRegularExpression(pattern: #"`([a-z_]+)`(?=[^()]*\((\d{3}))"#)
-        let listed = pattern.matches(in: paragraph, range: NSRange(paragraph.startIndex..., in: paragraph)).compactMap { match -> (String, Int)? in
-            guard let code = Range(match.range(at: 1), in: paragraph), let status = Range(match.range(at: 2), in: paragraph) else { return nil }
-            return (String(paragraph[code]), Int(paragraph[status])!)
+    @Test("the API guide's table of error codes gives each the status of the mapping")
+    func guideAgrees() throws {
+        let guide = try String(contentsOf: DocumentationTests.root.appendingPathComponent("docs/api.md"), encoding: .utf8)
+        let start = try #require(guide.range(of: "| status | codes |"))
+        let end = try #require(guide.range(of: "\n\n", range: start.upperBound..<guide.endIndex))
+        // A row gives a status, then its codes: "| 401 | `missing_key`, `invalid_key`, `revoked_key` |".
+        var listed: [(String, Int)] = []
+        for row in guide[start.upperBound..<end.lowerBound].split(separator: "\n") {
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 2, let status = Int(cells[0]) else { continue }
+            // Codes are the lower-case words in backquotes (`Allow`, a header, is not one).
+            let quoted = cells[1].split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }
+            for code in quoted.map(\.element) where code.allSatisfy({ $0.isLowercase || $0 == "_" }) {
+                listed.append((String(code), status))
+            }
         }
         #expect(listed.count > 20)
         let statuses = Dictionary(uniqueKeysWithValues: ErrorMapping.table.map { ($0.code, $0.status) })
         for (code, status) in listed {
-            #expect(statuses[code] == status, "the README gives \(code) \(status), the mapping \(statuses[code].map(String.init) ?? "nothing")")
+            #expect(statuses[code] == status, "docs/api.md gives \(code) \(status), the mapping \(statuses[code].map(String.init) ?? "nothing")")
         }
     }
 
