@@ -16,6 +16,17 @@ public struct Affiliate: Codable, Sendable, Equatable {
     }
 }
 
+extension Affiliate: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "id": .id("Id."), "workspaceId": .id("Id."), "name": FieldNote("Name."), "externalId": FieldNote("Your reference."),
+        "createdAt": .timestamp,
+    ]
+}
+
+extension FieldNote {
+    static let currency = FieldNote("ISO 4217.", pattern: WirePattern.currency)
+}
+
 /// `POST /v1/affiliates`.
 public struct CreateAffiliateRequest: Codable, Sendable {
     public var workspaceId: String?
@@ -27,6 +38,14 @@ public struct CreateAffiliateRequest: Codable, Sendable {
         self.name = name
         self.externalId = externalId
     }
+}
+
+extension CreateAffiliateRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "workspaceId": .adminWorkspace, "name": FieldNote("1 to 100 characters.", minLength: 1, maxLength: 100),
+        "externalId": FieldNote("Your reference, 1 to 128 characters.", minLength: 1, maxLength: 128),
+    ]
 }
 
 /// What an affiliate earns per payment.
@@ -50,6 +69,15 @@ public struct CommissionRule: Codable, Sendable, Equatable {
         self.duration = duration
         self.months = months
     }
+}
+
+extension CommissionRule: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "kind": .oneOf(["percent", "fixed"], "Percentage of the customer price, or a fixed amount."),
+        "basisPoints": .between(1, 10000, "For percent: 3000 is 30%."), "amount": .between(1, nil, "For fixed: minor units."),
+        "currency": .currency, "duration": .oneOf(["first", "months", "lifetime"], "Which payments earn."), "months": .between(1, 120),
+    ]
 }
 
 /// An affiliate program of one app: its commission rule, holding period and offer.
@@ -81,6 +109,13 @@ public struct AffiliateProgram: Codable, Sendable, Equatable {
     }
 }
 
+extension AffiliateProgram: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "id": .id("Id."), "workspaceId": .id("Id."), "appId": .id("Id."), "name": FieldNote("Name."),
+        "offerCode": FieldNote("Offer code."), "createdAt": .timestamp,
+    ]
+}
+
 /// `POST /v1/affiliate-programs`.
 public struct CreateProgramRequest: Codable, Sendable {
     public var appId: String
@@ -100,6 +135,15 @@ public struct CreateProgramRequest: Codable, Sendable {
     }
 }
 
+extension CreateProgramRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "appId": FieldNote("The app.", minLength: 1), "name": FieldNote("1 to 100 characters.", minLength: 1, maxLength: 100),
+        "holdDays": .between(0, 365, "Default 30."), "offerCode": FieldNote("Letters and digits.", pattern: "^[A-Za-z0-9]{1,64}$"),
+        "deferredMinutes": .between(1, 10080, "Default 60."),
+    ]
+}
+
 /// A code an affiliate's audience types into the app.
 public struct AffiliateCode: Codable, Sendable, Equatable {
     public var code: String
@@ -115,6 +159,12 @@ public struct AffiliateCode: Codable, Sendable, Equatable {
     }
 }
 
+extension AffiliateCode: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "code": FieldNote("Upper case."), "affiliateId": .id("Id."), "programId": .id("Id."), "createdAt": .timestamp,
+    ]
+}
+
 /// `POST /v1/affiliates/{id}/codes`: a code for one program; one is made up when `code` is absent.
 public struct CreateAffiliateCodeRequest: Codable, Sendable {
     public var programId: String
@@ -126,6 +176,18 @@ public struct CreateAffiliateCodeRequest: Codable, Sendable {
     }
 }
 
+extension CreateAffiliateCodeRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "programId": .program,
+        "code": FieldNote("3 to 32 letters, digits, - or _ (case-insensitive).", pattern: "^[A-Za-z0-9_-]{3,32}$"),
+    ]
+}
+
+extension FieldNote {
+    static let program = FieldNote("The program.", minLength: 1)
+}
+
 /// `POST /v1/affiliates/{id}/links`: a link of the program's app that carries the affiliate.
 public struct CreateAffiliateLinkRequest: Codable, Sendable {
     public var programId: String
@@ -135,6 +197,13 @@ public struct CreateAffiliateLinkRequest: Codable, Sendable {
         self.programId = programId
         self.path = path
     }
+}
+
+extension CreateAffiliateLinkRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "programId": .program, "path": FieldNote("A custom path.", minLength: 1, maxLength: 200),
+    ]
 }
 
 /// Where an app's App Store Server Notifications arrive: one per app and environment.
@@ -159,6 +228,17 @@ public struct AppStoreSurface: Codable, Sendable, Equatable {
     }
 }
 
+extension AppStoreSurface: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "id": .id("Id."), "appId": .id("Id."), "environment": .surfaceEnvironment,
+        "notificationPath": FieldNote("For App Store Connect."), "forwardingPath": FieldNote("For your forwarder."), "createdAt": .timestamp,
+    ]
+}
+
+extension FieldNote {
+    static let surfaceEnvironment = FieldNote.oneOf(["production", "sandbox"], "Which notifications it takes.")
+}
+
 /// `GET /v1/apps/{appId}/app-store-surfaces`.
 public struct AppStoreSurfaceList: Codable, Sendable, Equatable {
     public var items: [AppStoreSurface]
@@ -166,11 +246,20 @@ public struct AppStoreSurfaceList: Codable, Sendable, Equatable {
     public init(items: [AppStoreSurface]) { self.items = items }
 }
 
+extension AppStoreSurfaceList: DescribedWireType {
+    public static let notes: [String: FieldNote] = ["items": .list(of: nil, "Surfaces.")]
+}
+
 /// `POST /v1/apps/{appId}/app-store-surfaces`.
 public struct CreateSurfaceRequest: Codable, Sendable {
     public var environment: String
 
     public init(environment: String) { self.environment = environment }
+}
+
+extension CreateSurfaceRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = ["environment": .surfaceEnvironment]
 }
 
 /// A new surface and the secret that signs forwards to it, shown once.
@@ -182,6 +271,12 @@ public struct CreatedSurface: Codable, Sendable, Equatable {
         self.surface = surface
         self.forwardingSecret = forwardingSecret
     }
+}
+
+extension CreatedSurface: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "forwardingSecret": FieldNote("Signs forwards; shown only here.", pattern: "^lrfs_[0-9a-f]{64}$"),
+    ]
 }
 
 /// `POST /v1/app-store/bind`: a clipboard handoff (`signedClickId`) or a typed code (`refCode`).
@@ -200,6 +295,19 @@ public struct BindRequest: Codable, Sendable {
     }
 }
 
+extension BindRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "signedClickId": FieldNote("From an affiliate link.", maxLength: 1024), "refCode": FieldNote("An affiliate's code.", maxLength: 64),
+        "installId": .bindInstall, "attestation": .bindAttestation,
+    ]
+}
+
+extension FieldNote {
+    static let bindInstall = FieldNote("The SDK's install id.", pattern: WirePattern.installId)
+    static let bindAttestation = FieldNote("An App Attest token.", maxLength: 1024)
+}
+
 /// `POST /v1/app-store/bind/deferred`: match by network address to a recent affiliate click.
 public struct DeferredBindRequest: Codable, Sendable {
     public var surfaceId: String
@@ -214,6 +322,13 @@ public struct DeferredBindRequest: Codable, Sendable {
     }
 }
 
+extension DeferredBindRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "surfaceId": FieldNote("The app's App Store surface.", minLength: 1), "installId": .bindInstall, "attestation": .bindAttestation,
+    ]
+}
+
 /// The token the app sets on its StoreKit 2 purchase, minted here, and the program's offer code.
 public struct BindResponse: Codable, Sendable, Equatable {
     public var appAccountToken: String
@@ -225,11 +340,22 @@ public struct BindResponse: Codable, Sendable, Equatable {
     }
 }
 
+extension BindResponse: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "appAccountToken": FieldNote("A UUID to set on the StoreKit 2 purchase.", format: "uuid"), "offerCode": FieldNote("The program's offer."),
+    ]
+}
+
 /// The body Apple (or your forwarder) sends.
 public struct AppStoreNotificationRequest: Codable, Sendable {
     public var signedPayload: String
 
     public init(signedPayload: String) { self.signedPayload = signedPayload }
+}
+
+extension AppStoreNotificationRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = ["signedPayload": FieldNote("Apple's JWS, verbatim.", minLength: 1)]
 }
 
 /// What a notification did: `ok`, `trial`, `duplicate`, `unattributed`, `ignored` or `ignored_non_production`.
@@ -248,6 +374,13 @@ public struct AppStoreNotificationResult: Codable, Sendable, Equatable {
         self.amount = amount
         self.currency = currency
     }
+}
+
+extension AppStoreNotificationResult: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "status": .oneOf(["ok", "trial", "duplicate", "unattributed", "ignored", "ignored_non_production"], "What happened."),
+        "notificationUUID": FieldNote("Apple's UUID."), "notificationType": FieldNote("Apple's type."), "currency": .currency,
+    ]
 }
 
 /// One currency of an affiliate's balance, in minor units.
@@ -270,6 +403,10 @@ public struct CurrencyBalance: Codable, Sendable, Equatable {
     }
 }
 
+extension CurrencyBalance: DescribedWireType {
+    public static let notes: [String: FieldNote] = ["currency": .currency]
+}
+
 /// `GET /v1/affiliates/{id}/balance`.
 public struct AffiliateBalance: Codable, Sendable, Equatable {
     public var affiliateId: String
@@ -279,6 +416,10 @@ public struct AffiliateBalance: Codable, Sendable, Equatable {
         self.affiliateId = affiliateId
         self.balances = balances
     }
+}
+
+extension AffiliateBalance: DescribedWireType {
+    public static let notes: [String: FieldNote] = ["affiliateId": .id("Id."), "balances": .list(of: nil, "Per currency.")]
 }
 
 /// One line of a posting: debit positive, credit negative.
@@ -291,6 +432,13 @@ public struct LedgerEntry: Codable, Sendable, Equatable {
         self.account = account
         self.amount = amount
     }
+}
+
+extension LedgerEntry: DescribedWireType {
+    /// The ledger's accounts.
+    public static let accounts = ["commission_expense", "affiliate_pending", "affiliate_payable", "payouts"]
+
+    public static let notes: [String: FieldNote] = ["account": .oneOf(accounts, "Account.")]
 }
 
 /// A balanced, immutable posting.
@@ -325,6 +473,15 @@ public struct LedgerPosting: Codable, Sendable, Equatable {
     }
 }
 
+extension LedgerPosting: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "id": .id("Id."), "kind": .oneOf(["accrual", "release", "clawback", "reaccrual", "payout", "duplicate_reversal"], "Kind."),
+        "affiliateId": .id("Id."), "programId": .id("Id."), "currency": .currency, "notificationUUID": FieldNote("Apple's UUID."),
+        "transactionId": FieldNote("Apple's transaction."), "reference": FieldNote("Payout reference."), "createdAt": .timestamp,
+        "entries": .list(of: nil, "Balanced entries.", minItems: 2),
+    ]
+}
+
 /// `POST /v1/affiliates/{id}/payouts`: pay out of the payable balance (all of it when `amount` is absent).
 public struct CreatePayoutRequest: Codable, Sendable {
     public var currency: String
@@ -337,6 +494,14 @@ public struct CreatePayoutRequest: Codable, Sendable {
         self.amount = amount
         self.reference = reference
     }
+}
+
+extension CreatePayoutRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "currency": .currency, "amount": .between(1, nil),
+        "reference": FieldNote("Your payment reference.", minLength: 1, maxLength: 128),
+    ]
 }
 
 /// A line of `GET /v1/reports/payouts`.
@@ -362,9 +527,19 @@ public struct PayoutRow: Codable, Sendable, Equatable {
     }
 }
 
+extension PayoutRow: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "affiliateId": .id("Id."), "name": FieldNote("Name."), "externalId": FieldNote("Your reference."), "currency": .currency,
+    ]
+}
+
 /// `GET /v1/reports/payouts`: what each affiliate is owed, live money only.
 public struct PayoutReport: Codable, Sendable, Equatable {
     public var rows: [PayoutRow]
 
     public init(rows: [PayoutRow]) { self.rows = rows }
+}
+
+extension PayoutReport: DescribedWireType {
+    public static let notes: [String: FieldNote] = ["rows": .list(of: nil, "Per affiliate and currency.")]
 }

@@ -38,6 +38,39 @@ public struct MatchInstallRequest: Codable, Sendable {
     }
 }
 
+extension MatchInstallRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "installId": .installId,
+        "platform": .oneOf(["ios", "tvos"], "The device's platform."),
+        "osVersion": .osVersion,
+        "language": FieldNote("A language tag.", pattern: "^[A-Za-z0-9_-]{1,35}$"),
+        "consent": FieldNote("Must be true."),
+        "clickToken": FieldNote("A click token the app holds.", maxLength: 64),
+        "attestation": .attestationToken,
+        "installSecret": FieldNote("A random secret the device keeps; forgetting the install then needs it in LinkRunway-Install-Secret.",
+                                   pattern: "^[!-~]{16,128}$", minLength: 16, maxLength: 128),
+        "returning": FieldNote("This device reported its installation before, under an id it has since deleted: register unmatched and leave out of install counts."),
+        "appTransactionId": FieldNote("StoreKit 2's AppTransaction.appTransactionID, kept with the install (ignored when returning).",
+                                      pattern: "^[A-Za-z0-9-]{1,64}$", minLength: 1, maxLength: 64),
+    ]
+}
+
+extension FieldNote {
+    /// The SDK's install id in a request.
+    static let installId = FieldNote("The SDK's install id (a UUID).", pattern: WirePattern.installId)
+    static let osVersion = FieldNote("major.minor", pattern: "^[0-9.]{1,16}$")
+    static let attestationToken = FieldNote("An App Attest token from /v1/attest/apple/register or /assert.", maxLength: 1024)
+    /// A time a caller gives.
+    static let isoTime = FieldNote("ISO 8601 time.", minLength: 1, maxLength: 40)
+    /// How an install was matched.
+    static let matchMethod = FieldNote.oneOf(["referrer", "probabilistic", "view_through", "unmatched"], "How the install was matched.")
+    /// The tags an attribution carries.
+    static let attributionTags: [String: FieldNote] = [
+        "linkId": FieldNote("Link."), "campaign": FieldNote("Campaign."), "channel": FieldNote("Channel."), "feature": FieldNote("Feature."),
+    ]
+}
+
 /// The stored answer for an installation; the same install id always gets the same one.
 public struct InstallMatch: Codable, Sendable, Equatable {
     public var installId: String
@@ -82,6 +115,15 @@ public struct InstallMatch: Codable, Sendable, Equatable {
     }
 }
 
+extension InstallMatch: DescribedWireType {
+    public static let notes: [String: FieldNote] = FieldNote.attributionTags.merging([
+        "installId": FieldNote("Install id."), "appId": .id("App."), "method": .matchMethod, "confidence": .between(0, 1),
+        "source": FieldNote("link, ad:<network>, organic or returning (registered again after consent was given again)."),
+        "clickId": FieldNote("The matched click's token."), "path": FieldNote("The link's in-app path."), "url": FieldNote("The link."),
+        "matchedAt": .timestamp,
+    ]) { $1 }
+}
+
 /// One thing the matcher looked at.
 public struct MatchCandidate: Codable, Sendable, Equatable {
     /// `referrer`, `probabilistic` or `view_through`.
@@ -111,6 +153,14 @@ public struct MatchCandidate: Codable, Sendable, Equatable {
     }
 }
 
+extension MatchCandidate: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "method": .oneOf(["referrer", "probabilistic", "view_through"], "Method."),
+        "clickToken": FieldNote("Click."), "impressionId": FieldNote("Impression."), "linkId": FieldNote("Link."),
+        "network": FieldNote("Ad network."), "campaign": FieldNote("Campaign."), "reason": FieldNote("Why it was taken or passed over."),
+    ]
+}
+
 /// `GET /v1/installs/{installId}/attribution`: why an installation was attributed (or not).
 public struct AttributionExplanation: Codable, Sendable, Equatable {
     public var match: InstallMatch
@@ -134,6 +184,13 @@ public struct AttributionExplanation: Codable, Sendable, Equatable {
     }
 }
 
+extension AttributionExplanation: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "rules": .list(of: FieldNote("A rule.", minLength: 1), "The rules in the order applied."),
+        "candidates": .list(of: nil, "Everything considered."),
+    ]
+}
+
 /// `POST /v1/impressions`: an ad network or the app's backend reports that an ad was shown to a device.
 public struct ImpressionRequest: Codable, Sendable {
     public var appId: String
@@ -153,6 +210,15 @@ public struct ImpressionRequest: Codable, Sendable {
     }
 }
 
+extension ImpressionRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "appId": FieldNote("App.", minLength: 1), "ip": FieldNote("The device's numeric address.", minLength: 2, maxLength: 45),
+        "timestamp": .isoTime, "network": FieldNote("Ad network.", minLength: 1, maxLength: 100),
+        "campaign": FieldNote("Campaign.", minLength: 1, maxLength: 100),
+    ]
+}
+
 public struct Impression: Codable, Sendable, Equatable {
     public var id: String
     public var appId: String
@@ -167,6 +233,13 @@ public struct Impression: Codable, Sendable, Equatable {
         self.campaign = campaign
         self.createdAt = createdAt
     }
+}
+
+extension Impression: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "id": .id("Impression id."), "appId": FieldNote("App."), "network": FieldNote("Network."), "campaign": FieldNote("Campaign."),
+        "createdAt": .timestamp,
+    ]
 }
 
 /// One event of an installation.
@@ -210,6 +283,42 @@ public struct EventRequest: Codable, Sendable {
     }
 }
 
+extension EventRequest: DescribedWireType {
+    /// The event types, in order.
+    public static let types = ["CUSTOM", "INSTALL", "LOGIN", "OPEN", "PURCHASE", "REFUND", "SIGNUP", "SUBSCRIPTION"]
+
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "eventId": FieldNote("Yours; a retry with the same id is stored once.", pattern: "^[0-9A-Za-z._:-]{1,64}$"),
+        "type": .oneOf(types, "Event type; revenue types need a server key."),
+        "name": FieldNote("Required for CUSTOM.", minLength: 1, maxLength: 100),
+        "userId": FieldNote("Your user id.", minLength: 1, maxLength: 128),
+        "installId": .installId, "timestamp": .isoTime,
+        "amount": .between(0, nil, "Minor units, for revenue types."),
+        "currency": FieldNote("ISO 4217, with an amount.", pattern: WirePattern.currency),
+        "properties": .eventProperties,
+        "appId": FieldNote("Required with a server key."),
+        "attestation": .attestationToken,
+        "clickToken": FieldNote("The click token of the link that last opened the app.", maxLength: 64),
+    ]
+}
+
+extension FieldNote {
+    static let eventProperties = FieldNote("Free JSON, at most 4 KiB.")
+}
+
+/// `POST /v1/events/batch`: up to 500 events, each stored or rejected on its own.
+public struct EventBatchRequest: Codable, Sendable {
+    public var events: [EventRequest]
+
+    public init(events: [EventRequest]) { self.events = events }
+}
+
+extension EventBatchRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = ["events": FieldNote(minItems: 1, maxItems: 500)]
+}
+
 /// The attribution an event was written with.
 public struct EventAttribution: Codable, Sendable, Equatable {
     public var method: String
@@ -237,6 +346,15 @@ public struct EventAttribution: Codable, Sendable, Equatable {
     }
 }
 
+extension EventAttribution: DescribedWireType {
+    public static let summary: String? = "The attribution an event was written with."
+    public static let notes: [String: FieldNote] = FieldNote.attributionTags.merging([
+        "method": .matchMethod, "source": FieldNote("link, apple_ads, ad:<network>, organic or returning."),
+        "appleAdsCampaignId": FieldNote("Apple Ads campaign."), "appleAdsAdGroupId": FieldNote("Apple Ads ad group."),
+        "appleAdsKeywordId": FieldNote("Apple Ads keyword."),
+    ]) { $1 }
+}
+
 public struct EventResult: Codable, Sendable, Equatable {
     public var eventId: String?
     /// `stored`, `duplicate` or `rejected`.
@@ -250,6 +368,12 @@ public struct EventResult: Codable, Sendable, Equatable {
         self.attribution = attribution
         self.error = error
     }
+}
+
+extension EventResult: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "eventId": FieldNote("The event's id."), "status": .oneOf(["stored", "duplicate", "rejected"], "What happened."),
+    ]
 }
 
 public struct EventBatchResponse: Codable, Sendable, Equatable {
@@ -266,6 +390,10 @@ public struct EventBatchResponse: Codable, Sendable, Equatable {
     }
 }
 
+extension EventBatchResponse: DescribedWireType {
+    public static let notes: [String: FieldNote] = ["results": .list(of: nil, "One per event, in order.")]
+}
+
 /// What deleting an installation removed.
 public struct DeletionReceipt: Codable, Sendable, Equatable {
     public var installId: String
@@ -280,6 +408,12 @@ public struct DeletionReceipt: Codable, Sendable, Equatable {
         self.deletedAt = deletedAt
         self.deleted = deleted
     }
+}
+
+extension DeletionReceipt: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "installId": FieldNote("Install."), "appId": FieldNote("App."), "deletedAt": .timestamp,
+    ]
 }
 
 /// One row of a funnel report.
@@ -302,6 +436,10 @@ public struct FunnelRow: Codable, Sendable, Equatable {
     }
 }
 
+extension FunnelRow: DescribedWireType {
+    public static let notes: [String: FieldNote] = ["key": FieldNote("The group.")]
+}
+
 public struct FunnelReport: Codable, Sendable, Equatable {
     public var from: String
     public var to: String
@@ -314,6 +452,15 @@ public struct FunnelReport: Codable, Sendable, Equatable {
         self.groupBy = groupBy
         self.rows = rows
     }
+}
+
+extension FunnelReport: DescribedWireType {
+    /// What a funnel report can be grouped by.
+    public static let groupings = ["day", "link", "campaign", "channel", "source", "appleAdsCampaign", "appleAdsAdGroup", "appleAdsKeyword"]
+
+    public static let notes: [String: FieldNote] = [
+        "from": .timestamp, "to": .timestamp, "groupBy": .oneOf(groupings, "Grouping."), "rows": .list(of: nil, "Rows, by key."),
+    ]
 }
 
 /// An HTTPS endpoint that hears about installs, events or clicks of a workspace.
@@ -336,6 +483,17 @@ public struct WebhookEndpoint: Codable, Sendable, Equatable {
     }
 }
 
+extension WebhookEndpoint: DescribedWireType {
+    /// What a webhook can hear about.
+    public static let topics = ["install", "event", "click"]
+
+    public static let pageComponentName = "WebhookPage"
+    public static let notes: [String: FieldNote] = [
+        "id": .id("Webhook id."), "workspaceId": FieldNote("Workspace."), "url": FieldNote("Endpoint."),
+        "topics": .list(of: .oneOf(topics, "Topic."), "Topics."), "createdAt": .timestamp,
+    ]
+}
+
 public struct CreateWebhookRequest: Codable, Sendable {
     public var workspaceId: String?
     public var url: String
@@ -348,6 +506,20 @@ public struct CreateWebhookRequest: Codable, Sendable {
     }
 }
 
+extension CreateWebhookRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "workspaceId": .adminWorkspace,
+        "url": FieldNote(FieldNote.outboundURL, minLength: 1, maxLength: 2048),
+        "topics": .list(of: .oneOf(WebhookEndpoint.topics, "Topic."), "What to hear about.", minItems: 1),
+    ]
+}
+
+extension FieldNote {
+    /// What an address the server sends to may be.
+    static let outboundURL = "A public https:// URL (private addresses and http:// only with LINKRUNWAY_OUTBOUND_PRIVATE_TARGETS=on)."
+}
+
 /// A new webhook with the secret that signs its deliveries, shown only here.
 public struct CreatedWebhook: Codable, Sendable {
     public var webhook: WebhookEndpoint
@@ -357,6 +529,12 @@ public struct CreatedWebhook: Codable, Sendable {
         self.webhook = webhook
         self.secret = secret
     }
+}
+
+extension CreatedWebhook: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "secret": FieldNote("Signs deliveries (LinkRunway-Signature: t=…,v1=HMAC-SHA256 of \"t.body\"). Shown only here.", pattern: "^whsec_"),
+    ]
 }
 
 public struct WebhookDelivery: Codable, Sendable, Equatable {
@@ -387,6 +565,26 @@ public struct WebhookDelivery: Codable, Sendable, Equatable {
     }
 }
 
+extension WebhookDelivery: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "id": FieldNote("Delivery id."), "webhookId": FieldNote("Webhook."), "topic": FieldNote("Topic."),
+        "status": .oneOf(["pending", "delivered", "failed"], "State."),
+        "lastError": FieldNote("Last failure: dns_failed, connect_failed, blocked_address, blocked_scheme, tls_failed, timeout, http_<status> or send_failed."),
+        "nextAttemptAt": .timestamp, "createdAt": .timestamp, "deliveredAt": .timestamp,
+    ]
+}
+
+/// `GET /v1/webhooks/{id}/deliveries`: the deliveries of one endpoint.
+public struct WebhookDeliveryList: Codable, Sendable, Equatable {
+    public var items: [WebhookDelivery]
+
+    public init(items: [WebhookDelivery]) { self.items = items }
+}
+
+extension WebhookDeliveryList: DescribedWireType {
+    public static let notes: [String: FieldNote] = ["items": .list(of: nil, "Newest first.")]
+}
+
 /// `POST /v1/simulate/clicks`: follow a link as a device would, without a device.
 public struct SimulateClickRequest: Codable, Sendable {
     public var url: String
@@ -398,6 +596,18 @@ public struct SimulateClickRequest: Codable, Sendable {
         self.ip = ip
         self.userAgent = userAgent
     }
+}
+
+extension SimulateClickRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "url": FieldNote("The link.", minLength: 1, maxLength: 2048), "ip": .simulatedAddress,
+        "userAgent": FieldNote("Default: an iPhone.", maxLength: 1024),
+    ]
+}
+
+extension FieldNote {
+    static let simulatedAddress = FieldNote("The device's address (default: yours).", maxLength: 45)
 }
 
 public struct SimulatedClick: Codable, Sendable, Equatable {
@@ -413,6 +623,13 @@ public struct SimulatedClick: Codable, Sendable, Equatable {
         self.platform = platform
         self.location = location
     }
+}
+
+extension SimulatedClick: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "clickToken": FieldNote("Token."), "linkId": FieldNote("Link."), "platform": FieldNote("Platform."),
+        "location": FieldNote("Where the device would have gone."),
+    ]
 }
 
 /// `POST /v1/simulate/installs`: a first launch, as the SDK would send it, from a chosen address.
@@ -433,6 +650,15 @@ public struct SimulateInstallRequest: Codable, Sendable {
         self.osVersion = osVersion
         self.clickToken = clickToken
     }
+}
+
+extension SimulateInstallRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "appId": FieldNote("App.", minLength: 1), "installId": .installId, "ip": .simulatedAddress,
+        "platform": .oneOf(["ios", "tvos"], "Default ios."), "osVersion": .osVersion,
+        "clickToken": FieldNote("A click token.", maxLength: 64),
+    ]
 }
 
 /// An event as stored, for exports.
@@ -465,6 +691,13 @@ public struct StoredEvent: Codable, Sendable, Equatable {
     }
 }
 
+extension StoredEvent: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "eventId": FieldNote("Id."), "type": FieldNote("Type."), "name": FieldNote("Name."), "userId": FieldNote("User."),
+        "occurredAt": .timestamp, "receivedAt": .timestamp, "currency": FieldNote("Currency."), "properties": .eventProperties,
+    ]
+}
+
 /// A click or app open tied to an installation, for exports.
 public struct StoredVisit: Codable, Sendable, Equatable {
     public var token: String
@@ -485,6 +718,14 @@ public struct StoredVisit: Codable, Sendable, Equatable {
         self.referrerHost = referrerHost
         self.createdAt = createdAt
     }
+}
+
+extension StoredVisit: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "token": FieldNote("Token."), "kind": .oneOf(["click", "open"], "Kind."), "linkId": FieldNote("Link."),
+        "platform": FieldNote("Platform."), "osVersion": FieldNote("OS version."), "referrerHost": FieldNote("Referrer host."),
+        "createdAt": .timestamp,
+    ]
 }
 
 /// `GET /v1/installs/{installId}/export`: everything stored about an installation.
@@ -515,6 +756,16 @@ public struct InstallExport: Codable, Sendable, Equatable {
     }
 }
 
+extension InstallExport: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "events": .list(of: nil, "Events."), "visits": .list(of: nil, "Clicks and opens."),
+        "referralCodes": .list(of: nil, "Referral codes."),
+        "sharedLinkIds": .list(of: FieldNote("Link id."), "Links this installation shared."),
+        "affiliateBinds": .list(of: nil, "Affiliate binds made from this installation."),
+        "webhookDeliveries": .list(of: nil, "Webhook deliveries, sent or queued, that mention it."),
+    ]
+}
+
 /// An affiliate bind of an installation, as exported.
 public struct ExportedBind: Codable, Sendable, Equatable {
     /// The `appAccountToken` the app set on the purchase.
@@ -532,6 +783,13 @@ public struct ExportedBind: Codable, Sendable, Equatable {
         self.method = method
         self.createdAt = createdAt
     }
+}
+
+extension ExportedBind: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "appAccountToken": FieldNote("The purchase token."), "affiliateId": FieldNote("Affiliate."), "programId": FieldNote("Program."),
+        "method": FieldNote("How the bind was made."), "createdAt": .timestamp,
+    ]
 }
 
 /// A webhook delivery about an installation, as exported: the payload exactly as it is (or was) sent.
@@ -553,6 +811,13 @@ public struct ExportedWebhookDelivery: Codable, Sendable, Equatable {
     }
 }
 
+extension ExportedWebhookDelivery: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "id": FieldNote("Delivery."), "webhookId": FieldNote("Endpoint."), "topic": FieldNote("Topic."),
+        "status": FieldNote("pending, delivered or failed."), "payload": FieldNote("The JSON body as sent."), "createdAt": .timestamp,
+    ]
+}
+
 /// `POST /v1/claims/apple-ads`: the AdServices token of an installation.
 public struct AppleAdsClaimRequest: Codable, Sendable {
     public var installId: String
@@ -563,6 +828,13 @@ public struct AppleAdsClaimRequest: Codable, Sendable {
         self.installId = installId
         self.token = token
     }
+}
+
+extension AppleAdsClaimRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "installId": .installId, "token": FieldNote("The AdServices token.", pattern: "^[A-Za-z0-9+/=_-]{1,8192}$"),
+    ]
 }
 
 /// What Apple said about the tap or view that led to an install.
@@ -598,6 +870,16 @@ public struct AppleAdsAttribution: Codable, Sendable, Equatable {
     }
 }
 
+extension AppleAdsAttribution: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "orgId": FieldNote("Org."), "campaignId": FieldNote("Campaign."), "adGroupId": FieldNote("Ad group."),
+        "keywordId": FieldNote("Keyword (absent with search match)."), "adId": FieldNote("Ad."),
+        "conversionType": FieldNote("Download or Redownload."), "claimType": FieldNote("Click or Impression."),
+        "clickDate": .timestamp, "impressionDate": .timestamp, "countryOrRegion": FieldNote("Country or region."),
+        "supplyPlacement": FieldNote("Placement."),
+    ]
+}
+
 /// The state of an installation's Apple Ads claim.
 public struct AppleAdsClaim: Codable, Sendable, Equatable {
     public var installId: String
@@ -618,6 +900,14 @@ public struct AppleAdsClaim: Codable, Sendable, Equatable {
     }
 }
 
+extension AppleAdsClaim: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "installId": FieldNote("Install."),
+        "status": .oneOf(["pending", "attributed", "not_attributed", "invalid", "expired"], "State."),
+        "retryAfter": .between(1, nil),
+    ]
+}
+
 /// `POST /v1/attest/apple/challenge`: a one-time challenge, valid for five minutes.
 public struct AttestChallenge: Codable, Sendable, Equatable {
     public var challenge: String
@@ -627,6 +917,12 @@ public struct AttestChallenge: Codable, Sendable, Equatable {
         self.challenge = challenge
         self.expiresAt = expiresAt
     }
+}
+
+extension AttestChallenge: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "challenge": FieldNote("Use its SHA-256 as the client data hash, once, within five minutes."), "expiresAt": .timestamp,
+    ]
 }
 
 /// `POST /v1/attest/apple/register`: a new key's attestation (from `DCAppAttestService.attestKey`, with the SHA-256 of
@@ -649,6 +945,20 @@ public struct AttestRegisterRequest: Codable, Sendable {
     }
 }
 
+extension AttestRegisterRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "appId": .id("The publishable key's app."),
+        "keyId": FieldNote("The key id from DCAppAttestService.generateKey, base64.", pattern: WirePattern.base64, maxLength: 64),
+        "attestation": FieldNote("The attestation object from attestKey, base64.", pattern: WirePattern.base64, maxLength: 131_072),
+        "challenge": .attestChallenge, "installId": .installId,
+    ]
+}
+
+extension FieldNote {
+    static let attestChallenge = FieldNote("A challenge from /v1/attest/apple/challenge.", minLength: 1, maxLength: 64)
+}
+
 /// `POST /v1/attest/apple/assert`: an assertion with an attested key (from `generateAssertion`, same client data hash).
 public struct AttestAssertRequest: Codable, Sendable {
     public var appId: String
@@ -667,6 +977,16 @@ public struct AttestAssertRequest: Codable, Sendable {
     }
 }
 
+extension AttestAssertRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "appId": .id("The publishable key's app."),
+        "keyId": FieldNote("A registered key id, base64.", pattern: WirePattern.base64, maxLength: 64),
+        "assertion": FieldNote("The assertion from generateAssertion, base64.", pattern: WirePattern.base64, maxLength: 10_924),
+        "challenge": .attestChallenge, "installId": .installId,
+    ]
+}
+
 /// An attestation token: send it as `attestation` with events and matches until it expires.
 public struct AttestationGrant: Codable, Sendable, Equatable {
     public var token: String
@@ -679,4 +999,11 @@ public struct AttestationGrant: Codable, Sendable, Equatable {
         self.expiresAt = expiresAt
         self.environment = environment
     }
+}
+
+extension AttestationGrant: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "token": FieldNote("Send as attestation with matches and events."), "expiresAt": .timestamp,
+        "environment": .oneOf(["development", "production"], "The key's App Attest environment."),
+    ]
 }

@@ -18,6 +18,19 @@ public struct ErrorBody: Codable, Sendable, Equatable {
     public var error: Detail
 }
 
+extension ErrorBody: DescribedWireType {
+    public static let componentName: String? = "Error"
+}
+
+extension ErrorBody.Detail: DescribedWireType {
+    public static let componentName: String? = nil
+    public static let notes: [String: FieldNote] = [
+        "code": FieldNote("Stable machine-readable code, e.g. invalid_field."),
+        "message": FieldNote("What went wrong, for people."),
+        "field": FieldNote("The request field at fault, as a path."),
+    ]
+}
+
 /// The error codes the API answers. Codes never change meaning once released.
 public enum ErrorCode {
     public static let invalidJSON = "invalid_json"

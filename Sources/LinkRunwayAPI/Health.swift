@@ -9,6 +9,12 @@ public struct HealthStatus: Codable, Sendable {
     }
 }
 
+extension HealthStatus: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "status": .oneOf(["ok"], "Always ok while the process runs."), "version": FieldNote("The server's version."),
+    ]
+}
+
 /// `GET /readyz`: whether requests can be served (the store answers).
 public struct ReadinessStatus: Codable, Sendable {
     /// `ready` or `unavailable`.
@@ -23,6 +29,14 @@ public struct ReadinessStatus: Codable, Sendable {
         self.store = store
         self.schema = schema
     }
+}
+
+extension ReadinessStatus: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "status": .oneOf(["ready", "unavailable"], "Whether requests can be served."),
+        "store": FieldNote("ok, or why the database cannot be reached."),
+        "schema": FieldNote("The newest migration the database records."),
+    ]
 }
 
 /// The version this build reports.

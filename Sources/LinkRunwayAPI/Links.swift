@@ -22,6 +22,14 @@ public struct LinkDomain: Codable, Sendable, Equatable {
     }
 }
 
+extension LinkDomain: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "id": .id("Domain id (dom_…)."), "workspaceId": .id("Owning workspace."),
+        "hostname": FieldNote("The hostname.", pattern: WirePattern.hostname), "createdAt": .timestamp,
+        "verified": FieldNote("Control of the hostname is proven; only verified domains serve links."),
+    ]
+}
+
 /// The TXT record that proves control of a link domain: publish it, then `POST /v1/domains/{id}/verify`.
 public struct DomainVerification: Codable, Sendable, Equatable {
     /// `_linkrunway-challenge.<hostname>`.
@@ -37,6 +45,13 @@ public struct DomainVerification: Codable, Sendable, Equatable {
     }
 }
 
+extension DomainVerification: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "recordName": FieldNote("_linkrunway-challenge.<hostname>"), "recordType": .oneOf(["TXT"], "The record's type."),
+        "recordValue": FieldNote("linkrunway-verification=<token>"),
+    ]
+}
+
 public struct CreateLinkDomainRequest: Codable, Sendable {
     public var workspaceId: String?
     public var hostname: String
@@ -45,6 +60,14 @@ public struct CreateLinkDomainRequest: Codable, Sendable {
         self.workspaceId = workspaceId
         self.hostname = hostname
     }
+}
+
+extension CreateLinkDomainRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "workspaceId": .adminWorkspace,
+        "hostname": FieldNote("go.example.com: no scheme, no port.", minLength: 1, maxLength: 253),
+    ]
 }
 
 /// Where a link sends each kind of device when the app does not open it.
@@ -78,6 +101,43 @@ public struct LinkDestinations: Codable, Sendable, Equatable {
     }
 }
 
+extension LinkDestinations: DescribedWireType {
+    public static let role = WireRole.request
+    public static let summary: String? = "Where devices go when the app does not open the link."
+    public static let notes: [String: FieldNote] = ["web": .httpsURL]
+}
+
+extension LinkDestinations.IOS: DescribedWireType {
+    public static let componentName: String? = nil
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "appStoreId": FieldNote("Defaults to the app's.", pattern: WirePattern.appStoreId), "url": .httpsURL,
+    ]
+}
+
+extension LinkDestinations.Android: DescribedWireType {
+    public static let componentName: String? = nil
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = ["url": .httpsURL]
+}
+
+extension FieldNote {
+    static let httpsURL = FieldNote("An absolute https:// URL.", pattern: WirePattern.https, maxLength: 2048)
+    /// Where in the app a link leads.
+    static let appPath = FieldNote("A place in the app, starting with /.", pattern: "^/", maxLength: 512)
+    static let linkMetadata = FieldNote("Free JSON for the app, at most 8 KiB.")
+    /// A campaign, channel or feature tag in a request.
+    static let tag = FieldNote("1 to 100 characters.", minLength: 1, maxLength: 100)
+    /// The tags of a link as answered.
+    static let tags: [String: FieldNote] = [
+        "campaign": FieldNote("Campaign tag."), "channel": FieldNote("Channel tag."), "feature": FieldNote("Feature tag."),
+    ]
+    /// What a link is created or changed with.
+    static let linkChanges: [String: FieldNote] = [
+        "appPath": .appPath, "metadata": .linkMetadata, "campaign": .tag, "channel": .tag, "feature": .tag, "expiresAt": .timestamp,
+    ]
+}
+
 /// What a link looks like when shared in a messenger or social network.
 public struct LinkPreview: Codable, Sendable, Equatable {
     public var title: String?
@@ -89,6 +149,15 @@ public struct LinkPreview: Codable, Sendable, Equatable {
         self.description = description
         self.imageUrl = imageUrl
     }
+}
+
+extension LinkPreview: DescribedWireType {
+    public static let role = WireRole.request
+    public static let summary: String? = "What the link looks like in messengers and social networks."
+    public static let notes: [String: FieldNote] = [
+        "title": FieldNote("At most 300 characters.", maxLength: 300), "description": FieldNote("At most 300 characters.", maxLength: 300),
+        "imageUrl": .httpsURL,
+    ]
 }
 
 /// A short link on a link domain that opens a place in the app.
@@ -150,6 +219,17 @@ public struct Link: Codable, Sendable, Equatable {
     }
 }
 
+extension Link: DescribedWireType {
+    public static let notes: [String: FieldNote] = FieldNote.tags.merging([
+        "id": .id("Link id (lnk_…)."), "workspaceId": .id("Owning workspace."), "appId": .id("The app it opens."),
+        "kind": .oneOf(["link", "share"], "Made by the owner, or shared by a user of the app."),
+        "domain": FieldNote("Hostname."), "path": FieldNote("Path, matched without case."),
+        "url": FieldNote("The full link.", pattern: WirePattern.https), "appPath": .appPath, "metadata": .linkMetadata,
+        "expiresAt": .timestamp, "referrerInstallId": FieldNote("For shares: who shared it."),
+        "createdAt": .timestamp, "updatedAt": .timestamp,
+    ]) { $1 }
+}
+
 public struct CreateLinkRequest: Codable, Sendable {
     public var workspaceId: String?
     public var appId: String?
@@ -189,6 +269,15 @@ public struct CreateLinkRequest: Codable, Sendable {
     }
 }
 
+extension CreateLinkRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = FieldNote.linkChanges.merging([
+        "workspaceId": .adminWorkspace, "appId": FieldNote("Defaults to the workspace's only app."),
+        "domain": FieldNote("One of the workspace's link domains; its first by default."),
+        "path": FieldNote("Custom path; generated when absent.", pattern: "^[A-Za-z0-9._~-]+(/[A-Za-z0-9._~-]+)*$", minLength: 1, maxLength: 200),
+    ]) { $1 }
+}
+
 /// Fields to change; absent fields stay. The path and domain of a link never change.
 public struct UpdateLinkRequest: Codable, Sendable {
     public var appPath: String?
@@ -220,6 +309,12 @@ public struct UpdateLinkRequest: Codable, Sendable {
     }
 }
 
+extension UpdateLinkRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let summary: String? = "Fields to change; absent or null fields stay."
+    public static let notes = FieldNote.linkChanges
+}
+
 /// `POST /v1/resolve`: the app was opened by a URL.
 public struct ResolveRequest: Codable, Sendable {
     public var url: String
@@ -232,6 +327,15 @@ public struct ResolveRequest: Codable, Sendable {
         self.platform = platform
         self.installId = installId
     }
+}
+
+extension ResolveRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "url": FieldNote("The URL that opened the app.", minLength: 1, maxLength: 2048),
+        "platform": .oneOf(["ios", "android", "web"], "The client's platform."),
+        "installId": FieldNote("The SDK's install id.", pattern: WirePattern.installId),
+    ]
 }
 
 public struct ResolvedLink: Codable, Sendable, Equatable {
@@ -261,6 +365,14 @@ public struct ResolvedLink: Codable, Sendable, Equatable {
     }
 }
 
+extension ResolvedLink: DescribedWireType {
+    public static let notes: [String: FieldNote] = FieldNote.tags.merging([
+        "linkId": .id("Link id."), "url": FieldNote("The link."), "appPath": .appPath, "metadata": .linkMetadata,
+        "clickToken": FieldNote("Identifies this open.", pattern: "^[0-9A-Za-z]{32}$"),
+        "signedClickId": FieldNote("This open, signed and expiring in 7 days."),
+    ]) { $1 }
+}
+
 /// `POST /v1/shares`: a user of the app shares a place in it.
 public struct CreateShareRequest: Codable, Sendable {
     public var installId: String
@@ -276,6 +388,13 @@ public struct CreateShareRequest: Codable, Sendable {
     }
 }
 
+extension CreateShareRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "installId": FieldNote("The sharing installation.", pattern: WirePattern.installId), "appPath": .appPath, "metadata": .linkMetadata,
+    ]
+}
+
 public struct Share: Codable, Sendable, Equatable {
     public var linkId: String
     public var url: String
@@ -288,6 +407,12 @@ public struct Share: Codable, Sendable, Equatable {
     }
 }
 
+extension Share: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "linkId": .id("Link id."), "url": FieldNote("The link to share.", pattern: WirePattern.https), "path": FieldNote("Its path."),
+    ]
+}
+
 /// `POST /v1/referral-codes`: a code for an installation or a user of the app, made once and then returned again.
 public struct CreateReferralCodeRequest: Codable, Sendable {
     public var installId: String?
@@ -297,6 +422,15 @@ public struct CreateReferralCodeRequest: Codable, Sendable {
         self.installId = installId
         self.userId = userId
     }
+}
+
+extension CreateReferralCodeRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let summary: String? = "Give installId, userId or both (a user id wins)."
+    public static let notes: [String: FieldNote] = [
+        "installId": FieldNote("An installation.", pattern: WirePattern.installId),
+        "userId": FieldNote("A user of the app.", minLength: 1, maxLength: 128),
+    ]
 }
 
 public struct ReferralCode: Codable, Sendable, Equatable {
@@ -314,6 +448,13 @@ public struct ReferralCode: Codable, Sendable, Equatable {
         self.userId = userId
         self.createdAt = createdAt
     }
+}
+
+extension ReferralCode: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "code": FieldNote("Eight characters without look-alikes.", pattern: "^[2-9A-HJKMNP-Z]{8}$"), "appId": .id("App."),
+        "installId": FieldNote("Installation."), "userId": FieldNote("User."), "createdAt": .timestamp,
+    ]
 }
 
 /// Any JSON value, for free-form metadata.

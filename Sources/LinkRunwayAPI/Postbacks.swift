@@ -21,6 +21,24 @@ public struct ConversionRule: Codable, Sendable, Equatable {
     }
 }
 
+extension ConversionRule: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = FieldNote.conversionRule.merging([
+        "fine": .between(0, 63, "Apple's fine value."), "coarse": .coarseValue,
+    ]) { $1 }
+}
+
+extension FieldNote {
+    static let coarseValue = FieldNote.oneOf(["low", "medium", "high"], "Apple's coarse conversion value.")
+    /// What the rules of either window say.
+    static let conversionRule: [String: FieldNote] = [
+        "type": .oneOf(EventRequest.types, "The event type the rule answers to."),
+        "name": FieldNote("The event's name, for CUSTOM and others that carry one.", minLength: 1, maxLength: 100),
+        "minAmount": .between(0, nil, "The least amount, in minor units."),
+        "lockWindow": FieldNote("Ask Apple to close the window now."),
+    ]
+}
+
 /// A rule for the second or third conversion window, where Apple reports only coarse values.
 public struct LaterWindowRule: Codable, Sendable, Equatable {
     public var type: String
@@ -38,6 +56,11 @@ public struct LaterWindowRule: Codable, Sendable, Equatable {
     }
 }
 
+extension LaterWindowRule: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = FieldNote.conversionRule.merging(["coarse": .coarseValue]) { $1 }
+}
+
 /// The coarse mapping of window 2 or 3.
 public struct LaterWindow: Codable, Sendable, Equatable {
     public var window: Int
@@ -49,6 +72,13 @@ public struct LaterWindow: Codable, Sendable, Equatable {
     }
 }
 
+extension LaterWindow: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "window": .between(2, 3, "The conversion window: 2 or 3."), "rules": .list(of: nil, "Its coarse rules.", minItems: 1),
+    ]
+}
+
 /// `PUT /v1/apps/{appId}/conversion-schema`: a new version of the app's conversion schema.
 public struct ConversionSchemaRequest: Codable, Sendable {
     public var rules: [ConversionRule]
@@ -58,6 +88,14 @@ public struct ConversionSchemaRequest: Codable, Sendable {
         self.rules = rules
         self.laterWindows = laterWindows
     }
+}
+
+extension ConversionSchemaRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "rules": FieldNote(minItems: 1, maxItems: 128),
+        "laterWindows": .list(of: nil, "Coarse mappings of windows 2 and 3; rules' coarse values otherwise."),
+    ]
 }
 
 /// One version of an app's conversion schema. Versions are kept, so postbacks decode with the one that set them.
@@ -77,6 +115,13 @@ public struct ConversionSchema: Codable, Sendable, Equatable {
     }
 }
 
+extension ConversionSchema: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "appId": .id("App."), "version": .between(1, Int64(Int32.max), "Version, from 1."),
+        "rules": .list(of: nil, "First-window rules."), "laterWindows": .list(of: nil, "Windows 2 and 3."), "createdAt": .timestamp,
+    ]
+}
+
 /// `GET /v1/mobile/config/{appId}`: what the SDK needs to update conversion values.
 public struct MobileConfig: Codable, Sendable, Equatable {
     public var appId: String
@@ -92,6 +137,15 @@ public struct MobileConfig: Codable, Sendable, Equatable {
     }
 }
 
+extension MobileConfig: DescribedWireType {
+    public static let notes: [String: FieldNote] = ["appId": .id("App."), "refreshSeconds": .count]
+}
+
+extension FieldNote {
+    /// A count: zero or more.
+    static let count = FieldNote.between(0, nil)
+}
+
 /// An ad network's campaign or source identifier, named for reports.
 public struct PostbackCampaign: Codable, Sendable, Equatable {
     public var adNetworkId: String
@@ -104,6 +158,15 @@ public struct PostbackCampaign: Codable, Sendable, Equatable {
         self.sourceIdentifier = sourceIdentifier
         self.name = name
     }
+}
+
+extension PostbackCampaign: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "adNetworkId": FieldNote("The ad network's id.", minLength: 1, maxLength: 100),
+        "sourceIdentifier": FieldNote("campaign-id or source-identifier digits.", pattern: "^[0-9]{1,4}$"),
+        "name": FieldNote("The campaign's name in reports.", minLength: 1, maxLength: 100),
+    ]
 }
 
 /// How an app's postbacks are received, named and forwarded.
@@ -121,6 +184,15 @@ public struct PostbackSettings: Codable, Sendable, Equatable {
     }
 }
 
+extension PostbackSettings: DescribedWireType {
+    public static let role = WireRole.request
+    public static let summary: String? = "How the app's postbacks are received, named and forwarded."
+    public static let notes: [String: FieldNote] = [
+        "forwardUrls": .list(of: FieldNote(FieldNote.outboundURL, maxLength: 2048), "At most 5 partners."),
+        "campaigns": .list(of: nil, "At most 1000."),
+    ]
+}
+
 /// What a conversion value stood for, per the schema version that decoded it.
 public struct DecodedConversion: Codable, Sendable, Equatable {
     public var type: String
@@ -132,6 +204,12 @@ public struct DecodedConversion: Codable, Sendable, Equatable {
         self.name = name
         self.minAmount = minAmount
     }
+}
+
+extension DecodedConversion: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "type": FieldNote("Event type."), "name": FieldNote("Event name."), "minAmount": .count,
+    ]
 }
 
 /// A postback as stored: what Apple sent, whether it verified, and what it says.
@@ -213,6 +291,29 @@ public struct StoredPostback: Codable, Sendable, Equatable {
     }
 }
 
+extension StoredPostback: DescribedWireType {
+    public static let pageComponentName = "PostbackPage"
+    public static let notes: [String: FieldNote] = [
+        "id": .id("Postback id (pb_…)."), "framework": .oneOf(["skadnetwork", "adattributionkit"], "Which receiver."),
+        "status": .postbackStatus, "reason": FieldNote("Why not valid (a stable code)."),
+        "detail": FieldNote("Why, for people."), "receivedAt": .timestamp, "appId": FieldNote("The app it was for."),
+        "version": FieldNote("SKAdNetwork version."), "kid": FieldNote("AdAttributionKit key id."),
+        "environment": .oneOf(["production", "development"], "Apple's key environment."),
+        "adNetworkId": FieldNote("Ad network."), "campaignId": FieldNote("SKAdNetwork 1–3 campaign."),
+        "sourceIdentifier": FieldNote("Source identifier digits."), "campaign": FieldNote("The app's name for it."),
+        "appStoreId": FieldNote("The advertised app."), "transactionId": FieldNote("Transaction or postback identifier."),
+        "window": .between(1, 3, "Conversion window."), "conversionType": FieldNote("download, redownload or re-engagement."),
+        "fidelityType": .count, "sourceAppId": FieldNote("Publisher app."), "sourceDomain": FieldNote("Publisher domain."),
+        "fineValue": .between(0, 63, "Fine value."), "coarseValue": FieldNote("Coarse value."), "countryCode": FieldNote("Country."),
+        "interactionType": FieldNote("click or view."), "tier": FieldNote("Crowd-anonymity tier the fields imply."),
+        "schemaVersion": .count, "decoded": .list(of: nil, "What the value stood for."),
+    ]
+}
+
+extension FieldNote {
+    static let postbackStatus = FieldNote.oneOf(["valid", "invalid", "duplicate"], "The verdict.")
+}
+
 /// One group of `GET /v1/reports/postbacks`.
 public struct PostbackReportRow: Codable, Sendable, Equatable {
     public var key: String
@@ -249,6 +350,13 @@ public struct PostbackReportRow: Codable, Sendable, Equatable {
     }
 }
 
+extension PostbackReportRow: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "key": FieldNote("The group."), "postbacks": .count, "installs": .count, "redownloads": .count, "reengagements": .count,
+        "nonWinning": .count, "withheld": .count, "fineValues": .count, "coarseValues": .count, "invalid": .count, "duplicates": .count,
+    ]
+}
+
 /// `POST /v1/ad-networks`: an ad network identity this workspace signs impressions with.
 public struct CreateAdNetworkRequest: Codable, Sendable {
     public var workspaceId: String?
@@ -262,6 +370,15 @@ public struct CreateAdNetworkRequest: Codable, Sendable {
         self.adNetworkId = adNetworkId
         self.privateKeyPem = privateKeyPem
     }
+}
+
+extension CreateAdNetworkRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "workspaceId": .adminWorkspace,
+        "adNetworkId": FieldNote("As registered with Apple.", pattern: "^[A-Za-z0-9._-]{3,100}$"),
+        "privateKeyPem": FieldNote("The P-256 key Apple knows, PKCS#8 PEM; made here when absent.", maxLength: 8192),
+    ]
 }
 
 /// An ad network identity; the private key never leaves the server.
@@ -282,6 +399,13 @@ public struct AdNetwork: Codable, Sendable, Equatable {
     }
 }
 
+extension AdNetwork: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "id": .id("Id (adn_…)."), "workspaceId": .id("Workspace."), "adNetworkId": FieldNote("Ad network id."),
+        "publicKey": FieldNote("SubjectPublicKeyInfo, base64: what Apple needs."), "createdAt": .timestamp,
+    ]
+}
+
 /// Where a signed impression is also recorded for view-through matching.
 public struct ImpressionRecord: Codable, Sendable, Equatable {
     public var appId: String
@@ -294,6 +418,14 @@ public struct ImpressionRecord: Codable, Sendable, Equatable {
         self.ip = ip
         self.campaign = campaign
     }
+}
+
+extension ImpressionRecord: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "appId": FieldNote("App.", minLength: 1), "ip": FieldNote("The device's numeric address.", minLength: 2, maxLength: 45),
+        "campaign": FieldNote("Campaign (the source identifier by default).", minLength: 1, maxLength: 100),
+    ]
 }
 
 /// `POST /v1/ad-networks/{id}/impressions`: sign an impression.
@@ -322,6 +454,21 @@ public struct SignImpressionRequest: Codable, Sendable {
         self.eligibleForReengagement = eligibleForReengagement
         self.record = record
     }
+}
+
+extension SignImpressionRequest: DescribedWireType {
+    /// What an impression can be signed as.
+    public static let formats = ["adattributionkit", "skadnetwork-4.0"]
+
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "format": .oneOf(formats, "What to sign."), "sourceIdentifier": .between(0, 9999, "Up to four digits."),
+        "advertisedItemId": .between(1, 999_999_999_999, "App Store id."),
+        "publisherItemId": .between(0, nil, "The app showing the ad; 0 while testing."),
+        "impressionId": FieldNote("A UUID; made here when absent.", maxLength: 36),
+        "timestamp": FieldNote("Milliseconds since 1970, within a day of now."),
+        "fidelityType": .between(0, 1, "1 StoreKit-rendered, 0 view-through."),
+    ]
 }
 
 /// A signed impression: a compact JWS (AdAttributionKit) or the parameters and signature for StoreKit (SKAdNetwork).
@@ -360,11 +507,25 @@ public struct SignedImpression: Codable, Sendable, Equatable {
     }
 }
 
+extension SignedImpression: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "format": FieldNote("What was signed."), "adNetworkId": FieldNote("Ad network."), "impressionId": FieldNote("The impression's UUID."),
+        "sourceIdentifier": .count, "advertisedItemId": .count, "publisherItemId": .count, "fidelityType": .count,
+        "jws": FieldNote("AdAttributionKit compact JWS."), "signature": FieldNote("SKAdNetwork signature, base64 DER."),
+        "signedMessage": FieldNote("The exact string signed."),
+        "recordedImpressionId": FieldNote("The impression recorded for view-through matching."),
+    ]
+}
+
 /// `GET /v1/apps/{appId}/conversion-schema/versions`.
 public struct ConversionSchemaList: Codable, Sendable, Equatable {
     public var items: [ConversionSchema]
 
     public init(items: [ConversionSchema]) { self.items = items }
+}
+
+extension ConversionSchemaList: DescribedWireType {
+    public static let notes: [String: FieldNote] = ["items": .list(of: nil, "Newest first.")]
 }
 
 /// `GET /v1/reports/postbacks`.
@@ -382,6 +543,12 @@ public struct PostbackReport: Codable, Sendable, Equatable {
     }
 }
 
+extension PostbackReport: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "from": .timestamp, "to": .timestamp, "groupBy": FieldNote("The grouping."), "rows": .list(of: nil, "One per group."),
+    ]
+}
+
 /// What the receivers answer Apple (and anyone else): the stored postback's id and status.
 public struct PostbackReceipt: Codable, Sendable, Equatable {
     public var id: String
@@ -394,4 +561,10 @@ public struct PostbackReceipt: Codable, Sendable, Equatable {
         self.status = status
         self.reason = reason
     }
+}
+
+extension PostbackReceipt: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "id": .id("Postback id."), "status": .postbackStatus, "reason": FieldNote("Why not valid."),
+    ]
 }

@@ -17,9 +17,21 @@ public enum KeyKind: String, Codable, Sendable, CaseIterable {
     }
 }
 
+extension FieldNote {
+    /// The kind of an API key.
+    static let keyKind = FieldNote("publishable (lr_pk_, in apps), server (lr_sk_, backends) or admin (lr_ak_, everything).")
+    /// A name people give something.
+    static let name = FieldNote("A name for people, 1 to 100 characters.", minLength: 1, maxLength: 100)
+}
+
 /// Apple (and other) platforms an app ships on.
 public enum Platform: String, Codable, Sendable, CaseIterable {
     case ios, tvos, macos, visionos
+}
+
+extension FieldNote {
+    /// One of an app's platforms.
+    static let platform = FieldNote("A platform the app ships on.")
 }
 
 /// A tenant: its apps, keys and data are invisible to other workspaces' keys.
@@ -36,9 +48,20 @@ public struct Workspace: Codable, Sendable, Equatable {
     }
 }
 
+extension Workspace: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "id": .id("Workspace id (ws_…)."), "name": FieldNote("Name."), "createdAt": .timestamp,
+    ]
+}
+
 public struct CreateWorkspaceRequest: Codable, Sendable {
     public var name: String
     public init(name: String) { self.name = name }
+}
+
+extension CreateWorkspaceRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = ["name": .name]
 }
 
 /// The Android twin of an app, for `/.well-known/assetlinks.json` on its link domains.
@@ -52,6 +75,17 @@ public struct AndroidApp: Codable, Sendable, Equatable {
         self.packageName = packageName
         self.sha256CertFingerprints = sha256CertFingerprints
     }
+}
+
+extension AndroidApp: DescribedWireType {
+    public static let componentName: String? = nil
+    public static let role = WireRole.request
+    public static let summary: String? = "The Android twin of the app, for assetlinks.json."
+    public static let notes: [String: FieldNote] = [
+        "packageName": FieldNote("Java package name.", pattern: "^[A-Za-z][A-Za-z0-9_]*(\\.[A-Za-z][A-Za-z0-9_]*)+$", maxLength: 255),
+        "sha256CertFingerprints": .list(of: FieldNote("AB:CD:… (32 pairs).", pattern: "^([0-9A-Fa-f]{2}:){31}[0-9A-Fa-f]{2}$"),
+                                        "Signing certificate fingerprints.", minItems: 1),
+    ]
 }
 
 /// How an app's installs are matched to clicks and impressions. Probabilistic and view-through matching are off
@@ -71,6 +105,15 @@ public struct AttributionSettings: Codable, Sendable, Equatable {
     }
 }
 
+extension AttributionSettings: DescribedWireType {
+    public static let summary: String? = "How installs are matched."
+    public static let notes: [String: FieldNote] = [
+        "probabilisticMinutes": .between(0, 1440, "Minutes after a click for a match by hashed address; 0 is off."),
+        "viewThroughHours": .between(0, 168, "Hours after an ad impression for a view-through match; 0 is off."),
+        "clickWindowDays": .between(1, 30, "Days a click token can be matched."),
+    ]
+}
+
 /// Changes to attribution settings; absent fields stay.
 public struct AttributionSettingsUpdate: Codable, Sendable, Equatable {
     public var probabilisticMinutes: Int?
@@ -82,6 +125,17 @@ public struct AttributionSettingsUpdate: Codable, Sendable, Equatable {
         self.viewThroughHours = viewThroughHours
         self.clickWindowDays = clickWindowDays
     }
+}
+
+extension AttributionSettingsUpdate: DescribedWireType {
+    public static let componentName: String? = nil
+    public static let role = WireRole.request
+    public static let summary: String? = "Changes to how installs are matched; absent fields stay."
+    public static let notes: [String: FieldNote] = [
+        "probabilisticMinutes": .between(0, 1440, "0 (off) to 1440."),
+        "viewThroughHours": .between(0, 168, "0 (off) to 168."),
+        "clickWindowDays": .between(1, 30, "1 to 30."),
+    ]
 }
 
 /// Whether an app's clients must prove with App Attest that they are the genuine app.
@@ -96,6 +150,18 @@ public struct AttestationSettings: Codable, Sendable, Equatable {
         self.policy = policy
         self.environments = environments
     }
+}
+
+extension AttestationSettings: DescribedWireType {
+    public static let componentName: String? = nil
+    public static let role = WireRole.request
+    public static let summary: String? = "App Attest for this app's clients."
+    public static let notes: [String: FieldNote] = [
+        "policy": .oneOf(["off", "optional", "required"],
+                         "off ignores tokens; optional marks attested traffic; required keeps unattested traffic out of attribution."),
+        "environments": .list(of: .oneOf(["development", "production"], "An App Attest environment."),
+                              "Environments whose keys are accepted; no repeats.", minItems: 1),
+    ]
 }
 
 /// An app registered in a workspace.
@@ -136,6 +202,17 @@ public struct App: Codable, Sendable, Equatable {
     }
 }
 
+extension App: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "id": .id("App id (app_…)."), "workspaceId": .id("Owning workspace."), "name": FieldNote("Name."),
+        "teamId": FieldNote("Apple Developer Team ID.", pattern: WirePattern.teamId),
+        "bundleId": FieldNote("Bundle ID.", pattern: WirePattern.bundleId),
+        "appStoreId": FieldNote("Numeric App Store ID.", pattern: WirePattern.appStoreId),
+        "platforms": .list(of: .platform, "Platforms.", minItems: 1), "attribution": FieldNote("How installs are matched."),
+        "createdAt": .timestamp, "updatedAt": .timestamp,
+    ]
+}
+
 public struct CreateAppRequest: Codable, Sendable {
     /// Required with an admin key; a server key's own workspace otherwise.
     public var workspaceId: String?
@@ -167,6 +244,25 @@ public struct CreateAppRequest: Codable, Sendable {
     }
 }
 
+extension CreateAppRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = FieldNote.appChanges.merging([
+        "workspaceId": FieldNote("Required with an admin key; a server key's own workspace by default."),
+        "platforms": .list(of: .platform, "Defaults to [\"ios\"]; no repeats.", minItems: 1),
+    ]) { $1 }
+}
+
+extension FieldNote {
+    /// The fields an app is created or changed with.
+    static let appChanges: [String: FieldNote] = [
+        "name": .name,
+        "teamId": FieldNote("Apple Developer Team ID.", pattern: WirePattern.teamId),
+        "bundleId": FieldNote("Bundle ID, reverse-DNS.", pattern: WirePattern.bundleId, maxLength: 155),
+        "appStoreId": FieldNote("Numeric App Store ID.", pattern: WirePattern.appStoreId),
+        "platforms": .list(of: .platform, "No repeats.", minItems: 1),
+    ]
+}
+
 /// Fields to change; absent fields stay as they are.
 public struct UpdateAppRequest: Codable, Sendable {
     public var name: String?
@@ -193,6 +289,12 @@ public struct UpdateAppRequest: Codable, Sendable {
         self.attestation = attestation
         self.postbacks = postbacks
     }
+}
+
+extension UpdateAppRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let summary: String? = "Fields to change; absent or null fields stay as they are."
+    public static let notes = FieldNote.appChanges
 }
 
 /// An API key as listed: never its secret, which is shown once at creation.
@@ -226,6 +328,15 @@ public struct APIKey: Codable, Sendable, Equatable {
     }
 }
 
+extension APIKey: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "id": .id("Key id (key_…)."), "kind": .keyKind, "name": FieldNote("Name."),
+        "workspaceId": .id("Absent for admin keys."), "appId": .id("Set for publishable keys."),
+        "displayPrefix": FieldNote("The first characters of the secret."), "createdAt": .timestamp, "revokedAt": .timestamp,
+        "createdBy": FieldNote("The key or console user that made it (absent for the first admin key)."),
+    ]
+}
+
 public struct CreateKeyRequest: Codable, Sendable {
     public var kind: KeyKind
     public var name: String?
@@ -242,6 +353,14 @@ public struct CreateKeyRequest: Codable, Sendable {
     }
 }
 
+extension CreateKeyRequest: DescribedWireType {
+    public static let role = WireRole.request
+    public static let notes: [String: FieldNote] = [
+        "kind": .keyKind, "name": .name,
+        "workspaceId": FieldNote("For server keys created with an admin key."), "appId": FieldNote("Required for publishable keys."),
+    ]
+}
+
 /// A new key with its secret, which is not stored and cannot be shown again.
 public struct CreatedKey: Codable, Sendable {
     public var key: APIKey
@@ -251,6 +370,12 @@ public struct CreatedKey: Codable, Sendable {
         self.key = key
         self.secret = secret
     }
+}
+
+extension CreatedKey: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "secret": FieldNote("The key itself. Shown only in this response; store it now.", pattern: "^lr_(pk|sk|ak)_[0-9A-Za-z]{48}$"),
+    ]
 }
 
 /// What the presented key is.
@@ -268,6 +393,13 @@ public struct WhoAmI: Codable, Sendable, Equatable {
     }
 }
 
+extension WhoAmI: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "keyId": .id("The key's id."), "kind": .keyKind,
+        "workspaceId": .id("Absent for admin keys."), "appId": .id("Set for publishable keys."),
+    ]
+}
+
 /// One page of a list; pass `nextCursor` as `cursor` for the next one.
 public struct Page<Item: Codable & Sendable>: Codable, Sendable {
     public var items: [Item]
@@ -276,5 +408,13 @@ public struct Page<Item: Codable & Sendable>: Codable, Sendable {
     public init(items: [Item], nextCursor: String?) {
         self.items = items
         self.nextCursor = nextCursor
+    }
+}
+
+extension Page: DescribedWireType where Item: DescribedWireType {
+    public static var componentName: String? { Item.pageComponentName }
+    public static var notes: [String: FieldNote] {
+        ["items": .list(of: nil, "The items of this page."),
+         "nextCursor": FieldNote("Pass as cursor to get the next page; absent on the last page.")]
     }
 }

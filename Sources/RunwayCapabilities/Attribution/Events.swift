@@ -7,7 +7,7 @@ import RunwayStore
 
 /// Events: idempotent per app and event id, each event written with its install's attribution.
 package enum Events {
-    package static let types: Set<String> = ["INSTALL", "OPEN", "SIGNUP", "LOGIN", "CUSTOM", "PURCHASE", "SUBSCRIPTION", "REFUND"]
+    package static let types = Set(EventRequest.types)
     static let revenueTypes: Set<String> = ["PURCHASE", "SUBSCRIPTION", "REFUND"]
     static let batchLimit = 500
 

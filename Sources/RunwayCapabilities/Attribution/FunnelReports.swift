@@ -7,7 +7,7 @@ import RunwayStore
 /// The funnel report: clicks → installs → opens → events and net revenue, grouped, as JSON or CSV. Events are
 /// read with the attribution they were written with, so no report joins installs.
 enum FunnelReports {
-    static let groupings = ["day", "link", "campaign", "channel", "source", "appleAdsCampaign", "appleAdsAdGroup", "appleAdsKeyword"]
+    static let groupings = FunnelReport.groupings
 
     /// The SQL that buckets a row: day numbers (days since 1970), link ids, tags, sources or Apple Ads ids (clicks on
     /// our links have none of those: they group under `(none)`).

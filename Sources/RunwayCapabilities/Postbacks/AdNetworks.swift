@@ -10,7 +10,7 @@ import RunwayStore
 /// signatures), optionally recording each impression for view-through matching. The private key is stored as PEM,
 /// because signing needs it, and is never returned.
 enum AdNetworks {
-    static let formats = ["adattributionkit", "skadnetwork-4.0"]
+    static let formats = SignImpressionRequest.formats
     /// What a network's private key is sealed for.
     static let keyPurpose = "ad_networks.private_key"
 

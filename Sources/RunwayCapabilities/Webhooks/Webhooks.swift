@@ -10,7 +10,7 @@ import Synchronization
 /// Webhook deliveries are rows written in the same transaction as what they announce, so an acknowledged install,
 /// event or click is never announced twice or lost; the dispatcher sends them later.
 package enum Webhooks {
-    package static let topics = ["install", "event", "click"]
+    package static let topics = WebhookEndpoint.topics
 
     /// An enabled endpoint: its id and topics.
     struct Subscription: Sendable {
