@@ -1,13 +1,14 @@
 import RunwayJSON
 
 /// Builds an OpenAPI 3.1 document from the route table, so the document cannot list a route the router lacks or miss
-/// one it has. Schemas come from the caller as `components.schemas`; error responses every route can give are added
-/// from what the route declares (keys → 401/403/503, a body → 400/413, path parameters → 404).
+/// one it has. `components.schemas` are the caller's (`Error`) and those the routes' schema references bring; error
+/// responses every route can give are added from what the route declares (keys → 401/403/503, a body → 400/413, path
+/// parameters → 404).
 public struct OpenAPIBuilder: Sendable {
     public var title: String
     public var version: String
     public var description: String
-    /// `components.schemas`; must include `Error`.
+    /// Component schemas besides the routes' own; must include `Error`.
     public var schemas: [(String, JSONValue)]
 
     public init(title: String, version: String, description: String, schemas: [(String, JSONValue)]) {
@@ -33,13 +34,26 @@ public struct OpenAPIBuilder: Sendable {
             ("info", .object([("title", .string(title)), ("version", .string(version)), ("description", .string(description))])),
             ("paths", .object(paths.map { ($0.0, .object($0.1)) })),
             ("components", .object([
-                ("schemas", .object(schemas)),
+                ("schemas", .object(components(routes))),
                 ("securitySchemes", .object([
                     ("bearerKey", .object([("type", "http"), ("scheme", "bearer"),
                                            ("description", "An API key: lr_pk_… (publishable), lr_sk_… (server) or lr_ak_… (admin).")])),
                 ])),
             ])),
         ])
+    }
+
+    /// The given schemas, then every component the routes refer to, each once, in the order first met.
+    func components(_ routes: [Route]) -> [(String, JSONValue)] {
+        var all = schemas
+        var names = Set(all.map(\.0))
+        for route in routes {
+            let references = [route.operation.requestSchema] + route.operation.responses.map(\.schema)
+            for (name, schema) in references.compactMap({ $0 }).flatMap(\.components) where names.insert(name).inserted {
+                all.append((name, schema))
+            }
+        }
+        return all
     }
 
     /// `/{rest...}` becomes `/{rest}`, the form OpenAPI knows.
@@ -72,7 +86,7 @@ public struct OpenAPIBuilder: Sendable {
         if let schema = op.requestSchema {
             members.append(("requestBody", .object([
                 ("required", true),
-                ("content", .object([("application/json", .object([("schema", Self.ref(schema))]))])),
+                ("content", .object([("application/json", .object([("schema", Self.ref(schema.name))]))])),
             ])))
         }
         switch op.access {
@@ -85,7 +99,7 @@ public struct OpenAPIBuilder: Sendable {
         var responses: [(String, JSONValue)] = op.responses.map { doc in
             var response: [(String, JSONValue)] = [("description", .string(doc.description))]
             if let type = doc.contentType {
-                let schema: JSONValue = doc.schema.map(Self.ref) ?? .object([("type", type.hasPrefix("application/json") ? "object" : "string")])
+                let schema: JSONValue = doc.schema.map { Self.ref($0.name) } ?? .object([("type", type.hasPrefix("application/json") ? "object" : "string")])
                 var content: [(String, JSONValue)] = [(type, .object([("schema", schema)]))]
                 if doc.orJSONError { content.append(("application/json", .object([("schema", Self.ref("Error"))]))) }
                 response.append(("content", .object(content)))

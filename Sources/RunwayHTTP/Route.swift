@@ -1,20 +1,38 @@
+import RunwayJSON
+
 /// Who may call a route: anyone, or callers holding one of the named key kinds.
 public enum RouteAccess: Sendable, Equatable {
     case open
     case keys(Set<String>)
 }
 
+/// A component schema an operation names: its name, and the components it needs (itself and every one it refers to),
+/// which the document gathers from its routes.
+public struct SchemaReference: Sendable {
+    public var name: String
+    public var components: [(String, JSONValue)]
+    /// What deriving the components found wrong with the types they describe (notes for fields that do not exist,
+    /// limits that do not fit); the document leaves it out and a test holds it empty.
+    public var problems: [String]
+
+    public init(name: String, components: [(String, JSONValue)], problems: [String] = []) {
+        self.name = name
+        self.components = components
+        self.problems = problems
+    }
+}
+
 /// One documented response of an operation.
 public struct ResponseDoc: Sendable {
     public var status: Int
     public var description: String
-    /// A component schema name, or nil when the body is not JSON or not described.
-    public var schema: String?
+    /// The body's component schema, or nil when the body is not JSON or not described.
+    public var schema: SchemaReference?
     public var contentType: String?
     /// The same status may also come as the JSON `Error` (a page for people or an error for programs).
     public var orJSONError: Bool
 
-    public init(status: Int, description: String, schema: String? = nil, contentType: String? = nil, orJSONError: Bool = false) {
+    public init(status: Int, description: String, schema: SchemaReference? = nil, contentType: String? = nil, orJSONError: Bool = false) {
         self.status = status
         self.description = description
         self.schema = schema
@@ -22,7 +40,7 @@ public struct ResponseDoc: Sendable {
         self.orJSONError = orJSONError
     }
 
-    public static func json(_ status: Int, _ schema: String, _ description: String) -> ResponseDoc {
+    public static func json(_ status: Int, _ schema: SchemaReference, _ description: String) -> ResponseDoc {
         ResponseDoc(status: status, description: description, schema: schema)
     }
 }
@@ -49,7 +67,7 @@ public struct Operation: Sendable {
     public var tag: String
     public var access: RouteAccess
     /// Component schema of the JSON request body, if the route takes one.
-    public var requestSchema: String?
+    public var requestSchema: SchemaReference?
     public var responses: [ResponseDoc]
     public var query: [QueryParameterDoc]
     /// A body limit tighter than the server's, for this route only.
@@ -62,7 +80,7 @@ public struct Operation: Sendable {
     /// app calls); over the limit they get 429.
     public var rateLimited: Bool
 
-    public init(id: String, summary: String, tag: String, access: RouteAccess, requestSchema: String? = nil,
+    public init(id: String, summary: String, tag: String, access: RouteAccess, requestSchema: SchemaReference? = nil,
                 responses: [ResponseDoc], query: [QueryParameterDoc] = [], maxBodyBytes: Int? = nil, errors: [Int] = [],
                 idempotent: Bool = false, rateLimited: Bool = false) {
         self.id = id

@@ -132,8 +132,11 @@ public enum ReferenceDocs {
         if let values = schema["enum"]?.arrayValue {
             return values.map { $0.stringValue.map { "\"\($0)\"" } ?? "\($0)" }.joined(separator: " | ")
         }
-        if let names = schema["type"]?.arrayValue?.compactMap(\.stringValue) {
-            return names.joined(separator: " | ")
+        if let names = schema["type"]?.arrayValue?.compactMap(\.stringValue), let members = schema.objectValue {
+            // `["array", "null"]`: each type as it would show alone, so a list still shows its items.
+            return names.map { name in
+                name == "null" ? name : type(.object(members.map { $0.0 == "type" ? ($0.0, .string(name)) : $0 }))
+            }.joined(separator: " | ")
         }
         switch schema["type"]?.stringValue {
         case "array": return "[\(type(schema["items"] ?? .null))]"

@@ -38,7 +38,7 @@ public enum ServerApplication {
         OpenAPIBuilder(
             title: "LinkRunway API", version: LinkRunwayVersion.current,
             description: "Self-hosted deep links and attribution for Apple apps. Authenticate with Authorization: Bearer <key>.",
-            schemas: Schemas.all
+            schemas: SchemaReference.of(ErrorBody.self).components
         ).build(routes: routes)
     }
 

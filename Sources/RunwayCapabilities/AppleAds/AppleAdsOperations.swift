@@ -1,3 +1,4 @@
+import LinkRunwayAPI
 import RunwayHTTP
 import RunwayKit
 
@@ -5,8 +6,8 @@ import RunwayKit
 extension Operation {
     static let claimAppleAds = Operation(
         id: "claimAppleAds", summary: "An install's AdServices token: 200 with Apple's answer, or 202 while Apple has none yet",
-        tag: "Apple Ads", access: Access.client, requestSchema: "AppleAdsClaimRequest",
-        responses: [.json(200, "AppleAdsClaim", "Final: attributed, not_attributed, invalid or expired."),
-                    .json(202, "AppleAdsClaim", "Pending: ask again after retryAfter seconds.")],
+        tag: "Apple Ads", access: Access.client, requestSchema: .of(AppleAdsClaimRequest.self),
+        responses: [.json(200, AppleAdsClaim.self, "Final: attributed, not_attributed, invalid or expired."),
+                    .json(202, AppleAdsClaim.self, "Pending: ask again after retryAfter seconds.")],
         maxBodyBytes: 16 * 1024, errors: [404], rateLimited: true)
 }

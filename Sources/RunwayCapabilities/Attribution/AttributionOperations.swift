@@ -1,3 +1,4 @@
+import LinkRunwayAPI
 import RunwayHTTP
 import RunwayKit
 
@@ -5,44 +6,44 @@ import RunwayKit
 extension Operation {
     static let matchInstall = Operation(
         id: "matchInstall", summary: "First launch: the install's attribution and deep link, decided once and kept",
-        tag: "Installs", access: Access.client, requestSchema: "MatchInstallRequest",
-        responses: [.json(200, "InstallMatch", "The stored answer (the same for every later call).")], maxBodyBytes: 8 * 1024, rateLimited: true)
+        tag: "Installs", access: Access.client, requestSchema: .of(MatchInstallRequest.self),
+        responses: [.json(200, InstallMatch.self, "The stored answer (the same for every later call).")], maxBodyBytes: 8 * 1024, rateLimited: true)
 
     static let explainInstall = Operation(
         id: "explainInstall", summary: "Why an install was attributed (or not): candidates, rules, settings, winner",
-        tag: "Installs", access: Access.management, responses: [.json(200, "AttributionExplanation", "The explanation.")],
+        tag: "Installs", access: Access.management, responses: [.json(200, AttributionExplanation.self, "The explanation.")],
         query: [QueryParameterDoc("appId", "The app, when the install id is known in more than one of the workspace's apps.")])
 
     static let recordImpression = Operation(
         id: "recordImpression", summary: "An ad was shown to a device (for view-through matching); only a keyed hash of its address is kept",
-        tag: "Installs", access: Access.management, requestSchema: "ImpressionRequest",
-        responses: [.json(201, "Impression", "Recorded.")], maxBodyBytes: 8 * 1024, idempotent: true)
+        tag: "Installs", access: Access.management, requestSchema: .of(ImpressionRequest.self),
+        responses: [.json(201, Impression.self, "Recorded.")], maxBodyBytes: 8 * 1024, idempotent: true)
 
     static let recordEvent = Operation(
         id: "recordEvent", summary: "Record one event of an install (a retry with the same eventId is stored once)",
-        tag: "Events", access: .keys(["publishable", "server"]), requestSchema: "EventRequest",
-        responses: [.json(201, "EventResult", "Stored."), .json(200, "EventResult", "Already stored before (a retry).")],
+        tag: "Events", access: .keys(["publishable", "server"]), requestSchema: .of(EventRequest.self),
+        responses: [.json(201, EventResult.self, "Stored."), .json(200, EventResult.self, "Already stored before (a retry).")],
         maxBodyBytes: 16 * 1024, errors: [404, 409])
 
     static let recordEvents = Operation(
         id: "recordEvents", summary: "Record up to 500 events; each gets its own result, the good ones are stored",
-        tag: "Events", access: .keys(["publishable", "server"]), requestSchema: "EventBatchRequest",
-        responses: [.json(200, "EventBatchResponse", "One result per event, in order.")], maxBodyBytes: 2 * 1024 * 1024)
+        tag: "Events", access: .keys(["publishable", "server"]), requestSchema: .of(EventBatchRequest.self),
+        responses: [.json(200, EventBatchResponse.self, "One result per event, in order.")], maxBodyBytes: 2 * 1024 * 1024)
 
     static let funnelReport = Operation(
         id: "funnelReport", summary: "Clicks, installs, opens, events by type and net revenue by currency, grouped",
         tag: "Reports", access: Access.management,
-        responses: [.json(200, "FunnelReport", "The report (send Accept: text/csv for CSV).")],
+        responses: [.json(200, FunnelReport.self, "The report (send Accept: text/csv for CSV).")],
         query: ReportQuery.documentation(FunnelReports.groupings))
 
     static let simulateClick = Operation(
         id: "simulateClick", summary: "Follow a link as a device would (default: an iPhone), recording the click",
-        tag: "Simulation", access: Access.management, requestSchema: "SimulateClickRequest",
-        responses: [.json(201, "SimulatedClick", "The recorded click and where the device would have gone.")], maxBodyBytes: 8 * 1024,
+        tag: "Simulation", access: Access.management, requestSchema: .of(SimulateClickRequest.self),
+        responses: [.json(201, SimulatedClick.self, "The recorded click and where the device would have gone.")], maxBodyBytes: 8 * 1024,
         errors: [404, 410])
 
     static let simulateInstall = Operation(
         id: "simulateInstall", summary: "A first launch as the SDK would send it, from a chosen address",
-        tag: "Simulation", access: Access.management, requestSchema: "SimulateInstallRequest",
-        responses: [.json(200, "InstallMatch", "The stored answer.")], maxBodyBytes: 8 * 1024)
+        tag: "Simulation", access: Access.management, requestSchema: .of(SimulateInstallRequest.self),
+        responses: [.json(200, InstallMatch.self, "The stored answer.")], maxBodyBytes: 8 * 1024)
 }

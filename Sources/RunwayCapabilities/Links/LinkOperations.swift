@@ -1,3 +1,4 @@
+import LinkRunwayAPI
 import RunwayHTTP
 import RunwayKit
 
@@ -5,16 +6,16 @@ import RunwayKit
 extension Operation {
     static let createDomain = Operation(
         id: "createDomain", summary: "Add a link domain to a workspace", tag: "Link domains", access: Access.management,
-        requestSchema: "CreateLinkDomainRequest", responses: [.json(201, "LinkDomain", "The domain.")],
+        requestSchema: .of(CreateLinkDomainRequest.self), responses: [.json(201, LinkDomain.self, "The domain.")],
         maxBodyBytes: 16 * 1024, errors: [409], idempotent: true)
 
     static let verifyDomain = Operation(
         id: "verifyDomain", summary: "Check the domain's DNS TXT record; once it is there, the domain serves links",
-        tag: "Link domains", access: Access.management, responses: [.json(200, "LinkDomain", "The domain, verified.")], errors: [409, 503])
+        tag: "Link domains", access: Access.management, responses: [.json(200, LinkDomain.self, "The domain, verified.")], errors: [409, 503])
 
     static let listDomains = Operation(
         id: "listDomains", summary: "List link domains", tag: "Link domains", access: Access.management,
-        responses: [.json(200, "LinkDomainPage", "A page of domains.")],
+        responses: [.json(200, Page<LinkDomain>.self, "A page of domains.")],
         query: [QueryParameterDoc("workspaceId", "Only this workspace's domains.")] + pageQuery)
 
     static let deleteDomain = Operation(
@@ -23,12 +24,12 @@ extension Operation {
 
     static let createLink = Operation(
         id: "createLink", summary: "Create a link", tag: "Links", access: Access.management,
-        requestSchema: "CreateLinkRequest", responses: [.json(201, "Link", "The link.")],
+        requestSchema: .of(CreateLinkRequest.self), responses: [.json(201, Link.self, "The link.")],
         maxBodyBytes: 64 * 1024, errors: [409], idempotent: true)
 
     static let listLinks = Operation(
         id: "listLinks", summary: "List links", tag: "Links", access: Access.management,
-        responses: [.json(200, "LinkPage", "A page of links, oldest first.")],
+        responses: [.json(200, Page<Link>.self, "A page of links, oldest first.")],
         query: [
             QueryParameterDoc("workspaceId", "Only this workspace's links."), QueryParameterDoc("appId", "Only this app's."),
             QueryParameterDoc("domain", "Only links on this hostname."), QueryParameterDoc("campaign", "Only this campaign."),
@@ -38,16 +39,16 @@ extension Operation {
 
     static let getLink = Operation(
         id: "getLink", summary: "Show a link", tag: "Links", access: Access.management,
-        responses: [.json(200, "Link", "The link.")])
+        responses: [.json(200, Link.self, "The link.")])
 
     static let updateLink = Operation(
         id: "updateLink", summary: "Change a link (never its domain or path)", tag: "Links", access: Access.management,
-        requestSchema: "UpdateLinkRequest", responses: [.json(200, "Link", "The link as changed.")],
+        requestSchema: .of(UpdateLinkRequest.self), responses: [.json(200, Link.self, "The link as changed.")],
         maxBodyBytes: 64 * 1024, idempotent: true)
 
     static let disableLink = Operation(
         id: "disableLink", summary: "Disable a link at once (it answers 404 from then on)", tag: "Links",
-        access: Access.management, responses: [.json(200, "Link", "The disabled link.")])
+        access: Access.management, responses: [.json(200, Link.self, "The disabled link.")])
 
     static let linkQRSVG = linkQR(format: "svg")
     static let linkQRPNG = linkQR(format: "png")
@@ -70,32 +71,32 @@ extension Operation {
 extension Operation {
     static let resolveLink = Operation(
         id: "resolveLink", summary: "The app was opened by a link: its in-app path and metadata, and a recorded open",
-        tag: "Client", access: Access.client, requestSchema: "ResolveRequest",
-        responses: [.json(200, "ResolvedLink", "The link."), .json(404, "Error", "link_not_found"), .json(410, "Error", "link_expired")],
+        tag: "Client", access: Access.client, requestSchema: .of(ResolveRequest.self),
+        responses: [.json(200, ResolvedLink.self, "The link."), .json(404, ErrorBody.self, "link_not_found"), .json(410, ErrorBody.self, "link_expired")],
         maxBodyBytes: 8 * 1024, rateLimited: true)
 
     static let createShare = Operation(
         id: "createShare", summary: "A user of the app shares a place in it; the link remembers who shared it",
-        tag: "Client", access: Access.client, requestSchema: "CreateShareRequest",
-        responses: [.json(201, "Share", "The new link.")], maxBodyBytes: 16 * 1024, errors: [409], idempotent: true, rateLimited: true)
+        tag: "Client", access: Access.client, requestSchema: .of(CreateShareRequest.self),
+        responses: [.json(201, Share.self, "The new link.")], maxBodyBytes: 16 * 1024, errors: [409], idempotent: true, rateLimited: true)
 
     static let createReferralCode = Operation(
         id: "createReferralCode", summary: "The referral code of an installation or user (made once, then the same one)",
-        tag: "Client", access: Access.client, requestSchema: "CreateReferralCodeRequest",
-        responses: [.json(201, "ReferralCode", "A new code."), .json(200, "ReferralCode", "The code made before.")],
+        tag: "Client", access: Access.client, requestSchema: .of(CreateReferralCodeRequest.self),
+        responses: [.json(201, ReferralCode.self, "A new code."), .json(200, ReferralCode.self, "The code made before.")],
         maxBodyBytes: 8 * 1024, rateLimited: true)
 
     static let getReferralCode = Operation(
         id: "getReferralCode", summary: "Look up a referral code (any case)", tag: "Client", access: Access.anyKey,
-        responses: [.json(200, "ReferralCode", "The code; whom it belongs to (installId, userId) only for a server or admin key.")], rateLimited: true)
+        responses: [.json(200, ReferralCode.self, "The code; whom it belongs to (installId, userId) only for a server or admin key.")], rateLimited: true)
 }
 
 /// What the OpenAPI document says about what a link domain serves.
 extension Operation {
     static let appleAppSiteAssociation = Operation(
         id: "appleAppSiteAssociation", summary: "Universal links association for the link domain in Host", tag: "Link domains",
-        access: .open, responses: [.json(200, "AppleAppSiteAssociation", "The association file."),
-                                   .json(404, "Error", "The Host is not a link domain.")])
+        access: .open, responses: [.json(200, AppleAppSiteAssociation.self, "The association file."),
+                                   .json(404, ErrorBody.self, "The Host is not a link domain.")])
 
     static let appleAppSiteAssociationRoot = Operation(
         id: "appleAppSiteAssociationRoot", summary: appleAppSiteAssociation.summary + " (legacy location)", tag: appleAppSiteAssociation.tag,
@@ -104,7 +105,7 @@ extension Operation {
     static let assetLinks = Operation(
         id: "assetLinks", summary: "Android App Links association for the link domain in Host", tag: "Link domains",
         access: .open, responses: [ResponseDoc(status: 200, description: "The statement list.", contentType: "application/json"),
-                                   .json(404, "Error", "Not a link domain, or no Android app configured.")])
+                                   .json(404, ErrorBody.self, "Not a link domain, or no Android app configured.")])
 
     static let followLink = Operation(
         id: "followLink", summary: "Follow a link: records the click, then sends the device where it belongs", tag: "Link domains",

@@ -1,3 +1,4 @@
+import LinkRunwayAPI
 import RunwayHTTP
 import RunwayKit
 
@@ -5,11 +6,11 @@ import RunwayKit
 extension Operation {
     static let health = Operation(
         id: "health", summary: "Liveness: the process is up", tag: "Operations", access: .open,
-        responses: [.json(200, "HealthStatus", "Up.")])
+        responses: [.json(200, HealthStatus.self, "Up.")])
 
     static let readiness = Operation(
         id: "readiness", summary: "Readiness: the database answers, and its schema", tag: "Operations", access: .open,
-        responses: [.json(200, "ReadinessStatus", "Ready."), .json(503, "ReadinessStatus", "The database is unreachable.")])
+        responses: [.json(200, ReadinessStatus.self, "Ready."), .json(503, ReadinessStatus.self, "The database is unreachable.")])
 
     static let metrics = Operation(
         id: "metrics", summary: "Prometheus metrics (text format 0.0.4); never on a link domain, and with LINKRUNWAY_METRICS_TOKEN only for that bearer",

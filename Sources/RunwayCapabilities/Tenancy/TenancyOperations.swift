@@ -1,3 +1,4 @@
+import LinkRunwayAPI
 import RunwayHTTP
 import RunwayKit
 
@@ -5,68 +6,68 @@ import RunwayKit
 extension Operation {
     static let createWorkspace = Operation(
         id: "createWorkspace", summary: "Create a workspace", tag: "Workspaces", access: Access.admin,
-        requestSchema: "CreateWorkspaceRequest", responses: [.json(201, "Workspace", "The new workspace.")],
+        requestSchema: .of(CreateWorkspaceRequest.self), responses: [.json(201, Workspace.self, "The new workspace.")],
         maxBodyBytes: 16 * 1024, idempotent: true)
 
     static let listWorkspaces = Operation(
         id: "listWorkspaces", summary: "List workspaces (a server key sees its own)", tag: "Workspaces",
-        access: Access.management, responses: [.json(200, "WorkspacePage", "A page of workspaces.")],
+        access: Access.management, responses: [.json(200, Page<Workspace>.self, "A page of workspaces.")],
         query: pageQuery)
 
     static let getWorkspace = Operation(
         id: "getWorkspace", summary: "Show a workspace", tag: "Workspaces", access: Access.management,
-        responses: [.json(200, "Workspace", "The workspace.")])
+        responses: [.json(200, Workspace.self, "The workspace.")])
 
     static let createApp = Operation(
         id: "createApp", summary: "Register an app", tag: "Apps", access: Access.management,
-        requestSchema: "CreateAppRequest", responses: [.json(201, "App", "The new app.")],
+        requestSchema: .of(CreateAppRequest.self), responses: [.json(201, App.self, "The new app.")],
         maxBodyBytes: 16 * 1024, errors: [409], idempotent: true)
 
     static let listApps = Operation(
         id: "listApps", summary: "List apps", tag: "Apps", access: Access.management,
-        responses: [.json(200, "AppPage", "A page of apps, oldest first.")],
+        responses: [.json(200, Page<App>.self, "A page of apps, oldest first.")],
         query: [QueryParameterDoc("workspaceId", "Only this workspace's apps (a server key always sees only its own).")] + pageQuery)
 
     static let getApp = Operation(
         id: "getApp", summary: "Show an app", tag: "Apps", access: Access.management,
-        responses: [.json(200, "App", "The app.")])
+        responses: [.json(200, App.self, "The app.")])
 
     static let updateApp = Operation(
         id: "updateApp", summary: "Change an app's fields", tag: "Apps", access: Access.management,
-        requestSchema: "UpdateAppRequest", responses: [.json(200, "App", "The app as changed.")],
+        requestSchema: .of(UpdateAppRequest.self), responses: [.json(200, App.self, "The app as changed.")],
         maxBodyBytes: 16 * 1024, errors: [409], idempotent: true)
 
     static let createKey = Operation(
         id: "createKey", summary: "Create an API key; its secret is in this response only", tag: "Keys",
-        access: Access.management, requestSchema: "CreateKeyRequest",
-        responses: [.json(201, "CreatedKey", "The key and its secret.")], maxBodyBytes: 16 * 1024)
+        access: Access.management, requestSchema: .of(CreateKeyRequest.self),
+        responses: [.json(201, CreatedKey.self, "The key and its secret.")], maxBodyBytes: 16 * 1024)
 
     static let listKeys = Operation(
         id: "listKeys", summary: "List API keys (never their secrets)", tag: "Keys", access: Access.management,
-        responses: [.json(200, "APIKeyPage", "A page of keys, oldest first.")],
+        responses: [.json(200, Page<APIKey>.self, "A page of keys, oldest first.")],
         query: [QueryParameterDoc("workspaceId", "Only this workspace's keys."),
                 QueryParameterDoc("appId", "Only this app's publishable keys.")] + pageQuery)
 
     static let getKey = Operation(
         id: "getKey", summary: "Show an API key (never its secret)", tag: "Keys", access: Access.management,
-        responses: [.json(200, "APIKey", "The key.")])
+        responses: [.json(200, APIKey.self, "The key.")])
 
     static let revokeKey = Operation(
         id: "revokeKey", summary: "Revoke an API key at once (idempotent)", tag: "Keys", access: Access.management,
-        responses: [.json(200, "APIKey", "The revoked key.")], errors: [409], idempotent: true)
+        responses: [.json(200, APIKey.self, "The revoked key.")], errors: [409], idempotent: true)
 
     static let whoAmI = Operation(
         id: "whoAmI", summary: "Describe the key making the call", tag: "Keys", access: Access.anyKey,
-        responses: [.json(200, "WhoAmI", "The key's id, kind and scope.")])
+        responses: [.json(200, WhoAmI.self, "The key's id, kind and scope.")])
 
     static let createUser = Operation(
         id: "createUser", summary: "Add a console user with a password (stored only as a PBKDF2 hash)", tag: "Users",
-        access: Access.management, requestSchema: "CreateConsoleUserRequest",
-        responses: [.json(201, "ConsoleUser", "The user.")], maxBodyBytes: 8 * 1024, errors: [409])
+        access: Access.management, requestSchema: .of(CreateConsoleUserRequest.self),
+        responses: [.json(201, ConsoleUser.self, "The user.")], maxBodyBytes: 8 * 1024, errors: [409])
 
     static let listUsers = Operation(
         id: "listUsers", summary: "List console users (never their password hashes)", tag: "Users", access: Access.management,
-        responses: [.json(200, "ConsoleUserPage", "A page of users.")],
+        responses: [.json(200, Page<ConsoleUser>.self, "A page of users.")],
         query: [QueryParameterDoc("workspaceId", "Only this workspace's.")] + pageQuery)
 
     static let deleteUser = Operation(

@@ -62,8 +62,3 @@ struct WebhookHandlers: Sendable {
         return try .json(WebhookDeliveryList(items: deliveries))
     }
 }
-
-/// The deliveries of one endpoint.
-package struct WebhookDeliveryList: Codable, Sendable {
-    package let items: [WebhookDelivery]
-}

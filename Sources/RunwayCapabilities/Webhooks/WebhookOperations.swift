@@ -1,3 +1,4 @@
+import LinkRunwayAPI
 import RunwayHTTP
 import RunwayKit
 
@@ -5,12 +6,12 @@ import RunwayKit
 extension Operation {
     static let createWebhook = Operation(
         id: "createWebhook", summary: "Register an endpoint; the secret that signs its deliveries is in this response only",
-        tag: "Webhooks", access: Access.management, requestSchema: "CreateWebhookRequest",
-        responses: [.json(201, "CreatedWebhook", "The endpoint and its signing secret.")], maxBodyBytes: 8 * 1024)
+        tag: "Webhooks", access: Access.management, requestSchema: .of(CreateWebhookRequest.self),
+        responses: [.json(201, CreatedWebhook.self, "The endpoint and its signing secret.")], maxBodyBytes: 8 * 1024)
 
     static let listWebhooks = Operation(
         id: "listWebhooks", summary: "List webhook endpoints (never their secrets)", tag: "Webhooks", access: Access.management,
-        responses: [.json(200, "WebhookPage", "A page of endpoints.")],
+        responses: [.json(200, Page<WebhookEndpoint>.self, "A page of endpoints.")],
         query: [QueryParameterDoc("workspaceId", "Only this workspace's.")] + pageQuery)
 
     static let deleteWebhook = Operation(
@@ -19,5 +20,5 @@ extension Operation {
 
     static let listWebhookDeliveries = Operation(
         id: "listWebhookDeliveries", summary: "Deliveries of an endpoint, newest first: status, attempts, last answer",
-        tag: "Webhooks", access: Access.management, responses: [.json(200, "WebhookDeliveryList", "Up to 100 deliveries.")])
+        tag: "Webhooks", access: Access.management, responses: [.json(200, WebhookDeliveryList.self, "Up to 100 deliveries.")])
 }
