@@ -72,6 +72,8 @@ public enum WirePattern {
     public static let appStoreId = "^[1-9][0-9]{0,11}$"
     public static let hostname = "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$"
     public static let https = "^https://"
+    /// A link's own address: https, or plain http on the local development domain (`http://localhost:8080/summer`).
+    public static let link = "^(https://|http://localhost[:/])"
     /// ISO 4217 currency codes.
     public static let currency = "^[A-Z]{3}$"
     public static let base64 = "^[A-Za-z0-9+/=_-]+$"

@@ -224,7 +224,7 @@ extension Link: DescribedWireType {
         "id": .id("Link id (lnk_…)."), "workspaceId": .id("Owning workspace."), "appId": .id("The app it opens."),
         "kind": .oneOf(["link", "share"], "Made by the owner, or shared by a user of the app."),
         "domain": FieldNote("Hostname."), "path": FieldNote("Path, matched without case."),
-        "url": FieldNote("The full link.", pattern: WirePattern.https), "appPath": .appPath, "metadata": .linkMetadata,
+        "url": FieldNote("The full link: https, or http with the server's port on the local domain localhost.", pattern: WirePattern.link), "appPath": .appPath, "metadata": .linkMetadata,
         "expiresAt": .timestamp, "referrerInstallId": FieldNote("For shares: who shared it."),
         "createdAt": .timestamp, "updatedAt": .timestamp,
     ]) { $1 }
@@ -409,7 +409,7 @@ public struct Share: Codable, Sendable, Equatable {
 
 extension Share: DescribedWireType {
     public static let notes: [String: FieldNote] = [
-        "linkId": .id("Link id."), "url": FieldNote("The link to share.", pattern: WirePattern.https), "path": FieldNote("Its path."),
+        "linkId": .id("Link id."), "url": FieldNote("The link to share.", pattern: WirePattern.link), "path": FieldNote("Its path."),
     ]
 }
 

@@ -43,13 +43,16 @@ package struct InstallReference: Sendable {
     package let clickToken: String?
     /// The time of the request, in milliseconds (from the server's clock).
     package let now: Int64
+    /// The port this server listens on (0 when unknown), for the links of the local domain an export shows.
+    package let localPort: Int
 
-    package init(appId: String, installId: String, workspaceId: String, clickToken: String?, now: Int64) {
+    package init(appId: String, installId: String, workspaceId: String, clickToken: String?, now: Int64, localPort: Int) {
         self.appId = appId
         self.installId = installId
         self.workspaceId = workspaceId
         self.clickToken = clickToken
         self.now = now
+        self.localPort = localPort
     }
 }
 

@@ -30,6 +30,8 @@ public struct ServerServices: Sendable {
     public let metricsToken: String?
     /// Where console passwords are hashed and checked.
     package let passwords = PasswordPool()
+    /// The port the server listens on, once it does.
+    public let listening = ListeningPort()
     /// The objects capabilities keep for the life of the server (caches, pools), made on first use.
     private let sharedObjects = SharedObjects()
     /// Seals the secrets stored in the database with the key file kept outside it.
@@ -66,6 +68,17 @@ extension ServerServices {
     package func shared<T: SharedObject>(_ type: T.Type) -> T {
         sharedObjects.object(type, self)
     }
+}
+
+/// The TCP port the server listens on: 0 until the transport has started (and for in-process tests, which have none).
+public final class ListeningPort: Sendable {
+    private let value = Atomic<Int>(0)
+
+    /// The port, or 0.
+    public var port: Int { value.load(ordering: .relaxed) }
+
+    /// Records the port the transport bound.
+    public func set(_ port: Int) { value.store(port, ordering: .relaxed) }
 }
 
 /// An object a capability keeps for the life of the server (a cache, a pool), without a field in `ServerServices`:

@@ -132,6 +132,7 @@ public final class ServerRuntime: Sendable {
                 await application.respond(to: request)
             }
             try http.start()
+            services.listening.set(Int(http.port))
             logger.info("listening", ["host": .string(configuration.http.host), "port": .number(String(http.port)),
                                       "threads": .number(String(configuration.http.threads))])
             return ServerRuntime(configuration: configuration, services: services, application: application,

@@ -37,9 +37,22 @@ enum ServeCommands {
                     """)
             }
         }
-        context.output("LinkRunway \(LinkRunwayVersion.current) listening on http://\(configuration.http.host):\(runtime.port)")
+        context.output(startMessage(host: configuration.http.host, port: Int(runtime.port), linkDomain: configuration.firstLinkDomain))
         await termination.wait()
         await runtime.stop()
+    }
+
+    /// Where the server listens, its console, and how a link of the first link domain is opened.
+    static func startMessage(host: String, port: Int, linkDomain: String) -> String {
+        let origin = host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
+        let listenedHost = host == "0.0.0.0" || host == "::" ? "127.0.0.1" : host
+        let console = host.contains(":") && host != "::" ? "\(origin)/console" : "http://\(listenedHost):\(port)/console"
+        let link = linkDomain == "localhost" ? "http://localhost:\(port)/summer" : "https://\(linkDomain)/summer"
+        return """
+            LinkRunway \(LinkRunwayVersion.current) listening on \(origin)
+              console:  \(console)
+              a link:   \(link)  (after: linkrunway link create --path summer --web https://example.com)
+            """
     }
 
     /// Writes the first admin key to its file; false (with the reason on stderr) when it cannot, so it is printed

@@ -98,7 +98,7 @@ struct AffiliateHandlers: Sendable {
             return link
         }
         services.links.forget(link: link)
-        return try .json(link.wire, status: 201)
+        return try .json(link.wire(services), status: 201)
     }
 
     /// Codes are case-insensitive: kept in upper case, 3 to 32 letters, digits, `-` and `_`.

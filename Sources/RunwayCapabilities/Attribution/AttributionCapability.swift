@@ -45,7 +45,7 @@ package struct AttributionCapability: Capability {
         export.attribution = try record.map { record in
             let link = try record.linkId.flatMap { try LinkRecord.find(db, id: $0) }
             let explanation = Explanation.decode(record.explanation)
-            return AttributionExplanation(match: record.wire(link: link), settings: explanation?.settings ?? AttributionSettings(),
+            return AttributionExplanation(match: record.wire(link: link, localPort: install.localPort), settings: explanation?.settings ?? AttributionSettings(),
                                           rules: explanation?.rules ?? [], candidates: explanation?.candidates ?? [],
                                           winner: explanation?.winner, simulated: record.simulated)
         }

@@ -41,7 +41,7 @@ struct AttributionHandlers: Sendable {
         let install = try await load(request, context)
         let link = try await install.linkId.asyncMap { id in try await services.store.read { try LinkRecord.find($0, id: id) } } ?? nil
         let explanation = Explanation.decode(install.explanation)
-        return try .json(AttributionExplanation(match: install.wire(link: link), settings: explanation?.settings ?? AttributionSettings(),
+        return try .json(AttributionExplanation(match: install.wire(link: link, localPort: services.listening.port), settings: explanation?.settings ?? AttributionSettings(),
                                                 rules: explanation?.rules ?? [], candidates: explanation?.candidates ?? [],
                                                 winner: explanation?.winner, simulated: install.simulated))
     }
@@ -144,7 +144,7 @@ struct AttributionHandlers: Sendable {
             throw RequestError.invalidField("url", "must be a link's URL")
         }
         let path = components.path.split(separator: "/").joined(separator: "/")
-        guard let domain = try await services.links.domain(hostname: host), !path.isEmpty,
+        guard let domain = try await services.links.domain(hostname: LinkDirectory.linkHostname(host)), !path.isEmpty,
               let link = try await services.links.link(domain: domain.hostname, path: path), link.workspaceId == domain.workspaceId else {
             throw LinksError.linkNotFound(url: body.url)
         }
@@ -219,21 +219,22 @@ struct AttributionHandlers: Sendable {
                 try await services.store.write { db in try InstallSecrets.keep(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
             }
             let link = try await existing.linkId.asyncMap { id in try await services.store.read { try LinkRecord.find($0, id: id) } } ?? nil
-            return existing.wire(link: link)
+            return existing.wire(link: link, localPort: services.listening.port)
         }
         planned.expectedExplanation = Matcher.explain(input, plan: planned, winner: planned.options.first, lostRaces: []).json
         let plan = planned
+        let port = services.listening.port
         let (install, link, created): (InstallRecord, LinkRecord?, Bool) = try await services.store.write { db in
             let (install, created) = try Matcher.commit(input, plan: plan, db: db)
             if let hash = input.secretHash { try InstallSecrets.keep(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
             let link = try install.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil
             if created, !input.simulated, !input.returning {
-                try Webhooks.enqueue(db, workspaceId: install.workspaceId, topic: "install", payload: install.wire(link: link), now: input.now)
+                try Webhooks.enqueue(db, workspaceId: install.workspaceId, topic: "install", payload: install.wire(link: link, localPort: port), now: input.now)
             }
             return (install, link, created)
         }
         if created, !input.returning { services.metrics.increment("linkrunway_installs_matched_total", labels: [("method", install.method)]) }
-        return install.wire(link: link)
+        return install.wire(link: link, localPort: port)
     }
 
     /// StoreKit 2's app transaction id: Apple documents it as a string; up to 64 letters, digits and dashes are kept.

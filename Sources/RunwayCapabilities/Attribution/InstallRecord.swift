@@ -106,11 +106,12 @@ struct InstallRecord: Sendable, Equatable {
                          appleAdsCampaignId: appleAdsCampaignId, appleAdsAdGroupId: appleAdsAdGroupId, appleAdsKeywordId: appleAdsKeywordId)
     }
 
-    /// The answer the SDK gets, with the link's in-app path and metadata as they are now.
-    func wire(link: LinkRecord?) -> InstallMatch {
-        let linkWire = link?.wire
+    /// The answer the SDK gets, with the link's in-app path and metadata as they are now; `localPort` as for
+    /// `LinkRecord.url(localPort:)`.
+    func wire(link: LinkRecord?, localPort: Int) -> InstallMatch {
+        let linkWire = link?.wire(localPort: localPort)
         return InstallMatch(installId: installId, appId: appId, matched: matched, method: method, confidence: confidence, source: source,
-                            clickId: clickToken, linkId: linkId, path: link?.appPath, url: link?.url, metadata: linkWire?.metadata,
+                            clickId: clickToken, linkId: linkId, path: link?.appPath, url: linkWire?.url, metadata: linkWire?.metadata,
                             campaign: campaign, channel: channel, feature: feature, matchedAt: Timestamp.iso(matchedAt))
     }
 }

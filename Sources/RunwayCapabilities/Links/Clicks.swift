@@ -68,6 +68,7 @@ enum Clicks {
                         services: ServerServices) -> Prepared {
         let token = newToken(at: now)
         let listening = subscriptions.filter { $0.topics.contains("click") }
+        let url = link.url(services)
         let insert: @Sendable (any SQLExecutor) throws -> Void = { db in
             try db.execute("""
                 INSERT INTO clicks (token, kind, link_id, workspace_id, app_id, platform, os_version, address_hash, referrer_host,
@@ -77,7 +78,7 @@ enum Clicks {
                 """)
             if !listening.isEmpty {
                 try Webhooks.enqueue(db, workspaceId: link.workspaceId, topic: "click", payload: ClickNotice(
-                    clickToken: token, linkId: link.id, url: link.url, platform: visit.platform, osVersion: visit.osVersion,
+                    clickToken: token, linkId: link.id, url: url, platform: visit.platform, osVersion: visit.osVersion,
                     campaign: link.campaign, channel: link.channel, feature: link.feature, createdAt: Timestamp.iso(now)),
                     now: now, subscriptions: listening)
             }

@@ -25,7 +25,7 @@ struct ClientLinkHandlers: Sendable {
         let path = components.path.split(separator: "/").joined(separator: "/")
         // A link of another workspace or app answers exactly like a link that does not exist.
         let notFound = LinksError.linkNotFound(url: nil)
-        guard let domain = try await services.links.domain(hostname: host), domain.workspaceId == principal.workspaceId,
+        guard let domain = try await services.links.domain(hostname: LinkDirectory.linkHostname(host)), domain.workspaceId == principal.workspaceId,
               !path.isEmpty, let link = try await services.links.link(domain: domain.hostname, path: path),
               link.enabled, link.workspaceId == domain.workspaceId, link.appId == nil || link.appId == principal.appId else {
             throw notFound
@@ -36,8 +36,8 @@ struct ClientLinkHandlers: Sendable {
         let token = try await Clicks.record(Clicks.Visit(kind: "open", platform: body.platform, osVersion: nil,
                                                          address: request.remoteAddress, referrerHost: nil, installId: installId),
                                             of: link, services: services)
-        let wire = link.wire
-        return try .json(ResolvedLink(linkId: link.id, url: link.url, appPath: link.appPath, metadata: wire.metadata,
+        let wire = link.wire(services)
+        return try .json(ResolvedLink(linkId: link.id, url: wire.url, appPath: link.appPath, metadata: wire.metadata,
                                       clickToken: token, signedClickId: Clicks.signedClickId(token: token, link: link, services: services),
                                       campaign: link.campaign, channel: link.channel, feature: link.feature))
     }
@@ -71,7 +71,7 @@ struct ClientLinkHandlers: Sendable {
             link.referrerInstallId = installId
             try LinkQueries.insert(&link, db: db, custom: false)
             return link
-        }, answer: { try HTTPResponse.json(Share(linkId: $0.id, url: $0.url, path: $0.path), status: 201) })
+        }, answer: { try HTTPResponse.json(Share(linkId: $0.id, url: $0.url(services), path: $0.path), status: 201) })
         services.links.forget(link: link)
         return response
     }

@@ -41,6 +41,18 @@ final class LinkDirectory: Sendable {
         self.ttl = ttl
     }
 
+    /// The development link domain, the first start's unless another is configured.
+    static let localHostname = "localhost"
+
+    /// The link domain a host name means: this machine's loopback addresses (`127.0.0.1`, `::1`) mean `localhost`, so
+    /// the local domain's links open however the machine is addressed. Nothing else is rewritten.
+    static func linkHostname(_ host: String) -> String {
+        switch host {
+        case "127.0.0.1", "::1", "[::1]": localHostname
+        default: host
+        }
+    }
+
     func domain(hostname: String) async throws -> DomainEntry? {
         try await cached(domains, hostname) { [store] in
             try await store.read { db in

@@ -23,7 +23,7 @@ struct LinkHandlers: Sendable {
             draft.apply(to: &link)
             try LinkQueries.insert(&link, db: db, custom: customPath != nil)
             return link
-        }, answer: { try HTTPResponse.json($0.wire, status: 201) })
+        }, answer: { try HTTPResponse.json($0.wire(services), status: 201) })
         services.links.forget(link: link)
         return response
     }
@@ -39,12 +39,13 @@ struct LinkHandlers: Sendable {
             return flag
         }
         let filter = LinkQueries.linkFilter(workspace, request, enabled: enabled)
+        let port = services.listening.port
         return try .json(await readPage(services.store, table: "links", columns: LinkRecord.columns, filter: filter, page: page,
-                                        row: { try LinkRecord(row: $0).wire }, id: \.id))
+                                        row: { try LinkRecord(row: $0).wire(localPort: port) }, id: \.id))
     }
 
     func get(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        try .json(try await load(context).wire)
+        try .json(try await load(context).wire(services))
     }
 
     func update(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -60,7 +61,7 @@ struct LinkHandlers: Sendable {
             link.updatedAt = now
             try link.update(db)
             return link
-        }, answer: { try HTTPResponse.json($0.wire) })
+        }, answer: { try HTTPResponse.json($0.wire(services)) })
         services.links.forget(link: link)
         return response
     }
@@ -80,7 +81,7 @@ struct LinkHandlers: Sendable {
             return link
         }
         services.links.forget(link: link)
-        return try .json(link.wire)
+        return try .json(link.wire(services))
     }
 
     func qrSVG(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -99,7 +100,7 @@ struct LinkHandlers: Sendable {
         guard let correction = QRCode.Correction(rawValue: (request.queryValue("ecc") ?? "M").uppercased()) else {
             throw RequestError.invalidQuery("ecc must be L, M, Q or H", field: "ecc")
         }
-        let code = try QRCode(text: link.url, correction: correction)
+        let code = try QRCode(text: link.url(services), correction: correction)
         var response = format == "svg"
             ? HTTPResponse.text(code.svg(pixels: size, margin: margin), contentType: "image/svg+xml")
             : HTTPResponse(status: 200, body: code.png(pixels: size, margin: margin))

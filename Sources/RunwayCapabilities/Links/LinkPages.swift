@@ -39,11 +39,11 @@ enum LinkPages {
     }
 
     /// Open Graph and Twitter card tags for preview fetchers (iMessage, Slack, WhatsApp, X, Facebook, LinkedIn…).
-    static func preview(link: LinkRecord, appName: String?, target: String?) -> HTTPResponse {
+    static func preview(link: LinkRecord, url: String, appName: String?, target: String?) -> HTTPResponse {
         let title = link.previewTitle ?? appName ?? link.domain
         let description = link.previewDescription ?? ""
         var head = """
-            <meta property="og:type" content="website"><meta property="og:url" content="\(escape(link.url))">\
+            <meta property="og:type" content="website"><meta property="og:url" content="\(escape(url))">\
             <meta property="og:title" content="\(escape(title))"><meta name="twitter:title" content="\(escape(title))">
             """
         if !description.isEmpty {

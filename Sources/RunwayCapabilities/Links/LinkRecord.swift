@@ -41,7 +41,16 @@ struct LinkRecord: Sendable, Equatable {
     /// Paths match without regard to case.
     static func key(_ path: String) -> String { path.lowercased() }
 
-    var url: String { "https://\(domain)/\(path)" }
+    /// The link as people open it: `https://<domain>/<path>`; on `localhost`, the development domain, plain http on the
+    /// port this server listens on, so the link can be clicked on the machine that serves it.
+    /// `localPort` is the port this server listens on (0 when unknown).
+    func url(localPort: Int) -> String {
+        guard domain == LinkDirectory.localHostname else { return "https://\(domain)/\(path)" }
+        return localPort == 0 || localPort == 80 ? "http://localhost/\(path)" : "http://localhost:\(localPort)/\(path)"
+    }
+
+    /// The link as people open it from this server.
+    func url(_ services: ServerServices) -> String { url(localPort: services.listening.port) }
 
     func isExpired(at milliseconds: Int64) -> Bool { expiresAt.map { $0 <= milliseconds } ?? false }
 
@@ -117,15 +126,26 @@ struct LinkRecord: Sendable, Equatable {
         try db.first("SELECT \(raw: columns) FROM links WHERE domain = \(domain) AND path_key = \(key(path))").map(LinkRecord.init(row:))
     }
 
-    /// The wire form.
-    var wire: Link {
-        let decodedMetadata = metadata.flatMap { try? JSONDecoder().decode([String: JSONLiteral].self, from: Data($0.utf8)) }
+    /// Where devices go when the app does not open the link, in the wire form.
+    var destinations: LinkDestinations {
         let ios = iosAppStoreId != nil || iosURL != nil ? LinkDestinations.IOS(appStoreId: iosAppStoreId, url: iosURL) : nil
-        let preview = previewTitle != nil || previewDescription != nil || previewImageURL != nil
+        return LinkDestinations(ios: ios, android: androidURL.map(LinkDestinations.Android.init(url:)), web: webURL)
+    }
+
+    /// The preview, in the wire form.
+    var preview: LinkPreview? {
+        previewTitle != nil || previewDescription != nil || previewImageURL != nil
             ? LinkPreview(title: previewTitle, description: previewDescription, imageUrl: previewImageURL) : nil
-        return Link(id: id, workspaceId: workspaceId, appId: appId, kind: kind, domain: domain, path: path, url: url,
-                    appPath: appPath, metadata: decodedMetadata,
-                    destinations: LinkDestinations(ios: ios, android: androidURL.map(LinkDestinations.Android.init(url:)), web: webURL),
+    }
+
+    /// The wire form, from this server.
+    func wire(_ services: ServerServices) -> Link { wire(localPort: services.listening.port) }
+
+    /// The wire form; `localPort` as for `url(localPort:)`.
+    func wire(localPort: Int) -> Link {
+        let decodedMetadata = metadata.flatMap { try? JSONDecoder().decode([String: JSONLiteral].self, from: Data($0.utf8)) }
+        return Link(id: id, workspaceId: workspaceId, appId: appId, kind: kind, domain: domain, path: path, url: url(localPort: localPort),
+                    appPath: appPath, metadata: decodedMetadata, destinations: destinations,
                     campaign: campaign, channel: channel, feature: feature, preview: preview, interstitial: interstitial,
                     passQuery: passQuery, enabled: enabled, expiresAt: expiresAt.map(Timestamp.iso),
                     referrerInstallId: referrerInstallId, createdAt: Timestamp.iso(createdAt), updatedAt: Timestamp.iso(updatedAt))

@@ -167,9 +167,9 @@ struct LinkChange: Sendable {
         if let appPath { link.appPath = appPath }
         if let metadata { link.metadata = metadata }
         if let destinations {
-            link.apply(destinations: destinations, preview: preview ?? link.wire.preview)
+            link.apply(destinations: destinations, preview: preview ?? link.preview)
         } else if let preview {
-            link.apply(destinations: link.wire.destinations, preview: preview)
+            link.apply(destinations: link.destinations, preview: preview)
         }
         if let campaign { link.campaign = campaign }
         if let channel { link.channel = channel }

@@ -11,7 +11,7 @@ struct RedirectHandlers: Sendable {
 
     /// The domain named by Host, or the same 404 the router gives for an unknown route.
     func domain(_ request: HTTPRequest) async throws -> LinkDirectory.DomainEntry {
-        guard let host = request.hostName, let domain = try await services.links.domain(hostname: host) else {
+        guard let host = request.hostName, let domain = try await services.links.domain(hostname: LinkDirectory.linkHostname(host)) else {
             throw RequestError.notFound("no route for \(request.method) \(request.path)")
         }
         return domain
@@ -36,7 +36,7 @@ struct RedirectHandlers: Sendable {
     /// does it all. A click is handed to the group-committing writer, and the 302 goes out once it is durable.
     func followImmediately(_ request: HTTPRequest, _ context: RequestContext) -> HTTPResponse? {
         // An unknown host gets the router's 404 from the asynchronous path.
-        guard let host = request.hostName, case .some(let cachedDomain) = services.links.cachedDomain(hostname: host),
+        guard let host = request.hostName, case .some(let cachedDomain) = services.links.cachedDomain(hostname: LinkDirectory.linkHostname(host)),
               let domain = cachedDomain else { return nil }
         let path = context.parameters["path"] ?? ""
         var found: LinkRecord?
@@ -93,7 +93,7 @@ struct RedirectHandlers: Sendable {
         let client = ClientClass(userAgent: request.headers["User-Agent"])
         if case .crawler = client {
             services.metrics.increment("linkrunway_link_previews_total")
-            return .answer(LinkPages.preview(link: link, appName: app?.name, target: link.webURL ?? appStore))
+            return .answer(LinkPages.preview(link: link, url: link.url(services), appName: app?.name, target: link.webURL ?? appStore))
         }
         let (target, interstitialStore, web) = Self.destination(link: link, appStore: appStore, client: client,
                                                                 query: link.passQuery ? request.query : [])

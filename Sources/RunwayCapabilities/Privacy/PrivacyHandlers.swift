@@ -59,10 +59,12 @@ struct PrivacyHandlers: Sendable {
     /// financial record), in one transaction.
     func delete(appId: String, installId: String) async throws -> DeletionReceipt {
         let now = services.clock.nowMilliseconds()
+        let port = services.listening.port
         let counts: [String: Int] = try await services.store.write { db in
             guard let app = try TenancyQueries.app(db, id: appId) else { throw PrivacyError.noApp(appId) }
             let install = InstallReference(appId: appId, installId: installId, workspaceId: app.workspaceId,
-                                           clickToken: try InstallRecord.find(db, appId: appId, installId: installId)?.clickToken, now: now)
+                                           clickToken: try InstallRecord.find(db, appId: appId, installId: installId)?.clickToken, now: now,
+                                           localPort: port)
             return try owners.reduce(into: [String: Int]()) { counts, owner in
                 counts.merge(try owner.forget(install, db)) { $0 + $1 }
             }
@@ -73,10 +75,12 @@ struct PrivacyHandlers: Sendable {
     /// Everything each capability keeps about the installation.
     func export(appId: String, installId: String) async throws -> InstallExport {
         let now = services.clock.nowMilliseconds()
+        let port = services.listening.port
         return try await services.store.read { db in
             let record = try InstallRecord.find(db, appId: appId, installId: installId)
             let workspace = try record?.workspaceId ?? TenancyQueries.app(db, id: appId)?.workspaceId ?? ""
-            let install = InstallReference(appId: appId, installId: installId, workspaceId: workspace, clickToken: record?.clickToken, now: now)
+            let install = InstallReference(appId: appId, installId: installId, workspaceId: workspace, clickToken: record?.clickToken, now: now,
+                                           localPort: port)
             var export = InstallExport(attribution: nil, events: [], visits: [], referralCodes: [], sharedLinkIds: [])
             for owner in owners { try owner.export(install, db, into: &export) }
             return export

@@ -165,7 +165,7 @@ struct LinkClientTests {
         let share = try await server.client(key.secret).post("/v1/shares", json: #"{"installId":"abc-123","appPath":"/recipe/9"}"#)
             .decoded(Share.self, status: 201)
         #expect(share.path.count == 8)
-        #expect(share.url == "https://localhost/\(share.path)")
+        #expect(share.url == "http://localhost/\(share.path)")
         let link = try await server.admin.get("/v1/links/\(share.linkId)").decoded(Link.self)
         #expect(link.kind == "share")
         #expect(link.referrerInstallId == "abc-123")

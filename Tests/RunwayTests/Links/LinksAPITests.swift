@@ -25,7 +25,7 @@ struct LinksAPITests {
              "destinations":{"android":{"url":"https://play.google.com/store/apps/details?id=com.example"},"web":"https://example.com/summer"}}
             """#)
         #expect(link.appId == app.id)
-        #expect(link.url == "https://localhost/Summer")
+        #expect(link.url == "http://localhost/Summer", "the local domain's links are plain http (no port known in process)")
 
         let ios = await server.follow("/summer", userAgent: UserAgents.iPhone, headers: [("Referer", "https://news.example.org/a/b?c=d")])
         #expect(ios.status == 302)
@@ -57,6 +57,26 @@ struct LinksAPITests {
         await server.stop()
     }
 
+    @Test("the local domain: 127.0.0.1 and ::1 open its links as localhost does, and its links print with the server's port")
+    func localDomain() async throws {
+        let (server, _) = try await Self.fixture()
+        defer { Task { await server.stop() } }
+        server.services.listening.set(8080)
+        let link = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"summer","destinations":{"web":"https://example.com/s"}}"#)
+        #expect(link.url == "http://localhost:8080/summer")
+        for host in ["localhost:8080", "127.0.0.1:8080", "[::1]:8080", "127.0.0.1"] {
+            let followed = await server.follow("/summer", userAgent: UserAgents.desktop, host: host)
+            #expect(followed.status == 302 && followed.headers["Location"] == "https://example.com/s", "Host \(host)")
+        }
+        // Only this machine's own addresses stand for localhost.
+        #expect(await server.follow("/summer", userAgent: UserAgents.desktop, host: "127.0.0.2:8080").status == 404)
+        let key = try await server.createKey(.publishable, app: link.appId)
+        let resolved = await server.client(key.secret).post("/v1/resolve", json: #"{"url":"http://127.0.0.1:8080/summer","platform":"web"}"#)
+        #expect(try resolved.decoded(ResolvedLink.self).url == "http://localhost:8080/summer")
+        server.services.listening.set(80)
+        #expect(try await server.admin.get("/v1/links/\(link.id)").decoded(Link.self).url == "http://localhost/summer")
+    }
+
     @Test("preview fetchers get Open Graph and Twitter tags and are never counted", arguments: UserAgents.crawlers)
     func crawlers(_ userAgent: String) async throws {
         let (server, _) = try await Self.fixture()
@@ -72,7 +92,7 @@ struct LinksAPITests {
         #expect(html.contains(#"<meta property="og:description" content="Half price &quot;today&quot;">"#))
         #expect(html.contains(#"<meta property="og:image" content="https://example.com/i.png">"#))
         #expect(html.contains(#"<meta name="twitter:card" content="summary_large_image">"#))
-        #expect(html.contains(#"<meta property="og:url" content="https://localhost/preview">"#))
+        #expect(html.contains(#"<meta property="og:url" content="http://localhost/preview">"#))
         #expect(try await server.clicks().isEmpty)
         await server.stop()
     }

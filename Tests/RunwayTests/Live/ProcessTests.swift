@@ -184,6 +184,9 @@ struct ProcessTests {
         let port = server.port
         let health = try await offloaded { try RawHTTPConnection(port: port).request("GET", "/healthz") }
         #expect(health.status == 200)
+        // The start says where the console is and what a local link looks like, with the port it listens on.
+        #expect(server.stdout.contains("console:  http://127.0.0.1:\(port)/console"))
+        #expect(server.stdout.contains("a link:   http://localhost:\(port)/summer"))
         #expect(try await server.stop(signal: SIGTERM) == 0)
         #expect(server.stderr.contains(#""msg":"stopped""#))
         #expect(!server.stderr.contains("lr_ak_"), "the admin key must never reach the log")
