@@ -1,6 +1,12 @@
 /// RFC 3339 times (`2026-11-30T05:19:19Z`, `…19.123+01:00`) to milliseconds since 1970, without a formatter: events
 /// parse one per event, and Foundation's formatters are costly to make and not safe to share.
 package enum ISOTime {
+    /// A calendar day (`2026-11-30`), in UTC: the milliseconds at its start, or nil when `text` is not one.
+    package static func dayStart(_ text: String) -> Int64? {
+        guard text.utf8.count == 10 else { return nil }
+        return milliseconds(text + "T00:00:00Z")
+    }
+
     package static func milliseconds(_ text: String) -> Int64? {
         let b = Array(text.utf8)
         guard b.count >= 20, b.count <= 40 else { return nil }

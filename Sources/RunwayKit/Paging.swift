@@ -44,10 +44,15 @@ package func readPage<Item: Codable & Sendable>(_ store: any Store, table: Strin
 
 extension Principal {
     /// The ` AND workspace_id = …` clause a list route applies: the `workspaceId` asked for (which this key must
-    /// reach), else the key's own workspace; admin keys without one see every workspace.
-    package func workspaceFilter(_ request: HTTPRequest) throws -> SQL {
+    /// reach, and which must exist: a list of a workspace that is not there is a 404, not an empty page), else the key's
+    /// own workspace; admin keys without one see every workspace.
+    package func workspaceFilter(_ request: HTTPRequest, in store: any Store) async throws -> SQL {
         guard let workspaceId = request.queryValue("workspaceId") ?? self.workspaceId else { return "" }
         try requireWorkspace(workspaceId)
+        if workspaceId != self.workspaceId {
+            let exists = try await store.read { db in try db.first("SELECT 1 AS found FROM workspaces WHERE id = \(workspaceId)") != nil }
+            guard exists else { throw RequestError.notFound("no workspace \(workspaceId)") }
+        }
         return " AND workspace_id = \(workspaceId)"
     }
 }

@@ -12,8 +12,8 @@ package struct ReportQuery {
     package let groupBy: String
 
     package init(_ request: HTTPRequest, principal: Principal, now: Int64, groupings: [String]) throws {
-        from = try Validate.timestamp(request.queryValue("from"), field: "from") ?? now - 30 * 86_400_000
-        to = try Validate.timestamp(request.queryValue("to"), field: "to") ?? now + 1
+        from = try Validate.timeOrDay(request.queryValue("from"), field: "from", day: .start) ?? now - 30 * 86_400_000
+        to = try Validate.timeOrDay(request.queryValue("to"), field: "to", day: .end) ?? now + 1
         guard from < to else { throw RequestError.invalidQuery("from must be before to", field: "from") }
         groupBy = request.queryValue("groupBy") ?? groupings[0]
         guard groupings.contains(groupBy) else {
@@ -26,8 +26,8 @@ package struct ReportQuery {
 
     package static func documentation(_ groupings: [String]) -> [QueryParameterDoc] {
         [
-            QueryParameterDoc("from", "Start, ISO 8601 (inclusive; default 30 days ago)."),
-            QueryParameterDoc("to", "End, ISO 8601 (exclusive; default now)."),
+            QueryParameterDoc("from", "Start (inclusive; default 30 days ago): an ISO 8601 time, or a UTC day such as 2026-11-01 (its start)."),
+            QueryParameterDoc("to", "End (exclusive; default now): an ISO 8601 time, or a UTC day such as 2026-11-30 (through its end)."),
             QueryParameterDoc("groupBy", "\(groupings[0]) (default), \(groupings.dropFirst().joined(separator: ", ")); days are UTC."),
             QueryParameterDoc("appId", "Only this app."),
             QueryParameterDoc("workspaceId", "The workspace (admin keys)."),

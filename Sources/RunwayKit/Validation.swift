@@ -158,6 +158,25 @@ package enum Validate {
         return milliseconds
     }
 
+    /// Which moment a bare day (`2026-11-30`) means where a time is asked for.
+    package enum DayEdge {
+        /// Its first millisecond (a range's start).
+        case start
+        /// The first millisecond after it (a range's exclusive end), so a range of days includes its last one.
+        case end
+    }
+
+    /// An ISO 8601 time, or a bare UTC day taken as `edge` says.
+    package static func timeOrDay(_ value: String?, field: String, day edge: DayEdge) throws -> Int64? {
+        guard let value else { return nil }
+        if let start = ISOTime.dayStart(value) { return edge == .start ? start : start + 86_400_000 }
+        guard let milliseconds = ISOTime.milliseconds(value) else {
+            throw RequestError.invalidQuery("\(field) must be a day such as 2026-11-30 or an ISO 8601 time such as 2026-11-30T12:00:00Z",
+                                            field: field)
+        }
+        return milliseconds
+    }
+
     /// A URL the server will send to for a tenant: https only, never to this machine or a private network unless the
     /// operator allows private targets (see `OutboundPolicy`).
     package static func outboundURL(_ text: String, field: String = "url", policy: OutboundPolicy) throws -> String {

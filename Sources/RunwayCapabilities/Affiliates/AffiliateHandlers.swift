@@ -31,7 +31,7 @@ struct AffiliateHandlers: Sendable {
     func list(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         return try .json(await readPage(services.store, table: "affiliates", columns: AffiliateQueries.affiliateColumns,
-                                        filter: try principal.workspaceFilter(request), page: try PageRequest(request),
+                                        filter: try await principal.workspaceFilter(request, in: services.store), page: try PageRequest(request),
                                         row: AffiliateQueries.affiliate, id: \.id))
     }
 
@@ -60,7 +60,7 @@ struct AffiliateHandlers: Sendable {
     func listPrograms(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         return try .json(await readPage(services.store, table: "affiliate_programs", columns: AffiliateQueries.programColumns,
-                                        filter: try principal.workspaceFilter(request), page: try PageRequest(request),
+                                        filter: try await principal.workspaceFilter(request, in: services.store), page: try PageRequest(request),
                                         row: AffiliateQueries.program, id: \.id))
     }
 

@@ -58,7 +58,7 @@ struct DomainHandlers: Sendable {
     func list(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let page = try PageRequest(request)
-        let filter = try principal.workspaceFilter(request)
+        let filter = try await principal.workspaceFilter(request, in: services.store)
         return try .json(await readPage(services.store, table: "link_domains", columns: LinkRows.domainColumns, filter: filter, page: page,
                                         row: LinkRows.domain, id: \.id))
     }

@@ -31,7 +31,7 @@ struct LinkHandlers: Sendable {
     func list(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let page = try PageRequest(request)
-        let workspace = try principal.workspaceFilter(request)
+        let workspace = try await principal.workspaceFilter(request, in: services.store)
         let enabled = try request.queryValue("enabled").map { enabled in
             guard let flag = Bool(enabled) else {
                 throw RequestError.invalidQuery("enabled must be true or false", field: "enabled")

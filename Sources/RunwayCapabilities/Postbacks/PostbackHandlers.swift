@@ -78,7 +78,7 @@ struct PostbackHandlers: Sendable {
     func list(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let page = try PageRequest(request)
-        let workspaceFilter = try principal.workspaceFilter(request)
+        let workspaceFilter = try await principal.workspaceFilter(request, in: services.store)
         let appId = request.queryValue("appId")
         let status = request.queryValue("status")
         if let status {
@@ -138,7 +138,7 @@ struct PostbackHandlers: Sendable {
     func listAdNetworks(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let page = try PageRequest(request)
-        let filter = try principal.workspaceFilter(request)
+        let filter = try await principal.workspaceFilter(request, in: services.store)
         return try .json(await readPage(services.store, table: "ad_networks", columns: PostbackQueries.adNetworkColumns, filter: filter, page: page,
                                         row: AdNetworks.network, id: \.id))
     }

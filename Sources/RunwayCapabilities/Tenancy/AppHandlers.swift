@@ -37,7 +37,7 @@ struct AppHandlers: Sendable {
     func list(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let page = try PageRequest(request)
-        let scope = try principal.workspaceFilter(request)
+        let scope = try await principal.workspaceFilter(request, in: services.store)
         return try .json(await readPage(services.store, table: "apps", columns: TenancyRows.appColumns, filter: scope,
                                         page: page, row: TenancyRows.app, id: \.id))
     }

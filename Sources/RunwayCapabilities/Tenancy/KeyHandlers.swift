@@ -24,7 +24,7 @@ struct KeyHandlers: Sendable {
     func list(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let page = try PageRequest(request)
-        let filter = try principal.workspaceFilter(request) + TenancyQueries.keysOfApp(request.queryValue("appId"))
+        let filter = try await principal.workspaceFilter(request, in: services.store) + TenancyQueries.keysOfApp(request.queryValue("appId"))
         return try .json(await readPage(services.store, table: "api_keys", columns: TenancyRows.keyColumns, filter: filter,
                                         page: page, row: TenancyRows.key, id: \.id))
     }

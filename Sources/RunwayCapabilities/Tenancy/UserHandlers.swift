@@ -46,7 +46,7 @@ struct UserHandlers: Sendable {
     func list(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let page = try PageRequest(request)
-        let filter = try principal.workspaceFilter(request)
+        let filter = try await principal.workspaceFilter(request, in: services.store)
         return try .json(await readPage(services.store, table: "console_users", columns: TenancyRows.userColumns, filter: filter,
                                         page: page, row: TenancyRows.user, id: \.id))
     }

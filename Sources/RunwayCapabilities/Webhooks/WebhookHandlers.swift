@@ -33,7 +33,7 @@ struct WebhookHandlers: Sendable {
     func list(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let page = try PageRequest(request)
-        let filter = try principal.workspaceFilter(request)
+        let filter = try await principal.workspaceFilter(request, in: services.store)
         return try .json(await readPage(services.store, table: "webhooks", columns: WebhookQueries.columns, filter: filter, page: page,
                                         row: Webhooks.endpoint, id: \.id))
     }

@@ -21,6 +21,19 @@ struct TenancyAPITests {
         await server.stop()
     }
 
+    @Test("a list of a workspace that does not exist is a 404 for an admin key and a 403 for a server key, never an empty page")
+    func listOfNoWorkspace() async throws {
+        let server = try await TestServer.start()
+        let serverKey = try await server.createKey(.server, workspace: server.defaultWorkspace.id)
+        for path in ["/v1/apps", "/v1/keys", "/v1/domains", "/v1/links", "/v1/webhooks", "/v1/users", "/v1/affiliates"] {
+            let missing = await server.admin.get("\(path)?workspaceId=ws_nope0000")
+            #expect(missing.status == 404 && missing.errorCode == "not_found", "\(path): \(missing.status)")
+            #expect(await server.client(serverKey.secret).get("\(path)?workspaceId=ws_nope0000").status == 403, "\(path)")
+            #expect(await server.admin.get("\(path)?workspaceId=\(server.defaultWorkspace.id)").status == 200, "\(path)")
+        }
+        await server.stop()
+    }
+
     @Test("apps are created, listed, shown and updated", arguments: StoreBackend.all)
     func appLifecycle(_ backend: StoreBackend) async throws {
         let server = try await TestServer.start(backend)

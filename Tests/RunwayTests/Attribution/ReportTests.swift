@@ -39,6 +39,10 @@ struct ReportTests {
         let day = String(Timestamp.iso(w.server.services.clock.nowMilliseconds()).prefix(10))
         #expect(byDay.rows.map(\.key) == [day])
         #expect(byDay.rows[0].clicks == 4 && byDay.rows[0].installs == 2)
+        // A range of bare days includes its last day.
+        let today = try await server.get("/v1/reports/funnel?from=\(day)&to=\(day)").decoded(FunnelReport.self)
+        #expect(today.rows.map(\.key) == [day] && today.rows[0].clicks == 4)
+        #expect(await server.get("/v1/reports/funnel?from=30.11.2026").errorCode == "invalid_query")
 
         let csv = await server.get("/v1/reports/funnel?groupBy=campaign", headers: [("Accept", "text/csv")])
         #expect(csv.headers["Content-Type"]?.hasPrefix("text/csv") == true)
