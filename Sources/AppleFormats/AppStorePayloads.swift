@@ -107,6 +107,16 @@ public enum Currency {
     /// Digits after the decimal point (2 unless ISO 4217 says otherwise).
     public static func exponent(_ code: String) -> Int { exponents[code] ?? 2 }
 
+    /// An amount in minor units written for people in its currency's units: `4.99 USD`, `500 JPY`, `-1.250 KWD`.
+    public static func text(minorUnits amount: Int64, currency: String) -> String {
+        let exponent = exponent(currency)
+        guard exponent > 0 else { return "\(amount) \(currency)" }
+        let scale = Int64(pow(10, Double(exponent)))
+        let digits = String(amount.magnitude % UInt64(scale))
+        let fraction = String(repeating: "0", count: exponent - digits.count) + digits
+        return "\(amount < 0 ? "-" : "")\(amount.magnitude / UInt64(scale)).\(fraction) \(currency)"
+    }
+
     /// `milliunits` (thousandths of the unit) in minor units, rounded half to even when they do not divide exactly.
     public static func minorUnits(milliunits: Int64, currency: String) -> Int64 {
         let exponent = exponent(currency)

@@ -8,6 +8,8 @@ import LinkRunwayAPI
 struct APIClient: Sendable {
     let baseURL: URL
     let key: String
+    /// The `--workspace` the command was given, so the server's "no workspace" names the option, not the API field.
+    var namedWorkspace: String?
 
     static let options: [OptionSpec] = [
         .value("--server", "url", "Server to manage (default $LINKRUNWAY_URL or http://127.0.0.1:8080)."),
@@ -24,6 +26,7 @@ struct APIClient: Sendable {
         }
         baseURL = url
         self.key = key
+        namedWorkspace = arguments.value("--workspace")
     }
 
     init(baseURL: URL, key: String) {
@@ -103,6 +106,9 @@ struct APIClient: Sendable {
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard (200..<300).contains(status) else {
             if let body = try? JSONDecoder().decode(ErrorBody.self, from: data) {
+                if status == 404, let named = namedWorkspace, body.error.message == "no workspace \(named)" {
+                    throw UsageError("--workspace \(named): there is no such workspace")
+                }
                 throw CommandFailure("\(body.error.code): \(body.error.message) (HTTP \(status))")
             }
             throw CommandFailure("HTTP \(status) from \(url.absoluteString)")

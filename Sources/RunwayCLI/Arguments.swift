@@ -3,10 +3,15 @@ struct OptionSpec: Sendable {
     let name: String
     let valueName: String?
     let help: String
+    /// The command cannot run without it; every missing one is named in one usage error.
+    var isRequired = false
 
     static func flag(_ name: String, _ help: String) -> OptionSpec { OptionSpec(name: name, valueName: nil, help: help) }
     static func value(_ name: String, _ valueName: String, _ help: String) -> OptionSpec {
         OptionSpec(name: name, valueName: valueName, help: help)
+    }
+    static func required(_ name: String, _ valueName: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, valueName: valueName, help: help, isRequired: true)
     }
 }
 
@@ -63,6 +68,14 @@ struct ParsedArguments: Sendable {
                 i += 1
             }
         }
+        guard !flags.contains("--help") else { return }
+        let missing = options.filter { $0.isRequired && (values[$0.name] ?? "").isEmpty }.map(\.name)
+        if !missing.isEmpty { throw UsageError("missing " + Self.list(missing)) }
+    }
+
+    /// `--a`, `--a and --b`, `--a, --b and --c`.
+    static func list(_ names: [String]) -> String {
+        names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
     }
 
     func value(_ name: String) -> String? { values[name] }

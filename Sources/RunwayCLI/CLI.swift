@@ -3,26 +3,41 @@ import LinkRunwayAPI
 
 /// The `linkrunway` command line. Exit codes: 0 success, 1 failure, 64 usage error.
 public enum CLI {
-    static let commands: [Command] = [
-        ServeCommands.serve, ServeCommands.migrate, BackupCommands.backup, BackupCommands.restore, DoctorCommand.doctor,
-        TenancyCommands.workspaceCreate, TenancyCommands.workspaceList,
-        TenancyCommands.appCreate, TenancyCommands.appList, TenancyCommands.appShow, TenancyCommands.appUpdate,
-        TenancyCommands.keyCreate, TenancyCommands.keyList, TenancyCommands.keyRevoke,
-        UserCommands.create, UserCommands.list, UserCommands.remove,
-        LinkCommands.domainAdd, LinkCommands.domainList, LinkCommands.domainVerify, LinkCommands.domainRemove,
-        LinkCommands.linkCreate, LinkCommands.linkList, LinkCommands.linkShow, LinkCommands.linkUpdate, LinkCommands.linkDisable,
-        LinkCommands.linkQR,
-        AttributionCommands.simulateClick, AttributionCommands.simulateInstall,
-        AttributionCommands.installExplain, AttributionCommands.installExport, AttributionCommands.installDelete,
-        AttributionCommands.reportFunnel,
-        AttributionCommands.webhookCreate, AttributionCommands.webhookList, AttributionCommands.webhookDeliveries,
-        PostbackCommands.rulesSet, PostbackCommands.rulesShow, PostbackCommands.reportPostbacks,
-        PostbackCommands.keygen, PostbackCommands.impressionSign,
-        AffiliateCommands.create, AffiliateCommands.list, AffiliateCommands.program, AffiliateCommands.code, AffiliateCommands.link,
-        AffiliateCommands.balance, AffiliateCommands.payout, AffiliateCommands.payoutsReport, AffiliateCommands.surface,
-        VerifyCommands.appAttest, PostbackCommands.verifySKAdNetwork, PostbackCommands.verifyAdAttributionKit, AffiliateCommands.verify,
-        DevCommands.fakeAdServices,
+    /// Every command, by area, in the order `--help` lists them.
+    static let groups: [(area: String, commands: [Command])] = [
+        ("Run the server", [ServeCommands.serve, ServeCommands.migrate, BackupCommands.backup, BackupCommands.restore,
+                            DoctorCommand.doctor]),
+        ("Workspaces, apps and keys", [
+            TenancyCommands.workspaceCreate, TenancyCommands.workspaceList,
+            TenancyCommands.appCreate, TenancyCommands.appList, TenancyCommands.appShow, TenancyCommands.appUpdate,
+            TenancyCommands.keyCreate, TenancyCommands.keyList, TenancyCommands.keyRevoke,
+            UserCommands.create, UserCommands.list, UserCommands.remove,
+        ]),
+        ("Links", [
+            LinkCommands.domainAdd, LinkCommands.domainList, LinkCommands.domainVerify, LinkCommands.domainRemove,
+            LinkCommands.linkCreate, LinkCommands.linkList, LinkCommands.linkShow, LinkCommands.linkUpdate,
+            LinkCommands.linkDisable, LinkCommands.linkQR,
+        ]),
+        ("Attribution and webhooks", [
+            AttributionCommands.simulateClick, AttributionCommands.simulateInstall,
+            AttributionCommands.installExplain, AttributionCommands.installExport, AttributionCommands.installDelete,
+            AttributionCommands.reportFunnel,
+            AttributionCommands.webhookCreate, AttributionCommands.webhookList, AttributionCommands.webhookDeliveries,
+        ]),
+        ("Postbacks and conversion values", [PostbackCommands.rulesSet, PostbackCommands.rulesShow,
+                                             PostbackCommands.reportPostbacks, PostbackCommands.keygen,
+                                             PostbackCommands.impressionSign]),
+        ("Affiliates", [
+            AffiliateCommands.create, AffiliateCommands.list, AffiliateCommands.program, AffiliateCommands.code,
+            AffiliateCommands.link, AffiliateCommands.balance, AffiliateCommands.payout, AffiliateCommands.payoutsReport,
+            AffiliateCommands.surface,
+        ]),
+        ("Check Apple's signed data offline", [VerifyCommands.appAttest, PostbackCommands.verifySKAdNetwork,
+                                               PostbackCommands.verifyAdAttributionKit, AffiliateCommands.verify]),
+        ("Development", [DevCommands.fakeAdServices]),
     ]
+
+    static let commands: [Command] = groups.flatMap(\.commands)
 
     public static let success: Int32 = 0
     public static let failure: Int32 = 1
@@ -78,10 +93,13 @@ public enum CLI {
     }
 
     static var overview: String {
-        var out = "linkrunway: self-hosted deep links and attribution for Apple apps.\n\nUsage: linkrunway <command> [options]\n\nCommands:\n"
+        var out = "linkrunway: self-hosted deep links and attribution for Apple apps.\n\nUsage: linkrunway <command> [options]\n"
         let width = commands.map { $0.words.joined(separator: " ").count }.max() ?? 0
-        for command in commands {
-            out += "  \(command.words.joined(separator: " ").padding(toLength: width + 2, withPad: " ", startingAt: 0))\(command.summary)\n"
+        for group in groups {
+            out += "\n\(group.area):\n"
+            for command in group.commands {
+                out += "  \(command.words.joined(separator: " ").padding(toLength: width + 2, withPad: " ", startingAt: 0))\(command.summary)\n"
+            }
         }
         out += "\nRun linkrunway <command> --help for its options. Management commands talk to a running server:\n"
         out += "set LINKRUNWAY_URL (default http://127.0.0.1:8080) and LINKRUNWAY_KEY.\n"

@@ -34,7 +34,7 @@ struct Command: Sendable {
         let width = options.map { $0.name.count + ($0.valueName.map { $0.count + 3 } ?? 0) }.max() ?? 0
         for option in options {
             let left = option.name + (option.valueName.map { " <\($0)>" } ?? "")
-            out += "  \(left.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(option.help)\n"
+            out += "  \(left.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(option.isRequired ? "Required. " : "")\(option.help)\n"
         }
         return out
     }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import RunwayCapabilities
+@testable import RunwayCLI
 @testable import RunwayConsole
 @testable import RunwayKit
 @testable import RunwayServer
@@ -25,5 +26,18 @@ struct ISOTimeTests {
     ])
     func invalid(_ text: String) {
         #expect(ISOTime.milliseconds(text) == nil)
+    }
+
+    @Test("a bare day is its start, or the start of the next day as a range's end; anything else is still refused")
+    func days() throws {
+        let start = try #require(ISOTime.milliseconds("2026-11-30T00:00:00Z"))
+        #expect(ISOTime.dayStart("2026-11-30") == start)
+        #expect(ISOTime.dayStart("2026-02-30") == nil && ISOTime.dayStart("2026-11-3") == nil)
+        #expect(try Validate.timeOrDay("2026-11-30", field: "from", day: .start) == start)
+        #expect(try Validate.timeOrDay("2026-11-30", field: "to", day: .end) == start + 86_400_000)
+        #expect(try Validate.timeOrDay("2026-11-30T00:00:00Z", field: "to", day: .end) == start, "a full time is taken as it is")
+        #expect(throws: RequestError.self) { try Validate.timeOrDay("30/11/2026", field: "from", day: .start) }
+        #expect(CLITime.endOfDayOrTime("2026-12-31") == "2027-01-01T00:00:00Z")
+        #expect(CLITime.endOfDayOrTime("2026-12-31T18:00:00Z") == "2026-12-31T18:00:00Z")
     }
 }

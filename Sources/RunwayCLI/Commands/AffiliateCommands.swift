@@ -8,7 +8,7 @@ enum AffiliateCommands {
     static let jsonFlag = TenancyCommands.jsonFlag
 
     static let create = Command(["affiliate", "create"], summary: "Add an affiliate.", options: [
-        .value("--name", "name", "Name."), .value("--external-id", "id", "Your reference for them."),
+        .required("--name", "name", "Name."), .value("--external-id", "id", "Your reference for them."),
         .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), jsonFlag,
     ] + APIClient.options) { a, c in
         let client = try APIClient(a, c)
@@ -27,7 +27,7 @@ enum AffiliateCommands {
     }
 
     static let program = Command(["affiliate", "program"], summary: "Add an affiliate program to an app.", options: [
-        .value("--app", "id", "The app."), .value("--name", "name", "Name."),
+        .required("--app", "id", "The app."), .required("--name", "name", "Name."),
         .value("--percent", "n", "Commission: this percentage of the customer price (e.g. 30 or 12.5)."),
         .value("--fixed", "amount", "Commission: this many minor units per payment (with --currency)."), .value("--currency", "code", "For --fixed."),
         .value("--duration", "kind", "first, months or lifetime (default lifetime)."), .value("--months", "n", "For --duration months."),
@@ -60,7 +60,7 @@ enum AffiliateCommands {
     }
 
     static let code = Command(["affiliate", "code"], summary: "Give an affiliate a code for a program.", arguments: "<affiliate-id>", options: [
-        .value("--program", "id", "The program."), .value("--code", "code", "The code (made up when absent)."), jsonFlag,
+        .required("--program", "id", "The program."), .value("--code", "code", "The code (made up when absent)."), jsonFlag,
     ] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give one affiliate id") }
         let created = try await APIClient(a, c).post("/v1/affiliates/\(APIClient.escape(a.positionals[0]))/codes",
@@ -70,7 +70,7 @@ enum AffiliateCommands {
     }
 
     static let link = Command(["affiliate", "link"], summary: "Make a link that carries an affiliate.", arguments: "<affiliate-id>", options: [
-        .value("--program", "id", "The program."), .value("--path", "path", "A custom path."), jsonFlag,
+        .required("--program", "id", "The program."), .value("--path", "path", "A custom path."), jsonFlag,
     ] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give one affiliate id") }
         let created = try await APIClient(a, c).post("/v1/affiliates/\(APIClient.escape(a.positionals[0]))/links",
@@ -82,13 +82,14 @@ enum AffiliateCommands {
                                  options: [jsonFlag] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give one affiliate id") }
         let balance = try await APIClient(a, c).get("/v1/affiliates/\(APIClient.escape(a.positionals[0]))/balance", as: AffiliateBalance.self)
-        c.output(a.flag("--json") ? try Output.json(balance) : Output.table(["CURRENCY", "PENDING", "PAYABLE", "PAID", "MODE"], balance.balances.map {
-            [$0.currency, String($0.pending), String($0.payable), String($0.paid), $0.test ? "test" : "live"]
+        c.output(a.flag("--json") ? try Output.json(balance) : Output.table(["PENDING", "PAYABLE", "PAID", "MODE"], balance.balances.map {
+            [Currency.text(minorUnits: $0.pending, currency: $0.currency), Currency.text(minorUnits: $0.payable, currency: $0.currency),
+             Currency.text(minorUnits: $0.paid, currency: $0.currency), $0.test ? "test" : "live"]
         }))
     }
 
     static let payout = Command(["affiliate", "payout"], summary: "Record a payout from an affiliate's payable balance.", arguments: "<affiliate-id>", options: [
-        .value("--currency", "code", "The currency."), .value("--amount", "n", "Minor units (default: all that is payable)."),
+        .required("--currency", "code", "The currency."), .value("--amount", "n", "Minor units (default: all that is payable)."),
         .value("--reference", "text", "Your payment reference."), jsonFlag,
     ] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give one affiliate id") }
@@ -99,7 +100,7 @@ enum AffiliateCommands {
         let posting = try await APIClient(a, c).post("/v1/affiliates/\(APIClient.escape(a.positionals[0]))/payouts",
                                                      CreatePayoutRequest(currency: try a.required("--currency"), amount: amount, reference: a.value("--reference")),
                                                      as: LedgerPosting.self)
-        c.output(a.flag("--json") ? try Output.json(posting) : "Paid \(posting.entries.first?.amount ?? 0) \(posting.currency) (\(posting.id))")
+        c.output(a.flag("--json") ? try Output.json(posting) : "Paid \(Currency.text(minorUnits: posting.entries.first?.amount ?? 0, currency: posting.currency)) (\(posting.id))")
     }
 
     static let payoutsReport = Command(["report", "payouts"], summary: "Every affiliate's live balances, per currency.", options: [
@@ -112,13 +113,14 @@ enum AffiliateCommands {
         let client = try APIClient(a, c)
         if a.flag("--csv") { return c.output(String(decoding: try await client.raw("GET", path, accept: "text/csv"), as: UTF8.self)) }
         let report = try await client.get(path, as: PayoutReport.self)
-        c.output(a.flag("--json") ? try Output.json(report) : Output.table(["AFFILIATE", "NAME", "CURRENCY", "PENDING", "PAYABLE", "PAID"], report.rows.map {
-            [$0.affiliateId, $0.name, $0.currency, String($0.pending), String($0.payable), String($0.paid)]
+        c.output(a.flag("--json") ? try Output.json(report) : Output.table(["AFFILIATE", "NAME", "PENDING", "PAYABLE", "PAID"], report.rows.map {
+            [$0.affiliateId, $0.name, Currency.text(minorUnits: $0.pending, currency: $0.currency),
+             Currency.text(minorUnits: $0.payable, currency: $0.currency), Currency.text(minorUnits: $0.paid, currency: $0.currency)]
         }))
     }
 
     static let surface = Command(["app-store", "surface"], summary: "Create where an app's App Store notifications arrive; prints the forwarding secret once.",
-                                 options: [.value("--app", "id", "The app."), .value("--environment", "env", "production or sandbox."), jsonFlag] + APIClient.options) { a, c in
+                                 options: [.required("--app", "id", "The app."), .required("--environment", "env", "production or sandbox."), jsonFlag] + APIClient.options) { a, c in
         let created = try await APIClient(a, c).post("/v1/apps/\(APIClient.escape(try a.required("--app")))/app-store-surfaces",
                                                      CreateSurfaceRequest(environment: try a.required("--environment")), as: CreatedSurface.self)
         c.output(a.flag("--json") ? try Output.json(created) : """
@@ -139,8 +141,8 @@ enum AffiliateCommands {
 
     static let verify = Command(["verify", "app-store"], summary: "Check App Store signed data (a notification or a transaction) offline.",
                                 arguments: "<file>", options: [
-        .value("--bundle-id", "id", "The app's bundle id (required)."),
-        .value("--environment", "env", "Production, Sandbox or Xcode (required)."),
+        .required("--bundle-id", "id", "The app's bundle id (required)."),
+        .required("--environment", "env", "Production, Sandbox or Xcode (required)."),
         .value("--app-apple-id", "id", "The app's Apple id (checked in Production)."),
         .value("--root", "file", "The root certificate, DER or PEM (default LINKRUNWAY_APP_STORE_ROOT)."),
         .value("--at", "unix", "Check at this time when the payload has no signedDate (default now)."),

@@ -1,3 +1,4 @@
+import AppleFormats
 import Foundation
 import LinkRunwayAPI
 
@@ -18,7 +19,7 @@ enum AttributionCommands {
     }
 
     static let simulateInstall = Command(["simulate", "install"], summary: "A first launch as the SDK would send it, from a chosen address.", options: [
-        .value("--app", "id", "The app."), .value("--ip", "address", "The device's address (default: this machine's)."),
+        .required("--app", "id", "The app."), .value("--ip", "address", "The device's address (default: this machine's)."),
         .value("--install-id", "id", "An install id (default: a new UUID)."), .value("--click-token", "token", "A click token the app would hold."),
         .value("--platform", "ios|tvos", "Default ios."), jsonFlag,
     ] + APIClient.options) { a, c in
@@ -64,7 +65,7 @@ enum AttributionCommands {
     }
 
     static let reportFunnel = Command(["report", "funnel"], summary: "Clicks, installs, opens, events and revenue, grouped.", options: [
-        .value("--from", "time", "ISO 8601 start (default 30 days ago)."), .value("--to", "time", "ISO 8601 end (default now)."),
+        .value("--from", "time", "Start: a day (2026-11-01) or an ISO 8601 time (default 30 days ago)."), .value("--to", "time", "End: a day (2026-11-30, through its end) or an ISO 8601 time (default now)."),
         .value("--group-by", "key", "day, link, campaign, channel or source (default day)."), .value("--app", "id", "Only this app."),
         .value("--workspace", "id", "The workspace (admin keys)."), .flag("--csv", "Print CSV."), jsonFlag,
     ] + APIClient.options) { a, c in
@@ -82,12 +83,12 @@ enum AttributionCommands {
         c.output(Output.table([report.groupBy.uppercased(), "CLICKS", "INSTALLS", "OPENS", "EVENTS", "REVENUE"], report.rows.map { row in
             [row.key, String(row.clicks), String(row.installs), String(row.opens),
              row.events.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " "),
-             row.revenue.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: " ")]
+             row.revenue.sorted { $0.key < $1.key }.map { Currency.text(minorUnits: $0.value, currency: $0.key) }.joined(separator: ", ")]
         }))
     }
 
     static let webhookCreate = Command(["webhook", "create"], summary: "Register an endpoint; prints its signing secret once.", options: [
-        .value("--url", "url", "https:// endpoint."), .value("--topics", "list", "Comma-separated: install, event, click."),
+        .required("--url", "url", "https:// endpoint."), .required("--topics", "list", "Comma-separated: install, event, click."),
         .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), jsonFlag,
     ] + APIClient.options) { a, c in
         let topics = try a.required("--topics").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }

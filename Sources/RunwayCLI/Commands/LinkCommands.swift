@@ -51,7 +51,7 @@ enum LinkCommands {
         .value("--preview-image", "url", "An https image for previews."),
         .value("--interstitial", "on|off", "Show a branded page before the App Store on iOS."),
         .value("--pass-query", "on|off", "Pass the click's query string to web and Android destinations."),
-        .value("--expires", "time", "ISO 8601 expiry, e.g. 2026-12-31T23:59:59Z."),
+        .value("--expires", "time", "Expiry: an ISO 8601 time (2026-12-31T18:00:00Z), or a day (2026-12-31: at its end, UTC)."),
     ]
 
     static let linkCreate = Command(["link", "create"], summary: "Create a link.", options: [
@@ -165,7 +165,7 @@ struct LinkFields {
         preview = title != nil || description != nil || image != nil ? LinkPreview(title: title, description: description, imageUrl: image) : nil
         interstitial = try Self.onOff(a, "--interstitial")
         passQuery = try Self.onOff(a, "--pass-query")
-        expiresAt = a.value("--expires")
+        expiresAt = a.value("--expires").map(CLITime.endOfDayOrTime)
     }
 
     static func onOff(_ a: ParsedArguments, _ option: String) throws -> Bool? {

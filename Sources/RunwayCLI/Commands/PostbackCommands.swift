@@ -67,9 +67,9 @@ enum PostbackCommands {
     }
 
     static let impressionSign = Command(["impression", "sign"], summary: "Sign an ad impression with an ad network's key.", options: [
-        .value("--format", "format", "adattributionkit (a compact JWS) or skadnetwork-4.0 (a signature for StoreKit)."),
-        .value("--key", "file", "The ad network's P-256 private key (PEM)."),
-        .value("--ad-network-id", "id", "Your ad network id, as registered with Apple."),
+        .required("--format", "format", "adattributionkit (a compact JWS) or skadnetwork-4.0 (a signature for StoreKit)."),
+        .required("--key", "file", "The ad network's P-256 private key (PEM)."),
+        .required("--ad-network-id", "id", "Your ad network id, as registered with Apple."),
         .value("--source-identifier", "n", "Up to four digits."),
         .value("--advertised-item-id", "id", "The advertised app's App Store id."),
         .value("--publisher-item-id", "id", "The app showing the ad (default 0, for testing)."),
@@ -117,7 +117,7 @@ enum PostbackCommands {
     }
 
     static let rulesSet = Command(["rules", "set"], summary: "Set an app's conversion schema from a JSON file (a new version).", options: [
-        .value("--app", "id", "The app."), .value("--file", "file", "{\"rules\": [...], \"laterWindows\": [...]} (see docs/postbacks.md)."), jsonFlag,
+        .required("--app", "id", "The app."), .required("--file", "file", "{\"rules\": [...], \"laterWindows\": [...]} (see docs/postbacks.md)."), jsonFlag,
     ] + APIClient.options) { a, c in
         let file = try a.required("--file")
         guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }
@@ -133,7 +133,7 @@ enum PostbackCommands {
     }
 
     static let rulesShow = Command(["rules", "show"], summary: "Show an app's current conversion schema.", options: [
-        .value("--app", "id", "The app."), jsonFlag,
+        .required("--app", "id", "The app."), jsonFlag,
     ] + APIClient.options) { a, c in
         let schema = try await APIClient(a, c).get("/v1/apps/\(APIClient.escape(try a.required("--app")))/conversion-schema", as: ConversionSchema.self)
         if a.flag("--json") { return c.output(try Output.json(schema)) }
@@ -150,7 +150,7 @@ enum PostbackCommands {
     }
 
     static let reportPostbacks = Command(["report", "postbacks"], summary: "Postbacks, installs and conversion values, grouped.", options: [
-        .value("--from", "time", "ISO 8601 start (default 30 days ago)."), .value("--to", "time", "ISO 8601 end (default now)."),
+        .value("--from", "time", "Start: a day (2026-11-01) or an ISO 8601 time (default 30 days ago)."), .value("--to", "time", "End: a day (2026-11-30, through its end) or an ISO 8601 time (default now)."),
         .value("--group-by", "key", "day, network, campaign, sourceIdentifier, window, value, conversion, tier or framework."),
         .value("--app", "id", "Only this app."), .value("--workspace", "id", "The workspace (admin keys)."), .flag("--csv", "Print CSV."), jsonFlag,
     ] + APIClient.options) { a, c in

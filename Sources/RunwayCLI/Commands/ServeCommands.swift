@@ -68,8 +68,17 @@ enum ServeCommands {
     }
 
     static let migrate = Command(["migrate"], summary: "Bring the database to the current schema.",
-                                 options: [settingOptions.first { $0.name == "--database-url" }!]) { arguments, context in
+                                 options: [settingOptions.first { $0.name == "--database-url" }!,
+                                           .flag("--create", "Create the SQLite database if it does not exist yet.")],
+                                 details: """
+                                     A SQLite path that does not exist is refused unless --create is given, so a typo in the
+                                     path does not leave an empty database behind.
+                                     """) { arguments, context in
         let configuration = try configuration(arguments, context)
+        if case .sqlite(let path) = configuration.database, path != ":memory:", !arguments.flag("--create"),
+           !FileManager.default.fileExists(atPath: path) {
+            throw UsageError("there is no database at \(path); give --create to make one there")
+        }
         let store: any Store
         do {
             store = try StoreFactory.open(configuration.database)

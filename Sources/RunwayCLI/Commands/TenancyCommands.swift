@@ -5,7 +5,7 @@ enum TenancyCommands {
     static let jsonFlag = OptionSpec.flag("--json", "Print JSON instead of a table.")
 
     static let workspaceCreate = Command(["workspace", "create"], summary: "Create a workspace (admin key).",
-                                         options: [.value("--name", "name", "Workspace name."), jsonFlag] + APIClient.options) { a, c in
+                                         options: [.required("--name", "name", "Workspace name."), jsonFlag] + APIClient.options) { a, c in
         let client = try APIClient(a, c)
         let workspace = try await client.post("/v1/workspaces", CreateWorkspaceRequest(name: try a.required("--name")), as: Workspace.self)
         c.output(a.flag("--json") ? try Output.json(workspace) : "Created workspace \(workspace.id) \"\(workspace.name)\"")
@@ -18,9 +18,9 @@ enum TenancyCommands {
     }
 
     static let appCreate = Command(["app", "create"], summary: "Register an app.", options: [
-        .value("--name", "name", "App name."),
-        .value("--team-id", "id", "Apple Developer Team ID (10 characters)."),
-        .value("--bundle-id", "id", "Bundle ID, e.g. com.example.app."),
+        .required("--name", "name", "App name."),
+        .required("--team-id", "id", "Apple Developer Team ID (10 characters)."),
+        .required("--bundle-id", "id", "Bundle ID, e.g. com.example.app."),
         .value("--app-store-id", "id", "Numeric App Store ID, once there is one."),
         .value("--platforms", "list", "Comma-separated: ios, tvos, macos, visionos (default ios)."),
         .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."),
@@ -103,7 +103,7 @@ enum TenancyCommands {
     }
 
     static let keyCreate = Command(["key", "create"], summary: "Create an API key; its secret is printed once.", options: [
-        .value("--kind", "kind", "publishable, server or admin."),
+        .required("--kind", "kind", "publishable, server or admin."),
         .value("--name", "name", "A name to recognise it by."),
         .value("--workspace", "id", "Workspace of a server key (required with an admin key)."),
         .value("--app", "id", "App of a publishable key."),

@@ -5,7 +5,7 @@ import RunwayCrypto
 /// `user` commands: the people who sign in to the console with a password.
 enum UserCommands {
     static let create = Command(["user", "create"], summary: "Add a console user; without --password-stdin a password is made and printed once.", options: [
-        .value("--email", "address", "What they sign in with."),
+        .required("--email", "address", "What they sign in with."),
         .value("--workspace", "id", "The one workspace they see (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."),
         .flag("--password-stdin", "Read the password (12 characters or more) from the first line of standard input."),
         TenancyCommands.jsonFlag,

@@ -20,12 +20,12 @@ enum VerifyCommands {
 
     static let appAttest = Command(["verify", "app-attest"], summary: "Check an App Attest attestation offline, step by step.",
                                    options: [
-        .value("--attestation", "file", "The attestation object, raw CBOR or base64 text (required)."),
-        .value("--key-id", "base64", "The key id from generateKey (required)."),
+        .required("--attestation", "file", "The attestation object, raw CBOR or base64 text (required)."),
+        .required("--key-id", "base64", "The key id from generateKey (required)."),
         .value("--challenge", "text", "The challenge the app hashed as client data."),
         .value("--client-data-hash", "base64|hex", "The client data hash itself, instead of --challenge."),
-        .value("--team-id", "id", "Apple Developer Team ID (required)."),
-        .value("--bundle-id", "id", "Bundle ID (required)."),
+        .required("--team-id", "id", "Apple Developer Team ID (required)."),
+        .required("--bundle-id", "id", "Bundle ID (required)."),
         .value("--at", "time", "Check the certificates at this time (ISO 8601 or Unix seconds; default now)."),
         .value("--environment", "env", "Accept only development or production (default either)."),
         .value("--root", "pem", "Apple's App Attestation Root CA (default LINKRUNWAY_APP_ATTEST_ROOT)."),

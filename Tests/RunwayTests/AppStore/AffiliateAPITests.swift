@@ -432,6 +432,15 @@ struct AffiliateAPITests {
         await server.stop()
     }
 
+    @Test("minor units are written for people in their currency's units")
+    func moneyText() {
+        #expect(Currency.text(minorUnits: 499, currency: "USD") == "4.99 USD")
+        #expect(Currency.text(minorUnits: 5, currency: "EUR") == "0.05 EUR")
+        #expect(Currency.text(minorUnits: -1250, currency: "KWD") == "-1.250 KWD")
+        #expect(Currency.text(minorUnits: 500, currency: "JPY") == "500 JPY")
+        #expect(Currency.text(minorUnits: -7, currency: "USD") == "-0.07 USD")
+    }
+
     @Test("milliunit prices become minor units exactly, by each currency's exponent")
     func currencies() {
         #expect(Currency.minorUnits(milliunits: 9990, currency: "USD") == 999)

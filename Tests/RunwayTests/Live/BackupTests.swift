@@ -107,7 +107,7 @@ struct BackupTests {
     func restoreRefusals() async throws {
         let directory = TemporaryDirectory()
         let target = directory.path("target.db")
-        #expect(try await Self.linkrunway(["migrate", "--database-url", "sqlite:" + target]).status == 0)
+        #expect(try await Self.linkrunway(["migrate", "--create", "--database-url", "sqlite:" + target]).status == 0)
         let before = try SQLiteBackup.summary(of: target)
         let copy = directory.path("copy.db")
         #expect(try await Self.linkrunway(["backup", "--database-url", "sqlite:" + target, copy]).status == 0)
@@ -166,7 +166,7 @@ struct BackupTests {
     func newerDatabaseRefused() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path("newer.db")
-        #expect(try await Self.linkrunway(["migrate", "--database-url", "sqlite:" + path]).status == 0)
+        #expect(try await Self.linkrunway(["migrate", "--create", "--database-url", "sqlite:" + path]).status == 0)
         let store = try SQLiteStore(path: path)
         try await store.write { db in try db.execute("INSERT INTO schema_migrations (id, applied_at) VALUES ('9999_from_the_future', 0)") }
         await store.close()

@@ -63,6 +63,26 @@ struct CLITests {
         #expect(run.status == 64, "\(arguments): \(run.errors)")
     }
 
+    @Test("every missing required option is named in one usage error, and the help marks them")
+    func missingOptions() async {
+        let run = await CLITests.run(["app", "create", "--team-id", "ABCDE12345"], environment: ["LINKRUNWAY_KEY": "lr_ak_x"])
+        #expect(run.status == 64)
+        #expect(run.errors.contains("missing --name and --bundle-id"), "\(run.errors)")
+        let none = await CLITests.run(["app", "create"], environment: ["LINKRUNWAY_KEY": "lr_ak_x"])
+        #expect(none.errors.contains("missing --name, --team-id and --bundle-id"), "\(none.errors)")
+        #expect(await CLITests.run(["app", "create", "--help"]).output.contains("Required. "))
+    }
+
+    @Test("the help lists every command once, by area")
+    func groupedHelp() async {
+        let help = await CLITests.run(["--help"]).output
+        for group in CLI.groups { #expect(help.contains("\n\(group.area):\n"), "\(group.area)") }
+        for command in CLI.commands {
+            let line = "  " + command.words.joined(separator: " ") + " "
+            #expect(help.components(separatedBy: line).count == 2, "\(command.words) is listed once")
+        }
+    }
+
     @Test("an unknown command or option is one short error with a guess and where the help is, not the whole help")
     func shortUsageErrors() async {
         let command = await CLITests.run(["lnk", "create"], environment: [:])
@@ -122,11 +142,14 @@ struct CLITests {
         _ = directory
     }
 
-    @Test("migrate brings a new database to the current schema and is idempotent")
+    @Test("migrate refuses a SQLite path that does not exist unless --create, brings a new database to the current schema and is idempotent")
     func migrate() async throws {
         let directory = TemporaryDirectory()
         let url = "sqlite:\(directory.path("m.db"))"
-        let first = await CLITests.run(["migrate", "--database-url", url])
+        let typo = await CLITests.run(["migrate", "--database-url", url])
+        #expect(typo.status == 64 && typo.errors.contains("--create"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path("m.db")), "nothing is created without --create")
+        let first = await CLITests.run(["migrate", "--create", "--database-url", url])
         #expect(first.status == 0)
         #expect(first.output.contains("0001_tenancy"))
         let second = await CLITests.run(["migrate"], environment: ["LINKRUNWAY_DATABASE_URL": url])
@@ -159,6 +182,10 @@ struct CLILinkTests {
         #expect(named.status == 0, "\(named.errors)")
         #expect(try JSONDecoder().decode(LinkDomain.self, from: Data(named.output.utf8)).workspaceId == second.id)
         #expect(await run(["affiliate", "create", "--name", "Bob", "--workspace", second.id]).status == 0)
+        // A workspace that is not there is a usage error naming the option, not an empty list.
+        let nowhere = await run(["app", "list", "--workspace", "ws_nope0000"])
+        #expect(nowhere.status == 64 && nowhere.errors.contains("--workspace ws_nope0000: there is no such workspace"), "\(nowhere.errors)")
+        #expect(await run(["app", "list", "--workspace", second.id]).status == 0)
         await runtime.stop()
     }
 
