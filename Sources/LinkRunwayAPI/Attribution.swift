@@ -537,9 +537,11 @@ extension CreatedWebhook: DescribedWireType {
     ]
 }
 
+/// One delivery to a webhook endpoint and how its attempts went.
 public struct WebhookDelivery: Codable, Sendable, Equatable {
     public var id: String
     public var webhookId: String
+    /// `install`, `event`, `click`, or `ping` for a test delivery.
     public var topic: String
     /// `pending`, `delivered` or `failed` (gave up).
     public var status: String
@@ -567,7 +569,7 @@ public struct WebhookDelivery: Codable, Sendable, Equatable {
 
 extension WebhookDelivery: DescribedWireType {
     public static let notes: [String: FieldNote] = [
-        "id": FieldNote("Delivery id."), "webhookId": FieldNote("Webhook."), "topic": FieldNote("Topic."),
+        "id": FieldNote("Delivery id."), "webhookId": FieldNote("Webhook."), "topic": FieldNote("install, event, click, or ping for a test."),
         "status": .oneOf(["pending", "delivered", "failed"], "State."),
         "lastError": FieldNote("Last failure: dns_failed, connect_failed, blocked_address, blocked_scheme, tls_failed, timeout, http_<status> or send_failed."),
         "nextAttemptAt": .timestamp, "createdAt": .timestamp, "deliveredAt": .timestamp,

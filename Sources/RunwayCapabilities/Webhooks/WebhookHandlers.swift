@@ -42,8 +42,7 @@ struct WebhookHandlers: Sendable {
         let principal = try context.principal()
         let id = try context.parameter("webhookId")
         let workspaceId: String = try await services.store.write { db in
-            guard let workspaceId = try WebhookQueries.workspace(db, id: id) else { throw RequestError.notFound("no webhook \(id)") }
-            try principal.requireWorkspace(workspaceId)
+            let workspaceId = try Self.workspace(of: id, db, principal)
             try WebhookQueries.delete(db, id: id)
             return workspaceId
         }
@@ -55,10 +54,55 @@ struct WebhookHandlers: Sendable {
         let principal = try context.principal()
         let id = try context.parameter("webhookId")
         let deliveries: [WebhookDelivery] = try await services.store.read { db in
-            guard let workspaceId = try WebhookQueries.workspace(db, id: id) else { throw RequestError.notFound("no webhook \(id)") }
-            try principal.requireWorkspace(workspaceId)
+            _ = try Self.workspace(of: id, db, principal)
             return try WebhookQueries.deliveries(db, webhookId: id)
         }
         return try .json(WebhookDeliveryList(items: deliveries))
+    }
+
+    /// Queues a signed `ping` to this endpoint alone, through the outbox every delivery takes; 202 with the delivery.
+    func test(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let id = try context.parameter("webhookId")
+        let now = services.clock.nowMilliseconds()
+        return try await IdempotencyClaim.write(services.store, context) { db in
+            let deliveryId = try Webhooks.ping(db, webhookId: id, workspaceId: try Self.workspace(of: id, db, principal), now: now)
+            return try Self.accepted(deliveryId, of: id, db)
+        }
+    }
+
+    /// Queues a delivered or failed delivery's body again as a new delivery with its own id and attempts, so the
+    /// original keeps its history; 202 with the new delivery. A pending one is still being tried: 409.
+    func redeliver(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let id = try context.parameter("webhookId"), originalId = try context.parameter("deliveryId")
+        let now = services.clock.nowMilliseconds()
+        return try await IdempotencyClaim.write(services.store, context) { db in
+            let workspaceId = try Self.workspace(of: id, db, principal)
+            guard let original = try WebhookQueries.delivery(db, id: originalId, webhookId: id) else {
+                throw RequestError.notFound("webhook \(id) has no delivery \(originalId)")
+            }
+            guard original.delivery.status != "pending" else {
+                throw WebhooksError.stillPending(deliveryId: originalId, nextAttemptAt: original.delivery.nextAttemptAt)
+            }
+            let deliveryId = Identifier.make("whd")
+            try Webhooks.queue(db, id: deliveryId, webhookId: id, workspaceId: workspaceId, topic: original.delivery.topic, body: original.body, now: now)
+            return try Self.accepted(deliveryId, of: id, db)
+        }
+    }
+
+    /// The workspace of webhook `id`, once the principal may act in it; not found when there is no such webhook.
+    private static func workspace(of id: String, _ db: any SQLExecutor, _ principal: Principal) throws -> String {
+        guard let workspaceId = try WebhookQueries.workspace(db, id: id) else { throw RequestError.notFound("no webhook \(id)") }
+        try principal.requireWorkspace(workspaceId)
+        return workspaceId
+    }
+
+    /// 202 with delivery `deliveryId` as just queued.
+    private static func accepted(_ deliveryId: String, of webhookId: String, _ db: any SQLExecutor) throws -> HTTPResponse {
+        guard let queued = try WebhookQueries.delivery(db, id: deliveryId, webhookId: webhookId) else {
+            throw RequestError.notFound("no delivery \(deliveryId)")
+        }
+        return try .json(queued.delivery, status: 202)
     }
 }

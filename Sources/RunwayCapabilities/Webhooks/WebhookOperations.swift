@@ -21,4 +21,15 @@ extension Operation {
     static let listWebhookDeliveries = Operation(
         id: "listWebhookDeliveries", summary: "Deliveries of an endpoint, newest first: status, attempts, last answer",
         tag: "Webhooks", access: Access.management, responses: [.json(200, WebhookDeliveryList.self, "Up to 100 deliveries.")])
+
+    static let testWebhook = Operation(
+        id: "testWebhook", summary: "Queue a signed ping to this endpoint alone, sent and retried like any delivery", tag: "Webhooks",
+        access: Access.management, responses: [.json(202, WebhookDelivery.self, "The queued ping; follow it in the endpoint's deliveries.")],
+        idempotent: true)
+
+    static let redeliverWebhookDelivery = Operation(
+        id: "redeliverWebhookDelivery",
+        summary: "Queue a delivered or failed delivery's body again as a new delivery; the original keeps its history",
+        tag: "Webhooks", access: Access.management,
+        responses: [.json(202, WebhookDelivery.self, "The new delivery, with its own id and attempts.")], errors: [409], idempotent: true)
 }

@@ -31,12 +31,33 @@ package enum Webhooks {
         let listening = try (subscriptions ?? Self.subscriptions(db, workspaceId: workspaceId)).filter { $0.topics.contains(Substring(topic)) }
         for endpoint in listening {
             let id = Identifier.make("whd")
-            let body = try envelope(id: id, topic: topic, payload: payload, now: now)
-            try db.execute("""
-                INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, topic, payload, status, attempts, next_attempt_at, created_at)
-                VALUES (\(id), \(endpoint.id), \(workspaceId), \(topic), \(body), 'pending', 0, \(now), \(now))
-                """)
+            try queue(db, id: id, webhookId: endpoint.id, workspaceId: workspaceId, topic: topic,
+                      body: try envelope(id: id, topic: topic, payload: payload, now: now), now: now)
         }
+    }
+
+    /// Queues a `ping` to webhook `webhookId` alone, signed and sent like any delivery; returns the delivery's id.
+    static func ping(_ db: any SQLExecutor, webhookId: String, workspaceId: String, now: Int64) throws -> String {
+        let id = Identifier.make("whd")
+        try queue(db, id: id, webhookId: webhookId, workspaceId: workspaceId, topic: pingTopic,
+                  body: try envelope(id: id, topic: pingTopic, payload: Ping(webhookId: webhookId), now: now), now: now)
+        return id
+    }
+
+    /// The topic of test deliveries; no endpoint subscribes to it, `POST /v1/webhooks/{id}/test` sends it.
+    static let pingTopic = "ping"
+
+    /// The `data` of a ping.
+    struct Ping: Encodable {
+        let webhookId: String
+    }
+
+    /// One row of the outbox, due now: `body` is sent as it is, and `id` is its `LinkRunway-Delivery`.
+    static func queue(_ db: any SQLExecutor, id: String, webhookId: String, workspaceId: String, topic: String, body: String, now: Int64) throws {
+        try db.execute("""
+            INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, topic, payload, status, attempts, next_attempt_at, created_at)
+            VALUES (\(id), \(webhookId), \(workspaceId), \(topic), \(body), 'pending', 0, \(now), \(now))
+            """)
     }
 
     /// `{"id","topic","createdAt","data"}`.

@@ -13,8 +13,10 @@ package struct WebhooksCapability: Capability {
         return [
             Route(.POST, "/v1/webhooks", .createWebhook, use: handlers.create),
             Route(.GET, "/v1/webhooks", .listWebhooks, use: handlers.list),
-            Route(.DELETE, "/v1/webhooks/{webhookId}", .deleteWebhook, use: handlers.delete),
             Route(.GET, "/v1/webhooks/{webhookId}/deliveries", .listWebhookDeliveries, use: handlers.deliveries),
+            Route(.POST, "/v1/webhooks/{webhookId}/test", .testWebhook, use: handlers.test),
+            Route(.POST, "/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver", .redeliverWebhookDelivery, use: handlers.redeliver),
+            Route(.DELETE, "/v1/webhooks/{webhookId}", .deleteWebhook, use: handlers.delete),
         ]
     }
 

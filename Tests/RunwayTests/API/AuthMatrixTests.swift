@@ -140,6 +140,9 @@ struct AuthMatrixTests {
             "DELETE /v1/users/{userId}": Probe(method: "DELETE", path: "/v1/users/\(w.userA)", body: "", workspaceScoped: true),
             "DELETE /v1/webhooks/{webhookId}": Probe(method: "DELETE", path: "/v1/webhooks/\(w.webhookA)", body: "", workspaceScoped: true),
             "GET /v1/webhooks/{webhookId}/deliveries": Probe(method: "GET", path: "/v1/webhooks/\(w.webhookA)/deliveries", body: "", workspaceScoped: true),
+            "POST /v1/webhooks/{webhookId}/test": Probe(method: "POST", path: "/v1/webhooks/\(w.webhookA)/test", body: "", workspaceScoped: true),
+            "POST /v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver": Probe(method: "POST", path: "/v1/webhooks/\(w.webhookA)/deliveries/whd_matrix/redeliver",
+                                                                                   body: "", workspaceScoped: true),
             "POST /v1/simulate/clicks": Probe(method: "POST", path: "/v1/simulate/clicks", body: #"{"url":"\#(w.linkA.url)"}"#, workspaceScoped: true),
             "POST /v1/claims/apple-ads": Probe(method: "POST", path: "/v1/claims/apple-ads", body: #"{"installId":"\#(w.installA)","token":"invalid"}"#, workspaceScoped: false),
             // App Attest answers for the publishable key's own app only; another app's id is 403 app_forbidden.

@@ -80,15 +80,8 @@ struct WebhookTests {
         #expect(requests.count == 2)
         let last = try #require(requests.last)
         #expect(last.body == requests[0].body, "a retry sends the same body")
-        let signature = try #require(last.headers["LinkRunway-Signature"])
-        let parts = Dictionary(uniqueKeysWithValues: signature.split(separator: ",").map { part -> (String, String) in
-            let pair = part.split(separator: "=", maxSplits: 1)
-            return (String(pair[0]), String(pair[1]))
-        })
-        let expected = ByteEncoding.hex(Digest.hmacSHA256(key: Array(created.secret.utf8), message: Array("\(parts["t"]!).".utf8) + last.body))
-        #expect(parts["v1"] == expected)
         // t is the Unix time in seconds, so a receiver can refuse a replayed delivery by its age.
-        let sentAt = try #require(Int64(parts["t"] ?? ""))
+        let sentAt = try Self.signedAt(last, secret: created.secret)
         #expect(abs(sentAt - Int64(w.server.services.clock.now().timeIntervalSince1970)) <= 60, "t=\(sentAt)")
         let body = try JSONDecoder().decode(WebhookBody.self, from: Data(last.body))
         #expect(body.topic == "install")
@@ -135,6 +128,19 @@ struct WebhookTests {
         #expect(!text.contains(hash))
         await receiver.server.shutdown()
         await w.server.stop()
+    }
+
+    /// The `t` of a delivery's `LinkRunway-Signature`, once its `v1` is checked as a receiver would: the hex HMAC-SHA256 of
+    /// "t." and the raw body under the whole secret.
+    static func signedAt(_ request: HTTPRequest, secret: String) throws -> Int64 {
+        let signature = try #require(request.headers["LinkRunway-Signature"])
+        let parts = Dictionary(uniqueKeysWithValues: signature.split(separator: ",").map { part -> (String, String) in
+            let pair = part.split(separator: "=", maxSplits: 1)
+            return (String(pair[0]), String(pair[1]))
+        })
+        let t = try #require(parts["t"])
+        #expect(parts["v1"] == ByteEncoding.hex(Digest.hmacSHA256(key: Array(secret.utf8), message: Array("\(t).".utf8) + request.body)))
+        return try #require(Int64(t))
     }
 
     /// Loopback receivers need the operator's switch for private targets.
