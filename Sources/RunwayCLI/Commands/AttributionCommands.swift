@@ -2,7 +2,7 @@ import AppleFormats
 import Foundation
 import LinkRunwayAPI
 
-/// `simulate`, `install`, `report` and `webhook` commands, through the API of a running server.
+/// `simulate`, `install` and `report` commands, through the API of a running server.
 enum AttributionCommands {
     static let jsonFlag = TenancyCommands.jsonFlag
 
@@ -85,33 +85,5 @@ enum AttributionCommands {
              row.events.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " "),
              row.revenue.sorted { $0.key < $1.key }.map { Currency.text(minorUnits: $0.value, currency: $0.key) }.joined(separator: ", ")]
         }))
-    }
-
-    static let webhookCreate = Command(["webhook", "create"], summary: "Register an endpoint; prints its signing secret once.", options: [
-        .required("--url", "url", "https:// endpoint."), .required("--topics", "list", "Comma-separated: install, event, click."),
-        .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), jsonFlag,
-    ] + APIClient.options) { a, c in
-        let topics = try a.required("--topics").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        let client = try APIClient(a, c)
-        let created = try await client.post("/v1/webhooks", CreateWebhookRequest(workspaceId: try await client.workspace(a, c), url: try a.required("--url"),
-                                                                                  topics: topics), as: CreatedWebhook.self)
-        c.output(a.flag("--json") ? try Output.json(created)
-                 : "Created \(created.webhook.id). Its signing secret is shown only now:\n\n    \(created.secret)\n")
-    }
-
-    static let webhookList = Command(["webhook", "list"], summary: "List webhook endpoints.", options: [jsonFlag] + APIClient.options) { a, c in
-        let hooks = try await APIClient(a, c).all("/v1/webhooks", as: WebhookEndpoint.self)
-        c.output(a.flag("--json") ? try Output.json(hooks) : Output.table(["ID", "URL", "TOPICS", "CREATED"],
-                                                                        hooks.map { [$0.id, $0.url, $0.topics.joined(separator: ","), $0.createdAt] }))
-    }
-
-    static let webhookDeliveries = Command(["webhook", "deliveries"], summary: "Recent deliveries of an endpoint.", arguments: "<webhook-id>",
-                                           options: [jsonFlag] + APIClient.options) { a, c in
-        guard a.positionals.count == 1 else { throw UsageError("give exactly one webhook id") }
-        let data = try await APIClient(a, c).raw("GET", "/v1/webhooks/\(APIClient.escape(a.positionals[0]))/deliveries")
-        struct List: Codable { let items: [WebhookDelivery] }
-        let list = try JSONDecoder().decode(List.self, from: data)
-        c.output(a.flag("--json") ? try Output.json(list.items) : Output.table(["ID", "TOPIC", "STATUS", "ATTEMPTS", "LAST", "CREATED"],
-            list.items.map { [$0.id, $0.topic, $0.status, String($0.attempts), $0.lastStatus.map(String.init) ?? $0.lastError ?? "-", $0.createdAt] }))
     }
 }

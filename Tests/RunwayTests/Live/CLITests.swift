@@ -32,10 +32,12 @@ struct CLITests {
         return Run(status: status, output: capture.output, errors: capture.errors)
     }
 
-    static func startServer() async throws -> (ServerRuntime, TemporaryDirectory, [String: String]) {
+    /// A server on a free port; `privateTargets` lets its webhooks reach receivers on loopback.
+    static func startServer(privateTargets: Bool = false) async throws -> (ServerRuntime, TemporaryDirectory, [String: String]) {
         let directory = TemporaryDirectory()
         var configuration = ServerConfiguration(database: .sqlite(path: directory.path("cli.db")))
         configuration.http.port = 0
+        configuration.outbound.allowPrivateTargets = privateTargets
         configuration.logLevel = .error
         let runtime = try await ServerRuntime.start(configuration, logSink: .memory())
         let key = try #require(runtime.bootstrap?.adminKey)
