@@ -28,6 +28,8 @@ enum ConsolePages {
         ConsoleRoute(method: .POST, pattern: "/console/webhooks", handler: WebhookPages.create),
         ConsoleRoute(method: .GET, pattern: "/console/webhooks/{id}", handler: WebhookPages.show),
         ConsoleRoute(method: .POST, pattern: "/console/webhooks/{id}/delete", handler: WebhookPages.remove),
+        ConsoleRoute(method: .POST, pattern: "/console/webhooks/{id}/test", handler: WebhookPages.sendTest),
+        ConsoleRoute(method: .POST, pattern: "/console/webhooks/{id}/deliveries/{delivery}/redeliver", handler: WebhookPages.redeliver),
         ConsoleRoute(method: .GET, pattern: "/console/ad-networks", handler: AdNetworkPages.list),
         ConsoleRoute(method: .POST, pattern: "/console/ad-networks", handler: AdNetworkPages.create),
         ConsoleRoute(method: .GET, pattern: "/console/users", handler: UserPages.list),

@@ -80,12 +80,37 @@ enum WebhookPages {
         let deliveries = try await context.api.get("/v1/webhooks/\(id)/deliveries", as: WebhookDeliveryList.self).items
         let f = context.format
         let table: Markup = deliveries.isEmpty ? ConsoleLayout.empty("Nothing delivered yet: deliveries appear when an install, event or click of its topics happens.")
-            : ConsoleLayout.table(["made", "topic", "status", "attempts", "last answer", "next attempt", "delivered"], deliveries.map { delivery in
+            : ConsoleLayout.table(["made", "topic", "status", "attempts", "last answer", "next attempt", "delivered", "action"], deliveries.map { delivery in
                 let answer = delivery.lastStatus.map { "HTTP \($0)" } ?? delivery.lastError ?? "–"
+                let redeliver: Markup = delivery.status == "pending" ? "–"
+                    : action("/console/webhooks/\(id)/deliveries/\(delivery.id)/redeliver", "Redeliver", label: "Redeliver \(delivery.id)", context)
                 return ["\(f.time(delivery.createdAt))", "\(delivery.topic)", "\(delivery.status)", "\(f.number(delivery.attempts))", "\(answer)",
-                        "\(delivery.nextAttemptAt.map { f.time($0) } ?? "–")", "\(delivery.deliveredAt.map { f.time($0) } ?? "–")"]
+                        "\(delivery.nextAttemptAt.map { f.time($0) } ?? "–")", "\(delivery.deliveredAt.map { f.time($0) } ?? "–")", redeliver]
             }, caption: "The last 100 deliveries, newest first")
-        return .page(ConsolePage(title: "Webhook", body: "<p><code>\(endpoint.url)</code>: \(endpoint.topics.joined(separator: ", "))</p>" + table
+        let test = action("/console/webhooks/\(id)/test", "Send test", label: "Send test ping to \(endpoint.url)", context)
+        return .page(ConsolePage(title: "Webhook", body: "<p><code>\(endpoint.url)</code>: \(endpoint.topics.joined(separator: ", ")) \(test)</p>" + table
                                  + "<p><a href=\"\(context.link("/console/webhooks"))\">All webhooks</a></p>"))
+    }
+
+    /// Queues a signed ping to the endpoint and comes back to its page.
+    static func sendTest(_ context: ConsoleContext) async throws -> ConsoleResult {
+        let id = context.parameter("id")
+        let ping = try await context.api.send(.POST, "/v1/webhooks/\(id)/test", [String: String](), as: WebhookDelivery.self)
+        return .redirect(context.link("/console/webhooks/\(id)", [("notice", "Queued test ping \(ping.id); it appears below once tried.")]))
+    }
+
+    /// Queues a delivery's body again as a new delivery and comes back to the endpoint's page.
+    static func redeliver(_ context: ConsoleContext) async throws -> ConsoleResult {
+        let id = context.parameter("id"), deliveryId = context.parameter("delivery")
+        let copy = try await context.api.send(.POST, "/v1/webhooks/\(id)/deliveries/\(deliveryId)/redeliver", [String: String](), as: WebhookDelivery.self)
+        return .redirect(context.link("/console/webhooks/\(id)", [("notice", "Queued \(copy.id), a redelivery of \(deliveryId).")]))
+    }
+
+    /// A one-button form that posts to `path` in this workspace.
+    static func action(_ path: String, _ title: String, label: String, _ context: ConsoleContext) -> Markup {
+        """
+        <form method="post" action="\(path)" class="inline">\(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
+        <button type="submit" aria-label="\(label)">\(title)</button></form>
+        """
     }
 }

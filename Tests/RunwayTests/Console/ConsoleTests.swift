@@ -393,6 +393,19 @@ struct ConsoleTests {
         let detail = await visitor.send("GET", "/console/webhooks/\(endpoint.id)?ws=\(ws)")
         #expect(detail.status == 200 && detail.bodyText.contains("<td>install</td>"), "\(detail.bodyText)")
         #expect(await visitor.send("GET", "/console/webhooks?ws=\(ws)").bodyText.range(of: #"1 (pending|delivered|failed)"#, options: .regularExpression) != nil)
+        // A test ping, and a redelivery of a delivery that is no longer pending, are one button each.
+        #expect(detail.bodyText.contains("Send test") && !detail.bodyText.contains(">Redeliver<"), "a pending delivery has no redeliver button")
+        let tested = await visitor.send("POST", "/console/webhooks/\(endpoint.id)/test", form: [("csrf", csrf), ("ws", ws)])
+        #expect(tested.status == 303 && (tested.headers["Location"] ?? "").contains("notice=Queued"))
+        var deliveries = try await server.admin.get("/v1/webhooks/\(endpoint.id)/deliveries").decoded(WebhookDeliveryList.self).items
+        let install = try #require(deliveries.first { $0.topic == "install" })
+        #expect(deliveries.map(\.topic).sorted() == ["install", "ping"])
+        try await server.store.write { db in try db.execute("UPDATE webhook_deliveries SET status = 'failed' WHERE id = \(install.id)") }
+        #expect(await visitor.send("GET", "/console/webhooks/\(endpoint.id)?ws=\(ws)").bodyText.contains("Redeliver \(install.id)"))
+        let redelivered = await visitor.send("POST", "/console/webhooks/\(endpoint.id)/deliveries/\(install.id)/redeliver", form: [("csrf", csrf), ("ws", ws)])
+        #expect(redelivered.status == 303)
+        deliveries = try await server.admin.get("/v1/webhooks/\(endpoint.id)/deliveries").decoded(WebhookDeliveryList.self).items
+        #expect(deliveries.filter { $0.topic == "install" }.count == 2)
         let removed = await visitor.send("POST", "/console/webhooks/\(endpoint.id)/delete", form: [("csrf", csrf), ("ws", ws)])
         #expect(removed.status == 303)
         #expect(try await server.admin.get("/v1/webhooks?workspaceId=\(ws)").decoded(Page<WebhookEndpoint>.self).items.isEmpty)
