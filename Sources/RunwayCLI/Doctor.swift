@@ -7,8 +7,24 @@ import RunwayServer
 
 /// The checks `linkrunway doctor` runs against a deployment, each ending in a finding that says what to fix.
 struct Doctor: Sendable {
-    struct Finding: Sendable, Equatable {
-        enum Level: String, Sendable { case ok = "ok", warning = "warn", failure = "FAIL" }
+    struct Finding: Sendable, Equatable, Encodable {
+        enum Level: String, Sendable, Encodable {
+            case ok = "ok", warning = "warn", failure = "FAIL"
+
+            /// The word `--json` gives it.
+            var name: String {
+                switch self {
+                case .ok: "ok"
+                case .warning: "warning"
+                case .failure: "failure"
+                }
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                try container.encode(name)
+            }
+        }
         let level: Level
         let subject: String
         let message: String
@@ -34,6 +50,8 @@ struct Doctor: Sendable {
     let key: String?
     /// Link domains to check as base URLs; those the server lists are added when a key is given.
     let domains: [URL]
+    /// Check only link domains on this machine (`localhost`, loopback addresses), as on a development machine.
+    var localOnly = false
     let now: @Sendable () -> Date
 
     /// Seconds of clock difference beyond which signed data (App Store notifications, click ids) goes wrong.
@@ -99,6 +117,7 @@ struct Doctor: Sendable {
         if checkedDomains.isEmpty {
             findings.append(Finding(level: .warning, subject: "domains", message: "no link domain to check", fix: "pass --domain https://links.example.com"))
         }
+        if localOnly { checkedDomains.removeAll { !Self.isLocal($0) } }
         for domain in checkedDomains {
             let expected = domain.host.flatMap { domainWorkspaces[$0] }.map { appsByWorkspace[$0] ?? [] }
             findings += await associationFindings(domain, apps: expected)
@@ -159,6 +178,7 @@ struct Doctor: Sendable {
         do {
             answer = try await Self.fetch(domain.appendingPathComponent(".well-known/apple-app-site-association"))
         } catch {
+            if Self.hasNoDNS(error) { return findings + [Self.noDNSFinding(domain, subject: subject)] }
             return findings + [Finding(level: .failure, subject: subject, message: "cannot fetch: \(error.localizedDescription)",
                                        fix: "check DNS for the domain, the certificate, and that the proxy forwards it to LinkRunway")]
         }
@@ -204,8 +224,13 @@ struct Doctor: Sendable {
         var findings: [Finding] = []
         for path in Self.postbackPaths {
             let subject = "\(domain.host ?? domain.absoluteString)\(path)"
-            guard let url = URL(string: path, relativeTo: domain), let answer = try? await Self.fetch(url) else {
-                findings.append(Finding(level: .failure, subject: subject, message: "cannot fetch"))
+            let answer: Answer
+            do {
+                guard let url = URL(string: path, relativeTo: domain) else { throw URLError(.badURL) }
+                answer = try await Self.fetch(url)
+            } catch {
+                // A domain without DNS yet was reported once, for its association file.
+                if !Self.hasNoDNS(error) { findings.append(Finding(level: .failure, subject: subject, message: "cannot fetch")) }
                 continue
             }
             if answer.status == 405, answer.header("Allow")?.contains("POST") == true {
@@ -242,6 +267,17 @@ struct Doctor: Sendable {
     }
 
     /// GET without following redirects.
+    /// The name does not resolve: a domain whose DNS is not set up yet, not a broken deployment.
+    static func hasNoDNS(_ error: any Error) -> Bool {
+        guard let code = (error as? URLError)?.code else { return false }
+        return code == .cannotFindHost || code == .dnsLookupFailed
+    }
+
+    static func noDNSFinding(_ domain: URL, subject: String) -> Finding {
+        Finding(level: .warning, subject: subject, message: "\(domain.host ?? "the domain") has no DNS record yet, so nothing can reach it",
+                fix: "point its DNS at this server (A/AAAA or CNAME), or run doctor --local on a development machine")
+    }
+
     static func fetch(_ url: URL) async throws -> Answer {
         var request = URLRequest(url: url, timeoutInterval: 15)
         request.setValue("linkrunway-doctor/\(LinkRunwayVersion.current)", forHTTPHeaderField: "User-Agent")

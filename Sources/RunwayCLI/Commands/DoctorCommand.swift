@@ -2,13 +2,26 @@ import Foundation
 
 /// `doctor`: checks a running deployment from the outside and prints what to fix.
 enum DoctorCommand {
+    /// What `doctor --json` prints.
+    struct Report: Encodable {
+        let findings: [Doctor.Finding]
+        let ok: Int
+        let warnings: Int
+        let failures: Int
+    }
+
     static let doctor = Command(["doctor"], summary: "Check a deployment: server, database, clock, key, apps, link domains, postback paths.",
                                 options: [
                                     .value("--server", "url", "The server (default $LINKRUNWAY_URL or http://127.0.0.1:8080)."),
                                     .value("--key", "key", "An admin or server key (default $LINKRUNWAY_KEY); without one, apps and the server's domains are skipped."),
                                     .value("--domain", "url", "Also check this link domain (a hostname, or a URL such as https://links.example.com); comma-separated for several."),
+                                    .flag("--local", "Check only link domains on this machine (localhost), as on a development machine."),
+                                    .flag("--json", "Print the findings as JSON."),
                                 ],
-                                details: "Exit 0 when nothing failed (warnings allowed), 1 otherwise.") { arguments, context in
+                                details: """
+                                    Exit 0 when nothing failed (warnings allowed), 1 otherwise. A link domain without DNS yet is a
+                                    warning, not a failure.
+                                    """) { arguments, context in
         let server = arguments.value("--server") ?? context.environment["LINKRUNWAY_URL"] ?? "http://127.0.0.1:8080"
         guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
             throw UsageError("--server must be an http(s) URL")
@@ -20,11 +33,17 @@ enum DoctorCommand {
             return domain
         }
         let key = arguments.value("--key") ?? context.environment["LINKRUNWAY_KEY"]
-        let findings = await Doctor(server: url, key: key?.isEmpty == false ? key : nil, domains: domains, now: { Date() }).run()
-        for finding in findings { context.output(finding.line) }
+        let findings = await Doctor(server: url, key: key?.isEmpty == false ? key : nil, domains: domains,
+                                    localOnly: arguments.flag("--local"), now: { Date() }).run()
         let failures = findings.filter { $0.level == .failure }.count
         let warnings = findings.filter { $0.level == .warning }.count
-        context.output("\n\(findings.count) checks: \(findings.count - failures - warnings) ok, \(warnings) to look at, \(failures) to fix")
+        if arguments.flag("--json") {
+            context.output(try Output.json(Report(findings: findings, ok: findings.count - failures - warnings, warnings: warnings,
+                                                  failures: failures)))
+        } else {
+            for finding in findings { context.output(finding.line) }
+            context.output("\n\(findings.count) checks: \(findings.count - failures - warnings) ok, \(warnings) to look at, \(failures) to fix")
+        }
         if failures > 0 { throw CommandFailure("\(failures) check(s) failed") }
     }
 }

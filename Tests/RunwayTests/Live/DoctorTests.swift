@@ -45,6 +45,26 @@ struct DoctorTests {
         await runtime.stop()
     }
 
+    @Test("a link domain with no DNS yet is a warning, --local checks only this machine's domains, and --json prints the findings")
+    func notYetPublic() async throws {
+        let (runtime, _, environment) = try await CLITests.startServer()
+        // .invalid never resolves (RFC 6761): a domain added before its DNS is set up.
+        #expect(await CLITests.run(["domain", "add", "go.example.invalid"], environment: environment).status == 0)
+        let run = await CLITests.run(["doctor", "--json"], environment: environment)
+        #expect(run.status == 0, "no DNS yet is not a failure: \(run.output)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        let findings = try #require(report["findings"] as? [[String: Any]])
+        let pending = findings.filter { ($0["subject"] as? String)?.hasPrefix("go.example.invalid") == true }
+        #expect(pending.count == 1 && pending.first?["level"] as? String == "warning", "\(pending)")
+        #expect((pending.first?["message"] as? String)?.contains("no DNS record yet") == true)
+        #expect(report["failures"] as? Int == 0 && (report["warnings"] as? Int ?? 0) >= 1)
+        #expect(findings.allSatisfy { ["ok", "warning", "failure"].contains($0["level"] as? String ?? "") })
+
+        let local = await CLITests.run(["doctor", "--local"], environment: environment)
+        #expect(!local.output.contains("go.example.invalid") && local.output.contains("localhost AASA"), "\(local.output)")
+        await runtime.stop()
+    }
+
     @Test("a wrong AASA content type, a redirected AASA and a missing postback route each fail with their fix")
     func brokenProxy() async throws {
         let (runtime, _, environment) = try await CLITests.startServer()
