@@ -81,6 +81,16 @@ struct APIClient: Sendable {
         return seen.first?.id
     }
 
+    /// A report's path with its query: the range, grouping and app the options give, and the workspace as for
+    /// `workspace(_:_:)` (the only one the key sees when none is named), plus `extra` options by query parameter.
+    func reportPath(_ base: String, _ arguments: ParsedArguments, _ context: CLIContext,
+                    extra: [(option: String, parameter: String)] = []) async throws -> String {
+        let options = [("--from", "from"), ("--to", "to"), ("--group-by", "groupBy"), ("--app", "appId")] + extra
+        var query = options.compactMap { option, parameter in arguments.value(option).map { "\(parameter)=\(Self.escape($0))" } }
+        if let workspace = try await workspace(arguments, context) { query.append("workspaceId=\(Self.escape(workspace))") }
+        return base + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+    }
+
     static func escape(_ value: String) -> String {
         value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
     }

@@ -104,13 +104,10 @@ enum AffiliateCommands {
     }
 
     static let payoutsReport = Command(["report", "payouts"], summary: "Every affiliate's live balances, per currency.", options: [
-        .value("--workspace", "id", "The workspace (admin keys)."), .value("--currency", "code", "Only this currency."), .flag("--csv", "Print CSV."), jsonFlag,
+        .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), .value("--currency", "code", "Only this currency."), .flag("--csv", "Print CSV."), jsonFlag,
     ] + APIClient.options) { a, c in
-        var query: [String] = []
-        if let workspace = a.value("--workspace") { query.append("workspaceId=\(APIClient.escape(workspace))") }
-        if let currency = a.value("--currency") { query.append("currency=\(APIClient.escape(currency))") }
-        let path = "/v1/reports/payouts" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
         let client = try APIClient(a, c)
+        let path = try await client.reportPath("/v1/reports/payouts", a, c, extra: [("--currency", "currency")])
         if a.flag("--csv") { return c.output(String(decoding: try await client.raw("GET", path, accept: "text/csv"), as: UTF8.self)) }
         let report = try await client.get(path, as: PayoutReport.self)
         c.output(a.flag("--json") ? try Output.json(report) : Output.table(["AFFILIATE", "NAME", "PENDING", "PAYABLE", "PAID"], report.rows.map {

@@ -67,14 +67,10 @@ enum AttributionCommands {
     static let reportFunnel = Command(["report", "funnel"], summary: "Clicks, installs, opens, events and revenue, grouped.", options: [
         .value("--from", "time", "Start: a day (2026-11-01) or an ISO 8601 time (default 30 days ago)."), .value("--to", "time", "End: a day (2026-11-30, through its end) or an ISO 8601 time (default now)."),
         .value("--group-by", "key", "day, link, campaign, channel or source (default day)."), .value("--app", "id", "Only this app."),
-        .value("--workspace", "id", "The workspace (admin keys)."), .flag("--csv", "Print CSV."), jsonFlag,
+        .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), .flag("--csv", "Print CSV."), jsonFlag,
     ] + APIClient.options) { a, c in
-        var query: [String] = []
-        for (option, parameter) in [("--from", "from"), ("--to", "to"), ("--group-by", "groupBy"), ("--app", "appId"), ("--workspace", "workspaceId")] {
-            if let value = a.value(option) { query.append("\(parameter)=\(APIClient.escape(value))") }
-        }
         let client = try APIClient(a, c)
-        let path = "/v1/reports/funnel" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        let path = try await client.reportPath("/v1/reports/funnel", a, c)
         if a.flag("--csv") {
             return c.output(String(decoding: try await client.raw("GET", path, accept: "text/csv"), as: UTF8.self))
         }

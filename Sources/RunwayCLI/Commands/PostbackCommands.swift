@@ -152,14 +152,10 @@ enum PostbackCommands {
     static let reportPostbacks = Command(["report", "postbacks"], summary: "Postbacks, installs and conversion values, grouped.", options: [
         .value("--from", "time", "Start: a day (2026-11-01) or an ISO 8601 time (default 30 days ago)."), .value("--to", "time", "End: a day (2026-11-30, through its end) or an ISO 8601 time (default now)."),
         .value("--group-by", "key", "day, network, campaign, sourceIdentifier, window, value, conversion, tier or framework."),
-        .value("--app", "id", "Only this app."), .value("--workspace", "id", "The workspace (admin keys)."), .flag("--csv", "Print CSV."), jsonFlag,
+        .value("--app", "id", "Only this app."), .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), .flag("--csv", "Print CSV."), jsonFlag,
     ] + APIClient.options) { a, c in
-        var query: [String] = []
-        for (option, parameter) in [("--from", "from"), ("--to", "to"), ("--group-by", "groupBy"), ("--app", "appId"), ("--workspace", "workspaceId")] {
-            if let value = a.value(option) { query.append("\(parameter)=\(APIClient.escape(value))") }
-        }
         let client = try APIClient(a, c)
-        let path = "/v1/reports/postbacks" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        let path = try await client.reportPath("/v1/reports/postbacks", a, c)
         if a.flag("--csv") { return c.output(String(decoding: try await client.raw("GET", path, accept: "text/csv"), as: UTF8.self)) }
         let report = try await client.get(path, as: LinkRunwayAPI.PostbackReport.self)
         if a.flag("--json") { return c.output(try Output.json(report)) }

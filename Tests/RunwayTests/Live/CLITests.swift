@@ -176,8 +176,13 @@ struct CLILinkTests {
         let link = await run(["link", "create", "--domain", "go.example.com", "--path", "summer", "--web", "https://example.com/s"])
         #expect(link.status == 0, "\(link.errors)")
         #expect(await run(["affiliate", "create", "--name", "Alice"]).status == 0)
+        for report in [["report", "funnel"], ["report", "postbacks"], ["report", "payouts"]] {
+            let answered = await run(report)
+            #expect(answered.status == 0, "\(report): \(answered.errors)")
+        }
 
         let second = try JSONDecoder().decode(Workspace.self, from: Data(await run(["workspace", "create", "--name", "Second", "--json"]).output.utf8))
+        #expect(await run(["report", "funnel"]).status == 64, "with several workspaces a report asks which")
         let ambiguous = await run(["domain", "add", "go.second.example"])
         #expect(ambiguous.status == 64 && ambiguous.errors.contains("--workspace"), "\(ambiguous.status) \(ambiguous.errors)")
         let named = await run(["domain", "add", "go.second.example", "--json"], ["LINKRUNWAY_WORKSPACE": second.id])
