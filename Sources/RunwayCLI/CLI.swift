@@ -119,8 +119,11 @@ public enum CLI {
 /// Writes a line to standard error.
 @usableFromInline @Sendable func printError(_ text: String) { writeLine(text, to: 2) }
 
-private func writeLine(_ text: String, to descriptor: Int32) {
-    var bytes = Array((text + "\n").utf8)[...]
+private func writeLine(_ text: String, to descriptor: Int32) { printRaw(text + "\n", to: descriptor) }
+
+/// Writes `text` as it is.
+@Sendable func printRaw(_ text: String, to descriptor: Int32) {
+    var bytes = Array(text.utf8)[...]
     while !bytes.isEmpty {
         let n = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
         if n <= 0 { return }

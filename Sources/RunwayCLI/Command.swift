@@ -3,6 +3,8 @@ struct CLIContext: Sendable {
     let environment: [String: String]
     let output: @Sendable (String) -> Void
     let errorOutput: @Sendable (String) -> Void
+    /// Text for the terminal as it is, without a line end added (progress lines redrawn with `\r`).
+    var progressOutput: @Sendable (String) -> Void = { printRaw($0, to: 2) }
 }
 
 /// One command: `linkrunway <words…> [options] [arguments]`, with its own `--help`.

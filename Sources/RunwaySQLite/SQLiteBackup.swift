@@ -17,20 +17,25 @@ public enum SQLiteBackup {
 
     /// Copies the database at `source` to a new file at `destination`, checks the copy's integrity and returns what it
     /// holds. `destination` must not exist; the copy appears there only when complete.
+    /// Called as pages are copied: how many are done, of how many.
+    public typealias Progress = (_ copied: Int, _ total: Int) -> Void
+
+    /// `pagesPerStep` is how many pages each step copies between reports of progress.
     @discardableResult
-    public static func backup(from source: String, to destination: String) throws -> Summary {
+    public static func backup(from source: String, to destination: String, progress: Progress? = nil,
+                              pagesPerStep: Int32 = 4096) throws -> Summary {
         guard FileManager.default.fileExists(atPath: source) else { throw Failure(description: "\(source) does not exist") }
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw Failure(description: "\(destination) already exists; choose a new file")
         }
-        return try copy(from: source, to: destination)
+        return try copy(from: source, to: destination, progress: progress, pagesPerStep: pagesPerStep)
     }
 
     /// Replaces the database at `target` with the copy at `backup` (checked first). Stop every server using `target`
     /// before; `replace` must be true when `target` exists.
     @discardableResult
     public static func restore(from backup: String, to target: String, replace: Bool,
-                               knownMigrations: Set<String>) throws -> Summary {
+                               knownMigrations: Set<String>, progress: Progress? = nil) throws -> Summary {
         guard FileManager.default.fileExists(atPath: backup) else { throw Failure(description: "\(backup) does not exist") }
         if FileManager.default.fileExists(atPath: target), !replace {
             throw Failure(description: "\(target) exists; stop the server and pass --replace to overwrite it")
@@ -44,7 +49,7 @@ public enum SQLiteBackup {
         }
         let staged = target + ".restoring"
         try? FileManager.default.removeItem(atPath: staged)
-        let restored = try copy(from: backup, to: staged)
+        let restored = try copy(from: backup, to: staged, progress: progress, pagesPerStep: 4096)
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: target + suffix) }
         guard rename(staged, target) == 0 else {
             throw Failure(description: "cannot move the restored database into place: \(String(cString: strerror(errno)))")
@@ -87,7 +92,7 @@ public enum SQLiteBackup {
         return Summary(migrations: try strings(db, "SELECT id FROM schema_migrations ORDER BY id"), rowCounts: counts)
     }
 
-    private static func copy(from source: String, to destination: String) throws -> Summary {
+    private static func copy(from source: String, to destination: String, progress: Progress?, pagesPerStep: Int32) throws -> Summary {
         let from = try open(source, flags: SQLITE_OPEN_READONLY)
         defer { sqlite3_close_v2(from) }
         let partial = destination + ".partial"
@@ -99,15 +104,26 @@ public enum SQLiteBackup {
             guard let backup = sqlite3_backup_init(to, "main", from, "main") else {
                 throw Failure(description: "cannot start the backup: \(String(cString: sqlite3_errmsg(to)))")
             }
-            // All pages in one step: one read transaction, so one snapshot. Busy or locked only while a writer holds
-            // the source in a rollback journal mode; retried for up to a minute.
-            var status = sqlite3_backup_step(backup, -1)
+            // One read transaction held across every step, so one snapshot: in WAL mode the source connection keeps
+            // seeing the database as it was when the transaction began, whatever writers do meanwhile (without it,
+            // SQLite restarts the copy after each commit of another connection, and a busy server could keep a large
+            // copy from ever finishing). Busy or locked
+            // only while a writer holds the source in a rollback journal mode; retried for up to a minute.
+            _ = try strings(from, "BEGIN")
+            _ = try strings(from, "SELECT count(*) FROM sqlite_schema")
+            defer { _ = try? strings(from, "COMMIT") }
+            var status = SQLITE_OK
             var retries = 0
-            while (status == SQLITE_BUSY || status == SQLITE_LOCKED) && retries < 600 {
-                usleep(100_000)
-                retries += 1
-                status = sqlite3_backup_step(backup, -1)
-            }
+            repeat {
+                status = sqlite3_backup_step(backup, pagesPerStep)
+                if status == SQLITE_BUSY || status == SQLITE_LOCKED {
+                    retries += 1
+                    usleep(100_000)
+                    continue
+                }
+                let total = Int(sqlite3_backup_pagecount(backup))
+                progress?(total - Int(sqlite3_backup_remaining(backup)), total)
+            } while (status == SQLITE_OK || status == SQLITE_BUSY || status == SQLITE_LOCKED) && retries < 600
             let finish = sqlite3_backup_finish(backup)
             guard status == SQLITE_DONE, finish == SQLITE_OK else {
                 throw Failure(description: "the backup failed: \(String(cString: sqlite3_errstr(status == SQLITE_DONE ? finish : status)))")

@@ -12,7 +12,8 @@ enum BackupCommands {
                                 details: "One consistent snapshot (SQLite's online backup), integrity-checked, as a single file. On PostgreSQL use pg_dump.") { arguments, context in
         let (path, file) = try sqlitePathAndFile(arguments, context, verb: "back up")
         do {
-            let summary = try SQLiteBackup.backup(from: path, to: file)
+            let summary = try SQLiteBackup.backup(from: path, to: file, progress: Progress.pages("backing up", context))
+            Progress.finish(context)
             context.output("Backed up \(path) to \(file): \(describe(summary))")
         } catch {
             throw CommandFailure("\(error)")
@@ -25,7 +26,9 @@ enum BackupCommands {
         let (path, file) = try sqlitePathAndFile(arguments, context, verb: "restore")
         do {
             let summary = try SQLiteBackup.restore(from: file, to: path, replace: arguments.flag("--replace"),
-                                                   knownMigrations: Set(Schema.migrations.map(\.id)))
+                                                   knownMigrations: Set(Schema.migrations.map(\.id)),
+                                                   progress: Progress.pages("restoring", context))
+            Progress.finish(context)
             context.output("Restored \(file) to \(path): \(describe(summary))")
         } catch {
             throw CommandFailure("\(error)")

@@ -20,9 +20,10 @@ struct BackupTests {
 
     /// Runs the real binary to completion.
     /// Runs the binary to its end; one still running after `seconds` is killed (a `serve` that should have failed).
-    static func linkrunway(_ arguments: [String], seconds: Double = 300) async throws -> Run {
+    static func linkrunway(_ arguments: [String], environment: [String: String] = [:], seconds: Double = 300) async throws -> Run {
         try await offloaded {
-            let run = try Subprocess.run(ServerProcess.binary.path, arguments, environment: ["PATH": "/usr/bin:/bin"], timeoutSeconds: seconds)
+            let run = try Subprocess.run(ServerProcess.binary.path, arguments, environment: ["PATH": "/usr/bin:/bin"].merging(environment) { $1 },
+                                         timeoutSeconds: seconds)
             return Run(status: run.status, output: run.stdout, errors: run.stderr)
         }
     }
@@ -103,6 +104,44 @@ struct BackupTests {
         #expect(try await restored.stop(signal: SIGTERM) == 0)
     }
 
+    @Test("a backup copied in many small steps while a writer commits is still one snapshot")
+    func steppedSnapshot() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("stepped.db")
+        let store = try SQLiteStore(path: path)
+        let filler = String(repeating: "x", count: 900)
+        try await store.write { db in
+            try db.execute("CREATE TABLE schema_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
+            try db.execute("CREATE TABLE left_side (n INTEGER, filler TEXT)")
+            try db.execute("CREATE TABLE right_side (n INTEGER, filler TEXT)")
+        }
+        for n in 0..<400 {
+            try await store.write { db in
+                try db.execute("INSERT INTO left_side VALUES (\(n), \(filler))")
+                try db.execute("INSERT INTO right_side VALUES (\(n), \(filler))")
+            }
+        }
+        // Each commit adds a row to both tables; a copy that mixed two moments would count them differently.
+        let writer = Task {
+            for n in 400..<1400 {
+                try await store.write { db in
+                    try db.execute("INSERT INTO left_side VALUES (\(n), \(filler))")
+                    try db.execute("INSERT INTO right_side VALUES (\(n), \(filler))")
+                }
+            }
+        }
+        let steps = Mutex(0)
+        let copy = directory.path("stepped-copy.db")
+        let summary = try await offloaded {
+            try SQLiteBackup.backup(from: path, to: copy, progress: { _, _ in steps.withLock { $0 += 1 } }, pagesPerStep: 4)
+        }
+        try await writer.value
+        await store.close()
+        #expect(steps.withLock { $0 } > 10, "the copy took many steps")
+        #expect(summary.rowCounts["left_side"] == summary.rowCounts["right_side"], "\(summary.rowCounts)")
+        #expect((summary.rowCounts["left_side"] ?? 0) >= 400)
+    }
+
     @Test("restore refuses to overwrite without --replace, and never replaces a database with a broken file")
     func restoreRefusals() async throws {
         let directory = TemporaryDirectory()
@@ -110,7 +149,12 @@ struct BackupTests {
         #expect(try await Self.linkrunway(["migrate", "--create", "--database-url", "sqlite:" + target]).status == 0)
         let before = try SQLiteBackup.summary(of: target)
         let copy = directory.path("copy.db")
-        #expect(try await Self.linkrunway(["backup", "--database-url", "sqlite:" + target, copy]).status == 0)
+        // Piped, a backup prints only its result; on a terminal (forced here) it shows how far it is.
+        let quiet = try await Self.linkrunway(["backup", "--database-url", "sqlite:" + target, copy])
+        #expect(quiet.status == 0 && quiet.errors.isEmpty, "\(quiet.errors)")
+        let shown = try await Self.linkrunway(["backup", "--database-url", "sqlite:" + target, directory.path("shown.db")],
+                                              environment: ["LINKRUNWAY_PROGRESS": "always"])
+        #expect(shown.status == 0 && shown.errors.contains("\rbacking up: 100% ("), "\(shown.errors)")
         let again = try await Self.linkrunway(["backup", "--database-url", "sqlite:" + target, copy])
         #expect(again.status == 1 && again.errors.contains("already exists"))
 
