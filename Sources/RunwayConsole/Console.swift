@@ -17,6 +17,8 @@ struct ConsolePage: Sendable {
     var title: String
     var body: Markup
     var status = 200
+    /// What was wrong with the form sent, listed at the top of the page.
+    var problems: [FormProblem] = []
 }
 
 /// Everything a page handler gets: the request, the session, the API as the session's principal, the workspace shown.

@@ -4,17 +4,23 @@ import RunwayKit
 enum ConsoleAssets {
     static let css = """
         :root { --ink: #1b1f24; --muted: #4d5561; --line: #d5dae0; --paper: #ffffff; --wash: #f4f6f8; --accent: #0b5cad;
-                --danger: #a4161a; --ok: #1d6b32; --clicks: #0b5cad; --installs: #1d6b32; --events: #8a4b00; }
+                --danger: #a4161a; --focus: #b35c00; --ok: #1d6b32; --clicks: #0b5cad; --installs: #1d6b32; --events: #8a4b00; }
         * { box-sizing: border-box; }
-        body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--wash); }
+        body { margin: 0; font: 100%/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--wash); }
         a { color: var(--accent); }
-        a:focus, button:focus, input:focus, select:focus { outline: 3px solid #f2a900; outline-offset: 2px; }
+        a:focus, button:focus, input:focus, select:focus, textarea:focus, summary:focus, [tabindex]:focus { outline: 3px solid var(--focus); outline-offset: 2px; }
+        .visually-hidden { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
         .skip { position: absolute; left: -999px; } .skip:focus { left: 8px; top: 8px; background: var(--paper); padding: 4px 8px; }
         .bar { display: flex; flex-wrap: wrap; gap: 12px; align-items: center; padding: 10px 16px; background: var(--ink); color: #fff; }
         .bar a.brand { color: #fff; font-weight: 700; text-decoration: none; margin-right: auto; }
         .bar label, .bar .who, .bar .workspace { color: #fff; }
         .inline { display: inline-flex; flex-wrap: wrap; gap: 6px; align-items: center; margin: 0; max-width: 100%; }
-        nav ul { display: flex; flex-wrap: wrap; gap: 4px; list-style: none; margin: 0; padding: 8px 16px; background: var(--paper); border-bottom: 1px solid var(--line); }
+        nav { background: var(--paper); border-bottom: 1px solid var(--line); }
+        nav summary { padding: 10px 16px; font-weight: 600; color: var(--accent); cursor: pointer; }
+        nav ul { display: flex; flex-wrap: wrap; gap: 4px; list-style: none; margin: 0; padding: 8px 16px; }
+        @supports selector(::details-content) {
+          @media (min-width: 601px) { nav summary { display: none; } nav details::details-content { content-visibility: visible; display: block; } }
+        }
         nav a { display: block; padding: 6px 10px; border-radius: 6px; text-decoration: none; }
         nav a[aria-current="page"] { background: var(--accent); color: #fff; }
         main { max-width: 1100px; margin: 0 auto; padding: 16px; }
@@ -39,11 +45,13 @@ enum ConsoleAssets {
         legend { font-weight: 600; padding: 0 4px; }
         label.check { display: inline-flex; align-items: center; gap: 6px; font-weight: 400; margin-right: 16px; }
         label.check input { width: auto; }
-        button { font: inherit; padding: 8px 14px; border: 0; border-radius: 6px; background: var(--accent); color: #fff; cursor: pointer; margin-top: 10px; }
+        button { font: inherit; padding: 6px 12px; border: 2px solid transparent; border-radius: 6px; background: var(--accent); color: #fff; cursor: pointer; margin-top: 10px; }
         .bar button { margin-top: 0; background: #3a4350; }
         button.danger { background: var(--danger); }
         .field { margin-bottom: 6px; }
         .error { color: var(--danger); display: block; font-weight: 600; }
+        .error-summary { background: var(--paper); border: 3px solid var(--danger); border-radius: 8px; padding: 4px 16px 8px; margin-bottom: 16px; }
+        .error-summary h2 { margin-top: 8px; color: var(--danger); }
         [aria-invalid="true"] { border-color: var(--danger); border-width: 2px; }
         .notice { background: #e6f2ea; color: var(--ok); border: 1px solid #9cc7a8; padding: 8px 12px; border-radius: 6px; }
         .secret { font-family: ui-monospace, monospace; background: #fff7e0; border: 1px solid #e0c060; padding: 10px; word-break: break-all; }
@@ -51,18 +59,33 @@ enum ConsoleAssets {
         .empty { background: var(--paper); border: 1px dashed #8a939e; border-radius: 8px; padding: 16px; }
         code { font-family: ui-monospace, monospace; background: #eef1f4; padding: 1px 4px; border-radius: 4px; }
         .chart { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 8px; margin: 0 0 16px; }
-        .chart svg { width: 100%; height: auto; font-size: 12px; fill: var(--muted); }
+        .plot { display: grid; grid-template-columns: auto 1fr; grid-template-rows: 12.5rem auto; column-gap: 0.5rem; font-size: 0.8rem; color: var(--muted); padding: 0.6em 0.25rem 0; }
+        .plot svg { width: 100%; height: 100%; overflow: visible; }
+        .y-axis { display: flex; flex-direction: column; justify-content: space-between; list-style: none; margin: -0.75em 0; padding: 0; text-align: right; }
+        .x-axis { grid-column: 2; display: flex; justify-content: space-between; }
         .chart .grid { stroke: var(--line); }
         polyline.clicks { stroke: var(--clicks); } polyline.installs { stroke: var(--installs); } polyline.events { stroke: var(--events); }
         .legend { display: flex; gap: 16px; list-style: none; padding: 0; margin: 4px 0 0; }
         .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 6px; vertical-align: middle; }
         .swatch.clicks { background: var(--clicks); } .swatch.installs { background: var(--installs); } .swatch.events { background: var(--events); }
         .qr img { width: 180px; height: 180px; background: #fff; }
-        @media (max-width: 600px) { .bar .who { display: none; } th, td { padding: 6px; } }
+        th.actions, td.actions { position: sticky; right: 0; background: var(--paper); box-shadow: inset 1px 0 0 var(--line); }
+        @media (max-width: 600px) { .bar .who { display: none; } th, td { padding: 6px; } nav ul { flex-direction: column; } }
+        @media (forced-colors: active) {
+          nav a[aria-current="page"] { outline: 3px solid Highlight; outline-offset: -3px; font-weight: 700; text-decoration: underline; }
+          .swatch { forced-color-adjust: none; }
+        }
         """
 
-    /// Tells the server the viewer's time zone (a cookie), so dates are shown in it; the console works without it.
+    /// Tells the server the viewer's time zone (a cookie), so dates are shown in it; moves focus to a form's error
+    /// summary; keeps the menu open on wide screens in browsers whose stylesheet cannot. The console works without it.
     static let script = """
+        (function () {
+          var summary = document.getElementById("error-summary");
+          if (summary) summary.focus();
+          var menu = document.querySelector("nav details.menu");
+          if (menu && !(window.CSS && CSS.supports("selector(::details-content)")) && matchMedia("(min-width: 601px)").matches) menu.open = true;
+        })();
         (function () {
           try {
             var zone = Intl.DateTimeFormat().resolvedOptions().timeZone;

@@ -3,7 +3,9 @@
 
 Signs in, creates a link in a form, follows it with a plain HTTP client and sees the clicks counted, edits the
 conversion schema with an invalid value and sees the error beside it (and adds a later-window rule), revokes a key,
-adds an affiliate and a webhook, and checks that a user of one workspace cannot reach another's data by URL. A screenshot of every page goes to test-artifacts/console/.
+adds an affiliate and a webhook, and checks that a user of one workspace cannot reach another's data by URL. Every page
+is checked by axe-core (zero violations) and for what axe cannot see (captions, focus ring contrast, the error summary,
+forced colours, text that grows with zoom, the menu on a phone). A screenshot of every page goes to test-artifacts/console/.
 Usage: console_test.py <linkrunway binary> [artifacts folder]
 """
 import json
@@ -21,6 +23,8 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.wait import WebDriverWait
+
+import accessibility
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148"
@@ -79,8 +83,11 @@ class Browser:
         service = Service(shutil.which("chromedriver") or "/usr/bin/chromedriver", env={**os.environ, "TZ": "Europe/Paris"})
         self.driver = webdriver.Chrome(service=service, options=options)
         self.driver.set_page_load_timeout(30)
+        self.driver.set_script_timeout(60)
         self.base = base
         self.artifacts = artifacts
+        self.axe = accessibility.axe_source()
+        self.audited = 0
 
     def open(self, path):
         self.driver.get(self.base + path)
@@ -92,6 +99,25 @@ class Browser:
             WebDriverWait(self.driver, 15, ignored_exceptions=[WebDriverException]).until(
                 lambda d: d.execute_script("return document.readyState") == "complete")
             time.sleep(0.05)
+        self.audit()
+
+    def audit(self):
+        """axe-core and the structural checks on the page shown: nothing may be found."""
+        if not self.driver.current_url.startswith(self.base + "/console") or self.driver.current_url.endswith(".svg"):
+            return
+        problems = accessibility.audit(self.driver, self.axe)
+        check(not problems, f"accessibility of {self.driver.current_url}:\n  " + "\n  ".join(problems))
+        self.audited += 1
+
+    def style(self, css, prop):
+        return self.driver.execute_script("return getComputedStyle(document.querySelector(arguments[0])).getPropertyValue(arguments[1])", css, prop)
+
+    def visible(self, css):
+        """Whether the element is rendered (selenium's is_displayed takes any closed <details> as hiding its content)."""
+        return self.driver.execute_script("return document.querySelector(arguments[0]).checkVisibility()", css)
+
+    def forced_colors(self, active):
+        self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "forced-colors", "value": "active" if active else "none"}]})
 
     def submit(self, element):
         """Clicks a submit button and waits for the next page (a marker on the old window is gone on the new one)."""
@@ -130,6 +156,72 @@ def check(condition, message):
         raise AssertionError(message)
 
 
+def check_focus_ring(browser):
+    """The focus ring has 3:1 against white, the page's background and the dark header bar."""
+    page = accessibility.rgb(browser.style("body", "background-color"))
+    for css, backgrounds in [("nav a", [(255, 255, 255), page]), ("main button[type=submit]", [page]),
+                             ("form.signout button", [accessibility.rgb(browser.style(".bar", "background-color"))])]:
+        browser.driver.execute_script("document.querySelector(arguments[0]).focus()", css)
+        ring = accessibility.rgb(browser.style(css, "outline-color"))
+        check(browser.style(css, "outline-style") == "solid", f"{css} shows a focus ring")
+        for background in backgrounds:
+            ratio = accessibility.contrast(ring, background)
+            check(ratio >= 3, f"the focus ring of {css} has {ratio:.2f}:1 on {background}")
+
+
+def check_zoom(browser):
+    """Chart labels are text in relative units: twice the root font size, twice the labels."""
+    before = float(browser.style(".chart .y-axis li", "font-size")[:-2])
+    browser.driver.execute_script("document.documentElement.style.fontSize = '200%'")
+    after = float(browser.style(".chart .y-axis li", "font-size")[:-2])
+    browser.driver.execute_script("document.documentElement.style.fontSize = ''")
+    check(abs(after - 2 * before) < 0.5, f"chart labels grow with the text size ({before} px, then {after} px)")
+
+
+def check_forced_colors(browser):
+    """In forced-colours mode buttons keep their edges and the current section is marked."""
+    browser.forced_colors(True)
+    try:
+        check(browser.style("main button", "border-top-style") == "solid" and float(browser.style("main button", "border-top-width")[:-2]) >= 1,
+              "a button keeps its edge in forced colours")
+        check(browser.style("nav a[aria-current=page]", "outline-style") != "none", "the current section is outlined in forced colours")
+        check(browser.style("nav li:not(:first-child) a", "outline-style") == "none", "the other sections are not")
+        browser.shot("05b-overview-forced-colours")
+    finally:
+        browser.forced_colors(False)
+
+
+def check_error_summary(browser, fields):
+    """A refused form: a summary with role=alert that has focus, "Error" in the title, and every bad field marked."""
+    summary = browser.find("#error-summary")
+    check(summary.get_attribute("role") == "alert", "the error summary is an alert")
+    check(browser.driver.execute_script("return document.activeElement.id") == "error-summary", "focus is on the error summary")
+    check(browser.driver.title.startswith("Error: "), f"the title says there is an error: {browser.driver.title}")
+    links = [a.get_attribute("href").split("#")[-1] for a in summary.find_elements(By.CSS_SELECTOR, "a")]
+    check(links == fields, f"the summary links to {fields}, not {links}")
+    for field in fields:
+        check(browser.find(f"#{field}").get_attribute("aria-invalid") == "true", f"{field} is marked invalid")
+
+
+def check_phone(browser, path):
+    """At 375 px the sections fold into a menu (no script needed) and a table's buttons stay in view."""
+    browser.driver.set_window_size(375, 800)
+    try:
+        browser.open(path)
+        check(not browser.visible("nav ul"), "the sections are folded on a phone")
+        browser.find("nav summary").click()
+        check(browser.visible("nav ul"), "the menu opens")
+        width = browser.driver.execute_script("return document.documentElement.clientWidth")
+        for button in browser.driver.find_elements(By.CSS_SELECTOR, "td.actions button"):
+            right = browser.driver.execute_script("return arguments[0].getBoundingClientRect().right", button)
+            check(right <= width, f"a table's button is in view on a phone ({right} > {width})")
+        browser.shot("10b-keys-phone")
+    finally:
+        browser.driver.set_window_size(1280, 1000)
+    browser.open(path)
+    check(not browser.visible("nav summary") and browser.visible("nav ul"), "no menu button on a wide screen")
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     artifacts = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "test-artifacts", "console"))
@@ -164,6 +256,7 @@ def main():
             browser.open("/console/links")
             browser.fill("form.card", {"path": "spring", "appPath": "/promo/spring", "web": "http://not-https.example.com", "campaign": "spring"})
             check(browser.find("#web").get_attribute("aria-invalid") == "true", "the bad destination is marked")
+            check_error_summary(browser, ["web"])
             browser.shot("03-links-error")
             browser.fill("form.card", {"web": "https://example.com/spring"})
             check(browser.heading() == "Link /spring", f"the new link's page, got {browser.heading()}")
@@ -181,7 +274,11 @@ def main():
             browser.open(f"/console?ws={ws}")
             check(browser.find(".tile .value").text == "3", "the overview counts the clicks")
             check(len(browser.driver.find_elements(By.CSS_SELECTOR, ".chart svg polyline")) == 3, "the chart draws three series")
+            check(browser.driver.find_elements(By.CSS_SELECTOR, ".chart + .scroll table"), "a data table beside the chart")
             browser.shot("05-overview")
+            check_focus_ring(browser)
+            check_zoom(browser)
+            check_forced_colors(browser)
             browser.open(f"/console/links?ws={ws}")
             browser.shot("06-links")
 
@@ -193,9 +290,13 @@ def main():
             check(invalid.get_attribute("aria-invalid") == "true", "the fine value is marked invalid")
             message = browser.find("#error-fine1").text
             check("0 to 63" in message, f"the error says why: {message}")
+            check_error_summary(browser, ["fine1"])
             browser.shot("07-schema-error")
+            # Cells the console cannot read are all marked at once.
+            browser.fill("main form[method=post]", {"minAmount0": "lots", "fine1": "forty"})
+            check_error_summary(browser, ["minAmount0", "fine1"])
             # The fix, and a second-window rule (coarse values only) in the same save.
-            browser.fill("main form[method=post]", {"fine1": "40", "w2_type0": "SUBSCRIPTION", "w2_coarse0": "high"})
+            browser.fill("main form[method=post]", {"minAmount0": "", "fine1": "40", "w2_type0": "SUBSCRIPTION", "w2_coarse0": "high"})
             check("Saved as version 1" in browser.text(), "the schema saves")
             check(browser.find("input[name=w2_type0]").get_attribute("value") == "SUBSCRIPTION", "the later window is kept")
             browser.shot("08-schema")
@@ -212,6 +313,7 @@ def main():
             check("Revoked backend" in browser.text(), "revoked")
             check(server.api("GET", f"/v1/keys/{server_key['key']['id']}")["revokedAt"] is not None, "the API sees it revoked")
             browser.shot("10-keys")
+            check_phone(browser, f"/console/keys?ws={ws}")
 
             # The other pages, with real data where there is some.
             simulated = server.api("POST", "/v1/simulate/installs", {"appId": app["id"], "ip": "198.51.100.4", "installId": "5d1d6c1e-0f5a-4c55-9d8c-2f3e8a1b7c90"})
@@ -263,7 +365,8 @@ def main():
             check(browser.heading() == "Not found", "nor its list")
             check("secret-offer" not in browser.driver.page_source, "nothing of it shows")
             browser.shot("16-not-found")
-            print(f"console browser test: passed; screenshots in {artifacts}")
+            check(browser.audited >= 25, f"axe-core ran on every page ({browser.audited})")
+            print(f"console browser test: passed ({browser.audited} pages checked by axe-core); screenshots in {artifacts}")
         finally:
             if browser:
                 browser.driver.quit()

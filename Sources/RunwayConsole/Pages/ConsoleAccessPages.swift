@@ -29,19 +29,18 @@ enum UserPages {
                 """]
         }
         let list: Markup = rows.isEmpty ? ConsoleLayout.empty("No console users in this workspace. Add the people who should see it below; they sign in with their email and password.")
-            : ConsoleLayout.table(["email", "added", ""], rows)
-        let errorNote: Markup = error.map { $0.field == "email" ? "" : "<p class=\"error\" role=\"alert\">\($0.message)</p>" } ?? ""
+            : ConsoleLayout.table(["email", "added", ConsoleLayout.actions], rows, caption: "Console users of this workspace")
         let form: Markup = """
             <form method="post" action="/console/users" class="card">
             <h2>New user</h2>
             <p class="hint">They see this workspace only. A password is made for them and shown once.</p>
             \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
-            \(errorNote)
-            \(ConsoleLayout.field("email", "Email", value: typed, error: error, type: "email", required: true))
+            \(ConsoleForms.field("email", "Email", value: typed, error: error, type: "email", required: true))
             <button type="submit">Add user</button>
             </form>
             """
-        return ConsolePage(title: "Users", body: shown + list + form, status: error.map(\.status) ?? (created == nil ? 200 : 201))
+        return ConsolePage(title: "Users", body: shown + list + form, status: error.map(\.status) ?? (created == nil ? 200 : 201),
+                           problems: error.map { [FormProblem($0, fields: ["email": nil])] } ?? [])
     }
 
     static func create(_ context: ConsoleContext) async throws -> ConsoleResult {
@@ -75,8 +74,7 @@ enum AdNetworkPages {
             ? ConsoleLayout.empty("No ad network identities. If you run ad campaigns as an ad network, add yours below to sign impressions.")
             : ConsoleLayout.table(["ad network id", "public key (to register with Apple)", "added"], networks.map { network in
                 ["\(network.adNetworkId)", "<code class=\"key\">\(network.publicKey)</code>", "\(context.format.time(network.createdAt))"]
-            })
-        let errorNote: Markup = error.map { ["adNetworkId", "privateKeyPem"].contains($0.field ?? "") ? "" : "<p class=\"error\" role=\"alert\">\($0.message)</p>" } ?? ""
+            }, caption: "Ad network identities")
         let pemFailed = error?.field == "privateKeyPem"
         let pemError: Markup = pemFailed ? "<span class=\"error\" id=\"privateKeyPem-error\">\(error!.reason)</span>" : ""
         let pemInvalid: Markup = pemFailed ? " aria-invalid=\"true\" aria-describedby=\"privateKeyPem-error\"" : ""
@@ -84,15 +82,15 @@ enum AdNetworkPages {
             <form method="post" action="/console/ad-networks" class="card">
             <h2>New ad network identity</h2>
             \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
-            \(errorNote)
-            \(ConsoleLayout.field("adNetworkId", "Ad network id (as registered with Apple)", value: typed["adNetworkId"], error: error, required: true))
+            \(ConsoleForms.field("adNetworkId", "Ad network id (as registered with Apple)", value: typed["adNetworkId"], error: error, required: true))
             <label for="privateKeyPem">P-256 private key in PEM (optional; one is made when empty)</label>
             <textarea id="privateKeyPem" name="privateKeyPem" rows="4"\(pemInvalid)></textarea>\(pemError)
             <p class="hint">The private key stays on this server and is never shown again.</p>
             <button type="submit">Add identity</button>
             </form>
             """
-        return ConsolePage(title: "Ad networks", body: list + form, status: error.map(\.status) ?? 200)
+        return ConsolePage(title: "Ad networks", body: list + form, status: error.map(\.status) ?? 200,
+                           problems: error.map { [FormProblem($0, fields: ["adNetworkId": nil, "privateKeyPem": nil])] } ?? [])
     }
 
     static func create(_ context: ConsoleContext) async throws -> ConsoleResult {

@@ -35,22 +35,23 @@ enum AffiliatePages {
                      "\(f.money(row.paid, row.currency))", "\(f.number(row.commissions))"]
                 }
             }
-            body = ConsoleLayout.table(["affiliate", "currency", "pending", "payable", "paid", "commissions"], rows, numericFrom: 2)
+            body = ConsoleLayout.table(["affiliate", "currency", "pending", "payable", "paid", "commissions"], rows,
+                                       caption: "Affiliates and their balances", numericFrom: 2)
                 + "<p><a href=\"\(context.link("/console/payouts.csv"))\" download=\"payouts.csv\">Download the payouts report (CSV)</a></p>"
         }
-        let errorNote: Markup = error.map { $0.field == nil ? "<p class=\"error\" role=\"alert\">\($0.message)</p>" : "" } ?? ""
         let form: Markup = """
             <form method="post" action="/console/affiliates" class="card">
             <h2>New affiliate</h2>
             \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
-            \(errorNote)
-            \(ConsoleLayout.field("name", "Name", value: typed["name"], error: error, required: true))
-            \(ConsoleLayout.field("externalId", "Your reference for them (optional)", value: typed["externalId"], error: error))
+            \(ConsoleForms.field("name", "Name", value: typed["name"], error: error, required: true))
+            \(ConsoleForms.field("externalId", "Your reference for them (optional)", value: typed["externalId"], error: error))
             <button type="submit">Add affiliate</button>
             </form>
             """
         let programSection = ProgramForm.table(programs, apps: apps, format: f) + ProgramForm.render(context, apps: apps, error: programError, typed: typed)
-        return ConsolePage(title: "Affiliates", body: body + form + programSection, status: error == nil && programError == nil ? 200 : 400)
+        return ConsolePage(title: "Affiliates", body: body + form + programSection, status: error == nil && programError == nil ? 200 : 400,
+                           problems: error.map { [FormProblem($0, fields: ["name": nil, "externalId": nil])] }
+                            ?? programError.map { [FormProblem($0, fields: ProgramForm.errorFields)] } ?? [])
     }
 
     static func create(_ context: ConsoleContext) async throws -> ConsoleResult {
@@ -87,10 +88,6 @@ enum AffiliatePages {
                 return ["\(f.time(posting.createdAt))", "\(posting.kind)\(posting.test ? " (test)" : "")", "\(amounts)", "\(posting.transactionId ?? "–")",
                         "\(posting.reference ?? "")"]
             }, caption: "Ledger (every posting balances to zero)")
-        func note(_ name: String) -> Markup {
-            guard form == name, let error, error.field == nil || error.status == 409 else { return "" }
-            return "<p class=\"error\" role=\"alert\">\(error.message)</p>"
-        }
         let payable = balance.balances.filter { !$0.test && $0.payable > 0 }
         let payout: Markup = payable.isEmpty ? "<div class=\"card\"><h2>Record a payout</h2><p class=\"hint\">Nothing is payable yet: commissions become payable when their holding period ends.</p></div>" : """
             <form method="post" action="/console/affiliates/\(id)/payouts" class="card">
@@ -98,11 +95,10 @@ enum AffiliatePages {
             <p class="hint">Record money you have sent them; it moves out of the payable balance.</p>
             \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
             <input type="hidden" name="once" value="\(SecureRandom.string(length: 24, alphabet: SecureRandom.base62))">
-            \(note("payout"))
             <label for="currency">Currency</label>
             <select id="currency" name="currency">\(Markup.join(payable.map { "<option value=\"\($0.currency)\">\($0.currency) (payable \(f.money($0.payable, $0.currency)))</option>" }))</select>
-            \(ConsoleLayout.field("amount", "Amount in minor units (cents); empty pays everything payable", value: nil, error: form == "payout" ? error : nil))
-            \(ConsoleLayout.field("reference", "Your payment reference (optional)", value: nil, error: form == "payout" ? error : nil))
+            \(ConsoleForms.field("amount", "Amount in minor units (cents); empty pays everything payable", value: nil, error: form == "payout" ? error : nil))
+            \(ConsoleForms.field("reference", "Your payment reference (optional)", value: nil, error: form == "payout" ? error : nil))
             <button type="submit">Record payout</button>
             </form>
             """
@@ -111,15 +107,15 @@ enum AffiliatePages {
             <h2>Give a code</h2>
             <p class="hint">Customers type the code into the app; their subscriptions then earn this affiliate commissions.</p>
             \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
-            \(note("code"))
             <label for="programId">Program</label>
             <select id="programId" name="programId">\(Markup.join(programs.map { "<option value=\"\($0.id)\">\($0.name)</option>" }))</select>
-            \(ConsoleLayout.field("code", "Code (optional; one is made up when empty)", value: nil, error: form == "code" ? error : nil))
+            \(ConsoleForms.field("code", "Code (optional; one is made up when empty)", value: nil, error: form == "code" ? error : nil))
             <button type="submit">Give code</button>
             </form>
             """
         return ConsolePage(title: affiliate.name, body: balances + postings + payout + code
-                           + "<p><a href=\"\(context.link("/console/affiliates"))\">All affiliates</a></p>", status: error?.status ?? 200)
+                           + "<p><a href=\"\(context.link("/console/affiliates"))\">All affiliates</a></p>", status: error?.status ?? 200,
+                           problems: error.map { [FormProblem($0, fields: form == "payout" ? ["amount": nil, "reference": nil, "currency": nil] : ["code": nil, "programId": nil])] } ?? [])
     }
 
     static func recordPayout(_ context: ConsoleContext) async throws -> ConsoleResult {

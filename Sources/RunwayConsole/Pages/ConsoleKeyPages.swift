@@ -35,21 +35,20 @@ enum KeyPages {
                     "\(maker)", "\(f.time(key.createdAt))", action]
         }
         let list: Markup = rows.isEmpty ? ConsoleLayout.empty("No keys in this workspace yet. Create a publishable key for the app and a server key for your backend below.")
-            : ConsoleLayout.table(["name", "kind", "starts with", "app", "made by", "created", ""], rows)
-        let errorNote: Markup = error.map { "<p class=\"error\" role=\"alert\">\($0.field.map { "\($0): " } ?? "")\($0.message)</p>" } ?? ""
+            : ConsoleLayout.table(["name", "kind", "starts with", "app", "made by", "created", ConsoleLayout.actions], rows, caption: "Keys of this workspace")
         let form: Markup = """
             <form method="post" action="/console/keys" class="card">
             <h2>New key</h2>
             \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
-            \(errorNote)
             <label for="kind">Kind</label>
             <select id="kind" name="kind"><option value="publishable">publishable: for one app, safe to ship in it</option><option value="server">server: for your backend, this workspace</option></select>
             <label for="app">App (publishable keys)</label>\(ConsolePages.appSelect(apps, selected: nil, allowAll: false))
-            \(ConsoleLayout.field("name", "Name, to recognise it by", value: nil, error: error))
+            \(ConsoleForms.field("name", "Name, to recognise it by", value: nil, error: error))
             <button type="submit">Create key</button>
             </form>
             """
-        return ConsolePage(title: "Keys", body: secret + list + form, status: error == nil ? 200 : 400)
+        return ConsolePage(title: "Keys", body: secret + list + form, status: error == nil ? 200 : 400,
+                           problems: error.map { [FormProblem($0, fields: ["kind": nil, "name": nil, "app": "appId"])] } ?? [])
     }
 
     static func create(_ context: ConsoleContext) async throws -> ConsoleResult {
@@ -119,11 +118,11 @@ enum InstallPage {
             ["when", "type", "name", "amount", "attested"], export.events.map { event in
                 ["\(f.time(event.occurredAt))", "\(event.type)", "\(event.name ?? "–")",
                  "\(event.amount.map { f.money($0, event.currency ?? "USD") } ?? "–")", "\(event.attested ? "yes" : "no")"]
-            }))
+            }, caption: "Events, oldest first"))
         body = body + "<h2>Link visits</h2>" + (export.visits.isEmpty ? "<p class=\"hint\">None.</p>" : ConsoleLayout.table(
             ["when", "kind", "link", "platform"], export.visits.map { visit in
                 ["\(f.time(visit.createdAt))", "\(visit.kind)", "\(visit.linkId)", "\(visit.platform) \(visit.osVersion ?? "")"]
-            }))
+            }, caption: "Link visits"))
         return .page(ConsolePage(title: "Install \(id)", body: body))
     }
 }

@@ -6,6 +6,10 @@ import RunwayKit
 
 /// Links with their clicks and installs, created and edited in forms, with their QR codes.
 enum ConsoleLinkPages {
+    /// The link forms' controls and the API fields their errors come back under.
+    static let formFields: [String: String?] = ["domain": nil, "app": "appId", "path": nil, "appPath": nil, "web": "destinations.web",
+                                                "campaign": nil, "channel": nil]
+
     static func list(_ context: ConsoleContext) async throws -> ConsoleResult {
         .page(try await listPage(context, values: FormFields([]), error: nil))
     }
@@ -33,23 +37,22 @@ enum ConsoleLinkPages {
             let mark: Markup = values["domain"] == domain.hostname ? " selected" : ""
             return "<option\(mark)>\(domain.hostname)</option>"
         })
-        let errorNote: Markup = error.map { error in error.field == nil ? "<p class=\"error\" role=\"alert\">\(error.message)</p>" : "" } ?? ""
         let form: Markup = """
             <form method="post" action="/console/links" class="card" novalidate>
             <h2>New link</h2>
             \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
-            \(errorNote)
             <label for="domain">Domain</label><select id="domain" name="domain">\(domainOptions)</select>
             <label for="app">App it opens</label>\(ConsolePages.appSelect(apps, selected: values["app"], allowAll: false))
-            \(ConsoleLayout.field("path", "Path (empty: 8 generated characters)", value: values["path"], error: error))
-            \(ConsoleLayout.field("appPath", "Where the app goes, e.g. /promo/summer", value: values["appPath"], error: error))
-            \(ConsoleLayout.field("web", "Page for desktops and everything else (https://…)", value: values["web"], error: error, errorField: "destinations.web", type: "url"))
-            \(ConsoleLayout.field("campaign", "Campaign", value: values["campaign"], error: error))
-            \(ConsoleLayout.field("channel", "Channel", value: values["channel"], error: error))
+            \(ConsoleForms.field("path", "Path (empty: 8 generated characters)", value: values["path"], error: error))
+            \(ConsoleForms.field("appPath", "Where the app goes, e.g. /promo/summer", value: values["appPath"], error: error))
+            \(ConsoleForms.field("web", "Page for desktops and everything else (https://…)", value: values["web"], error: error, errorField: "destinations.web", type: "url"))
+            \(ConsoleForms.field("campaign", "Campaign", value: values["campaign"], error: error))
+            \(ConsoleForms.field("channel", "Channel", value: values["channel"], error: error))
             <button type="submit">Create link</button>
             </form>
             """
-        return ConsolePage(title: "Links", body: links + more + form, status: error == nil ? 200 : 400)
+        return ConsolePage(title: "Links", body: links + more + form, status: error == nil ? 200 : 400,
+                           problems: error.map { [FormProblem($0, fields: formFields)] } ?? [])
     }
 
     static func create(_ context: ConsoleContext) async throws -> ConsoleResult {
@@ -84,7 +87,6 @@ enum ConsoleLinkPages {
         let f = context.format
         func value(_ name: String, _ current: String?) -> String? { values?[name] ?? current }
         let enabled = values.map { $0["enabled"] == "on" } ?? link.enabled
-        let errorNote: Markup = error.map { error in error.field == nil ? "<p class=\"error\" role=\"alert\">\(error.message)</p>" : "" } ?? ""
         let body: Markup = """
             <div class="columns">
             <div class="card">
@@ -103,18 +105,18 @@ enum ConsoleLinkPages {
             <form method="post" action="/console/links/\(link.id)" class="card" novalidate>
             <h2>Edit</h2>
             \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
-            \(errorNote)
-            \(ConsoleLayout.field("appPath", "Where the app goes", value: value("appPath", link.appPath), error: error))
-            \(ConsoleLayout.field("web", "Page for desktops and everything else (https://…)", value: value("web", link.destinations.web), error: error, errorField: "destinations.web", type: "url"))
-            \(ConsoleLayout.field("campaign", "Campaign", value: value("campaign", link.campaign), error: error))
-            \(ConsoleLayout.field("channel", "Channel", value: value("channel", link.channel), error: error))
+            \(ConsoleForms.field("appPath", "Where the app goes", value: value("appPath", link.appPath), error: error))
+            \(ConsoleForms.field("web", "Page for desktops and everything else (https://…)", value: value("web", link.destinations.web), error: error, errorField: "destinations.web", type: "url"))
+            \(ConsoleForms.field("campaign", "Campaign", value: value("campaign", link.campaign), error: error))
+            \(ConsoleForms.field("channel", "Channel", value: value("channel", link.channel), error: error))
             <label for="enabled">State</label>
             <select id="enabled" name="enabled"><option value="on"\(enabled ? Markup(" selected") : "")>live</option><option value="off"\(enabled ? "" : Markup(" selected"))>disabled (answers 404)</option></select>
             <button type="submit">Save</button>
             </form>
             <p><a href="\(context.link("/console/links"))">All links</a></p>
             """
-        return ConsolePage(title: "Link /\(link.path)", body: body, status: error == nil ? 200 : 400)
+        return ConsolePage(title: "Link /\(link.path)", body: body, status: error == nil ? 200 : 400,
+                           problems: error.map { [FormProblem($0, fields: formFields)] } ?? [])
     }
 
     static func update(_ context: ConsoleContext) async throws -> ConsoleResult {

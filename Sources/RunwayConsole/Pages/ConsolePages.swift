@@ -109,7 +109,7 @@ enum OverviewPage {
                 return ["\(day)", "\(f.number(row.clicks))", "\(f.number(row.installs))", "\(f.number(row.events.values.reduce(0, +)))",
                         "\(ConsolePages.revenue(row.revenue, f))"]
             }, caption: "Days with activity (UTC)", numericFrom: 1)
-            content = ConsoleLayout.chart(labels: days, series: [("Clicks", "clicks", clicks), ("Installs", "installs", installs), ("Events", "events", events)],
+            content = ConsoleChart.lines(labels: days, series: [("Clicks", "clicks", clicks), ("Installs", "installs", installs), ("Events", "events", events)],
                                           title: "Clicks, installs and events per day, last 30 days") + table
         }
         return .page(ConsolePage(title: "Overview", body: """

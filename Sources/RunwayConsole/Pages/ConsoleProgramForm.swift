@@ -34,7 +34,7 @@ enum ProgramForm {
     static func render(_ context: ConsoleContext, apps: [App], error: ConsoleAPIError?, typed: [String: String]) -> Markup {
         guard !apps.isEmpty else { return "" }
         func field(_ name: String, _ label: String, type: String = "text", hint: String? = nil) -> Markup {
-            ConsoleLayout.field(name, label, value: typed[name], error: error, errorField: errorFields[name], type: type, hint: hint)
+            ConsoleForms.field(name, label, value: typed[name], error: error, errorField: errorFields[name], type: type, hint: hint)
         }
         func select(_ name: String, _ label: String, _ choices: [(String, String)]) -> Markup {
             let options = Markup.join(choices.map { value, text in
@@ -43,15 +43,12 @@ enum ProgramForm {
             })
             return "<label for=\"\(name)\">\(label)</label><select id=\"\(name)\" name=\"\(name)\">\(options)</select>"
         }
-        let located = error.map { error in errorFields.values.contains(error.field ?? "") } ?? true
-        let note: Markup = located ? "" : "<p class=\"error\" role=\"alert\">\(error!.message)</p>"
         return """
             <form method="post" action="/console/affiliate-programs" class="card">
             <h2>New program</h2>
             \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
-            \(note)
             <label for="app">App</label>\(ConsolePages.appSelect(apps, selected: typed["app"], allowAll: false))
-            \(ConsoleLayout.field("programName", "Name", value: typed["programName"], error: error, errorField: "name", required: true))
+            \(ConsoleForms.field("programName", "Name", value: typed["programName"], error: error, errorField: "name", required: true))
             \(select("kind", "Commission", [("percent", "a percentage of each payment"), ("fixed", "a fixed amount per payment")]))
             \(field("percent", "Percentage (for a percentage)", hint: "e.g. 30 or 12.5"))
             \(field("amount", "Amount in minor units (for a fixed amount)", hint: "e.g. 200 for 2.00"))

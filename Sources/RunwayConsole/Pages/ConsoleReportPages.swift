@@ -54,7 +54,7 @@ enum ReportPages {
             sections.append("<h2>\(title)</h2>" + (rows.isEmpty ? "<p class=\"hint\">None.</p>" : ConsoleLayout.table(
                 ["id", "installs", "events", "revenue"],
                 rows.map { ["\($0.key)", "\(f.number($0.installs))", "\(f.number($0.events.values.reduce(0, +)))", "\(ConsolePages.revenue($0.revenue, f))"] },
-                numericFrom: 1)))
+                caption: "\(title) (Apple's ids), last 30 days", numericFrom: 1)))
         }
         let intro: Markup = any ? "<p class=\"hint\">Installs Apple's AdServices API attributed to Apple Ads in the last 30 days, with their later events, by the ids Apple gives.</p>"
             : ConsoleLayout.empty("No Apple Ads installs in the last 30 days.",

@@ -35,7 +35,7 @@ enum SchemaPage {
                     lock: rule.lockWindow ?? false)
             }
         }
-        return .page(page(context, apps: apps, app: app, current: current, rows: rows, error: nil))
+        return .page(page(context, apps: apps, app: app, current: current, rows: rows))
     }
 
     /// What was sent: per window, the form rows that became rules (blank rows are skipped), and the later windows in
@@ -60,11 +60,6 @@ enum SchemaPage {
                   let column = rest[close...].split(separator: ".").last else { return nil }
             return (window, rows[n], String(column))
         }
-
-        /// The field name the API would give a rule's column.
-        func field(window: Int, position: Int, column: String) -> String {
-            window == 1 ? "rules[\(position)].\(column)" : "laterWindows[\(laterOrder.firstIndex(of: window) ?? 0)].rules[\(position)].\(column)"
-        }
     }
 
     static func save(_ context: ConsoleContext) async throws -> ConsoleResult {
@@ -84,27 +79,24 @@ enum SchemaPage {
             // A later window without rules is left out (Apple then sends no coarse value for it).
             if window > 1, !sent.used[window]!.isEmpty { sent.laterOrder.append(window) }
         }
-        func refused(_ window: Int, _ position: Int, _ column: String, _ message: String) -> ConsoleResult {
-            .page(page(context, apps: apps, app: app, current: nil, rows: rows,
-                       error: ConsoleAPIError(status: 400, code: ErrorCode.invalidField, message: message,
-                                              field: sent.field(window: window, position: position, column: column)),
-                       sent: sent))
-        }
+        // Every cell the console cannot read is marked at once; what the API refuses comes back one rule at a time.
+        var marks: [Mark] = []
         var rules: [ConversionRule] = []
         var laterWindows: [LaterWindow] = []
         for window in windows {
             var later: [LaterWindowRule] = []
-            for (position, index) in sent.used[window]!.enumerated() {
+            for index in sent.used[window]! {
                 let row = rows[window]![index]
                 let minimum = row.minAmount.trimmingCharacters(in: .whitespaces)
-                guard minimum.isEmpty || Int64(minimum) != nil else {
-                    return refused(window, position, "minAmount", "must be a whole number of minor units (cents)")
+                if !minimum.isEmpty, Int64(minimum) == nil {
+                    marks.append(Mark(window: window, row: index, column: "minAmount", reason: "must be a whole number of minor units (cents)"))
                 }
                 let type = row.type.trimmingCharacters(in: .whitespaces)
                 let name = row.name.isEmpty ? nil : row.name
                 if window == 1 {
                     guard let fine = Int(row.fine.trimmingCharacters(in: .whitespaces)) else {
-                        return refused(window, position, "fine", "must be a number from 0 to 63")
+                        marks.append(Mark(window: window, row: index, column: "fine", reason: "must be a number from 0 to 63"))
+                        continue
                     }
                     rules.append(ConversionRule(type: type, name: name, minAmount: Int64(minimum), fine: fine,
                                                 coarse: row.coarse.isEmpty ? nil : row.coarse, lockWindow: row.lock ? true : nil))
@@ -115,12 +107,17 @@ enum SchemaPage {
             }
             if !later.isEmpty { laterWindows.append(LaterWindow(window: window, rules: later)) }
         }
+        guard marks.isEmpty else {
+            return .page(page(context, apps: apps, app: app, current: nil, rows: rows, marks: marks, status: 400))
+        }
         do {
             let saved = try await context.api.send(.PUT, "/v1/apps/\(app.id)/conversion-schema",
                                                    ConversionSchemaRequest(rules: rules, laterWindows: laterWindows), as: ConversionSchema.self)
             return .redirect(context.link("/console/schema", [("app", app.id), ("notice", "Saved as version \(saved.version).")]))
         } catch let error as ConsoleAPIError where error.status == 400 {
-            return .page(page(context, apps: apps, app: app, current: nil, rows: rows, error: error, sent: sent))
+            let mark = error.field.flatMap(sent.locate).map { Mark(window: $0.window, row: $0.row, column: $0.column, reason: error.reason) }
+            return .page(page(context, apps: apps, app: app, current: nil, rows: rows, marks: mark.map { [$0] } ?? [],
+                              general: mark == nil ? error.message : nil, status: 400))
         }
     }
 
@@ -137,28 +134,36 @@ enum SchemaPage {
         }
     }
 
-    /// `sent` maps the API's field names back to form rows; without it, every row was sent as it is.
-    static func page(_ context: ConsoleContext, apps: [App], app: App, current: ConversionSchema?, rows: Windows, error: ConsoleAPIError?,
-                     sent: Sent? = nil) -> ConsolePage {
-        let sent = sent ?? Sent(used: rows.mapValues { Array($0.indices) }, laterOrder: windows.filter { $0 > 1 && !(rows[$0] ?? []).isEmpty })
-        let failure = error?.field.flatMap(sent.locate)
+    /// A cell refused: its window, form row and column, and why.
+    struct Mark {
+        let window: Int, row: Int, column: String, reason: String
+
+        static let labels = ["type": "Event type", "name": "Event name", "minAmount": "Minimum amount", "fine": "Fine value", "coarse": "Coarse value"]
+
+        /// The form control's id (its name).
+        var fieldId: String { "\(prefix(window))\(column)\(row)" }
+
+        /// What the error summary says.
+        var problem: FormProblem {
+            FormProblem(fieldId: fieldId, message: "\(Self.labels[column] ?? column), rule \(row + 1)\(window == 1 ? "" : ", window \(window)"): \(reason)")
+        }
+    }
+
+    /// The schema's rules as a form; `marks` are the cells refused, `general` what was refused of the schema as a whole.
+    static func page(_ context: ConsoleContext, apps: [App], app: App, current: ConversionSchema?, rows: Windows, marks: [Mark] = [],
+                     general: String? = nil, status: Int = 200) -> ConsolePage {
         var hidden: [Markup] = []
         var tables: [Markup] = []
         for window in windows {
             let shown = (rows[window] ?? []) + Array(repeating: Row(), count: window == 1 ? 3 : 2)
             hidden.append("<input type=\"hidden\" name=\"\(prefix(window))rows\" value=\"\(shown.count)\">")
-            tables.append(table(window: window, rows: shown, failure: failure.flatMap { $0.window == window ? ($0.row, $0.column) : nil },
-                                reason: error?.reason ?? ""))
+            tables.append(table(window: window, rows: shown, marks: marks.filter { $0.window == window }))
         }
-        let general: Markup = error.map { error in
-            failure == nil ? "<p class=\"error\" role=\"alert\">\(error.message)</p>" : "<p class=\"error\" role=\"alert\">A rule needs fixing: see the marked cell.</p>"
-        } ?? ""
         let version: Markup = current.map { "<p class=\"hint\">Version \($0.version), saved \(context.format.time($0.createdAt)). Saving makes a new version; postbacks decode with the version in force when their value was set.</p>" }
             ?? "<p class=\"hint\">No schema yet: the SDK sets no conversion values until there is one.</p>"
         let body: Markup = """
             \(ConsolePages.appFilter(context, apps: apps, selected: app.id, allowAll: false))
             \(version)
-            \(general)
             <form method="post" action="/console/schema" novalidate>
             \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)"><input type="hidden" name="app" value="\(app.id)">
             \(hidden)
@@ -171,21 +176,22 @@ enum SchemaPage {
             <button type="submit">Save a new version</button>
             </form>
             """
-        return ConsolePage(title: "Conversion schema", body: body, status: error == nil ? 200 : 400)
+        return ConsolePage(title: "Conversion schema", body: body, status: status,
+                           problems: marks.map(\.problem) + (general.map { [FormProblem(fieldId: nil, message: $0)] } ?? []))
     }
 
-    /// One window's rules as a table of inputs; `failure` is the row and column the error names.
-    static func table(window: Int, rows: [Row], failure: (row: Int, column: String)?, reason: String) -> Markup {
+    /// One window's rules as a table of inputs, the refused cells marked.
+    static func table(window: Int, rows: [Row], marks: [Mark]) -> Markup {
         let p = prefix(window)
         let suffix = window == 1 ? "" : ", window \(window)"
         func marked(_ column: String, _ row: Int) -> (attributes: Markup, message: Markup) {
-            guard failure?.row == row, failure?.column == column else { return ("", "") }
+            guard let mark = marks.first(where: { $0.row == row && $0.column == column }) else { return ("", "") }
             let id = "error-\(p)\(column)\(row)"
-            return (" aria-invalid=\"true\" aria-describedby=\"\(id)\"", "<span class=\"error\" id=\"\(id)\">\(reason)</span>")
+            return (" aria-invalid=\"true\" aria-describedby=\"\(id)\"", "<span class=\"error\" id=\"\(id)\">\(mark.reason)</span>")
         }
         func cell(_ column: String, _ row: Int, _ value: String, label: String) -> Markup {
             let mark = marked(column, row)
-            return "<input name=\"\(p)\(column)\(row)\" value=\"\(value)\" aria-label=\"\(label), rule \(row + 1)\(suffix)\"\(mark.attributes)>\(mark.message)"
+            return "<input id=\"\(p)\(column)\(row)\" name=\"\(p)\(column)\(row)\" value=\"\(value)\" aria-label=\"\(label), rule \(row + 1)\(suffix)\"\(mark.attributes)>\(mark.message)"
         }
         let coarseChoices = window == 1 ? ["", "low", "medium", "high"] : ["low", "medium", "high"]
         let tableRows: [[Markup]] = rows.enumerated().map { index, row in
@@ -200,7 +206,7 @@ enum SchemaPage {
                 cell("minAmount", index, row.minAmount, label: "Minimum amount"),
             ]
             if window == 1 { cells.append(cell("fine", index, row.fine, label: "Fine value")) }
-            cells.append("<select name=\"\(p)coarse\(index)\" aria-label=\"Coarse value, rule \(index + 1)\(suffix)\"\(coarse.attributes)>\(options)</select>\(coarse.message)")
+            cells.append("<select id=\"\(p)coarse\(index)\" name=\"\(p)coarse\(index)\" aria-label=\"Coarse value, rule \(index + 1)\(suffix)\"\(coarse.attributes)>\(options)</select>\(coarse.message)")
             cells.append("<input type=\"checkbox\" name=\"\(p)lock\(index)\" aria-label=\"Lock the window, rule \(index + 1)\(suffix)\"\(checked)>")
             return cells
         }

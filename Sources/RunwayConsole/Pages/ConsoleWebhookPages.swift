@@ -35,8 +35,7 @@ enum WebhookPages {
         }
         let list: Markup = rows.isEmpty
             ? ConsoleLayout.empty("No webhooks yet. Add an HTTPS endpoint below to hear about installs, events and clicks as they happen.")
-            : ConsoleLayout.table(["endpoint", "topics", "last 100 deliveries", "added", ""], rows)
-        let errorNote: Markup = error.map { "<p class=\"error\" role=\"alert\">\($0.field.map { "\($0): " } ?? "")\($0.message)</p>" } ?? ""
+            : ConsoleLayout.table(["endpoint", "topics", "last 100 deliveries", "added", ConsoleLayout.actions], rows, caption: "Webhook endpoints")
         let boxes = Markup.join(Webhooks.topics.map { topic in
             let checked: Markup = typed.isEmpty || typed["topic_\(topic)"] == "on" ? " checked" : ""
             return "<label class=\"check\"><input type=\"checkbox\" name=\"topic_\(topic)\"\(checked)> \(topic)</label>"
@@ -45,13 +44,13 @@ enum WebhookPages {
             <form method="post" action="/console/webhooks" class="card">
             <h2>New webhook</h2>
             \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
-            \(errorNote)
-            \(ConsoleLayout.field("url", "Endpoint (https://…)", value: typed["url"], error: error, type: "url", required: true))
+            \(ConsoleForms.field("url", "Endpoint (https://…)", value: typed["url"], error: error, type: "url", required: true))
             <fieldset><legend>Topics</legend>\(boxes)</fieldset>
             <button type="submit">Add webhook</button>
             </form>
             """
-        return ConsolePage(title: "Webhooks", body: secret + list + form, status: error == nil ? (created == nil ? 200 : 201) : 400)
+        return ConsolePage(title: "Webhooks", body: secret + list + form, status: error == nil ? (created == nil ? 200 : 201) : 400,
+                           problems: error.map { [FormProblem($0, fields: ["url": nil])] } ?? [])
     }
 
     static func create(_ context: ConsoleContext) async throws -> ConsoleResult {
