@@ -35,9 +35,31 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
+def started(process, pattern, what):
+    """The first match of `pattern` in the process's output (within 30 seconds)."""
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        found = re.search(pattern, process.stdout.readline())
+        if found:
+            return found
+    raise SystemExit(f"{what} did not start")
+
+
+class FakeAdServices:
+    """`linkrunway dev fake-adservices`: Apple's AdServices API as the server's tests know it (token "tap" is attributed)."""
+    def __init__(self, binary):
+        self.process = subprocess.Popen([binary, "dev", "fake-adservices", "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.base = started(self.process, r"(http://127\.0\.0\.1:\d+)", "the fake AdServices API").group(1)
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
 class Server:
-    def __init__(self, binary, directory):
-        self.process = subprocess.Popen([binary, "serve", "--port", "0", "--database-url", f"sqlite:{directory}/console.db"],
+    def __init__(self, binary, directory, apple_ads_url):
+        self.process = subprocess.Popen([binary, "serve", "--port", "0", "--database-url", f"sqlite:{directory}/console.db",
+                                         "--apple-ads-url", apple_ads_url],
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                                         env={**os.environ, "LINKRUNWAY_LOG_LEVEL": "warn"})
         self.key = None
@@ -54,9 +76,12 @@ class Server:
     def api(self, method, path, body=None, key=None):
         request = urllib.request.Request(self.base + path, method=method, data=json.dumps(body).encode() if body is not None else None,
                                          headers={"Authorization": f"Bearer {key or self.key}", "Content-Type": "application/json"})
-        with urllib.request.urlopen(request) as response:
-            text = response.read()
-            return json.loads(text) if text else None
+        try:
+            with urllib.request.urlopen(request) as response:
+                text = response.read()
+                return json.loads(text) if text else None
+        except urllib.error.HTTPError as error:
+            raise AssertionError(f"{method} {path}: {error.code} {error.read().decode()}") from None
 
     def follow(self, path, host="localhost"):
         """A click from an iPhone, as any HTTP client makes it (no cookies, no browser)."""
@@ -227,7 +252,8 @@ def main():
     artifacts = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "test-artifacts", "console"))
     os.makedirs(artifacts, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="console-test-") as directory:
-        server = Server(binary, directory)
+        adservices = FakeAdServices(binary)
+        server = Server(binary, directory, adservices.base)
         browser = None
         try:
             workspaces = server.api("GET", "/v1/workspaces")["items"]
@@ -315,6 +341,22 @@ def main():
             browser.shot("10-keys")
             check_phone(browser, f"/console/keys?ws={ws}")
 
+            # Two installs from the app: one follows the link's clicks (same address), one claims Apple Ads; each buys.
+            publishable = server.api("POST", "/v1/keys", {"kind": "publishable", "appId": app["id"], "name": "test app"})["secret"]
+            backend = server.api("POST", "/v1/keys", {"kind": "server", "workspaceId": ws, "name": "revenue"})["secret"]
+            for install, token in [("0b6b2f7e-1c1d-4e52-9d0a-3f4e5a6b7c01", None), ("0b6b2f7e-1c1d-4e52-9d0a-3f4e5a6b7c02", "tap")]:
+                server.api("POST", "/v1/installs/match", {"installId": install, "platform": "ios", "osVersion": "18.0", "consent": True}, key=publishable)
+                if token:
+                    check(server.api("POST", "/v1/claims/apple-ads", {"installId": install, "token": token}, key=publishable)["status"] == "attributed",
+                          "the Apple Ads claim is attributed")
+                server.api("POST", "/v1/events", {"eventId": f"{install[:-2]}e{install[-1]}", "type": "PURCHASE", "installId": install, "appId": app["id"],
+                                                  "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "amount": 499, "currency": "USD"},
+                           key=backend)
+            browser.open(f"/console/apple-ads?ws={ws}")
+            campaigns = browser.find("main .scroll table").text
+            check("61000" in campaigns and "(none)" not in browser.text(), f"only Apple Ads' campaign shows: {campaigns}")
+            check(re.search(r"61000 1 1 \$4\.99", campaigns), f"its one install, event and revenue: {campaigns}")
+
             # The other pages, with real data where there is some.
             simulated = server.api("POST", "/v1/simulate/installs", {"appId": app["id"], "ip": "198.51.100.4", "installId": "5d1d6c1e-0f5a-4c55-9d8c-2f3e8a1b7c90"})
             for path, name, heading in [(f"/console/postbacks?ws={ws}", "11-postbacks", "Postbacks"), (f"/console/apple-ads?ws={ws}", "12-apple-ads", "Apple Ads"),
@@ -371,6 +413,7 @@ def main():
             if browser:
                 browser.driver.quit()
             server.stop()
+            adservices.stop()
 
 
 if __name__ == "__main__":

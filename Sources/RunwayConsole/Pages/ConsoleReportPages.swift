@@ -42,6 +42,10 @@ enum ReportPages {
         return .page(ConsolePage(title: "Postbacks", body: filter + aggregate + "<h2>Invalid</h2>" + rejected))
     }
 
+    /// The funnel report's key for rows without a value of the grouping.
+    static let ungrouped = "(none)"
+
+    /// Only what Apple Ads claims attributed: installs and their events by Apple's campaign, ad group and keyword ids.
     static func appleAds(_ context: ConsoleContext) async throws -> ConsoleResult {
         let apps = try await context.apps()
         let app = context.request.queryValue("app").flatMap { $0.isEmpty ? nil : $0 }
@@ -49,7 +53,9 @@ enum ReportPages {
         var sections: [Markup] = []
         var any = false
         for (groupBy, title) in [("appleAdsCampaign", "Campaigns"), ("appleAdsAdGroup", "Ad groups"), ("appleAdsKeyword", "Keywords")] {
-            let rows = try await ConsolePages.funnel(context, groupBy: groupBy, app: app).rows.filter { !$0.key.isEmpty && $0.key != "none" && $0.installs + $0.events.values.reduce(0, +) > 0 }
+            // Installs and events without Apple Ads ids (attributed by a link, or organic) group under "(none)": not Apple's.
+            let rows = try await ConsolePages.funnel(context, groupBy: groupBy, app: app).rows
+                .filter { $0.key != ungrouped && $0.installs + $0.events.values.reduce(0, +) > 0 }
             any = any || !rows.isEmpty
             sections.append("<h2>\(title)</h2>" + (rows.isEmpty ? "<p class=\"hint\">None.</p>" : ConsoleLayout.table(
                 ["id", "installs", "events", "revenue"],
