@@ -40,6 +40,7 @@ enum ConsoleAssets {
         textarea { font: 0.85rem ui-monospace, monospace; padding: 8px; border: 1px solid #8a939e; border-radius: 6px; width: 100%; max-width: 480px; }
         input, select { font: inherit; padding: 8px; border: 1px solid #8a939e; border-radius: 6px; width: 100%; max-width: 480px; background: #fff; color: var(--ink); }
         table input, table select { width: auto; min-width: 5em; }
+        table input.type { width: 10em; } table input.name { width: 8em; } table input.minAmount { width: 7em; } table input.fine { width: 5em; }
         .inline input, .inline select { width: auto; max-width: 100%; }
         fieldset { border: 1px solid var(--line); border-radius: 6px; margin: 10px 0 0; padding: 4px 12px 10px; }
         legend { font-weight: 600; padding: 0 4px; }

@@ -326,6 +326,15 @@ def main():
             check("Saved as version 1" in browser.text(), "the schema saves")
             check(browser.find("input[name=w2_type0]").get_attribute("value") == "SUBSCRIPTION", "the later window is kept")
             browser.shot("08-schema")
+            region = browser.find("main .scroll")
+            lock = browser.find("input[name=lock0]")
+            check(browser.driver.execute_script("return arguments[0].getBoundingClientRect().right <= arguments[1].getBoundingClientRect().right"
+                                                " && arguments[1].scrollWidth <= arguments[1].clientWidth", lock, region),
+                  "the lock window column is in view at 1,280 px")
+            # Refused again: the saved version is still shown.
+            browser.fill("main form[method=post]", {"fine0": "64"})
+            check(browser.driver.title.startswith("Error: ") and "Version 1, saved" in browser.text() and "No schema yet" not in browser.text(),
+                  "after a refusal the page still shows the saved version")
 
             # Keys: create a publishable key (shown once), revoke the server key.
             browser.open(f"/console/keys?ws={ws}")

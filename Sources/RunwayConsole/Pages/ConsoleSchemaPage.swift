@@ -108,7 +108,7 @@ enum SchemaPage {
             if !later.isEmpty { laterWindows.append(LaterWindow(window: window, rules: later)) }
         }
         guard marks.isEmpty else {
-            return .page(page(context, apps: apps, app: app, current: nil, rows: rows, marks: marks, status: 400))
+            return .page(page(context, apps: apps, app: app, current: try await schema(context, app: app.id), rows: rows, marks: marks, status: 400))
         }
         do {
             let saved = try await context.api.send(.PUT, "/v1/apps/\(app.id)/conversion-schema",
@@ -116,7 +116,7 @@ enum SchemaPage {
             return .redirect(context.link("/console/schema", [("app", app.id), ("notice", "Saved as version \(saved.version).")]))
         } catch let error as ConsoleAPIError where error.status == 400 {
             let mark = error.field.flatMap(sent.locate).map { Mark(window: $0.window, row: $0.row, column: $0.column, reason: error.reason) }
-            return .page(page(context, apps: apps, app: app, current: nil, rows: rows, marks: mark.map { [$0] } ?? [],
+            return .page(page(context, apps: apps, app: app, current: try await schema(context, app: app.id), rows: rows, marks: mark.map { [$0] } ?? [],
                               general: mark == nil ? error.message : nil, status: 400))
         }
     }
@@ -191,7 +191,7 @@ enum SchemaPage {
         }
         func cell(_ column: String, _ row: Int, _ value: String, label: String) -> Markup {
             let mark = marked(column, row)
-            return "<input id=\"\(p)\(column)\(row)\" name=\"\(p)\(column)\(row)\" value=\"\(value)\" aria-label=\"\(label), rule \(row + 1)\(suffix)\"\(mark.attributes)>\(mark.message)"
+            return "<input class=\"\(column)\" id=\"\(p)\(column)\(row)\" name=\"\(p)\(column)\(row)\" value=\"\(value)\" aria-label=\"\(label), rule \(row + 1)\(suffix)\"\(mark.attributes)>\(mark.message)"
         }
         let coarseChoices = window == 1 ? ["", "low", "medium", "high"] : ["low", "medium", "high"]
         let tableRows: [[Markup]] = rows.enumerated().map { index, row in
