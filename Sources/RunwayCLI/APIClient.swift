@@ -82,11 +82,13 @@ struct APIClient: Sendable {
     }
 
     /// A report's path with its query: the range, grouping and app the options give, and the workspace as for
-    /// `workspace(_:_:)` (the only one the key sees when none is named), plus `extra` options by query parameter.
+    /// `workspace(_:_:)` (the only one the key sees when none is named), plus `extra` options by query parameter and
+    /// `flags` given as `parameter=true`.
     func reportPath(_ base: String, _ arguments: ParsedArguments, _ context: CLIContext,
-                    extra: [(option: String, parameter: String)] = []) async throws -> String {
+                    extra: [(option: String, parameter: String)] = [], flags: [(option: String, parameter: String)] = []) async throws -> String {
         let options = [("--from", "from"), ("--to", "to"), ("--group-by", "groupBy"), ("--app", "appId")] + extra
         var query = options.compactMap { option, parameter in arguments.value(option).map { "\(parameter)=\(Self.escape($0))" } }
+        query += flags.filter { arguments.flag($0.option) }.map { "\($0.parameter)=true" }
         if let workspace = try await workspace(arguments, context) { query.append("workspaceId=\(Self.escape(workspace))") }
         return base + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
     }

@@ -368,6 +368,11 @@ def main():
 
             # The other pages, with real data where there is some.
             simulated = server.api("POST", "/v1/simulate/installs", {"appId": app["id"], "ip": "198.51.100.4", "installId": "5d1d6c1e-0f5a-4c55-9d8c-2f3e8a1b7c90"})
+            installs = lambda: browser.driver.find_elements(By.CSS_SELECTOR, ".tile .value")[1].text
+            browser.open(f"/console?ws={ws}")
+            real = int(installs())
+            browser.open(f"/console?ws={ws}&simulated=on")
+            check(int(installs()) == real + 1, "the overview counts the simulated install only when asked")
             for path, name, heading in [(f"/console/postbacks?ws={ws}", "11-postbacks", "Postbacks"), (f"/console/apple-ads?ws={ws}", "12-apple-ads", "Apple Ads"),
                                         (f"/console/affiliates?ws={ws}", "13-affiliates", "Affiliates"),
                                         (f"/console/ad-networks?ws={ws}", "13b-ad-networks", "Ad networks"),

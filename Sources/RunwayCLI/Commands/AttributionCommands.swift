@@ -67,10 +67,11 @@ enum AttributionCommands {
     static let reportFunnel = Command(["report", "funnel"], summary: "Clicks, installs, opens, events and revenue, grouped.", options: [
         .value("--from", "time", "Start: a day (2026-11-01) or an ISO 8601 time (default 30 days ago)."), .value("--to", "time", "End: a day (2026-11-30, through its end) or an ISO 8601 time (default now)."),
         .value("--group-by", "key", "day, link, campaign, channel or source (default day)."), .value("--app", "id", "Only this app."),
-        .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), .flag("--csv", "Print CSV."), jsonFlag,
+        .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."),
+        .flag("--include-simulated", "Count simulated installs and their events too."), .flag("--csv", "Print CSV."), jsonFlag,
     ] + APIClient.options) { a, c in
         let client = try APIClient(a, c)
-        let path = try await client.reportPath("/v1/reports/funnel", a, c)
+        let path = try await client.reportPath("/v1/reports/funnel", a, c, flags: [("--include-simulated", "includeSimulated")])
         if a.flag("--csv") {
             return c.output(String(decoding: try await client.raw("GET", path, accept: "text/csv"), as: UTF8.self))
         }

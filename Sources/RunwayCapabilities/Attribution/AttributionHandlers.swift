@@ -131,8 +131,15 @@ struct AttributionHandlers: Sendable {
     func funnel(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let query = try ReportQuery(request, principal: try context.principal(), now: services.clock.nowMilliseconds(),
                                     groupings: FunnelReports.groupings)
+        let includeSimulated = try request.queryValue("includeSimulated").map { value in
+            guard let flag = Bool(value) else {
+                throw HTTPError.badRequest(ErrorCode.invalidQuery, "includeSimulated must be true or false", field: "includeSimulated")
+            }
+            return flag
+        } ?? false
         let report = try await services.store.read { db in
-            try FunnelReports.funnel(db, workspaceId: query.workspaceId, appId: query.appId, from: query.from, to: query.to, groupBy: query.groupBy)
+            try FunnelReports.funnel(db, workspaceId: query.workspaceId, appId: query.appId, from: query.from, to: query.to, groupBy: query.groupBy,
+                                     includeSimulated: includeSimulated)
         }
         return try query.respond(request, report, csv: { FunnelReports.csv(report) }, filename: "funnel.csv")
     }

@@ -34,7 +34,8 @@ extension Operation {
         id: "funnelReport", summary: "Clicks, installs, opens, events by type and net revenue by currency, grouped",
         tag: "Reports", access: Access.management,
         responses: [.json(200, FunnelReport.self, "The report (send Accept: text/csv for CSV).")],
-        query: ReportQuery.documentation(FunnelReports.groupings))
+        query: ReportQuery.documentation(FunnelReports.groupings)
+            + [QueryParameterDoc("includeSimulated", "true to count simulated installs (POST /v1/simulate/installs) and their events; left out by default.")])
 
     static let simulateClick = Operation(
         id: "simulateClick", summary: "Follow a link as a device would (default: an iPhone), recording the click",

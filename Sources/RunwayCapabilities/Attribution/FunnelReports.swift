@@ -5,7 +5,8 @@ import RunwayKit
 import RunwayStore
 
 /// The funnel report: clicks → installs → opens → events and net revenue, grouped, as JSON or CSV. Events are
-/// read with the attribution they were written with, so no report joins installs.
+/// read with the attribution they were written with; only simulated installs are looked up, to leave them and their
+/// events out unless asked for.
 enum FunnelReports {
     static let groupings = FunnelReport.groupings
 
@@ -25,7 +26,8 @@ enum FunnelReports {
         }
     }
 
-    static func funnel(_ db: any SQLExecutor, workspaceId: String, appId: String?, from: Int64, to: Int64, groupBy: String) throws -> FunnelReport {
+    static func funnel(_ db: any SQLExecutor, workspaceId: String, appId: String?, from: Int64, to: Int64, groupBy: String,
+                       includeSimulated: Bool = false) throws -> FunnelReport {
         var rows: [String: FunnelRow] = [:]
         func row(_ key: SQLValue) -> String {
             switch key {
@@ -58,10 +60,14 @@ enum FunnelReports {
             bump(visit["k"]) { kind == "click" ? ($0.clicks += n) : ($0.opens += n) }
         }
         let installFilter: SQL = appId.map { " AND app_id = \($0)" } ?? ""
+        let realInstalls: SQL = includeSimulated ? "" : " AND simulated = \(false)"
+        let realEvents: SQL = includeSimulated ? "" : """
+             AND NOT EXISTS (SELECT 1 FROM installs s WHERE s.app_id = events.app_id AND s.install_id = events.install_id AND s.simulated = \(true))
+            """
         let installKey = key(groupBy, time: "matched_at", link: "link_id", campaign: "campaign", channel: "channel", source: "source", appleAds: "")
         for install in try db.query("""
             SELECT \(raw: installKey) AS k, COUNT(*) AS n FROM installs
-            WHERE workspace_id = \(workspaceId) AND matched_at >= \(from) AND matched_at < \(to) AND source <> 'returning'\(installFilter)
+            WHERE workspace_id = \(workspaceId) AND matched_at >= \(from) AND matched_at < \(to) AND source <> 'returning'\(installFilter)\(realInstalls)
             GROUP BY \(raw: installKey)
             """) {
             let n = Int(try install.int("n"))
@@ -71,7 +77,7 @@ enum FunnelReports {
         for event in try db.query("""
             SELECT \(raw: eventKey) AS k, type, currency, COUNT(*) AS n,
                    SUM(CASE WHEN type = 'REFUND' THEN -amount WHEN type IN ('PURCHASE', 'SUBSCRIPTION') THEN amount ELSE 0 END) AS net
-            FROM events WHERE workspace_id = \(workspaceId) AND received_at >= \(from) AND received_at < \(to)\(installFilter)
+            FROM events WHERE workspace_id = \(workspaceId) AND received_at >= \(from) AND received_at < \(to)\(installFilter)\(realEvents)
             GROUP BY \(raw: eventKey), type, currency
             """) {
             let n = Int(try event.int("n"))

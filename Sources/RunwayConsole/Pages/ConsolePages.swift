@@ -59,12 +59,13 @@ enum ConsolePages {
         """
     }
 
-    /// The funnel report of the shown workspace.
-    static func funnel(_ context: ConsoleContext, groupBy: String, app: String?, days: Int = 30) async throws -> FunnelReport {
+    /// The funnel report of the shown workspace (simulated installs only when `includeSimulated`).
+    static func funnel(_ context: ConsoleContext, groupBy: String, app: String?, days: Int = 30, includeSimulated: Bool = false) async throws -> FunnelReport {
         let now = context.services.clock.nowMilliseconds()
         return try await context.api.get("/v1/reports/funnel", query: [
             ("workspaceId", context.workspace.id), ("groupBy", groupBy), ("appId", app),
             ("from", Timestamp.iso(now - Int64(days) * 86_400_000)), ("to", Timestamp.iso(now + 1)),
+            ("includeSimulated", includeSimulated ? "true" : nil),
         ], as: FunnelReport.self)
     }
 
@@ -79,7 +80,8 @@ enum OverviewPage {
     static func show(_ context: ConsoleContext) async throws -> ConsoleResult {
         let apps = try await context.apps()
         let app = context.request.queryValue("app").flatMap { $0.isEmpty ? nil : $0 }
-        let report = try await ConsolePages.funnel(context, groupBy: "day", app: app)
+        let simulated = context.request.queryValue("simulated") == "on"
+        let report = try await ConsolePages.funnel(context, groupBy: "day", app: app, includeSimulated: simulated)
         let now = context.services.clock.nowMilliseconds()
         let days = (0..<30).reversed().map { String(Timestamp.iso(now - Int64($0) * 86_400_000).prefix(10)) }
         let rows = Dictionary(report.rows.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
@@ -113,8 +115,10 @@ enum OverviewPage {
                                           title: "Clicks, installs and events per day, last 30 days") + table
         }
         return .page(ConsolePage(title: "Overview", body: """
-            \(ConsolePages.appFilter(context, apps: apps, selected: app))
-            <p class="hint">The last 30 days, by UTC day.</p>
+            \(ConsolePages.appFilter(context, apps: apps, selected: app, extra: """
+                 <label class="check"><input type="checkbox" name="simulated"\(simulated ? Markup(" checked") : "")> include simulated installs</label>
+                """))
+            <p class="hint">The last 30 days, by UTC day\(simulated ? ", simulated installs included" : "; simulated installs left out").</p>
             \(tiles)
             \(content)
             """))

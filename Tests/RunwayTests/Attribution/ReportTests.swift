@@ -55,4 +55,24 @@ struct ReportTests {
         #expect(ReportQuery.escape("a,b") == "\"a,b\"")
         await w.server.stop()
     }
+
+    @Test("simulated installs and their events are left out unless includeSimulated=true", arguments: StoreBackend.all)
+    func simulated(_ backend: StoreBackend) async throws {
+        let w = try await MatchingTests.world(backend)
+        let ws = w.server.defaultWorkspace.id
+        let server = w.server.client(try await w.server.createKey(.server, workspace: ws).secret)
+        _ = try await MatchingTests.match(w, install: "real")
+        _ = try await server.post("/v1/simulate/installs", json: #"{"appId":"\#(w.app.id)","ip":"198.51.100.9","installId":"pretend"}"#).decoded(InstallMatch.self)
+        for install in ["real", "pretend"] {
+            _ = try await server.post("/v1/events", json: EventTests.event("e-\(install)", type: "PURCHASE", install: install,
+                                                                          extra: #","amount":100,"currency":"USD","appId":"\#(w.app.id)""#))
+                .decoded(EventResult.self, status: 201)
+        }
+        let real = try await server.get("/v1/reports/funnel?groupBy=source").decoded(FunnelReport.self)
+        #expect(real.rows.map(\.installs).reduce(0, +) == 1 && real.rows.map { $0.events["PURCHASE"] ?? 0 }.reduce(0, +) == 1)
+        let all = try await server.get("/v1/reports/funnel?groupBy=source&includeSimulated=true").decoded(FunnelReport.self)
+        #expect(all.rows.map(\.installs).reduce(0, +) == 2 && all.rows.map { $0.events["PURCHASE"] ?? 0 }.reduce(0, +) == 2)
+        #expect(await server.get("/v1/reports/funnel?includeSimulated=yes").errorField == "includeSimulated")
+        await w.server.stop()
+    }
 }

@@ -269,7 +269,7 @@ struct CLISimulationTests {
         let explained = await run(["install", "explain", "cli-install"])
         #expect(explained.output.contains("✓ probabilistic \(link.id)"))
         #expect(explained.output.contains("probabilistic (on, 15 minutes)"))
-        let report = await run(["report", "funnel", "--group-by", "campaign", "--csv", "--workspace", workspace.id])
+        let report = await run(["report", "funnel", "--group-by", "campaign", "--csv", "--include-simulated", "--workspace", workspace.id])
         #expect(report.output.contains("cli,1,1,0"), "\(report.output) \(report.errors)")
         #expect(await run(["install", "export", "cli-install"]).output.contains("\"installId\" : \"cli-install\""))
         #expect(await run(["install", "delete", "cli-install"]).output.contains("installs 1"))
