@@ -15,6 +15,7 @@ package struct AttributionCapability: Capability {
         let handlers = AttributionHandlers(services: services)
         return [
             Route(.POST, "/v1/installs/match", .matchInstall, use: handlers.matchInstall),
+            Route(.GET, "/v1/installs", .listInstalls, use: handlers.listInstalls),
             Route(.GET, "/v1/installs/{installId}/attribution", .explainInstall, use: handlers.explain),
             Route(.POST, "/v1/impressions", .recordImpression, use: handlers.recordImpression),
             Route(.POST, "/v1/events", .recordEvent, use: handlers.recordEvent),

@@ -9,6 +9,10 @@ extension Operation {
         tag: "Installs", access: Access.client, requestSchema: .of(MatchInstallRequest.self),
         responses: [.json(200, InstallMatch.self, "The stored answer (the same for every later call).")], maxBodyBytes: 8 * 1024, rateLimited: true)
 
+    static let listInstalls = Operation(
+        id: "listInstalls", summary: "Recent installs, newest first: how each was attributed, and whether it was simulated",
+        tag: "Installs", access: Access.management, responses: [.json(200, Page<InstallSummary>.self, "A page of installs.")], query: InstallList.query)
+
     static let explainInstall = Operation(
         id: "explainInstall", summary: "Why an install was attributed (or not): candidates, rules, settings, winner",
         tag: "Installs", access: Access.management, responses: [.json(200, AttributionExplanation.self, "The explanation.")],

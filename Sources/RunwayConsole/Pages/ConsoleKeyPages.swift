@@ -86,7 +86,7 @@ enum InstallPage {
             <label for="id">Install id</label> <input id="id" name="id" value="\(id)" autocomplete="off"> <button type="submit">Look up</button></form>
             """
         guard !id.isEmpty else {
-            return .page(ConsolePage(title: "Installs", body: search + ConsoleLayout.empty("Enter an install id (the SDK's, a lower-case UUID) to see how it was attributed and what it did.")))
+            return .page(ConsolePage(title: "Installs", body: search + (try await InstallListPage.body(context))))
         }
         let export: InstallExport
         do {

@@ -58,11 +58,7 @@ struct ReportTests {
 
     @Test("simulated installs and their events are left out unless includeSimulated=true", arguments: StoreBackend.all)
     func simulated(_ backend: StoreBackend) async throws {
-        let w = try await MatchingTests.world(backend)
-        let ws = w.server.defaultWorkspace.id
-        let server = w.server.client(try await w.server.createKey(.server, workspace: ws).secret)
-        _ = try await MatchingTests.match(w, install: "real")
-        _ = try await server.post("/v1/simulate/installs", json: #"{"appId":"\#(w.app.id)","ip":"198.51.100.9","installId":"pretend"}"#).decoded(InstallMatch.self)
+        let (w, server) = try await InstallListTests.realAndSimulated(backend)
         for install in ["real", "pretend"] {
             _ = try await server.post("/v1/events", json: EventTests.event("e-\(install)", type: "PURCHASE", install: install,
                                                                           extra: #","amount":100,"currency":"USD","appId":"\#(w.app.id)""#))
