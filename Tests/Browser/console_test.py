@@ -27,6 +27,8 @@ from selenium.webdriver.support.wait import WebDriverWait
 import accessibility
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Screenshots the documentation shows: written to docs/images/ when LINKRUNWAY_WRITE_SCREENSHOTS=1.
+DOCUMENTED = {"05-overview": "console-overview.png"}
 IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148"
 
 
@@ -174,6 +176,8 @@ class Browser:
 
     def shot(self, name):
         self.driver.save_screenshot(os.path.join(self.artifacts, f"{name}.png"))
+        if name in DOCUMENTED and os.environ.get("LINKRUNWAY_WRITE_SCREENSHOTS") == "1":
+            self.driver.save_screenshot(os.path.join(ROOT, "docs", "images", DOCUMENTED[name]))
 
 
 def check(condition, message):
