@@ -7,7 +7,7 @@ import RunwayKit
 /// The frame around every console page: head, navigation, workspace choice, sign-out; and charts drawn as SVG.
 enum ConsoleLayout {
     static let sections: [(path: String, title: String)] = [
-        ("/console", "Overview"), ("/console/links", "Links"), ("/console/schema", "Conversion schema"),
+        ("/console", "Overview"), ("/console/apps", "Apps"), ("/console/links", "Links"), ("/console/schema", "Conversion schema"),
         ("/console/postbacks", "Postbacks"), ("/console/apple-ads", "Apple Ads"), ("/console/affiliates", "Affiliates"),
         ("/console/webhooks", "Webhooks"), ("/console/ad-networks", "Ad networks"), ("/console/keys", "Keys"),
         ("/console/users", "Users"), ("/console/installs", "Installs"),

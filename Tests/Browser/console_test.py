@@ -340,6 +340,18 @@ def main():
             check(browser.driver.title.startswith("Error: ") and "Version 1, saved" in browser.text() and "No schema yet" not in browser.text(),
                   "after a refusal the page still shows the saved version")
 
+            # Apps: one registered in the console (two bad windows marked at once), then edited.
+            browser.open(f"/console/apps?ws={ws}")
+            check("Runway Demo" in browser.find("main table").text, "the app made through the API is listed")
+            browser.fill("form.card", {"name": "Second App", "teamId": "ABCDE12345", "bundleId": "com.example.second",
+                                       "probabilisticMinutes": "soon", "viewThroughHours": "later"})
+            check_error_summary(browser, ["probabilisticMinutes", "viewThroughHours"])
+            browser.fill("form.card", {"probabilisticMinutes": "15", "viewThroughHours": "0"})
+            check(browser.heading() == "Second App" and "Registered Second App." in browser.text(), "the new app's page")
+            browser.fill("form.card", {"name": "Second App Pro", "policy": "optional"})
+            check(browser.heading() == "Second App Pro" and browser.find("#policy").get_attribute("value") == "optional", "the app is edited")
+            browser.shot("09a-app")
+
             # Keys: create a publishable key (shown once), revoke the server key.
             browser.open(f"/console/keys?ws={ws}")
             browser.fill("form.card", {"kind": "publishable", "app": app["id"], "name": "iOS app"})

@@ -8,6 +8,10 @@ import RunwayKit
 enum ConsolePages {
     static let routes: [ConsoleRoute] = [
         ConsoleRoute(method: .GET, pattern: "/console", handler: OverviewPage.show),
+        ConsoleRoute(method: .GET, pattern: "/console/apps", handler: AppPages.list),
+        ConsoleRoute(method: .POST, pattern: "/console/apps", handler: AppPages.create),
+        ConsoleRoute(method: .GET, pattern: "/console/apps/{id}", handler: AppPages.show),
+        ConsoleRoute(method: .POST, pattern: "/console/apps/{id}", handler: AppPages.update),
         ConsoleRoute(method: .GET, pattern: "/console/links", handler: ConsoleLinkPages.list),
         ConsoleRoute(method: .POST, pattern: "/console/links", handler: ConsoleLinkPages.create),
         ConsoleRoute(method: .GET, pattern: "/console/links/{id}", handler: ConsoleLinkPages.show),
@@ -102,7 +106,7 @@ enum OverviewPage {
         let content: Markup
         if clicks.allSatisfy({ $0 == 0 }) && installs.allSatisfy({ $0 == 0 }) && events.allSatisfy({ $0 == 0 }) {
             content = ConsoleLayout.empty(apps.isEmpty
-                ? "No apps yet. Register one with linkrunway app create, then create a link for it."
+                ? "No apps yet. Register one on the Apps page (or with linkrunway app create), then create a link for it."
                 : "Nothing in the last 30 days yet.",
                 "<p><a href=\"\(context.link("/console/links"))\">Create a link</a> and share it: its clicks, the installs they bring and the events after them show here.</p>")
         } else {

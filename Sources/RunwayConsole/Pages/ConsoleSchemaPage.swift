@@ -22,7 +22,7 @@ enum SchemaPage {
     static func show(_ context: ConsoleContext) async throws -> ConsoleResult {
         let apps = try await context.apps()
         guard let app = chosenApp(context, apps) else {
-            return .page(ConsolePage(title: "Conversion schema", body: ConsoleLayout.empty("No apps yet. Register one with linkrunway app create.")))
+            return .page(ConsolePage(title: "Conversion schema", body: ConsoleLayout.empty("No apps yet.", "<p><a href=\"\(context.link("/console/apps"))\">Register one</a> (or use <code>linkrunway app create</code>).</p>")))
         }
         let current = try await schema(context, app: app.id)
         var rows: Windows = [1: (current?.rules ?? []).map { rule in
