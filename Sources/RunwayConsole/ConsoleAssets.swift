@@ -50,6 +50,7 @@ enum ConsoleAssets {
         .bar button { margin-top: 0; background: #3a4350; }
         button.danger { background: var(--danger); }
         .field { margin-bottom: 6px; }
+        .fields { display: grid; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); column-gap: 16px; }
         .error { color: var(--danger); display: block; font-weight: 600; }
         .error-summary { background: var(--paper); border: 3px solid var(--danger); border-radius: 8px; padding: 4px 16px 8px; margin-bottom: 16px; }
         .error-summary h2 { margin-top: 8px; color: var(--danger); }

@@ -161,7 +161,10 @@ class Browser:
         form = self.find(form_css)
         for name, value in values.items():
             field = form.find_element(By.NAME, name)
-            if field.tag_name == "select":
+            if isinstance(value, bool):
+                if field.is_selected() != value:
+                    field.click()
+            elif field.tag_name == "select":
                 field.find_element(By.CSS_SELECTOR, f"option[value='{value}']").click()
             else:
                 field.clear()
@@ -288,9 +291,18 @@ def main():
             check(browser.find("#web").get_attribute("aria-invalid") == "true", "the bad destination is marked")
             check_error_summary(browser, ["web"])
             browser.shot("03-links-error")
-            browser.fill("form.card", {"web": "https://example.com/spring"})
+            # Metadata that is not a JSON object is refused by the console itself.
+            browser.fill("form.card", {"metadata": "not json"})
+            check_error_summary(browser, ["metadata"])
+            browser.fill("form.card", {"web": "https://example.com/spring", "metadata": '{"promo": "spring"}', "android": "https://play.example.com/runway",
+                                       "previewTitle": "Spring offer", "interstitial": True})
             check(browser.heading() == "Link /spring", f"the new link's page, got {browser.heading()}")
+            made = server.api("GET", "/v1/links?q=spring")["items"][0]
+            check(made["metadata"] == {"promo": "spring"} and made["destinations"]["android"]["url"] == "https://play.example.com/runway"
+                  and made["preview"]["title"] == "Spring offer" and made["interstitial"] is True, f"every field reaches the link: {made}")
             check("Link created" in browser.text(), "a notice says so")
+            browser.fill("form.card", {"campaign": "spring-2", "interstitial": False})
+            check("Saved." in browser.text() and server.api("GET", f"/v1/links/{made['id']}")["interstitial"] is False, "the link is edited")
             link_url = browser.driver.current_url
 
             # Follow it with a plain HTTP client, three times, and see the clicks counted.
@@ -309,8 +321,18 @@ def main():
             check_focus_ring(browser)
             check_zoom(browser)
             check_forced_colors(browser)
+            for i in range(26):
+                server.api("POST", "/v1/links", {"workspaceId": ws, "path": f"batch-{i:02d}", "campaign": "batch"})
             browser.open(f"/console/links?ws={ws}")
+            check(browser.find("main form.card").location["y"] < browser.find("main table").location["y"], "the create form is at the top")
             browser.shot("06-links")
+            browser.fill("form[role=search]", {"q": "SPRING"})
+            check([a.text.rsplit("/", 1)[-1] for a in browser.driver.find_elements(By.CSS_SELECTOR, "main tbody td:first-child a")] == ["spring"],
+                  "the search finds the link by its path")
+            browser.open(f"/console/links?ws={ws}&q=batch")
+            first = len(browser.driver.find_elements(By.CSS_SELECTOR, "main tbody tr"))
+            browser.submit(browser.driver.find_element(By.LINK_TEXT, "Next links"))
+            check(first == 25 and len(browser.driver.find_elements(By.CSS_SELECTOR, "main tbody tr")) == 1, "links come in pages of 25")
 
             # The conversion schema: an invalid fine value shows its error beside the cell.
             browser.open(f"/console/schema?ws={ws}&app={app['id']}")

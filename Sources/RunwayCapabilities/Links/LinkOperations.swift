@@ -35,6 +35,7 @@ extension Operation {
             QueryParameterDoc("domain", "Only links on this hostname."), QueryParameterDoc("campaign", "Only this campaign."),
             QueryParameterDoc("channel", "Only this channel."), QueryParameterDoc("feature", "Only this feature."),
             QueryParameterDoc("kind", "link or share."), QueryParameterDoc("enabled", "true or false.", schema: "boolean"),
+            QueryParameterDoc("q", "Only links whose path, in-app path, campaign or channel contains this text (any case)."),
         ] + pageQuery)
 
     static let getLink = Operation(

@@ -81,6 +81,16 @@ enum LinkQueries {
             if let value = request.queryValue(parameter) { filter = filter + " AND \(raw: column) = \(value)" }
         }
         if let enabled { filter = filter + " AND enabled = \(enabled)" }
+        if let text = request.queryValue("q")?.trimmingCharacters(in: .whitespaces).lowercased(), !text.isEmpty {
+            // A substring of the path, in-app path, campaign or channel, any case; % and _ are matched as themselves.
+            let escaped = text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+                .replacingOccurrences(of: "_", with: "\\_")
+            let pattern = "%" + escaped + "%"
+            filter = filter + """
+                 AND (LOWER(path) LIKE \(pattern) ESCAPE '\\' OR LOWER(COALESCE(app_path, '')) LIKE \(pattern) ESCAPE '\\' \
+                OR LOWER(COALESCE(campaign, '')) LIKE \(pattern) ESCAPE '\\' OR LOWER(COALESCE(channel, '')) LIKE \(pattern) ESCAPE '\\')
+                """
+        }
         return filter
     }
 

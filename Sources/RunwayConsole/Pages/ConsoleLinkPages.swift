@@ -4,89 +4,120 @@ import RunwayCapabilities
 import RunwayHTTP
 import RunwayKit
 
-/// Links with their clicks and installs, created and edited in forms, with their QR codes.
+/// Links with their clicks and installs, searched and paged, created and edited in forms with every field a link
+/// has, with their QR codes.
 enum ConsoleLinkPages {
-    /// The link forms' controls and the API fields their errors come back under.
-    static let formFields: [String: String?] = ["domain": nil, "app": "appId", "path": nil, "appPath": nil, "web": "destinations.web",
-                                                "campaign": nil, "channel": nil]
-
     static func list(_ context: ConsoleContext) async throws -> ConsoleResult {
-        .page(try await listPage(context, values: FormFields([]), error: nil))
+        .page(try await listPage(context, values: [:], problems: []))
     }
 
-    static func listPage(_ context: ConsoleContext, values: FormFields, error: ConsoleAPIError?) async throws -> ConsolePage {
-        let page = try await context.api.get("/v1/links", query: [("workspaceId", context.workspace.id), ("limit", "100"),
-                                                                 ("cursor", context.request.queryValue("cursor"))], as: Page<Link>.self)
+    /// The raw values a form sent, to show again beside its problems.
+    static func typed(_ form: FormFields) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: (Array(LinkForm.fields.keys) + ["interstitial", "passQuery", "enabled"]).map { ($0, form[$0] ?? "") })
+    }
+
+    static func listPage(_ context: ConsoleContext, values: [String: String], problems: [FormProblem]) async throws -> ConsolePage {
+        let request = context.request
+        let search = request.queryValue("q")?.trimmingCharacters(in: .whitespaces) ?? ""
+        let state = request.queryValue("state") ?? ""
+        let page = try await context.api.get("/v1/links", query: [
+            ("workspaceId", context.workspace.id), ("q", search.isEmpty ? nil : search), ("enabled", ["true", "false"].contains(state) ? state : nil),
+            ("limit", "25"), ("cursor", request.queryValue("cursor")),
+        ], as: Page<Link>.self)
         let stats = Dictionary(try await ConsolePages.funnel(context, groupBy: "link", app: nil).rows.map { ($0.key, $0) }, uniquingKeysWith: { a, _ in a })
         let apps = try await context.apps()
         let domains = try await context.api.all("/v1/domains", query: [("workspaceId", context.workspace.id)], as: LinkDomain.self)
         let f = context.format
         let links: Markup
         if page.items.isEmpty {
-            links = ConsoleLayout.empty("No links yet. Create the first one below; its clicks and installs will show here.")
+            links = ConsoleLayout.empty(search.isEmpty && state.isEmpty ? "No links yet. Create the first one above; its clicks and installs will show here."
+                                                                         : "No links match.")
         } else {
             links = ConsoleLayout.table(["link", "opens in the app at", "campaign", "state", "clicks (30 days)", "installs (30 days)"],
-                                        page.items.reversed().map { link in
+                                        page.items.map { link in
                 let state = !link.enabled ? "disabled" : link.expiresAt.map { "expires \(f.time($0))" } ?? "live"
                 return ["<a href=\"\(context.link("/console/links/\(link.id)"))\">\(link.url)</a>", "\(link.appPath ?? "–")",
                         "\(link.campaign ?? "–")", "\(state)", "\(f.number(stats[link.id]?.clicks ?? 0))", "\(f.number(stats[link.id]?.installs ?? 0))"]
-            }, caption: "Links, newest first", numericFrom: 4)
+            }, caption: search.isEmpty ? "Links, oldest first" : "Links matching “\(search)”, oldest first", numericFrom: 4)
         }
-        let more: Markup = page.nextCursor.map { "<p><a href=\"\(context.link("/console/links", [("cursor", $0)]))\">Older links</a></p>" } ?? ""
+        let more: Markup = page.nextCursor.map { cursor in
+            "<p><a href=\"\(context.link("/console/links", [("q", search.isEmpty ? nil : search), ("state", state.isEmpty ? nil : state), ("cursor", cursor)]))\">Next links</a></p>"
+        } ?? ""
+        let states = Markup.join([("", "any state"), ("true", "live"), ("false", "disabled")].map { value, label in
+            "<option value=\"\(value)\"\(value == state ? Markup(" selected") : "")>\(label)</option>"
+        })
+        let searchForm: Markup = """
+            <form method="get" action="/console/links" class="inline filter" role="search"><input type="hidden" name="ws" value="\(context.workspace.id)">
+            <label for="q">Search</label> <input id="q" name="q" type="search" value="\(search)" placeholder="path, campaign or channel">
+            <label for="state">State</label> <select id="state" name="state">\(states)</select> <button type="submit">Search</button></form>
+            """
         let domainOptions = Markup.join(domains.map { domain in
-            let mark: Markup = values["domain"] == domain.hostname ? " selected" : ""
-            return "<option\(mark)>\(domain.hostname)</option>"
+            "<option\(values["domain"] == domain.hostname ? Markup(" selected") : "")>\(domain.hostname)</option>"
         })
         let form: Markup = """
             <form method="post" action="/console/links" class="card" novalidate>
             <h2>New link</h2>
             \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
-            <label for="domain">Domain</label><select id="domain" name="domain">\(domainOptions)</select>
-            <label for="app">App it opens</label>\(ConsolePages.appSelect(apps, selected: values["app"], allowAll: false))
-            \(ConsoleForms.field("path", "Path (empty: 8 generated characters)", value: values["path"], error: error))
-            \(ConsoleForms.field("appPath", "Where the app goes, e.g. /promo/summer", value: values["appPath"], error: error))
-            \(ConsoleForms.field("web", "Page for desktops and everything else (https://…)", value: values["web"], error: error, errorField: "destinations.web", type: "url"))
-            \(ConsoleForms.field("campaign", "Campaign", value: values["campaign"], error: error))
-            \(ConsoleForms.field("channel", "Channel", value: values["channel"], error: error))
+            <div class="fields">
+            <div class="field"><label for="domain">Domain</label><select id="domain" name="domain">\(domainOptions)</select></div>
+            <div class="field"><label for="app">App it opens</label>\(ConsolePages.appSelect(apps, selected: values["app"], allowAll: false))</div>
+            \(ConsoleForms.input("path", "Path (empty: 8 generated characters)", value: values["path"], problem: problems.first { $0.fieldId == "path" }?.message))
+            </div>
+            \(LinkForm.controls(values, problems: problems, zone: context.format.zoneName))
             <button type="submit">Create link</button>
             </form>
             """
-        return ConsolePage(title: "Links", body: links + more + form, status: error == nil ? 200 : 400,
-                           problems: error.map { [FormProblem($0, fields: formFields)] } ?? [])
+        return ConsolePage(title: "Links", body: form + searchForm + links + more, status: problems.isEmpty ? 200 : 400, problems: problems)
     }
 
     static func create(_ context: ConsoleContext) async throws -> ConsoleResult {
         let form = context.form
-        var request = CreateLinkRequest()
-        request.workspaceId = context.workspace.id
-        request.appId = form.text("app")
-        request.domain = form.text("domain")
-        request.path = form.text("path")
-        request.appPath = form.text("appPath")
-        request.campaign = form.text("campaign")
-        request.channel = form.text("channel")
-        if let web = form.text("web") { request.destinations = LinkDestinations(web: web) }
-        do {
-            let link = try await context.api.send(.POST, "/v1/links", request, as: Link.self)
-            return .redirect(context.link("/console/links/\(link.id)", [("notice", "Link created: \(link.url)")]))
-        } catch let error as ConsoleAPIError where error.status == 400 || error.status == 409 {
-            return .page(try await listPage(context, values: form, error: error))
+        var (fields, problems) = LinkForm.read(form, format: context.format)
+        if problems.isEmpty {
+            var request = CreateLinkRequest()
+            request.workspaceId = context.workspace.id
+            request.appId = form.text("app")
+            request.domain = form.text("domain")
+            request.path = form.text("path")
+            request.appPath = fields.appPath
+            request.campaign = fields.campaign
+            request.channel = fields.channel
+            request.feature = fields.feature
+            request.destinations = fields.destinations
+            request.preview = fields.preview
+            request.metadata = fields.metadata
+            request.expiresAt = fields.expiresAt
+            request.interstitial = fields.interstitial
+            request.passQuery = fields.passQuery
+            do {
+                let link = try await context.api.send(.POST, "/v1/links", request, as: Link.self)
+                return .redirect(context.link("/console/links/\(link.id)", [("notice", "Link created: \(link.url)")]))
+            } catch let error as ConsoleAPIError where error.status == 400 || error.status == 409 || error.status == 422 {
+                problems = [FormProblem(error, fields: LinkForm.fields)]
+            }
         }
+        return .page(try await listPage(context, values: typed(form), problems: problems))
     }
 
     static func show(_ context: ConsoleContext) async throws -> ConsoleResult {
-        .page(try await detailPage(context, values: nil, error: nil))
+        let link = try await self.link(context)
+        var values = LinkForm.values(of: link, format: context.format)
+        values["enabled"] = link.enabled ? "on" : "off"
+        return .page(try await detailPage(context, link: link, values: values, problems: []))
     }
 
-    static func detailPage(_ context: ConsoleContext, values: FormFields?, error: ConsoleAPIError?) async throws -> ConsolePage {
+    static func link(_ context: ConsoleContext) async throws -> Link {
         let link = try await context.api.get("/v1/links/\(context.parameter("id"))", as: Link.self)
         guard link.workspaceId == context.workspace.id else {
             throw ConsoleAPIError(status: 404, code: ErrorCode.notFound, message: "not in this workspace", field: nil)
         }
+        return link
+    }
+
+    static func detailPage(_ context: ConsoleContext, link: Link, values: [String: String], problems: [FormProblem]) async throws -> ConsolePage {
         let stats = try await ConsolePages.funnel(context, groupBy: "link", app: nil).rows.first { $0.key == link.id }
         let f = context.format
-        func value(_ name: String, _ current: String?) -> String? { values?[name] ?? current }
-        let enabled = values.map { $0["enabled"] == "on" } ?? link.enabled
+        let enabled = values["enabled"] != "off"
         let body: Markup = """
             <div class="columns">
             <div class="card">
@@ -105,37 +136,41 @@ enum ConsoleLinkPages {
             <form method="post" action="/console/links/\(link.id)" class="card" novalidate>
             <h2>Edit</h2>
             \(context.csrfField)<input type="hidden" name="ws" value="\(context.workspace.id)">
-            \(ConsoleForms.field("appPath", "Where the app goes", value: value("appPath", link.appPath), error: error))
-            \(ConsoleForms.field("web", "Page for desktops and everything else (https://…)", value: value("web", link.destinations.web), error: error, errorField: "destinations.web", type: "url"))
-            \(ConsoleForms.field("campaign", "Campaign", value: value("campaign", link.campaign), error: error))
-            \(ConsoleForms.field("channel", "Channel", value: value("channel", link.channel), error: error))
+            \(LinkForm.controls(values, problems: problems, zone: context.format.zoneName))
             <label for="enabled">State</label>
             <select id="enabled" name="enabled"><option value="on"\(enabled ? Markup(" selected") : "")>live</option><option value="off"\(enabled ? "" : Markup(" selected"))>disabled (answers 404)</option></select>
             <button type="submit">Save</button>
             </form>
             <p><a href="\(context.link("/console/links"))">All links</a></p>
             """
-        return ConsolePage(title: "Link /\(link.path)", body: body, status: error == nil ? 200 : 400,
-                           problems: error.map { [FormProblem($0, fields: formFields)] } ?? [])
+        return ConsolePage(title: "Link /\(link.path)", body: body, status: problems.isEmpty ? 200 : 400, problems: problems)
     }
 
     static func update(_ context: ConsoleContext) async throws -> ConsoleResult {
         let form = context.form
-        let link = try await context.api.get("/v1/links/\(context.parameter("id"))", as: Link.self)
-        var change = UpdateLinkRequest()
-        change.appPath = form.text("appPath")
-        change.campaign = form.text("campaign")
-        change.channel = form.text("channel")
-        change.enabled = form["enabled"] != "off"
-        var destinations = link.destinations
-        destinations.web = form.text("web")
-        change.destinations = destinations
-        do {
-            _ = try await context.api.send(.PATCH, "/v1/links/\(link.id)", change, as: Link.self)
-            return .redirect(context.link("/console/links/\(link.id)", [("notice", "Saved.")]))
-        } catch let error as ConsoleAPIError where error.status == 400 {
-            return .page(try await detailPage(context, values: form, error: error))
+        let link = try await self.link(context)
+        var (fields, problems) = LinkForm.read(form, format: context.format)
+        if problems.isEmpty {
+            var change = UpdateLinkRequest()
+            change.appPath = fields.appPath
+            change.campaign = fields.campaign
+            change.channel = fields.channel
+            change.feature = fields.feature
+            change.destinations = fields.destinations
+            change.preview = fields.preview ?? LinkPreview()
+            change.metadata = fields.metadata ?? [:]
+            change.expiresAt = fields.expiresAt
+            change.interstitial = fields.interstitial
+            change.passQuery = fields.passQuery
+            change.enabled = form["enabled"] != "off"
+            do {
+                _ = try await context.api.send(.PATCH, "/v1/links/\(link.id)", change, as: Link.self)
+                return .redirect(context.link("/console/links/\(link.id)", [("notice", "Saved.")]))
+            } catch let error as ConsoleAPIError where error.status == 400 || error.status == 422 {
+                problems = [FormProblem(error, fields: LinkForm.fields)]
+            }
         }
+        return .page(try await detailPage(context, link: link, values: typed(form), problems: problems))
     }
 
     /// The QR code, as the API draws it.
