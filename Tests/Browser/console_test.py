@@ -436,6 +436,8 @@ def main():
             check(browser.heading() == "Creator Co" and "Added Creator Co" in browser.text(), "the new affiliate's page")
             browser.fill("form.card[action$='/codes']", {"code": "creatorco"})
             check("Gave the code" in browser.text(), "a code for the program")
+            codes = browser.driver.find_element(By.XPATH, "//table[caption='Codes customers type into the app']").text
+            check("CREATORCO Creators" in codes, f"the affiliate's codes are listed: {codes}")
             browser.shot("14b-affiliate")
             browser.open(f"/console/webhooks?ws={ws}")
             browser.fill("form.card", {"url": "https://hooks.example.com/in"})

@@ -79,6 +79,12 @@ struct AffiliateHandlers: Sendable {
         return try .json(AffiliateCode(code: code, affiliateId: affiliate.id, programId: program.id, createdAt: Timestamp.iso(now)), status: 201)
     }
 
+    func listCodes(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let affiliate = try await pathAffiliate(context)
+        let codes = try await services.store.read { db in try AffiliateQueries.codes(db, affiliateId: affiliate.id) }
+        return try .json(Page(items: codes, nextCursor: nil))
+    }
+
     func createLink(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let body = try request.decode(CreateAffiliateLinkRequest.self)
         let (affiliate, program) = try await affiliateAndProgram(context, programId: body.programId)

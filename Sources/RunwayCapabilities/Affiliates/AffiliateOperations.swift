@@ -28,6 +28,10 @@ extension Operation {
         tag: "Affiliates", access: Access.management, requestSchema: .of(CreateAffiliateCodeRequest.self),
         responses: [.json(201, AffiliateCode.self, "The code.")], maxBodyBytes: 4 * 1024, errors: [409])
 
+    static let listAffiliateCodes = Operation(
+        id: "listAffiliateCodes", summary: "An affiliate's codes, oldest first (one page holds them all)",
+        tag: "Affiliates", access: Access.management, responses: [.json(200, Page<AffiliateCode>.self, "The codes.")])
+
     static let createAffiliateLink = Operation(
         id: "createAffiliateLink", summary: "Make a link of the program's app that carries the affiliate (its click ids bind to them)",
         tag: "Affiliates", access: Access.management, requestSchema: .of(CreateAffiliateLinkRequest.self),

@@ -36,6 +36,15 @@ enum AffiliateQueries {
         try db.first("SELECT \(raw: programColumns) FROM affiliate_programs WHERE id = \(id)").map(program)
     }
 
+    /// The affiliate's codes, oldest first.
+    static func codes(_ db: any SQLExecutor, affiliateId: String) throws -> [AffiliateCode] {
+        try db.query("SELECT code, affiliate_id, program_id, created_at FROM affiliate_codes WHERE affiliate_id = \(affiliateId) ORDER BY created_at, code")
+            .map { row in
+                AffiliateCode(code: try row.string("code"), affiliateId: try row.string("affiliate_id"), programId: try row.string("program_id"),
+                              createdAt: Timestamp.iso(try row.int("created_at")))
+            }
+    }
+
     static func insertCode(_ db: any SQLExecutor, workspaceId: String, code: String, affiliateId: String, programId: String, now: Int64) throws {
         try db.execute("""
             INSERT INTO affiliate_codes (workspace_id, code, affiliate_id, program_id, created_at)

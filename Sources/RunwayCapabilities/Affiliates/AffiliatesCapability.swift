@@ -23,6 +23,7 @@ package struct AffiliatesCapability: Capability {
             Route(.POST, "/v1/affiliate-programs", .createAffiliateProgram, use: affiliates.createProgram),
             Route(.GET, "/v1/affiliate-programs", .listAffiliatePrograms, use: affiliates.listPrograms),
             Route(.POST, "/v1/affiliates/{affiliateId}/codes", .createAffiliateCode, use: affiliates.createCode),
+            Route(.GET, "/v1/affiliates/{affiliateId}/codes", .listAffiliateCodes, use: affiliates.listCodes),
             Route(.POST, "/v1/affiliates/{affiliateId}/links", .createAffiliateLink, use: affiliates.createLink),
             Route(.POST, "/v1/apps/{appId}/app-store-surfaces", .createAppStoreSurface, use: binds.createSurface),
             Route(.GET, "/v1/apps/{appId}/app-store-surfaces", .listAppStoreSurfaces, use: binds.listSurfaces),

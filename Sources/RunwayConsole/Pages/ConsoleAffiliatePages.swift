@@ -77,7 +77,13 @@ enum AffiliatePages {
         guard let affiliate else { throw ConsoleAPIError(status: 404, code: ErrorCode.notFound, message: "not in this workspace", field: nil) }
         let ledger = try await context.api.get("/v1/affiliates/\(id)/ledger", query: [("limit", "200")], as: Page<LedgerPosting>.self)
         let programs = try await context.api.all("/v1/affiliate-programs", query: [("workspaceId", context.workspace.id)], as: AffiliateProgram.self)
+        let codes = try await context.api.get("/v1/affiliates/\(id)/codes", as: Page<AffiliateCode>.self).items
         let f = context.format
+        let programNames = Dictionary(programs.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
+        let codeList: Markup = codes.isEmpty ? "<p class=\"hint\">No codes yet: give one below.</p>" : ConsoleLayout.table(
+            ["code", "program", "given"], codes.map { code in
+                ["<code>\(code.code)</code>", "\(programNames[code.programId] ?? code.programId)", "\(f.time(code.createdAt))"]
+            }, caption: "Codes customers type into the app")
         let balances: Markup = balance.balances.isEmpty ? "<p class=\"hint\">No commissions yet: they appear when a customer who used one of this affiliate's codes or links pays.</p>" : ConsoleLayout.table(["currency", "pending", "payable", "paid", "test money"], balance.balances.map { row in
             ["\(row.currency)", "\(f.money(row.pending, row.currency))", "\(f.money(row.payable, row.currency))", "\(f.money(row.paid, row.currency))",
              "\(row.test ? "yes" : "no")"]
@@ -113,7 +119,7 @@ enum AffiliatePages {
             <button type="submit">Give code</button>
             </form>
             """
-        return ConsolePage(title: affiliate.name, body: balances + postings + payout + code
+        return ConsolePage(title: affiliate.name, body: balances + codeList + postings + payout + code
                            + "<p><a href=\"\(context.link("/console/affiliates"))\">All affiliates</a></p>", status: error?.status ?? 200,
                            problems: error.map { [FormProblem($0, fields: form == "payout" ? ["amount": nil, "reference": nil, "currency": nil] : ["code": nil, "programId": nil])] } ?? [])
     }

@@ -166,6 +166,7 @@ struct AuthMatrixTests {
             "GET /v1/affiliates": Probe(method: "GET", path: "/v1/affiliates?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
             "POST /v1/affiliate-programs": Probe(method: "POST", path: "/v1/affiliate-programs", body: #"{"appId":"\#(w.appA.id)","name":"Q","commission":{"kind":"percent","basisPoints":100,"duration":"first"}}"#, workspaceScoped: true),
             "GET /v1/affiliate-programs": Probe(method: "GET", path: "/v1/affiliate-programs?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "GET /v1/affiliates/{affiliateId}/codes": Probe(method: "GET", path: "/v1/affiliates/\(w.affiliateA)/codes", body: "", workspaceScoped: true),
             "POST /v1/affiliates/{affiliateId}/codes": Probe(method: "POST", path: "/v1/affiliates/\(w.affiliateA)/codes", body: #"{"programId":"\#(w.programA)"}"#, workspaceScoped: true),
             "POST /v1/affiliates/{affiliateId}/links": Probe(method: "POST", path: "/v1/affiliates/\(w.affiliateA)/links", body: #"{"programId":"\#(w.programA)"}"#, workspaceScoped: true),
             "GET /v1/affiliates/{affiliateId}/balance": Probe(method: "GET", path: "/v1/affiliates/\(w.affiliateA)/balance", body: "", workspaceScoped: true),

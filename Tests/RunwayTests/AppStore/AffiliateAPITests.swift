@@ -221,6 +221,17 @@ struct AffiliateAPITests {
         await w.server.stop()
     }
 
+    @Test("an affiliate's codes are listed, oldest first")
+    func codes() async throws {
+        let w = try await Self.world()
+        _ = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/codes", json: #"{"programId":"\#(w.program.id)","code":"alice-2"}"#)
+            .decoded(AffiliateCode.self, status: 201)
+        let codes = try await w.server.admin.get("/v1/affiliates/\(w.affiliate.id)/codes").decoded(Page<AffiliateCode>.self)
+        #expect(codes.items.map(\.code) == ["ALICE", "ALICE-2"] && codes.items.allSatisfy { $0.programId == w.program.id } && codes.nextCursor == nil)
+        #expect(await w.server.admin.get("/v1/affiliates/aff_none/codes").status == 404)
+        await w.server.stop()
+    }
+
     @Test("binds: a code, an affiliate link's signed click id, and a deferred match by address; each refusal with its code")
     func binds() async throws {
         let w = try await Self.world()
