@@ -407,12 +407,15 @@ def main():
             # The other pages, with real data where there is some.
             simulated = server.api("POST", "/v1/simulate/installs", {"appId": app["id"], "ip": "198.51.100.4", "installId": "5d1d6c1e-0f5a-4c55-9d8c-2f3e8a1b7c90"})
             browser.open(f"/console/installs?ws={ws}")
-            rows = {row.find_element(By.CSS_SELECTOR, "td a").text: row.text for row in browser.driver.find_elements(By.CSS_SELECTOR, "main tbody tr")}
+            installs_table = "//table[caption='Installs, newest first']//tbody/tr"
+            rows = {row.find_element(By.CSS_SELECTOR, "td a").text: row.text for row in browser.driver.find_elements(By.XPATH, installs_table)}
             check(len(rows) == 3 and rows[simulated["installId"]].endswith("simulated") and "Apple Ads 61000" in rows["0b6b2f7e-1c1d-4e52-9d0a-3f4e5a6b7c02"],
                   f"recent installs are listed, the simulated one marked: {rows}")
+            events = browser.driver.find_element(By.XPATH, "//table[caption='Events, newest first']").text
+            check(events.count("PURCHASE") == 2 and "$4.99" in events, f"recent events are listed: {events}")
             browser.shot("14a-installs")
             browser.fill("main form.filter:has(#simulated)", {"simulated": "true"})
-            check([a.text for a in browser.driver.find_elements(By.CSS_SELECTOR, "main tbody td:first-child a")] == [simulated["installId"]],
+            check([a.text for a in browser.driver.find_elements(By.XPATH, installs_table + "/td[1]/a")] == [simulated["installId"]],
                   "the list narrows to simulated installs")
             installs = lambda: browser.driver.find_elements(By.CSS_SELECTOR, ".tile .value")[1].text
             browser.open(f"/console?ws={ws}")

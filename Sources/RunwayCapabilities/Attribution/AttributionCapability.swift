@@ -19,6 +19,7 @@ package struct AttributionCapability: Capability {
             Route(.GET, "/v1/installs/{installId}/attribution", .explainInstall, use: handlers.explain),
             Route(.POST, "/v1/impressions", .recordImpression, use: handlers.recordImpression),
             Route(.POST, "/v1/events", .recordEvent, use: handlers.recordEvent),
+            Route(.GET, "/v1/events", .listEvents, use: handlers.listEvents),
             Route(.POST, "/v1/events/batch", .recordEvents, use: handlers.recordEvents),
             Route(.GET, "/v1/reports/funnel", .funnelReport, use: handlers.funnel),
             Route(.POST, "/v1/simulate/clicks", .simulateClick, use: handlers.simulateClick),

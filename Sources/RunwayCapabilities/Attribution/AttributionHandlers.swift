@@ -133,7 +133,7 @@ struct AttributionHandlers: Sendable {
                                     groupings: FunnelReports.groupings)
         let includeSimulated = try request.queryValue("includeSimulated").map { value in
             guard let flag = Bool(value) else {
-                throw HTTPError.badRequest(ErrorCode.invalidQuery, "includeSimulated must be true or false", field: "includeSimulated")
+                throw RequestError.invalidQuery("includeSimulated must be true or false", field: "includeSimulated")
             }
             return flag
         } ?? false

@@ -29,6 +29,10 @@ extension Operation {
         responses: [.json(201, EventResult.self, "Stored."), .json(200, EventResult.self, "Already stored before (a retry).")],
         maxBodyBytes: 16 * 1024, errors: [404, 409])
 
+    static let listEvents = Operation(
+        id: "listEvents", summary: "Recent events, newest received first, with their install and whether it was simulated",
+        tag: "Events", access: Access.management, responses: [.json(200, Page<RecentEvent>.self, "A page of events.")], query: EventList.query)
+
     static let recordEvents = Operation(
         id: "recordEvents", summary: "Record up to 500 events; each gets its own result, the good ones are stored",
         tag: "Events", access: .keys(["publishable", "server"]), requestSchema: .of(EventBatchRequest.self),

@@ -4,7 +4,6 @@ import RunwayKit
 import RunwayStore
 
 /// `GET /v1/installs`: the workspace's installs, newest first, narrowed by app, source, link, campaign or simulation.
-/// The cursor is the last install's time, app and id, so pages stay stable while installs arrive.
 enum InstallList {
     static let query = [
         QueryParameterDoc("workspaceId", "The workspace (admin keys)."), QueryParameterDoc("appId", "Only this app."),
@@ -14,35 +13,21 @@ enum InstallList {
         QueryParameterDoc("limit", "1 to 200 (default 50)."), QueryParameterDoc("cursor", "nextCursor of the previous page."),
     ]
 
+    static let order = NewestFirst(time: "matched_at", app: "app_id", id: "install_id")
+
     static func page(_ request: HTTPRequest, principal: Principal, store: any Store) async throws -> Page<InstallSummary> {
         let page = try PageRequest(request)
         var filter = try await principal.workspaceFilter(request, in: store)
-        for (parameter, column) in [("appId", "app_id"), ("source", "source"), ("linkId", "link_id"), ("campaign", "campaign")] {
-            if let value = request.queryValue(parameter) { filter = filter + " AND \(raw: column) = \(value)" }
-        }
-        if let value = request.queryValue("simulated") {
-            guard let simulated = Bool(value) else {
-                throw HTTPError.badRequest(ErrorCode.invalidQuery, "simulated must be true or false", field: "simulated")
-            }
-            filter = filter + " AND simulated = \(simulated)"
-        }
-        if let cursor = page.cursor {
-            let parts = cursor.split(separator: "~", maxSplits: 2).map(String.init)
-            guard parts.count == 3, let matchedAt = Int64(parts[0]) else {
-                throw HTTPError.badRequest(ErrorCode.invalidQuery, "cursor is not one this list gave", field: "cursor")
-            }
-            filter = filter + " AND (matched_at < \(matchedAt) OR (matched_at = \(matchedAt) AND (app_id < \(parts[1]) OR (app_id = \(parts[1]) AND install_id < \(parts[2])))))"
-        }
-        let conditions = filter
+            + NewestFirst.equal(request, [("appId", "app_id"), ("source", "source"), ("linkId", "link_id"), ("campaign", "campaign")])
+        if let simulated = try NewestFirst.flag(request, "simulated") { filter = filter + " AND simulated = \(simulated)" }
+        let conditions = filter + (try order.after(page.cursor))
         let records = try await store.read { db in
-            try db.query("""
-                SELECT \(raw: InstallRecord.columns) FROM installs WHERE 1 = 1\(conditions)
-                ORDER BY matched_at DESC, app_id DESC, install_id DESC LIMIT \(page.limit + 1)
-                """).map(InstallRecord.init(row:))
+            try db.query("SELECT \(raw: InstallRecord.columns) FROM installs WHERE 1 = 1\(conditions)\(order.order) LIMIT \(page.limit + 1)")
+                .map(InstallRecord.init(row:))
         }
         let shown = records.prefix(page.limit)
         return Page(items: shown.map(\.summary),
-                    nextCursor: records.count > page.limit ? shown.last.map { "\($0.matchedAt)~\($0.appId)~\($0.installId)" } : nil)
+                    nextCursor: records.count > page.limit ? shown.last.map { NewestFirst.cursor(time: $0.matchedAt, app: $0.appId, id: $0.installId) } : nil)
     }
 }
 

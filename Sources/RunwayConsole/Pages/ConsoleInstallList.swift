@@ -2,8 +2,8 @@ import Foundation
 import LinkRunwayAPI
 import RunwayKit
 
-/// Recent installs of the workspace, newest first, narrowed by app, source and whether they were simulated; each
-/// links to its attribution.
+/// Recent installs and events of the workspace, newest first, narrowed by app, source and whether they were
+/// simulated; each install links to its attribution.
 enum InstallListPage {
     static let sources: [(String, String)] = [("", "any source"), ("link", "a link"), ("apple_ads", "Apple Ads"), ("organic", "organic"),
                                               ("returning", "returning")]
@@ -35,7 +35,26 @@ enum InstallListPage {
         let more: Markup = page.nextCursor.map { cursor in
             "<p><a href=\"\(context.link("/console/installs", [("app", app), ("source", source), ("simulated", simulated), ("cursor", cursor)]))\">Older installs</a></p>"
         } ?? ""
-        return filter + list + more
+        return filter + list + more + (try await events(context, app: app, source: source, simulated: simulated, names: names))
+    }
+
+    static func events(_ context: ConsoleContext, app: String?, source: String?, simulated: String?, names: [String: String]) async throws -> Markup {
+        let page = try await context.api.get("/v1/events", query: [
+            ("workspaceId", context.workspace.id), ("appId", app), ("source", source), ("simulated", simulated), ("limit", "25"),
+            ("cursor", context.request.queryValue("eventCursor")),
+        ], as: Page<RecentEvent>.self)
+        let f = context.format
+        let list: Markup = page.items.isEmpty ? "<p class=\"hint\">No events match.</p>"
+            : ConsoleLayout.table(["received", "install", "app", "type", "amount", "source", "kind"], page.items.map { event in
+                ["\(f.time(event.receivedAt))", "<a href=\"\(context.link("/console/installs", [("id", event.installId)]))\">\(event.installId)</a>",
+                 "\(names[event.appId] ?? event.appId)", "\(event.type)\(event.name.map { " (\($0))" } ?? "")",
+                 "\(event.amount.map { f.money($0, event.currency ?? "USD") } ?? "–")", "\(event.source)",
+                 event.simulated ? "<span class=\"tag\">simulated</span>" : "real"]
+            }, caption: "Events, newest first")
+        let more: Markup = page.nextCursor.map { cursor in
+            "<p><a href=\"\(context.link("/console/installs", [("app", app), ("source", source), ("simulated", simulated), ("eventCursor", cursor)]))\">Older events</a></p>"
+        } ?? ""
+        return "<h2>Recent events</h2>" + list + more
     }
 
     private static func select(_ name: String, _ choices: [(String, String)], selected: String?) -> Markup {

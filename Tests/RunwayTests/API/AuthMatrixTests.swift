@@ -125,6 +125,7 @@ struct AuthMatrixTests {
             "GET /{path...}": Probe(method: "GET", path: "/matrix-a", body: "", workspaceScoped: false),
             // Installs and events of another workspace are unknown (404) or name an app that is not theirs (400).
             "POST /v1/installs/match": Probe(method: "POST", path: "/v1/installs/match", body: #"{"installId":"m-2","platform":"ios","consent":true}"#, workspaceScoped: false),
+            "GET /v1/events": Probe(method: "GET", path: "/v1/events?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
             "GET /v1/installs": Probe(method: "GET", path: "/v1/installs?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
             "GET /v1/installs/{installId}/attribution": Probe(method: "GET", path: "/v1/installs/\(w.installA)/attribution", body: "", workspaceScoped: false),
             "POST /v1/impressions": Probe(method: "POST", path: "/v1/impressions", body: #"{"appId":"\#(w.appA.id)","ip":"198.51.100.1"}"#, workspaceScoped: true),

@@ -36,4 +36,24 @@ struct InstallListTests {
         #expect(await server.get("/v1/installs?cursor=nonsense").errorField == "cursor")
         await w.server.stop()
     }
+
+    @Test("GET /v1/events lists events newest first with their install, marks simulated installs' events, filters and pages",
+          arguments: StoreBackend.all)
+    func events(_ backend: StoreBackend) async throws {
+        let (w, server) = try await Self.realAndSimulated(backend)
+        for (id, install) in [("e1", "real"), ("e2", "pretend"), ("e3", "real")] {
+            _ = try await server.post("/v1/events", json: EventTests.event(id, type: "SIGNUP", install: install, extra: #","appId":"\#(w.app.id)""#))
+                .decoded(EventResult.self, status: 201)
+        }
+        let all = try await server.get("/v1/events?type=SIGNUP").decoded(Page<RecentEvent>.self)
+        #expect(Set(all.items.map(\.eventId)) == ["e1", "e2", "e3"] && all.items.allSatisfy { $0.simulated == ($0.installId == "pretend") })
+        #expect(try await server.get("/v1/events?simulated=true").decoded(Page<RecentEvent>.self).items.map(\.eventId) == ["e2"])
+        #expect(Set(try await server.get("/v1/events?installId=real&type=SIGNUP").decoded(Page<RecentEvent>.self).items.map(\.eventId)) == ["e1", "e3"])
+        let first = try await server.get("/v1/events?type=SIGNUP&limit=2").decoded(Page<RecentEvent>.self)
+        let cursor = try #require(first.nextCursor).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let rest = try await server.get("/v1/events?type=SIGNUP&limit=2&cursor=\(cursor)").decoded(Page<RecentEvent>.self)
+        #expect(Set((first.items + rest.items).map(\.eventId)) == ["e1", "e2", "e3"] && rest.nextCursor == nil)
+        #expect(await server.get("/v1/events?simulated=1").errorField == "simulated")
+        await w.server.stop()
+    }
 }

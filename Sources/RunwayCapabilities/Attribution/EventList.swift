@@ -1,0 +1,48 @@
+import LinkRunwayAPI
+import RunwayHTTP
+import RunwayKit
+import RunwayStore
+
+/// `GET /v1/events`: the workspace's events, newest received first, narrowed by app, install, type, source or whether
+/// their install was simulated.
+enum EventList {
+    static let query = [
+        QueryParameterDoc("workspaceId", "The workspace (admin keys)."), QueryParameterDoc("appId", "Only this app."),
+        QueryParameterDoc("installId", "Only this install's events."), QueryParameterDoc("type", "Only this type, e.g. PURCHASE."),
+        QueryParameterDoc("source", "Only events attributed to this source: link, apple_ads, ad:<network>, organic or returning."),
+        QueryParameterDoc("simulated", "true: only events of simulated installs; false: only real ones; absent: both."),
+        QueryParameterDoc("limit", "1 to 200 (default 50)."), QueryParameterDoc("cursor", "nextCursor of the previous page."),
+    ]
+    static let order = NewestFirst(time: "e.received_at", app: "e.app_id", id: "e.event_id")
+    static let simulatedInstall: SQL = "EXISTS (SELECT 1 FROM installs s WHERE s.app_id = e.app_id AND s.install_id = e.install_id AND s.simulated = \(true))"
+
+    static func page(_ request: HTTPRequest, principal: Principal, store: any Store) async throws -> Page<RecentEvent> {
+        let page = try PageRequest(request)
+        // The workspace filter names workspace_id alone: in this query only events have one.
+        var filter = try await principal.workspaceFilter(request, in: store) + NewestFirst.equal(request, [("appId", "e.app_id"), ("installId", "e.install_id"), ("type", "e.type"), ("source", "e.source")])
+        if let simulated = try NewestFirst.flag(request, "simulated") { filter = filter + (simulated ? " AND " : " AND NOT ") + simulatedInstall }
+        let conditions = filter + (try order.after(page.cursor))
+        let events = try await store.read { db in
+            try db.query("""
+                SELECT e.event_id, e.app_id, e.install_id, e.type, e.name, e.amount, e.currency, e.source, e.campaign, e.occurred_at, e.received_at,
+                       CASE WHEN \(simulatedInstall) THEN 1 ELSE 0 END AS simulated
+                FROM events e WHERE 1 = 1\(conditions)\(order.order) LIMIT \(page.limit + 1)
+                """).map { row in
+                (RecentEvent(eventId: try row.string("event_id"), appId: try row.string("app_id"), installId: try row.string("install_id"),
+                             type: try row.string("type"), name: try row.optionalString("name"), amount: try row.optionalInt("amount"),
+                             currency: try row.optionalString("currency"), source: try row.string("source"), campaign: try row.optionalString("campaign"),
+                             simulated: try row.int("simulated") == 1, occurredAt: Timestamp.iso(try row.int("occurred_at")),
+                             receivedAt: Timestamp.iso(try row.int("received_at"))), try row.int("received_at"))
+            }
+        }
+        let shown = events.prefix(page.limit)
+        return Page(items: shown.map(\.0), nextCursor: events.count > page.limit
+            ? shown.last.map { NewestFirst.cursor(time: $0.1, app: $0.0.appId, id: $0.0.eventId) } : nil)
+    }
+}
+
+extension AttributionHandlers {
+    func listEvents(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        try .json(try await EventList.page(request, principal: try context.principal(), store: services.store))
+    }
+}
