@@ -28,9 +28,9 @@ enum ConsoleLayout {
     }
 
     /// A page without navigation (sign-in, errors).
-    static func bare(title: String, status: Int, body: Markup) -> HTTPResponse {
+    static func bare(title: String, status: Int, body: Markup, refused: Bool = false) -> HTTPResponse {
         let html: Markup = """
-            \(head(title))
+            \(head(refused ? "Error: " + title : title))
             <body>
             <header class="bar"><a class="brand" href="/console">LinkRunway</a></header>
             <main id="main" class="narrow"><h1>\(title)</h1>\(body)</main>

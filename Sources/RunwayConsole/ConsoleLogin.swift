@@ -14,7 +14,8 @@ enum ConsoleLogin {
         let token = request.cookie(loginCookie) ?? ByteEncoding.base64url(SecureRandom.bytes(18))
         let next = request.queryValue("next") ?? FormFields(request.body)["next"] ?? "/console"
         let hidden: Markup = "<input type=\"hidden\" name=\"login_csrf\" value=\"\(token)\"><input type=\"hidden\" name=\"next\" value=\"\(next)\">"
-        let notice: Markup = error.map { "<p class=\"error\" role=\"alert\">\($0)</p>" } ?? ""
+        // A refused sign-in is announced like any refused form: a focused summary, and "Error:" in the title.
+        let notice = ConsoleForms.summary(error.map { [FormProblem(fieldId: nil, message: $0)] } ?? [])
         let body: Markup = """
             \(notice)
             <div class="columns">
@@ -37,7 +38,7 @@ enum ConsoleLogin {
             </div>
             <p class="hint">Users are added with <code>linkrunway user create</code>. Keys are never stored in your browser: the console keeps a session cookie for at most 12 hours (2 idle).</p>
             """
-        var response = ConsoleLayout.bare(title: "Sign in", status: status, body: body)
+        var response = ConsoleLayout.bare(title: "Sign in", status: status, body: body, refused: error != nil)
         response.headers.add("Set-Cookie", "\(loginCookie)=\(token); Path=/console; HttpOnly; SameSite=Strict; Max-Age=3600" + secureFlag(request))
         return response
     }

@@ -279,6 +279,11 @@ def main():
             check(browser.heading() == "Sign in", "an anonymous visit goes to the sign-in page")
             browser.shot("01-sign-in")
             key_form = "form:nth-of-type(1)"
+            # A wrong key is announced like any refused form.
+            browser.fill(key_form, {"key": "lr_ak_" + "0" * 48})
+            check(browser.heading() == "Sign in", "a wrong key stays on the sign-in page")
+            check_error_summary(browser, [])
+            check("is not right" in browser.find("#error-summary").text, "the summary says what went wrong")
             browser.fill(key_form, {"key": server.key})
             check(browser.heading() == "Overview", f"signed in, got {browser.heading()}")
             check("Nothing in the last 30 days yet" in browser.text(), "the empty overview says what to do")
