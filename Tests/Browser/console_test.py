@@ -292,13 +292,14 @@ def main():
 
             # Create a link in the form; an invalid destination first.
             browser.open("/console/links")
-            browser.fill("form.card", {"path": "spring", "appPath": "/promo/spring", "web": "http://not-https.example.com", "campaign": "spring"})
+            browser.fill("form.card", {"path": "spring", "appPath": "/promo/spring", "web": "http://not-https.example.com", "campaign": "spring",
+                                       "previewImage": "ftp://images.example.com/x.png"})
             check(browser.find("#web").get_attribute("aria-invalid") == "true", "the bad destination is marked")
-            check_error_summary(browser, ["web"])
+            check_error_summary(browser, ["web", "previewImage"])
             browser.shot("03-links-error")
-            # Metadata that is not a JSON object is refused by the console itself.
-            browser.fill("form.card", {"metadata": "not json"})
-            check_error_summary(browser, ["metadata"])
+            # Metadata that is not a JSON object is refused by the console itself, beside what is still wrong.
+            browser.fill("form.card", {"previewImage": "", "metadata": "not json"})
+            check_error_summary(browser, ["metadata", "web"])
             browser.fill("form.card", {"web": "https://example.com/spring", "metadata": '{"promo": "spring"}', "android": "https://play.example.com/runway",
                                        "previewTitle": "Spring offer", "interstitial": True})
             check(browser.heading() == "Link /spring", f"the new link's page, got {browser.heading()}")

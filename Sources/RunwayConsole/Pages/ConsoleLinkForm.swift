@@ -44,6 +44,19 @@ struct LinkForm {
                 problems.append(FormProblem(fieldId: "expiresAt", message: "expiresAt: must be a date and time"))
             }
         }
+        // What the API would refuse one field at a time, marked here all at once.
+        for (control, apiField) in [("iosUrl", "destinations.ios.url"), ("android", "destinations.android.url"), ("web", "destinations.web"),
+                                    ("previewImage", "preview.imageUrl")] {
+            if let text = form.text(control), !(URLComponents(string: text).map { $0.scheme == "https" && $0.host?.isEmpty == false } ?? false) {
+                problems.append(FormProblem(fieldId: control, message: "\(apiField): must be an absolute https:// URL"))
+            }
+        }
+        if let appPath = form.text("appPath"), !appPath.hasPrefix("/") {
+            problems.append(FormProblem(fieldId: "appPath", message: "appPath: must start with /"))
+        }
+        if let storeId = form.text("iosAppStoreId"), storeId.wholeMatch(of: /[1-9][0-9]{0,11}/) == nil {
+            problems.append(FormProblem(fieldId: "iosAppStoreId", message: "destinations.ios.appStoreId: must be the App Store ID's digits"))
+        }
         link.interstitial = form["interstitial"] == "on"
         link.passQuery = form["passQuery"] == "on"
         return (link, problems)
