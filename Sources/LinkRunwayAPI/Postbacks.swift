@@ -360,7 +360,9 @@ extension PostbackReportRow: DescribedWireType {
 /// `POST /v1/ad-networks`: an ad network identity this workspace signs impressions with.
 public struct CreateAdNetworkRequest: Codable, Sendable {
     public var workspaceId: String?
-    /// As registered with Apple, e.g. `example.skadnetwork` or `example.adattributionkit`.
+    /// As registered with Apple, e.g. `example.skadnetwork` or `example.adattributionkit`: lower-case, as Apple matches
+    /// it (https://developer.apple.com/documentation/adattributionkit/configuring-a-publisher-app);
+    /// an id with capitals is refused, not changed.
     public var adNetworkId: String
     /// The P-256 key registered with Apple (PKCS#8 PEM); a new one is made when absent.
     public var privateKeyPem: String?
@@ -376,7 +378,7 @@ extension CreateAdNetworkRequest: DescribedWireType {
     public static let role = WireRole.request
     public static let notes: [String: FieldNote] = [
         "workspaceId": .adminWorkspace,
-        "adNetworkId": FieldNote("As registered with Apple.", pattern: "^[A-Za-z0-9._-]{3,100}$"),
+        "adNetworkId": FieldNote("As registered with Apple, lower-case.", pattern: "^[a-z0-9._-]{3,100}$"),
         "privateKeyPem": FieldNote("The P-256 key Apple knows, PKCS#8 PEM; made here when absent.", maxLength: 8192),
     ]
 }

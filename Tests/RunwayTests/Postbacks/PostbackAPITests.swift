@@ -276,6 +276,9 @@ struct PostbackAPITests {
         let network = try await w.server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","adNetworkId":"example.adattributionkit"}"#)
             .decoded(AdNetwork.self, status: 201)
         #expect(await w.server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","adNetworkId":"example.adattributionkit"}"#).status == 409)
+        let capitals = await w.server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","adNetworkId":"Example123.AdAttributionKit"}"#)
+        #expect(capitals.errorField == "adNetworkId" && capitals.bodyText.contains("example123.adattributionkit"),
+                "ad network ids are lower-case: one with capitals is refused, naming the id to send")
         let publicKey = try #require(PublicKey(spki: Array(Data(base64Encoded: network.publicKey)!)))
         let aak = try await w.server.admin.post("/v1/ad-networks/\(network.id)/impressions", json: #"""
             {"format":"adattributionkit","sourceIdentifier":5239,"advertisedItemId":525463029,"publisherItemId":1234,
