@@ -847,7 +847,8 @@ public struct AppleAdsAttribution: Codable, Sendable, Equatable {
     /// Absent with search match.
     public var keywordId: String?
     public var adId: String?
-    /// `Download` or `Redownload`.
+    /// `Download`, `Redownload` or `Preorder` (an install of an app pre-ordered from the ad, since 2025:
+    /// https://developer.apple.com/documentation/adservices/changelog); kept as Apple sends it.
     public var conversionType: String?
     /// `Click` (tap, 30 days) or `Impression` (view, 24 hours).
     public var claimType: String?
@@ -876,7 +877,7 @@ extension AppleAdsAttribution: DescribedWireType {
     public static let notes: [String: FieldNote] = [
         "orgId": FieldNote("Org."), "campaignId": FieldNote("Campaign."), "adGroupId": FieldNote("Ad group."),
         "keywordId": FieldNote("Keyword (absent with search match)."), "adId": FieldNote("Ad."),
-        "conversionType": FieldNote("Download or Redownload."), "claimType": FieldNote("Click or Impression."),
+        "conversionType": FieldNote("Download, Redownload or Preorder, as Apple sends it."), "claimType": FieldNote("Click or Impression."),
         "clickDate": .timestamp, "impressionDate": .timestamp, "countryOrRegion": FieldNote("Country or region."),
         "supplyPlacement": FieldNote("Placement."),
     ]
@@ -907,6 +908,54 @@ extension AppleAdsClaim: DescribedWireType {
         "installId": FieldNote("Install."),
         "status": .oneOf(["pending", "attributed", "not_attributed", "invalid", "expired"], "State."),
         "retryAfter": .between(1, nil),
+    ]
+}
+
+/// `GET /v1/reports/apple-ads`: what Apple answered for the claims received in a time range.
+public struct AppleAdsReport: Codable, Sendable, Equatable {
+    public var from: String
+    public var to: String
+    public var rows: [AppleAdsReportRow]
+
+    public init(from: String, to: String, rows: [AppleAdsReportRow]) {
+        self.from = from
+        self.to = to
+        self.rows = rows
+    }
+}
+
+extension AppleAdsReport: DescribedWireType {
+    public static let notes: [String: FieldNote] = ["from": .timestamp, "to": .timestamp, "rows": .list(of: nil, "One per outcome with claims.")]
+}
+
+/// Claims with one outcome. Apple's `attribution: false` (no Apple Ads tap or view, or, since 2026, an ad group
+/// targeted by age or gender: https://developer.apple.com/documentation/adservices/changelog) is "not attributed by
+/// Apple", apart from claims Apple never answered.
+public struct AppleAdsReportRow: Codable, Sendable, Equatable {
+    /// `attributed` (with its `conversionType`), `not_attributed_by_apple`, `unanswered` (pending or expired) or
+    /// `invalid` (Apple's 400).
+    public var outcome: String
+    /// For attributed claims: `Download`, `Redownload`, `Preorder`, or whatever else Apple sent.
+    public var conversionType: String?
+    /// The outcome in words.
+    public var label: String
+    public var claims: Int
+
+    public init(outcome: String, conversionType: String?, label: String, claims: Int) {
+        self.outcome = outcome
+        self.conversionType = conversionType
+        self.label = label
+        self.claims = claims
+    }
+}
+
+extension AppleAdsReportRow: DescribedWireType {
+    /// Every outcome a claim can have in the report.
+    public static let outcomes = ["attributed", "not_attributed_by_apple", "unanswered", "invalid"]
+
+    public static let notes: [String: FieldNote] = [
+        "outcome": .oneOf(outcomes, "What Apple answered."), "conversionType": FieldNote("Apple's conversionType, for attributed claims."),
+        "label": FieldNote("The outcome in words."), "claims": .between(0, nil),
     ]
 }
 

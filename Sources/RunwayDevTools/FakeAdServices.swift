@@ -11,6 +11,7 @@ import Synchronization
 /// | `tap-standard`, `view-standard` | 200, attributed, without dates (no ATT consent) |
 /// | `search-match` | 200, attributed, without a keyword id |
 /// | `strings` | 200, attributed, ids as strings and a date with seconds and an offset |
+/// | `preorder` | 200, attributed, conversion type `Preorder` |
 /// | `test` | 200, Apple's developer-mode sample (flagged as test data) |
 /// | `no` | 200, `attribution: false` |
 /// | `invalid` | 400 |
@@ -68,6 +69,7 @@ public final class FakeAdServices: Sendable {
         case "search-match": return json(#"{"attribution":true,"orgId":51003,"campaignId":61003,"conversionType":"Download","clickDate":"2026-11-28T12:00Z","claimType":"Click","adGroupId":71003,"countryOrRegion":"FR","adId":91003}"#)
         case "strings": return json(#"{"attribution":"true","orgId":"51004","campaignId":"61004","conversionType":"Download","clickDate":"2026-11-28T12:00:30.250+02:00","claimType":"Click","adGroupId":"71004","keywordId":"81004","countryOrRegion":"JP","supplyPlacement":"TodayTab","unknownField":[1,2]}"#)
         case "test": return json(#"{"attribution":true,"orgId":1234567890,"campaignId":1234567890,"conversionType":"Download","clickDate":"2020-04-08T17:17Z","claimType":"Click","adGroupId":1234567890,"countryOrRegion":"US","keywordId":12323222,"adId":1234567890}"#)
+        case "preorder": return json(#"{"attribution":true,"orgId":51005,"campaignId":61005,"conversionType":"Preorder","clickDate":"2026-11-28T12:00Z","claimType":"Click","adGroupId":71005,"countryOrRegion":"US","keywordId":81005,"adId":91005}"#)
         case "no": return json(#"{"attribution":false}"#)
         case "invalid": return HTTPResponse(status: 400)
         case "error": return HTTPResponse(status: 500)

@@ -12,7 +12,10 @@ package struct AppleAdsCapability: Capability {
     package func routes(_ services: ServerServices) -> [Route] {
         services.metrics.declareCounter("linkrunway_apple_ads_answers_total", help: "AdServices answers, by HTTP status.")
         let handlers = AppleAdsHandlers(services: services)
-        return [Route(.POST, "/v1/claims/apple-ads", .claimAppleAds, use: handlers.claim)]
+        return [
+            Route(.POST, "/v1/claims/apple-ads", .claimAppleAds, use: handlers.claim),
+            Route(.GET, "/v1/reports/apple-ads", .appleAdsReport, use: handlers.report),
+        ]
     }
 
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {

@@ -14,8 +14,14 @@ import RunwayStore
 /// at the same time, and a crash after Apple answered only means the token is posted again.
 package final class AppleAdsClaims: Sendable {
     package struct Settings: Sendable {
+        /// The shortest wait for Apple's answer, whatever is configured: AdServices may hold a request for up to a
+        /// second before it answers, so a limit at or under that would cut off answers on their way and turn them into
+        /// retries. Two seconds leaves room for the network on top of Apple's hold.
+        static let minimumTimeoutSeconds: Double = 2
+
         /// AdServices, or a fake one (`linkrunway dev fake-adservices`).
         var baseURL: String = "https://api-adservices.apple.com"
+        /// How long one request waits for Apple; never below `minimumTimeoutSeconds`.
         var timeoutSeconds: Double = 10
         var pollInterval: Duration = .seconds(1)
         var notFoundRetryMilliseconds: Int64 = 5_000
@@ -32,6 +38,8 @@ package final class AppleAdsClaims: Sendable {
     private let session: URLSession
 
     package init(services: ServerServices, settings: Settings) {
+        var settings = settings
+        settings.timeoutSeconds = max(settings.timeoutSeconds, Settings.minimumTimeoutSeconds)
         self.services = services
         self.settings = settings
         let configuration = URLSessionConfiguration.ephemeral

@@ -52,4 +52,21 @@ struct AppleAdsHandlers: Sendable {
         }
         return try .json(claim, status: claim.status == "pending" ? 202 : 200)
     }
+
+    /// The report's one grouping.
+    static let groupings = ["outcome"]
+
+    func report(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let principal = try context.principal()
+        let query = try ReportQuery(request, principal: principal, now: services.clock.nowMilliseconds(), groupings: Self.groupings)
+        let rows = try await services.store.read { db in
+            try AppleAdsQueries.report(db, workspaceId: query.workspaceId, appId: query.appId, from: query.from, to: query.to)
+        }
+        let report = AppleAdsReport(from: Timestamp.iso(query.from), to: Timestamp.iso(query.to), rows: rows)
+        return try query.respond(request, report, csv: {
+            (["outcome,conversion_type,label,claims"] + rows.map { row in
+                [row.outcome, row.conversionType ?? "", row.label, String(row.claims)].map(ReportQuery.escape).joined(separator: ",")
+            }).joined(separator: "\r\n") + "\r\n"
+        }, filename: "apple-ads.csv")
+    }
 }

@@ -28,4 +28,41 @@ enum AppleAdsQueries {
         try db.first("SELECT \(raw: AppleAdsClaims.columns) FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)")
             .map { try AppleAdsClaims.wire($0, now: now) }
     }
+
+    /// The workspace's claims received in [from, to), by outcome, without Apple's developer-mode test answers.
+    static func report(_ db: any SQLExecutor, workspaceId: String, appId: String?, from: Int64, to: Int64) throws -> [AppleAdsReportRow] {
+        let app: SQL = appId.map { " AND app_id = \($0)" } ?? ""
+        var counts: [String: (conversionType: String?, claims: Int)] = [:]
+        for row in try db.query("""
+            SELECT status, conversion_type, COUNT(*) AS n FROM apple_ads_claims
+            WHERE workspace_id = \(workspaceId) AND received_at >= \(from) AND received_at < \(to) AND test_data = 0\(app)
+            GROUP BY status, conversion_type
+            """) {
+            let status = try row.string("status"), conversionType = try row.optionalString("conversion_type")
+            let outcome = switch status {
+            case "attributed": "attributed"
+            case "not_attributed": "not_attributed_by_apple"
+            case "invalid": "invalid"
+            default: "unanswered"
+            }
+            let key = outcome + "|" + (outcome == "attributed" ? conversionType ?? "" : "")
+            counts[key, default: (outcome == "attributed" ? conversionType : nil, 0)].claims += Int(try row.int("n"))
+        }
+        return counts.map { key, value in
+            let outcome = String(key.prefix { $0 != "|" })
+            return AppleAdsReportRow(outcome: outcome, conversionType: value.conversionType, label: label(outcome, value.conversionType),
+                                     claims: value.claims)
+        }.sorted { (AppleAdsReportRow.outcomes.firstIndex(of: $0.outcome) ?? 9, $0.conversionType ?? "") <
+                   (AppleAdsReportRow.outcomes.firstIndex(of: $1.outcome) ?? 9, $1.conversionType ?? "") }
+    }
+
+    /// An outcome in words.
+    static func label(_ outcome: String, _ conversionType: String?) -> String {
+        switch outcome {
+        case "attributed": "Attributed to Apple Ads" + (conversionType.map { " (\($0))" } ?? "")
+        case "not_attributed_by_apple": "Not attributed by Apple"
+        case "invalid": "Token refused by Apple"
+        default: "No answer from Apple (pending or expired)"
+        }
+    }
 }

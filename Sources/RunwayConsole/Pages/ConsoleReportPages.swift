@@ -62,6 +62,16 @@ enum ReportPages {
                 rows.map { ["\($0.key)", "\(f.number($0.installs))", "\(f.number($0.events.values.reduce(0, +)))", "\(ConsolePages.revenue($0.revenue, f))"] },
                 caption: "\(title) (Apple's ids), last 30 days", numericFrom: 1)))
         }
+        let now = context.services.clock.nowMilliseconds()
+        let claims = try await context.api.get("/v1/reports/apple-ads", query: [
+            ("workspaceId", context.workspace.id), ("appId", app), ("from", Timestamp.iso(now - 30 * 86_400_000)), ("to", Timestamp.iso(now + 1)),
+        ], as: AppleAdsReport.self).rows
+        any = any || !claims.isEmpty
+        if !claims.isEmpty {
+            sections.insert("<h2>Claims</h2>" + ConsoleLayout.table(["what Apple answered", "claims"],
+                                                                   claims.map { ["\($0.label)", "\(f.number($0.claims))"] },
+                                                                   caption: "Apple Ads claims by what Apple answered", numericFrom: 1), at: 0)
+        }
         let intro: Markup = any ? "<p class=\"hint\">Installs Apple's AdServices API attributed to Apple Ads in the last 30 days, with their later events, by the ids Apple gives.</p>"
             : ConsoleLayout.empty("No Apple Ads installs in the last 30 days.",
                                   "<p>The SDK sends the AdServices token once per install (<code>submitAdServicesToken()</code>); the server asks Apple and records campaign, ad group and keyword.</p>")

@@ -135,6 +135,7 @@ struct AuthMatrixTests {
             "DELETE /v1/installs/{installId}": Probe(method: "DELETE", path: "/v1/installs/\(w.installA)", body: "", workspaceScoped: false),
             "GET /v1/installs/{installId}/export": Probe(method: "GET", path: "/v1/installs/\(w.installA)/export", body: "", workspaceScoped: false),
             "GET /v1/reports/funnel": Probe(method: "GET", path: "/v1/reports/funnel?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "GET /v1/reports/apple-ads": Probe(method: "GET", path: "/v1/reports/apple-ads?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
             "POST /v1/webhooks": Probe(method: "POST", path: "/v1/webhooks", body: #"{"workspaceId":"\#(w.workspaceA)","url":"https://hooks.example.com/b","topics":["event"]}"#, workspaceScoped: true),
             "GET /v1/webhooks": Probe(method: "GET", path: "/v1/webhooks?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
             "POST /v1/users": Probe(method: "POST", path: "/v1/users", body: #"{"workspaceId":"\#(w.workspaceA)","email":"probe@example.com","password":"probe password"}"#, workspaceScoped: true),
