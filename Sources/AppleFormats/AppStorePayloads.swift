@@ -1,7 +1,9 @@
 import Foundation
 import RunwayJSON
 
-/// The fields of an App Store Server Notification v2 payload that attribution needs.
+/// The fields of an App Store Server Notification v2 payload that attribution needs
+/// (https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2decodedpayload). Apple adds
+/// notification types and fields over time; whatever is not read here is kept out of the way, never an error.
 public struct AppStoreNotification: Sendable, Equatable {
     public var notificationType: String
     public var subtype: String?
@@ -13,24 +15,37 @@ public struct AppStoreNotification: Sendable, Equatable {
     public var environment: String?
     public var signedTransactionInfo: String?
     public var signedRenewalInfo: String?
+    /// The signed app transaction of `RESCIND_CONSENT`, which carries `appData` instead of `data`
+    /// (https://developer.apple.com/documentation/appstoreservernotifications/appdata).
+    public var signedAppTransactionInfo: String?
 
-    /// Nil when the payload lacks a type or a UUID.
+    /// Nil when the payload lacks a type or a UUID. The app's identifiers come from whichever object the type carries:
+    /// `data` (purchases), `appData` (`RESCIND_CONSENT`), `summary` (`RENEWAL_EXTENSION` with `SUMMARY`) or
+    /// `externalPurchaseToken` (`EXTERNAL_PURCHASE_TOKEN`); a type with none of them has no identifiers.
     public init?(_ payload: JSONValue) {
         guard let type = payload["notificationType"]?.stringValue, let uuid = payload["notificationUUID"]?.stringValue else { return nil }
         notificationType = type
         subtype = payload["subtype"]?.stringValue
         notificationUUID = uuid
         signedDate = AppStoreDates.milliseconds(payload["signedDate"])
+        let holder = ["data", "appData", "summary", "externalPurchaseToken"].lazy.compactMap { key in
+            payload[key].flatMap { $0.objectValue != nil ? $0 : nil }
+        }.first
+        appAppleId = holder?["appAppleId"].flatMap { AppStoreDates.milliseconds($0) }
+        bundleId = holder?["bundleId"]?.stringValue
+        environment = holder?["environment"]?.stringValue
         let data = payload["data"]
-        appAppleId = data?["appAppleId"].flatMap { AppStoreDates.milliseconds($0) }
-        bundleId = data?["bundleId"]?.stringValue
-        environment = data?["environment"]?.stringValue
         signedTransactionInfo = data?["signedTransactionInfo"]?.stringValue
         signedRenewalInfo = data?["signedRenewalInfo"]?.stringValue
+        signedAppTransactionInfo = payload["appData"]?["signedAppTransactionInfo"]?.stringValue
     }
+
+    /// Whether the payload names any app at all (a type Apple adds may carry none of the objects above).
+    public var namesAnApp: Bool { bundleId != nil || appAppleId != nil }
 }
 
-/// The fields of a signed transaction (`JWSTransactionDecodedPayload`) that commissions need.
+/// The fields of a signed transaction (`JWSTransactionDecodedPayload`,
+/// https://developer.apple.com/documentation/appstoreserverapi/jwstransactiondecodedpayload) that commissions need.
 public struct AppStoreTransaction: Sendable, Equatable {
     public var transactionId: String?
     public var originalTransactionId: String?
@@ -42,16 +57,54 @@ public struct AppStoreTransaction: Sendable, Equatable {
     public var type: String?
     /// The UUID the app set on the purchase, lower-cased.
     public var appAccountToken: String?
+    /// The app transaction this purchase belongs to, one per Apple Account and app (since 2025):
+    /// https://developer.apple.com/documentation/appstoreserverapi/apptransactionid
+    public var appTransactionId: String?
     /// 1 introductory, 2 promotional, 3 offer code, 4 win-back.
     public var offerType: Int?
-    /// `FREE_TRIAL`, `PAY_AS_YOU_GO` or `PAY_UP_FRONT`.
+    /// `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT` or `ONE_TIME` (a one-time discount on the first period):
+    /// https://developer.apple.com/documentation/appstoreserverapi/offerdiscounttype
     public var offerDiscountType: String?
+    /// How long the offer lasts, an ISO 8601 duration such as `P1M`:
+    /// https://developer.apple.com/documentation/appstoreserverapi/offerperiod
+    public var offerPeriod: String?
     /// The price in milliunits of `currency`.
     public var price: Int64?
     public var currency: String?
     public var environment: String?
     public var revocationDate: Int64?
+    /// `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`:
+    /// https://developer.apple.com/documentation/appstoreserverapi/revocationtype
+    public var revocationType: String?
+    /// The share of the transaction refunded or revoked, in thousandths of a percent (50000 is 50%):
+    /// https://developer.apple.com/documentation/appstoreserverapi/revocationpercentage
+    public var revocationPercentage: Int64?
     public var transactionReason: String?
+    /// How a subscription is billed, such as monthly payments for a 12-month commitment:
+    /// https://developer.apple.com/documentation/appstoreservernotifications/billingplantype
+    public var billingPlanType: String?
+    /// The commitment of a plan billed in parts:
+    /// https://developer.apple.com/documentation/appstoreservernotifications/transactioncommitmentinfo
+    public var commitment: Commitment?
+
+    /// A monthly plan's commitment, as `commitmentInfo` gives it.
+    public struct Commitment: Sendable, Equatable {
+        /// Which payment of the commitment this transaction is (1 for the first).
+        public var billingPeriodNumber: Int?
+        /// How many payments the commitment has (12 for a 12-month commitment).
+        public var totalBillingPeriods: Int?
+        /// Milliseconds since 1970.
+        public var commitmentExpiresDate: Int64?
+        /// The commitment's whole price in milliunits of the transaction's currency.
+        public var commitmentPrice: Int64?
+
+        public init(billingPeriodNumber: Int? = nil, totalBillingPeriods: Int? = nil, commitmentExpiresDate: Int64? = nil, commitmentPrice: Int64? = nil) {
+            self.billingPeriodNumber = billingPeriodNumber
+            self.totalBillingPeriods = totalBillingPeriods
+            self.commitmentExpiresDate = commitmentExpiresDate
+            self.commitmentPrice = commitmentPrice
+        }
+    }
 
     public init?(_ payload: JSONValue) {
         guard payload.objectValue != nil else { return nil }
@@ -63,17 +116,73 @@ public struct AppStoreTransaction: Sendable, Equatable {
         expiresDate = AppStoreDates.milliseconds(payload["expiresDate"])
         type = payload["type"]?.stringValue
         appAccountToken = payload["appAccountToken"]?.stringValue?.lowercased()
+        appTransactionId = payload["appTransactionId"].flatMap(AppStoreDates.text)
         offerType = AppStoreDates.milliseconds(payload["offerType"]).map(Int.init)
         offerDiscountType = payload["offerDiscountType"]?.stringValue
+        offerPeriod = payload["offerPeriod"]?.stringValue
         price = AppStoreDates.milliseconds(payload["price"])
         currency = payload["currency"]?.stringValue
         environment = payload["environment"]?.stringValue
         revocationDate = AppStoreDates.milliseconds(payload["revocationDate"])
+        revocationType = payload["revocationType"]?.stringValue
+        revocationPercentage = AppStoreDates.milliseconds(payload["revocationPercentage"])
         transactionReason = payload["transactionReason"]?.stringValue
+        billingPlanType = payload["billingPlanType"]?.stringValue
+        if let info = payload["commitmentInfo"], info.objectValue != nil {
+            commitment = Commitment(billingPeriodNumber: AppStoreDates.milliseconds(info["billingPeriodNumber"]).map(Int.init),
+                                    totalBillingPeriods: AppStoreDates.milliseconds(info["totalBillingPeriods"]).map(Int.init),
+                                    commitmentExpiresDate: AppStoreDates.milliseconds(info["commitmentExpiresDate"]),
+                                    commitmentPrice: AppStoreDates.milliseconds(info["commitmentPrice"]))
+        }
     }
 
     /// A free trial: an introductory offer given free, or a price of zero.
     public var isFreeTrial: Bool { offerDiscountType == "FREE_TRIAL" || price == 0 }
+
+    /// The share of the transaction Apple took back, in thousandths of a percent: all of it (100000) unless the
+    /// revocation says it was prorated.
+    public var revokedShare: Int64 {
+        guard revocationType == "REFUND_PRORATED", let share = revocationPercentage else { return 100_000 }
+        return min(max(share, 0), 100_000)
+    }
+}
+
+/// The fields of a signed app transaction (`JWSAppTransactionDecodedPayload`,
+/// https://developer.apple.com/documentation/appstoreserverapi/jwsapptransactiondecodedpayload): the app's own record
+/// of one Apple Account's first download, which `RESCIND_CONSENT` carries.
+public struct AppStoreAppTransaction: Sendable, Equatable {
+    public var appTransactionId: String?
+    public var appAppleId: Int64?
+    public var bundleId: String?
+    /// The environment, under Apple's name for it here.
+    public var receiptType: String?
+    public var originalPlatform: String?
+
+    public init?(_ payload: JSONValue) {
+        guard payload.objectValue != nil else { return nil }
+        appTransactionId = payload["appTransactionId"].flatMap(AppStoreDates.text)
+        appAppleId = AppStoreDates.milliseconds(payload["appAppleId"])
+        bundleId = payload["bundleId"]?.stringValue
+        receiptType = payload["receiptType"]?.stringValue
+        originalPlatform = payload["originalPlatform"]?.stringValue
+    }
+}
+
+/// The fields of signed renewal info (`JWSRenewalInfoDecodedPayload`,
+/// https://developer.apple.com/documentation/appstoreserverapi/jwsrenewalinfodecodedpayload) the server keeps.
+public struct AppStoreRenewalInfo: Sendable, Equatable {
+    public var originalTransactionId: String?
+    public var appTransactionId: String?
+    public var appAccountToken: String?
+    public var environment: String?
+
+    public init?(_ payload: JSONValue) {
+        guard payload.objectValue != nil else { return nil }
+        originalTransactionId = payload["originalTransactionId"].flatMap(AppStoreDates.text)
+        appTransactionId = payload["appTransactionId"].flatMap(AppStoreDates.text)
+        appAccountToken = payload["appAccountToken"]?.stringValue?.lowercased()
+        environment = payload["environment"]?.stringValue
+    }
 }
 
 enum AppStoreDates {

@@ -99,19 +99,56 @@ public final class AppStoreVerifier: Sendable {
     /// order Apple's libraries check: signature and chain, app identifier, environment.
     public func verifyNotification(_ text: String, bundleId: String, appAppleId: Int64?, environment: Environment,
                                    now: Date = Date()) -> Result<(AppStoreNotification, Date), Failure> {
+        switch decodeNotification(text, environment: environment, now: now) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let (notification, signedAt)):
+            if let failure = Self.identityFailure(notification, bundleId: bundleId, appAppleId: appAppleId, environment: environment) {
+                return .failure(failure)
+            }
+            return .success((notification, signedAt))
+        }
+    }
+
+    /// A notification whose signature and chain verify, decoded but not yet held to an app or an environment, for a
+    /// caller that decides differently from Apple's libraries on some of them.
+    public func decodeNotification(_ text: String, environment: Environment, now: Date = Date()) -> Result<(AppStoreNotification, Date), Failure> {
         switch verify(text, environment: environment, now: now) {
         case .failure(let failure): return .failure(failure)
         case .success(let verified):
             guard let notification = AppStoreNotification(verified.payload) else {
                 return .failure(.invalidFormat("the payload has no notificationType or notificationUUID"))
             }
-            guard notification.bundleId == bundleId, environment != .production || notification.appAppleId == appAppleId else {
-                return .failure(.invalidAppIdentifier("the notification is for \(notification.bundleId ?? "no bundle") (\(notification.appAppleId.map(String.init) ?? "no app id"))"))
-            }
-            guard notification.environment == environment.rawValue else {
-                return .failure(.invalidEnvironment("the notification is from \(notification.environment ?? "no environment"), not \(environment.rawValue)"))
-            }
             return .success((notification, verified.signedAt))
+        }
+    }
+
+    /// Apple's checks of a verified notification: the app identifier (the App Store id only in production), then the
+    /// environment. Nil when both hold.
+    public static func identityFailure(_ notification: AppStoreNotification, bundleId: String, appAppleId: Int64?, environment: Environment) -> Failure? {
+        guard notification.bundleId == bundleId, environment != .production || notification.appAppleId == appAppleId else {
+            return .invalidAppIdentifier("the notification is for \(notification.bundleId ?? "no bundle") (\(notification.appAppleId.map(String.init) ?? "no app id"))")
+        }
+        guard notification.environment == environment.rawValue else {
+            return .invalidEnvironment("the notification is from \(notification.environment ?? "no environment"), not \(environment.rawValue)")
+        }
+        return nil
+    }
+
+    /// A signed app transaction of the app `bundleId` (and, in production, `appAppleId`) in `environment`, checked as
+    /// Apple's libraries check one: its `receiptType` is the environment.
+    public func verifyAppTransaction(_ text: String, bundleId: String, appAppleId: Int64?, environment: Environment,
+                                     now: Date = Date()) -> Result<AppStoreAppTransaction, Failure> {
+        switch verify(text, environment: environment, now: now) {
+        case .failure(let failure): return .failure(failure)
+        case .success(let verified):
+            guard let app = AppStoreAppTransaction(verified.payload) else { return .failure(.invalidFormat("the app transaction is not an object")) }
+            guard app.bundleId == bundleId, environment != .production || app.appAppleId == appAppleId else {
+                return .failure(.invalidAppIdentifier("the app transaction is for \(app.bundleId ?? "no bundle") (\(app.appAppleId.map(String.init) ?? "no app id"))"))
+            }
+            guard app.receiptType == environment.rawValue else {
+                return .failure(.invalidEnvironment("the app transaction is from \(app.receiptType ?? "no environment"), not \(environment.rawValue)"))
+            }
+            return .success(app)
         }
     }
 

@@ -358,7 +358,8 @@ extension AppStoreNotificationRequest: DescribedWireType {
     public static let notes: [String: FieldNote] = ["signedPayload": FieldNote("Apple's JWS, verbatim.", minLength: 1)]
 }
 
-/// What a notification did: `ok`, `trial`, `duplicate`, `unattributed`, `ignored` or `ignored_non_production`.
+/// What a notification did: `ok`, `trial`, `duplicate`, `unattributed`, `ignored`, `ignored_non_production` or
+/// `consent_rescinded`.
 public struct AppStoreNotificationResult: Codable, Sendable, Equatable {
     public var status: String
     public var notificationUUID: String?
@@ -366,20 +367,60 @@ public struct AppStoreNotificationResult: Codable, Sendable, Equatable {
     /// The commission accrued (or clawed back, negative), in minor units.
     public var amount: Int64?
     public var currency: String?
+    /// For a payment of a monthly plan with a commitment: which payment it is and what the whole commitment earns.
+    public var commitment: CommissionCommitment?
 
-    public init(status: String, notificationUUID: String? = nil, notificationType: String? = nil, amount: Int64? = nil, currency: String? = nil) {
+    public init(status: String, notificationUUID: String? = nil, notificationType: String? = nil, amount: Int64? = nil, currency: String? = nil,
+                commitment: CommissionCommitment? = nil) {
         self.status = status
         self.notificationUUID = notificationUUID
         self.notificationType = notificationType
         self.amount = amount
         self.currency = currency
+        self.commitment = commitment
     }
 }
 
 extension AppStoreNotificationResult: DescribedWireType {
+    /// Every status a notification can get.
+    public static let statuses = ["ok", "trial", "duplicate", "unattributed", "ignored", "ignored_non_production", "consent_rescinded"]
+
     public static let notes: [String: FieldNote] = [
-        "status": .oneOf(["ok", "trial", "duplicate", "unattributed", "ignored", "ignored_non_production"], "What happened."),
+        "status": .oneOf(statuses, "What happened."),
         "notificationUUID": FieldNote("Apple's UUID."), "notificationType": FieldNote("Apple's type."), "currency": .currency,
+        "commitment": FieldNote("A monthly plan's commitment: this payment's place in it and the committed total."),
+    ]
+}
+
+/// A commission on one payment of a monthly plan with a 12-month commitment (Apple's `billingPlanType` and
+/// `commitmentInfo`, https://developer.apple.com/documentation/appstoreservernotifications/transactioncommitmentinfo):
+/// commissions accrue per monthly payment, and this shows the committed total beside each.
+public struct CommissionCommitment: Codable, Sendable, Equatable {
+    /// Apple's billing plan of the subscription.
+    public var billingPlanType: String?
+    /// Which payment of the commitment this is (1 for the first).
+    public var billingPeriodNumber: Int?
+    /// How many payments the commitment has.
+    public var totalBillingPeriods: Int?
+    /// What the whole commitment earns under the program's rule, in minor units of the commission's currency.
+    public var committedAmount: Int64?
+    /// When the commitment ends.
+    public var expiresAt: String?
+
+    public init(billingPlanType: String?, billingPeriodNumber: Int?, totalBillingPeriods: Int?, committedAmount: Int64?, expiresAt: String?) {
+        self.billingPlanType = billingPlanType
+        self.billingPeriodNumber = billingPeriodNumber
+        self.totalBillingPeriods = totalBillingPeriods
+        self.committedAmount = committedAmount
+        self.expiresAt = expiresAt
+    }
+}
+
+extension CommissionCommitment: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "billingPlanType": FieldNote("Apple's billingPlanType."), "billingPeriodNumber": FieldNote("This payment's number in the commitment."),
+        "totalBillingPeriods": FieldNote("Payments in the commitment."),
+        "committedAmount": FieldNote("Commission on the whole commitment, in minor units."), "expiresAt": .timestamp,
     ]
 }
 
@@ -456,9 +497,11 @@ public struct LedgerPosting: Codable, Sendable, Equatable {
     public var reference: String?
     public var createdAt: String
     public var entries: [LedgerEntry]
+    /// For the accrual of a payment of a monthly plan with a commitment: the committed total beside this payment's.
+    public var commitment: CommissionCommitment?
 
     public init(id: String, kind: String, affiliateId: String, programId: String?, currency: String, test: Bool, notificationUUID: String?,
-                transactionId: String?, reference: String?, createdAt: String, entries: [LedgerEntry]) {
+                transactionId: String?, reference: String?, createdAt: String, entries: [LedgerEntry], commitment: CommissionCommitment? = nil) {
         self.id = id
         self.kind = kind
         self.affiliateId = affiliateId
@@ -470,6 +513,7 @@ public struct LedgerPosting: Codable, Sendable, Equatable {
         self.reference = reference
         self.createdAt = createdAt
         self.entries = entries
+        self.commitment = commitment
     }
 }
 
@@ -479,6 +523,7 @@ extension LedgerPosting: DescribedWireType {
         "affiliateId": .id("Id."), "programId": .id("Id."), "currency": .currency, "notificationUUID": FieldNote("Apple's UUID."),
         "transactionId": FieldNote("Apple's transaction."), "reference": FieldNote("Payout reference."), "createdAt": .timestamp,
         "entries": .list(of: nil, "Balanced entries.", minItems: 2),
+        "commitment": FieldNote("For an accrual on a monthly plan with a commitment: the committed total beside it."),
     ]
 }
 

@@ -134,24 +134,41 @@ enum AffiliateCommands {
         var status: String
         var reason: String?
         var payload: JSONValue?
+        /// What the data was checked as.
+        var kind: String?
     }
 
-    static let verify = Command(["verify", "app-store"], summary: "Check App Store signed data (a notification or a transaction) offline.",
+    /// The four kinds of App Store signed data, each checked by the verifier call Apple's libraries have for it.
+    enum SignedDataKind: String {
+        case notification, transaction, renewalInfo = "renewal-info", appTransaction = "app-transaction"
+
+        /// Recognised by the fields only each kind has: renewal info carries no bundle id at all.
+        init(recognising payload: JSONValue?) {
+            if payload?["notificationType"] != nil { self = .notification }
+            else if payload?["receiptType"] != nil { self = .appTransaction }
+            else if payload?["bundleId"] == nil, payload?.objectValue != nil { self = .renewalInfo }
+            else { self = .transaction }
+        }
+    }
+
+    static let verify = Command(["verify", "app-store"], summary: "Check App Store signed data (a notification, transaction, renewal info or app transaction) offline.",
                                 arguments: "<file>", options: [
-        .required("--bundle-id", "id", "The app's bundle id (required)."),
+        .value("--bundle-id", "id", "The app's bundle id (required, except for renewal info, which names no app)."),
         .required("--environment", "env", "Production, Sandbox or Xcode (required)."),
         .value("--app-apple-id", "id", "The app's Apple id (checked in Production)."),
+        .value("--kind", "kind", "notification, transaction, renewal-info or app-transaction (default: recognised from the payload)."),
         .value("--root", "file", "The root certificate, DER or PEM (default LINKRUNWAY_APP_STORE_ROOT)."),
         .value("--at", "unix", "Check at this time when the payload has no signedDate (default now)."),
     ], details: """
-        The file holds a JWS, or a JSON body {"signedPayload": …}. A notification (it has notificationType) is checked as
-        one; anything else as a signed transaction. Prints {valid, status, reason, payload}; exits 1 when not valid.
+        The file holds a JWS, or a JSON body {"signedPayload": …}. Its kind is recognised as Apple's verifier would be
+        called for it: a notification has notificationType, an app transaction receiptType, a transaction bundleId, and
+        signed renewal info none of them (it names no app, so only its signature, chain and environment are checked).
+        Prints {valid, status, reason, payload}; exits 1 when not valid.
         """) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give one file") }
         guard let environment = AppStoreVerifier.Environment(rawValue: try a.required("--environment")) else {
             throw UsageError("--environment must be Production, Sandbox or Xcode")
         }
-        let bundleId = try a.required("--bundle-id")
         let appAppleId = try a.value("--app-apple-id").map { text -> Int64 in
             guard let n = Int64(text) else { throw UsageError("--app-apple-id must be a number") }
             return n
@@ -169,21 +186,37 @@ enum AffiliateCommands {
         guard let data = FileManager.default.contents(atPath: a.positionals[0]) else { throw CommandFailure("cannot read \(a.positionals[0])") }
         var text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         if let body = try? JSONParser().parse(text), let signed = body["signedPayload"]?.stringValue { text = signed }
+        let payload = (try? CompactJWS.parse(text))?.payload
+        let kind = try a.value("--kind").map { name -> SignedDataKind in
+            guard let kind = SignedDataKind(rawValue: name) else { throw UsageError("--kind must be notification, transaction, renewal-info or app-transaction") }
+            return kind
+        } ?? SignedDataKind(recognising: payload)
+        let bundleId = a.value("--bundle-id")
+        guard bundleId != nil || kind == .renewalInfo else { throw UsageError("give --bundle-id (only renewal info is checked without one)") }
         let verifier = AppStoreVerifier(root: root)
-        let isNotification = (try? CompactJWS.parse(text))?.payload["notificationType"] != nil
-        var verdict: Verdict
-        if isNotification {
-            switch verifier.verifyNotification(text, bundleId: bundleId, appAppleId: appAppleId, environment: environment, now: now) {
-            case .success: verdict = Verdict(valid: true, status: "VALID", payload: (try? CompactJWS.parse(text))?.payload)
-            case .failure(let failure): verdict = Verdict(valid: false, status: failure.status, reason: failure.description)
-            }
-        } else {
-            switch verifier.verifyTransaction(text, bundleId: bundleId, environment: environment, now: now) {
-            case .success: verdict = Verdict(valid: true, status: "VALID", payload: (try? CompactJWS.parse(text))?.payload)
-            case .failure(let failure): verdict = Verdict(valid: false, status: failure.status, reason: failure.description)
-            }
+        let failure: AppStoreVerifier.Failure?
+        switch kind {
+        case .notification:
+            failure = verifier.verifyNotification(text, bundleId: bundleId ?? "", appAppleId: appAppleId, environment: environment, now: now).failed
+        case .transaction:
+            failure = verifier.verifyTransaction(text, bundleId: bundleId ?? "", environment: environment, now: now).failed
+        case .renewalInfo:
+            failure = verifier.verifyRenewalInfo(text, environment: environment, now: now).failed
+        case .appTransaction:
+            failure = verifier.verifyAppTransaction(text, bundleId: bundleId ?? "", appAppleId: appAppleId, environment: environment, now: now).failed
         }
+        var verdict = Verdict(valid: failure == nil, status: failure?.status ?? "VALID", reason: failure?.description,
+                              payload: failure == nil ? payload : nil)
+        verdict.kind = kind.rawValue
         c.output(try Output.json(verdict))
         if !verdict.valid { throw CommandFailure("the signed data does not verify (\(verdict.status))") }
+    }
+}
+
+private extension Result {
+    /// The failure, or nil on success.
+    var failed: Failure? {
+        if case .failure(let failure) = self { return failure }
+        return nil
     }
 }

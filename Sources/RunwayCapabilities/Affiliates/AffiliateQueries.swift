@@ -1,3 +1,4 @@
+import AppleFormats
 import LinkRunwayAPI
 import RunwayKit
 import RunwayStore
@@ -143,12 +144,18 @@ enum AffiliateQueries {
             """) == 1
     }
 
-    /// Claims a notification's UUID as `processing`: false when the surface had it already.
+    /// Claims a notification's UUID as `processing`, with what its transaction says about the purchase (offer,
+    /// revocation, billing plan) and the app transaction it belongs to: false when the surface had it already.
     static func claimNotification(_ db: any SQLExecutor, surfaceId: String, uuid: String, type: String, subtype: String?,
-                                  transactionId: String?, now: Int64) throws -> Bool {
-        try db.execute("""
-            INSERT INTO app_store_notifications (surface_id, notification_uuid, notification_type, subtype, status, transaction_id, received_at)
-            VALUES (\(surfaceId), \(uuid), \(type), \(subtype), 'processing', \(transactionId), \(now))
+                                  transaction: AppStoreTransaction?, appTransactionId: String?, now: Int64) throws -> Bool {
+        let t = transaction
+        return try db.execute("""
+            INSERT INTO app_store_notifications (surface_id, notification_uuid, notification_type, subtype, status, transaction_id, received_at,
+                                                 app_transaction_id, offer_type, offer_discount_type, offer_period, revocation_type,
+                                                 revocation_percentage, billing_plan_type)
+            VALUES (\(surfaceId), \(uuid), \(type), \(subtype), 'processing', \(t?.transactionId), \(now), \(appTransactionId),
+                    \(t?.offerType.map(Int64.init)), \(t?.offerDiscountType), \(t?.offerPeriod), \(t?.revocationType), \(t?.revocationPercentage),
+                    \(t?.billingPlanType))
             ON CONFLICT (surface_id, notification_uuid) DO NOTHING
             """) == 1
     }
@@ -157,11 +164,23 @@ enum AffiliateQueries {
         try db.execute("UPDATE app_store_notifications SET status = \(status) WHERE surface_id = \(surfaceId) AND notification_uuid = \(uuid)")
     }
 
-    /// The affiliate, program, commission rule and holding period an appAccountToken of the app was minted for.
+    /// The token, affiliate, program, commission rule and holding period an appAccountToken of the app was minted for.
     static func tokenBinding(_ db: any SQLExecutor, token: String, appId: String) throws -> SQLRow? {
         try db.first("""
-            SELECT t.affiliate_id, t.program_id, p.commission, p.hold_days FROM app_account_tokens t
+            SELECT t.token, t.affiliate_id, t.program_id, p.commission, p.hold_days FROM app_account_tokens t
             JOIN affiliate_programs p ON p.id = t.program_id WHERE t.token = \(token) AND t.app_id = \(appId)
+            """)
+    }
+
+    /// The newest bind of the install the SDK reported with this app transaction id (a purchase made without the
+    /// bind's appAccountToken is still joined to its install this way), with what `tokenBinding` gives.
+    static func appTransactionBinding(_ db: any SQLExecutor, appTransactionId: String, appId: String) throws -> SQLRow? {
+        try db.first("""
+            SELECT t.token, t.affiliate_id, t.program_id, p.commission, p.hold_days FROM installs i
+            JOIN app_account_tokens t ON t.app_id = i.app_id AND t.install_id = i.install_id
+            JOIN affiliate_programs p ON p.id = t.program_id
+            WHERE i.app_id = \(appId) AND i.app_transaction_id = \(appTransactionId)
+            ORDER BY t.created_at DESC, t.token LIMIT 1
             """)
     }
 
@@ -179,11 +198,11 @@ enum AffiliateQueries {
 
     /// A page of the affiliate's postings, oldest first.
     static func postings(_ db: any SQLExecutor, affiliateId: String, limit: Int, cursor: String?) throws -> [LedgerPosting] {
-        try Ledger.postings(db, filter: " AND affiliate_id = \(affiliateId)", limit: limit, cursor: cursor)
+        try Ledger.postings(db, filter: " AND p.affiliate_id = \(affiliateId)", limit: limit, cursor: cursor)
     }
 
     static func posting(_ db: any SQLExecutor, id: String) throws -> LedgerPosting {
-        try Ledger.postings(db, filter: " AND id = \(id)", limit: 1, cursor: nil)[0]
+        try Ledger.postings(db, filter: " AND p.id = \(id)", limit: 1, cursor: nil)[0]
     }
 
     /// What each affiliate of the workspace has pending, payable and paid, per currency, with its live commissions.

@@ -9,6 +9,7 @@ enum AffiliatesSchema {
         Migration(id: "0015_one_commission_per_transaction",
                   sqlite: oneCommissionPerTransactionSQL(now: "CAST(strftime('%s', 'now') AS BIGINT) * 1000"),
                   postgres: oneCommissionPerTransactionSQL(now: "CAST(EXTRACT(EPOCH FROM now()) * 1000 AS BIGINT)")),
+        Migration(id: "0022_app_store_2026", sql: appStore2026SQL),
     ]
 
     /// After step 0015: how many commissions stored twice were marked, and how many of them reversed.
@@ -132,6 +133,39 @@ enum AffiliatesSchema {
             amount BIGINT NOT NULL,
             PRIMARY KEY (posting_id, line)
         );
+        """
+
+    /// What App Store transactions carry since 2025–26, kept with the notification that brought them: the app
+    /// transaction id, the offer's period and discount type, how a refund was revoked and which share of it, and the
+    /// billing plan. Commissions gain how much of them was clawed back (all of a reversed one), the app transaction id,
+    /// and the commitment of a monthly plan with what the whole commitment would earn. App transactions whose consent
+    /// a parent rescinded are remembered by their SHA-256 alone, so later notifications of them are not processed.
+    /// Indexes join a purchase to its install by app transaction id, and an install to its binds.
+    static let appStore2026SQL = """
+        ALTER TABLE app_store_notifications ADD COLUMN app_transaction_id TEXT;
+        ALTER TABLE app_store_notifications ADD COLUMN offer_type BIGINT;
+        ALTER TABLE app_store_notifications ADD COLUMN offer_discount_type TEXT;
+        ALTER TABLE app_store_notifications ADD COLUMN offer_period TEXT;
+        ALTER TABLE app_store_notifications ADD COLUMN revocation_type TEXT;
+        ALTER TABLE app_store_notifications ADD COLUMN revocation_percentage BIGINT;
+        ALTER TABLE app_store_notifications ADD COLUMN billing_plan_type TEXT;
+        ALTER TABLE commissions ADD COLUMN clawed_back BIGINT NOT NULL DEFAULT 0;
+        UPDATE commissions SET clawed_back = amount WHERE status = 'reversed';
+        ALTER TABLE commissions ADD COLUMN app_transaction_id TEXT;
+        ALTER TABLE commissions ADD COLUMN billing_plan_type TEXT;
+        ALTER TABLE commissions ADD COLUMN billing_period_number BIGINT;
+        ALTER TABLE commissions ADD COLUMN total_billing_periods BIGINT;
+        ALTER TABLE commissions ADD COLUMN commitment_expires_at BIGINT;
+        ALTER TABLE commissions ADD COLUMN committed_amount BIGINT;
+        CREATE INDEX commissions_by_app_transaction ON commissions (app_transaction_id) WHERE app_transaction_id IS NOT NULL;
+        CREATE TABLE app_store_rescinded (
+            app_id TEXT NOT NULL,
+            app_transaction_hash TEXT NOT NULL,
+            rescinded_at BIGINT NOT NULL,
+            PRIMARY KEY (app_id, app_transaction_hash)
+        );
+        CREATE INDEX installs_by_app_transaction ON installs (app_id, app_transaction_id) WHERE app_transaction_id IS NOT NULL;
+        CREATE INDEX app_account_tokens_by_install ON app_account_tokens (app_id, install_id) WHERE install_id IS NOT NULL;
         """
 
     /// The database decides that a program pays one commission per App Store transaction. Commissions stored twice

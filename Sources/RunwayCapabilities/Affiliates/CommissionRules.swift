@@ -48,6 +48,19 @@ enum CommissionRules {
         return (overflow ? minor / 10_000 * points : product / 10_000, currency)
     }
 
+    /// What a whole commitment (a monthly plan with a 12-month commitment) earns, shown beside each monthly payment's
+    /// commission: a percentage of the commitment's price, or a fixed commission once per payment. It assumes every
+    /// payment earns, which a first-payment or months rule may cut short. Nil when Apple gave neither the price nor the
+    /// number of payments.
+    static func committedAmount(_ rule: CommissionRule, commitment: AppStoreTransaction.Commitment, currency: String) -> Int64? {
+        if rule.kind == "fixed" {
+            guard let amount = rule.amount, let periods = commitment.totalBillingPeriods else { return nil }
+            return amount * Int64(periods)
+        }
+        guard let price = commitment.commitmentPrice else { return nil }
+        return amount(rule, price: price, currency: currency).amount
+    }
+
     /// Whether a payment made at `purchaseDate` still earns: the first payment only, payments within the rule's months
     /// of the first paid one, or every payment.
     static func earns(_ rule: CommissionRule, _ db: any SQLExecutor, programId: String, originalTransactionId: String, purchaseDate: Int64) throws -> Bool {

@@ -1,3 +1,4 @@
+import AppleFormats
 import Foundation
 import LinkRunwayAPI
 import RunwayKit
@@ -61,6 +62,12 @@ enum Ledger {
         let amount: Int64
         let holdDays: Int
         let test: Bool
+        /// The purchase's app transaction, when Apple sent it.
+        var appTransactionId: String? = nil
+        var billingPlanType: String? = nil
+        /// A monthly plan's commitment, as Apple sent it, and what all of it earns under the program's rule.
+        var commitment: AppStoreTransaction.Commitment? = nil
+        var committedAmount: Int64? = nil
     }
 
     /// Records the commission and its accrual, unless the program already has one for the transaction (the unique index
@@ -69,10 +76,14 @@ enum Ledger {
         let id = Identifier.make("com")
         guard try db.execute("""
             INSERT INTO commissions (id, workspace_id, affiliate_id, program_id, app_account_token, transaction_id, original_transaction_id,
-                                     purchase_date, currency, amount, status, payable_at, test, created_at)
+                                     purchase_date, currency, amount, status, payable_at, test, created_at, app_transaction_id, billing_plan_type,
+                                     billing_period_number, total_billing_periods, commitment_expires_at, committed_amount)
             VALUES (\(id), \(commission.workspaceId), \(commission.affiliateId), \(commission.programId), \(commission.token),
                     \(commission.transactionId), \(commission.originalTransactionId), \(commission.purchaseDate), \(commission.currency),
-                    \(commission.amount), 'pending', \(now + Int64(commission.holdDays) * 86_400_000), \(commission.test), \(now))
+                    \(commission.amount), 'pending', \(now + Int64(commission.holdDays) * 86_400_000), \(commission.test), \(now),
+                    \(commission.appTransactionId), \(commission.billingPlanType), \(commission.commitment?.billingPeriodNumber.map(Int64.init)),
+                    \(commission.commitment?.totalBillingPeriods.map(Int64.init)), \(commission.commitment?.commitmentExpiresDate),
+                    \(commission.committedAmount))
             ON CONFLICT (program_id, transaction_id) WHERE status <> 'duplicate' DO NOTHING
             """) == 1 else { return false }
         guard commission.amount > 0 else { return true }
@@ -83,74 +94,102 @@ enum Ledger {
         return true
     }
 
-    /// A refund Apple reversed: the transaction's reversed commission accrues again with a new holding period. Returns its
-    /// currency and amount, or nil when it is not reversed (never accrued, or already revived by another writer).
+    /// A refund Apple reversed: what was clawed back from the transaction's commission accrues again. A reversed
+    /// commission becomes pending with a new holding period; a live one partly clawed back (a prorated refund) gets
+    /// the share back in the account it sits in. Returns its currency and the amount, or nil when nothing was taken
+    /// back (never accrued, or already revived by another writer).
     static func reaccrue(_ db: any SQLExecutor, programId: String, transactionId: String, holdDays: Int, notificationUUID: String,
                          now: Int64) throws -> (currency: String, amount: Int64)? {
         guard let row = try db.first("""
-            SELECT id, workspace_id, affiliate_id, currency, amount, test FROM commissions
-            WHERE program_id = \(programId) AND transaction_id = \(transactionId) AND status = 'reversed'
+            SELECT id, workspace_id, affiliate_id, currency, amount, clawed_back, status, payable_at, test FROM commissions
+            WHERE program_id = \(programId) AND transaction_id = \(transactionId) AND (status = 'reversed' OR (status IN ('pending', 'payable') AND clawed_back > 0))
             """) else { return nil }
-        let id = try row.string("id"), amount = try row.int("amount"), currency = try row.string("currency")
+        let id = try row.string("id"), currency = try row.string("currency"), status = try row.string("status")
+        let returned = try row.int("clawed_back")
+        let revived = status == "reversed" ? "pending" : status
+        let payableAt = status == "reversed" ? now + Int64(holdDays) * 86_400_000 : try row.int("payable_at")
         guard try db.execute("""
-            UPDATE commissions SET status = 'pending', payable_at = \(now + Int64(holdDays) * 86_400_000) WHERE id = \(id) AND status = 'reversed'
+            UPDATE commissions SET status = \(revived), clawed_back = 0, payable_at = \(payableAt)
+            WHERE id = \(id) AND status = \(status) AND clawed_back = \(returned)
             """) == 1 else { return nil }
-        if amount > 0 {
+        if returned > 0 {
             try post(db, Posting(workspaceId: try row.string("workspace_id"), affiliateId: try row.string("affiliate_id"), programId: programId,
                                  commissionId: id, kind: "reaccrual", currency: currency, test: try row.bool("test"),
                                  notificationUUID: notificationUUID, transactionId: transactionId),
-                     entries: [(expense, amount), (pending, -amount)], now: now)
+                     entries: [(expense, returned), (revived == "pending" ? pending : payable, -returned)], now: now)
         }
-        return (currency, amount)
+        return (currency, returned)
     }
 
-    /// Reverses every live commission of a transaction (pending ones from pending, payable ones from payable, which
-    /// may go below zero when it was already paid). Returns the total clawed back per currency.
-    static func clawBack(_ db: any SQLExecutor, programId: String, transactionId: String, notificationUUID: String, now: Int64) throws -> [String: Int64] {
+    /// Takes back `share` (thousandths of a percent, 100000 for all) of every live commission of a transaction:
+    /// pending ones from pending, payable ones from payable, which may go below zero when it was already paid. A
+    /// prorated share is rounded down to the minor unit, in the affiliate's favour; the share is of the whole
+    /// commission, so a second notification with the same share takes nothing more, and a full refund after a
+    /// prorated one takes the rest. Taking all of it reverses the commission. Returns what was taken per currency.
+    static func clawBack(_ db: any SQLExecutor, programId: String, transactionId: String, share: Int64 = 100_000, notificationUUID: String,
+                         now: Int64) throws -> [String: Int64] {
         var total: [String: Int64] = [:]
         for row in try db.query("""
-            SELECT id, workspace_id, affiliate_id, currency, amount, status, test FROM commissions
+            SELECT id, workspace_id, affiliate_id, currency, amount, clawed_back, status, test FROM commissions
             WHERE program_id = \(programId) AND transaction_id = \(transactionId) AND status IN ('pending', 'payable')
             """) {
             let id = try row.string("id"), amount = try row.int("amount"), currency = try row.string("currency")
-            guard let status = try reverse(db, commission: id, seen: try row.string("status")) else { continue }
+            guard let (status, taken) = try takeBack(db, commission: id, amount: amount, share: share,
+                                                     seen: (try row.string("status"), try row.int("clawed_back"))) else { continue }
             let from = status == "pending" ? pending : payable
-            if amount > 0 {
+            if taken > 0 {
                 try post(db, Posting(workspaceId: try row.string("workspace_id"), affiliateId: try row.string("affiliate_id"), programId: programId,
                                      commissionId: id, kind: "clawback", currency: currency, test: try row.bool("test"),
                                      notificationUUID: notificationUUID, transactionId: transactionId),
-                         entries: [(from, amount), (expense, -amount)], now: now)
+                         entries: [(from, taken), (expense, -taken)], now: now)
             }
-            total[currency, default: 0] += amount
+            total[currency, default: 0] += taken
         }
         return total
     }
 
-    /// Marks a live commission reversed and returns the status it had. A writer that moved it meanwhile (a release from
-    /// pending to payable, committed while this one waited for the row) is followed: the status is read again and the
-    /// reversal retried, so a refund is never skipped. Nil when it is no longer live.
-    static func reverse(_ db: any SQLExecutor, commission id: String, seen: String) throws -> String? {
-        var status = seen
+    /// `share` thousandths of a percent of `amount`, rounded down (toward the affiliate keeping more).
+    static func prorated(_ amount: Int64, share: Int64) -> Int64 {
+        let (product, overflow) = amount.multipliedReportingOverflow(by: share)
+        return overflow ? amount / 100_000 * share : product / 100_000
+    }
+
+    /// Records that `share` of a live commission is taken back and returns the status it had and how much more is
+    /// taken now; all of it marks it reversed. A writer that changed it meanwhile (a release from pending to payable,
+    /// another clawback, committed while this one waited for the row) is followed: the row is read again and the
+    /// update retried, so a refund is never skipped. Nil when it is no longer live or nothing more is due.
+    static func takeBack(_ db: any SQLExecutor, commission id: String, amount: Int64, share: Int64,
+                         seen: (status: String, clawed: Int64)) throws -> (status: String, taken: Int64)? {
+        var (status, clawed) = seen
         for _ in 0..<3 {
             guard status == "pending" || status == "payable" else { return nil }
-            if try db.execute("UPDATE commissions SET status = 'reversed' WHERE id = \(id) AND status = \(status)") == 1 { return status }
-            guard let current = try db.first("SELECT status FROM commissions WHERE id = \(id)") else { return nil }
-            status = try current.string("status")
+            let target = share >= 100_000 ? amount : min(amount, prorated(amount, share: share))
+            let all = target >= amount
+            guard all || target > clawed else { return nil }
+            if try db.execute("""
+                UPDATE commissions SET status = \(all ? "reversed" : status), clawed_back = \(max(target, clawed))
+                WHERE id = \(id) AND status = \(status) AND clawed_back = \(clawed)
+                """) == 1 {
+                return (status, max(0, target - clawed))
+            }
+            guard let current = try db.first("SELECT status, clawed_back FROM commissions WHERE id = \(id)") else { return nil }
+            (status, clawed) = (try current.string("status"), try current.int("clawed_back"))
         }
         throw StoreError.conflict("commission \(id) kept changing while it was reversed")
     }
 
-    /// Moves commissions whose holding period is over from pending to payable.
+    /// Moves commissions whose holding period is over from pending to payable: what is left of each once a prorated
+    /// refund took its share. One clawed back meanwhile by another writer waits for the next pass.
     @discardableResult
     static func releaseDue(_ db: any SQLExecutor, workspaceId: String? = nil, now: Int64) throws -> Int {
         let scope: SQL = workspaceId.map { " AND workspace_id = \($0)" } ?? ""
         var released = 0
         for row in try db.query("""
-            SELECT id, workspace_id, affiliate_id, program_id, transaction_id, currency, amount, test FROM commissions
+            SELECT id, workspace_id, affiliate_id, program_id, transaction_id, currency, amount, clawed_back, test FROM commissions
             WHERE status = 'pending' AND payable_at <= \(now)\(scope) ORDER BY payable_at LIMIT 1000
             """) {
-            let id = try row.string("id"), amount = try row.int("amount")
-            guard try db.execute("UPDATE commissions SET status = 'payable' WHERE id = \(id) AND status = 'pending'") == 1 else { continue }
+            let id = try row.string("id"), clawed = try row.int("clawed_back"), amount = try row.int("amount") - clawed
+            guard try db.execute("UPDATE commissions SET status = 'payable' WHERE id = \(id) AND status = 'pending' AND clawed_back = \(clawed)") == 1 else { continue }
             if amount > 0 {
                 try post(db, Posting(workspaceId: try row.string("workspace_id"), affiliateId: try row.string("affiliate_id"),
                                      programId: try row.string("program_id"), commissionId: id, kind: "release", currency: try row.string("currency"),
@@ -185,10 +224,12 @@ enum Ledger {
     }
 
     static func postings(_ db: any SQLExecutor, filter: SQL, limit: Int, cursor: String?) throws -> [LedgerPosting] {
-        let after: SQL = cursor.map { " AND (created_at, id) > (SELECT created_at, id FROM ledger_postings WHERE id = \($0))" } ?? ""
+        let after: SQL = cursor.map { " AND (p.created_at, p.id) > (SELECT created_at, id FROM ledger_postings WHERE id = \($0))" } ?? ""
         let rows = try db.query("""
-            SELECT id, kind, affiliate_id, program_id, currency, test, notification_uuid, transaction_id, reference, created_at
-            FROM ledger_postings WHERE 1 = 1\(filter)\(after) ORDER BY created_at, id LIMIT \(limit)
+            SELECT p.id, p.kind, p.affiliate_id, p.program_id, p.currency, p.test, p.notification_uuid, p.transaction_id, p.reference, p.created_at,
+                   c.billing_plan_type, c.billing_period_number, c.total_billing_periods, c.committed_amount, c.commitment_expires_at
+            FROM ledger_postings p LEFT JOIN commissions c ON c.id = p.commission_id AND p.kind = 'accrual'
+            WHERE 1 = 1\(filter)\(after) ORDER BY p.created_at, p.id LIMIT \(limit)
             """)
         return try rows.map { row in
             let id = try row.string("id")
@@ -198,7 +239,17 @@ enum Ledger {
             return LedgerPosting(id: id, kind: try row.string("kind"), affiliateId: try row.string("affiliate_id"),
                                  programId: try row.optionalString("program_id"), currency: try row.string("currency"), test: try row.bool("test"),
                                  notificationUUID: try row.optionalString("notification_uuid"), transactionId: try row.optionalString("transaction_id"),
-                                 reference: try row.optionalString("reference"), createdAt: Timestamp.iso(try row.int("created_at")), entries: entries)
+                                 reference: try row.optionalString("reference"), createdAt: Timestamp.iso(try row.int("created_at")), entries: entries,
+                                 commitment: try commitment(row))
         }
+    }
+
+    /// The commitment a commission row records, or nil for a payment of a plan without one.
+    static func commitment(_ row: SQLRow) throws -> CommissionCommitment? {
+        guard let total = try row.optionalInt("total_billing_periods") else { return nil }
+        return CommissionCommitment(billingPlanType: try row.optionalString("billing_plan_type"),
+                                    billingPeriodNumber: try row.optionalInt("billing_period_number").map(Int.init), totalBillingPeriods: Int(total),
+                                    committedAmount: try row.optionalInt("committed_amount"),
+                                    expiresAt: try row.optionalInt("commitment_expires_at").map(Timestamp.iso))
     }
 }

@@ -8,11 +8,16 @@ import RunwayKit
 import RunwayStore
 
 /// App Store Server Notifications v2, straight from Apple or forwarded (HMAC-signed) by the app owner's server:
-/// verified to the configured Apple root, processed once per notification UUID, and posted to the ledger in the same
-/// transaction that records the UUID.
+/// verified to the configured Apple root (`NotificationVerification`), processed once per notification UUID, and
+/// posted to the ledger in the same transaction that records the UUID.
 struct NotificationHandlers: Sendable {
     static let paymentTypes: Set<String> = ["SUBSCRIBED", "DID_RENEW", "OFFER_REDEEMED", "ONE_TIME_CHARGE"]
     static let reversalTypes: Set<String> = ["REFUND", "REVOKE"]
+    /// The types the server acts on, each of which needs its signed transaction.
+    static let transactionTypes = paymentTypes.union(reversalTypes).union(["REFUND_REVERSED"])
+    /// A parent withdrew consent for a child's use of the app:
+    /// https://developer.apple.com/documentation/appstoreservernotifications/notificationtype
+    static let rescindConsent = "RESCIND_CONSENT"
     static let maxSkewSeconds: Int64 = 300
 
     let services: ServerServices
@@ -66,98 +71,80 @@ struct NotificationHandlers: Sendable {
         guard let verifier = services.appStoreVerifier else {
             throw AffiliatesError.appStoreUnconfigured
         }
-        let request: AppStoreNotificationRequest
-        do {
-            request = try StrictJSONDecoder().decode(AppStoreNotificationRequest.self, from: body)
-        } catch {
-            throw AffiliatesError.appStoreInvalid("the body must be {\"signedPayload\": \"<JWS>\"}: \(error)")
-        }
-        let notification: AppStoreNotification
-        switch verifier.verifyNotification(request.signedPayload, bundleId: app.bundleId, appAppleId: app.appStoreId.flatMap { Int64($0) },
-                                           environment: surface.environment, now: services.clock.now()) {
-        case .success(let (decoded, _)):
-            notification = decoded
-        case .failure(.invalidEnvironment(let why)) where surface.environment == .production:
-            // A sandbox purchase reached a production app: expected while testing, never money.
-            return try await record(surfaceId: surfaceId, uuidFrom: request.signedPayload, status: "ignored_non_production", detail: why)
-        case .failure(let failure):
-            throw AffiliatesError.appStoreInvalid("\(failure.status): \(failure)")
-        }
-        var transaction: AppStoreTransaction?
-        if Self.paymentTypes.contains(notification.notificationType) || Self.reversalTypes.contains(notification.notificationType)
-            || notification.notificationType == "REFUND_REVERSED" {
-            guard let signed = notification.signedTransactionInfo else {
-                throw AffiliatesError.appStoreInvalid("a \(notification.notificationType) notification needs signedTransactionInfo")
-            }
-            switch verifier.verifyTransaction(signed, bundleId: app.bundleId, environment: surface.environment, now: services.clock.now()) {
-            case .success(let decoded) where decoded.transactionId != nil: transaction = decoded
-            case .success: throw AffiliatesError.appStoreInvalid("the transaction has no transactionId")
-            case .failure(let failure):
-                throw AffiliatesError.appStoreInvalid("signedTransactionInfo \(failure.status): \(failure)")
-            }
-        }
+        let signedPayload = try NotificationVerification.signedPayload(body)
         let now = services.clock.nowMilliseconds()
-        let handled = transaction
-        return try await services.store.write { db in
-            try Self.apply(db, notification: notification, transaction: handled, surface: surface, now: now)
+        switch try NotificationVerification(verifier: verifier, surface: surface, now: services.clock.now()).check(signedPayload) {
+        case .record(let notification, let status):
+            let first = try await services.store.write { db in
+                try AffiliateQueries.recordNotification(db, surfaceId: surfaceId, uuid: String(notification.notificationUUID.prefix(64)),
+                                                        type: String(notification.notificationType.prefix(64)), status: status, now: now)
+            }
+            return AppStoreNotificationResult(status: first ? status : "duplicate", notificationUUID: notification.notificationUUID,
+                                              notificationType: notification.notificationType)
+        case .process(let checked):
+            return try await services.store.write { db in try Self.apply(db, checked, surface: surface, now: now) }
         }
     }
 
-    /// Records a notification that needs no ledger work (and is not verified as the surface's).
-    func record(surfaceId: String, uuidFrom jws: String, status: String, detail: String) async throws -> AppStoreNotificationResult {
-        let payload = (try? CompactJWS.parse(jws))?.payload
-        let uuid = payload?["notificationUUID"]?.stringValue ?? "unknown"
-        let type = payload?["notificationType"]?.stringValue ?? "UNKNOWN"
-        let now = services.clock.nowMilliseconds()
-        let first = try await services.store.write { db in
-            try AffiliateQueries.recordNotification(db, surfaceId: surfaceId, uuid: String(uuid.prefix(64)), type: String(type.prefix(64)),
-                                                    status: status, now: now)
-        }
-        return AppStoreNotificationResult(status: first ? status : "duplicate", notificationUUID: uuid, notificationType: type)
-    }
-
-    /// Claims the UUID, then posts what the notification means, all in one transaction.
-    static func apply(_ db: any SQLExecutor, notification: AppStoreNotification, transaction: AppStoreTransaction?, surface: Surface,
-                      now: Int64) throws -> AppStoreNotificationResult {
+    /// Claims the UUID, then does what the notification means, all in one transaction. Notifications about an app
+    /// transaction whose consent was rescinded are recorded without it and not processed.
+    static func apply(_ db: any SQLExecutor, _ checked: NotificationVerification.Checked, surface: Surface, now: Int64) throws -> AppStoreNotificationResult {
+        let notification = checked.notification
         let uuid = notification.notificationUUID, type = notification.notificationType
         var result = AppStoreNotificationResult(status: "ignored", notificationUUID: uuid, notificationType: type)
+        let rescinded = try checked.appTransactionId.map { try ConsentRescission.isRescinded(db, appId: surface.app.id, appTransactionId: $0) } ?? false
         guard try AffiliateQueries.claimNotification(db, surfaceId: surface.id, uuid: uuid, type: type, subtype: notification.subtype,
-                                                     transactionId: transaction?.transactionId, now: now) else {
+                                                     transaction: rescinded ? nil : checked.transaction,
+                                                     appTransactionId: rescinded ? nil : checked.appTransactionId, now: now) else {
             result.status = "duplicate"
             return result
         }
-        if let transaction, let transactionId = transaction.transactionId {
-            // The token the app set at purchase, minted by a bind of this app.
-            let binding = try transaction.appAccountToken.flatMap { token in
-                try AffiliateQueries.tokenBinding(db, token: token, appId: surface.app.id)
-            }
-            if let binding, let token = transaction.appAccountToken {
-                // Every notification of one purchase carries its token: writers on other connections or servers wait
-                // here for each other, so what they decide from the commissions already stored (the first payment, a
-                // duration's start) is decided in turn. One commission per transaction is the unique index's.
-                try AffiliateQueries.lockToken(db, token: token, appId: surface.app.id)
-                let programId = try binding.string("program_id"), affiliateId = try binding.string("affiliate_id")
-                let original = transaction.originalTransactionId ?? transactionId
-                if paymentTypes.contains(type) {
-                    result = try accrue(db, transaction: transaction, transactionId: transactionId, original: original, token: token,
-                                        affiliateId: affiliateId, programId: programId, rule: try CommissionRules.decode(try binding.string("commission")),
-                                        holdDays: Int(try binding.int("hold_days")), surface: surface, uuid: uuid, now: now, result: result)
-                } else if reversalTypes.contains(type) {
-                    let clawed = try Ledger.clawBack(db, programId: programId, transactionId: transactionId, notificationUUID: uuid, now: now)
-                    result.status = "ok"
-                    if let (currency, amount) = clawed.first { (result.currency, result.amount) = (currency, -amount) }
-                } else if type == "REFUND_REVERSED" {
-                    result.status = "ok"
-                    if let (currency, amount) = try Ledger.reaccrue(db, programId: programId, transactionId: transactionId,
-                                                                    holdDays: Int(try binding.int("hold_days")), notificationUUID: uuid, now: now) {
-                        (result.currency, result.amount) = (currency, amount)
-                    }
-                }
-            } else {
-                result.status = "unattributed"
-            }
+        if type == rescindConsent, let appTransactionId = checked.appTransaction?.appTransactionId {
+            try ConsentRescission.apply(db, appId: surface.app.id, appTransactionId: appTransactionId, now: now)
+            result.status = "consent_rescinded"
+        } else if rescinded {
+            result.status = "consent_rescinded"
+        } else if transactionTypes.contains(type), let transaction = checked.transaction, let transactionId = transaction.transactionId {
+            result = try post(db, type: type, transaction: transaction, transactionId: transactionId, surface: surface, uuid: uuid, now: now,
+                              result: result)
         }
         try AffiliateQueries.setNotificationStatus(db, surfaceId: surface.id, uuid: uuid, status: result.status)
+        return result
+    }
+
+    /// What a payment, refund or reversal posts, for the affiliate the purchase is bound to: by the appAccountToken
+    /// minted at bind, or else by the install whose app transaction the purchase belongs to.
+    static func post(_ db: any SQLExecutor, type: String, transaction: AppStoreTransaction, transactionId: String, surface: Surface, uuid: String,
+                     now: Int64, result: AppStoreNotificationResult) throws -> AppStoreNotificationResult {
+        var result = result
+        let binding = try transaction.appAccountToken.flatMap { token in try AffiliateQueries.tokenBinding(db, token: token, appId: surface.app.id) }
+            ?? transaction.appTransactionId.flatMap { id in try AffiliateQueries.appTransactionBinding(db, appTransactionId: id, appId: surface.app.id) }
+        guard let binding else {
+            result.status = "unattributed"
+            return result
+        }
+        let token = try binding.string("token")
+        // Every notification of one purchase carries its token: writers on other connections or servers wait here for
+        // each other, so what they decide from the commissions already stored (the first payment, a duration's start)
+        // is decided in turn. One commission per transaction is the unique index's.
+        try AffiliateQueries.lockToken(db, token: token, appId: surface.app.id)
+        let programId = try binding.string("program_id"), affiliateId = try binding.string("affiliate_id")
+        let holdDays = Int(try binding.int("hold_days"))
+        let original = transaction.originalTransactionId ?? transactionId
+        if paymentTypes.contains(type) {
+            return try accrue(db, transaction: transaction, transactionId: transactionId, original: original, token: token,
+                              affiliateId: affiliateId, programId: programId, rule: try CommissionRules.decode(try binding.string("commission")),
+                              holdDays: holdDays, surface: surface, uuid: uuid, now: now, result: result)
+        }
+        result.status = "ok"
+        if reversalTypes.contains(type) {
+            let clawed = try Ledger.clawBack(db, programId: programId, transactionId: transactionId, share: transaction.revokedShare,
+                                             notificationUUID: uuid, now: now)
+            if let (currency, amount) = clawed.first { (result.currency, result.amount) = (currency, -amount) }
+        } else if let (currency, amount) = try Ledger.reaccrue(db, programId: programId, transactionId: transactionId, holdDays: holdDays,
+                                                               notificationUUID: uuid, now: now) {
+            (result.currency, result.amount) = (currency, amount)
+        }
         return result
     }
 
@@ -182,9 +169,12 @@ struct NotificationHandlers: Sendable {
             return result
         }
         let (amount, commissionCurrency) = CommissionRules.amount(rule, price: price, currency: currency)
+        let committed = transaction.commitment.flatMap { CommissionRules.committedAmount(rule, commitment: $0, currency: currency) }
         guard try Ledger.accrue(db, Ledger.Commission(workspaceId: surface.app.workspaceId, affiliateId: affiliateId, programId: programId, token: token,
                                                       transactionId: transactionId, originalTransactionId: original, purchaseDate: purchaseDate,
-                                                      currency: commissionCurrency, amount: amount, holdDays: holdDays, test: surface.test),
+                                                      currency: commissionCurrency, amount: amount, holdDays: holdDays, test: surface.test,
+                                                      appTransactionId: transaction.appTransactionId, billingPlanType: transaction.billingPlanType,
+                                                      commitment: transaction.commitment, committedAmount: committed),
                                 notificationUUID: uuid, now: now) else {
             result.status = "duplicate"
             return result
@@ -192,6 +182,11 @@ struct NotificationHandlers: Sendable {
         result.status = "ok"
         result.amount = amount
         result.currency = commissionCurrency
+        if let commitment = transaction.commitment {
+            result.commitment = CommissionCommitment(billingPlanType: transaction.billingPlanType, billingPeriodNumber: commitment.billingPeriodNumber,
+                                                     totalBillingPeriods: commitment.totalBillingPeriods, committedAmount: committed,
+                                                     expiresAt: commitment.commitmentExpiresDate.map(Timestamp.iso))
+        }
         return result
     }
 }

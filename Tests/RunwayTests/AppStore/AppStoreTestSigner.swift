@@ -33,7 +33,8 @@ final class AppStoreTestSigner: Sendable {
 
     /// A signed transaction; `price` in milliunits.
     func transaction(id: String, original: String? = nil, bundleId: String, environment: String = "Production", token: String?,
-                     price: Int64 = 9990, currency: String = "USD", purchaseDate: Int64, freeTrial: Bool = false) -> String {
+                     price: Int64 = 9990, currency: String = "USD", purchaseDate: Int64, freeTrial: Bool = false,
+                     extra: [(String, JSONValue)] = []) -> String {
         var members: [(String, JSONValue)] = [
             ("transactionId", .string(id)), ("originalTransactionId", .string(original ?? id)), ("bundleId", .string(bundleId)),
             ("productId", "premium.monthly"), ("purchaseDate", .number(String(purchaseDate))), ("type", "Auto-Renewable Subscription"),
@@ -42,80 +43,48 @@ final class AppStoreTestSigner: Sendable {
         ]
         if let token { members.append(("appAccountToken", .string(token.uppercased()))) }
         if freeTrial { members += [("offerType", 1), ("offerDiscountType", "FREE_TRIAL")] }
-        return sign(.object(members))
+        return sign(.object(members + extra))
     }
 
-    /// A notification's signedPayload.
-    func notification(_ type: String, subtype: String? = nil, uuid: String = UUID().uuidString.lowercased(), bundleId: String, appAppleId: Int64,
-                      environment: String = "Production", transaction: String? = nil, signedDate: Int64) -> String {
-        var data: [(String, JSONValue)] = [("appAppleId", .number(String(appAppleId))), ("bundleId", .string(bundleId)),
-                                           ("environment", .string(environment))]
+    /// A notification's signedPayload, with `data` as Apple documents it (`appAppleId` is absent in sandbox).
+    func notification(_ type: String, subtype: String? = nil, uuid: String = UUID().uuidString.lowercased(), bundleId: String, appAppleId: Int64?,
+                      environment: String = "Production", transaction: String? = nil, renewalInfo: String? = nil, signedDate: Int64) -> String {
+        var data: [(String, JSONValue)] = [("bundleId", .string(bundleId)), ("environment", .string(environment))]
+        if let appAppleId { data.insert(("appAppleId", .number(String(appAppleId))), at: 0) }
         if let transaction { data.append(("signedTransactionInfo", .string(transaction))) }
+        if let renewalInfo { data.append(("signedRenewalInfo", .string(renewalInfo))) }
+        return notification(type, subtype: subtype, uuid: uuid, body: [("data", .object(data))], signedDate: signedDate)
+    }
+
+    /// A notification's signedPayload with `body` in place of `data` (`appData`, `summary`, nothing at all…).
+    func notification(_ type: String, subtype: String? = nil, uuid: String = UUID().uuidString.lowercased(), body: [(String, JSONValue)],
+                      signedDate: Int64) -> String {
         var members: [(String, JSONValue)] = [("notificationType", .string(type)), ("notificationUUID", .string(uuid)),
-                                              ("signedDate", .number(String(signedDate))), ("version", "2.0"), ("data", .object(data))]
+                                              ("signedDate", .number(String(signedDate))), ("version", "2.0")] + body
         if let subtype { members.append(("subtype", .string(subtype))) }
         return sign(.object(members))
     }
-}
 
-import Testing
+    /// Signed renewal info, which names no app (`JWSRenewalInfoDecodedPayload`).
+    func renewalInfo(original: String, environment: String = "Production", appTransactionId: String? = nil, signedDate: Int64) -> String {
+        var members: [(String, JSONValue)] = [
+            ("originalTransactionId", .string(original)), ("autoRenewProductId", "premium.monthly"), ("productId", "premium.monthly"),
+            ("autoRenewStatus", 1), ("environment", .string(environment)), ("signedDate", .number(String(signedDate))),
+            ("recentSubscriptionStartDate", .number(String(signedDate))), ("renewalDate", .number(String(signedDate + 30 * 86_400_000))),
+        ]
+        if let appTransactionId { members.append(("appTransactionId", .string(appTransactionId))) }
+        return sign(.object(members))
+    }
 
-@Suite("App Store verifier with a test authority")
-struct AppStoreVerifierTests {
-    @Test("once an intermediate is cached, every leaf is still checked: a forged leaf, an expired leaf and a stranger's leaf fail")
-    func cachedIntermediateStillChecksLeaves() throws {
-        let signer = AppStoreTestSigner()
-        let verifier = AppStoreVerifier(root: signer.root)
-        let payload: JSONValue = ["signedDate": .number(String(Int64(Date().timeIntervalSince1970 * 1000)))]
-        #expect(throws: Never.self) { try verifier.verify(signer.sign(payload)).get() }
-        #expect(throws: Never.self) { try verifier.verify(signer.sign(payload)).get() }
-
-        // A leaf made by someone else's key but presented with the real intermediate.
-        let forgerKey = PrivateKey.generateP256()!, leafKey = PrivateKey.generateP256()!
-        let now = Date()
-        let forged = CertificateBuilder.make(commonName: "Test Receipt Signing", key: leafKey, issuer: .init(certificate: signer.intermediate, key: forgerKey),
-                                             serial: 9, notBefore: now.addingTimeInterval(-86_400), notAfter: now.addingTimeInterval(86_400), ca: false,
-                                             markerOIDs: [AppStoreVerifier.leafOID])!
-        func jws(leaf: Certificate, key: PrivateKey) -> String {
-            let chain: JSONValue = .array([leaf, signer.intermediate, signer.root].map { .string(Data($0.der).base64EncodedString()) })
-            return CompactJWS.sign(payload: payload, header: ["alg": "ES256", "x5c": chain], key: key)!
-        }
-        guard case .failure(.verificationFailure) = verifier.verify(jws(leaf: forged, key: leafKey)) else {
-            Issue.record("a leaf the intermediate never signed verified")
-            return
-        }
-        // A payload signed at a time the certificates were not valid, after the intermediate was cached.
-        let stale = AppStoreTestSigner()
-        let staleVerifier = AppStoreVerifier(root: stale.root)
-        #expect(throws: Never.self) { try staleVerifier.verify(stale.sign(payload)).get() }
-        let old: JSONValue = ["signedDate": .number(String(Int64(Date().addingTimeInterval(-20 * 365 * 86_400).timeIntervalSince1970 * 1000)))]
-        guard case .failure(.verificationFailure) = staleVerifier.verify(stale.sign(old)) else {
-            Issue.record("a payload signed before the certificates were valid verified")
-            return
-        }
-        // A leaf of the cached intermediate that expired a year ago, signing now: the cached path checks its dates too.
-        let expiredKey = PrivateKey.generateP256()!
-        let expired = CertificateBuilder.make(commonName: "Test Receipt Signing", key: expiredKey,
-                                              issuer: .init(certificate: signer.intermediate, key: signer.intermediateKey), serial: 10,
-                                              notBefore: now.addingTimeInterval(-2 * 365 * 86_400), notAfter: now.addingTimeInterval(-365 * 86_400),
-                                              ca: false, markerOIDs: [AppStoreVerifier.leafOID])!
-        guard case .failure(.verificationFailure(let reason)) = verifier.verify(jws(leaf: expired, key: expiredKey)) else {
-            Issue.record("an expired leaf of a cached intermediate verified")
-            return
-        }
-        #expect(reason.contains("the leaf is not valid"), "\(reason)")
-        // The same leaf with a fresh verifier takes the whole chain, and fails there too.
-        guard case .failure(.verificationFailure) = AppStoreVerifier(root: signer.root).verify(jws(leaf: expired, key: expiredKey)) else {
-            Issue.record("an expired leaf verified on the uncached path")
-            return
-        }
-        // Changing one byte of the payload breaks the signature.
-        let good = signer.sign(payload)
-        var parts = good.split(separator: ".").map(String.init)
-        parts[1] = ByteEncoding.base64url(Array(#"{"signedDate":1}"#.utf8))
-        guard case .failure(.verificationFailure) = verifier.verify(parts.joined(separator: ".")) else {
-            Issue.record("a changed payload verified")
-            return
-        }
+    /// A signed app transaction (`JWSAppTransactionDecodedPayload`), as `RESCIND_CONSENT` carries it.
+    func appTransaction(id: String, bundleId: String, appAppleId: Int64?, environment: String = "Production", signedDate: Int64) -> String {
+        var members: [(String, JSONValue)] = [
+            ("receiptType", .string(environment)), ("bundleId", .string(bundleId)), ("applicationVersion", "1"),
+            ("receiptCreationDate", .number(String(signedDate))), ("requestDate", .number(String(signedDate))),
+            ("originalApplicationVersion", "1"), ("originalPurchaseDate", .number(String(signedDate))), ("signedDate", .number(String(signedDate))),
+            ("appTransactionId", .string(id)), ("originalPlatform", "iOS"),
+        ]
+        if let appAppleId { members.insert(("appAppleId", .number(String(appAppleId))), at: 1) }
+        return sign(.object(members))
     }
 }

@@ -390,6 +390,19 @@ struct CLISimulationTests {
         let real = AppStoreVectors.directory.appendingPathComponent("apple-real-certs/AppleRootCA-G3.cer").path
         let foreign = await CLITests.run(["verify", "app-store", file, "--root", real, "--bundle-id", "com.example", "--environment", "Sandbox"])
         #expect(foreign.status == 1 && foreign.output.contains("VERIFICATION_FAILURE"))
+        // Renewal info names no app: it is recognised and checked as Apple's verifier checks it, by environment alone.
+        let renewal = AppStoreVectors.directory.appendingPathComponent("apple-library-mock/renewalInfo.jws").path
+        let checked = await CLITests.run(["verify", "app-store", renewal, "--root", root, "--environment", "Sandbox"])
+        struct Kinded: Decodable { let status: String; let kind: String }
+        let kinded = try JSONDecoder().decode(Kinded.self, from: Data(checked.output.utf8))
+        #expect(checked.status == 0 && kinded.kind == "renewal-info" && kinded.status == "VALID", "\(checked.output)")
+        let production = await CLITests.run(["verify", "app-store", renewal, "--root", root, "--bundle-id", "com.example", "--environment", "Production"])
+        #expect(production.status == 1 && production.output.contains("INVALID_ENVIRONMENT"))
+        let xcode = AppStoreVectors.directory.appendingPathComponent("apple-library-mock/xcode-signed-renewal-info.jws").path
+        #expect(await CLITests.run(["verify", "app-store", xcode, "--root", root, "--environment", "Xcode"]).status == 0)
+        let transaction = AppStoreVectors.directory.appendingPathComponent("apple-library-mock/transactionInfo.jws").path
+        #expect(await CLITests.run(["verify", "app-store", transaction, "--root", root, "--environment", "Sandbox"]).errors.contains("--bundle-id"),
+                "a transaction names its app, so the bundle id is needed")
     }
 
     @Test("affiliate commands: an affiliate, a program, a code, a surface, and balances through the CLI")

@@ -33,6 +33,7 @@ struct MigrationListTests {
         ("0019_install_secrets", "f4ce44f4fd5d0286ff46547e22c5dde1fe098c89410ee20e69da2d1c16e3fae9"),
         ("0020_domain_verification", "50e1bd8e566424c8b2093ff36ff8c43f4ce9ffb44b085aef633024116f8198c1"),
         ("0021_install_app_transaction", "4ce2540922a9e40dcff9f7d886bcfff970e7ae4d5ba5e144de072e397556c281"),
+        ("0022_app_store_2026", "3bb30c76732dd5c5bdc91af21c24b84e6b98eacec413a58493506f495e5ce99a"),
     ]
 
     static func fingerprint(_ migration: Migration) -> String {
