@@ -60,7 +60,7 @@ let package = Package(
         ]),
         // Stand-ins for what the server calls and we cannot reach from here (Apple's AdServices API), for tests and
         // `linkrunway dev`; never part of the server.
-        .target(name: "RunwayDevTools", dependencies: ["RunwayHTTP", "RunwayHTTPServer"]),
+        .target(name: "RunwayDevTools", dependencies: ["RunwayHTTP", "RunwayHTTPServer", "AppleFormats", "RunwayCrypto", "RunwayJSON"]),
         .target(name: "RunwayCLI", dependencies: ["RunwayServer", "RunwaySQLite", "LinkRunwayAPI", "RunwayJSON", "AppleFormats", "RunwayCrypto",
                                                   "RunwayDevTools"]),
         .executableTarget(name: "linkrunway", dependencies: ["RunwayCLI"]),

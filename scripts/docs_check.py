@@ -20,7 +20,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GUIDES = ["README.md", "docs/getting-started.md", "docs/sdk-with-curl.md", "docs/links.md", "docs/attribution.md",
-          "docs/webhooks.md", "docs/postbacks.md", "docs/apple-ads.md", "docs/app-attest.md", "docs/affiliates.md",
+          "docs/webhooks.md", "docs/postbacks.md", "docs/apple-ads.md", "docs/app-attest.md", "docs/affiliates.md", "docs/app-store-replay.md",
           "docs/console.md", "docs/api.md", "docs/deployment.md", "docs/privacy.md", "CONTRIBUTING.md"]
 FENCE = re.compile(r"^```([a-z]*)\n(.*?)^```", re.S | re.M)
 
@@ -150,8 +150,8 @@ def check_host_block(binary, guide, body, line):
         for words in map(program, simple_commands(command)):
             if not words or os.path.basename(words[0]) != "linkrunway":
                 continue
-            verbs = [w for w in words[1:3] if not w.startswith("-")]
-            for size in (2, 1):
+            verbs = [w for w in words[1:4] if not w.startswith("-")]
+            for size in (3, 2, 1):
                 help_text = subprocess.run([binary] + verbs[:size] + ["--help"], capture_output=True, text=True)
                 if len(verbs) >= size and help_text.returncode == 0 and "Usage: linkrunway " + " ".join(verbs[:size]) in help_text.stdout:
                     break

@@ -84,6 +84,12 @@ public enum ErrorCode {
     public static let unknownCode = "unknown_code"
     public static let appStoreUnconfigured = "app_store_unconfigured"
     public static let appStoreInvalid = "app_store_invalid"
+    /// Replaying notifications needs the app's In-App Purchase key.
+    public static let appStoreKeyMissing = "app_store_key_missing"
+    /// Apple's App Store Server API refused the app's In-App Purchase key (401).
+    public static let appStoreKeyRejected = "app_store_key_rejected"
+    /// Apple's App Store Server API failed or answered an error.
+    public static let appStoreAPIFailed = "app_store_api_failed"
     public static let invalidSignature = "invalid_signature"
     public static let insufficientBalance = "insufficient_balance"
     public static let invalidIdempotencyKey = "invalid_idempotency_key"

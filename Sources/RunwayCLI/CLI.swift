@@ -31,11 +31,12 @@ public enum CLI {
         ("Affiliates", [
             AffiliateCommands.create, AffiliateCommands.list, AffiliateCommands.program, AffiliateCommands.code,
             AffiliateCommands.link, AffiliateCommands.balance, AffiliateCommands.payout, AffiliateCommands.payoutsReport,
-            AffiliateCommands.surface,
+            AffiliateCommands.surface, AppStoreReplayCommands.keySet, AppStoreReplayCommands.keyShow, AppStoreReplayCommands.keyDelete,
+            AppStoreReplayCommands.replay,
         ]),
         ("Check Apple's signed data offline", [VerifyCommands.appAttest, PostbackCommands.verifySKAdNetwork,
                                                PostbackCommands.verifyAdAttributionKit, AffiliateCommands.verify]),
-        ("Development", [DevCommands.fakeAdServices]),
+        ("Development", [DevCommands.fakeAdServices, DevCommands.fakeAppStoreAPI]),
     ]
 
     static let commands: [Command] = groups.flatMap(\.commands)

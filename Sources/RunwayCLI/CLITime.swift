@@ -16,4 +16,15 @@ enum CLITime {
         guard text.utf8.count == 10 else { return nil }
         return try? Date(text + "T00:00:00Z", strategy: .iso8601)
     }
+
+    /// A moment typed as a span back from `now` (`12h`, `3d`) or a day (its start in UTC), as ISO 8601; anything else is
+    /// passed on for the server to check.
+    static func moment(_ text: String, now: Date) -> String {
+        var formatter = Date.ISO8601FormatStyle()
+        formatter.timeZone = TimeZone(identifier: "UTC")!
+        if let unit = text.last, let hours = ["h": 1.0, "d": 24.0][String(unit)], let count = Double(text.dropLast()), count >= 0 {
+            return now.addingTimeInterval(-count * hours * 3600).formatted(formatter)
+        }
+        return day(text)?.formatted(formatter) ?? text
+    }
 }

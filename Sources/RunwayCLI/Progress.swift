@@ -21,6 +21,12 @@ enum Progress {
         }
     }
 
+    /// A reporter of a line of status redrawn in place, or nil when progress is not shown.
+    static func status(_ context: CLIContext) -> ((String) -> Void)? {
+        guard shown(context) else { return nil }
+        return { line in context.progressOutput("\r\u{1B}[K" + line) }
+    }
+
     /// Ends the progress line, so the result starts on a line of its own.
     static func finish(_ context: CLIContext) {
         if shown(context) { context.progressOutput("\n") }

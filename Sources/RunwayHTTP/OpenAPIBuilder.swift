@@ -135,6 +135,7 @@ public struct OpenAPIBuilder: Sendable {
         case 413: return "The body is too large."
         case 422: return "The Idempotency-Key was used before with a different request."
         case 429: return "Too many requests."
+        case 502: return "A service of Apple's that the server asked failed."
         case 503: return "The store is unavailable; retry later."
         default: return "Error."
         }

@@ -20,9 +20,13 @@ public struct ServerServices: Sendable {
     public let appleAdsURL: String
     /// How long a request to AdServices may take.
     public let appleAdsTimeoutSeconds: Double
-    /// Apple's App Attestation Root CA, when configured (`LINKRUNWAY_APP_ATTEST_ROOT`).
+    /// Where App Store Server API requests go instead of Apple's hosts (`LINKRUNWAY_APP_STORE_API_URL`, a stand-in);
+    /// nil for Apple's.
+    public let appStoreAPIURL: String?
+    /// Apple's App Attestation Root CA: built in, or `LINKRUNWAY_APP_ATTEST_ROOT`; nil only where a test leaves it out.
     public let appAttestRoot: Certificate?
-    /// Checks App Store signed data against the configured root (`LINKRUNWAY_APP_STORE_ROOT`), caching intermediates.
+    /// Checks App Store signed data against Apple Root CA - G3 (built in) or `LINKRUNWAY_APP_STORE_ROOT`, caching
+    /// intermediates; nil only where a test leaves the root out.
     public let appStoreVerifier: AppStoreVerifier?
     /// What webhooks and forwarded postbacks may reach (`LINKRUNWAY_OUTBOUND_PRIVATE_TARGETS`).
     public let outbound: OutboundPolicy
@@ -43,7 +47,7 @@ public struct ServerServices: Sendable {
                 authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com",
                 appAttestRoot: Certificate? = nil, appStoreRoot: Certificate? = nil, appleAdsTimeoutSeconds: Double = 10,
                 outbound: OutboundPolicy = OutboundPolicy(), metricsToken: String? = nil, secretBox: SecretBox,
-                dnsServer: TXTLookup.Server? = nil) {
+                dnsServer: TXTLookup.Server? = nil, appStoreAPIURL: String? = nil) {
         self.store = store
         self.clock = clock
         self.monotonic = monotonic
@@ -56,6 +60,7 @@ public struct ServerServices: Sendable {
         self.dnsServer = dnsServer
         self.appleAdsURL = appleAdsURL
         self.appleAdsTimeoutSeconds = appleAdsTimeoutSeconds
+        self.appStoreAPIURL = appStoreAPIURL
         self.appAttestRoot = appAttestRoot
         self.appStoreVerifier = appStoreRoot.map(AppStoreVerifier.init(root:))
         self.outbound = outbound

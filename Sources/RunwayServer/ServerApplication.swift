@@ -11,7 +11,8 @@ public enum ServerApplication {
     static let capabilities: [any Capability] = {
         let owners: [any Capability] = [
             OperationsCapability(), TenancyCapability(), LinksCapability(), AttributionCapability(), WebhooksCapability(),
-            AppleAdsCapability(), AttestCapability(), PostbacksCapability(), AffiliatesCapability(), ConsoleCapability(),
+            AppleAdsCapability(), AttestCapability(), PostbacksCapability(), AffiliatesCapability(), AppStoreReplayCapability(),
+            ConsoleCapability(),
         ]
         return owners + [PrivacyCapability(owners: owners)]
     }()

@@ -20,12 +20,14 @@ public struct ServerConfiguration: Sendable {
     public var firstLinkDomain: String = "localhost"
     /// Apple's AdServices API (a fake one for tests and demos).
     public var appleAdsURL: String = "https://api-adservices.apple.com"
-    /// A PEM file with Apple's App Attestation Root CA.
+    /// A PEM file with Apple's App Attestation Root CA, instead of the built-in one.
     public var appAttestRootPath: String?
     /// Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed.
     public var trustedProxies: TrustedProxies = .none
-    /// DER or PEM of the root App Store signed data must chain to (Apple Root CA - G3 in production).
+    /// DER or PEM of the root App Store signed data must chain to, instead of the built-in Apple Root CA - G3.
     public var appStoreRootPath: String?
+    /// The App Store Server API (a stand-in for tests and demos); nil for Apple's production and sandbox hosts.
+    public var appStoreAPIURL: String?
     /// How long raw clicks, events, postbacks and address hashes are kept.
     public var retention = RetentionPolicy()
     /// Requests a minute per client address and per key on the routes apps and Apple call.
@@ -178,14 +180,21 @@ public struct ServerConfiguration: Sendable {
             c.appleAdsURL = v
             return true
         },
-        Setting(environment: "LINKRUNWAY_APP_ATTEST_ROOT", flag: "--app-attest-root", defaultValue: "none",
-                summary: "PEM file of Apple's App Attestation Root CA (checked against Apple's SHA-256); App Attest registration needs it.") { c, v in
+        Setting(environment: "LINKRUNWAY_APP_STORE_API_URL", flag: "--app-store-api-url",
+                defaultValue: "Apple's (api.storekit.itunes.apple.com; api.storekit-sandbox.itunes.apple.com for sandbox)",
+                summary: "The App Store Server API that replaying notifications asks, for both environments (point it at `linkrunway dev fake-app-store-api` to try replays).") { c, v in
+            guard let url = URL(string: v), url.scheme == "https" || url.scheme == "http", url.host != nil else { return false }
+            c.appStoreAPIURL = v
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_APP_ATTEST_ROOT", flag: "--app-attest-root", defaultValue: "built in",
+                summary: "PEM file of Apple's App Attestation Root CA, instead of the copy built into the server (checked against Apple's SHA-256 either way).") { c, v in
             guard FileManager.default.isReadableFile(atPath: v) else { return false }
             c.appAttestRootPath = v
             return true
         },
-        Setting(environment: "LINKRUNWAY_APP_STORE_ROOT", flag: "--app-store-root", defaultValue: "none",
-                summary: "DER or PEM of Apple Root CA - G3, which App Store notifications must chain to (another root starts with a warning, for tests).") { c, v in
+        Setting(environment: "LINKRUNWAY_APP_STORE_ROOT", flag: "--app-store-root", defaultValue: "built in",
+                summary: "DER or PEM of the root App Store notifications must chain to, instead of the copy of Apple Root CA - G3 built into the server (another root starts with a warning, for tests).") { c, v in
             guard FileManager.default.isReadableFile(atPath: v) else { return false }
             c.appStoreRootPath = v
             return true

@@ -102,12 +102,13 @@ public final class ServerRuntime: Sendable {
             let sealed = try await SecretKeyFile.sealStored(store, box: box)
             if sealed > 0 { logger.info("secrets sealed with the key file", ["count": .number(String(sealed))]) }
             let secrets = try await InstanceSecrets.load(store, box: box)
+            // Apple's roots are built in; a setting replaces one (tests, or Apple rotating a root).
             let root = try configuration.appAttestRootPath.map { path -> Certificate in
                 guard let pem = try? String(contentsOfFile: path, encoding: .utf8), let root = AppAttestVerifier.appleRoot(pem: pem) else {
                     throw StartupFailure(description: "\(path) is not Apple's App Attestation Root CA")
                 }
                 return root
-            }
+            } ?? AppleRoots.appAttestationRootCA
             let appStoreRoot = try configuration.appStoreRootPath.map { path -> Certificate in
                 guard let data = FileManager.default.contents(atPath: path), let root = AppStoreVerifier.certificate(file: Array(data)) else {
                     throw StartupFailure(description: "\(path) is not a certificate (DER or PEM)")
@@ -116,11 +117,11 @@ public final class ServerRuntime: Sendable {
                     logger.warn("the App Store root is not Apple Root CA - G3: notifications signed by Apple will not verify", ["subject": .string(root.subject)])
                 }
                 return root
-            }
+            } ?? AppleRoots.appleRootCAG3
             let services = ServerServices(store: store, clock: clock, logger: logger, metrics: metrics, secrets: secrets,
                                           appleAdsURL: configuration.appleAdsURL, appAttestRoot: root, appStoreRoot: appStoreRoot,
                                           outbound: configuration.outbound, metricsToken: configuration.metricsToken, secretBox: box,
-                                          dnsServer: configuration.dnsServer)
+                                          dnsServer: configuration.dnsServer, appStoreAPIURL: configuration.appStoreAPIURL)
             await maintainPartitionsOnce(services, policy: configuration.retention)
             let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes,
                                                      trustedProxies: configuration.trustedProxies, rateLimits: configuration.rateLimits)

@@ -157,7 +157,7 @@ enum AffiliateCommands {
         .required("--environment", "env", "Production, Sandbox or Xcode (required)."),
         .value("--app-apple-id", "id", "The app's Apple id (checked in Production)."),
         .value("--kind", "kind", "notification, transaction, renewal-info or app-transaction (default: recognised from the payload)."),
-        .value("--root", "file", "The root certificate, DER or PEM (default LINKRUNWAY_APP_STORE_ROOT)."),
+        .value("--root", "file", "The root certificate, DER or PEM (default LINKRUNWAY_APP_STORE_ROOT, else Apple Root CA - G3, built in)."),
         .value("--at", "unix", "Check at this time when the payload has no signedDate (default now)."),
     ], details: """
         The file holds a JWS, or a JSON body {"signedPayload": …}. Its kind is recognised as Apple's verifier would be
@@ -177,11 +177,12 @@ enum AffiliateCommands {
             guard let seconds = Double(text) else { throw UsageError("--at must be unix seconds") }
             return Date(timeIntervalSince1970: seconds)
         } ?? Date()
-        guard let rootPath = a.value("--root") ?? c.environment["LINKRUNWAY_APP_STORE_ROOT"] else {
-            throw UsageError("give --root or set LINKRUNWAY_APP_STORE_ROOT")
-        }
-        guard let rootData = FileManager.default.contents(atPath: rootPath), let root = AppStoreVerifier.certificate(file: Array(rootData)) else {
-            throw CommandFailure("\(rootPath) is not a certificate")
+        var root = AppleRoots.appleRootCAG3
+        if let rootPath = a.value("--root") ?? c.environment["LINKRUNWAY_APP_STORE_ROOT"] {
+            guard let rootData = FileManager.default.contents(atPath: rootPath), let named = AppStoreVerifier.certificate(file: Array(rootData)) else {
+                throw CommandFailure("\(rootPath) is not a certificate")
+            }
+            root = named
         }
         guard let data = FileManager.default.contents(atPath: a.positionals[0]) else { throw CommandFailure("cannot read \(a.positionals[0])") }
         var text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -28,7 +28,7 @@ enum VerifyCommands {
         .required("--bundle-id", "id", "Bundle ID (required)."),
         .value("--at", "time", "Check the certificates at this time (ISO 8601 or Unix seconds; default now)."),
         .value("--environment", "env", "Accept only development or production (default either)."),
-        .value("--root", "pem", "Apple's App Attestation Root CA (default LINKRUNWAY_APP_ATTEST_ROOT)."),
+        .value("--root", "pem", "Apple's App Attestation Root CA (default LINKRUNWAY_APP_ATTEST_ROOT, else the copy built in)."),
     ], details: """
         Prints a JSON verdict: the environment and
         the attested public key, or the first failing step (decode, format, certificates, chain, nonce, keyId,
@@ -53,11 +53,12 @@ enum VerifyCommands {
         } else {
             allowed = Set(AppAttestEnvironment.allCases)
         }
-        guard let rootPath = arguments.value("--root") ?? context.environment["LINKRUNWAY_APP_ATTEST_ROOT"] else {
-            throw UsageError("give --root or set LINKRUNWAY_APP_ATTEST_ROOT to Apple's App Attestation Root CA")
-        }
-        guard let pem = try? String(contentsOfFile: rootPath, encoding: .utf8), let root = AppAttestVerifier.appleRoot(pem: pem) else {
-            throw CommandFailure("\(rootPath) is not Apple's App Attestation Root CA")
+        var root = AppleRoots.appAttestationRootCA
+        if let rootPath = arguments.value("--root") ?? context.environment["LINKRUNWAY_APP_ATTEST_ROOT"] {
+            guard let pem = try? String(contentsOfFile: rootPath, encoding: .utf8), let named = AppAttestVerifier.appleRoot(pem: pem) else {
+                throw CommandFailure("\(rootPath) is not Apple's App Attestation Root CA")
+            }
+            root = named
         }
         guard let raw = FileManager.default.contents(atPath: path) else { throw CommandFailure("cannot read \(path)") }
         let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -177,6 +177,14 @@ struct AuthMatrixTests {
             "GET /v1/reports/payouts": Probe(method: "GET", path: "/v1/reports/payouts?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
             "POST /v1/apps/{appId}/app-store-surfaces": Probe(method: "POST", path: "/v1/apps/\(w.appA.id)/app-store-surfaces", body: #"{"environment":"sandbox"}"#, workspaceScoped: true),
             "GET /v1/apps/{appId}/app-store-surfaces": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)/app-store-surfaces", body: "", workspaceScoped: true),
+            // No key is ever stored here (the probe's is not a key), so a replay stops at 409 before asking Apple.
+            "PUT /v1/apps/{appId}/app-store-key": Probe(method: "PUT", path: "/v1/apps/\(w.appA.id)/app-store-key",
+                                                        body: #"{"issuerId":"57246542-96fe-1a63-e053-0824d011072a","keyId":"2X9R4HXF34","privateKey":"x"}"#, workspaceScoped: true),
+            "GET /v1/apps/{appId}/app-store-key": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)/app-store-key", body: "", workspaceScoped: true),
+            "DELETE /v1/apps/{appId}/app-store-key": Probe(method: "DELETE", path: "/v1/apps/\(w.appA.id)/app-store-key", body: "", workspaceScoped: true),
+            "POST /v1/apps/{appId}/app-store/replay": Probe(method: "POST", path: "/v1/apps/\(w.appA.id)/app-store/replay",
+                                                            body: #"{"environment":"sandbox","since":"\#(Timestamp.iso(Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000))"}"#,
+                                                            workspaceScoped: true),
             // Binds answer for the publishable key's own app: another app's codes are unknown (404), its surfaces too.
             "POST /v1/app-store/bind": Probe(method: "POST", path: "/v1/app-store/bind", body: #"{"refCode":"NOPE"}"#, workspaceScoped: false),
             "POST /v1/app-store/bind/deferred": Probe(method: "POST", path: "/v1/app-store/bind/deferred", body: #"{"surfaceId":"\#(w.surfaceA)"}"#, workspaceScoped: false),

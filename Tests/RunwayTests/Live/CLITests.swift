@@ -278,17 +278,21 @@ struct CLISimulationTests {
         _ = directory
     }
 
+    /// `verify app-attest` for a real sample, its attestation written to a file in `directory` (no --root, no --at).
+    static func appAttestCommand(_ sample: [String: Any], in directory: TemporaryDirectory) throws -> [String] {
+        let file = directory.path("attestation.b64")
+        try (sample["attestationBase64"] as! String).write(toFile: file, atomically: true, encoding: .utf8)
+        let hash = Digest.sha256(Array(try #require(Data(base64Encoded: sample["clientDataBase64"] as! String))))
+        return ["verify", "app-attest", "--attestation", file, "--key-id", sample["keyIdBase64"] as! String, "--client-data-hash", ByteEncoding.hex(hash),
+                "--team-id", sample["teamIdentifier"] as! String, "--bundle-id", sample["bundleIdentifier"] as! String]
+    }
+
     @Test("verify app-attest accepts a real attestation at its time and names the failing step otherwise",
           .enabled(if: AppAttestVectors.available, "../shared/vectors/app-attest is absent"))
     func verifyAppAttest() async throws {
         let sample = try #require(AppAttestVectors.veehaitch.first { $0["type"] as? String == "attestation" })
         let directory = TemporaryDirectory()
-        let file = directory.path("attestation.b64")
-        try (sample["attestationBase64"] as! String).write(toFile: file, atomically: true, encoding: .utf8)
-        let hash = Digest.sha256(Array(try #require(Data(base64Encoded: sample["clientDataBase64"] as! String))))
-        let common = ["verify", "app-attest", "--attestation", file, "--key-id", sample["keyIdBase64"] as! String, "--client-data-hash", ByteEncoding.hex(hash),
-                      "--team-id", sample["teamIdentifier"] as! String, "--bundle-id", sample["bundleIdentifier"] as! String,
-                      "--root", AppAttestVectors.rootPath]
+        let common = try Self.appAttestCommand(sample, in: directory) + ["--root", AppAttestVectors.rootPath]
         struct Verdict: Decodable { let valid: Bool; let environment: String?; let publicKey: String?; let step: String? }
 
         let valid = await CLITests.run(common + ["--at", sample["timestamp"] as! String])

@@ -34,6 +34,7 @@ struct MigrationListTests {
         ("0020_domain_verification", "50e1bd8e566424c8b2093ff36ff8c43f4ce9ffb44b085aef633024116f8198c1"),
         ("0021_install_app_transaction", "4ce2540922a9e40dcff9f7d886bcfff970e7ae4d5ba5e144de072e397556c281"),
         ("0022_app_store_2026", "3bb30c76732dd5c5bdc91af21c24b84e6b98eacec413a58493506f495e5ce99a"),
+        ("0023_app_store_api_keys", "4dadfcfb09c3965763ffd89356cd3906080849e79940bf88c0de6ee8f96db2a3"),
     ]
 
     static func fingerprint(_ migration: Migration) -> String {
