@@ -243,6 +243,9 @@ public struct StoredPostback: Codable, Sendable, Equatable {
     public var sourceDomain: String?
     public var fineValue: Int?
     public var coarseValue: String?
+    /// `country-code`: the storefront's country (ISO 3166-1 alpha-2), which Apple leaves out below the crowd-anonymity
+    /// tier that allows it (tier 3). Not covered by Apple's signature.
+    /// https://developer.apple.com/documentation/adattributionkit/identifying-the-parameters-in-a-postback
     public var countryCode: String?
     public var interactionType: String?
     /// The crowd-anonymity tier the fields imply (`0`, `1`, `2`, `3`, or a range such as `0-1`); absent before
@@ -298,13 +301,13 @@ extension StoredPostback: DescribedWireType {
         "status": .postbackStatus, "reason": FieldNote("Why not valid (a stable code)."),
         "detail": FieldNote("Why, for people."), "receivedAt": .timestamp, "appId": FieldNote("The app it was for."),
         "version": FieldNote("SKAdNetwork version."), "kid": FieldNote("AdAttributionKit key id."),
-        "environment": .oneOf(["production", "development"], "Apple's key environment."),
+        "environment": .oneOf(["production", "development"], "development for a test postback (Apple's development keys or its development ad network)."),
         "adNetworkId": FieldNote("Ad network."), "campaignId": FieldNote("SKAdNetwork 1–3 campaign."),
         "sourceIdentifier": FieldNote("Source identifier digits."), "campaign": FieldNote("The app's name for it."),
         "appStoreId": FieldNote("The advertised app."), "transactionId": FieldNote("Transaction or postback identifier."),
         "window": .between(1, 3, "Conversion window."), "conversionType": FieldNote("download, redownload or re-engagement."),
         "fidelityType": .count, "sourceAppId": FieldNote("Publisher app."), "sourceDomain": FieldNote("Publisher domain."),
-        "fineValue": .between(0, 63, "Fine value."), "coarseValue": FieldNote("Coarse value."), "countryCode": FieldNote("Country."),
+        "fineValue": .between(0, 63, "Fine value."), "coarseValue": FieldNote("Coarse value."), "countryCode": FieldNote("country-code: the storefront's country, present only at the highest crowd-anonymity tier; unsigned."),
         "interactionType": FieldNote("click or view."), "tier": FieldNote("Crowd-anonymity tier the fields imply."),
         "schemaVersion": .count, "decoded": .list(of: nil, "What the value stood for."),
     ]
@@ -535,19 +538,25 @@ public struct PostbackReport: Codable, Sendable, Equatable {
     public var from: String
     public var to: String
     public var groupBy: String
+    /// `production`, or `development` for the sandbox view: postbacks signed with Apple's development keys or for
+    /// its development ad network, which the production view never counts.
+    public var environment: String
     public var rows: [PostbackReportRow]
 
-    public init(from: String, to: String, groupBy: String, rows: [PostbackReportRow]) {
+    public init(from: String, to: String, groupBy: String, environment: String = "production", rows: [PostbackReportRow]) {
         self.from = from
         self.to = to
         self.groupBy = groupBy
+        self.environment = environment
         self.rows = rows
     }
 }
 
 extension PostbackReport: DescribedWireType {
     public static let notes: [String: FieldNote] = [
-        "from": .timestamp, "to": .timestamp, "groupBy": FieldNote("The grouping."), "rows": .list(of: nil, "One per group."),
+        "from": .timestamp, "to": .timestamp, "groupBy": FieldNote("The grouping."),
+        "environment": .oneOf(["production", "development"], "Which view: production, or the development sandbox."),
+        "rows": .list(of: nil, "One per group."),
     ]
 }
 

@@ -70,6 +70,13 @@ enum LinkQueries {
         return try first.string("hostname")
     }
 
+    /// The workspace's verified link domains, oldest first: the https hosts that reach this server for it.
+    static func verifiedHostnames(_ db: any SQLExecutor, workspaceId: String) throws -> [String] {
+        try db.query("""
+            SELECT hostname FROM link_domains WHERE workspace_id = \(workspaceId) AND verified_at IS NOT NULL ORDER BY created_at, id
+            """).map { try $0.string("hostname") }
+    }
+
     // MARK: Links
 
     /// The workspace filter of a link listing, narrowed by the query's `appId`, `domain`, `campaign`, `channel`,

@@ -21,6 +21,16 @@ enum PostbackDecoding {
         return window == 1 ? "0" : "1"
     }
 
+    /// Apple's development ad network: the postbacks Settings > Developer and Xcode make.
+    /// https://developer.apple.com/documentation/adattributionkit/testing-adattributionkit-with-developer-mode
+    static let developmentAdNetwork = "development.adattributionkit"
+
+    /// `development` for a test postback (signed with either of Apple's development keys, or naming Apple's development
+    /// ad network), which only the sandbox view of the report counts; else `production`.
+    static func environment(_ verdict: PostbackVerdict) -> String {
+        verdict.environment == "development" || verdict.fields.adNetworkId == developmentAdNetwork ? "development" : "production"
+    }
+
     /// The app's name for this network's campaign or source identifier: an exact entry, else the only entry whose
     /// identifier ends with the digits Apple sent (a lower tier sends only the last two or three).
     static func campaignName(network: String?, identifier: String?, settings: PostbackSettings) -> String? {

@@ -86,8 +86,10 @@ struct PostbackHandlers: Sendable {
                 throw RequestError.invalidQuery("status must be valid, invalid or duplicate", field: "status")
             }
         }
+        let environment = try Self.environment(request)
         let rows = try await services.store.read { db in
-            try PostbackQueries.postbacks(db, workspaceFilter: workspaceFilter, appId: appId, status: status, cursor: page.cursor, limit: page.limit)
+            try PostbackQueries.postbacks(db, workspaceFilter: workspaceFilter, appId: appId, status: status, environment: environment,
+                                          cursor: page.cursor, limit: page.limit)
         }
         let items = Array(rows.prefix(page.limit))
         return try .json(Page(items: items, nextCursor: rows.count > page.limit ? items.last?.id : nil))
@@ -96,10 +98,21 @@ struct PostbackHandlers: Sendable {
     func report(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let query = try ReportQuery(request, principal: try context.principal(), now: services.clock.nowMilliseconds(),
                                     groupings: PostbackReports.groupings)
+        let environment = try Self.environment(request) ?? PostbackReports.environments[0]
         let report = try await services.store.read { db in
-            try PostbackReports.report(db, workspaceId: query.workspaceId, appId: query.appId, from: query.from, to: query.to, groupBy: query.groupBy)
+            try PostbackReports.report(db, workspaceId: query.workspaceId, appId: query.appId, from: query.from, to: query.to, groupBy: query.groupBy,
+                                       environment: environment)
         }
         return try query.respond(request, report, csv: { PostbackReports.csv(report) }, filename: "postbacks.csv")
+    }
+
+    /// The `environment` query: `production` or `development` (the sandbox view), or nil when absent.
+    static func environment(_ request: HTTPRequest) throws -> String? {
+        guard let environment = request.queryValue("environment") else { return nil }
+        guard PostbackReports.environments.contains(environment) else {
+            throw RequestError.invalidQuery("environment must be production or development", field: "environment")
+        }
+        return environment
     }
 
     func createAdNetwork(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

@@ -43,13 +43,16 @@ extension Operation {
             QueryParameterDoc("workspaceId", "Only this workspace's (admin keys without it also see postbacks no app claimed)."),
             QueryParameterDoc("appId", "Only this app's."),
             QueryParameterDoc("status", "valid, invalid or duplicate."),
+            QueryParameterDoc("environment", "production, or development for test postbacks (Apple's development keys or ad network)."),
         ] + pageQuery)
 
     static let postbackReport = Operation(
         id: "postbackReport", summary: "Postbacks, attributed installs and conversion values, grouped, with what tiers withheld",
         tag: "Reports", access: Access.management,
         responses: [.json(200, PostbackReport.self, "The report (send Accept: text/csv for CSV).")],
-        query: ReportQuery.documentation(PostbackReports.groupings))
+        query: ReportQuery.documentation(PostbackReports.groupings) + [
+            QueryParameterDoc("environment", "production (default), or development: the sandbox view of test postbacks, which production never counts."),
+        ])
 
     static let createAdNetwork = Operation(
         id: "createAdNetwork", summary: "Add an ad network identity with its P-256 key (made here unless you bring the one Apple knows)",
@@ -65,4 +68,23 @@ extension Operation {
         id: "signImpression", summary: "Sign an impression as AdAttributionKit JWS or SKAdNetwork 4.0, and optionally record it",
         tag: "Ad networks", access: Access.management, requestSchema: .of(SignImpressionRequest.self),
         responses: [.json(201, SignedImpression.self, "The signed impression.")], maxBodyBytes: 8 * 1024)
+
+    static let getAdAttributionSettings = Operation(
+        id: "getAdAttributionSettings", summary: "The app's AdAttributionKit settings: postback copy opt-ins, attribution windows and cooldowns",
+        tag: "Postbacks", access: Access.management, responses: [.json(200, AdAttributionSettings.self, "The settings (the defaults until set).")])
+
+    static let setAdAttributionSettings = Operation(
+        id: "setAdAttributionSettings", summary: "Replace the app's AdAttributionKit settings, checked against Apple's ranges",
+        tag: "Postbacks", access: Access.management, requestSchema: .of(AdAttributionSettings.self),
+        responses: [.json(200, AdAttributionSettings.self, "The settings stored.")], maxBodyBytes: 64 * 1024)
+
+    static let infoPlistFragment = Operation(
+        id: "infoPlistFragment", summary: "The Info.plist keys the app needs as an advertised app, a publisher app, or both",
+        tag: "Postbacks", access: Access.management, responses: [.json(200, InfoPlistFragment.self, "An XML property list to merge into the app's Info.plist.")],
+        query: [QueryParameterDoc("role", "both (default), advertised or publisher.")])
+
+    static let checkInfoPlist = Operation(
+        id: "checkInfoPlist", summary: "Check an Info.plist's AdAttributionKit and SKAdNetwork keys for the mistakes Apple's documentation warns about",
+        tag: "Postbacks", access: Access.management, requestSchema: .of(CheckInfoPlistRequest.self),
+        responses: [.json(200, InfoPlistCheck.self, "What was found; ok when nothing is an error.")], maxBodyBytes: 512 * 1024)
 }

@@ -1,5 +1,6 @@
 import AppleFormats
 import LinkRunwayAPI
+import RunwayJSON
 import RunwayKit
 import RunwayStore
 
@@ -56,7 +57,7 @@ enum PostbackQueries {
     /// Stores one received postback with its verdict and what it decodes to.
     static func insertPostback(_ db: any SQLExecutor, id: String, now: Int64, framework: PostbackVerdict.Framework, hostname: String?,
                                workspaceId: String?, appId: String?, body: [UInt8], status: String, verdict: PostbackVerdict,
-                               campaign: String?, tier: String?, schemaVersion: Int?, decoded: String?) throws {
+                               environment: String, campaign: String?, tier: String?, schemaVersion: Int?, decoded: String?) throws {
         let fields = verdict.fields
         let clip = PostbackReceiver.clip
         try db.execute("""
@@ -65,7 +66,7 @@ enum PostbackQueries {
                 did_win, redownload, conversion_type, fidelity_type, source_app_id, source_domain, fine_value, coarse_value,
                 country_code, interaction_type, tier, schema_version, decoded)
             VALUES (\(id), \(now), \(framework.rawValue), \(hostname), \(workspaceId), \(appId), \(body), \(status), \(verdict.reason),
-                \(verdict.detail), \(verdict.version), \(verdict.kid), \(verdict.environment), \(fields.adNetworkId.map(clip)),
+                \(verdict.detail), \(verdict.version), \(verdict.kid), \(environment), \(fields.adNetworkId.map(clip)),
                 \(fields.campaignId.map(clip)), \(fields.sourceIdentifier.map(clip)), \(campaign), \(fields.appStoreId.map(clip)),
                 \(fields.transactionId.map(clip)), \(fields.sequenceIndex), \(fields.didWin), \(fields.redownload),
                 \(fields.conversionType.map(clip)), \(fields.fidelityType), \(fields.sourceAppId.map(clip)), \(fields.sourceDomain.map(clip)),
@@ -83,16 +84,41 @@ enum PostbackQueries {
     }
 
     /// One page of postbacks, newest first, plus one more when there is a next page.
-    static func postbacks(_ db: any SQLExecutor, workspaceFilter: SQL, appId: String?, status: String?, cursor: String?,
-                          limit: Int) throws -> [StoredPostback] {
+    static func postbacks(_ db: any SQLExecutor, workspaceFilter: SQL, appId: String?, status: String?, environment: String? = nil,
+                          cursor: String?, limit: Int) throws -> [StoredPostback] {
         var clauses = workspaceFilter
         if let appId { clauses = clauses + " AND app_id = \(appId)" }
         if let status { clauses = clauses + " AND status = \(status)" }
+        if let environment { clauses = clauses + " AND environment = \(environment)" }
         let filter = clauses
         let cursor: SQL = cursor.map { " AND (received_at, id) < (SELECT received_at, id FROM postbacks WHERE id = \($0))" } ?? ""
         return try db.query("""
             SELECT \(raw: postbackColumns) FROM postbacks WHERE 1 = 1\(filter)\(cursor) ORDER BY received_at DESC, id DESC LIMIT \(limit + 1)
             """).map(PostbackReports.stored)
+    }
+
+    /// The app's AdAttributionKit settings, or nil while it has none.
+    static func adAttributionSettings(_ db: any SQLExecutor, appId: String) throws -> AdAttributionSettings? {
+        guard let text = try db.first("SELECT document FROM ad_attribution_settings WHERE app_id = \(appId)")?.string("document") else { return nil }
+        do {
+            return try StrictJSONDecoder().decode(AdAttributionSettings.self, from: Array(text.utf8))
+        } catch {
+            throw StoreError.corrupt("an app's AdAttributionKit settings are unreadable")
+        }
+    }
+
+    /// Replaces the app's AdAttributionKit settings.
+    static func setAdAttributionSettings(_ db: any SQLExecutor, appId: String, document: String, now: Int64) throws {
+        try db.execute("""
+            INSERT INTO ad_attribution_settings (app_id, document, updated_at) VALUES (\(appId), \(document), \(now))
+            ON CONFLICT (app_id) DO UPDATE SET document = excluded.document, updated_at = excluded.updated_at
+            """)
+    }
+
+    /// The workspace's ad network ids, oldest first.
+    static func adNetworkIds(_ db: any SQLExecutor, workspaceId: String) throws -> [String] {
+        try db.query("SELECT ad_network_id FROM ad_networks WHERE workspace_id = \(workspaceId) ORDER BY created_at, id")
+            .map { try $0.string("ad_network_id") }
     }
 
     static func insertAdNetwork(_ db: any SQLExecutor, _ network: AdNetwork, sealedKey: String, now: Int64) throws {

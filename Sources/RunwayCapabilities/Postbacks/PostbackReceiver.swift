@@ -58,7 +58,8 @@ package enum PostbackReceiver {
                 }
             }
             try PostbackQueries.insertPostback(db, id: id, now: now, framework: framework, hostname: hostname, workspaceId: workspaceId,
-                                               appId: app?.id, body: body, status: status, verdict: verdict, campaign: campaign, tier: tier,
+                                               appId: app?.id, body: body, status: status, verdict: verdict,
+                                               environment: PostbackDecoding.environment(verdict), campaign: campaign, tier: tier,
                                                schemaVersion: schemaVersion, decoded: decoded)
             if status == "valid", let app {
                 for url in forwardUrls {

@@ -7,7 +7,10 @@ import RunwayStore
 
 /// Stored postbacks as the API shows them, and the postback report.
 enum PostbackReports {
-    static let groupings = ["day", "network", "campaign", "sourceIdentifier", "window", "value", "conversion", "tier", "framework"]
+    static let groupings = ["day", "network", "campaign", "sourceIdentifier", "window", "value", "conversion", "tier", "country", "framework"]
+    /// The report's two views: `production` (the default) never counts a development postback, and `development`
+    /// (the sandbox view) counts nothing else.
+    static let environments = ["production", "development"]
 
     static func stored(_ row: SQLRow) throws -> StoredPostback {
         let decoded = try row.optionalString("decoded").flatMap { try? StrictJSONDecoder().decode([DecodedConversion].self, from: Array($0.utf8)) }
@@ -39,11 +42,13 @@ enum PostbackReports {
             return "CASE WHEN fine_value IS NOT NULL THEN 'fine:' || CAST(fine_value AS TEXT) WHEN coarse_value IS NOT NULL THEN 'coarse:' || coarse_value ELSE 'none' END"
         case "conversion": return "decoded"
         case "tier": return "tier"
+        case "country": return "country_code"
         default: return "framework"
         }
     }
 
-    static func report(_ db: any SQLExecutor, workspaceId: String, appId: String?, from: Int64, to: Int64, groupBy: String) throws -> PostbackReport {
+    static func report(_ db: any SQLExecutor, workspaceId: String, appId: String?, from: Int64, to: Int64, groupBy: String,
+                       environment: String = "production") throws -> PostbackReport {
         let appFilter: SQL = appId.map { " AND app_id = \($0)" } ?? ""
         let key = key(groupBy)
         var rows: [String: PostbackReportRow] = [:]
@@ -51,7 +56,8 @@ enum PostbackReports {
             SELECT \(raw: key) AS k, status, did_win, sequence_index, conversion_type, redownload,
                    CASE WHEN fine_value IS NOT NULL THEN 1 ELSE 0 END AS has_fine,
                    CASE WHEN coarse_value IS NOT NULL THEN 1 ELSE 0 END AS has_coarse, COUNT(*) AS n
-            FROM postbacks WHERE workspace_id = \(workspaceId) AND received_at >= \(from) AND received_at < \(to)\(appFilter)
+            FROM postbacks WHERE workspace_id = \(workspaceId) AND environment = \(environment)
+                AND received_at >= \(from) AND received_at < \(to)\(appFilter)
             GROUP BY \(raw: key), status, did_win, sequence_index, conversion_type, redownload,
                      CASE WHEN fine_value IS NOT NULL THEN 1 ELSE 0 END, CASE WHEN coarse_value IS NOT NULL THEN 1 ELSE 0 END
             """) {
@@ -81,8 +87,9 @@ enum PostbackReports {
             }
             rows[name] = row
         }
-        // Invalid postbacks past each day's sample were only counted: by day and framework, nothing else is known of them.
-        if appId == nil, groupBy == "day" || groupBy == "framework" {
+        // Invalid postbacks past each day's sample were only counted: by day and framework, nothing else is known of them
+        // (so they count as production).
+        if appId == nil, environment == "production", groupBy == "day" || groupBy == "framework" {
             for counted in try db.query("""
                 SELECT \(raw: groupBy == "day" ? "day" : "framework") AS k, SUM(count) AS n FROM postback_rejections
                 WHERE scope = \(workspaceId) AND day >= \(from / 86_400_000) AND day <= \((to - 1) / 86_400_000)
@@ -94,7 +101,8 @@ enum PostbackReports {
                 rows[name] = row
             }
         }
-        return PostbackReport(from: Timestamp.iso(from), to: Timestamp.iso(to), groupBy: groupBy, rows: rows.values.sorted { $0.key < $1.key })
+        return PostbackReport(from: Timestamp.iso(from), to: Timestamp.iso(to), groupBy: groupBy, environment: environment,
+                              rows: rows.values.sorted { $0.key < $1.key })
     }
 
     static func label(_ value: SQLValue, groupBy: String) -> String {

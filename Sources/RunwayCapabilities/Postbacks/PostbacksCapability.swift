@@ -12,7 +12,7 @@ package struct PostbacksCapability: Capability {
     package func routes(_ services: ServerServices) -> [Route] {
         services.metrics.declareCounter("linkrunway_postbacks_total", help: "Postbacks received, by framework and status.")
         services.metrics.declareCounter("linkrunway_postback_forwards_total", help: "Postback forwarding attempts, by the status they left.")
-        let handlers = PostbackHandlers(services: services)
+        let handlers = PostbackHandlers(services: services), plist = InfoPlistHandlers(services: services)
         return [
             Route(.PUT, "/v1/apps/{appId}/conversion-schema", .setConversionSchema, use: handlers.setSchema),
             Route(.GET, "/v1/apps/{appId}/conversion-schema", .getConversionSchema, use: handlers.schema),
@@ -25,6 +25,10 @@ package struct PostbacksCapability: Capability {
             Route(.POST, "/v1/ad-networks", .createAdNetwork, use: handlers.createAdNetwork),
             Route(.GET, "/v1/ad-networks", .listAdNetworks, use: handlers.listAdNetworks),
             Route(.POST, "/v1/ad-networks/{networkId}/impressions", .signImpression, use: handlers.signImpression),
+            Route(.GET, "/v1/apps/{appId}/ad-attribution", .getAdAttributionSettings, use: plist.settings),
+            Route(.PUT, "/v1/apps/{appId}/ad-attribution", .setAdAttributionSettings, use: plist.setSettings),
+            Route(.GET, "/v1/apps/{appId}/info-plist", .infoPlistFragment, use: plist.fragment),
+            Route(.POST, "/v1/info-plist/check", .checkInfoPlist, use: plist.check),
         ]
     }
 

@@ -20,6 +20,19 @@ enum PostbacksSchema {
                 PRIMARY KEY (scope, day, framework, reason)
             );
             """),
+        // Each app's AdAttributionKit settings (Info.plist attribution rules and postback copy opt-ins), as JSON.
+        Migration(id: "0024_ad_attribution_settings", sql: """
+            CREATE TABLE ad_attribution_settings (
+                app_id TEXT PRIMARY KEY REFERENCES apps (id),
+                document TEXT NOT NULL,
+                updated_at BIGINT NOT NULL
+            );
+            """),
+        // Postbacks for Apple's development ad network were stored as production when a production key signed them;
+        // they belong to the sandbox view, with those signed by a development key.
+        Migration(id: "0025_development_postbacks", sql: """
+            UPDATE postbacks SET environment = 'development' WHERE ad_network_id = 'development.adattributionkit';
+            """),
     ]
 
     /// Conversion schemas (every version kept), Apple's postbacks as received (append-only, partitioned by time on

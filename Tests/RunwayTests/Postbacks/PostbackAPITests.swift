@@ -138,10 +138,57 @@ struct PostbackAPITests {
         let valid = try #require(listed.items.last)
         #expect(valid.kid == "apple-development-identifier/1" && valid.environment == "development")
         #expect(valid.conversionType == "re-engagement" && valid.appId == testing.app.id)
+        // The development postback and its duplicate are in the sandbox view only; the production report never counts them.
         let report = try await testing.server.admin.get("/v1/reports/postbacks?groupBy=framework&workspaceId=\(testing.server.defaultWorkspace.id)")
             .decoded(PostbackReport.self)
-        #expect(report.rows == [PostbackReportRow(key: "adattributionkit", postbacks: 1, reengagements: 1, withheld: 1, invalid: 1, duplicates: 1)])
+        #expect(report.environment == "production" && report.rows == [PostbackReportRow(key: "adattributionkit", invalid: 1)])
+        let sandbox = try await testing.server.admin.get("/v1/reports/postbacks?groupBy=framework&environment=development&workspaceId=\(testing.server.defaultWorkspace.id)")
+            .decoded(PostbackReport.self)
+        #expect(sandbox.environment == "development")
+        #expect(sandbox.rows == [PostbackReportRow(key: "adattributionkit", postbacks: 1, reengagements: 1, withheld: 1, duplicates: 1)])
         await testing.server.stop()
+    }
+
+    @Test("development postbacks (either development key, or Apple's development ad network) stay in the sandbox view; country-code and tier group the report",
+          .enabled(if: PostbackVectors.available, "../shared/vectors is absent"))
+    func sandboxAndCountry() async throws {
+        let w = try await Self.world(appStoreId: "10738027756", postbacks: #"{"acceptDevelopment":true,"forwardUrls":[],"campaigns":[]}"#)
+        let workspace = w.server.defaultWorkspace.id
+        // As Apple documents the stanza: the values, the interaction type and the country beside the signed jws-string,
+        // unsigned; the country only at the tier that allows it.
+        let signed = try PostbackVectors.bytes("adattributionkit/postback-dev-settings-valid.json")
+        let stanza = try JSONParser().parse(signed)
+        let withCountry = PostbackVectors.replacing("ad-interaction-type", in: PostbackVectors.replacing("country-code", in: stanza) { _ in .string("US") }) { _ in .string("click") }
+        let receipt = try await Self.post(w, Self.aakPath, withCountry.serializedBytes()).decoded(PostbackReceipt.self)
+        #expect(receipt.status == "valid", "the country is not signed, so adding it keeps the signature")
+        // A production-signed postback can name Apple's development network only in a test; stored before, it was counted.
+        try await w.server.store.write { db in
+            try db.execute("""
+                INSERT INTO postbacks (id, received_at, framework, workspace_id, app_id, body, status, environment, ad_network_id, sequence_index)
+                VALUES ('pb_legacy000', \(w.clock.wall.nowMilliseconds()), 'adattributionkit', \(workspace), \(w.app.id), \(Array("{}".utf8)),
+                        'valid', 'production', 'development.adattributionkit', 0)
+                """)
+        }
+        let step = try #require(Schema.migrations.first { $0.id == "0025_development_postbacks" })
+        try await w.server.store.write { db in try db.execute(SQL(stringLiteral: step.sqlite)) }
+
+        let list = try await w.server.admin.get("/v1/postbacks?environment=development&workspaceId=\(workspace)").decoded(Page<StoredPostback>.self)
+        #expect(Set(list.items.map(\.id)) == [receipt.id, "pb_legacy000"])
+        let stored = try #require(list.items.first { $0.id == receipt.id })
+        #expect(stored.countryCode == "US" && stored.tier == "3" && stored.interactionType == "click")
+        #expect(try await w.server.admin.get("/v1/postbacks?environment=production&workspaceId=\(workspace)").decoded(Page<StoredPostback>.self).items.isEmpty)
+        #expect(await w.server.admin.get("/v1/postbacks?environment=staging&workspaceId=\(workspace)").errorField == "environment")
+
+        let production = try await w.server.admin.get("/v1/reports/postbacks?groupBy=country&workspaceId=\(workspace)").decoded(PostbackReport.self)
+        #expect(production.rows.isEmpty, "production never counts development postbacks: \(production.rows)")
+        let byCountry = try await w.server.admin.get("/v1/reports/postbacks?groupBy=country&environment=development&workspaceId=\(workspace)")
+            .decoded(PostbackReport.self)
+        #expect(byCountry.rows.map(\.key) == ["(none)", "US"] && byCountry.rows.map(\.postbacks) == [1, 1])
+        let byTier = try await w.server.admin.get("/v1/reports/postbacks?groupBy=tier&environment=development&workspaceId=\(workspace)")
+            .decoded(PostbackReport.self)
+        #expect(byTier.rows.map(\.key) == ["(none)", "3"])
+        #expect(await w.server.admin.get("/v1/reports/postbacks?environment=sandbox&workspaceId=\(workspace)").errorField == "environment")
+        await w.server.stop()
     }
 
     @Test("garbage and oversized bodies: stored as invalid with a reason (never a 500), or 413")

@@ -35,6 +35,8 @@ struct MigrationListTests {
         ("0021_install_app_transaction", "4ce2540922a9e40dcff9f7d886bcfff970e7ae4d5ba5e144de072e397556c281"),
         ("0022_app_store_2026", "3bb30c76732dd5c5bdc91af21c24b84e6b98eacec413a58493506f495e5ce99a"),
         ("0023_app_store_api_keys", "4dadfcfb09c3965763ffd89356cd3906080849e79940bf88c0de6ee8f96db2a3"),
+        ("0024_ad_attribution_settings", "49bc91f65ec0785b83e354143386384924a129742b76bdba3aeaa6a50f88acee"),
+        ("0025_development_postbacks", "4b4437b1fae0c4262cec6772cfd971c9ba431293b4b99ed2762a2894855c3600"),
     ]
 
     static func fingerprint(_ migration: Migration) -> String {

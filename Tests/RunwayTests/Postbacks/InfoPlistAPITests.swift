@@ -1,0 +1,114 @@
+import AppleFormats
+import Foundation
+import LinkRunwayAPI
+@testable import RunwayCapabilities
+import RunwayHTTP
+@testable import RunwayKit
+import Testing
+
+/// An app's AdAttributionKit settings, the Info.plist keys the server writes from them, and the check route.
+@Suite("Info.plist API")
+struct InfoPlistAPITests {
+    static func settings(_ server: TestServer, _ app: App, _ json: String) async -> HTTPResponse {
+        await server.admin.send("PUT", "/v1/apps/\(app.id)/ad-attribution", body: Array(json.utf8))
+    }
+
+    /// An app in a workspace of its own, which has no link domain or ad network yet.
+    static func app(_ server: TestServer) async throws -> App {
+        let workspace = try await server.createWorkspace("Ads")
+        return try await server.admin.post("/v1/apps", json: #"""
+            {"workspaceId":"\#(workspace.id)","name":"Ads","teamId":"ABCDE12345","bundleId":"com.example.ads","appStoreId":"684939"}
+            """#).decoded(App.self, status: 201)
+    }
+
+    @Test("settings outside Apple's ranges are refused with the field at fault; valid ones are kept and read back", arguments: [
+        (#"{"clickDays":31}"#, "attributionWindows[0].clickDays"), (#"{"viewDays":0}"#, "attributionWindows[0].viewDays"),
+        (#"{"viewDays":8}"#, "attributionWindows[0].viewDays"),
+        (#"{"ignoreInteractionType":"view"}"#, "attributionWindows[0].ignoreInteractionType"),
+        (#"{"adNetworkId":"Example.AdAttributionKit","clickDays":2}"#, "attributionWindows[0].adNetworkId"),
+        (#"{"adNetworkId":"example.adattributionkit","ignoreInteractionType":"both"}"#, "attributionWindows[0].ignoreInteractionType"),
+        (#"{"adNetworkId":"example.adattributionkit","ignoreInteractionType":"view","viewDays":2}"#, "attributionWindows[0].viewDays"),
+        (#"{"adNetworkId":"example.adattributionkit"}"#, "attributionWindows[0]"),
+    ])
+    func settingsValidated(_ window: String, _ field: String) async throws {
+        let server = try await TestServer.start()
+        let app = try await Self.app(server)
+        let refused = await Self.settings(server, app, #"{"reengagementPostbackCopies":false,"overlappingConversions":false,"attributionWindows":[\#(window)]}"#)
+        #expect(refused.status == 400 && refused.errorField == field, "\(window): \(refused.bodyText)")
+        await server.stop()
+    }
+
+    @Test("settings: defaults until set, cooldowns 0–720, one global window, and the stored ones read back")
+    func settingsStored() async throws {
+        let server = try await TestServer.start()
+        let app = try await Self.app(server)
+        #expect(try await server.admin.get("/v1/apps/\(app.id)/ad-attribution").decoded(AdAttributionSettings.self) == AdAttributionSettings())
+        let cooldown = await Self.settings(server, app, #"{"reengagementPostbackCopies":false,"overlappingConversions":false,"attributionWindows":[],"installCooldownHours":721}"#)
+        #expect(cooldown.errorField == "installCooldownHours")
+        let twoGlobals = await Self.settings(server, app, #"{"reengagementPostbackCopies":false,"overlappingConversions":false,"attributionWindows":[{"viewDays":2},{"clickDays":3}]}"#)
+        #expect(twoGlobals.errorField == "attributionWindows[1].adNetworkId")
+        let json = #"{"reengagementPostbackCopies":true,"overlappingConversions":true,"attributionWindows":[{"adNetworkId":"example.adattributionkit","clickDays":5,"ignoreInteractionType":"view"},{"viewDays":3}],"installCooldownHours":24,"reengagementCooldownHours":0}"#
+        let stored = try await Self.settings(server, app, json).decoded(AdAttributionSettings.self)
+        #expect(stored.attributionWindows.count == 2 && stored.installCooldownHours == 24)
+        #expect(try await server.admin.get("/v1/apps/\(app.id)/ad-attribution").decoded(AdAttributionSettings.self) == stored)
+        await server.stop()
+    }
+
+    @Test("the fragment names this server's verified domain, the settings and the workspace's ad networks, and passes the check")
+    func fragmentPassesCheck() async throws {
+        let server = try await TestServer.start()
+        let app = try await Self.app(server)
+        let workspace = app.workspaceId
+        let bare = try await server.admin.get("/v1/apps/\(app.id)/info-plist").decoded(InfoPlistFragment.self)
+        #expect(!bare.plist.contains("AttributionCopyEndpoint") && bare.notes.count == 2, "no domain and no ad network yet: \(bare.notes)")
+
+        _ = try await server.admin.post("/v1/domains", json: #"{"workspaceId":"\#(workspace)","hostname":"go.example.com"}"#)
+            .decoded(LinkDomain.self, status: 201)
+        _ = try await server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(workspace)","adNetworkId":"example123.skadnetwork"}"#)
+            .decoded(AdNetwork.self, status: 201)
+        _ = try await Self.settings(server, app, #"{"reengagementPostbackCopies":true,"overlappingConversions":false,"attributionWindows":[{"viewDays":3}],"installCooldownHours":24}"#)
+            .decoded(AdAttributionSettings.self)
+
+        let both = try await server.admin.get("/v1/apps/\(app.id)/info-plist").decoded(InfoPlistFragment.self)
+        #expect(both.role == "both")
+        let plist = try #require(PropertyList.read(Array(both.plist.utf8)))
+        #expect(plist["AdAttributionKit"]?["AttributionCopyEndpoint"] == .string("https://go.example.com"))
+        #expect(plist["AdAttributionKit"]?["EligibleForAdAttributionKitReengagementPostbackCopies"] == .boolean(true))
+        #expect(plist["AdAttributionKit"]?["EligibleForAdAttributionKitOverlappingConversions"] == nil)
+        #expect(plist["NSAdvertisingAttributionReportEndpoint"] == .string("https://go.example.com"))
+        #expect(plist["AdAttributionKitConfigurations"]?["AttributionWindows"]?["global"]?["install"]?["view"] == .integer(3))
+        #expect(plist["AdAttributionKitConfigurations"]?["AttributionCooldown"]?["install-cooldown-hours"] == .integer(24))
+        #expect(plist["AdNetworkIdentifiers"] == .array([.string("example123.skadnetwork")]))
+        #expect(plist["SKAdNetworkItems"] == .array([.dictionary([(key: "SKAdNetworkIdentifier", value: .string("example123.skadnetwork"))])]))
+        #expect(both.notes.count == 1 && both.notes[0].contains("example.com"), "copies go to the registrable domain: \(both.notes)")
+
+        let publisher = try await server.admin.get("/v1/apps/\(app.id)/info-plist?role=publisher").decoded(InfoPlistFragment.self)
+        #expect(!publisher.plist.contains("AdAttributionKitConfigurations") && publisher.plist.contains("SKAdNetworkItems"))
+        let advertised = try await server.admin.get("/v1/apps/\(app.id)/info-plist?role=advertised").decoded(InfoPlistFragment.self)
+        #expect(!advertised.plist.contains("SKAdNetworkItems") && advertised.plist.contains("AttributionCopyEndpoint"))
+        #expect(await server.admin.get("/v1/apps/\(app.id)/info-plist?role=ad-network").errorField == "role")
+
+        // The check knows the server's domain: the server's own fragment has only the subdomain warning.
+        struct Body: Encodable { let workspaceId: String; let plist: String }
+        let checked = try await server.admin.post("/v1/info-plist/check", json: String(decoding: try JSONEncoder().encode(Body(workspaceId: workspace, plist: both.plist)), as: UTF8.self))
+            .decoded(InfoPlistCheck.self)
+        #expect(checked.ok && checked.findings.map(\.level) == ["warning", "warning"], "\(checked.findings)")
+        await server.stop()
+    }
+
+    @Test("the check route finds the mistakes, and refuses another workspace's key")
+    func checkRoute() async throws {
+        let server = try await TestServer.start()
+        let workspace = server.defaultWorkspace.id
+        let plist = #"<plist version=\"1.0\"><dict><key>AdNetworkIdentifiers</key><array><string>Example.SKAdNetwork</string></array><key>AdAttributionKit</key><dict><key>AttributionCopyEndpoint</key><string>https://elsewhere.example.net</string></dict></dict></plist>"#
+        let checked = try await server.admin.post("/v1/info-plist/check", json: #"{"workspaceId":"\#(workspace)","plist":"\#(plist)"}"#)
+            .decoded(InfoPlistCheck.self)
+        #expect(!checked.ok && checked.findings.map(\.key) == ["AdAttributionKit.AttributionCopyEndpoint", "AdNetworkIdentifiers.0"])
+        let garbage = try await server.admin.post("/v1/info-plist/check", json: #"{"workspaceId":"\#(workspace)","plist":"{}"}"#).decoded(InfoPlistCheck.self)
+        #expect(!garbage.ok)
+        let other = try await server.createWorkspace("Other")
+        let otherKey = try await server.createKey(.server, workspace: other.id).secret
+        #expect(await server.client(otherKey).post("/v1/info-plist/check", json: #"{"workspaceId":"\#(workspace)","plist":"x"}"#).status == 403)
+        await server.stop()
+    }
+}
