@@ -27,7 +27,8 @@ public enum CLI {
         ]),
         ("Postbacks and conversion values", [PostbackCommands.rulesSet, PostbackCommands.rulesShow,
                                              PostbackCommands.reportPostbacks, PostbackCommands.keygen,
-                                             PostbackCommands.impressionSign]),
+                                             PostbackCommands.impressionSign, PlistCommands.fragment, PlistCommands.check,
+                                             PlistCommands.settings]),
         ("Affiliates", [
             AffiliateCommands.create, AffiliateCommands.list, AffiliateCommands.program, AffiliateCommands.code,
             AffiliateCommands.link, AffiliateCommands.balance, AffiliateCommands.payout, AffiliateCommands.payoutsReport,

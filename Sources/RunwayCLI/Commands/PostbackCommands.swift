@@ -151,11 +151,14 @@ enum PostbackCommands {
 
     static let reportPostbacks = Command(["report", "postbacks"], summary: "Postbacks, installs and conversion values, grouped.", options: [
         .value("--from", "time", "Start: a day (2026-11-01) or an ISO 8601 time (default 30 days ago)."), .value("--to", "time", "End: a day (2026-11-30, through its end) or an ISO 8601 time (default now)."),
-        .value("--group-by", "key", "day, network, campaign, sourceIdentifier, window, value, conversion, tier or framework."),
-        .value("--app", "id", "Only this app."), .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), .flag("--csv", "Print CSV."), jsonFlag,
+        .value("--group-by", "key", "day, network, campaign, sourceIdentifier, window, value, conversion, tier, country or framework."),
+        .value("--app", "id", "Only this app."), .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."),
+        .flag("--sandbox", "The sandbox view: only development postbacks (Apple's development keys or ad network), which the default view never counts."),
+        .flag("--csv", "Print CSV."), jsonFlag,
     ] + APIClient.options) { a, c in
         let client = try APIClient(a, c)
-        let path = try await client.reportPath("/v1/reports/postbacks", a, c)
+        let base = try await client.reportPath("/v1/reports/postbacks", a, c)
+        let path = a.flag("--sandbox") ? base + (base.contains("?") ? "&" : "?") + "environment=development" : base
         if a.flag("--csv") { return c.output(String(decoding: try await client.raw("GET", path, accept: "text/csv"), as: UTF8.self)) }
         let report = try await client.get(path, as: LinkRunwayAPI.PostbackReport.self)
         if a.flag("--json") { return c.output(try Output.json(report)) }
