@@ -432,6 +432,7 @@ def main():
                                         (f"/console/affiliates?ws={ws}", "13-affiliates", "Affiliates"),
                                         (f"/console/ad-networks?ws={ws}", "13b-ad-networks", "Ad networks"),
                                         (f"/console/users?ws={ws}", "13c-users", "Users"),
+                                        (f"/console/info-plist?ws={ws}&app={app['id']}", "13d-info-plist", "Info.plist"),
                                         (f"/console/installs?ws={ws}&id={simulated['installId']}", "14-install", f"Install {simulated['installId']}")]:
                 browser.open(path)
                 check(browser.heading() == heading, f"{path}: {browser.heading()}")

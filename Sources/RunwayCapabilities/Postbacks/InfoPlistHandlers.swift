@@ -50,6 +50,9 @@ struct InfoPlistHandlers: Sendable {
         let principal = try context.principal()
         let body = try request.decode(CheckInfoPlistRequest.self)
         let workspaceId = try principal.actingWorkspace(body.workspaceId)
+        guard (1...262_144).contains(body.plist.count) else {
+            throw RequestError.invalidField("plist", "must be an Info.plist of 1 to 262144 characters")
+        }
         let hosts = try await services.store.read { db in try LinkQueries.verifiedHostnames(db, workspaceId: workspaceId) }
         let findings = AttributionPlistCheck.check(Array(body.plist.utf8), serverHosts: hosts).map { finding in
             InfoPlistFinding(level: finding.level.rawValue, key: finding.key, message: finding.message)

@@ -20,6 +20,8 @@ enum ConsolePages {
         ConsoleRoute(method: .GET, pattern: "/console/schema", handler: SchemaPage.show),
         ConsoleRoute(method: .POST, pattern: "/console/schema", handler: SchemaPage.save),
         ConsoleRoute(method: .GET, pattern: "/console/postbacks", handler: ReportPages.postbacks),
+        ConsoleRoute(method: .GET, pattern: "/console/info-plist", handler: InfoPlistPage.show),
+        ConsoleRoute(method: .POST, pattern: "/console/info-plist", handler: InfoPlistPage.check),
         ConsoleRoute(method: .GET, pattern: "/console/apple-ads", handler: ReportPages.appleAds),
         ConsoleRoute(method: .GET, pattern: "/console/affiliates", handler: AffiliatePages.list),
         ConsoleRoute(method: .POST, pattern: "/console/affiliates", handler: AffiliatePages.create),
