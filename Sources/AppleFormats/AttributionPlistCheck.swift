@@ -61,7 +61,7 @@ public struct AttributionPlistCheck {
     mutating func unknown(_ path: String, among known: [String]) {
         let name = path.split(separator: ".").last.map(String.init) ?? path
         let letters = { (key: String) in Array(key.lowercased().filter(\.isLetter)) }
-        let close = known.first { Self.distance(letters($0), letters(name)) <= 2 }
+        let close = Keys.misnamed[name] ?? known.first { Self.distance(letters($0), letters(name)) <= 2 }
         error(path, "Apple defines no key \(name) here" + (close.map { "; did you mean \($0)?" } ?? ""))
     }
 

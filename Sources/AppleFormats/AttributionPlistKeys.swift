@@ -65,6 +65,12 @@ public enum AttributionPlistKeys {
         install: [click, view, ignoreInteractionType],
     ]
 
+    /// Names seen in guides that Apple's pages do not define, with Apple's key for the same thing.
+    static let misnamed = [
+        "OptInForReengagementPostbackCopies": reengagementPostbackCopies,
+        "reengagement-cooldown-hours": reengagementCooldownHours,
+    ]
+
     /// The top-level keys of these frameworks.
     static let topLevel = [adAttributionKit, configurations, adNetworkIdentifiers, skAdNetworkItems, skAdNetworkReportEndpoint]
 

@@ -35,7 +35,9 @@ enum InfoPlistPage {
         } else if let check {
             result = check.findings.isEmpty
                 ? "<p class=\"notice\" role=\"status\">The attribution keys follow Apple's rules.</p>"
-                : ConsoleLayout.table(["level", "key", "what is wrong"], check.findings.map { ["\($0.level)", "<code>\($0.key)</code>", "\($0.message)"] })
+                : ConsoleLayout.table(["level", "key", "what is wrong"],
+                                      check.findings.map { ["\($0.level)", "<code>\($0.key)</code>", "\($0.message)"] },
+                                      caption: "What the check found in the pasted Info.plist")
         } else {
             result = ""
         }

@@ -178,6 +178,8 @@ struct InfoPlistCheckTests {
         #expect(Self.errors("<key>AdAttributionKit</key><dict><key>EligibleForAdAttributionKitOverlappingConversions</key><string>YES</string></dict>")
             == ["AdAttributionKit.EligibleForAdAttributionKitOverlappingConversions"])
         #expect(Self.check("<key>EligibleForAdAttributionKitOverlappingConversions</key><true/>").map(\.level) == [.warning])
+        let optIn = Self.check("<key>AdAttributionKit</key><dict><key>OptInForReengagementPostbackCopies</key><true/></dict>")
+        #expect(optIn.map(\.message) == ["Apple defines no key OptInForReengagementPostbackCopies here; did you mean EligibleForAdAttributionKitReengagementPostbackCopies?"])
         #expect(AttributionPlistCheck.check(Array("not a plist".utf8), serverHosts: []).map(\.message) == ["not an XML property list"])
         #expect(AttributionPlistCheck.check(Array("<plist version=\"1.0\"><array/></plist>".utf8), serverHosts: []).count == 1)
     }
