@@ -171,9 +171,19 @@ struct PostbackAPITests {
         }
         let step = try #require(Schema.migrations.first { $0.id == "0025_development_postbacks" })
         try await w.server.store.write { db in try db.execute(SQL(stringLiteral: step.sqlite)) }
+        // After the migration, as received: Apple's development ad network under the production key. The signature fails
+        // (we cannot sign as Apple), and the stored failure still belongs to the sandbox.
+        let illustration = try JSONParser().parse(try PostbackVectors.bytes("adattributionkit/postback-prod-doc-illustration-INVALID.json"))
+        let parts = try #require(illustration.objectValue?.first { $0.0 == "jws-string" }?.1.stringValue).split(separator: ".").map(String.init)
+        let payload = String(decoding: try #require(ByteEncoding.fromBase64url(parts[1])), as: UTF8.self)
+            .replacingOccurrences(of: "test.adattributionkit", with: "development.adattributionkit")
+        let renamed = [parts[0], ByteEncoding.base64url(Array(payload.utf8)), parts[2]].joined(separator: ".")
+        let forged = try await Self.post(w, Self.aakPath, PostbackVectors.replacing("jws-string", in: illustration) { _ in .string(renamed) }.serializedBytes())
+            .decoded(PostbackReceipt.self)
+        #expect(forged.status == "invalid" && forged.reason == "signature_mismatch")
 
         let list = try await w.server.admin.get("/v1/postbacks?environment=development&workspaceId=\(workspace)").decoded(Page<StoredPostback>.self)
-        #expect(Set(list.items.map(\.id)) == [receipt.id, "pb_legacy000"])
+        #expect(Set(list.items.map(\.id)) == [receipt.id, forged.id, "pb_legacy000"])
         let stored = try #require(list.items.first { $0.id == receipt.id })
         #expect(stored.countryCode == "US" && stored.tier == "3" && stored.interactionType == "click")
         #expect(try await w.server.admin.get("/v1/postbacks?environment=production&workspaceId=\(workspace)").decoded(Page<StoredPostback>.self).items.isEmpty)
