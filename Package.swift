@@ -25,7 +25,8 @@ let package = Package(
         .target(name: "RunwayJSON"),
         // Hashes, HMAC, randomness and constant-time comparison over OpenSSL 3.
         .target(name: "RunwayCrypto", dependencies: ["COpenSSL"]),
-        // Apple's formats: CBOR, App Attest attestations and assertions, SKAdNetwork and AdAttributionKit postbacks and impressions.
+        // Apple's formats: CBOR, App Attest attestations and assertions, SKAdNetwork and AdAttributionKit postbacks and impressions,
+        // and the Info.plist keys of both.
         .target(name: "AppleFormats", dependencies: ["RunwayCrypto", "RunwayJSON"]),
         // The store protocol, SQL values and migrations; backends live in their own targets.
         .target(name: "RunwayStore"),
