@@ -38,9 +38,10 @@ struct InfoPlistAPITests {
         await server.stop()
     }
 
-    @Test("settings: defaults until set, cooldowns 0–720, one global window, and the stored ones read back")
-    func settingsStored() async throws {
-        let server = try await TestServer.start()
+    @Test("settings: defaults until set, cooldowns 0–720, one global window, and the stored ones read back (and replaced)",
+          arguments: StoreBackend.all)
+    func settingsStored(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
         let app = try await Self.app(server)
         #expect(try await server.admin.get("/v1/apps/\(app.id)/ad-attribution").decoded(AdAttributionSettings.self) == AdAttributionSettings())
         let cooldown = await Self.settings(server, app, #"{"reengagementPostbackCopies":false,"overlappingConversions":false,"attributionWindows":[],"installCooldownHours":721}"#)
@@ -51,6 +52,9 @@ struct InfoPlistAPITests {
         let stored = try await Self.settings(server, app, json).decoded(AdAttributionSettings.self)
         #expect(stored.attributionWindows.count == 2 && stored.installCooldownHours == 24)
         #expect(try await server.admin.get("/v1/apps/\(app.id)/ad-attribution").decoded(AdAttributionSettings.self) == stored)
+        let replaced = try await Self.settings(server, app, #"{"reengagementPostbackCopies":false,"overlappingConversions":false,"attributionWindows":[]}"#)
+            .decoded(AdAttributionSettings.self)
+        #expect(try await server.admin.get("/v1/apps/\(app.id)/ad-attribution").decoded(AdAttributionSettings.self) == replaced)
         await server.stop()
     }
 
