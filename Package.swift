@@ -16,6 +16,7 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CResolv"),
 
@@ -32,8 +33,8 @@ let package = Package(
         .target(name: "RunwayStore"),
         .target(name: "RunwaySQLite", dependencies: ["RunwayStore", "CSQLite"]),
         .target(name: "RunwayPostgres", dependencies: ["RunwayStore", "CPostgres"]),
-        // QR codes (libqrencode) rendered as SVG and PNG.
-        .target(name: "RunwayQR", dependencies: ["CQREncode"]),
+        // QR codes (libqrencode) rendered as SVG and PNG (zlib), with colours and a checked logo.
+        .target(name: "RunwayQR", dependencies: ["CQREncode", "CZlib"]),
         // Transport-free HTTP: router, middleware, in-process test client.
         .target(name: "RunwayHTTP", dependencies: ["RunwayJSON"]),
         // The libmicrohttpd transport.

@@ -65,6 +65,12 @@ public enum ErrorCode {
     /// The DNS record that proves control of a link domain was not found.
     public static let domainUnverified = "domain_unverified"
     public static let noLinkDomain = "no_link_domain"
+    /// A QR code's colours a scanner cannot tell apart (or light modules on a dark background).
+    public static let lowContrast = "low_contrast"
+    /// An uploaded QR logo that is not an accepted PNG or SVG.
+    public static let invalidLogo = "invalid_logo"
+    /// An SVG logo asked of `qr.png`: it is drawn only in `qr.svg`.
+    public static let logoSVGOnly = "logo_svg_only"
     public static let consentRequired = "consent_required"
     public static let unknownInstall = "unknown_install"
     public static let revenueRequiresServerKey = "revenue_requires_server_key"

@@ -119,11 +119,16 @@ enum LinkCommands {
     static let linkQR = Command(["link", "qr"], summary: "Save a link's QR code as SVG or PNG.", arguments: "<link-id>", options: [
         .value("--format", "svg|png", "Picture format (default png)."), .value("--size", "pixels", "Pixels per side (default 512)."),
         .value("--margin", "modules", "Quiet zone (default 4)."), .value("--out", "file", "Where to write it (default <link-id>.<format>)."),
+        .value("--fg", "hex", "Module colour (default 000000); darker than --bg, at least 3:1."), .value("--bg", "hex", "Background colour (default ffffff)."),
+        .value("--logo", "qrl_…", "A QR logo of the workspace for the centre (an SVG logo only with --format svg)."),
     ] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one link id") }
         let format = a.value("--format") ?? "png"
         guard format == "png" || format == "svg" else { throw UsageError("--format must be svg or png") }
-        let query = ["size=\(APIClient.escape(a.value("--size") ?? "512"))", "margin=\(APIClient.escape(a.value("--margin") ?? "4"))"]
+        var query = ["size=\(APIClient.escape(a.value("--size") ?? "512"))", "margin=\(APIClient.escape(a.value("--margin") ?? "4"))"]
+        for (option, name) in [("--fg", "fg"), ("--bg", "bg"), ("--logo", "logo")] {
+            if let value = a.value(option) { query.append("\(name)=\(APIClient.escape(value))") }
+        }
         let data = try await APIClient(a, c).raw("GET", "/v1/links/\(APIClient.escape(a.positionals[0]))/qr.\(format)?" + query.joined(separator: "&"))
         let out = a.value("--out") ?? "\(a.positionals[0]).\(format)"
         do {

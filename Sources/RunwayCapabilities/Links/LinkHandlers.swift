@@ -1,7 +1,6 @@
 import LinkRunwayAPI
 import RunwayHTTP
 import RunwayKit
-import RunwayQR
 import RunwayStore
 
 /// `/v1/links`: short links on the workspace's domains, managed with server (or admin) keys.
@@ -82,31 +81,6 @@ struct LinkHandlers: Sendable {
         }
         services.links.forget(link: link)
         return try .json(link.wire(services))
-    }
-
-    func qrSVG(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        try await qr(request, context, format: "svg")
-    }
-
-    func qrPNG(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        try await qr(request, context, format: "png")
-    }
-
-    /// The link as a QR code in `format` (svg or png).
-    func qr(_ request: HTTPRequest, _ context: RequestContext, format: String) async throws -> HTTPResponse {
-        let link = try await load(context)
-        let size = try Self.intQuery(request, "size", default: 512, range: 64...2048)
-        let margin = try Self.intQuery(request, "margin", default: 4, range: 0...16)
-        guard let correction = QRCode.Correction(rawValue: (request.queryValue("ecc") ?? "M").uppercased()) else {
-            throw RequestError.invalidQuery("ecc must be L, M, Q or H", field: "ecc")
-        }
-        let code = try QRCode(text: link.url(services), correction: correction)
-        var response = format == "svg"
-            ? HTTPResponse.text(code.svg(pixels: size, margin: margin), contentType: "image/svg+xml")
-            : HTTPResponse(status: 200, body: code.png(pixels: size, margin: margin))
-        if format == "png" { response.headers.set("Content-Type", "image/png") }
-        response.headers.set("Cache-Control", "private, max-age=86400")
-        return response
     }
 
     static func intQuery(_ request: HTTPRequest, _ name: String, default value: Int, range: ClosedRange<Int>) throws -> Int {

@@ -50,22 +50,6 @@ extension Operation {
     static let disableLink = Operation(
         id: "disableLink", summary: "Disable a link at once (it answers 404 from then on)", tag: "Links",
         access: Access.management, responses: [.json(200, Link.self, "The disabled link.")])
-
-    static let linkQRSVG = linkQR(format: "svg")
-    static let linkQRPNG = linkQR(format: "png")
-
-    /// The QR code of a link as a picture in `format` (svg or png).
-    static func linkQR(format: String) -> Operation {
-        Operation(
-            id: "linkQR\(format.uppercased())", summary: "The link as a QR code (\(format.uppercased()))", tag: "Links",
-            access: Access.management,
-            responses: [ResponseDoc(status: 200, description: "The picture.", contentType: format == "svg" ? "image/svg+xml" : "image/png")],
-            query: [
-                QueryParameterDoc("size", "Pixels per side, 64 to 2048 (default 512).", schema: "integer"),
-                QueryParameterDoc("margin", "Quiet zone in modules, 0 to 16 (default 4).", schema: "integer"),
-                QueryParameterDoc("ecc", "Error correction: L, M (default), Q or H."),
-            ])
-    }
 }
 
 /// What the OpenAPI document says about the routes apps call with their publishable key.

@@ -15,6 +15,7 @@ package struct LinksCapability: Capability {
         let links = LinkHandlers(services: services)
         let client = ClientLinkHandlers(services: services)
         let redirects = RedirectHandlers(services: services)
+        let qr = QRHandlers(services: services)
         return [
             Route(.POST, "/v1/domains", .createDomain, use: domains.create),
             Route(.POST, "/v1/domains/{domainId}/verify", .verifyDomain, use: domains.verify),
@@ -26,8 +27,11 @@ package struct LinksCapability: Capability {
             Route(.GET, "/v1/links/{linkId}", .getLink, use: links.get),
             Route(.PATCH, "/v1/links/{linkId}", .updateLink, use: links.update),
             Route(.POST, "/v1/links/{linkId}/disable", .disableLink, use: links.disable),
-            Route(.GET, "/v1/links/{linkId}/qr.svg", .linkQRSVG, use: links.qrSVG),
-            Route(.GET, "/v1/links/{linkId}/qr.png", .linkQRPNG, use: links.qrPNG),
+            Route(.GET, "/v1/links/{linkId}/qr.svg", .linkQRSVG, use: qr.svg),
+            Route(.GET, "/v1/links/{linkId}/qr.png", .linkQRPNG, use: qr.png),
+            Route(.POST, "/v1/qr-logos", .createQRLogo, use: qr.createLogo),
+            Route(.GET, "/v1/qr-logos", .listQRLogos, use: qr.listLogos),
+            Route(.DELETE, "/v1/qr-logos/{logoId}", .deleteQRLogo, use: qr.deleteLogo),
 
             Route(.POST, "/v1/resolve", .resolveLink, use: client.resolve),
             Route(.POST, "/v1/shares", .createShare, use: client.createShare),

@@ -16,6 +16,8 @@ enum LinksSchema {
             ALTER TABLE link_domains ADD COLUMN verification_token TEXT;
             UPDATE link_domains SET verified_at = created_at;
             """),
+        // Logos a workspace draws at the centre of its QR codes.
+        Migration(id: "0026_qr_logos", sqlite: QRLogoQueries.tableSQL(blob: "BLOB"), postgres: QRLogoQueries.tableSQL(blob: "BYTEA")),
     ]
 
     /// Link domains, links, clicks (append-only, partitioned by time on PostgreSQL), the daily keys of address

@@ -38,6 +38,7 @@ struct AuthMatrixTests {
         let affiliateA: String
         let programA: String
         let surfaceA: String
+        let qrLogoA: String
         let userA: String
     }
 
@@ -75,13 +76,18 @@ struct AuthMatrixTests {
         let program = try await server.admin.post("/v1/affiliate-programs", json: #"{"appId":"\#(appA.id)","name":"P","commission":{"kind":"percent","basisPoints":100,"duration":"lifetime"}}"#)
             .decoded(AffiliateProgram.self, status: 201)
         let surface = try await server.admin.post("/v1/apps/\(appA.id)/app-store-surfaces", json: #"{"environment":"sandbox"}"#).decoded(CreatedSurface.self, status: 201)
+        let logo = try await server.admin.post("/v1/qr-logos", json: #"{"workspaceId":"\#(a)","name":"Logo","format":"png","data":"\#(onePixelPNG)"}"#)
+            .decoded(QRLogo.self, status: 201)
         let user = try await server.admin.post("/v1/users", json: #"{"workspaceId":"\#(a)","email":"matrix@example.com","password":"matrix password"}"#)
             .decoded(ConsoleUser.self, status: 201)
         return World(server: server, workspaceA: a, appA: appA, serverKeyA: try await server.createKey(.server, workspace: a),
                      keys: keys, revoked: revoked, linkA: linkA, spareDomainA: spare, referralCodeA: code.code,
                      installA: "matrix-install", webhookA: webhook.webhook.id, adNetworkA: network.id, affiliateA: affiliate.id,
-                     programA: program.id, surfaceA: surface.surface.id, userA: user.id)
+                     programA: program.id, surfaceA: surface.surface.id, qrLogoA: logo.id, userA: user.id)
     }
+
+    /// A PNG of one pixel, base64: the smallest QR logo.
+    static let onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGMQUDD4DwACBAFgjby7cQAAAABJRU5ErkJggg=="
 
     static func probes(_ w: World) -> [String: Probe] {
         let app = #"{"workspaceId":"\#(w.workspaceA)","name":"X","teamId":"ABCDE12345","bundleId":"com.matrix.app"}"#
@@ -113,6 +119,10 @@ struct AuthMatrixTests {
             "POST /v1/links/{linkId}/disable": Probe(method: "POST", path: "/v1/links/\(w.linkA.id)/disable", body: "", workspaceScoped: true),
             "GET /v1/links/{linkId}/qr.svg": Probe(method: "GET", path: "/v1/links/\(w.linkA.id)/qr.svg", body: "", workspaceScoped: true),
             "GET /v1/links/{linkId}/qr.png": Probe(method: "GET", path: "/v1/links/\(w.linkA.id)/qr.png", body: "", workspaceScoped: true),
+            "POST /v1/qr-logos": Probe(method: "POST", path: "/v1/qr-logos",
+                                       body: #"{"workspaceId":"\#(w.workspaceA)","name":"L","format":"png","data":"\#(onePixelPNG)"}"#, workspaceScoped: true),
+            "GET /v1/qr-logos": Probe(method: "GET", path: "/v1/qr-logos?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
+            "DELETE /v1/qr-logos/{logoId}": Probe(method: "DELETE", path: "/v1/qr-logos/\(w.qrLogoA)", body: "", workspaceScoped: true),
             // Client routes answer 404 for another workspace's links and codes (never 403), so nothing leaks; the
             // Links API tests check that.
             "POST /v1/resolve": Probe(method: "POST", path: "/v1/resolve", body: #"{"url":"\#(w.linkA.url)","platform":"ios"}"#, workspaceScoped: false),

@@ -230,6 +230,12 @@ struct CLILinkTests {
         #expect(qr.status == 0, "\(qr.errors)")
         let decoded = try await offloaded { try Subprocess.run("/usr/bin/env", ["zbarimg", "--raw", "-q", png]).stdout }
         #expect(decoded.trimmingCharacters(in: .whitespacesAndNewlines) == "https://go.example.com/summer")
+        let branded = directory.path("summer-branded.png")
+        #expect(await run(["link", "qr", link.id, "--out", branded, "--fg", "#1d3557", "--bg", "fefae0", "--size", "2048"]).status == 0)
+        let brandedText = try await offloaded { try Subprocess.run("/usr/bin/env", ["zbarimg", "--raw", "-q", branded]).stdout }
+        #expect(brandedText.trimmingCharacters(in: .whitespacesAndNewlines) == "https://go.example.com/summer")
+        let unreadable = await run(["link", "qr", link.id, "--out", branded, "--fg", "ffffff", "--bg", "000000"])
+        #expect(unreadable.status == 1 && unreadable.errors.contains("low_contrast"), "\(unreadable.errors)")
         let svg = directory.path("summer.svg")
         #expect(await run(["link", "qr", link.id, "--format", "svg", "--out", svg]).status == 0)
         #expect(try String(contentsOfFile: svg, encoding: .utf8).hasPrefix("<svg"))

@@ -37,6 +37,7 @@ struct MigrationListTests {
         ("0023_app_store_api_keys", "4dadfcfb09c3965763ffd89356cd3906080849e79940bf88c0de6ee8f96db2a3"),
         ("0024_ad_attribution_settings", "49bc91f65ec0785b83e354143386384924a129742b76bdba3aeaa6a50f88acee"),
         ("0025_development_postbacks", "4b4437b1fae0c4262cec6772cfd971c9ba431293b4b99ed2762a2894855c3600"),
+        ("0026_qr_logos", "66ef945da04146246ac318c0f3f1a664ce5a645f1fd969a0ebc939bf1b07b549"),
     ]
 
     static func fingerprint(_ migration: Migration) -> String {
