@@ -27,6 +27,13 @@ extension Operation {
         requestSchema: .of(CreateLinkRequest.self), responses: [.json(201, Link.self, "The link.")],
         maxBodyBytes: 64 * 1024, errors: [409], idempotent: true)
 
+    static let importLinks = Operation(
+        id: "importLinks",
+        summary: "Create up to 500 links at once; each row is created, unchanged, a conflict (or updated) or refused on its own",
+        tag: "Links", access: Access.management, requestSchema: .of(ImportLinksRequest.self),
+        responses: [.json(200, ImportLinksResponse.self, "One result per row, in order; with dryRun, what would happen.")],
+        maxBodyBytes: 4 * 1024 * 1024, idempotent: true)
+
     static let listLinks = Operation(
         id: "listLinks", summary: "List links", tag: "Links", access: Access.management,
         responses: [.json(200, Page<Link>.self, "A page of links, oldest first.")],

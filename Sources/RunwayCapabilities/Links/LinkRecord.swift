@@ -96,14 +96,18 @@ struct LinkRecord: Sendable, Equatable {
         updatedAt = try row.int("updated_at")
     }
 
-    func insert(_ db: any SQLExecutor) throws {
-        try db.execute("""
+    /// Inserts the row; with `unlessTaken`, a domain and path another link holds leave it out instead of failing the
+    /// transaction. Whether it was inserted.
+    @discardableResult
+    func insert(_ db: any SQLExecutor, unlessTaken: Bool = false) throws -> Bool {
+        let insert: SQL = """
             INSERT INTO links (\(raw: Self.columns), path_key)
             VALUES (\(id), \(workspaceId), \(appId), \(kind), \(domain), \(path), \(appPath), \(metadata), \(iosAppStoreId),
                     \(iosURL), \(androidURL), \(webURL), \(campaign), \(channel), \(feature), \(previewTitle),
                     \(previewDescription), \(previewImageURL), \(interstitial), \(passQuery), \(enabled), \(expiresAt),
                     \(referrerInstallId), \(createdAt), \(updatedAt), \(Self.key(path)))
-            """)
+            """
+        return try db.execute(unlessTaken ? insert + " ON CONFLICT DO NOTHING" : insert) == 1
     }
 
     func update(_ db: any SQLExecutor) throws {

@@ -13,6 +13,7 @@ package struct LinksCapability: Capability {
         Clicks.declareMetrics(services.metrics)
         let domains = DomainHandlers(services: services)
         let links = LinkHandlers(services: services)
+        let imports = LinkImportHandlers(services: services)
         let client = ClientLinkHandlers(services: services)
         let redirects = RedirectHandlers(services: services)
         let qr = QRHandlers(services: services)
@@ -23,6 +24,7 @@ package struct LinksCapability: Capability {
             Route(.DELETE, "/v1/domains/{domainId}", .deleteDomain, use: domains.delete),
 
             Route(.POST, "/v1/links", .createLink, use: links.create),
+            Route(.POST, "/v1/links/import", .importLinks, use: imports.importLinks),
             Route(.GET, "/v1/links", .listLinks, use: links.list),
             Route(.GET, "/v1/links/{linkId}", .getLink, use: links.get),
             Route(.PATCH, "/v1/links/{linkId}", .updateLink, use: links.update),

@@ -15,6 +15,12 @@ package enum LinksError: Refusal, Equatable {
     /// No link answers a URL; `url` is named in the message when the caller may know it.
     case linkNotFound(url: String?)
     case linkExpired(String)
+    /// The body of an import is not `{"links": [...]}` with 1 to 500 rows.
+    case notAnImportBatch
+    /// An import names `domain/path` again; `firstIndex` is the row that named it first.
+    case pathRepeated(domain: String, path: String, firstIndex: Int)
+    /// An import's row names a link that exists with other values in `fields`.
+    case linkDiffers(domain: String, path: String, fields: [String])
 
     package var detail: ErrorBody.Detail {
         switch self {
@@ -35,6 +41,14 @@ package enum LinksError: Refusal, Equatable {
             ErrorBody.Detail(code: ErrorCode.linkNotFound, message: url.map { "no link answers \($0)" } ?? "no link answers this URL")
         case .linkExpired(let message):
             ErrorBody.Detail(code: ErrorCode.linkExpired, message: message)
+        case .notAnImportBatch:
+            ErrorBody.Detail(code: ErrorCode.invalidField,
+                             message: "the body must be {\"links\": [...]} with 1 to \(ImportLinksRequest.batchLimit) links", field: "links")
+        case .pathRepeated(let domain, let path, let firstIndex):
+            ErrorBody.Detail(code: ErrorCode.pathTaken, message: "\(domain)/\(path) is also links[\(firstIndex)] of this import", field: "path")
+        case .linkDiffers(let domain, let path, let fields):
+            ErrorBody.Detail(code: ErrorCode.pathTaken,
+                             message: "\(domain)/\(path) exists with another \(fields.joined(separator: ", ")); import with update to change it")
         }
     }
 

@@ -112,6 +112,8 @@ struct AuthMatrixTests {
             "GET /v1/domains": Probe(method: "GET", path: "/v1/domains?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
             "POST /v1/domains/{domainId}/verify": Probe(method: "POST", path: "/v1/domains/\(w.spareDomainA.id)/verify", body: "", workspaceScoped: true),
             "DELETE /v1/domains/{domainId}": Probe(method: "DELETE", path: "/v1/domains/\(w.spareDomainA.id)", body: "", workspaceScoped: true),
+            "POST /v1/links/import": Probe(method: "POST", path: "/v1/links/import",
+                                           body: #"{"workspaceId":"\#(w.workspaceA)","dryRun":true,"links":[{"path":"matrix-import"}]}"#, workspaceScoped: true),
             "POST /v1/links": Probe(method: "POST", path: "/v1/links", body: #"{"workspaceId":"\#(w.workspaceA)","path":"matrix-new"}"#, workspaceScoped: true),
             "GET /v1/links": Probe(method: "GET", path: "/v1/links?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
             "GET /v1/links/{linkId}": Probe(method: "GET", path: "/v1/links/\(w.linkA.id)", body: "", workspaceScoped: true),
