@@ -35,6 +35,9 @@ let package = Package(
         .target(name: "RunwayPostgres", dependencies: ["RunwayStore", "CPostgres"]),
         // QR codes (libqrencode) rendered as SVG and PNG (zlib), with colours and a checked logo.
         .target(name: "RunwayQR", dependencies: ["CQREncode", "CZlib"]),
+        // Files of links to import (our CSV columns, Firebase Dynamic Links and Branch exports), read into link
+        // definitions for the CLI and the console.
+        .target(name: "RunwayImport", dependencies: ["LinkRunwayAPI"]),
         // Transport-free HTTP: router, middleware, in-process test client.
         .target(name: "RunwayHTTP", dependencies: ["RunwayJSON"]),
         // The libmicrohttpd transport.
@@ -53,7 +56,7 @@ let package = Package(
             "RunwayOutbound",
         ]),
         .target(name: "RunwayConsole", dependencies: [
-            "RunwayKit", "RunwayCapabilities", "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "RunwayStore", "RunwayHTTP",
+            "RunwayKit", "RunwayCapabilities", "RunwayImport", "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "RunwayStore", "RunwayHTTP",
         ]),
         .target(name: "RunwayServer", dependencies: [
             "RunwayKit", "RunwayCapabilities", "RunwayConsole",
@@ -63,13 +66,13 @@ let package = Package(
         // Stand-ins for what the server calls and we cannot reach from here (Apple's AdServices API), for tests and
         // `linkrunway dev`; never part of the server.
         .target(name: "RunwayDevTools", dependencies: ["RunwayHTTP", "RunwayHTTPServer", "AppleFormats", "RunwayCrypto", "RunwayJSON"]),
-        .target(name: "RunwayCLI", dependencies: ["RunwayServer", "RunwaySQLite", "LinkRunwayAPI", "RunwayJSON", "AppleFormats", "RunwayCrypto",
+        .target(name: "RunwayCLI", dependencies: ["RunwayServer", "RunwaySQLite", "RunwayImport", "LinkRunwayAPI", "RunwayJSON", "AppleFormats", "RunwayCrypto",
                                                   "RunwayDevTools"]),
         .executableTarget(name: "linkrunway", dependencies: ["RunwayCLI"]),
 
         .testTarget(name: "RunwayTests", dependencies: [
             "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
-            "RunwayHTTPServer", "RunwayQR", "RunwayOutbound", "RunwayKit", "RunwayCapabilities", "RunwayConsole", "RunwayServer", "RunwayCLI", "RunwayDevTools", "linkrunway", .product(name: "LinkRunway", package: "sdk"),
+            "RunwayHTTPServer", "RunwayQR", "RunwayImport", "RunwayOutbound", "RunwayKit", "RunwayCapabilities", "RunwayConsole", "RunwayServer", "RunwayCLI", "RunwayDevTools", "linkrunway", .product(name: "LinkRunway", package: "sdk"),
         ]),
     ],
     swiftLanguageModes: [.v6]

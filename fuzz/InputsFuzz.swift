@@ -1,13 +1,14 @@
 // libFuzzer entry point for the parsers of what clients send: JSON bodies (the parser and the strict decoder of
 // request types), base64, base64url and hex, DER certificates and PEM files handed to OpenSSL, App Store signed data
-// (the JWS, its x5c chain and payload), the router's path matching, the User-Agent classifier, the trusted-proxy list
-// and X-Forwarded-For addresses, and the timestamped HMAC headers of forwarded notifications. Built by scripts/fuzz.sh;
-// a crash, hang or leak fails the run.
+// (the JWS, its x5c chain and payload), files of links to import (CSV in each format), the router's path matching,
+// the User-Agent classifier, the trusted-proxy list and X-Forwarded-For addresses, and the timestamped HMAC headers
+// of forwarded notifications. Built by scripts/fuzz.sh; a crash, hang or leak fails the run.
 import AppleFormats
 import Foundation
 import LinkRunwayAPI
 import RunwayCrypto
 import RunwayHTTP
+import RunwayImport
 import RunwayJSON
 
 let router = Router(routes: [
@@ -44,6 +45,7 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = Certificate(der: bytes)
     _ = AppStoreVerifier.certificate(file: bytes)
     _ = appStore?.verify(text, environment: .sandbox, now: Date(timeIntervalSince1970: 1_790_000_000))
+    for format in ImportFormat.allCases { _ = try? format.rows(text) }
     _ = router.match(method: "GET", path: text)
     _ = ClientClass(userAgent: text)
     if let proxies = TrustedProxies(text) { _ = proxies.contains(text) }

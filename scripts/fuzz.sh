@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds two fuzz targets with libFuzzer and AddressSanitizer: Apple's formats (App Attest CBOR and objects, SKAdNetwork
 # and AdAttributionKit postbacks, JWS) and what clients send (JSON bodies, base64 and hex, certificates, App Store signed
-# data, router paths, User-Agents, proxy lists); seeds them with the real data in ../shared/vectors when present and
-# hand-made seeds, and runs each for FUZZ_SECONDS (default 30). Any crash fails.
+# data, files of links to import, router paths, User-Agents, proxy lists); seeds them with the real data in
+# ../shared/vectors when present and hand-made seeds, and runs each for FUZZ_SECONDS (default 30). Any crash fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_LIMIT="${FUZZ_SECONDS:-30}"
@@ -64,9 +64,10 @@ instrumented LinkRunwayAPI Sources/LinkRunwayAPI/*.swift
 instrumented RunwayCrypto Sources/RunwayCrypto/*.swift
 instrumented RunwayHTTP Sources/RunwayHTTP/*.swift
 instrumented AppleFormats Sources/AppleFormats/*.swift
+instrumented RunwayImport Sources/RunwayImport/*.swift
 "$SWIFTC" -O -g -sanitize=fuzzer,address -parse-as-library -module-name InputsFuzz -I "$INPUTS/modules" -I Sources/COpenSSL \
     fuzz/InputsFuzz.swift Sources/RunwayCapabilities/Links/ClientClassifier.swift -L "$INPUTS" \
-    -lAppleFormats -lRunwayHTTP -lRunwayCrypto -lLinkRunwayAPI -lRunwayJSON -lssl -lcrypto -o "$OUT/inputs-fuzz" \
+    -lRunwayImport -lAppleFormats -lRunwayHTTP -lRunwayCrypto -lLinkRunwayAPI -lRunwayJSON -lssl -lcrypto -o "$OUT/inputs-fuzz" \
     2> >(grep -v "Cannot export local symbol" >&2)
 # Seeds: request bodies, a certificate, a signed payload's shape, paths, User-Agents, proxy lists.
 printf '{"workspaceId":"ws_1","path":"spring","destinations":{"web":"https://example.com"},"metadata":{"a":[1,2.5e3,null,true]}}' > "$INPUTS/corpus/link"
@@ -76,6 +77,7 @@ printf 'eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSUlCIiwiTUlJQyJdfQ.eyJub3RpZmljYXRpb25Ue
 printf '/v1/apps/app_123/conversion-schema' > "$INPUTS/corpus/path"
 printf 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148' > "$INPUTS/corpus/ua"
 printf '127.0.0.1, 10.0.0.0/8, ::1, fd00::/8' > "$INPUTS/corpus/proxies"
+printf 'url,~campaign,$desktop_url,data\r\nhttps://x.app.link/a,"c,""d""",https://e.com,"{""k"":[1]}"\n' > "$INPUTS/corpus/import-csv"
 ASSN=../shared/vectors/assn-v2/apple-library-mock
 if [ -d "$ASSN" ]; then
     cp "$ASSN/testCA.der" "$INPUTS/corpus/certificate"

@@ -16,7 +16,7 @@ public enum CLI {
         ("Links", [
             LinkCommands.domainAdd, LinkCommands.domainList, LinkCommands.domainVerify, LinkCommands.domainRemove,
             LinkCommands.linkCreate, LinkCommands.linkList, LinkCommands.linkShow, LinkCommands.linkUpdate,
-            LinkCommands.linkDisable, LinkCommands.linkQR,
+            LinkCommands.linkDisable, LinkCommands.linkQR, LinkImportCommand.command,
         ]),
         ("Attribution and webhooks", [
             AttributionCommands.simulateClick, AttributionCommands.simulateInstall,

@@ -1,15 +1,11 @@
 import Foundation
+import RunwayImport
 
 /// Times typed on the command line: a bare day as well as a full ISO 8601 time.
 enum CLITime {
     /// A day (`2026-12-31`) becomes the first moment after it in UTC (`2027-01-01T00:00:00Z`), so "expires on the
     /// 31st" keeps the whole of the 31st; anything else is passed on for the server to check.
-    static func endOfDayOrTime(_ text: String) -> String {
-        guard let day = day(text) else { return text }
-        var formatter = Date.ISO8601FormatStyle()
-        formatter.timeZone = TimeZone(identifier: "UTC")!
-        return day.addingTimeInterval(86_400).formatted(formatter)
-    }
+    static func endOfDayOrTime(_ text: String) -> String { Cell.endOfDayOrTime(text) }
 
     /// The start of a `YYYY-MM-DD` day in UTC, or nil when `text` is not one.
     static func day(_ text: String) -> Date? {
