@@ -40,9 +40,10 @@ enum ConsoleLinkPages {
                         "\(link.campaign ?? "–")", "\(state)", "\(f.number(stats[link.id]?.clicks ?? 0))", "\(f.number(stats[link.id]?.installs ?? 0))"]
             }, caption: search.isEmpty ? "Links, oldest first" : "Links matching “\(search)”, oldest first", numericFrom: 4)
         }
-        let more: Markup = page.nextCursor.map { cursor in
+        let next: Markup = page.nextCursor.map { cursor in
             "<p><a href=\"\(context.link("/console/links", [("q", search.isEmpty ? nil : search), ("state", state.isEmpty ? nil : state), ("cursor", cursor)]))\">Next links</a></p>"
         } ?? ""
+        let more: Markup = next + "<p><a href=\"\(context.link("/console/links/import"))\">Import links from a CSV file</a></p>"
         let states = Markup.join([("", "any state"), ("true", "live"), ("false", "disabled")].map { value, label in
             "<option value=\"\(value)\"\(value == state ? Markup(" selected") : "")>\(label)</option>"
         })

@@ -14,6 +14,8 @@ enum ConsolePages {
         ConsoleRoute(method: .POST, pattern: "/console/apps/{id}", handler: AppPages.update),
         ConsoleRoute(method: .GET, pattern: "/console/links", handler: ConsoleLinkPages.list),
         ConsoleRoute(method: .POST, pattern: "/console/links", handler: ConsoleLinkPages.create),
+        ConsoleRoute(method: .GET, pattern: "/console/links/import", handler: ConsoleLinkImportPage.show),
+        ConsoleRoute(method: .POST, pattern: "/console/links/import", handler: ConsoleLinkImportPage.run),
         ConsoleRoute(method: .GET, pattern: "/console/links/{id}", handler: ConsoleLinkPages.show),
         ConsoleRoute(method: .POST, pattern: "/console/links/{id}", handler: ConsoleLinkPages.update),
         ConsoleRoute(method: .GET, pattern: "/console/links/{id}/qr.svg", handler: ConsoleLinkPages.qr),
