@@ -406,7 +406,7 @@ def main():
                                                   "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "amount": 499, "currency": "USD"},
                            key=backend)
             browser.open(f"/console/apple-ads?ws={ws}")
-            campaigns = browser.find("main .scroll table").text
+            campaigns = "\n".join(table.text for table in browser.driver.find_elements(By.CSS_SELECTOR, "main .scroll table"))
             check("61000" in campaigns and "(none)" not in browser.text(), f"only Apple Ads' campaign shows: {campaigns}")
             check(re.search(r"61000 1 1 \$4\.99", campaigns), f"its one install, event and revenue: {campaigns}")
 
