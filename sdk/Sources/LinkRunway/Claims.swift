@@ -3,14 +3,17 @@ import Foundation
 extension LinkRunway {
     // MARK: Apple Ads
 
-    /// Posts the AdServices token once per installation. A 202 (Apple has no answer yet) is retried at most three
-    /// times, five seconds apart unless the server names another wait (at most thirty); the server keeps asking Apple
-    /// after that. Nil without consent or where AdServices does not exist.
+    /// Posts the AdServices token once per installation (registering a returning install id first, when no match has).
+    /// A 202 (Apple has no answer yet) is retried at most three times, five seconds apart unless the server names
+    /// another wait (at most thirty); the server keeps asking Apple after that. Nil without consent or where AdServices
+    /// does not exist.
     @discardableResult
     public func submitAdServicesToken() async throws -> AppleAdsClaim? {
         guard let installId = try gate(), let provider = environment.adServices, !storage.bool(.adServicesReported) else { return nil }
         let token = try provider.attributionToken()
         let started = epoch
+        try await registerReturningInstall()
+        guard started == epoch else { return nil }
         // Like the match, a claim counts as made once it may have reached the server.
         let claimedBefore = storage.bool(.adServicesClaimed)
         storage.set(true, .adServicesClaimed)
@@ -57,6 +60,7 @@ extension LinkRunway {
     func bind(_ path: String, _ fields: [String: Any]) async throws -> AffiliateBinding? {
         guard let installId = try gate() else { return nil }
         let started = epoch
+        try await registerReturningInstall()
         var body = fields
         body["installId"] = installId
         if let attestation = await currentAttestation() { body["attestation"] = attestation }

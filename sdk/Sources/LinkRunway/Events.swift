@@ -103,15 +103,31 @@ extension LinkRunway {
     func runDelivery() async {
         if let running = deliveryTask { return await running.value }
         let started = epoch
-        let task = Task { await self.deliverQueued(epoch: started) }
+        let task = Task {
+            await self.deliverQueued(epoch: started)
+            // Cleared by the task itself before it ends: a caller that finds it finished never finds it set, so
+            // `deliver` never loops on a delivery that is over.
+            self.deliveryEnded(epoch: started)
+        }
         deliveryTask = task
         await task.value
-        if deliveryTask == task { deliveryTask = nil }
+    }
+
+    func deliveryEnded(epoch started: Int) {
+        if started == epoch { deliveryTask = nil }
     }
 
     /// Sends what the outbox held when it started. An event the server acknowledges (stored or duplicate) or refuses
     /// (a 4xx other than 429) leaves it; a transient failure stops the delivery and is the outcome of every event left.
     func deliverQueued(epoch started: Int) async {
+        guard !outbox.isEmpty else { return }
+        do {
+            try await registerReturningInstall()
+        } catch {
+            // Every event stays for a later delivery: sent now, each would be refused as of an unknown install.
+            if started == epoch { fail(outbox, error) }
+            return
+        }
         for event in outbox {
             guard started == epoch, let installId = storage.string(.installId) else { return }
             var body: [String: Any] = ["eventId": event.eventId, "type": event.type, "installId": installId, "timestamp": event.timestamp]
@@ -120,6 +136,8 @@ extension LinkRunway {
             if let click = event.clickToken { body["clickToken"] = click }
             if let attestation = await currentAttestation() { body["attestation"] = attestation }
             guard started == epoch else { return }
+            sending = event.eventId
+            defer { if started == epoch { sending = nil } }
             do {
                 let answer = try await transport.send("POST", "/v1/events", body: try Transport.json(body))
                 guard started == epoch else { return }
@@ -133,18 +151,22 @@ extension LinkRunway {
             } catch where Transport.isTransient(error) {
                 guard started == epoch else { return }
                 var events = outbox
-                let arrived = !Transport.changedNothing(error)
-                for index in events.indices {
-                    if events[index].eventId == event.eventId, arrived { events[index].mayHaveArrived = true }
-                    if awaitedEvents.contains(events[index].eventId) { deliveryOutcomes[events[index].eventId] = .failure(error) }
+                if !Transport.changedNothing(error), let index = events.firstIndex(where: { $0.eventId == event.eventId }) {
+                    events[index].mayHaveArrived = true
                 }
                 outbox = events
+                fail(events, error)
                 return
             } catch {
                 guard started == epoch else { return }
                 settle(event, .failure(error))
             }
         }
+    }
+
+    /// Hands the error that stopped a delivery to whoever waits for one of these events, which stay in the outbox.
+    func fail(_ events: [PendingEvent], _ error: any Error) {
+        for event in events where awaitedEvents.contains(event.eventId) { deliveryOutcomes[event.eventId] = .failure(error) }
     }
 
     /// Removes a decided event from the outbox and hands its outcome to whoever waits for it.

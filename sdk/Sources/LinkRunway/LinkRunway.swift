@@ -7,7 +7,7 @@ import FoundationNetworking
 /// App Attest and affiliate binds. Nothing is stored or sent until `setConsent(true)`.
 public actor LinkRunway {
     /// This SDK's version, sent in the user agent (the one place it is written; `CHANGELOG.md` names it too).
-    public static let version = "1.0.0"
+    public static let version = "1.0.1"
 
     let transport: Transport
     let storage: SDKStorage
@@ -24,6 +24,8 @@ public actor LinkRunway {
     var deliveryTask: Task<Void, Never>?
     var deliveryOutcomes: [String: Result<EventReceipt?, any Error>] = [:]
     var awaitedEvents: Set<String> = []
+    /// The event whose request is on its way now (it may reach the server even if consent is withdrawn meanwhile).
+    var sending: String?
 
     /// - Parameters:
     ///   - endpoint: your LinkRunway server (`https://…`, or `http://localhost…` while developing).
@@ -58,14 +60,19 @@ public actor LinkRunway {
     /// Records the user's decision. Granting creates the install id the first time; withdrawing deletes everything the
     /// SDK stored (but three flags that keep a later consent from reporting the same installation twice), drops
     /// queued events and conversion updates, and discards answers still in flight. After consent is given again, the
-    /// new install id is registered with the server as a returning one: every call works, and the installation is not
-    /// counted twice. Nothing links the new id to the old one.
+    /// new install id is registered with the server as a returning one (by `matchInstall()`, or by the SDK itself
+    /// before the first event, Apple Ads claim or bind): every call works, and the installation is not counted twice.
+    /// Nothing links the new id to the old one.
     public func setConsent(_ granted: Bool) async {
         if granted {
             storage.set(true, .consent)
             if storage.string(.installId) == nil {
+                // Decided as the id is made: any report that may have reached the server (a match, INSTALL, an Apple
+                // Ads claim) was of this device's installation under an earlier id.
+                let returning = SDKStorage.Key.survivors.contains { storage.bool($0) }
                 storage.set(UUID().uuidString.lowercased(), .installId)
                 storage.set(environment.now().timeIntervalSince1970, .firstLaunchAt)
+                storage.set(returning ? 1 : 0, .matchReturning)
             }
             if let appId = pendingConversionsAppId { _ = try? await configureConversions(appId: appId) }
             if let appId = attestAppId { await attest(appId: appId) }
@@ -77,16 +84,19 @@ public actor LinkRunway {
             attestTask = nil
             deliveryTask = nil
             deliveryOutcomes = [:]
+            sending = nil
             conversionQueue?.cancel()
             conversionQueue = nil
         }
     }
 
-    /// Before a withdrawal deletes the install id: an Apple Ads claim the server accepted counts as reported, and an
-    /// INSTALL event still queued that certainly never reached the server does not.
+    /// Before a withdrawal deletes the install id: an Apple Ads claim that may have reached the server counts as
+    /// reported, and an INSTALL event still queued that certainly never reached it (not on its way either) does not.
     func keepReportedFlags() {
         if storage.bool(.adServicesClaimed) { storage.set(true, .adServicesReported) }
-        if let install = outbox.first(where: { $0.type == "INSTALL" }), !install.mayHaveArrived { storage.set(false, .installReported) }
+        if let install = outbox.first(where: { $0.type == "INSTALL" }), !install.mayHaveArrived, install.eventId != sending {
+            storage.set(false, .installReported)
+        }
     }
 
     /// Deletes what the server holds about this installation (its install, events, clicks, codes) and then withdraws

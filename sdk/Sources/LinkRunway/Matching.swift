@@ -4,7 +4,9 @@ extension LinkRunway {
     /// Asks the server, once per installation, which link brought this install. The answer is stored; later and
     /// concurrent calls get it without a request. After consent was withdrawn and given again, the new install id is
     /// registered as returning: the server decides no match for it and does not count the installation again, and the
-    /// answer is unmatched. Nil without consent.
+    /// answer is unmatched (the SDK makes this request itself before the first event, claim or bind when the app does
+    /// not). The first match of a first installation also carries StoreKit 2's app transaction id. Nil without
+    /// consent.
     public func matchInstall() async throws -> InstallMatch? {
         guard let installId = try gate() else { return nil }
         if let stored = storage.string(.match).flatMap(Self.decodeMatch) { return stored }
@@ -22,7 +24,8 @@ extension LinkRunway {
 
     func requestMatch(installId: String, attestation: String?, epoch started: Int) async throws -> InstallMatch? {
         guard started == epoch else { return nil }
-        // Decided once per install id: a device that reported an installation under an earlier id is returning.
+        // Decided once per install id, when it was made: a device that reported an installation under an earlier id is
+        // returning. An id made by an older SDK is decided here, by the earlier match alone.
         let returning: Bool
         if let decided = storage.int(.matchReturning) { returning = decided == 1 } else {
             returning = storage.bool(.matchRequested)
@@ -48,6 +51,15 @@ extension LinkRunway {
             if started == epoch, !returning, Transport.changedNothing(error) { storage.set(false, .matchRequested) }
             throw error
         }
+    }
+
+    /// A returning install id is unknown to the server until a match registers it, and the server refuses events,
+    /// claims and binds for an unknown id. Before those, this registers it (sharing the request with `matchInstall()`
+    /// and every concurrent caller) unless a match already has. A first installation needs nothing here: its INSTALL
+    /// event or its match registers it.
+    func registerReturningInstall() async throws {
+        guard storage.int(.matchReturning) == 1, storage.string(.match) == nil else { return }
+        _ = try await matchInstall()
     }
 
     func storeMatch(_ answer: Transport.Answer, epoch started: Int) throws -> InstallMatch? {

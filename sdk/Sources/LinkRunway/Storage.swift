@@ -14,7 +14,8 @@ final class SDKStorage: @unchecked Sendable {
 
     enum Key: String, CaseIterable {
         case consent, installId, installSecret, match, clickToken, firstLaunchAt, conversionTag, conversionTagAt
-        /// Whether this install id is a returning one (decided at its first match request; 1 or 0).
+        /// Whether this install id is a returning one (1 or 0): decided when the id is made, or at its first match
+        /// request for an id made by an SDK older than 1.0.1.
         case matchReturning
         /// Events not yet acknowledged by the server, oldest first (JSON).
         case outbox
@@ -26,7 +27,8 @@ final class SDKStorage: @unchecked Sendable {
         /// Ads claim, its first match), so consent given again reports nothing twice. None holds an identifier.
         case installReported, adServicesReported, matchRequested
 
-        var survivesWithdrawal: Bool { self == .installReported || self == .adServicesReported || self == .matchRequested }
+        static let survivors: [Key] = [.installReported, .adServicesReported, .matchRequested]
+        var survivesWithdrawal: Bool { Self.survivors.contains(self) }
     }
 
     func string(_ key: Key) -> String? { defaults.string(forKey: prefix + key.rawValue) }
