@@ -247,6 +247,68 @@ struct SDKEndToEndTests {
         _ = directory
     }
 
+    @Test("consent given again with no matchInstall(): events, deletion and an Apple Ads claim never made work at once; INSTALL alone then a match counts the installation once")
+    func consentGivenAgainWithoutMatch() async throws {
+        let directory = TemporaryDirectory()
+        let adServices = try FakeAdServices(logger: Logger(level: .error, sink: .memory()))
+        let d = try await Deployment.start(directory, environment: ["LINKRUNWAY_APPLE_ADS_URL": adServices.baseURL])
+        let clock = DeviceClock()
+
+        // A device whose app never calls matchInstall(): INSTALL registers it, then consent is withdrawn and given again.
+        let a = d.runway(suite: "sdk-e2e-\(UUID())", clock: clock, appTransaction: AppTransactionID())
+        await a.setConsent(true)
+        try await a.install()
+        await a.setConsent(false)
+        await a.setConsent(true)
+        let aId = try #require(await a.installId())
+        #expect(try await a.track(type: "LOGIN")?.status == "stored", "tracked straight away, not refused as unknown_install")
+        #expect(try await a.track(type: "CUSTOM", name: "paywall")?.status == "stored")
+        #expect(await a.sendPendingEvents() == 0)
+        let (_, aExport, aText) = try await d.export(aId)
+        #expect(((aExport["attribution"] as? [String: Any])?["match"] as? [String: Any])?["source"] as? String == "returning")
+        #expect(!aText.contains("704289572311469613"), "no app transaction id with a returning id")
+
+        // Another: INSTALL alone, consent again, and this time the app asks for the match itself.
+        let b = d.runway(suite: "sdk-e2e-\(UUID())", clock: clock)
+        await b.setConsent(true)
+        try await b.install()
+        await b.setConsent(false)
+        await b.setConsent(true)
+        let match = try #require(try await b.matchInstall())
+        #expect(!match.matched && match.method == .unmatched)
+        try await b.install()
+        #expect(try await b.track(type: "LOGIN")?.status == "stored")
+
+        // A third asks for deletion right after new consent, before anything registered the new id.
+        let c = d.runway(suite: "sdk-e2e-\(UUID())", clock: clock)
+        await c.setConsent(true)
+        try await c.install()
+        await c.setConsent(false)
+        await c.setConsent(true)
+        try await c.forgetInstallation()
+        #expect(await c.installId() == nil)
+
+        // Three installations, each counted once (the returning ids are left out); one INSTALL event each.
+        let funnel = try await d.funnel()
+        #expect(funnel.installs == 3 && funnel.events["INSTALL"] == 3 && funnel.events["LOGIN"] == 2, "\(funnel.rows)")
+        #expect(funnel.rows.first { $0["key"] as? String == "returning" }?["installs"] as? Int ?? 0 == 0)
+
+        // A fourth made no Apple Ads claim before the withdrawal: the new id makes it, registered first.
+        let claimer = d.runway(suite: "sdk-e2e-\(UUID())", clock: clock, adServices: Token())
+        await claimer.setConsent(true)
+        try await claimer.install()
+        await claimer.setConsent(false)
+        await claimer.setConsent(true)
+        #expect(try await claimer.submitAdServicesToken()?.status == "attributed", "the claim never made is made for the new id")
+        let afterClaim = try await d.funnel()
+        withKnownIssue("the server turns a returning install's source into apple_ads when its claim is attributed, so it is counted again") {
+            #expect(afterClaim.installs == 4, "\(afterClaim.rows)")
+        }
+        _ = try await d.server.stop(signal: SIGTERM)
+        await adServices.server.shutdown()
+        _ = directory
+    }
+
     @Test("an offline first launch: the match, INSTALL and events wait on the device, reach the server later with their own ids and times, and conversions follow")
     func offlineFirstLaunch() async throws {
         let directory = TemporaryDirectory()
@@ -303,7 +365,7 @@ struct SDKEndToEndTests {
         _ = directory
     }
 
-    @Test("binds, an Apple Ads claim answered 202 until Apple knows it, a tvOS device, a window that locks, and a later window's coarse value")
+    @Test("the three binds, an Apple Ads claim answered 202 until Apple knows it, a tvOS device, a window that locks, and a later window's coarse value")
     func laterPaths() async throws {
         let directory = TemporaryDirectory()
         let adServices = try FakeAdServices(logger: Logger(level: .error, sink: .memory()))
@@ -318,6 +380,10 @@ struct SDKEndToEndTests {
         let sleeps = Sleeps()
         let skan = Frameworks("skadnetwork"), aak = Frameworks("adattributionkit")
         let runway = d.runway(suite: "sdk-e2e-\(UUID())", clock: clock, frameworks: [skan, aak], adServices: LateToken(), sleeps: sleeps, realWaits: true)
+        // An Apple TV, before any click from this address: the match says tvos.
+        let tv = d.runway(suite: "sdk-e2e-tv-\(UUID())", clock: DeviceClock(), platform: "tvos")
+        await tv.setConsent(true)
+        #expect(try await tv.matchInstall()?.matched == false)
         await runway.setConsent(true)
         _ = try await runway.configureConversions(appId: d.appId)
         _ = try await runway.matchInstall()
@@ -326,12 +392,26 @@ struct SDKEndToEndTests {
         #expect(claim.status == "attributed" && claim.campaignId == "61000", "\(claim)")
         #expect(!sleeps.values.withLock { $0 }.isEmpty && sleeps.values.withLock { $0 }.allSatisfy { $0 >= 1 && $0 <= 30 })
 
+        // The three binds: a typed code, the signed click id an affiliate link's page hands over, and a deferred match of
+        // this address's affiliate click on the App Store surface.
         let binding = try #require(try await runway.bindAffiliate(refCode: "ALICE"))
         #expect(binding.offerCode == "ALICE20")
+        #expect((try await d.admin.call("POST", "/v1/affiliates/\(affiliate)/links", #"{"programId":"\#(program)","path":"alice"}"#)).0 == 201)
+        var tap = URLRequest(url: URL(string: d.base + "/alice")!)
+        tap.setValue("localhost", forHTTPHeaderField: "Host")
+        tap.setValue("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)", forHTTPHeaderField: "User-Agent")
+        let page = try await RedirectCatcher.page(of: tap)
+        let signed = try #require(page.range(of: #"data-click=""#).map { String(page[$0.upperBound...].prefix { $0 != "\"" }) })
+        let clickBinding = try #require(try await runway.bindAffiliate(signedClickId: signed))
+        #expect(clickBinding.offerCode == "ALICE20" && clickBinding.appAccountToken != binding.appAccountToken)
+        let surface = try #require(((try await d.admin.call("POST", "/v1/apps/\(d.appId)/app-store-surfaces", #"{"environment":"production"}"#)).1["surface"]
+            as? [String: Any])?["id"] as? String)
+        let deferredBinding = try #require(try await runway.bindAffiliateDeferred(surfaceId: surface))
+        #expect(deferredBinding.offerCode == "ALICE20")
         let installId = try #require(await runway.installId())
         let (_, export, _) = try await d.export(installId)
-        let binds = export["affiliateBinds"] as? [[String: Any]] ?? []
-        #expect(binds.count == 1 && (binds.first?["appAccountToken"] as? String)?.lowercased() == binding.appAccountToken.uuidString.lowercased())
+        let tokens = Set((export["affiliateBinds"] as? [[String: Any]] ?? []).compactMap { ($0["appAccountToken"] as? String)?.lowercased() })
+        #expect(tokens == Set([binding, clickBinding, deferredBinding].map { $0.appAccountToken.uuidString.lowercased() }))
 
         // A rule that locks the window reaches AdAttributionKit first; three days later LOGIN's coarse value decides.
         let locked = try #require(await runway.recordConversion(event: "CUSTOM", name: "trial"))
@@ -340,10 +420,7 @@ struct SDKEndToEndTests {
         let later = try #require(await runway.recordConversion(event: "LOGIN"))
         #expect(later.coarse == .high && later.fine == 30, "the window's coarse rule; the fine value stays")
 
-        // An Apple TV: the match says tvos, and there is nothing to update.
-        let tv = d.runway(suite: "sdk-e2e-tv-\(UUID())", clock: DeviceClock(), platform: "tvos")
-        await tv.setConsent(true)
-        #expect(try await tv.matchInstall()?.matched == false)
+        // The Apple TV, continued: there is nothing to update.
         try await tv.install()
         #expect(await tv.recordConversion(event: "SIGNUP") == nil)
         let tvId = try #require(await tv.installId())
@@ -371,6 +448,12 @@ final class RedirectCatcher: NSObject, URLSessionTaskDelegate, @unchecked Sendab
     func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
                     newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
         completionHandler(nil)
+    }
+
+    /// The page answered (not followed if it is a redirect).
+    static func page(of request: URLRequest) async throws -> String {
+        let session = URLSession(configuration: .ephemeral, delegate: RedirectCatcher(), delegateQueue: nil)
+        return String(decoding: try await session.data(for: request).0, as: UTF8.self)
     }
 
     static func status(of request: URLRequest) async throws -> Int {

@@ -7,7 +7,12 @@ import Foundation
 @available(macOS, unavailable)
 @available(tvOS, unavailable)
 public enum CoarseConversionValue: String, Codable, Hashable, Sendable {
-    case high, low, medium
+    /// https://developer.apple.com/documentation/adattributionkit/coarseconversionvalue/high
+    case high
+    /// https://developer.apple.com/documentation/adattributionkit/coarseconversionvalue/low
+    case low
+    /// https://developer.apple.com/documentation/adattributionkit/coarseconversionvalue/medium
+    case medium
 }
 
 /// https://developer.apple.com/documentation/adattributionkit/postback
@@ -33,7 +38,10 @@ public struct Postback {
 public struct PostbackUpdate: Sendable {
     /// https://developer.apple.com/documentation/adattributionkit/postbackupdate/conversiontype
     public enum ConversionType: String, Hashable, Sendable {
-        case install, reengagement
+        /// https://developer.apple.com/documentation/adattributionkit/postbackupdate/conversiontype/install
+        case install
+        /// https://developer.apple.com/documentation/adattributionkit/postbackupdate/conversiontype/reengagement
+        case reengagement
     }
 
     // What the stand-in keeps; Apple's properties are not used by the adapter, so they are not declared.

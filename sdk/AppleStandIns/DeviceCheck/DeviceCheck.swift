@@ -2,9 +2,10 @@
 // (the asynchronous forms), as documented on the page named above each. Bodies never run.
 import Foundation
 
-/// https://developer.apple.com/documentation/devicecheck/dcappattestservice
+/// https://developer.apple.com/documentation/devicecheck/dcappattestservice (declared `class DCAppAttestService`
+/// there, with no `Sendable`: the stand-in claims none either, so the adapter cannot come to rely on one).
 @available(iOS 14.0, macOS 11.0, tvOS 15.0, watchOS 9.0, visionOS 1.0, *)
-open class DCAppAttestService: NSObject, @unchecked Sendable {
+open class DCAppAttestService: NSObject {
     /// https://developer.apple.com/documentation/devicecheck/dcappattestservice/shared
     open class var shared: DCAppAttestService { DCAppAttestService() }
 
@@ -27,13 +28,20 @@ public struct DCError: Error, Sendable {
     /// https://developer.apple.com/documentation/devicecheck/dcerror-swift.struct/code (raw values in the order of
     /// Apple's Objective-C enumeration).
     public enum Code: Int, Sendable {
+        /// https://developer.apple.com/documentation/devicecheck/dcerror-swift.struct/code/unknownsystemfailure
         case unknownSystemFailure = 0
+        /// https://developer.apple.com/documentation/devicecheck/dcerror-swift.struct/code/featureunsupported
         case featureUnsupported = 1
+        /// https://developer.apple.com/documentation/devicecheck/dcerror-swift.struct/code/invalidinput
         case invalidInput = 2
+        /// https://developer.apple.com/documentation/devicecheck/dcerror-swift.struct/code/invalidkey
         case invalidKey = 3
+        /// https://developer.apple.com/documentation/devicecheck/dcerror-swift.struct/code/serverunavailable
         case serverUnavailable = 4
     }
 
+    /// The error's code, as on https://developer.apple.com/documentation/devicecheck/dcerror-swift.struct (the `code`
+    /// Swift gives every error struct bridged from an `NSError` domain, typed `DCError.Code`).
     public let code: DCError.Code
 
     /// Only the stand-in makes one; the system makes Apple's.

@@ -15,8 +15,11 @@ open class SKAdNetwork: NSObject {
         public let rawValue: String
         /// https://developer.apple.com/documentation/storekit/skadnetwork/coarseconversionvalue/init(rawvalue:)
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// https://developer.apple.com/documentation/storekit/skadnetwork/coarseconversionvalue/low
         public static let low = CoarseConversionValue(rawValue: "low")
+        /// https://developer.apple.com/documentation/storekit/skadnetwork/coarseconversionvalue/medium
         public static let medium = CoarseConversionValue(rawValue: "medium")
+        /// https://developer.apple.com/documentation/storekit/skadnetwork/coarseconversionvalue/high
         public static let high = CoarseConversionValue(rawValue: "high")
     }
 
@@ -44,7 +47,18 @@ open class SKAdNetwork: NSObject {
 
     /// https://developer.apple.com/documentation/storekit/verificationresult/verificationerror
     public enum VerificationError: Error, Equatable, Hashable, LocalizedError, Sendable {
-        case invalidCertificateChain, invalidDeviceVerification, invalidEncoding, invalidSignature, missingRequiredProperties, revokedCertificate
+        /// https://developer.apple.com/documentation/storekit/verificationresult/verificationerror/invalidcertificatechain
+        case invalidCertificateChain
+        /// https://developer.apple.com/documentation/storekit/verificationresult/verificationerror/invaliddeviceverification
+        case invalidDeviceVerification
+        /// https://developer.apple.com/documentation/storekit/verificationresult/verificationerror/invalidencoding
+        case invalidEncoding
+        /// https://developer.apple.com/documentation/storekit/verificationresult/verificationerror/invalidsignature
+        case invalidSignature
+        /// https://developer.apple.com/documentation/storekit/verificationresult/verificationerror/missingrequiredproperties
+        case missingRequiredProperties
+        /// https://developer.apple.com/documentation/storekit/verificationresult/verificationerror/revokedcertificate
+        case revokedCertificate
     }
 }
 

@@ -221,6 +221,23 @@ struct ConsentTests {
         #expect(try await late == nil)
     }
 
+    @Test("an open(_:) answer that arrives after withdrawal is discarded, even if consent came back: nil, and no click token kept")
+    func lateOpen() async throws {
+        let release = Locked(false)
+        let server = StubServer { request in Fixture.standard(request).held(by: release) }
+        let runway = Fixture.runway(server)
+        await runway.setConsent(true)
+        async let late = runway.open(URL(string: "https://go.example/summer")!)
+        try await Fixture.waitForRequests(server)
+        await runway.setConsent(false)
+        await runway.setConsent(true)
+        release.set(true)
+        #expect(try await late == nil)
+        #expect(await runway.storage.string(.clickToken) == nil)
+        try await runway.track(type: "OPEN")
+        #expect(server.events.last?["clickToken"] == nil, "the new identity's events carry no click of the old one")
+    }
+
     @Test("forgetInstallation posts /v1/installs/<id>/forget with the match's install secret, then withdraws")
     func forgetInstallation() async throws {
         let server = StubServer(Fixture.standard)
