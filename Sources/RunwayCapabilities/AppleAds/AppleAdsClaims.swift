@@ -193,17 +193,19 @@ package final class AppleAdsClaims: Sendable {
 
     /// The install, and the events it already has, take the Apple Ads campaign, ad group and keyword. Apple Ads is
     /// Apple's own deterministic claim, so it replaces an estimate (probabilistic, view-through) or no match; a
-    /// referrer match to one of our links keeps its source and gains the Apple Ads ids.
+    /// referrer match to one of our links keeps its source and gains the Apple Ads ids, and so does a returning install
+    /// (consent given again), which must stay out of install counts.
     static func attribute(_ db: any SQLExecutor, appId: String, installId: String, fields: AppleAdsAttribution) throws {
         try db.execute("""
             UPDATE installs SET apple_ads_campaign_id = \(fields.campaignId), apple_ads_ad_group_id = \(fields.adGroupId),
                 apple_ads_keyword_id = \(fields.keywordId),
-                source = CASE WHEN method = 'referrer' THEN source ELSE 'apple_ads' END
+                source = CASE WHEN method = 'referrer' OR source = 'returning' THEN source ELSE 'apple_ads' END
             WHERE app_id = \(appId) AND install_id = \(installId)
             """)
         try db.execute("""
             UPDATE events SET apple_ads_campaign_id = \(fields.campaignId), apple_ads_ad_group_id = \(fields.adGroupId),
-                apple_ads_keyword_id = \(fields.keywordId), source = CASE WHEN method = 'referrer' THEN source ELSE 'apple_ads' END
+                apple_ads_keyword_id = \(fields.keywordId),
+                source = CASE WHEN method = 'referrer' OR source = 'returning' THEN source ELSE 'apple_ads' END
             WHERE app_id = \(appId) AND install_id = \(installId)
             """)
     }

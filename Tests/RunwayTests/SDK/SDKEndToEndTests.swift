@@ -301,9 +301,7 @@ struct SDKEndToEndTests {
         await claimer.setConsent(true)
         #expect(try await claimer.submitAdServicesToken()?.status == "attributed", "the claim never made is made for the new id")
         let afterClaim = try await d.funnel()
-        withKnownIssue("the server turns a returning install's source into apple_ads when its claim is attributed, so it is counted again") {
-            #expect(afterClaim.installs == 4, "\(afterClaim.rows)")
-        }
+        #expect(afterClaim.installs == 4, "a returning install keeps its source when its claim is attributed: \(afterClaim.rows)")
         _ = try await d.server.stop(signal: SIGTERM)
         await adServices.server.shutdown()
         _ = directory
