@@ -66,7 +66,8 @@ instrumented RunwayHTTP Sources/RunwayHTTP/*.swift
 instrumented AppleFormats Sources/AppleFormats/*.swift
 instrumented RunwayImport Sources/RunwayImport/*.swift
 "$SWIFTC" -O -g -sanitize=fuzzer,address -parse-as-library -module-name InputsFuzz -I "$INPUTS/modules" -I Sources/COpenSSL \
-    fuzz/InputsFuzz.swift Sources/RunwayCapabilities/Links/ClientClassifier.swift -L "$INPUTS" \
+    fuzz/InputsFuzz.swift Sources/RunwayCapabilities/Links/ClientClassifier.swift \
+    Sources/RunwayCapabilities/Links/AutomatedClients.swift Sources/RunwayKit/AutomatedClientPattern.swift -L "$INPUTS" \
     -lRunwayImport -lAppleFormats -lRunwayHTTP -lRunwayCrypto -lLinkRunwayAPI -lRunwayJSON -lssl -lcrypto -o "$OUT/inputs-fuzz" \
     2> >(grep -v "Cannot export local symbol" >&2)
 # Seeds: request bodies, a certificate, a signed payload's shape, paths, User-Agents, proxy lists.

@@ -422,22 +422,34 @@ public struct FunnelRow: Codable, Sendable, Equatable {
     public var clicks: Int
     public var installs: Int
     public var opens: Int
+    /// Visits by link previews (chat and social unfurlers, prefetches), never counted as clicks.
+    public var previews: Int
+    /// Visits by bots (crawlers, uptime checkers, `HEAD` requests), never counted as clicks.
+    public var bots: Int
     public var events: [String: Int]
     /// Net revenue (purchases and subscriptions less refunds) in minor units, by currency.
     public var revenue: [String: Int64]
 
-    public init(key: String, clicks: Int, installs: Int, opens: Int, events: [String: Int], revenue: [String: Int64]) {
+    public init(key: String, clicks: Int, installs: Int, opens: Int, previews: Int = 0, bots: Int = 0, events: [String: Int],
+                revenue: [String: Int64]) {
         self.key = key
         self.clicks = clicks
         self.installs = installs
         self.opens = opens
+        self.previews = previews
+        self.bots = bots
         self.events = events
         self.revenue = revenue
     }
 }
 
 extension FunnelRow: DescribedWireType {
-    public static let notes: [String: FieldNote] = ["key": FieldNote("The group.")]
+    public static let notes: [String: FieldNote] = [
+        "key": FieldNote("The group."),
+        "clicks": FieldNote("Links followed by people."),
+        "previews": FieldNote("Visits by link previews (unfurlers of messengers and social networks, browser prefetches), counted by UTC day and never as clicks."),
+        "bots": FieldNote("Visits by bots (search and SEO crawlers, uptime checkers, HEAD requests), counted by UTC day and never as clicks."),
+    ]
 }
 
 public struct FunnelReport: Codable, Sendable, Equatable {

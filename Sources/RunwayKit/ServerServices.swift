@@ -42,12 +42,15 @@ public struct ServerServices: Sendable {
     public let secretBox: SecretBox
     /// The DNS server that domain verification asks, instead of the system's (`LINKRUNWAY_DNS_SERVER`).
     public let dnsServer: TXTLookup.Server?
+    /// The operator's User-Agent patterns of previews and bots, beside the built-in ones (`LINKRUNWAY_AUTOMATED_CLIENTS_FILE`).
+    public let extraAutomatedClients: [AutomatedClientPattern]
 
     public init(store: any Store, clock: WallClock = .system, monotonic: MonotonicClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
                 authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com",
                 appAttestRoot: Certificate? = nil, appStoreRoot: Certificate? = nil, appleAdsTimeoutSeconds: Double = 10,
                 outbound: OutboundPolicy = OutboundPolicy(), metricsToken: String? = nil, secretBox: SecretBox,
-                dnsServer: TXTLookup.Server? = nil, appStoreAPIURL: String? = nil) {
+                dnsServer: TXTLookup.Server? = nil, appStoreAPIURL: String? = nil,
+                extraAutomatedClients: [AutomatedClientPattern] = []) {
         self.store = store
         self.clock = clock
         self.monotonic = monotonic
@@ -58,6 +61,7 @@ public struct ServerServices: Sendable {
         self.addresses = AddressHasher(store: store, box: secretBox)
         self.secretBox = secretBox
         self.dnsServer = dnsServer
+        self.extraAutomatedClients = extraAutomatedClients
         self.appleAdsURL = appleAdsURL
         self.appleAdsTimeoutSeconds = appleAdsTimeoutSeconds
         self.appStoreAPIURL = appStoreAPIURL

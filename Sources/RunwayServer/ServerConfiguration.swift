@@ -40,6 +40,8 @@ public struct ServerConfiguration: Sendable {
     public var metricsToken: String?
     /// The DNS server domain verification asks instead of the system's resolvers.
     public var dnsServer: TXTLookup.Server?
+    /// User-Agent patterns of previews and bots the operator adds to the built-in ones.
+    public var extraAutomatedClients: [AutomatedClientPattern] = []
     /// The file holding the key that seals stored secrets; nil puts it beside a SQLite database (`linkrunway.key`), or in
     /// the working folder for PostgreSQL.
     public var secretKeyFile: String?
@@ -268,6 +270,12 @@ public struct ServerConfiguration: Sendable {
                 summary: "A bearer token `/metrics` then requires (at least 16 characters). `/metrics` never answers on a link domain either way.") { c, v in
             guard v.utf8.count >= 16, !v.contains(where: \.isWhitespace) else { return false }
             c.metricsToken = v
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_AUTOMATED_CLIENTS_FILE", flag: "--automated-clients-file", defaultValue: "none (the built-in list only)",
+                summary: "A file of more User-Agent patterns of link previews and bots, one a line: `preview TEXT` or `bot TEXT` (matched without case anywhere in the User-Agent; `#` starts a comment line). They are answered like the built-in ones and never counted as clicks.") { c, v in
+            guard let text = try? String(contentsOfFile: v, encoding: .utf8), let patterns = AutomatedClientPattern.parse(text) else { return false }
+            c.extraAutomatedClients = patterns
             return true
         },
         Setting(environment: "LINKRUNWAY_SQLITE_SYNCHRONOUS", flag: "--sqlite-synchronous", defaultValue: "full",

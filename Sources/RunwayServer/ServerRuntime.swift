@@ -121,7 +121,8 @@ public final class ServerRuntime: Sendable {
             let services = ServerServices(store: store, clock: clock, logger: logger, metrics: metrics, secrets: secrets,
                                           appleAdsURL: configuration.appleAdsURL, appAttestRoot: root, appStoreRoot: appStoreRoot,
                                           outbound: configuration.outbound, metricsToken: configuration.metricsToken, secretBox: box,
-                                          dnsServer: configuration.dnsServer, appStoreAPIURL: configuration.appStoreAPIURL)
+                                          dnsServer: configuration.dnsServer, appStoreAPIURL: configuration.appStoreAPIURL,
+                                          extraAutomatedClients: configuration.extraAutomatedClients)
             await maintainPartitionsOnce(services, policy: configuration.retention)
             let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes,
                                                      trustedProxies: configuration.trustedProxies, rateLimits: configuration.rateLimits)

@@ -77,8 +77,8 @@ enum AttributionCommands {
         }
         let report = try await client.get(path, as: FunnelReport.self)
         if a.flag("--json") { return c.output(try Output.json(report)) }
-        c.output(Output.table([report.groupBy.uppercased(), "CLICKS", "INSTALLS", "OPENS", "EVENTS", "REVENUE"], report.rows.map { row in
-            [row.key, String(row.clicks), String(row.installs), String(row.opens),
+        c.output(Output.table([report.groupBy.uppercased(), "CLICKS", "INSTALLS", "OPENS", "PREVIEWS", "BOTS", "EVENTS", "REVENUE"], report.rows.map { row in
+            [row.key, String(row.clicks), String(row.installs), String(row.opens), String(row.previews), String(row.bots),
              row.events.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: " "),
              row.revenue.sorted { $0.key < $1.key }.map { Currency.text(minorUnits: $0.value, currency: $0.key) }.joined(separator: ", ")]
         }))

@@ -161,7 +161,7 @@ struct AttributionHandlers: Sendable {
         }
         let address = body.ip ?? request.remoteAddress ?? "127.0.0.1"
         guard IPAddress.isValid(address) else { throw RequestError.invalidField("ip", "must be a numeric IPv4 or IPv6 address") }
-        let client = ClientClass(userAgent: body.userAgent ?? Self.iPhone)
+        let client = ClientClass(userAgent: body.userAgent ?? Self.iPhone, crawlers: services.automatedClients.needles)
         if case .crawler = client { throw RequestError.invalidField("userAgent", "is a crawler's; crawlers never count as clicks") }
         let app = try await link.appId.asyncMap { try await services.links.app(id: $0) } ?? nil
         let appStore = (link.iosAppStoreId ?? app?.appStoreId).map { "https://apps.apple.com/app/id\($0)" }

@@ -41,7 +41,7 @@ enum FunnelReports {
         }
         func bump(_ key: SQLValue, _ update: (inout FunnelRow) -> Void) {
             let name = row(key)
-            var entry = rows[name] ?? FunnelRow(key: name, clicks: 0, installs: 0, opens: 0, events: [:], revenue: [:])
+            var entry = rows[name] ?? FunnelRow(key: name, clicks: 0, installs: 0, opens: 0, previews: 0, bots: 0, events: [:], revenue: [:])
             update(&entry)
             rows[name] = entry
         }
@@ -58,6 +58,18 @@ enum FunnelReports {
             let n = Int(try visit.int("n"))
             let kind = try visit.string("kind")
             bump(visit["k"]) { kind == "click" ? ($0.clicks += n) : ($0.opens += n) }
+        }
+        // Previews and bots are counted by UTC day: a range that starts within a day takes in that whole day.
+        let automatedKey = key(groupBy, time: "(v.day * 86400000)", link: "v.link_id", campaign: "l.campaign", channel: "l.channel", source: "'link'")
+        let automatedGroups = groupBy == "source" || groupBy.hasPrefix("appleAds") ? "v.kind" : "\(automatedKey), v.kind"
+        for visit in try db.query("""
+            SELECT \(raw: automatedKey) AS k, v.kind, SUM(v.visits) AS n FROM link_automated_visits v JOIN links l ON l.id = v.link_id
+            WHERE v.workspace_id = \(workspaceId) AND v.day >= \(from / 86_400_000) AND v.day * 86400000 < \(to)\(appFilter)
+            GROUP BY \(raw: automatedGroups)
+            """) {
+            let n = Int(try visit.int("n"))
+            let kind = try visit.string("kind")
+            bump(visit["k"]) { kind == "preview" ? ($0.previews += n) : ($0.bots += n) }
         }
         let installFilter: SQL = appId.map { " AND app_id = \($0)" } ?? ""
         let realInstalls: SQL = includeSimulated ? "" : " AND simulated = \(false)"
@@ -93,15 +105,16 @@ enum FunnelReports {
                             rows: rows.values.sorted { $0.key < $1.key })
     }
 
-    /// One line per row: key, clicks, installs, opens, then a column per event type and per currency seen.
+    /// One line per row: key, clicks, installs, opens, then a column per event type and per currency seen, then
+    /// previews and bots.
     static func csv(_ report: FunnelReport) -> String {
         let types = Set(report.rows.flatMap { $0.events.keys }).sorted()
         let currencies = Set(report.rows.flatMap { $0.revenue.keys }).sorted()
-        var lines = [(["\(report.groupBy)", "clicks", "installs", "opens"] + types.map { "events_\($0)" } + currencies.map { "revenue_\($0)" })
+        var lines = [(["\(report.groupBy)", "clicks", "installs", "opens"] + types.map { "events_\($0)" } + currencies.map { "revenue_\($0)" } + ["previews", "bots"])
             .joined(separator: ",")]
         for row in report.rows {
             let cells = [ReportQuery.escape(row.key), String(row.clicks), String(row.installs), String(row.opens)]
-                + types.map { String(row.events[$0] ?? 0) } + currencies.map { String(row.revenue[$0] ?? 0) }
+                + types.map { String(row.events[$0] ?? 0) } + currencies.map { String(row.revenue[$0] ?? 0) } + [String(row.previews), String(row.bots)]
             lines.append(cells.joined(separator: ","))
         }
         return lines.joined(separator: "\r\n") + "\r\n"

@@ -1,7 +1,11 @@
+// Compiled on its own too, with AutomatedClients.swift, by scripts/fuzz.sh, where the kit is not a module.
+#if canImport(RunwayKit)
 import RunwayKit
+#endif
+
 /// What kind of client followed a link, from its User-Agent only (no other signal, no fingerprint).
 enum ClientClass: Sendable, Equatable {
-    /// A preview fetcher of a messenger or social network, or a search crawler; never counted as a click.
+    /// A link preview or a bot (`AutomatedClients`), named by its token; never counted as a click.
     case crawler(String)
     case ios(osVersion: String?)
     case android(osVersion: String?)
@@ -23,29 +27,30 @@ enum ClientClass: Sendable, Equatable {
         }
     }
 
-    /// Tokens of preview fetchers and crawlers. iMessage previews come as "facebookexternalhit … Facebot Twitterbot".
-    /// In-app browsers (Facebook's FBAN, Instagram, LinkedInApp) are people and must not match.
-    static let crawlerTokens = [
-        "facebookexternalhit", "facebot", "twitterbot", "slackbot", "linkedinbot", "whatsapp/", "discordbot", "telegrambot",
-        "applebot", "googlebot", "bingbot", "pinterestbot", "redditbot", "skypeuripreview", "embedly", "mastodon/",
-        "bluesky cardyb", "iframely", "vkshare", "yandexbot", "duckduckbot",
-    ]
+    /// A token to search for, as lower-case bytes.
+    typealias Needle = (token: String, bytes: [UInt8])
 
-    /// The needles as bytes, made once.
-    static let crawlerNeedles = crawlerTokens.map { (token: $0, bytes: Array($0.utf8)) }
+    /// The built-in tokens of previews and bots (`AutomatedClients`) as bytes, made once.
+    static let crawlerNeedles = needles(AutomatedClients.builtIn.map(\.pattern))
+
+    static func needles(_ patterns: [AutomatedClientPattern]) -> [Needle] {
+        patterns.map { (token: $0.token, bytes: Array($0.token.utf8)) }
+    }
+
     static let appleNeedles = ["iphone", "ipad", "ipod"].map { Array($0.utf8) }
     static let androidNeedle = Array("android".utf8)
     static let iosVersionMarker = Array(" os ".utf8)
     static let androidVersionMarker = Array("android ".utf8)
 
-    init(userAgent: String?) {
+    /// The class of `userAgent`: `.crawler` with the first of `crawlers` it contains, else its platform.
+    init(userAgent: String?, crawlers: [Needle] = crawlerNeedles) {
         guard let userAgent, !userAgent.isEmpty else {
             self = .desktop
             return
         }
         // Byte searches on the lower-cased text: this runs on every click.
         let lower = Array(userAgent.utf8.prefix(1024).map { $0 >= 0x41 && $0 <= 0x5a ? $0 | 0x20 : $0 })
-        if let crawler = Self.crawlerNeedles.first(where: { Self.find($0.bytes, in: lower) != nil }) {
+        if let crawler = crawlers.first(where: { Self.find($0.bytes, in: lower) != nil }) {
             self = .crawler(crawler.token)
         } else if Self.appleNeedles.contains(where: { Self.find($0, in: lower) != nil }) {
             self = .ios(osVersion: Self.version(in: lower, after: Self.iosVersionMarker, separator: UInt8(ascii: "_")))

@@ -185,6 +185,15 @@ enum LinkQueries {
             """).map { (appID: try $0.string("team_id") + "." + $0.string("bundle_id"), platforms: try $0.string("platforms"), path: try $0.string("path")) }
     }
 
+    /// Adds one visit of a preview or bot to the link's counter of the day.
+    static func countAutomatedVisit(_ db: any SQLExecutor, linkId: String, workspaceId: String, day: Int64, kind: String, agent: String) throws {
+        try db.execute("""
+            INSERT INTO link_automated_visits (link_id, workspace_id, day, kind, agent, visits)
+            VALUES (\(linkId), \(workspaceId), \(day), \(kind), \(agent), 1)
+            ON CONFLICT (link_id, day, kind, agent) DO UPDATE SET visits = link_automated_visits.visits + 1
+            """)
+    }
+
     /// The workspace's apps with an Android package, oldest first.
     static func androidApps(_ db: any SQLExecutor, workspaceId: String) throws -> [App] {
         try db.query("SELECT \(raw: TenancyRows.appColumns) FROM apps WHERE workspace_id = \(workspaceId) AND android_package IS NOT NULL ORDER BY created_at, id")

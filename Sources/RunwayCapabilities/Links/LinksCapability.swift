@@ -11,6 +11,7 @@ package struct LinksCapability: Capability {
 
     package func routes(_ services: ServerServices) -> [Route] {
         Clicks.declareMetrics(services.metrics)
+        AutomatedVisits.declareMetrics(services.metrics)
         let domains = DomainHandlers(services: services)
         let links = LinkHandlers(services: services)
         let imports = LinkImportHandlers(services: services)
@@ -75,11 +76,13 @@ package struct LinksCapability: Capability {
             """).map { try $0.string("id") }
     }
 
-    /// Address hashes on clicks go after their hours.
+    /// Address hashes on clicks go after their hours; counts of previews and bots go with the clicks of their days.
     package func maintain(_ services: ServerServices, policy: RetentionPolicy, now: Int64, report: inout RetentionReport) async throws {
         let cutoff = now - Int64(policy.addressHashHours) * 3_600_000
+        let firstKeptDay = now / 86_400_000 - Int64(policy.clickDays)
         report.addressHashesCleared += try await services.store.write { db in
-            try db.execute("UPDATE clicks SET address_hash = NULL WHERE address_hash IS NOT NULL AND created_at < \(cutoff)")
+            try db.execute("DELETE FROM link_automated_visits WHERE day < \(firstKeptDay)")
+            return try db.execute("UPDATE clicks SET address_hash = NULL WHERE address_hash IS NOT NULL AND created_at < \(cutoff)")
         }
     }
 }

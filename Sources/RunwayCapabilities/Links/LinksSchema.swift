@@ -18,6 +18,20 @@ enum LinksSchema {
             """),
         // Logos a workspace draws at the centre of its QR codes.
         Migration(id: "0026_qr_logos", sqlite: QRLogoQueries.tableSQL(blob: "BLOB"), postgres: QRLogoQueries.tableSQL(blob: "BYTEA")),
+        // Previews and bots are counted per link, UTC day, kind and client, never stored as clicks: they take no part
+        // in matching and a storm of them costs one row a day.
+        Migration(id: "0027_link_automated_visits", sql: """
+            CREATE TABLE link_automated_visits (
+                link_id TEXT NOT NULL,
+                workspace_id TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('preview', 'bot')),
+                agent TEXT NOT NULL,
+                visits BIGINT NOT NULL,
+                PRIMARY KEY (link_id, day, kind, agent)
+            );
+            CREATE INDEX link_automated_visits_by_workspace ON link_automated_visits (workspace_id, day);
+            """),
     ]
 
     /// Link domains, links, clicks (append-only, partitioned by time on PostgreSQL), the daily keys of address

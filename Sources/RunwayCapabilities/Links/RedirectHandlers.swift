@@ -90,16 +90,22 @@ struct RedirectHandlers: Sendable {
     func plan(_ request: HTTPRequest, link: LinkRecord, app: App?) -> Plan {
         if link.isExpired(at: services.clock.nowMilliseconds()) { return .answer(LinkPages.expired(fallback: link.webURL)) }
         let appStore = (link.iosAppStoreId ?? app?.appStoreId).map { "https://apps.apple.com/app/id\($0)" }
-        let client = ClientClass(userAgent: request.headers["User-Agent"])
-        if case .crawler = client {
+        let automated = services.automatedClients
+        let client = ClientClass(userAgent: request.headers["User-Agent"], crawlers: automated.needles)
+        if case .crawler(let token) = client {
             services.metrics.increment("linkrunway_link_previews_total")
+            AutomatedVisits.count(automated.kind(of: token), agent: token, link: link, services: services)
             return .answer(LinkPages.preview(link: link, url: link.url(services), appName: app?.name, target: link.webURL ?? appStore))
         }
         let (target, interstitialStore, web) = Self.destination(link: link, appStore: appStore, client: client,
                                                                 query: link.passQuery ? request.query : [])
         guard let target else { return .answer(LinkPages.noDestination()) }
-        // HEAD asks what would happen without it happening: the same answer, no click (so no click id on the page).
-        guard request.method != "HEAD" else {
+        // HEAD asks what would happen without it happening, and a prefetch may never be followed: the same answer, no
+        // click (so no click id on the page), counted as a bot or a preview.
+        let prefetch = AutomatedClients.isPrefetch(purpose: request.headers["Purpose"], secPurpose: request.headers["Sec-Purpose"])
+        guard request.method != "HEAD" && !prefetch else {
+            AutomatedVisits.count(prefetch ? .preview : .bot, agent: prefetch ? AutomatedVisits.prefetchAgent : AutomatedVisits.headAgent,
+                                  link: link, services: services)
             guard let store = interstitialStore else { return .answer(Self.redirect(to: target)) }
             return .answer(LinkPages.interstitial(link: link, appName: app?.name, appStore: store, web: web, signedClickId: ""))
         }

@@ -33,11 +33,12 @@ enum ConsoleLinkPages {
             links = ConsoleLayout.empty(search.isEmpty && state.isEmpty ? "No links yet. Create the first one above; its clicks and installs will show here."
                                                                          : "No links match.")
         } else {
-            links = ConsoleLayout.table(["link", "opens in the app at", "campaign", "state", "clicks (30 days)", "installs (30 days)"],
+            links = ConsoleLayout.table(["link", "opens in the app at", "campaign", "state", "clicks (30 days)", "installs (30 days)", "previews and bots (30 days)"],
                                         page.items.map { link in
                 let state = !link.enabled ? "disabled" : link.expiresAt.map { "expires \(f.time($0))" } ?? "live"
                 return ["<a href=\"\(context.link("/console/links/\(link.id)"))\">\(link.url)</a>", "\(link.appPath ?? "–")",
-                        "\(link.campaign ?? "–")", "\(state)", "\(f.number(stats[link.id]?.clicks ?? 0))", "\(f.number(stats[link.id]?.installs ?? 0))"]
+                        "\(link.campaign ?? "–")", "\(state)", "\(f.number(stats[link.id]?.clicks ?? 0))", "\(f.number(stats[link.id]?.installs ?? 0))",
+                        "\(f.number((stats[link.id]?.previews ?? 0) + (stats[link.id]?.bots ?? 0)))"]
             }, caption: search.isEmpty ? "Links, oldest first" : "Links matching “\(search)”, oldest first", numericFrom: 4)
         }
         let next: Markup = page.nextCursor.map { cursor in
@@ -127,6 +128,8 @@ enum ConsoleLinkPages {
             <dt>Clicks, last 30 days</dt><dd>\(f.number(stats?.clicks ?? 0))</dd>
             <dt>Installs, last 30 days</dt><dd>\(f.number(stats?.installs ?? 0))</dd>
             <dt>Opens, last 30 days</dt><dd>\(f.number(stats?.opens ?? 0))</dd>
+            <dt>Previews, last 30 days</dt><dd>\(f.number(stats?.previews ?? 0))</dd>
+            <dt>Bots, last 30 days</dt><dd>\(f.number(stats?.bots ?? 0))</dd>
             <dt>Created</dt><dd>\(f.time(link.createdAt))</dd>
             <dt>State</dt><dd>\(link.enabled ? "live" : "disabled")</dd>
             </dl>

@@ -38,6 +38,7 @@ struct MigrationListTests {
         ("0024_ad_attribution_settings", "49bc91f65ec0785b83e354143386384924a129742b76bdba3aeaa6a50f88acee"),
         ("0025_development_postbacks", "4b4437b1fae0c4262cec6772cfd971c9ba431293b4b99ed2762a2894855c3600"),
         ("0026_qr_logos", "66ef945da04146246ac318c0f3f1a664ce5a645f1fd969a0ebc939bf1b07b549"),
+        ("0027_link_automated_visits", "9f60231d44aea7b3832961d92fcfa100a8ba9a187b62964f704589bc54de750d"),
     ]
 
     static func fingerprint(_ migration: Migration) -> String {
@@ -50,7 +51,7 @@ struct MigrationListTests {
         #expect(merged.count >= Self.released.count)
         for (index, step) in Self.released.enumerated() where index < merged.count {
             #expect(merged[index].id == step.id, "step \(index + 1) is \(merged[index].id), not \(step.id)")
-            #expect(Self.fingerprint(merged[index]) == step.sha256, "the SQL of \(step.id) changed")
+            #expect(Self.fingerprint(merged[index]) == step.sha256, "the SQL of \(step.id) changed: its hash is now \(Self.fingerprint(merged[index]))")
         }
         #expect(merged.map(\.id) == merged.map(\.id).sorted(), "ids sort in the order they apply")
         #expect(Set(merged.map(\.id)).count == merged.count, "no id twice")

@@ -25,7 +25,8 @@ struct TestServer: Sendable {
                       appleAdsURL: String = "http://127.0.0.1:1", appAttestRoot: Certificate? = nil,
                       appStoreRoot: Certificate? = nil, rateLimits: RateLimitSettings = RateLimitSettings(),
                       appleAdsTimeoutSeconds: Double = 10, outbound: OutboundPolicy = OutboundPolicy(),
-                      metricsToken: String? = nil, dnsServer: TXTLookup.Server? = nil, appStoreAPIURL: String? = nil) async throws -> TestServer {
+                      metricsToken: String? = nil, dnsServer: TXTLookup.Server? = nil, appStoreAPIURL: String? = nil,
+                      extraAutomatedClients: [AutomatedClientPattern] = []) async throws -> TestServer {
         let location = try await backend.makeLocation()
         let metrics = MetricsRegistry()
         let store = try backend.open(location.url, StoreMetrics(metrics: metrics))
@@ -36,7 +37,8 @@ struct TestServer: Sendable {
         let services = ServerServices(store: store, clock: clock, monotonic: monotonic, logger: Logger(level: .info, sink: logs), metrics: metrics,
                                       secrets: try await InstanceSecrets.load(store, box: box), appleAdsURL: appleAdsURL, appAttestRoot: appAttestRoot,
                                       appStoreRoot: appStoreRoot, appleAdsTimeoutSeconds: appleAdsTimeoutSeconds, outbound: outbound,
-                                      metricsToken: metricsToken, secretBox: box, dnsServer: dnsServer, appStoreAPIURL: appStoreAPIURL)
+                                      metricsToken: metricsToken, secretBox: box, dnsServer: dnsServer, appStoreAPIURL: appStoreAPIURL,
+                                      extraAutomatedClients: extraAutomatedClients)
         return TestServer(location: location, store: store, services: services,
                           application: ServerApplication.make(services, maxBodyBytes: maxBodyBytes, rateLimits: rateLimits),
                           adminKey: bootstrap.adminKey, defaultWorkspace: bootstrap.workspace, logs: logs)
