@@ -11,7 +11,7 @@ extension Operation {
     static let listAffiliates = Operation(
         id: "listAffiliates", summary: "List affiliates", tag: "Affiliates", access: Access.management,
         responses: [.json(200, Page<Affiliate>.self, "A page of affiliates.")],
-        query: [QueryParameterDoc("workspaceId", "Only this workspace's.")] + pageQuery)
+        query: [QueryParameterDoc("workspaceId", "Only this workspace's.")] + pageQuery, errors: [404])
 
     static let createAffiliateProgram = Operation(
         id: "createAffiliateProgram", summary: "Add an affiliate program to an app: its commission, holding period and offer",
@@ -21,7 +21,7 @@ extension Operation {
     static let listAffiliatePrograms = Operation(
         id: "listAffiliatePrograms", summary: "List affiliate programs", tag: "Affiliates", access: Access.management,
         responses: [.json(200, Page<AffiliateProgram>.self, "A page of programs.")],
-        query: [QueryParameterDoc("workspaceId", "Only this workspace's.")] + pageQuery)
+        query: [QueryParameterDoc("workspaceId", "Only this workspace's.")] + pageQuery, errors: [404])
 
     static let createAffiliateCode = Operation(
         id: "createAffiliateCode", summary: "Give an affiliate a code for a program (customers type it into the app)",

@@ -11,7 +11,7 @@ extension Operation {
 
     static let listInstalls = Operation(
         id: "listInstalls", summary: "Recent installs, newest first: how each was attributed, and whether it was simulated",
-        tag: "Installs", access: Access.management, responses: [.json(200, Page<InstallSummary>.self, "A page of installs.")], query: InstallList.query)
+        tag: "Installs", access: Access.management, responses: [.json(200, Page<InstallSummary>.self, "A page of installs.")], query: InstallList.query, errors: [404])
 
     static let explainInstall = Operation(
         id: "explainInstall", summary: "Why an install was attributed (or not): candidates, rules, settings, winner",
@@ -31,7 +31,7 @@ extension Operation {
 
     static let listEvents = Operation(
         id: "listEvents", summary: "Recent events, newest received first, with their install and whether it was simulated",
-        tag: "Events", access: Access.management, responses: [.json(200, Page<RecentEvent>.self, "A page of events.")], query: EventList.query)
+        tag: "Events", access: Access.management, responses: [.json(200, Page<RecentEvent>.self, "A page of events.")], query: EventList.query, errors: [404])
 
     static let recordEvents = Operation(
         id: "recordEvents", summary: "Record up to 500 events; each gets its own result, the good ones are stored",

@@ -16,7 +16,7 @@ extension Operation {
     static let listDomains = Operation(
         id: "listDomains", summary: "List link domains", tag: "Link domains", access: Access.management,
         responses: [.json(200, Page<LinkDomain>.self, "A page of domains.")],
-        query: [QueryParameterDoc("workspaceId", "Only this workspace's domains.")] + pageQuery)
+        query: [QueryParameterDoc("workspaceId", "Only this workspace's domains.")] + pageQuery, errors: [404])
 
     static let deleteDomain = Operation(
         id: "deleteDomain", summary: "Remove a link domain that has no links", tag: "Link domains", access: Access.management,
@@ -43,7 +43,7 @@ extension Operation {
             QueryParameterDoc("channel", "Only this channel."), QueryParameterDoc("feature", "Only this feature."),
             QueryParameterDoc("kind", "link or share."), QueryParameterDoc("enabled", "true or false.", schema: "boolean"),
             QueryParameterDoc("q", "Only links whose path, in-app path, campaign or channel contains this text (any case)."),
-        ] + pageQuery)
+        ] + pageQuery, errors: [404])
 
     static let getLink = Operation(
         id: "getLink", summary: "Show a link", tag: "Links", access: Access.management,

@@ -34,7 +34,7 @@ extension Operation {
     static let listQRLogos = Operation(
         id: "listQRLogos", summary: "List QR logos", tag: "Links", access: Access.management,
         responses: [.json(200, Page<QRLogo>.self, "A page of logos, oldest first.")],
-        query: [QueryParameterDoc("workspaceId", "Only this workspace's logos.")] + pageQuery)
+        query: [QueryParameterDoc("workspaceId", "Only this workspace's logos.")] + pageQuery, errors: [404])
 
     static let deleteQRLogo = Operation(
         id: "deleteQRLogo", summary: "Remove a QR logo", tag: "Links", access: Access.management,

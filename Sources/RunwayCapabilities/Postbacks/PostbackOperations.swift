@@ -44,7 +44,7 @@ extension Operation {
             QueryParameterDoc("appId", "Only this app's."),
             QueryParameterDoc("status", "valid, invalid or duplicate."),
             QueryParameterDoc("environment", "production, or development for test postbacks (Apple's development keys or ad network)."),
-        ] + pageQuery)
+        ] + pageQuery, errors: [404])
 
     static let postbackReport = Operation(
         id: "postbackReport", summary: "Postbacks, attributed installs and conversion values, grouped, with what tiers withheld",
@@ -62,7 +62,7 @@ extension Operation {
     static let listAdNetworks = Operation(
         id: "listAdNetworks", summary: "List ad network identities (never their private keys)", tag: "Ad networks",
         access: Access.management, responses: [.json(200, Page<AdNetwork>.self, "A page of identities.")],
-        query: [QueryParameterDoc("workspaceId", "Only this workspace's.")] + pageQuery)
+        query: [QueryParameterDoc("workspaceId", "Only this workspace's.")] + pageQuery, errors: [404])
 
     static let signImpression = Operation(
         id: "signImpression", summary: "Sign an impression as AdAttributionKit JWS or SKAdNetwork 4.0, and optionally record it",

@@ -26,7 +26,7 @@ extension Operation {
     static let listApps = Operation(
         id: "listApps", summary: "List apps", tag: "Apps", access: Access.management,
         responses: [.json(200, Page<App>.self, "A page of apps, oldest first.")],
-        query: [QueryParameterDoc("workspaceId", "Only this workspace's apps (a server key always sees only its own).")] + pageQuery)
+        query: [QueryParameterDoc("workspaceId", "Only this workspace's apps (a server key always sees only its own).")] + pageQuery, errors: [404])
 
     static let getApp = Operation(
         id: "getApp", summary: "Show an app", tag: "Apps", access: Access.management,
@@ -46,7 +46,7 @@ extension Operation {
         id: "listKeys", summary: "List API keys (never their secrets)", tag: "Keys", access: Access.management,
         responses: [.json(200, Page<APIKey>.self, "A page of keys, oldest first.")],
         query: [QueryParameterDoc("workspaceId", "Only this workspace's keys."),
-                QueryParameterDoc("appId", "Only this app's publishable keys.")] + pageQuery)
+                QueryParameterDoc("appId", "Only this app's publishable keys.")] + pageQuery, errors: [404])
 
     static let getKey = Operation(
         id: "getKey", summary: "Show an API key (never its secret)", tag: "Keys", access: Access.management,
@@ -68,7 +68,7 @@ extension Operation {
     static let listUsers = Operation(
         id: "listUsers", summary: "List console users (never their password hashes)", tag: "Users", access: Access.management,
         responses: [.json(200, Page<ConsoleUser>.self, "A page of users.")],
-        query: [QueryParameterDoc("workspaceId", "Only this workspace's.")] + pageQuery)
+        query: [QueryParameterDoc("workspaceId", "Only this workspace's.")] + pageQuery, errors: [404])
 
     static let deleteUser = Operation(
         id: "deleteUser", summary: "Remove a console user: their sessions end and the keys they made (and the keys those made) are revoked at once",

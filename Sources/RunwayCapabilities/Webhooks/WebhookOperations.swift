@@ -12,7 +12,7 @@ extension Operation {
     static let listWebhooks = Operation(
         id: "listWebhooks", summary: "List webhook endpoints (never their secrets)", tag: "Webhooks", access: Access.management,
         responses: [.json(200, Page<WebhookEndpoint>.self, "A page of endpoints.")],
-        query: [QueryParameterDoc("workspaceId", "Only this workspace's.")] + pageQuery)
+        query: [QueryParameterDoc("workspaceId", "Only this workspace's.")] + pageQuery, errors: [404])
 
     static let deleteWebhook = Operation(
         id: "deleteWebhook", summary: "Remove an endpoint and its pending deliveries", tag: "Webhooks", access: Access.management,
