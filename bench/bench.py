@@ -661,6 +661,24 @@ def notifications_vs_openssl(workdir):
                                "intermediate, leaf and ES256 signature checked each time)")
 
 
+# Every benchmark by the name its result carries, in the order they run.
+BENCHMARKS = [
+    ("healthz_vs_nginx", healthz_vs_nginx),
+    ("redirect_vs_nginx", redirect_vs_nginx),
+    ("writes_sqlite", lambda w: writes_vs_bulk(w, "sqlite")),
+    ("events_single_sqlite", lambda w: events_vs_bulk(w, 1)),
+    ("events_batch_sqlite", lambda w: events_vs_bulk(w, 100)),
+    ("match_latency_sqlite", match_latency),
+    ("postbacks_vs_openssl", postbacks_vs_openssl),
+    ("notifications_vs_openssl", notifications_vs_openssl),
+    ("redirect_postgres_vs_nginx", lambda w: redirect_vs_nginx(w, "postgres")),
+    ("writes_postgres", lambda w: writes_vs_bulk(w, "postgres")),
+    ("events_single_postgres", lambda w: events_vs_bulk(w, 1, "postgres")),
+]
+# BENCH_ONLY=name,name runs some (to study one while changing it); the saved report is then partial.
+ONLY = [name for name in os.environ.get("BENCH_ONLY", "").split(",") if name]
+
+
 def main():
     for tool in ("wrk", "nginx"):
         if not shutil.which(tool):
@@ -668,18 +686,17 @@ def main():
     if not os.path.exists(BINARY):
         sys.exit("build first: make build")
     workdir = tempfile.mkdtemp(prefix="linkrunway-bench-")
+    results = []
     try:
-        results = [healthz_vs_nginx(workdir), redirect_vs_nginx(workdir), writes_vs_bulk(workdir, "sqlite"),
-                   events_vs_bulk(workdir, 1), events_vs_bulk(workdir, 100), match_latency(workdir), postbacks_vs_openssl(workdir)]
-        notifications = notifications_vs_openssl(workdir)
-        if notifications:
-            results.append(notifications)
-        if os.environ.get("LINKRUNWAY_TEST_POSTGRES_URL"):
-            results.append(redirect_vs_nginx(workdir, "postgres"))
-            results.append(writes_vs_bulk(workdir, "postgres"))
-            results.append(events_vs_bulk(workdir, 1, "postgres"))
-        else:
-            print("no PostgreSQL (LINKRUNWAY_TEST_POSTGRES_URL): skipping the PostgreSQL write benchmark")
+        for name, run in BENCHMARKS:
+            if ONLY and name not in ONLY:
+                continue
+            if "postgres" in name and not os.environ.get("LINKRUNWAY_TEST_POSTGRES_URL"):
+                print(f"no PostgreSQL (LINKRUNWAY_TEST_POSTGRES_URL): skipping {name}")
+                continue
+            result = run(workdir)
+            if result:
+                results.append(result)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     report = {
@@ -690,7 +707,9 @@ def main():
     }
     os.makedirs(RESULTS, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
-    for name in (f"bench-{stamp}.json", "latest.json"):
+    # A partial run (BENCH_ONLY) is kept apart: latest.json, which the report is made from, always holds every benchmark.
+    names = [f"partial-{stamp}.json"] if ONLY else [f"bench-{stamp}.json", "latest.json"]
+    for name in names:
         with open(os.path.join(RESULTS, name), "w") as f:
             json.dump(report, f, indent=2)
             f.write("\n")
@@ -717,7 +736,9 @@ def main():
         print(f"{r['name']}: ours {ours['requests_per_second']:.0f}/s (p50 {ours.get('p50_ms', 0):.2f} ms, "
               f"p99 {ours.get('p99_ms', 0):.2f} ms); {limit['name']} {limit['requests_per_second']:.0f}/s; "
               f"ratio {r['throughput_ratio']:.3f}")
-    print(f"saved bench/results/bench-{stamp}.json")
+    print(f"saved bench/results/{names[0]}")
+    if ONLY:
+        return
     subprocess.run([sys.executable, os.path.join(ROOT, "bench", "report.py")], check=True)
 
 
