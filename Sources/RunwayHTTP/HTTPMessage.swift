@@ -29,7 +29,7 @@ public struct HTTPHeaders: Sendable, Sequence {
 
 extension String {
     /// ASCII case-insensitive equality, enough for header names.
-    func caseInsensitiveEquals(_ other: String) -> Bool {
+    package func caseInsensitiveEquals(_ other: String) -> Bool {
         let a = utf8, b = other.utf8
         guard a.count == b.count else { return false }
         return zip(a, b).allSatisfy { x, y in x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= 0x61 && (x | 0x20) <= 0x7a) }

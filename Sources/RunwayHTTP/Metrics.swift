@@ -10,14 +10,8 @@ public final class MetricsRegistry: Sendable {
         let help: String
         let isHistogram: Bool
         let buckets: [Double]
-        var counters: [String: Double] = [:]
-        var histograms: [String: Histogram] = [:]
-    }
-
-    private struct Histogram {
-        var counts: [UInt64]
-        var sum = 0.0
-        var count: UInt64 = 0
+        var counters: [String: CounterSeries] = [:]
+        var histograms: [String: HistogramSeries] = [:]
     }
 
     private let families = Mutex<[String: Family]>([:])
@@ -35,32 +29,46 @@ public final class MetricsRegistry: Sendable {
     }
 
     public func increment(_ name: String, labels: [(String, String)] = [], by amount: Double = 1) {
-        let key = Self.labelText(labels)
-        families.withLock { families in
-            families[name]?.counters[key, default: 0] += amount
-        }
+        counter(name, labels: labels)?.add(amount)
     }
 
     public func observe(_ name: String, labels: [(String, String)] = [], _ value: Double) {
+        histogram(name, labels: labels)?.observe(value)
+    }
+
+    /// One labelled series of a declared counter, to keep and add to without looking it up again (nil when the
+    /// counter was not declared).
+    public func counter(_ name: String, labels: [(String, String)] = []) -> CounterSeries? {
         let key = Self.labelText(labels)
-        families.withLock { families in
-            guard let buckets = families[name]?.buckets else { return }
-            var histogram = families[name]!.histograms[key] ?? Histogram(counts: Array(repeating: 0, count: buckets.count))
-            if let i = buckets.firstIndex(where: { value <= $0 }) { histogram.counts[i] += 1 }
-            histogram.sum += value
-            histogram.count += 1
-            families[name]!.histograms[key] = histogram
+        return families.withLock { families -> CounterSeries? in
+            guard families[name] != nil, !families[name]!.isHistogram else { return nil }
+            if let series = families[name]!.counters[key] { return series }
+            let series = CounterSeries()
+            families[name]!.counters[key] = series
+            return series
+        }
+    }
+
+    /// One labelled series of a declared histogram (nil when it was not declared).
+    public func histogram(_ name: String, labels: [(String, String)] = []) -> HistogramSeries? {
+        let key = Self.labelText(labels)
+        return families.withLock { families -> HistogramSeries? in
+            guard let family = families[name], family.isHistogram else { return nil }
+            if let series = family.histograms[key] { return series }
+            let series = HistogramSeries(buckets: family.buckets)
+            families[name]!.histograms[key] = series
+            return series
         }
     }
 
     /// The current value of a counter (for tests and health checks).
     public func counterValue(_ name: String, labels: [(String, String)] = []) -> Double {
-        families.withLock { $0[name]?.counters[Self.labelText(labels)] ?? 0 }
+        families.withLock { $0[name]?.counters[Self.labelText(labels)] }?.value ?? 0
     }
 
     /// How many observations a histogram has.
     public func histogramCount(_ name: String, labels: [(String, String)] = []) -> UInt64 {
-        families.withLock { $0[name]?.histograms[Self.labelText(labels)]?.count ?? 0 }
+        families.withLock { $0[name]?.histograms[Self.labelText(labels)] }?.snapshot.count ?? 0
     }
 
     /// Everything, in the Prometheus text exposition format 0.0.4.
@@ -72,7 +80,7 @@ public final class MetricsRegistry: Sendable {
             out += "# HELP \(name) \(family.help)\n# TYPE \(name) \(family.isHistogram ? "histogram" : "counter")\n"
             if family.isHistogram {
                 for key in family.histograms.keys.sorted() {
-                    let h = family.histograms[key]!
+                    let h = family.histograms[key]!.snapshot
                     var cumulative: UInt64 = 0
                     for (i, bound) in family.buckets.enumerated() {
                         cumulative += h.counts[i]
@@ -84,7 +92,7 @@ public final class MetricsRegistry: Sendable {
                 }
             } else {
                 for key in family.counters.keys.sorted() {
-                    out += "\(name)\(Self.braced(key)) \(Self.number(family.counters[key]!))\n"
+                    out += "\(name)\(Self.braced(key)) \(Self.number(family.counters[key]!.value))\n"
                 }
             }
         }
@@ -121,9 +129,63 @@ public final class MetricsRegistry: Sendable {
     }
 }
 
+/// One labelled series of a counter: adding to it takes only its own lock.
+public final class CounterSeries: Sendable {
+    private let total = Mutex<Double>(0)
+
+    public func add(_ amount: Double = 1) { total.withLock { $0 += amount } }
+
+    public var value: Double { total.withLock { $0 } }
+}
+
+/// One labelled series of a histogram: observing takes only its own lock and allocates nothing.
+public final class HistogramSeries: Sendable {
+    struct State {
+        var counts: [UInt64]
+        var sum = 0.0
+        var count: UInt64 = 0
+    }
+
+    let buckets: [Double]
+    private let state: Mutex<State>
+
+    init(buckets: [Double]) {
+        self.buckets = buckets
+        state = Mutex(State(counts: Array(repeating: 0, count: buckets.count)))
+    }
+
+    public func observe(_ value: Double) {
+        let bucket = buckets.firstIndex(where: { value <= $0 })
+        state.withLock { state in
+            if let bucket { state.counts[bucket] += 1 }
+            state.sum += value
+            state.count += 1
+        }
+    }
+
+    var snapshot: State { state.withLock { $0 } }
+}
+
 /// Counts requests by route and status and records their latency.
 public struct MetricsMiddleware: Middleware {
     let metrics: MetricsRegistry
+    /// The series of each route and status seen, so a request costs a lookup by two integers, not labels built and
+    /// looked up by text.
+    private let series = SeriesCache()
+
+    final class SeriesCache: Sendable {
+        let known = Mutex<[SeriesKey: Series]>([:])
+    }
+
+    struct SeriesKey: Hashable {
+        let route: ObjectIdentifier?
+        let status: Int
+    }
+
+    struct Series {
+        let requests: CounterSeries?
+        let duration: HistogramSeries?
+    }
 
     public init(metrics: MetricsRegistry) {
         self.metrics = metrics
@@ -152,10 +214,20 @@ public struct MetricsMiddleware: Middleware {
     }
 
     private func record(_ context: RequestContext, _ response: HTTPResponse) {
-        let route = context.route?.label ?? "unmatched"
         let elapsed = context.startedAt.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        metrics.increment("linkrunway_http_requests_total", labels: [("route", route), ("status", String(response.status))])
-        metrics.observe("linkrunway_http_request_duration_seconds", labels: [("route", route)], seconds)
+        let found = series(route: context.route, status: response.status)
+        found.requests?.add()
+        found.duration?.observe(seconds)
+    }
+
+    private func series(route: Route?, status: Int) -> Series {
+        let key = SeriesKey(route: route.map(ObjectIdentifier.init), status: status)
+        if let known = series.known.withLock({ $0[key] }) { return known }
+        let label = route?.label ?? "unmatched"
+        let made = Series(requests: metrics.counter("linkrunway_http_requests_total", labels: [("route", label), ("status", String(status))]),
+                          duration: metrics.histogram("linkrunway_http_request_duration_seconds", labels: [("route", label)]))
+        series.known.withLock { $0[key] = made }
+        return made
     }
 }

@@ -105,7 +105,9 @@ public typealias Handler = @Sendable (HTTPRequest, RequestContext) async throws 
 public typealias ImmediateHandler = @Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse?
 
 /// A method and path pattern (`/v1/apps/{appId}`, `/{path...}` for the rest of the path) with its handler.
-public struct Route: Sendable {
+/// A class, so that passing the matched route along a request's pipeline costs one reference, not a copy of its
+/// operation's documentation.
+public final class Route: Sendable {
     public let method: HTTPMethod
     public let pattern: String
     public let operation: Operation
@@ -125,7 +127,7 @@ public struct Route: Sendable {
     }
 
     /// A line of a route table: `Route(.POST, "/v1/webhooks", .createWebhook, use: handlers.create)`.
-    public init(_ method: HTTPMethod, _ pattern: String, _ operation: Operation, use handler: @escaping Handler) {
+    public convenience init(_ method: HTTPMethod, _ pattern: String, _ operation: Operation, use handler: @escaping Handler) {
         self.init(method: method, pattern: pattern, operation: operation, handler: handler)
     }
 

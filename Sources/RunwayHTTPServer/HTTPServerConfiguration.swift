@@ -14,7 +14,8 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxConnectionsPerAddress: Int
     /// Seconds a connection may stay idle or trickle bytes before it is closed.
     public var connectionTimeoutSeconds: Int
-    /// Bytes for the request line and headers of one connection (larger requests are refused by libmicrohttpd).
+    /// Bytes for the request line and headers of one connection (larger requests are refused by libmicrohttpd). Not
+    /// larger than it needs to be: libmicrohttpd clears the whole buffer before each request of a keep-alive connection.
     public var maxHeaderBytes: Int
     /// Largest request body read; larger ones are answered 413 without reading them.
     public var maxBodyBytes: Int
@@ -33,7 +34,7 @@ public struct HTTPServerConfiguration: Sendable {
 
     public init(host: String = "127.0.0.1", port: UInt16 = 8080,
                 threads: Int = ProcessInfo.processInfo.activeProcessorCount, maxConnections: Int = 4096,
-                maxConnectionsPerAddress: Int = 256, connectionTimeoutSeconds: Int = 30, maxHeaderBytes: Int = 32 * 1024,
+                maxConnectionsPerAddress: Int = 256, connectionTimeoutSeconds: Int = 30, maxHeaderBytes: Int = 16 * 1024,
                 maxBodyBytes: Int = 1024 * 1024, requestTimeoutSeconds: Double = 30) {
         self.host = host
         self.port = port

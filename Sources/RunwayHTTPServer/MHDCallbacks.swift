@@ -25,7 +25,8 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
         let routeLimit = state.method == "GET" || state.method == "HEAD" ? nil : server.bodyLimit(state.method, state.path)
         let limit = min(server.configuration.maxBodyBytes, routeLimit ?? .max)
         state.bodyLimit = limit
-        if let length = state.headers.first(where: { $0.0.lowercased() == "content-length" }).flatMap({ Int($0.1) }), length > limit {
+        if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
+           length > limit {
             // Refuse before reading a byte of the body; libmicrohttpd closes the connection afterwards.
             state.bodyTooLarge = true
             return queue(HTTPError.payloadTooLarge(limit: limit).response, on: connection, closing: true)
@@ -99,7 +100,7 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer, closi
     }
     guard let created else { return .NO }
     defer { MHD_destroy_response(created) }
-    for (name, value) in response.headers where name.lowercased() != "content-length" {
+    for (name, value) in response.headers where !name.caseInsensitiveEquals("Content-Length") {
         _ = MHD_add_response_header(created, name, value)
     }
     if closing { _ = MHD_add_response_header(created, "Connection", "close") }

@@ -31,8 +31,9 @@ public protocol Store: Sendable {
     /// Runs `body` inside a group-committed write transaction; returns after the commit.
     @discardableResult
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T
-    /// The same group-committed write for a caller that cannot wait: `completion` runs on the writer's thread once the
-    /// commit is durable (nil) or the write failed (its error). It must be quick.
+    /// The same group-committed write for a caller that cannot wait: `completion` runs once the commit is durable (nil)
+    /// or the write failed (its error), off the writer's thread (the completions of one group commit one after the
+    /// other on one dispatch thread), so it may log and count but should not block.
     func write(_ body: @escaping @Sendable (any SQLExecutor) throws -> Void, completion: @escaping @Sendable ((any Error)?) -> Void)
     /// Applies the migrations not yet recorded, in order, each in its own transaction; returns the ids applied.
     func migrate(_ migrations: [Migration]) async throws -> [String]

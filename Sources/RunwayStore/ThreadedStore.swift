@@ -89,7 +89,7 @@ public final class ThreadedStore: Store, @unchecked Sendable {
     }
 
     public func write(_ body: @escaping @Sendable (any SQLExecutor) throws -> Void, completion: @escaping @Sendable ((any Error)?) -> Void) {
-        let job = WriteJob(run: { connection in try body(connection) }, finish: completion)
+        let job = WriteJob(run: { connection in try body(connection) }, finish: completion, offWriter: true)
         if !writes.push(job) { completion(StoreError.unavailable("the store is closed")) }
     }
 
@@ -266,8 +266,21 @@ public final class ThreadedStore: Store, @unchecked Sendable {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         observer?.didCommit(batchSize: jobs.count, seconds: seconds)
         var again: [WriteJob] = []
+        // Callers that cannot wait are answered together off this thread: one hand-off a commit rather than one a job,
+        // and their answers (logging, metrics, resuming a connection) do not hold up the next commit.
+        var offWriter: [(WriteJob, (any Error)?)] = []
         for (i, job) in jobs.enumerated() {
-            if case .transactionConflict? = errors[i] as? StoreError, attempt < maxAttempts { again.append(job) } else { job.finish?(errors[i]) }
+            if case .transactionConflict? = errors[i] as? StoreError, attempt < maxAttempts {
+                again.append(job)
+            } else if job.offWriter {
+                offWriter.append((job, errors[i]))
+            } else {
+                job.finish?(errors[i])
+            }
+        }
+        if !offWriter.isEmpty {
+            let answers = offWriter
+            DispatchQueue.global().async { for (job, error) in answers { job.finish?(error) } }
         }
         for job in again { commit([job], on: connection, transactions: transactions, observer: observer, attempt: attempt + 1) }
     }
@@ -282,17 +295,21 @@ final class WriteJob: @unchecked Sendable {
     let finish: (((any Error)?) -> Void)?
     let exclusive: ((any EngineConnection) -> Void)?
     let enqueuedAt = Date()
+    /// Answered off the writer's thread, with the rest of its commit's such jobs.
+    let offWriter: Bool
 
-    init(run: @escaping (any EngineConnection) throws -> Void, finish: @escaping ((any Error)?) -> Void) {
+    init(run: @escaping (any EngineConnection) throws -> Void, finish: @escaping ((any Error)?) -> Void, offWriter: Bool = false) {
         self.run = run
         self.finish = finish
         self.exclusive = nil
+        self.offWriter = offWriter
     }
 
     init(exclusive: @escaping (any EngineConnection) -> Void) {
         self.run = nil
         self.finish = nil
         self.exclusive = exclusive
+        self.offWriter = false
     }
 
     /// Answers the caller with `error` without running.

@@ -57,16 +57,13 @@ struct RedirectHandlers: Sendable {
             guard let click = Clicks.prepareFromCache(visit, of: link, services: services) else { return nil }
             var response = respond(click.token)
             response.release = ResponseRelease { response, done in
+                // Answered off the writer's thread (the store hands a commit's completions over together).
                 services.store.write(click.insert) { error in
-                    // Off the writer's thread at once: it commits for everyone, and the answer's logging and metrics
-                    // would hold up the next commit.
-                    DispatchQueue.global().async {
-                        if let error {
-                            done(ErrorMapping.httpError(for: error).response)
-                        } else {
-                            click.counted()
-                            done(response)
-                        }
+                    if let error {
+                        done(ErrorMapping.httpError(for: error).response)
+                    } else {
+                        click.counted()
+                        done(response)
                     }
                 }
             }
@@ -91,7 +88,7 @@ struct RedirectHandlers: Sendable {
         if link.isExpired(at: services.clock.nowMilliseconds()) { return .answer(LinkPages.expired(fallback: link.webURL)) }
         let appStore = (link.iosAppStoreId ?? app?.appStoreId).map { "https://apps.apple.com/app/id\($0)" }
         let automated = services.automatedClients
-        let client = ClientClass(userAgent: request.headers["User-Agent"], crawlers: automated.needles)
+        let client = automated.classify(request.headers["User-Agent"])
         if case .crawler(let token) = client {
             services.metrics.increment("linkrunway_link_previews_total")
             AutomatedVisits.count(automated.kind(of: token), agent: token, link: link, services: services)
