@@ -35,6 +35,12 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
 
     deinit { close() }
 
+    /// The database file's absolute path, as SQLite resolved it.
+    var filename: String {
+        guard let db, let name = sqlite3_db_filename(db, "main") else { return "" }
+        return String(cString: name)
+    }
+
     /// Finalizes every cached statement, then closes the connection.
     func close() {
         for statement in statements.values { sqlite3_finalize(statement) }

@@ -10,8 +10,10 @@ public final class SQLiteStore: EngineBackedStore, Sendable {
         public var busyTimeoutMilliseconds: Int32
         /// The most writes committed in one transaction.
         public var maxBatch: Int
-        /// `FULL` syncs the WAL on every commit, so an acknowledged write survives power loss; `NORMAL` survives
-        /// only a crash of the process.
+        /// `FULL`: an acknowledged write survives power loss, because the WAL is synced after its commit and before
+        /// it is answered; `NORMAL` survives only a crash of the process. (At `FULL` SQLite itself runs at `NORMAL`
+        /// and the WAL is synced by a thread of its own, so the writer goes on with the next commit while the disk
+        /// flushes: see `DurabilityBarrier`.)
         public var synchronousFull: Bool
         /// Seconds a read or write may wait for its thread before it is refused as `unavailable`.
         public var queueTimeout: Double
@@ -38,7 +40,7 @@ public final class SQLiteStore: EngineBackedStore, Sendable {
         let mode = try writer.query("PRAGMA journal_mode=WAL").first.flatMap { try? $0.string("journal_mode") }
         guard mode == "wal" else { throw StoreError.unavailable("cannot switch \(path) to WAL mode (got \(mode ?? "nothing"))") }
         try writer.executeScript("""
-            PRAGMA synchronous=\(options.synchronousFull ? "FULL" : "NORMAL");
+            PRAGMA synchronous=NORMAL;
             PRAGMA foreign_keys=ON;
             PRAGMA cache_size=-65536;
             """)
@@ -48,7 +50,13 @@ public final class SQLiteStore: EngineBackedStore, Sendable {
             try reader.executeScript("PRAGMA foreign_keys=ON; PRAGMA query_only=1;")
             readers.append(reader)
         }
+        var durability: (@Sendable () throws -> Void)?
+        if options.synchronousFull {
+            let wal = WALSync(databasePath: writer.filename)
+            durability = { try wal.sync() }
+        }
         engine = ThreadedStore(dialect: .sqlite, transactions: Self.transactions, writers: [writer], readers: readers,
-                               options: .init(maxBatch: options.maxBatch, queueTimeout: options.queueTimeout), observer: observer)
+                               options: .init(maxBatch: options.maxBatch, queueTimeout: options.queueTimeout), observer: observer,
+                               durability: durability)
     }
 }

@@ -16,8 +16,13 @@ final class JobQueue<Job>: @unchecked Sendable {
         return true
     }
 
-    /// Waits for at least one job and takes up to `limit`; nil once the queue is closed and empty.
-    func take(limit: Int) -> [Job]? {
+    /// Waits for at least one job and takes up to `limit`; nil once the queue is closed and empty. `after` runs once a
+    /// job is there, before the jobs are taken (and more may come meanwhile).
+    func take(limit: Int, after ready: () -> Void = {}) -> [Job]? {
+        condition.lock()
+        while jobs.isEmpty && !closed { condition.wait() }
+        condition.unlock()
+        ready()
         condition.lock()
         defer { condition.unlock() }
         while jobs.isEmpty && !closed { condition.wait() }

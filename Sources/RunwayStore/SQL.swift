@@ -11,6 +11,15 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
     enum Part: Sendable { case text(String), parameter }
     var parts: [Part]
     public private(set) var bindings: [SQLValue]
+    /// Text already in its dialect's placeholders (`InsertTarget` makes it once), used instead of `parts`.
+    private var rendered: String?
+
+    /// A statement whose text is written with its dialect's placeholders already.
+    init(rendered text: String, bindings: [SQLValue]) {
+        parts = []
+        self.bindings = bindings
+        rendered = text
+    }
 
     public init(stringLiteral value: String) {
         parts = [.text(value)]
@@ -45,6 +54,7 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
 
         /// Splices another statement, parameters included.
         public mutating func appendInterpolation(_ sql: SQL) {
+            precondition(sql.rendered == nil, "a rendered statement is not spliced into another")
             parts.append(contentsOf: sql.parts)
             bindings.append(contentsOf: sql.bindings)
         }
@@ -52,6 +62,7 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
 
     /// Appends another statement, parameters included.
     public static func + (lhs: SQL, rhs: SQL) -> SQL {
+        precondition(lhs.rendered == nil && rhs.rendered == nil, "a rendered statement is not joined with another")
         var out = lhs
         out.parts += rhs.parts
         out.bindings += rhs.bindings
@@ -60,6 +71,7 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
 
     /// The text with the dialect's placeholders.
     public func text(for dialect: SQLDialect) -> String {
+        if let rendered { return rendered }
         var out = ""
         out.reserveCapacity(parts.reduce(0) { total, part in
             if case .text(let t) = part { return total + t.utf8.count }

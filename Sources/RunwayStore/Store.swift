@@ -8,6 +8,21 @@ public protocol SQLExecutor {
     func query(_ sql: SQL) throws -> [SQLRow]
 }
 
+extension Store {
+    public func insert(_ row: RowInsert, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        write({ db in try db.insert(row) }, completion: completion)
+    }
+
+    /// `insert(_:completion:)` for a caller that can wait: returns once the row is durable.
+    public func insert(_ row: RowInsert) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            insert(row) { error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            }
+        }
+    }
+}
+
 extension SQLExecutor {
     /// The first row of a query, or nil.
     public func first(_ sql: SQL) throws -> SQLRow? { try query(sql).first }
@@ -16,6 +31,12 @@ extension SQLExecutor {
 /// What the store tells observers about group commits (for metrics).
 public protocol StoreObserver: Sendable {
     func didCommit(batchSize: Int, seconds: Double)
+    /// A sync made the writes of `writes` group commits' callers durable (`DurabilityBarrier`), taking `seconds`.
+    func didSync(writes: Int, seconds: Double)
+}
+
+extension StoreObserver {
+    public func didSync(writes: Int, seconds: Double) {}
 }
 
 /// The one storage interface every backend implements and the conformance suite checks.
@@ -35,6 +56,9 @@ public protocol Store: Sendable {
     /// or the write failed (its error), off the writer's thread (the completions of one group commit one after the
     /// other on one dispatch thread), so it may log and count but should not block.
     func write(_ body: @escaping @Sendable (any SQLExecutor) throws -> Void, completion: @escaping @Sendable ((any Error)?) -> Void)
+    /// A group-committed write of one row, which the writer may send with other rows of the same target as one
+    /// multi-row statement; `completion` as for `write(_:completion:)`. A row refused (a conflict) fails alone.
+    func insert(_ row: RowInsert, completion: @escaping @Sendable ((any Error)?) -> Void)
     /// Applies the migrations not yet recorded, in order, each in its own transaction; returns the ids applied.
     func migrate(_ migrations: [Migration]) async throws -> [String]
     /// Succeeds when the database answers a trivial query.

@@ -51,17 +51,23 @@ public final class ThreadedStore: Store, @unchecked Sendable {
     private let writes = JobQueue<WriteJob>()
     private let reads = JobQueue<ReadJob>()
     private let stopped = DispatchGroup()
+    /// Where commits wait for the disk when the backend's COMMIT does not (see `DurabilityBarrier`).
+    private let barrier: DurabilityBarrier?
 
     /// Starts one thread per writer and per reader; each connection is used only by its thread from now on. Writers
-    /// take batches from one queue.
+    /// take batches from one queue. `durability` makes committed writes durable when COMMIT does not: writes are
+    /// answered only once it has run after their commit (one writer only).
     public init(dialect: SQLDialect, transactions: TransactionDialect, writers: [any EngineConnection & Sendable],
-                readers: [any EngineConnection & Sendable], options: Options = Options(), observer: (any StoreObserver)? = nil) {
+                readers: [any EngineConnection & Sendable], options: Options = Options(), observer: (any StoreObserver)? = nil,
+                durability: (@Sendable () throws -> Void)? = nil) {
         precondition(!writers.isEmpty, "a store needs a writer")
+        precondition(durability == nil || writers.count == 1, "a durability barrier follows one writer's commits")
         self.dialect = dialect
         self.transactions = transactions
         self.options = options
         self.observer = observer
         // Thread names of at most 15 bytes, as Linux keeps them (perf and top show them).
+        barrier = durability.map { DurabilityBarrier(label: "sync-\(dialect.rawValue)", observer: observer, sync: $0) }
         for writer in writers { startWriter(writer, label: "writer-\(dialect.rawValue)") }
         for reader in readers { startReader(reader, label: "reader-\(dialect.rawValue)") }
     }
@@ -91,6 +97,10 @@ public final class ThreadedStore: Store, @unchecked Sendable {
     public func write(_ body: @escaping @Sendable (any SQLExecutor) throws -> Void, completion: @escaping @Sendable ((any Error)?) -> Void) {
         let job = WriteJob(run: { connection in try body(connection) }, finish: completion, offWriter: true)
         if !writes.push(job) { completion(StoreError.unavailable("the store is closed")) }
+    }
+
+    public func insert(_ row: RowInsert, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        if !writes.push(WriteJob(row: row, finish: completion)) { completion(StoreError.unavailable("the store is closed")) }
     }
 
     public func migrate(_ migrations: [Migration]) async throws -> [String] {
@@ -131,7 +141,10 @@ public final class ThreadedStore: Store, @unchecked Sendable {
         writes.close()
         reads.close()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            stopped.notify(queue: .global()) { continuation.resume() }
+            stopped.notify(queue: .global()) { [barrier] in
+                barrier?.close()
+                continuation.resume()
+            }
         }
     }
 
@@ -140,30 +153,39 @@ public final class ThreadedStore: Store, @unchecked Sendable {
     /// Runs `body` alone on the writer connection, between group commits; it manages its own transactions.
     private func exclusive<T: Sendable>(_ body: @escaping @Sendable (any EngineConnection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            let job = WriteJob(exclusive: { connection in continuation.resume(with: Result { try body(connection) }) })
+            let job = WriteJob(exclusive: { [barrier] connection in
+                var result = Result { try body(connection) }
+                if case .success = result, let barrier {
+                    do { try barrier.syncNow() } catch { result = .failure(error) }
+                }
+                continuation.resume(with: result)
+            })
             if !writes.push(job) { continuation.resume(throwing: StoreError.unavailable("the store is closed")) }
         }
     }
 
     private func startWriter(_ connection: any EngineConnection & Sendable, label: String) {
         stopped.enter()
-        let thread = Thread { [writes, options, observer, transactions, stopped] in
+        let thread = Thread { [writes, options, observer, transactions, stopped, barrier] in
             Thread.current.name = label  // named from inside: on Linux a name set before start is not applied
-            while let batch = writes.take(limit: options.maxBatch) {
+            let groupCommit = { (jobs: [WriteJob]) in
+                Self.deliver(Self.commit(jobs, on: connection, transactions: transactions, observer: observer), through: barrier)
+            }
+            while let batch = writes.take(limit: options.maxBatch, after: { barrier?.awaitRoom() }) {
                 let deadline = Date().addingTimeInterval(-options.queueTimeout)
                 var grouped: [WriteJob] = []
                 for job in batch {
                     if job.enqueuedAt < deadline {
                         job.fail(StoreError.unavailable("waited more than \(options.queueTimeout) s for the database"))
                     } else if let exclusive = job.exclusive {
-                        Self.commit(grouped, on: connection, transactions: transactions, observer: observer)
+                        groupCommit(grouped)
                         grouped.removeAll()
                         exclusive(connection)
                     } else {
                         grouped.append(job)
                     }
                 }
-                Self.commit(grouped, on: connection, transactions: transactions, observer: observer)
+                groupCommit(grouped)
             }
             connection.close()
             stopped.leave()
@@ -212,77 +234,155 @@ public final class ThreadedStore: Store, @unchecked Sendable {
         }
     }
 
-    /// One group commit: every job in its own savepoint, one COMMIT, then every caller is answered. A job that lost a
-    /// deadlock or a serialization race runs again after the COMMIT, alone (running it again inside the group would
-    /// wait on the same locks), up to `maxAttempts` times in all.
+    /// One group commit: every job in its own savepoint, one COMMIT; returns every job's answer (nil: committed). Rows
+    /// queued one after another for the same `InsertTarget` go as multi-row statements of up to `rowsPerStatement`,
+    /// each in one savepoint; a statement that fails is undone and its rows are tried one by one, so only the row at
+    /// fault fails. A job that lost a deadlock or a serialization race runs again after the COMMIT, alone (running it
+    /// again inside the group would wait on the same locks), up to `maxAttempts` times in all.
     private static func commit(_ jobs: [WriteJob], on connection: any EngineConnection, transactions: TransactionDialect,
-                               observer: (any StoreObserver)?, attempt: Int = 1) {
-        guard !jobs.isEmpty else { return }
+                               observer: (any StoreObserver)?, attempt: Int = 1) -> [(WriteJob, (any Error)?)] {
+        guard !jobs.isEmpty else { return [] }
         let started = DispatchTime.now().uptimeNanoseconds
-        var errors = [(any Error)?](repeating: nil, count: jobs.count)
+        var errors: [ObjectIdentifier: any Error] = [:]
         do {
             try begin(transactions.beginWrite, on: connection)
         } catch {
-            for job in jobs { job.fail(error) }
-            return
+            return jobs.map { ($0, error) }
         }
-        // Each job runs after a fresh savepoint; moving to the next job costs one round trip on a networked
-        // database ("RELEASE …; SAVEPOINT …" in one script), undoing a failed job another.
-        var savepoint = true
-        do {
-            try connection.executeScript("SAVEPOINT w")
-        } catch {
-            savepoint = false
-        }
-        for (i, job) in jobs.enumerated() {
-            guard savepoint else {
-                errors[i] = StoreError.unavailable("could not set a savepoint")
-                continue
-            }
-            do {
-                try job.run?(connection)
-                if i < jobs.count - 1 { try connection.executeScript("RELEASE SAVEPOINT w; SAVEPOINT w") }
-            } catch {
-                errors[i] = error
-                do {
-                    try connection.executeScript(i < jobs.count - 1 ? "ROLLBACK TO SAVEPOINT w" : "ROLLBACK TO SAVEPOINT w; RELEASE SAVEPOINT w")
-                } catch {
-                    savepoint = false
+        var savepoint = Savepoint(connection: connection)
+        for unit in units(jobs) {
+            guard savepoint.isUsable else { break }
+            if let error = savepoint.run({ try unit.run(on: connection) }) {
+                guard unit.jobs.count > 1 else {
+                    errors[ObjectIdentifier(unit.jobs[0])] = error
+                    continue
+                }
+                for job in unit.jobs {
+                    if let error = savepoint.run({ try Unit(jobs: [job]).run(on: connection) }) { errors[ObjectIdentifier(job)] = error }
                 }
             }
         }
-        guard savepoint else {
+        guard savepoint.finish() else {
             try? connection.executeScript("ROLLBACK")
-            for job in jobs { job.fail(StoreError.unavailable("the transaction could not be kept consistent")) }
-            return
+            return jobs.map { ($0, StoreError.unavailable("the transaction could not be kept consistent")) }
         }
         do {
             try connection.executeScript("COMMIT")
         } catch {
             try? connection.executeScript("ROLLBACK")
-            for job in jobs { job.fail(error) }
-            return
+            return jobs.map { ($0, error) }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         observer?.didCommit(batchSize: jobs.count, seconds: seconds)
+        var answers: [(WriteJob, (any Error)?)] = []
+        answers.reserveCapacity(jobs.count)
         var again: [WriteJob] = []
-        // Callers that cannot wait are answered together off this thread: one hand-off a commit rather than one a job,
-        // and their answers (logging, metrics, resuming a connection) do not hold up the next commit.
-        var offWriter: [(WriteJob, (any Error)?)] = []
-        for (i, job) in jobs.enumerated() {
-            if case .transactionConflict? = errors[i] as? StoreError, attempt < maxAttempts {
+        for job in jobs {
+            let error = errors[ObjectIdentifier(job)]
+            if case .transactionConflict? = error as? StoreError, attempt < maxAttempts {
                 again.append(job)
-            } else if job.offWriter {
-                offWriter.append((job, errors[i]))
             } else {
-                job.finish?(errors[i])
+                answers.append((job, error))
             }
+        }
+        for job in again { answers += commit([job], on: connection, transactions: transactions, observer: observer, attempt: attempt + 1) }
+        return answers
+    }
+
+    /// The most rows one multi-row statement inserts.
+    static let rowsPerStatement = 64
+
+    /// What one savepoint covers: a job, or rows of one target queued one after another (in statements of 64, 32, …
+    /// rows, so a target has at most seven texts to prepare).
+    struct Unit {
+        let jobs: [WriteJob]
+
+        func run(on connection: any EngineConnection) throws {
+            if let row = jobs[0].row {
+                try connection.execute(row.target.sql(jobs.map { $0.row!.values }, dialect: connection.dialect))
+            } else {
+                try jobs[0].run?(connection)
+            }
+        }
+    }
+
+    static func units(_ jobs: [WriteJob]) -> [Unit] {
+        var units: [Unit] = []
+        var index = 0
+        while index < jobs.count {
+            guard let target = jobs[index].row?.target else {
+                units.append(Unit(jobs: [jobs[index]]))
+                index += 1
+                continue
+            }
+            var end = index + 1
+            while end < jobs.count, end - index < rowsPerStatement, jobs[end].row?.target === target { end += 1 }
+            var size = rowsPerStatement
+            while index < end {
+                while size > end - index { size /= 2 }
+                units.append(Unit(jobs: Array(jobs[index..<(index + size)])))
+                index += size
+            }
+        }
+        return units
+    }
+
+    /// The savepoint every unit of a group commit runs after: moving on to the next unit costs one round trip on a
+    /// networked database ("RELEASE …; SAVEPOINT …" in one script), undoing a failed one another.
+    struct Savepoint {
+        let connection: any EngineConnection
+        private var set = false
+        /// False once the transaction could not be kept consistent (every job of the commit then fails).
+        private(set) var isUsable = true
+
+        init(connection: any EngineConnection) { self.connection = connection }
+
+        /// Runs `body` after a fresh savepoint; its error, with its changes undone.
+        mutating func run(_ body: () throws -> Void) -> (any Error)? {
+            do {
+                try connection.executeScript(set ? "RELEASE SAVEPOINT w; SAVEPOINT w" : "SAVEPOINT w")
+                set = true
+            } catch {
+                isUsable = false
+                return StoreError.unavailable("could not set a savepoint")
+            }
+            do {
+                try body()
+                return nil
+            } catch {
+                do {
+                    try connection.executeScript("ROLLBACK TO SAVEPOINT w")
+                } catch {
+                    isUsable = false
+                }
+                return error
+            }
+        }
+
+        /// Releases the last savepoint; false when the transaction is not usable.
+        mutating func finish() -> Bool {
+            if isUsable && set && (try? connection.executeScript("RELEASE SAVEPOINT w")) == nil { isUsable = false }
+            return isUsable
+        }
+    }
+
+    /// Answers the callers of a group commit: through the barrier when there is one (once the commit is durable), else
+    /// at once; callers that cannot wait are answered together off the writer's thread, one hand-off a commit rather
+    /// than one a job, so their answers (logging, metrics, resuming a connection) do not hold up the next commit.
+    private static func deliver(_ answers: [(WriteJob, (any Error)?)], through barrier: DurabilityBarrier?) {
+        guard !answers.isEmpty else { return }
+        if let barrier {
+            barrier.committed(answers)
+            return
+        }
+        var offWriter: [(WriteJob, (any Error)?)] = []
+        for (job, error) in answers {
+            if job.offWriter { offWriter.append((job, error)) } else { job.finish?(error) }
         }
         if !offWriter.isEmpty {
             let answers = offWriter
             DispatchQueue.global().async { for (job, error) in answers { job.finish?(error) } }
         }
-        for job in again { commit([job], on: connection, transactions: transactions, observer: observer, attempt: attempt + 1) }
     }
 
     /// How many times a write that keeps losing deadlocks is run before its caller gets the error.
@@ -292,6 +392,8 @@ public final class ThreadedStore: Store, @unchecked Sendable {
 /// A queued write: either a group-committed closure with its completion, or an exclusive closure.
 final class WriteJob: @unchecked Sendable {
     let run: ((any EngineConnection) throws -> Void)?
+    /// A row to insert with others of its target (`Store.insert`), instead of `run`.
+    let row: RowInsert?
     let finish: (((any Error)?) -> Void)?
     let exclusive: ((any EngineConnection) -> Void)?
     let enqueuedAt = Date()
@@ -300,13 +402,23 @@ final class WriteJob: @unchecked Sendable {
 
     init(run: @escaping (any EngineConnection) throws -> Void, finish: @escaping ((any Error)?) -> Void, offWriter: Bool = false) {
         self.run = run
+        self.row = nil
         self.finish = finish
         self.exclusive = nil
         self.offWriter = offWriter
     }
 
+    init(row: RowInsert, finish: @escaping ((any Error)?) -> Void) {
+        self.run = nil
+        self.row = row
+        self.finish = finish
+        self.exclusive = nil
+        self.offWriter = true
+    }
+
     init(exclusive: @escaping (any EngineConnection) -> Void) {
         self.run = nil
+        self.row = nil
         self.finish = nil
         self.exclusive = exclusive
         self.offWriter = false
@@ -363,6 +475,10 @@ extension EngineBackedStore {
 
     public func write(_ body: @escaping @Sendable (any SQLExecutor) throws -> Void, completion: @escaping @Sendable ((any Error)?) -> Void) {
         engine.write(body, completion: completion)
+    }
+
+    public func insert(_ row: RowInsert, completion: @escaping @Sendable ((any Error)?) -> Void) {
+        engine.insert(row, completion: completion)
     }
 
     public func migrate(_ migrations: [Migration]) async throws -> [String] { try await engine.migrate(migrations) }

@@ -31,6 +31,12 @@ enum AttributionSchema {
         Migration(id: "0021_install_app_transaction", sql: """
             ALTER TABLE installs ADD COLUMN app_transaction_id TEXT;
             """),
+        // Only clicks an app resolved carry an install id: a click from a browser no longer adds a NULL entry to this
+        // index (lookups by install id imply it is not NULL, so both databases still use it).
+        Migration(id: "0040_clicks_by_install_partial", sql: """
+            DROP INDEX clicks_by_install;
+            CREATE INDEX clicks_by_install ON clicks (install_id, created_at) WHERE install_id IS NOT NULL;
+            """),
     ]
 
     /// Attribution settings of apps, installs with their stored answer and explanation, claims that keep a click to

@@ -1,6 +1,7 @@
 import Foundation
 import RunwayStore
 import RunwaySQLite
+import Synchronization
 import Testing
 
 /// What only SQLite needs checking: WAL mode and a lock held by another process.
@@ -13,6 +14,34 @@ struct SQLiteStoreTests {
         let mode = try await store.read { try $0.first("PRAGMA journal_mode")!.string("journal_mode") }
         #expect(mode == "wal")
         await store.close()
+    }
+
+    @Test("at full sync every write is answered after a sync of the WAL, and syncs are shared; at normal there are none")
+    func walSyncedBeforeAnswers() async throws {
+        let directory = TemporaryDirectory()
+        for full in [true, false] {
+            let recorder = CommitRecorder()
+            let store = try SQLiteStore(path: directory.path("sync-\(full).db"), options: .init(synchronousFull: full), observer: recorder)
+            _ = try await store.migrate(ConformanceSchema.migrations)
+            let unsyncedAnswers = AtomicCount()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for i in 0..<200 {
+                    group.addTask {
+                        try await store.write { db in try db.execute("INSERT INTO items (id, n) VALUES (\("w\(i)"), \(i))") }
+                        if recorder.syncs.isEmpty { unsyncedAnswers.add() }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            if full {
+                #expect(unsyncedAnswers.value == 0, "no write was answered before the first sync")
+                #expect(recorder.syncs.reduce(0, +) == 200, "every write went through a sync")
+                #expect(recorder.syncs.count < 200, "syncs are shared: \(recorder.syncs.count) for 200 writes")
+            } else {
+                #expect(recorder.syncs.isEmpty)
+            }
+            await store.close()
+        }
     }
 
     @Test("a write lock held by another process makes writes unavailable, then they succeed again")

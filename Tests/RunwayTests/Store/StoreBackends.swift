@@ -72,8 +72,12 @@ enum PostgresAdmin {
 /// Records every group commit the store reports.
 final class CommitRecorder: StoreObserver, Sendable {
     private let batches = Mutex<[Int]>([])
+    private let synced = Mutex<[Int]>([])
     func didCommit(batchSize: Int, seconds: Double) { batches.withLock { $0.append(batchSize) } }
+    func didSync(writes: Int, seconds: Double) { synced.withLock { $0.append(writes) } }
     var sizes: [Int] { batches.withLock { $0 } }
+    /// The writes each sync made durable, in order.
+    var syncs: [Int] { synced.withLock { $0 } }
 }
 
 /// The tables the conformance suite writes to; the blob type is the only dialect difference.

@@ -81,6 +81,48 @@ struct StoreConformanceTests {
         }
     }
 
+    static let itemRows = InsertTarget(table: "items", columns: ["id", "n", "note"])
+
+    @Test("rows of one table inserted at once each arrive, whatever the statements they were grouped in; a duplicate fails alone",
+          arguments: StoreBackend.all)
+    func rowInserts(_ backend: StoreBackend) async throws {
+        try await withStore(backend) { store, _ in
+            try await store.insert(RowInsert(into: Self.itemRows, values: [.text("taken"), .integer(-1), .null]))
+            let outcomes = await withTaskGroup(of: (Int, Bool).self) { group in
+                for i in 0..<300 {
+                    group.addTask {
+                        let id = i % 25 == 7 ? "taken" : "row-\(i)"
+                        do {
+                            if i % 10 == 3 {
+                                // An ordinary write in the same group commit, between rows.
+                                try await store.write { db in try db.execute("INSERT INTO items (id, n) VALUES (\(id), \(i))") }
+                            } else {
+                                try await store.insert(RowInsert(into: Self.itemRows, values: [.text(id), .integer(Int64(i)), .text("note \(i)")]))
+                            }
+                            return (i, true)
+                        } catch let error as StoreError {
+                            if case .conflict = error { return (i, false) }
+                            Issue.record("expected a conflict, got \(error)")
+                            return (i, true)
+                        } catch {
+                            Issue.record("unexpected \(error)")
+                            return (i, true)
+                        }
+                    }
+                }
+                return await group.reduce(into: [Int: Bool]()) { $0[$1.0] = $1.1 }
+            }
+            #expect(outcomes.filter { !$0.value }.keys.sorted() == (0..<300).filter { $0 % 25 == 7 })
+            let rows = try await store.read { try $0.query("SELECT id, n, note FROM items WHERE id <> 'taken' ORDER BY n") }
+            #expect(rows.count == 300 - 12)
+            for row in rows {
+                let n = try row.int("n")
+                #expect(try row.string("id") == "row-\(n)")
+                #expect(try row.optionalString("note") == (n % 10 == 3 ? nil : "note \(n)"))
+            }
+        }
+    }
+
     @Test("a write that throws rolls back only itself, and its caller gets that error", arguments: StoreBackend.all)
     func failingWriteRollsBack(_ backend: StoreBackend) async throws {
         try await withStore(backend) { store, _ in
