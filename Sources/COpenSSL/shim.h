@@ -1,5 +1,6 @@
 #ifndef LINKRUNWAY_COPENSSL_SHIM_H
 #define LINKRUNWAY_COPENSSL_SHIM_H
+#include <string.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
@@ -14,6 +15,39 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
+
+/// HMAC-SHA256 (RFC 2104) with its key absorbed once: the SHA-256 states after the inner and the outer padded key,
+/// copied for each message, so a message costs two compressions and no allocation.
+struct lr_hmac_sha256_key {
+    SHA256_CTX inner;
+    SHA256_CTX outer;
+};
+
+static inline void lr_hmac_sha256_prepare(struct lr_hmac_sha256_key *k, const unsigned char *key, size_t len) {
+    unsigned char block[64] = {0};
+    unsigned char pad[64];
+    if (len > sizeof block) SHA256(key, len, block); else memcpy(block, key, len);
+    for (int i = 0; i < 64; i++) pad[i] = block[i] ^ 0x36;
+    SHA256_Init(&k->inner);
+    SHA256_Update(&k->inner, pad, sizeof pad);
+    for (int i = 0; i < 64; i++) pad[i] = block[i] ^ 0x5c;
+    SHA256_Init(&k->outer);
+    SHA256_Update(&k->outer, pad, sizeof pad);
+    OPENSSL_cleanse(block, sizeof block);
+    OPENSSL_cleanse(pad, sizeof pad);
+}
+
+static inline void lr_hmac_sha256_run(const struct lr_hmac_sha256_key *k, const void *message, size_t len, unsigned char out[32]) {
+    SHA256_CTX c = k->inner;
+    unsigned char inner[32];
+    SHA256_Update(&c, message, len);
+    SHA256_Final(inner, &c);
+    c = k->outer;
+    SHA256_Update(&c, inner, sizeof inner);
+    SHA256_Final(out, &c);
+    OPENSSL_cleanse(&c, sizeof c);
+    OPENSSL_cleanse(inner, sizeof inner);
+}
 
 /// CRYPTO_memcmp compares in time independent of the contents (0 when equal).
 static inline int lr_constant_time_equal(const void *a, const void *b, size_t len) {

@@ -17,21 +17,34 @@ public enum SecureRandom {
             guard let ascii = character.asciiValue else { preconditionFailure("the alphabet must be ASCII") }
             return ascii
         }
+        return String(unsafeUninitializedCapacity: length) { out in
+            symbols.withUnsafeBufferPointer { fill(out, from: $0) }
+            return length
+        }
+    }
+
+    /// Fills `out` with characters drawn uniformly from `symbols` (ASCII): random bytes come straight from OpenSSL's
+    /// generator into a buffer on the stack, and a byte is kept only below the largest multiple of the alphabet's
+    /// size, so there is no modulo bias.
+    public static func fill(_ out: UnsafeMutableBufferPointer<UInt8>, from symbols: UnsafeBufferPointer<UInt8>) {
         let limit = 256 - (256 % symbols.count)
-        var result = [UInt8](repeating: 0, count: length)
         var filled = 0
-        while filled < length {
-            for byte in bytes(length * 2) where Int(byte) < limit {
-                result[filled] = symbols[Int(byte) % symbols.count]
-                filled += 1
-                if filled == length { break }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 64) { random in
+            while filled < out.count {
+                precondition(RAND_bytes(random.baseAddress, Int32(random.count)) == 1, "OpenSSL RAND_bytes failed")
+                for byte in random where Int(byte) < limit {
+                    out[filled] = symbols[Int(byte) % symbols.count]
+                    filled += 1
+                    if filled == out.count { break }
+                }
             }
         }
-        return String(decoding: result, as: UTF8.self)
     }
 
     /// Letters and digits: 5.95 bits per character.
     public static let base62: [Character] = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+    /// `base62` as ASCII bytes.
+    public static let base62Bytes: [UInt8] = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
     /// Lower-case letters and digits without the look-alikes i, l, o, u: 5 bits per character.
     public static let base32: [Character] = Array("0123456789abcdefghjkmnpqrstvwxyz")
 }

@@ -10,7 +10,8 @@ import Synchronization
 public final class AddressHasher: Sendable {
     private let store: any Store
     private let box: SecretBox
-    private let keys = Mutex<[String: [UInt8]]>([:])
+    /// The keys loaded, by day (days since 1970 in UTC), prepared for hashing.
+    private let keys = Mutex<[Int64: HMACSHA256Key]>([:])
     /// Days whose key is kept (today and yesterday, for matches that straddle midnight).
     package static let keptDays = 2
 
@@ -21,28 +22,38 @@ public final class AddressHasher: Sendable {
 
     /// 32 hex characters (128 bits) of the keyed hash of `address` for the day of `milliseconds`.
     public func hash(_ address: String, at milliseconds: Int64) async throws -> String {
-        let day = Self.day(milliseconds)
-        let key: [UInt8]
-        if let cached = keys.withLock({ $0[day] }) {
+        let number = Self.dayNumber(milliseconds)
+        let key: HMACSHA256Key
+        if let cached = keys.withLock({ $0[number] }) {
             key = cached
         } else {
-            key = try await load(day: day, now: milliseconds)
+            key = HMACSHA256Key(try await load(day: Self.day(milliseconds), now: milliseconds))
             keys.withLock { keys in
                 if keys.count > 4 { keys.removeAll() }
-                keys[day] = key
+                keys[number] = key
             }
         }
-        return String(ByteEncoding.hex(Digest.hmacSHA256(key: key, message: Array(address.utf8))).prefix(32))
+        return Self.hash(address, key)
     }
 
     /// The same hash when the day's key is already in memory; nil when only `hash(_:at:)` can make it.
     public func cachedHash(_ address: String, at milliseconds: Int64) -> String? {
-        guard let key = keys.withLock({ $0[Self.day(milliseconds)] }) else { return nil }
-        return String(ByteEncoding.hex(Digest.hmacSHA256(key: key, message: Array(address.utf8))).prefix(32))
+        guard let key = keys.withLock({ $0[Self.dayNumber(milliseconds)] }) else { return nil }
+        return Self.hash(address, key)
+    }
+
+    /// The first 16 bytes of the MAC, in hex.
+    private static func hash(_ address: String, _ key: HMACSHA256Key) -> String {
+        ByteEncoding.hex(Array(key.authenticate(address).prefix(16)))
     }
 
     /// `2026-11-30` in UTC.
     package static func day(_ milliseconds: Int64) -> String { String(Timestamp.iso(milliseconds).prefix(10)) }
+
+    /// Whole days since 1970-01-01 in UTC.
+    static func dayNumber(_ milliseconds: Int64) -> Int64 {
+        milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
+    }
 
     private func load(day: String, now: Int64) async throws -> [UInt8] {
         let candidate = box.seal(ByteEncoding.hex(SecureRandom.bytes(32)), purpose: "address_keys.secret")
