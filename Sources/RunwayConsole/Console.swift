@@ -84,12 +84,11 @@ package struct ConsoleMiddleware: Middleware {
         self.pages = ConsolePages.routes
     }
 
-    /// Outside `/console` this step does nothing, so other routes may answer immediately.
-    package func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
-        Self.isConsole(request) ? nil : try next(request, context)
-    }
+    /// The console's pages are its own, whatever the router holds.
+    package func answersBeforeRouting(_ path: String) -> Bool { Self.isConsole(path) }
 
-    static func isConsole(_ request: HTTPRequest) -> Bool { request.path == "/console" || request.path.hasPrefix("/console/") }
+    static func isConsole(_ request: HTTPRequest) -> Bool { isConsole(request.path) }
+    static func isConsole(_ path: String) -> Bool { path == "/console" || path.hasPrefix("/console/") }
 
     package func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
         guard Self.isConsole(request) else { return try await next(request, context) }

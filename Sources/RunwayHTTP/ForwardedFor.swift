@@ -67,10 +67,6 @@ public struct ForwardedForMiddleware: Middleware {
         try await next(client(request), context)
     }
 
-    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
-        try next(client(request), context)
-    }
-
     /// The request as the client behind the trusted proxies sent it.
     func client(_ request: HTTPRequest) -> HTTPRequest {
         guard !trusted.isEmpty, let peer = request.remoteAddress, trusted.contains(peer) else { return request }

@@ -3,10 +3,11 @@ public struct HTTPApplication: Sendable {
     public let router: Router
     public let middleware: [any Middleware]
     private let pipeline: Responder
-    private let immediatePipeline: ImmediateResponder
+    private let hotPath: HotPath?
 
-    /// `middleware` runs outermost first.
-    public init(router: Router, middleware: [any Middleware]) {
+    /// `middleware` runs outermost first; `hotPath` names the steps the routes that answer immediately share with it
+    /// (without it, every request takes the chain).
+    public init(router: Router, middleware: [any Middleware], hotPath: HotPath.Steps? = nil) {
         self.router = router
         self.middleware = middleware
         var responder: Responder = { request, context in
@@ -27,37 +28,15 @@ public struct HTTPApplication: Sendable {
             responder = { request, context in try await step.handle(request, context: context, next: next) }
         }
         self.pipeline = responder
-        var immediate: ImmediateResponder = { request, context in try context.route?.immediate?(request, context) }
-        for step in middleware.reversed() {
-            let next = immediate
-            immediate = { request, context in try step.handleImmediately(request, context: context, next: next) }
+        self.hotPath = hotPath.map { steps in
+            HotPath(router: router, steps: steps) { path in middleware.contains { $0.answersBeforeRouting(path) } }
         }
-        immediatePipeline = immediate
     }
 
-    /// Answers on the caller's thread when the route has an immediate handler and every step can run without waiting;
-    /// nil otherwise (then nothing happened, and `respond(to:)` is the way).
+    /// Answers on the caller's thread through the hot path (`HotPath`) when the route can; nil otherwise (then nothing
+    /// happened, and `respond(to:)` is the way).
     public func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
-        guard case .found(let route, let parameters) = router.match(method: request.method, path: request.path), route.immediate != nil else {
-            return nil
-        }
-        let context = RequestContext(requestId: RequestIdMiddleware.generate(), route: route, parameters: parameters)
-        var response: HTTPResponse
-        do {
-            guard let answer = try immediatePipeline(request, context) else { return nil }
-            response = answer
-        } catch {
-            response = HTTPError(status: 500, code: "internal_error", message: "internal error").response
-        }
-        if request.method == "HEAD" {
-            response.body = []
-            response.release = response.release?.map { final in
-                var final = final
-                final.body = []
-                return final
-            }
-        }
-        return response
+        hotPath?.respond(to: request)
     }
 
     /// Answers a request; never throws (an error no middleware caught becomes a bare 500).

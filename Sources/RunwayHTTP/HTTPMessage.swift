@@ -1,3 +1,5 @@
+import Foundation
+
 /// The methods our routes use.
 public enum HTTPMethod: String, Sendable, CaseIterable, Hashable {
     case GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS
@@ -67,12 +69,14 @@ public struct HTTPRequest: Sendable {
 
 /// A complete response; bodies are small enough to buffer.
 public struct HTTPResponse: Sendable {
-    public var status: Int
-    public var headers: HTTPHeaders
-    public var body: [UInt8]
+    public var status: Int { didSet { prepared = nil } }
+    public var headers: HTTPHeaders { didSet { prepared = nil } }
+    public var body: [UInt8] { didSet { prepared = nil } }
     /// Set by an immediate handler whose answer may go out only once something it started is done (a redirect's
     /// durable click): the transport holds the connection and sends what the release gives.
     public var release: ResponseRelease?
+    /// The prepared response this one is, while nothing of it was changed: a transport may send its own kept form.
+    public private(set) var prepared: PreparedResponse?
 
     public init(status: Int, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status
@@ -80,11 +84,57 @@ public struct HTTPResponse: Sendable {
         self.body = body
     }
 
+    /// A response made once and sent many times.
+    public init(_ prepared: PreparedResponse) {
+        status = prepared.status
+        headers = prepared.headers
+        body = prepared.body
+        self.prepared = prepared
+    }
+
     /// A plain-text response.
     public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {
         var headers = HTTPHeaders()
         headers.set("Content-Type", contentType)
         return HTTPResponse(status: status, headers: headers, body: Array(text.utf8))
+    }
+}
+
+/// A response made once and sent unchanged many times (`/healthz`, a link's 302, the OpenAPI document). A transport
+/// keeps its own form of it in `transportForm` (libmicrohttpd's response object, shared by every connection that sends
+/// it), so sending it again costs no allocation.
+public final class PreparedResponse: Sendable {
+    public let status: Int
+    public let headers: HTTPHeaders
+    public let body: [UInt8]
+    public let transportForm = TransportForm()
+
+    public init(_ response: HTTPResponse) {
+        status = response.status
+        headers = response.headers
+        body = response.body
+    }
+}
+
+/// What a transport keeps of a prepared response: made on first use, destroyed with the prepared response.
+public final class TransportForm: @unchecked Sendable {  // `value` is set once, under `lock`
+    private let lock = NSLock()
+    private var value: UnsafeMutableRawPointer?
+    private var destroy: (@Sendable (UnsafeMutableRawPointer) -> Void)?
+
+    /// The kept form, made by `make` (the form and how to destroy it) the first time; nil when it cannot be made.
+    public func get(orMake make: () -> (UnsafeMutableRawPointer, @Sendable (UnsafeMutableRawPointer) -> Void)?) -> UnsafeMutableRawPointer? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let value { return value }
+        guard let (made, destroy) = make() else { return nil }
+        value = made
+        self.destroy = destroy
+        return made
+    }
+
+    deinit {
+        if let value, let destroy { destroy(value) }
     }
 }
 

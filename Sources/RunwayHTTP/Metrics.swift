@@ -168,14 +168,22 @@ public final class HistogramSeries: Sendable {
 
 /// Counts requests by route and status and records their latency.
 public struct MetricsMiddleware: Middleware {
-    let metrics: MetricsRegistry
-    /// The series of each route and status seen, so a request costs a lookup by two integers, not labels built and
-    /// looked up by text.
-    private let series = SeriesCache()
+    let metrics: RouteMetrics
 
-    final class SeriesCache: Sendable {
-        let known = Mutex<[SeriesKey: Series]>([:])
+    public init(metrics: RouteMetrics) { self.metrics = metrics }
+
+    public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
+        let response = try await next(request, context)
+        metrics.record(route: context.route, status: response.status, startedAt: context.startedAt)
+        return response
     }
+}
+
+/// Requests answered by route and status, and their latency: the series of each route and status seen are kept, so
+/// a request costs a lookup by two integers, not labels built and looked up by text.
+public final class RouteMetrics: Sendable {
+    let registry: MetricsRegistry
+    private let known = Mutex<[SeriesKey: Series]>([:])
 
     struct SeriesKey: Hashable {
         let route: ObjectIdentifier?
@@ -187,47 +195,29 @@ public struct MetricsMiddleware: Middleware {
         let duration: HistogramSeries?
     }
 
-    public init(metrics: MetricsRegistry) {
-        self.metrics = metrics
-        metrics.declareCounter("linkrunway_http_requests_total", help: "HTTP requests answered, by route and status.")
-        metrics.declareHistogram("linkrunway_http_request_duration_seconds", help: "Time to answer a request, by route.",
-                                 buckets: MetricsRegistry.latencyBuckets)
+    public init(_ registry: MetricsRegistry) {
+        self.registry = registry
+        registry.declareCounter("linkrunway_http_requests_total", help: "HTTP requests answered, by route and status.")
+        registry.declareHistogram("linkrunway_http_request_duration_seconds", help: "Time to answer a request, by route.",
+                                  buckets: MetricsRegistry.latencyBuckets)
     }
 
-    public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
-        let response = try await next(request, context)
-        record(context, response)
-        return response
-    }
-
-    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
-        guard var response = try next(request, context) else { return nil }
-        if let release = response.release {
-            response.release = release.map { [self] final in
-                record(context, final)
-                return final
-            }
-        } else {
-            record(context, response)
-        }
-        return response
-    }
-
-    private func record(_ context: RequestContext, _ response: HTTPResponse) {
-        let elapsed = context.startedAt.duration(to: .now)
+    /// Counts one answer of `route` (nil: no route matched) with `status`, begun at `startedAt`.
+    public func record(route: Route?, status: Int, startedAt: ContinuousClock.Instant) {
+        let elapsed = startedAt.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let found = series(route: context.route, status: response.status)
+        let found = series(route: route, status: status)
         found.requests?.add()
         found.duration?.observe(seconds)
     }
 
     private func series(route: Route?, status: Int) -> Series {
         let key = SeriesKey(route: route.map(ObjectIdentifier.init), status: status)
-        if let known = series.known.withLock({ $0[key] }) { return known }
+        if let known = known.withLock({ $0[key] }) { return known }
         let label = route?.label ?? "unmatched"
-        let made = Series(requests: metrics.counter("linkrunway_http_requests_total", labels: [("route", label), ("status", String(status))]),
-                          duration: metrics.histogram("linkrunway_http_request_duration_seconds", labels: [("route", label)]))
-        series.known.withLock { $0[key] = made }
+        let made = Series(requests: registry.counter("linkrunway_http_requests_total", labels: [("route", label), ("status", String(status))]),
+                          duration: registry.histogram("linkrunway_http_request_duration_seconds", labels: [("route", label)]))
+        known.withLock { $0[key] = made }
         return made
     }
 }

@@ -3,20 +3,16 @@ import Synchronization
 /// Calls the rest of the pipeline.
 public typealias Responder = @Sendable (HTTPRequest, RequestContext) async throws -> HTTPResponse
 
-/// Calls the rest of the immediate pipeline; nil means the request must take the asynchronous one.
-public typealias ImmediateResponder = @Sendable (HTTPRequest, RequestContext) throws -> HTTPResponse?
-
 /// A step wrapped around every request: it may change the request or context, answer early, or change the response.
 public protocol Middleware: Sendable {
     func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse
-    /// The same step for a route that can answer immediately, on the transport's thread. Return nil (having done
-    /// nothing visible) when this step would have to wait: the request then goes through `handle` instead. A step
-    /// that does not implement it sends every request there.
-    func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse?
+    /// Whether this step answers requests for `path` itself, before any route (the console's pages): such requests
+    /// never take the hot path (`HotPath`).
+    func answersBeforeRouting(_ path: String) -> Bool
 }
 
 extension Middleware {
-    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? { nil }
+    public func answersBeforeRouting(_ path: String) -> Bool { false }
 }
 
 /// Takes the caller's `X-Request-Id` when it is short and plain, else makes one; echoes it in the response.
@@ -30,20 +26,6 @@ public struct RequestIdMiddleware: Middleware {
         }
         var response = try await next(request, context)
         response.headers.set("X-Request-Id", context.requestId)
-        return response
-    }
-
-    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
-        var context = context
-        if let incoming = request.headers["X-Request-Id"], Self.isAcceptable(incoming) { context.requestId = incoming }
-        guard var response = try next(request, context) else { return nil }
-        response.headers.set("X-Request-Id", context.requestId)
-        let id = context.requestId
-        response.release = response.release?.map { final in
-            var final = final
-            final.headers.set("X-Request-Id", id)
-            return final
-        }
         return response
     }
 
@@ -87,15 +69,7 @@ public struct ErrorMiddleware: Middleware {
         }
     }
 
-    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
-        do {
-            return try next(request, context)
-        } catch {
-            return mapped(error, context)
-        }
-    }
-
-    private func mapped(_ error: any Error, _ context: RequestContext) -> HTTPResponse {
+    func mapped(_ error: any Error, _ context: RequestContext) -> HTTPResponse {
         let mapped = map(error)
         if mapped.status >= 500 && mapped.status != 503 { onUnexpected(error, context) }
         return mapped.response
@@ -111,11 +85,6 @@ public struct BodyLimitMiddleware: Middleware {
     public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
         try check(request, context)
         return try await next(request, context)
-    }
-
-    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
-        try check(request, context)
-        return try next(request, context)
     }
 
     private func check(_ request: HTTPRequest, _ context: RequestContext) throws {

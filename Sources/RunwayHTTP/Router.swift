@@ -17,6 +17,9 @@ public final class Router: Sendable {
     private let root: Node
     /// Every route in the order it was added.
     public let routes: [Route]
+    /// The routes of each path without parameters, by the path as written in their pattern (`/healthz`): most
+    /// requests for such a route are found with one lookup, without walking the tree.
+    private let literal: [String: [HTTPMethod: Route]]
 
     /// Builds the table; two routes with the same method and shape, or a parameter named differently at the same
     /// place, are programming errors.
@@ -63,11 +66,19 @@ public final class Router: Sendable {
         }
         self.root = root
         self.routes = routes
+        var literal: [String: [HTTPMethod: Route]] = [:]
+        for route in routes where !route.pattern.contains("{") && !route.pattern.hasSuffix("/") || route.pattern == "/" {
+            literal[route.pattern, default: [:]][route.method] = route
+        }
+        self.literal = literal
     }
 
     /// Finds the route for `method` and `path`. HEAD falls back to GET. A path only a `{rest...}` route matches is
     /// not found (rather than not allowed) for the other methods: a catch-all does not make every path a resource.
     public func match(method: String, path: String) -> Match {
+        if let candidates = literal[path], let m = HTTPMethod(rawValue: method) {
+            if let route = candidates[m] ?? (m == .HEAD ? candidates[.GET] : nil) { return .found(route, [:]) }
+        }
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         var parameters: [String: String] = [:]
         guard let (candidates, viaRest) = find(root, segments[...], &parameters) else { return .notFound }

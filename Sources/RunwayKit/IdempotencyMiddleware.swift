@@ -33,12 +33,6 @@ public struct IdempotencyMiddleware: Middleware {
         case replay(status: Int, contentType: String?, body: String)
     }
 
-    /// Only a request carrying a key to a route that takes one needs the store.
-    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
-        if let route = context.route, route.operation.idempotent, request.headers["Idempotency-Key"] != nil { return nil }
-        return try next(request, context)
-    }
-
     public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
         guard let route = context.route, route.operation.idempotent, let key = request.headers["Idempotency-Key"] else {
             return try await next(request, context)

@@ -82,12 +82,6 @@ public struct AuthMiddleware: Middleware {
 
     public init(authenticator: KeyAuthenticator) { self.authenticator = authenticator }
 
-    /// An open route needs no key, so it may answer immediately; a keyed one waits for the key's lookup.
-    public func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
-        guard let route = context.route, case .open = route.operation.access else { return nil }
-        return try next(request, context)
-    }
-
     public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
         guard let route = context.route, case .keys(let allowed) = route.operation.access else {
             return try await next(request, context)

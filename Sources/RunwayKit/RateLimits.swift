@@ -28,12 +28,6 @@ package struct RateLimitMiddleware: Middleware {
         byKey = settings.perKeyPerMinute > 0 ? RateLimiter(capacity: settings.perKeyPerMinute, perMinute: settings.perKeyPerMinute, clock: clock) : nil
     }
 
-    /// Routes without a limit pass immediately; limited ones are counted on the asynchronous path.
-    package func handleImmediately(_ request: HTTPRequest, context: RequestContext, next: ImmediateResponder) throws -> HTTPResponse? {
-        guard let route = context.route, !route.operation.rateLimited else { return nil }
-        return try next(request, context)
-    }
-
     package func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
         guard let route = context.route, route.operation.rateLimited else {
             return try await next(request, context)

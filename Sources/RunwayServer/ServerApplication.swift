@@ -30,7 +30,7 @@ public enum ServerApplication {
         let operation = Operation(id: "openAPI", summary: "This API's OpenAPI 3.1 document", tag: "Operations", access: .open,
                                   responses: [ResponseDoc(status: 200, description: "The document.", contentType: "application/json")])
         routes.append(Route(method: .GET, pattern: "/openapi.json", operation: operation) { _, _ in .text("") })
-        let document = HTTPResponse.json(openAPIDocument(routes: routes))
+        let document = HTTPResponse(PreparedResponse(HTTPResponse.json(openAPIDocument(routes: routes))))
         routes[routes.count - 1] = Route(method: .GET, pattern: "/openapi.json", operation: operation, immediate: { _, _ in document }) { _, _ in document }
         return routes
     }
@@ -44,24 +44,29 @@ public enum ServerApplication {
     }
 
     /// The request pipeline: the client's address behind trusted proxies, request id, access log, metrics, error mapping,
-    /// body limit, the console (under /console), key checks, rate limits, idempotency.
+    /// body limit, the console (under /console), key checks, rate limits, idempotency; and the hot path of the routes
+    /// that answer immediately, which shares its first steps.
     public static func make(_ services: ServerServices, maxBodyBytes: Int, trustedProxies: TrustedProxies = .none,
                             rateLimits: RateLimitSettings = RateLimitSettings()) -> HTTPApplication {
         let logger = services.logger
         let router = Router(routes: routes(services))
+        let forwardedFor = ForwardedForMiddleware(trusted: trustedProxies)
+        let accessLog = AccessLogMiddleware(logger: logger)
+        let metrics = RouteMetrics(services.metrics)
+        let errors = ErrorMiddleware(map: ErrorMapping.httpError(for:)) { error, context in
+            logger.error("unhandled error", ["requestId": .string(context.requestId), "error": .string(String(describing: error))])
+        }
         return HTTPApplication(router: router, middleware: [
-            ForwardedForMiddleware(trusted: trustedProxies),
+            forwardedFor,
             RequestIdMiddleware(),
-            AccessLogMiddleware(logger: logger),
-            MetricsMiddleware(metrics: services.metrics),
-            ErrorMiddleware(map: ErrorMapping.httpError(for:)) { error, context in
-                logger.error("unhandled error", ["requestId": .string(context.requestId), "error": .string(String(describing: error))])
-            },
+            accessLog,
+            MetricsMiddleware(metrics: metrics),
+            errors,
             BodyLimitMiddleware(defaultLimit: maxBodyBytes),
             ConsoleMiddleware(services: services, router: router),
             AuthMiddleware(authenticator: services.authenticator),
             RateLimitMiddleware(rateLimits, clock: services.monotonic),
             IdempotencyMiddleware(store: services.store, clock: services.clock),
-        ])
+        ], hotPath: HotPath.Steps(forwardedFor: forwardedFor, accessLog: accessLog.log, metrics: metrics, errors: errors))
     }
 }

@@ -44,12 +44,12 @@ struct LogTests {
             for thread in 0..<4 {
                 group.addTask {
                     for n in 0..<2_000 {
-                        Array("{\"t\":\(thread),\"n\":\(n)}\n".utf8).withUnsafeBufferPointer { writer.append($0, wait: false) }
+                        Array("{\"t\":\(thread),\"n\":\(n)}\n".utf8).withUnsafeBufferPointer { writer.append($0) }
                     }
                 }
             }
         }
-        Array("{\"t\":9,\"n\":0,\"level\":\"warn\"}\n".utf8).withUnsafeBufferPointer { writer.append($0, wait: true) }
+        Array("{\"t\":9,\"n\":0,\"level\":\"warn\"}\n".utf8).withUnsafeBufferPointer { writer.appendNow($0) }
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 8_001)
         #expect(lines.last?.contains("warn") == true)
@@ -68,7 +68,7 @@ struct LogTests {
         let writer = LineWriter(fileDescriptor: ends[1], limit: 64 * 1024)
         let line = Array((String(repeating: "x", count: 99) + "\n").utf8)
         // Nobody reads: the pipe (64 KiB) and the buffer (64 KiB) fill, and the rest is dropped; appending never waits.
-        for _ in 0..<5_000 { line.withUnsafeBufferPointer { writer.append($0, wait: false) } }
+        for _ in 0..<5_000 { line.withUnsafeBufferPointer { writer.append($0) } }
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)
         let deadline = Date().addingTimeInterval(10)
@@ -77,7 +77,7 @@ struct LogTests {
             let n = read(ends[0], &buffer, buffer.count)
             if n > 0 { received.append(contentsOf: buffer[..<n]) }
             if n < buffer.count {
-                line.withUnsafeBufferPointer { writer.append($0, wait: false) }
+                line.withUnsafeBufferPointer { writer.append($0) }
                 usleep(1_000)
             }
         }

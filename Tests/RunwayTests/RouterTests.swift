@@ -35,6 +35,21 @@ struct RouterTests {
         #expect(matched("GET", "/files/a/b/c.txt")?.1 == ["path": "a/b/c.txt"])
     }
 
+    @Test("a route without parameters is found the same way by its exact path (one lookup) and with extra slashes (the tree)")
+    func literalPaths() {
+        for path in ["/v1/apps", "/v1/apps/", "//v1//apps"] {
+            #expect(matched("GET", path)?.0 == "/v1/apps", "\(path)")
+            #expect(matched("POST", path)?.0 == "/v1/apps", "\(path)")
+            #expect(matched("HEAD", path)?.0 == "/v1/apps", "\(path)")
+        }
+        #expect(matched("GET", "/v1/apps/special")?.0 == "/v1/apps/special", "a literal segment wins over a parameter")
+        guard case .methodNotAllowed(let allowed) = router.match(method: "POST", path: "/v1/apps/special") else {
+            Issue.record("POST of a GET-only literal route is not allowed")
+            return
+        }
+        #expect(allowed == [.GET])
+    }
+
     @Test("HEAD falls back to GET")
     func head() {
         #expect(matched("HEAD", "/v1/apps/x")?.0 == "/v1/apps/{appId}")

@@ -4,6 +4,7 @@ import RunwayCrypto
 import RunwayHTTP
 import RunwayKit
 import RunwayStore
+import Synchronization
 
 /// Records clicks (a person followed a link) and opens (the app resolved a link), durably, before the answer.
 enum Clicks {
@@ -11,13 +12,17 @@ enum Clicks {
     /// ones land at the end of their index instead of on a random page) and 24 random characters (about 143 bits,
     /// unguessable).
     static func newToken(at milliseconds: Int64) -> String {
-        var stamp = [Character](repeating: "0", count: 8)
-        var rest = max(0, milliseconds)
-        for position in stride(from: 7, through: 0, by: -1) {
-            stamp[position] = SecureRandom.base62[Int(rest % 62)]
-            rest /= 62
+        String(unsafeUninitializedCapacity: 32) { out in
+            SecureRandom.base62Bytes.withUnsafeBufferPointer { symbols in
+                var rest = max(0, milliseconds)
+                for position in stride(from: 7, through: 0, by: -1) {
+                    out[position] = symbols[Int(rest % 62)]
+                    rest /= 62
+                }
+                SecureRandom.fill(UnsafeMutableBufferPointer(rebasing: out[8..<32]), from: symbols)
+            }
+            return 32
         }
-        return String(stamp) + SecureRandom.string(length: 24, alphabet: SecureRandom.base62)
     }
 
     struct Visit: Sendable {
@@ -29,12 +34,36 @@ enum Clicks {
         let installId: String?
     }
 
-    /// A visit ready to store: its token, the write, and the metric to count once the write is durable.
+    /// A visit ready to store: its token, its row, what else its write does (queue a webhook), and the metric to
+    /// count once the write is durable.
     struct Prepared: Sendable {
         let token: String
-        let insert: @Sendable (any SQLExecutor) throws -> Void
+        let row: RowInsert
+        let alongside: (@Sendable (any SQLExecutor) throws -> Void)?
         let counted: @Sendable () -> Void
+
+        /// Writes the visit through the group-committing writer; `completion` hears once it is durable. A visit with
+        /// nothing alongside goes as a row the writer inserts with others in one statement.
+        func write(to store: any Store, completion: @escaping @Sendable ((any Error)?) -> Void) {
+            guard let alongside else { return store.insert(row, completion: completion) }
+            store.write({ [row] db in
+                try db.insert(row)
+                try alongside(db)
+            }, completion: completion)
+        }
+
+        func write(to store: any Store) async throws {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                write(to: store) { error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+                }
+            }
+        }
     }
+
+    /// The columns of a click row, in the order `prepare` gives its values.
+    static let rows = InsertTarget(table: "clicks", columns: ["token", "kind", "link_id", "workspace_id", "app_id", "platform", "os_version",
+                                                                "address_hash", "referrer_host", "install_id", "created_at"])
 
     /// Stores one visit of `link` and returns its token; the write is committed when this returns.
     static func record(_ visit: Visit, of link: LinkRecord, services: ServerServices) async throws -> String {
@@ -42,7 +71,7 @@ enum Clicks {
         let addressHash = try await visit.address.asyncMap { try await services.addresses.hash($0, at: now) }
         let listening = visit.kind == "click" ? try await services.webhookSubscriptions.subscriptions(workspaceId: link.workspaceId) : []
         let click = prepare(visit, of: link, addressHash: addressHash, subscriptions: listening, now: now, services: services)
-        try await services.store.write(click.insert)
+        try await click.write(to: services.store)
         click.counted()
         return click.token
     }
@@ -68,25 +97,20 @@ enum Clicks {
                         services: ServerServices) -> Prepared {
         let token = newToken(at: now)
         let listening = subscriptions.filter { $0.topics.contains("click") }
-        let url = link.url(services)
-        let insert: @Sendable (any SQLExecutor) throws -> Void = { db in
-            try db.execute("""
-                INSERT INTO clicks (token, kind, link_id, workspace_id, app_id, platform, os_version, address_hash, referrer_host,
-                                    install_id, created_at)
-                VALUES (\(token), \(visit.kind), \(link.id), \(link.workspaceId), \(link.appId), \(visit.platform), \(visit.osVersion),
-                        \(addressHash), \(visit.referrerHost), \(visit.installId), \(now))
-                """)
-            if !listening.isEmpty {
-                try Webhooks.enqueue(db, workspaceId: link.workspaceId, topic: "click", payload: ClickNotice(
-                    clickToken: token, linkId: link.id, url: url, platform: visit.platform, osVersion: visit.osVersion,
-                    campaign: link.campaign, channel: link.channel, feature: link.feature, createdAt: Timestamp.iso(now)),
-                    now: now, subscriptions: listening)
+        let row = RowInsert(into: rows, values: [.text(token), .text(visit.kind), .text(link.id), .text(link.workspaceId), link.appId.sqlValue,
+                                                  .text(visit.platform), visit.osVersion.sqlValue, addressHash.sqlValue,
+                                                  visit.referrerHost.sqlValue, visit.installId.sqlValue, .integer(now)])
+        var alongside: (@Sendable (any SQLExecutor) throws -> Void)?
+        if !listening.isEmpty {
+            let notice = ClickNotice(clickToken: token, linkId: link.id, url: link.url(services), platform: visit.platform,
+                                     osVersion: visit.osVersion, campaign: link.campaign, channel: link.channel, feature: link.feature,
+                                     createdAt: Timestamp.iso(now))
+            alongside = { [workspaceId = link.workspaceId] db in
+                try Webhooks.enqueue(db, workspaceId: workspaceId, topic: "click", payload: notice, now: now, subscriptions: listening)
             }
         }
-        let metrics = services.metrics
-        return Prepared(token: token, insert: insert) {
-            metrics.increment("linkrunway_link_visits_total", labels: [("kind", visit.kind), ("platform", visit.platform)])
-        }
+        let counter = services.shared(VisitCounters.self).series(kind: visit.kind, platform: visit.platform)
+        return Prepared(token: token, row: row, alongside: alongside) { counter?.add() }
     }
 
     static func signedClickId(token: String, link: LinkRecord, services: ServerServices) -> String {
@@ -144,4 +168,20 @@ func appendingQuery(_ url: String, _ query: [(name: String, value: String)]) -> 
     }.joined(separator: "&")
     let (base, fragment) = url.firstIndex(of: "#").map { (String(url[..<$0]), String(url[$0...])) } ?? (url, "")
     return base + (base.contains("?") ? "&" : "?") + text + fragment
+}
+
+/// The visit counter's series, by kind and platform, each looked up once.
+final class VisitCounters: SharedObject {
+    private let metrics: MetricsRegistry
+    private let known = Mutex<[String: CounterSeries]>([:])
+
+    init(_ services: ServerServices) { metrics = services.metrics }
+
+    func series(kind: String, platform: String) -> CounterSeries? {
+        let key = kind + "/" + platform
+        if let series = known.withLock({ $0[key] }) { return series }
+        guard let series = metrics.counter("linkrunway_link_visits_total", labels: [("kind", kind), ("platform", platform)]) else { return nil }
+        known.withLock { $0[key] = series }
+        return series
+    }
 }

@@ -25,9 +25,10 @@ enum LinkPages {
     }
 
     /// The same page for unknown and disabled links, so a path never reveals whether it exists.
-    static func notFound() -> HTTPResponse {
-        page(status: 404, title: "Link not found", body: "<h1>Link not found</h1><p>This link does not exist or is no longer active.</p>")
-    }
+    static func notFound() -> HTTPResponse { HTTPResponse(notFoundPage) }
+
+    private static let notFoundPage = PreparedResponse(
+        page(status: 404, title: "Link not found", body: "<h1>Link not found</h1><p>This link does not exist or is no longer active.</p>"))
 
     static func expired(fallback: String?) -> HTTPResponse {
         let more = fallback.map { "<a class=\"button\" href=\"\(escape($0))\">Continue</a>" } ?? ""

@@ -4,6 +4,7 @@ import RunwayHTTP
 import RunwayJSON
 import RunwayKit
 import RunwayStore
+import Synchronization
 
 /// What a link domain serves: the links themselves (`GET /<path>`), Apple's and Android's association files.
 struct RedirectHandlers: Sendable {
@@ -58,7 +59,7 @@ struct RedirectHandlers: Sendable {
             var response = respond(click.token)
             response.release = ResponseRelease { response, done in
                 // Answered off the writer's thread (the store hands a commit's completions over together).
-                services.store.write(click.insert) { error in
+                click.write(to: services.store) { error in
                     if let error {
                         done(ErrorMapping.httpError(for: error).response)
                     } else {
@@ -135,12 +136,23 @@ struct RedirectHandlers: Sendable {
     }
 
     static func redirect(to target: String) -> HTTPResponse {
+        if let known = redirects.withLock({ $0[target] }) { return HTTPResponse(known) }
         var response = HTTPResponse(status: 302)
         response.headers.set("Location", target)
         response.headers.set("Cache-Control", "no-store")
         response.headers.set("Referrer-Policy", "no-referrer")
-        return response
+        let prepared = PreparedResponse(response)
+        redirects.withLock { redirects in
+            if redirects.count >= redirectLimit { redirects.removeAll(keepingCapacity: true) }
+            redirects[target] = prepared
+        }
+        return HTTPResponse(prepared)
     }
+
+    /// The 302s sent lately, by target, prepared once so the transport sends each without making it again; emptied
+    /// when full.
+    private static let redirects = Mutex<[String: PreparedResponse]>([:])
+    private static let redirectLimit = 4096
 
     /// Most paths an app's entry lists one by one before it claims the whole domain instead.
     static let componentLimit = 500

@@ -12,7 +12,7 @@ struct OperationsHandlers: Sendable {
 
     init(services: ServerServices) {
         self.services = services
-        healthy = try? HTTPResponse.json(HealthStatus(status: "ok", version: LinkRunwayVersion.current))
+        healthy = (try? HTTPResponse.json(HealthStatus(status: "ok", version: LinkRunwayVersion.current))).map { HTTPResponse(PreparedResponse($0)) }
     }
 
     /// `/healthz` on the transport's own thread (see `Route.immediate`).

@@ -23,7 +23,38 @@ struct ImmediateTests {
         #expect(server.services.metrics.render().contains(#"linkrunway_http_requests_total{route="GET /healthz",status="200"} 2"#))
         let head = try #require(server.application.respondImmediately(to: HTTPRequest(method: "HEAD", path: "/healthz")))
         #expect(head.status == 200 && head.body.isEmpty)
+        #expect(head.prepared == nil, "a HEAD answer is not the prepared one, whose body it leaves out")
         await server.stop()
+    }
+
+    @Test("a hot answer echoes the caller's request id and only logs one it made, so a prepared answer goes out unchanged")
+    func requestIds() async throws {
+        let server = try await TestServer.start()
+        let plain = try #require(server.application.respondImmediately(to: HTTPRequest(method: "GET", path: "/healthz")))
+        #expect(plain.headers["X-Request-Id"] == nil && plain.prepared != nil, "the prepared /healthz, untouched")
+        let logged = try #require(server.logs.lines.last { $0.contains(#""route":"/healthz""#) })
+        #expect(logged.contains(#""requestId":""#) && !logged.contains(#""requestId":"""#), "the access line still has an id")
+        let asked = try #require(server.application.respondImmediately(to: HTTPRequest(
+            method: "GET", path: "/healthz", headers: HTTPHeaders([("X-Request-Id", "probe-2")]))))
+        #expect(asked.headers["X-Request-Id"] == "probe-2" && asked.prepared == nil && asked.body == plain.body)
+        let refused = try #require(server.application.respondImmediately(to: HTTPRequest(
+            method: "GET", path: "/healthz", headers: HTTPHeaders([("X-Request-Id", "not plain; text")]))))
+        #expect(refused.headers["X-Request-Id"] == nil, "an id that is not short and plain is not echoed")
+        let later = await server.application.respond(to: HTTPRequest(method: "GET", path: "/healthz"))
+        #expect(later.headers["X-Request-Id"]?.count == 16, "the ordinary path still names every answer")
+        await server.stop()
+    }
+
+    @Test("changing a prepared response makes it an ordinary one")
+    func preparedStaysUnchanged() {
+        var response = HTTPResponse(PreparedResponse(HTTPResponse.text("ok")))
+        #expect(response.prepared != nil)
+        var headers = response
+        headers.headers.set("X-Extra", "1")
+        var body = response
+        body.body = []
+        response.status = 201
+        #expect(headers.prepared == nil && body.prepared == nil && response.prepared == nil)
     }
 
     @Test("a route that needs a key, the store, a rate limit or the console is left to the asynchronous path, untouched")
