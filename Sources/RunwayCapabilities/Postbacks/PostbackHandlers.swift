@@ -161,9 +161,7 @@ struct PostbackHandlers: Sendable {
             throw RequestError.notFound("no ad network \(id)")
         }
         try principal.requireWorkspace(network.workspaceId)
-        guard let key = PrivateKey.pem(try services.secretBox.reveal(sealedKey, purpose: AdNetworks.keyPurpose)) else {
-            throw StoreError.corrupt("a stored ad network key is unreadable")
-        }
+        let key = try AdNetworks.signingKey(sealedKey, services)
         let impression = try AdNetworks.impression(body, network: network, now: services.clock.nowMilliseconds())
         var signed = SignedImpression(format: body.format, adNetworkId: network.adNetworkId, impressionId: impression.impressionId,
                                       timestamp: impression.timestamp, sourceIdentifier: impression.sourceIdentifier,
