@@ -66,6 +66,7 @@ public actor LinkRunwayAds {
     /// Apple wants a new impression each time.
     public func prepareAd(placementId: String) async throws -> AttributableAd? {
         if let configurationError { throw configurationError }
+        guard Self.isPlacementId(placementId) else { throw LinkRunwayAdsError.invalidPlacementId(placementId) }
         guard let framework = dependencies.appImpressions, framework.isSupported else { return nil }
         guard let impression = try await impression(placementId: placementId) else { return nil }
         let recorder = try await framework.impression(compactJWS: impression.jws)

@@ -124,6 +124,8 @@ struct PublisherAdsTests {
             #expect(try await ads.prepareAd(placementId: AdsFixture.placement) == nil)
             #expect(server.requests.isEmpty)
             #expect(try await ads.impression(placementId: AdsFixture.placement)?.impressionId == "7aa9f8cc-5689-4c02-b963-22ca22136015")
+            let refused = await thrown { _ = try await ads.prepareAd(placementId: "plc_../keys") }
+            #expect(refused as? LinkRunwayAdsError == .invalidPlacementId("plc_../keys"), "a wrong id is said so here too")
         }
     }
 
