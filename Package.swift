@@ -73,6 +73,7 @@ let package = Package(
         .testTarget(name: "RunwayTests", dependencies: [
             "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
             "RunwayHTTPServer", "RunwayQR", "RunwayImport", "RunwayOutbound", "RunwayKit", "RunwayCapabilities", "RunwayConsole", "RunwayServer", "RunwayCLI", "RunwayDevTools", "linkrunway", .product(name: "LinkRunway", package: "sdk"),
+            .product(name: "LinkRunwayAds", package: "sdk"),
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -126,6 +126,31 @@ extension NotificationReplayPage: DescribedWireType {
     ]
 }
 
+/// The pages of one replay added up: what `linkrunway app-store replay --json` prints and the console's Replay button
+/// shows. Not a wire type of its own; clients make it from the pages they fetched.
+public struct NotificationReplayTotals: Encodable, Sendable {
+    public var environment = "", surfaceId = "", since = "", until = ""
+    public var pages = 0, fetched = 0, new = 0, duplicate = 0, refused = 0
+    public var refusals: [ReplayRefusal] = []
+    /// The last page's token: Apple has more while it is set.
+    public var paginationToken: String?
+
+    public init() {}
+
+    public mutating func add(_ page: NotificationReplayPage) {
+        (environment, surfaceId, since, until) = (page.environment, page.surfaceId, page.since, page.until)
+        pages += 1
+        fetched += page.fetched
+        new += page.new
+        duplicate += page.duplicate
+        refused += page.refused
+        refusals += page.refusals
+        paginationToken = page.paginationToken
+    }
+
+    public var counts: String { "\(fetched) notifications: \(new) new, \(duplicate) duplicate, \(refused) refused" }
+}
+
 /// A replayed notification the notification path refused.
 public struct ReplayRefusal: Codable, Sendable, Equatable {
     /// Its UUID, when its payload could be read.

@@ -3,7 +3,9 @@
 
 Signs in, creates a link in a form, follows it with a plain HTTP client and sees the clicks counted, edits the
 conversion schema with an invalid value and sees the error beside it (and adds a later-window rule), revokes a key,
-adds an affiliate and a webhook, and checks that a user of one workspace cannot reach another's data by URL. Every page
+adds an affiliate and a webhook, replays missed App Store notifications from a stand-in of Apple's history with the
+app page's button and sees a 12-month commitment's committed total in the affiliate's ledger, and checks that a user
+of one workspace cannot reach another's data by URL. Every page
 is checked by axe-core (zero violations) and for what axe cannot see (captions, focus ring contrast, the error summary,
 forced colours, text that grows with zoom, the menu on a phone). A screenshot of every page goes to test-artifacts/console/.
 Usage: console_test.py <linkrunway binary> [artifacts folder]
@@ -12,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -25,10 +28,14 @@ from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.support.wait import WebDriverWait
 
 import accessibility
+import app_store
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 # Screenshots the documentation shows: written to docs/images/ when LINKRUNWAY_WRITE_SCREENSHOTS=1.
 DOCUMENTED = {"05-overview": "console-overview.png"}
+# The app's In-App Purchase key, as App Store Connect names it.
+ISSUER_ID = "57246542-96fe-1a63-e053-0824d011072a"
+KEY_ID = "2X9R4HXF34"
 IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148"
 
 
@@ -58,12 +65,31 @@ class FakeAdServices:
         self.process.wait(timeout=30)
 
 
+class FakeAppStoreAPI:
+    """`linkrunway dev fake-app-store-api`: Apple's notification history, serving `history` to the app's key."""
+    def __init__(self, binary, port, key_path, history_path):
+        self.process = subprocess.Popen([binary, "dev", "fake-app-store-api", "--port", str(port), "--issuer-id", ISSUER_ID, "--key-id", KEY_ID,
+                                         "--bundle-id", "com.example.runway", "--public-key", key_path, "--history", history_path],
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        started(self.process, r"listening on http://127\.0\.0\.1:\d+", "the fake App Store Server API")
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
 class Server:
-    def __init__(self, binary, directory, apple_ads_url):
+    def __init__(self, binary, directory, apple_ads_url, environment):
         self.process = subprocess.Popen([binary, "serve", "--port", "0", "--database-url", f"sqlite:{directory}/console.db",
                                          "--apple-ads-url", apple_ads_url],
                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                                        env={**os.environ, "LINKRUNWAY_LOG_LEVEL": "warn"})
+                                        env={**os.environ, "LINKRUNWAY_LOG_LEVEL": "warn", **environment})
         self.key = None
         deadline = time.time() + 30
         while time.time() < deadline:
@@ -260,7 +286,12 @@ def main():
     os.makedirs(artifacts, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="console-test-") as directory:
         adservices = FakeAdServices(binary)
-        server = Server(binary, directory, adservices.base)
+        # Apple's App Store: a test authority the server trusts, and the port its history's stand-in will listen on.
+        authority = app_store.AppStoreAuthority(directory)
+        apple_port = free_port()
+        server = Server(binary, directory, adservices.base, {"LINKRUNWAY_APP_STORE_ROOT": authority.root,
+                                                             "LINKRUNWAY_APP_STORE_API_URL": f"http://127.0.0.1:{apple_port}"})
+        apple = None
         browser = None
         try:
             workspaces = server.api("GET", "/v1/workspaces")["items"]
@@ -440,7 +471,7 @@ def main():
 
             # A program, an affiliate with a code for it, and a webhook, added in forms.
             browser.open(f"/console/affiliates?ws={ws}")
-            browser.fill("form.card[action='/console/affiliate-programs']", {"programName": "Creators", "percent": "30"})
+            browser.fill("form.card[action='/console/affiliate-programs']", {"app": app["id"], "programName": "Creators", "percent": "30"})
             check("Added the program Creators." in browser.text() and "30% of every payment" in browser.text(), "the program is listed")
             browser.fill("form.card[action='/console/affiliates']", {"name": "Creator Co"})
             check(browser.heading() == "Creator Co" and "Added Creator Co" in browser.text(), "the new affiliate's page")
@@ -448,12 +479,50 @@ def main():
             check("Gave the code" in browser.text(), "a code for the program")
             codes = browser.driver.find_element(By.XPATH, "//table[caption='Codes customers type into the app']").text
             check("CREATORCO Creators" in codes, f"the affiliate's codes are listed: {codes}")
+            affiliate_page = browser.driver.current_url
             browser.shot("14b-affiliate")
             browser.open(f"/console/webhooks?ws={ws}")
             browser.fill("form.card", {"url": "https://hooks.example.com/in"})
             check(browser.find(".secret").text.startswith("whsec_"), "the signing secret is shown once")
             check("install, event, click" in browser.text(), "every topic by default")
             browser.shot("14c-webhooks")
+
+            # A customer who typed the code subscribes monthly with a 12-month commitment while the server is away; the
+            # app page's Replay button fetches the two payments from Apple's history, and the ledger shows the commitment.
+            token = server.api("POST", "/v1/app-store/bind", {"refCode": "CREATORCO"}, key=publishable)["appAccountToken"]
+            server.api("POST", f"/v1/apps/{app['id']}/app-store-surfaces", {"environment": "production"})
+            browser.open(f"/console/apps/{app['id']}?ws={ws}")
+            check("needs the app's In-App Purchase key" in browser.text(), "without a key the page says how to give one")
+            key_path = app_store.in_app_purchase_key(directory, KEY_ID)
+            server.api("PUT", f"/v1/apps/{app['id']}/app-store-key", {"issuerId": ISSUER_ID, "keyId": KEY_ID, "privateKey": open(key_path).read()})
+            ends = int(time.time() * 1000) + 300 * 86_400_000
+            history = [authority.notification("SUBSCRIBED" if month == 1 else "DID_RENEW", "com.example.runway", 1234567890, {
+                "transactionId": f"commit-{month}", "originalTransactionId": "commit-1", "productId": "premium.monthly",
+                "purchaseDate": int(time.time() * 1000) - (3 - month) * 3_600_000, "type": "Auto-Renewable Subscription", "price": 9990,
+                "currency": "USD", "appAccountToken": token.upper(), "billingPlanType": "MONTHLY_WITH_12_MONTH_COMMITMENT",
+                "commitmentInfo": {"billingPeriodNumber": month, "totalBillingPeriods": 12, "commitmentExpiresDate": ends, "commitmentPrice": 119880},
+            }, minutes_ago=(3 - month) * 60) for month in (1, 2)]
+            with open(os.path.join(directory, "history.json"), "w") as file:
+                json.dump(history, file)
+            apple = FakeAppStoreAPI(binary, apple_port, key_path, os.path.join(directory, "history.json"))
+            browser.open(f"/console/apps/{app['id']}?ws={ws}")
+            yesterday = time.strftime("%Y-%m-%d", time.gmtime(time.time() - 86_400))
+            browser.fill("form.replay", {"since": yesterday, "environment": "production"})
+            check("2 notifications: 2 new, 0 duplicate, 0 refused" in browser.text(), f"the replay processed both: {browser.text()}")
+            check(browser.driver.execute_script("const r = document.querySelector('main [role=status]').getBoundingClientRect();"
+                                                " return r.top >= 0 && r.bottom <= window.innerHeight"), "what the press did is in view")
+            browser.shot("14d-app-store-replay")
+            browser.fill("form.replay", {"since": yesterday})
+            check("2 notifications: 0 new, 2 duplicate" in browser.text(), "pressed again, it changes nothing")
+            browser.fill("form.replay", {"since": "last week"})
+            check_error_summary(browser, ["since"])
+            browser.driver.get(affiliate_page)
+            browser.settle()
+            ledger = browser.driver.find_element(By.XPATH, "//table[caption='Ledger (every posting balances to zero)']").text
+            for month in (1, 2):
+                check(f"payment {month} of 12, $35.96 committed in all" in ledger, f"the commitment beside payment {month}: {ledger}")
+            check(ledger.count("$2.99; affiliate_pending -$2.99") == 2, f"each monthly payment earns its own commission: {ledger}")
+            browser.shot("14e-affiliate-commitment")
 
             # On a phone.
             browser.driver.set_window_size(390, 900)
@@ -486,6 +555,8 @@ def main():
                 browser.driver.quit()
             server.stop()
             adservices.stop()
+            if apple:
+                apple.stop()
 
 
 if __name__ == "__main__":

@@ -1,26 +1,31 @@
 #!/usr/bin/env bash
 # Type-checks the SDK's adapters to Apple's frameworks against the stand-in modules (a wrong label, type, missing try
-# or await fails the build), then checks that every reference to AdAttributionKit is weak, so an app still launches
-# on iOS 15 and 16, where the framework does not exist.
+# or await fails the build), then checks that every reference to AdAttributionKit, from LinkRunway and LinkRunwayAds, is
+# weak, so an app still launches on iOS 15 and 16, where the framework does not exist.
 set -euo pipefail
 cd "$(dirname "$0")"
 swift build
-objects=(.build/debug/LinkRunway.build/*.o)
-strong=$(nm -u "${objects[@]}" | grep -E ' U \$s16AdAttributionKit' || true)
-weak=$(nm -u "${objects[@]}" | grep -cE ' w \$s16AdAttributionKit' || true)
-if [ -n "$strong" ]; then
-    echo "AdAttributionKit is referenced strongly (import it with @_weakLinked):" >&2
-    echo "$strong" >&2
-    exit 1
-fi
-if [ "$weak" -eq 0 ]; then
-    echo "no reference to AdAttributionKit was compiled: the adapter's #if conditions no longer hold in this build" >&2
-    exit 1
-fi
-for adapter in SKAdNetworkFramework AdAttributionKitFramework SystemAdServices SystemAppAttest SystemAppTransaction; do
+weak=0
+for library in LinkRunway LinkRunwayAds; do
+    objects=(.build/debug/$library.build/*.o)
+    strong=$(nm -u "${objects[@]}" | grep -E ' U \$s16AdAttributionKit' || true)
+    count=$(nm -u "${objects[@]}" | grep -cE ' w \$s16AdAttributionKit' || true)
+    if [ -n "$strong" ]; then
+        echo "$library references AdAttributionKit strongly (import it with @_weakLinked):" >&2
+        echo "$strong" >&2
+        exit 1
+    fi
+    if [ "$count" -eq 0 ]; then
+        echo "$library compiled no reference to AdAttributionKit: its adapter's #if conditions no longer hold in this build" >&2
+        exit 1
+    fi
+    weak=$((weak + count))
+done
+for adapter in LinkRunway/SKAdNetworkFramework LinkRunway/AdAttributionKitFramework LinkRunway/SystemAdServices LinkRunway/SystemAppAttest \
+               LinkRunway/SystemAppTransaction LinkRunwayAds/SystemAppImpressions; do
     # (grep reads all of nm's output: with -q it would stop early, and pipefail would see nm killed by SIGPIPE)
-    if ! nm .build/debug/LinkRunway.build/$adapter.swift.o | grep " T " > /dev/null; then
-        echo "$adapter.swift compiled to nothing: its #if conditions no longer hold in this build" >&2
+    if ! nm ".build/debug/${adapter%%/*}.build/${adapter#*/}.swift.o" | grep " T " > /dev/null; then
+        echo "${adapter#*/}.swift compiled to nothing: its #if conditions no longer hold in this build" >&2
         exit 1
     fi
 done

@@ -40,25 +40,6 @@ enum AppStoreReplayCommands {
         c.output("Removed the In-App Purchase key")
     }
 
-    /// What `app-store replay --json` prints: the pages added up.
-    struct Summary: Encodable {
-        var environment = "", surfaceId = "", since = "", until = ""
-        var pages = 0, fetched = 0, new = 0, duplicate = 0, refused = 0
-        var refusals: [ReplayRefusal] = []
-
-        mutating func add(_ page: NotificationReplayPage) {
-            (environment, surfaceId, since, until) = (page.environment, page.surfaceId, page.since, page.until)
-            pages += 1
-            fetched += page.fetched
-            new += page.new
-            duplicate += page.duplicate
-            refused += page.refused
-            refusals += page.refusals
-        }
-
-        var counts: String { "\(fetched) notifications: \(new) new, \(duplicate) duplicate, \(refused) refused" }
-    }
-
     static let replay = Command(["app-store", "replay"], summary: "Fetch the notifications Apple sent since a time and process the ones the server missed.",
                                 options: [
         .required("--app", "id", "The app (it needs an In-App Purchase key: app-store key set)."),
@@ -77,7 +58,7 @@ enum AppStoreReplayCommands {
         let since = CLITime.moment(try a.required("--since"), now: now)
         var until = a.value("--until").map { CLITime.moment($0, now: now) }
         let progress = Progress.status(c)
-        var summary = Summary()
+        var summary = NotificationReplayTotals()
         var token: String?
         repeat {
             let page = try await client.post(path, ReplayNotificationsRequest(environment: a.value("--environment"), since: since, until: until,

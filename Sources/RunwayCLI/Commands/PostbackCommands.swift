@@ -69,7 +69,7 @@ enum PostbackCommands {
     static let impressionSign = Command(["impression", "sign"], summary: "Sign an ad impression with an ad network's key.", options: [
         .required("--format", "format", "adattributionkit (a compact JWS) or skadnetwork-4.0 (a signature for StoreKit)."),
         .required("--key", "file", "The ad network's P-256 private key (PEM)."),
-        .required("--ad-network-id", "id", "Your ad network id, as registered with Apple."),
+        .required("--ad-network-id", "id", "Your ad network id, as registered with Apple (lower-case; capitals are refused)."),
         .value("--source-identifier", "n", "Up to four digits."),
         .value("--advertised-item-id", "id", "The advertised app's App Store id."),
         .value("--publisher-item-id", "id", "The app showing the ad (default 0, for testing)."),
@@ -98,7 +98,11 @@ enum PostbackCommands {
         guard fidelity <= 1 else { throw UsageError("--fidelity-type must be 0 or 1") }
         let impressionId = arguments.value("--impression-id") ?? UUID().uuidString
         guard UUID(uuidString: impressionId) != nil else { throw UsageError("--impression-id must be a UUID") }
-        let impression = AdImpression(adNetworkId: try arguments.required("--ad-network-id"), sourceIdentifier: Int(source),
+        let adNetworkId = try arguments.required("--ad-network-id")
+        // The same rule as POST /v1/ad-networks: Apple matches the kid in lower case only, so a JWS signed under
+        // capitals would never count.
+        if let problem = AdNetworkIdentifier.problem(adNetworkId) { throw UsageError("--ad-network-id \(problem)") }
+        let impression = AdImpression(adNetworkId: adNetworkId, sourceIdentifier: Int(source),
                                       advertisedItemId: try number("--advertised-item-id"), publisherItemId: try number("--publisher-item-id", default: 0),
                                       impressionId: impressionId,
                                       timestamp: try number("--timestamp", default: Int64(Date().timeIntervalSince1970 * 1000)),

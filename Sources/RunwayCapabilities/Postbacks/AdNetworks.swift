@@ -19,6 +19,14 @@ enum AdNetworks {
                   publicKey: try row.string("public_key"), createdAt: Timestamp.iso(try row.int("created_at")))
     }
 
+    /// Opens a network's sealed private key.
+    static func signingKey(_ sealed: String, _ services: ServerServices) throws -> PrivateKey {
+        guard let key = PrivateKey.pem(try services.secretBox.reveal(sealed, purpose: keyPurpose)) else {
+            throw StoreError.corrupt("a stored ad network key is unreadable")
+        }
+        return key
+    }
+
     /// Checks a signing request against Apple's ranges.
     static func impression(_ body: SignImpressionRequest, network: AdNetwork, now: Int64) throws -> AdImpression {
         guard formats.contains(body.format) else { throw RequestError.invalidField("format", "must be adattributionkit or skadnetwork-4.0") }

@@ -119,16 +119,7 @@ struct PostbackHandlers: Sendable {
         let principal = try context.principal()
         let body = try request.decode(CreateAdNetworkRequest.self)
         let workspaceId = try principal.actingWorkspace(body.workspaceId)
-        guard (3...100).contains(body.adNetworkId.count),
-              body.adNetworkId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_") }) else {
-            throw RequestError.invalidField("adNetworkId", "must be an ad network id such as example.skadnetwork")
-        }
-        // Refused rather than lower-cased: Apple's ids are lower-case and matched exactly (the impression's kid, the
-        // publisher's Info.plist), so an upper-case one is a copy that is wrong somewhere else too, and saying so beats
-        // storing an id other than the one sent.
-        guard body.adNetworkId == body.adNetworkId.lowercased() else {
-            throw RequestError.invalidField("adNetworkId", "ad network ids are lower-case, as Apple registers and matches them: send \(body.adNetworkId.lowercased())")
-        }
+        if let problem = AdNetworkIdentifier.problem(body.adNetworkId) { throw RequestError.invalidField("adNetworkId", problem) }
         let key: PrivateKey
         if let pem = body.privateKeyPem {
             guard let imported = PrivateKey.pem(pem), imported.publicKey?.curve == "prime256v1" else {
@@ -170,9 +161,7 @@ struct PostbackHandlers: Sendable {
             throw RequestError.notFound("no ad network \(id)")
         }
         try principal.requireWorkspace(network.workspaceId)
-        guard let key = PrivateKey.pem(try services.secretBox.reveal(sealedKey, purpose: AdNetworks.keyPurpose)) else {
-            throw StoreError.corrupt("a stored ad network key is unreadable")
-        }
+        let key = try AdNetworks.signingKey(sealedKey, services)
         let impression = try AdNetworks.impression(body, network: network, now: services.clock.nowMilliseconds())
         var signed = SignedImpression(format: body.format, adNetworkId: network.adNetworkId, impressionId: impression.impressionId,
                                       timestamp: impression.timestamp, sourceIdentifier: impression.sourceIdentifier,

@@ -128,6 +128,10 @@ enum PostbackQueries {
             """)
     }
 
+    static func adNetwork(_ db: any SQLExecutor, id: String) throws -> AdNetwork? {
+        try db.first("SELECT \(raw: adNetworkColumns) FROM ad_networks WHERE id = \(id)").map(AdNetworks.network)
+    }
+
     /// Ad network `id` with its sealed private key, or nil when there is none.
     static func adNetworkWithKey(_ db: any SQLExecutor, id: String) throws -> (network: AdNetwork, sealedKey: String)? {
         try db.first("SELECT \(raw: adNetworkColumns), private_key FROM ad_networks WHERE id = \(id)").map {

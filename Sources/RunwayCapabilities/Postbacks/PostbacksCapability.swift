@@ -2,8 +2,8 @@ import RunwayHTTP
 import RunwayKit
 import RunwayStore
 
-/// Conversion schemas, SKAdNetwork and AdAttributionKit postbacks (received, verified, stored, forwarded), and the
-/// keys of ad networks that sign impressions.
+/// Conversion schemas, SKAdNetwork and AdAttributionKit postbacks (received, verified, stored, forwarded), the
+/// keys of ad networks that sign impressions, and their placements, whose impressions publisher apps fetch.
 package struct PostbacksCapability: Capability {
     package init() {}
 
@@ -13,6 +13,7 @@ package struct PostbacksCapability: Capability {
         services.metrics.declareCounter("linkrunway_postbacks_total", help: "Postbacks received, by framework and status.")
         services.metrics.declareCounter("linkrunway_postback_forwards_total", help: "Postback forwarding attempts, by the status they left.")
         let handlers = PostbackHandlers(services: services), plist = InfoPlistHandlers(services: services)
+        let placements = AdPlacementHandlers(services: services)
         return [
             Route(.PUT, "/v1/apps/{appId}/conversion-schema", .setConversionSchema, use: handlers.setSchema),
             Route(.GET, "/v1/apps/{appId}/conversion-schema", .getConversionSchema, use: handlers.schema),
@@ -25,6 +26,10 @@ package struct PostbacksCapability: Capability {
             Route(.POST, "/v1/ad-networks", .createAdNetwork, use: handlers.createAdNetwork),
             Route(.GET, "/v1/ad-networks", .listAdNetworks, use: handlers.listAdNetworks),
             Route(.POST, "/v1/ad-networks/{networkId}/impressions", .signImpression, use: handlers.signImpression),
+            Route(.POST, "/v1/ad-networks/{networkId}/placements", .createAdPlacement, use: placements.create),
+            Route(.GET, "/v1/ad-networks/{networkId}/placements", .listAdPlacements, use: placements.list),
+            Route(.DELETE, "/v1/ad-placements/{placementId}", .deleteAdPlacement, use: placements.delete),
+            Route(.POST, "/v1/ad-placements/{placementId}/impressions", .placementImpression, use: placements.impression),
             Route(.GET, "/v1/apps/{appId}/ad-attribution", .getAdAttributionSettings, use: plist.settings),
             Route(.PUT, "/v1/apps/{appId}/ad-attribution", .setAdAttributionSettings, use: plist.setSettings),
             Route(.GET, "/v1/apps/{appId}/info-plist", .infoPlistFragment, use: plist.fragment),

@@ -33,6 +33,26 @@ enum PostbacksSchema {
         Migration(id: "0025_development_postbacks", sql: """
             UPDATE postbacks SET environment = 'development' WHERE ad_network_id = 'development.adattributionkit';
             """),
+        // Placements: what a publisher app's publishable key may have an ad network sign (everything but the
+        // impression id and time, which each signature makes fresh). `ad_network_id` is the network's Apple id, kept
+        // beside the reference because it never changes and every impression names it.
+        Migration(id: "0028_ad_placements", sql: """
+            CREATE TABLE ad_placements (
+                id TEXT PRIMARY KEY,
+                workspace_id TEXT NOT NULL REFERENCES workspaces (id),
+                network_id TEXT NOT NULL REFERENCES ad_networks (id),
+                ad_network_id TEXT NOT NULL,
+                app_id TEXT NOT NULL REFERENCES apps (id),
+                name TEXT,
+                advertised_item_id BIGINT NOT NULL,
+                source_identifier BIGINT NOT NULL,
+                publisher_item_id BIGINT NOT NULL,
+                eligible_for_reengagement BIGINT NOT NULL,
+                reengagement_url TEXT,
+                created_at BIGINT NOT NULL
+            );
+            CREATE INDEX ad_placements_by_network ON ad_placements (network_id, created_at, id);
+            """),
     ]
 
     /// Conversion schemas (every version kept), Apple's postbacks as received (append-only, partitioned by time on

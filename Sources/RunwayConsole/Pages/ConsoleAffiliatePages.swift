@@ -89,10 +89,10 @@ enum AffiliatePages {
              "\(row.test ? "yes" : "no")"]
         }, caption: "Balances", numericFrom: 1)
         let postings: Markup = ledger.items.isEmpty ? "<p class=\"hint\">No postings yet.</p>" : ConsoleLayout.table(
-            ["when", "kind", "amounts", "transaction", "reference"], ledger.items.map { posting in
+            ["when", "kind", "amounts", "commitment", "transaction", "reference"], ledger.items.map { posting in
                 let amounts = posting.entries.map { "\($0.account) \(f.money($0.amount, posting.currency))" }.joined(separator: "; ")
-                return ["\(f.time(posting.createdAt))", "\(posting.kind)\(posting.test ? " (test)" : "")", "\(amounts)", "\(posting.transactionId ?? "–")",
-                        "\(posting.reference ?? "")"]
+                return ["\(f.time(posting.createdAt))", "\(posting.kind)\(posting.test ? " (test)" : "")", "\(amounts)",
+                        "\(commitment(posting.commitment, currency: posting.currency, f))", "\(posting.transactionId ?? "–")", "\(posting.reference ?? "")"]
             }, caption: "Ledger (every posting balances to zero)")
         let payable = balance.balances.filter { !$0.test && $0.payable > 0 }
         let payout: Markup = payable.isEmpty ? "<div class=\"card\"><h2>Record a payout</h2><p class=\"hint\">Nothing is payable yet: commissions become payable when their holding period ends.</p></div>" : """
@@ -122,6 +122,17 @@ enum AffiliatePages {
         return ConsolePage(title: affiliate.name, body: balances + codeList + postings + payout + code
                            + "<p><a href=\"\(context.link("/console/affiliates"))\">All affiliates</a></p>", status: error?.status ?? 200,
                            problems: error.map { [FormProblem($0, fields: form == "payout" ? ["amount": nil, "reference": nil, "currency": nil] : ["code": nil, "programId": nil])] } ?? [])
+    }
+
+    /// Beside one payment's commission on a monthly plan with a 12-month commitment: which payment it is, and what the
+    /// whole commitment earns (Apple's `commitmentInfo`); "–" for any other posting.
+    static func commitment(_ commitment: CommissionCommitment?, currency: String, _ f: ConsoleFormat) -> String {
+        guard let commitment else { return "–" }
+        var parts: [String] = []
+        if let number = commitment.billingPeriodNumber, let total = commitment.totalBillingPeriods { parts.append("payment \(number) of \(total)") }
+        if let committed = commitment.committedAmount { parts.append("\(f.money(committed, currency)) committed in all") }
+        if let ends = commitment.expiresAt { parts.append("until \(f.time(ends))") }
+        return parts.isEmpty ? (commitment.billingPlanType ?? "–") : parts.joined(separator: ", ")
     }
 
     static func recordPayout(_ context: ConsoleContext) async throws -> ConsoleResult {

@@ -2,7 +2,8 @@ import Foundation
 import LinkRunwayAPI
 import RunwayKit
 
-/// The workspace's apps: listed, registered and edited (identity, attribution windows, App Attest policy).
+/// The workspace's apps: listed, registered and edited (identity, attribution windows, App Attest policy); each app's
+/// page also replays the App Store notifications the server missed (`AppStoreReplayForm`).
 enum AppPages {
     /// Form controls and the API fields their errors come back under.
     static let fields: [String: String?] = [
@@ -45,15 +46,20 @@ enum AppPages {
 
     static func show(_ context: ConsoleContext) async throws -> ConsoleResult {
         let app = try await self.app(context)
-        return .page(detailPage(context, app: app, typed: values(of: app), problems: []))
+        return .page(try await detailPage(context, app: app, typed: values(of: app), problems: []))
     }
 
-    static func detailPage(_ context: ConsoleContext, app: App, typed: [String: String], problems: [FormProblem]) -> ConsolePage {
+    /// The app's page: what a press of Replay did (first), its facts, the edit form, and the App Store replay card.
+    static func detailPage(_ context: ConsoleContext, app: App, typed: [String: String], problems: [FormProblem],
+                           replay: (typed: [String: String], problems: [FormProblem], outcome: NotificationReplayTotals?) = ([:], [], nil))
+        async throws -> ConsolePage {
         let form = self.form(context, action: "/console/apps/\(app.id)", heading: "Edit", button: "Save", typed: typed, problems: problems)
         let facts: Markup = """
             <div class="card"><dl><dt>Id</dt><dd><code>\(app.id)</code></dd><dt>Registered</dt><dd>\(context.format.time(app.createdAt))</dd></dl></div>
             """
-        return ConsolePage(title: app.name, body: facts + form + "<p><a href=\"\(context.link("/console/apps"))\">All apps</a></p>",
+        let replayCard = try await AppStoreReplayForm.card(context, app: app, typed: replay.typed, problems: replay.problems)
+        let replayed = replay.outcome.map { AppStoreReplayForm.result(context, app: app, $0) } ?? ""
+        return ConsolePage(title: app.name, body: replayed + facts + form + replayCard + "<p><a href=\"\(context.link("/console/apps"))\">All apps</a></p>",
                            status: problems.isEmpty ? 200 : 400, problems: problems)
     }
 
@@ -72,7 +78,7 @@ enum AppPages {
                 problems = [FormProblem(error, fields: fields)]
             }
         }
-        return .page(detailPage(context, app: app, typed: typed, problems: problems))
+        return .page(try await detailPage(context, app: app, typed: typed, problems: problems))
     }
 
     /// The app named in the path, when it is the shown workspace's.

@@ -12,6 +12,7 @@ enum ConsolePages {
         ConsoleRoute(method: .POST, pattern: "/console/apps", handler: AppPages.create),
         ConsoleRoute(method: .GET, pattern: "/console/apps/{id}", handler: AppPages.show),
         ConsoleRoute(method: .POST, pattern: "/console/apps/{id}", handler: AppPages.update),
+        ConsoleRoute(method: .POST, pattern: "/console/apps/{id}/app-store/replay", handler: AppStoreReplayForm.replay),
         ConsoleRoute(method: .GET, pattern: "/console/links", handler: ConsoleLinkPages.list),
         ConsoleRoute(method: .POST, pattern: "/console/links", handler: ConsoleLinkPages.create),
         ConsoleRoute(method: .GET, pattern: "/console/links/import", handler: ConsoleLinkImportPage.show),

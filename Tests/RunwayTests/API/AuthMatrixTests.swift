@@ -35,6 +35,7 @@ struct AuthMatrixTests {
         let installA: String
         let webhookA: String
         let adNetworkA: String
+        let placementA: String
         let affiliateA: String
         let programA: String
         let surfaceA: String
@@ -72,6 +73,8 @@ struct AuthMatrixTests {
             .decoded(CreatedWebhook.self, status: 201)
         let network = try await server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(a)","adNetworkId":"matrix.skadnetwork"}"#)
             .decoded(AdNetwork.self, status: 201)
+        let placement = try await server.admin.post("/v1/ad-networks/\(network.id)/placements", json: #"{"appId":"\#(appA.id)","advertisedItemId":525463029,"sourceIdentifier":12}"#)
+            .decoded(AdPlacement.self, status: 201)
         let affiliate = try await server.admin.post("/v1/affiliates", json: #"{"workspaceId":"\#(a)","name":"Matrix"}"#).decoded(Affiliate.self, status: 201)
         let program = try await server.admin.post("/v1/affiliate-programs", json: #"{"appId":"\#(appA.id)","name":"P","commission":{"kind":"percent","basisPoints":100,"duration":"lifetime"}}"#)
             .decoded(AffiliateProgram.self, status: 201)
@@ -82,7 +85,7 @@ struct AuthMatrixTests {
             .decoded(ConsoleUser.self, status: 201)
         return World(server: server, workspaceA: a, appA: appA, serverKeyA: try await server.createKey(.server, workspace: a),
                      keys: keys, revoked: revoked, linkA: linkA, spareDomainA: spare, referralCodeA: code.code,
-                     installA: "matrix-install", webhookA: webhook.webhook.id, adNetworkA: network.id, affiliateA: affiliate.id,
+                     installA: "matrix-install", webhookA: webhook.webhook.id, adNetworkA: network.id, placementA: placement.id, affiliateA: affiliate.id,
                      programA: program.id, surfaceA: surface.surface.id, qrLogoA: logo.id, userA: user.id)
     }
 
@@ -180,6 +183,13 @@ struct AuthMatrixTests {
             "GET /v1/apps/{appId}/info-plist": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)/info-plist", body: "", workspaceScoped: true),
             "POST /v1/info-plist/check": Probe(method: "POST", path: "/v1/info-plist/check", body: #"{"workspaceId":"\#(w.workspaceA)","plist":"<plist version=\"1.0\"><dict/></plist>"}"#, workspaceScoped: true),
             "POST /v1/ad-networks/{networkId}/impressions": Probe(method: "POST", path: "/v1/ad-networks/\(w.adNetworkA)/impressions", body: #"{"format":"adattributionkit","sourceIdentifier":12,"advertisedItemId":1}"#, workspaceScoped: true),
+            "POST /v1/ad-networks/{networkId}/placements": Probe(method: "POST", path: "/v1/ad-networks/\(w.adNetworkA)/placements",
+                                                                 body: #"{"appId":"\#(w.appA.id)","advertisedItemId":1,"sourceIdentifier":1}"#, workspaceScoped: true),
+            "GET /v1/ad-networks/{networkId}/placements": Probe(method: "GET", path: "/v1/ad-networks/\(w.adNetworkA)/placements", body: "", workspaceScoped: true),
+            "DELETE /v1/ad-placements/{placementId}": Probe(method: "DELETE", path: "/v1/ad-placements/\(w.placementA)", body: "", workspaceScoped: true),
+            // A publishable key of another app finds no placement (404), as one of another workspace does.
+            "POST /v1/ad-placements/{placementId}/impressions": Probe(method: "POST", path: "/v1/ad-placements/\(w.placementA)/impressions", body: "",
+                                                                      workspaceScoped: false),
             "POST /v1/affiliates": Probe(method: "POST", path: "/v1/affiliates", body: #"{"workspaceId":"\#(w.workspaceA)","name":"M"}"#, workspaceScoped: true),
             "GET /v1/affiliates": Probe(method: "GET", path: "/v1/affiliates?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
             "POST /v1/affiliate-programs": Probe(method: "POST", path: "/v1/affiliate-programs", body: #"{"appId":"\#(w.appA.id)","name":"Q","commission":{"kind":"percent","basisPoints":100,"duration":"first"}}"#, workspaceScoped: true),

@@ -74,11 +74,11 @@ struct AppStoreReplayTests {
         }
     }
 
-    static func world(apiURL: String? = nil) async throws -> World {
+    static func world(apiURL: String? = nil, pageSize: Int = 20) async throws -> World {
         let signer = AppStoreTestSigner()
         let key = try #require(PrivateKey.generateP256())
         let fake = try FakeAppStoreServerAPI(credentials: .init(issuerId: issuerId, keyId: keyId, bundleId: bundleId, publicKey: try #require(key.publicKey)),
-                                             logger: Logger(level: .error))
+                                             pageSize: pageSize, logger: Logger(level: .error))
         let server = try await TestServer.start(appStoreRoot: signer.root, appStoreAPIURL: apiURL ?? fake.baseURL)
         let workspace = server.defaultWorkspace.id
         let app = try await server.createApp(in: workspace, bundleId: bundleId, appStoreId: String(appAppleId))

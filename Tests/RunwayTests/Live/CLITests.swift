@@ -360,6 +360,11 @@ struct CLISimulationTests {
         let skan = try JSONDecoder().decode(SignedImpression.self, from: Data(await CLITests.run(["impression", "sign", "--format", "skadnetwork-4.0"] + common).output.utf8))
         #expect(publicKey.verify(derSignature: Array(Data(base64Encoded: try #require(skan.signature))!), message: Array(try #require(skan.signedMessage).utf8)))
         #expect(await CLITests.run(["impression", "sign", "--format", "png"] + common).status == 64)
+        // Offline, as POST /v1/ad-networks does: Apple matches the kid in lower case only.
+        let capitals = await CLITests.run(["impression", "sign", "--format", "adattributionkit", "--key", keyFile, "--ad-network-id", "Example123.AdAttributionKit",
+                                           "--source-identifier", "5239", "--advertised-item-id", "525463029"])
+        #expect(capitals.status == 64 && capitals.output.isEmpty && capitals.errors.contains("example123.adattributionkit"),
+                "an ad network id with capitals is refused, naming the lower-case one: \(capitals.errors)")
     }
 
     @Test("rules set and show a conversion schema; report postbacks reads the server")

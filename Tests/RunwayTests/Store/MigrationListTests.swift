@@ -39,6 +39,7 @@ struct MigrationListTests {
         ("0025_development_postbacks", "4b4437b1fae0c4262cec6772cfd971c9ba431293b4b99ed2762a2894855c3600"),
         ("0026_qr_logos", "66ef945da04146246ac318c0f3f1a664ce5a645f1fd969a0ebc939bf1b07b549"),
         ("0027_link_automated_visits", "9f60231d44aea7b3832961d92fcfa100a8ba9a187b62964f704589bc54de750d"),
+        ("0028_ad_placements", "a833d76f32432662ccd52408d19a42f7afb59f283752e6ab215dcfae3580a57b"),
     ]
 
     static func fingerprint(_ migration: Migration) -> String {

@@ -1,5 +1,5 @@
 // A stand-in for Apple's AdAttributionKit (iOS 17.4 and later), for type-checking only: exactly the symbols
-// LinkRunway's adapter uses, as documented on the page named above each. Bodies never run.
+// LinkRunway's and LinkRunwayAds' adapters use, as documented on the page named above each. Bodies never run.
 import Foundation
 
 /// https://developer.apple.com/documentation/adattributionkit/coarseconversionvalue
@@ -73,4 +73,31 @@ public struct PostbackUpdate: Sendable {
         types = conversionTypes
         tag = conversionTag
     }
+}
+
+/// https://developer.apple.com/documentation/adattributionkit/appimpression
+/// (Apple documents `==` and `hash(into:)` but not `Sendable`, so none of them is declared: the adapter uses none.)
+@available(iOS 17.4, *)
+@available(macOS, unavailable)
+@available(tvOS, unavailable)
+public struct AppImpression {
+    /// https://developer.apple.com/documentation/adattributionkit/appimpression/init(compactjws:)
+    public init(compactJWS: String) async throws {}
+
+    /// https://developer.apple.com/documentation/adattributionkit/appimpression/issupported
+    @available(iOS 18.0, *)
+    public static var isSupported: Bool { false }
+
+    /// https://developer.apple.com/documentation/adattributionkit/appimpression/beginview()
+    public func beginView() async throws {}
+
+    /// https://developer.apple.com/documentation/adattributionkit/appimpression/endview()
+    public func endView() async throws {}
+
+    /// https://developer.apple.com/documentation/adattributionkit/appimpression/handletap()
+    public func handleTap() async throws {}
+
+    /// https://developer.apple.com/documentation/adattributionkit/appimpression/handletap(reengagementurl:)
+    @available(iOS 18.0, *)
+    public func handleTap(reengagementURL: URL) async throws {}
 }
