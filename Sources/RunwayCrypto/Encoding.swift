@@ -3,6 +3,18 @@ public enum ByteEncoding {
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// Lower-case hex.
+    /// The first `count` bytes in lower-case hex, written straight into the string.
+    public static func hex(_ bytes: [UInt8], count: Int) -> String {
+        let count = min(count, bytes.count)
+        return String(unsafeUninitializedCapacity: count * 2) { out in
+            for i in 0..<count {
+                out[2 * i] = hexDigits[Int(bytes[i] >> 4)]
+                out[2 * i + 1] = hexDigits[Int(bytes[i] & 0x0f)]
+            }
+            return count * 2
+        }
+    }
+
     public static func hex(_ bytes: [UInt8]) -> String {
         var out = [UInt8]()
         out.reserveCapacity(bytes.count * 2)

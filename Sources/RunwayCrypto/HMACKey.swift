@@ -27,7 +27,7 @@ public final class HMACSHA256Key: @unchecked Sendable {  // immutable after init
 
     /// The MAC of a string's UTF-8 bytes.
     public func authenticate(_ message: String) -> [UInt8] {
-        var message = message
-        return message.withUTF8 { authenticate(UnsafeRawBufferPointer($0)) }
+        if let mac = message.utf8.withContiguousStorageIfAvailable({ authenticate(UnsafeRawBufferPointer($0)) }) { return mac }
+        return Array(message.utf8).withUnsafeBytes { authenticate($0) }
     }
 }

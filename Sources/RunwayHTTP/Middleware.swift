@@ -36,6 +36,7 @@ public struct RequestIdMiddleware: Middleware {
     }
 
     private static let base = UInt64.random(in: 0...UInt64.max)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
     private static let counter = Atomic<UInt64>(0)
 
     /// A new id, unique within this process and unlikely to repeat across processes (not a secret, so no system
@@ -44,8 +45,10 @@ public struct RequestIdMiddleware: Middleware {
         let n = counter.add(1, ordering: .relaxed).newValue
         var x = (base &+ n) &* 0x9E37_79B9_7F4A_7C15
         x ^= x >> 31
-        let hex = String(x, radix: 16)
-        return hex.count == 16 ? hex : String(repeating: "0", count: 16 - hex.count) + hex
+        return String(unsafeUninitializedCapacity: 16) { out in
+            for i in 0..<16 { out[i] = hexDigits[Int((x >> UInt64(60 - 4 * i)) & 0xf)] }
+            return 16
+        }
     }
 }
 

@@ -79,6 +79,7 @@ public final class Router: Sendable {
         if let candidates = literal[path], let m = HTTPMethod(rawValue: method) {
             if let route = candidates[m] ?? (m == .HEAD ? candidates[.GET] : nil) { return .found(route, [:]) }
         }
+        if let found = matchRootRest(method: method, path: path) { return found }
         let segments = path.split(separator: "/", omittingEmptySubsequences: true)
         var parameters: [String: String] = [:]
         guard let (candidates, viaRest) = find(root, segments[...], &parameters) else { return .notFound }
@@ -87,6 +88,18 @@ public final class Router: Sendable {
             if m == .HEAD, let route = candidates[.GET] { return .found(route, parameters) }
         }
         return viaRest ? .notFound : .methodNotAllowed(HTTPMethod.allCases.filter { candidates[$0] != nil })
+    }
+
+    /// A one-segment path (`/summer`) whose segment is no literal or parameter at the root goes to the root's
+    /// `{rest...}` route (a link), found without splitting the path.
+    private func matchRootRest(method: String, path: String) -> Match? {
+        guard let rest = root.rest, root.parameter == nil, let m = HTTPMethod(rawValue: method),
+              let route = rest.routes[m] ?? (m == .HEAD ? rest.routes[.GET] : nil) else { return nil }
+        let utf8 = path.utf8
+        guard utf8.count > 1, utf8.first == UInt8(ascii: "/"), !utf8.dropFirst().contains(UInt8(ascii: "/")) else { return nil }
+        let segment = String(path.dropFirst())
+        guard root.literals[segment] == nil else { return nil }
+        return .found(route, [rest.name: segment])
     }
 
     private func find(_ node: Node, _ segments: ArraySlice<Substring>, _ parameters: inout [String: String]) -> ([HTTPMethod: Route], Bool)? {

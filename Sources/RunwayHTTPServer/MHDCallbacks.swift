@@ -116,6 +116,7 @@ private func begin(_ server: HTTPServer, _ connection: OpaquePointer, _ url: Uns
 /// A complete GET as the hot path sees it: the headers it may read (`HotPath.headerNames`), the query and the peer.
 private func hotRequest(_ connection: OpaquePointer, _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?) -> HTTPRequest {
     var headers: [(String, String)] = []
+    headers.reserveCapacity(8)
     collectValues(connection, kind: .HEADER_KIND, named: hotHeaderNames) { headers.append(($0, $1)) }
     var query: [(String, String)] = []
     collectValues(connection, kind: .GET_ARGUMENT_KIND) { query.append(($0, $1)) }

@@ -44,7 +44,7 @@ public final class AddressHasher: Sendable {
 
     /// The first 16 bytes of the MAC, in hex.
     private static func hash(_ address: String, _ key: HMACSHA256Key) -> String {
-        ByteEncoding.hex(Array(key.authenticate(address).prefix(16)))
+        ByteEncoding.hex(key.authenticate(address), count: 16)
     }
 
     /// `2026-11-30` in UTC.

@@ -16,6 +16,8 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
     let dialect = SQLDialect.sqlite
     private var db: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
+    /// Short scripts (transaction control) and their statements, which `statements` holds.
+    private var scripts: [String: [OpaquePointer]] = [:]
     private static let statementCacheLimit = 256
 
     init(path: String, busyTimeoutMilliseconds: Int32) throws {
@@ -45,6 +47,7 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
     func close() {
         for statement in statements.values { sqlite3_finalize(statement) }
         statements.removeAll()
+        scripts.removeAll()
         if let db { sqlite3_close_v2(db) }
         db = nil
     }
@@ -59,8 +62,10 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
     func executeScript(_ script: String) throws {
         guard let db else { throw StoreError.unavailable("connection closed") }
         if script.utf8.count <= 64, !script.hasPrefix("PRAGMA") {
-            for statement in script.split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
-                try run(SQL(stringLiteral: String(statement))) { _ in }
+            for statement in try scriptStatements(script) {
+                defer { sqlite3_reset(statement) }
+                let status = sqlite3_step(statement)
+                if status != SQLITE_DONE && status != SQLITE_ROW { throw Self.error(status, String(cString: sqlite3_errmsg(db))) }
             }
             return
         }
@@ -91,20 +96,42 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
 
     private func run(_ sql: SQL, onRow: (OpaquePointer) throws -> Void) throws {
         let statement = try prepare(sql.text(for: .sqlite))
-        defer {
-            sqlite3_reset(statement)
-            sqlite3_clear_bindings(statement)
+        // Text and blobs are copied once into one buffer that outlives the statement's run and bound from there without
+        // SQLite copying each again (SQLITE_STATIC): one allocation a statement instead of one a value.
+        let arena = BindingArena(sql.bindings)
+        try arena.bytes.withUnsafeBufferPointer { bytes in
+            defer {
+                sqlite3_reset(statement)
+                sqlite3_clear_bindings(statement)
+            }
+            for (i, value) in sql.bindings.enumerated() {
+                let status = Self.bind(value, to: statement, at: Int32(i + 1), arena: bytes, slot: arena.slots[i])
+                guard status == SQLITE_OK else { throw Self.error(status, String(cString: sqlite3_errmsg(db))) }
+            }
+            while true {
+                let status = sqlite3_step(statement)
+                if status == SQLITE_ROW { try onRow(statement); continue }
+                if status == SQLITE_DONE { return }
+                throw Self.error(status, String(cString: sqlite3_errmsg(db)))
+            }
         }
-        for (i, value) in sql.bindings.enumerated() {
-            let status = Self.bind(value, to: statement, at: Int32(i + 1))
-            guard status == SQLITE_OK else { throw Self.error(status, String(cString: sqlite3_errmsg(db))) }
-        }
-        while true {
-            let status = sqlite3_step(statement)
-            if status == SQLITE_ROW { try onRow(statement); continue }
-            if status == SQLITE_DONE { return }
-            throw Self.error(status, String(cString: sqlite3_errmsg(db)))
-        }
+    }
+
+    private func flushStatements() {
+        for old in statements.values { sqlite3_finalize(old) }
+        statements.removeAll()
+        scripts.removeAll()
+    }
+
+    /// The prepared statements of a short script, split at its semicolons the first time.
+    private func scriptStatements(_ script: String) throws -> [OpaquePointer] {
+        if let known = scripts[script] { return known }
+        let texts = script.split(separator: ";").filter { !$0.allSatisfy(\.isWhitespace) }.map(String.init)
+        // Room for all of them first, so that preparing one cannot finalize another of the script.
+        if statements.count + texts.count > Self.statementCacheLimit { flushStatements() }
+        let prepared = try texts.map { try prepare($0) }
+        scripts[script] = prepared
+        return prepared
     }
 
     private func prepare(_ text: String) throws -> OpaquePointer {
@@ -115,30 +142,24 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
         guard status == SQLITE_OK, let statement else {
             throw Self.error(status, String(cString: sqlite3_errmsg(db)))
         }
-        if statements.count >= Self.statementCacheLimit {
-            for old in statements.values { sqlite3_finalize(old) }
-            statements.removeAll()
-        }
+        if statements.count >= Self.statementCacheLimit { flushStatements() }
         statements[text] = statement
         return statement
     }
 
-    private static func bind(_ value: SQLValue, to statement: OpaquePointer, at index: Int32) -> Int32 {
+    private static func bind(_ value: SQLValue, to statement: OpaquePointer, at index: Int32, arena: UnsafeBufferPointer<UInt8>,
+                             slot: Range<Int>) -> Int32 {
         switch value {
         case .null: return sqlite3_bind_null(statement, index)
         case .integer(let i): return sqlite3_bind_int64(statement, index, i)
         case .real(let d): return sqlite3_bind_double(statement, index, d)
-        case .text(let s):
-            var s = s
-            return s.withUTF8 { utf8 in
-                // An explicit byte length keeps text after an embedded NUL; an empty string still binds as text.
-                utf8.withMemoryRebound(to: CChar.self) { chars in
-                    sqlite3_bind_text(statement, index, chars.baseAddress ?? UnsafePointer(bitPattern: 1), Int32(chars.count), lr_sqlite_transient())
-                }
-            }
+        case .text:
+            // An explicit byte length keeps text after an embedded NUL; an empty string still binds as text.
+            let start = UnsafeRawPointer(arena.baseAddress.map { $0 + slot.lowerBound } ?? UnsafePointer(bitPattern: 1)!)
+            return sqlite3_bind_text(statement, index, start.assumingMemoryBound(to: CChar.self), Int32(slot.count), lr_sqlite_static())
         case .blob(let b):
             if b.isEmpty { return sqlite3_bind_zeroblob(statement, index, 0) }
-            return b.withUnsafeBytes { sqlite3_bind_blob(statement, index, $0.baseAddress, Int32($0.count), lr_sqlite_transient()) }
+            return sqlite3_bind_blob(statement, index, arena.baseAddress! + slot.lowerBound, Int32(slot.count), lr_sqlite_static())
         }
     }
 
@@ -174,6 +195,34 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
         case SQLITE_CANTOPEN, SQLITE_IOERR: return .unavailable(message)
         case SQLITE_CORRUPT, SQLITE_NOTADB: return .corrupt(message)
         default: return .failed(message)
+        }
+    }
+}
+
+/// The bytes of a statement's text and blob parameters, one after another, and where each one's are.
+struct BindingArena {
+    var bytes: [UInt8] = []
+    var slots: [Range<Int>] = []
+
+    init(_ values: [SQLValue]) {
+        var total = 0
+        for value in values {
+            switch value {
+            case .text(let s): total += s.utf8.count
+            case .blob(let b): total += b.count
+            default: break
+            }
+        }
+        bytes.reserveCapacity(total)
+        slots.reserveCapacity(values.count)
+        for value in values {
+            let start = bytes.count
+            switch value {
+            case .text(var s): s.withUTF8 { bytes.append(contentsOf: $0) }
+            case .blob(let b): bytes.append(contentsOf: b)
+            default: break
+            }
+            slots.append(start..<bytes.count)
         }
     }
 }

@@ -17,8 +17,9 @@ final class JobQueue<Job>: @unchecked Sendable {
     }
 
     /// Waits for at least one job and takes up to `limit`; nil once the queue is closed and empty. `after` runs once a
-    /// job is there, before the jobs are taken (and more may come meanwhile).
-    func take(limit: Int, after ready: () -> Void = {}) -> [Job]? {
+    /// job is there, before the jobs are taken (and more may come meanwhile); with `gather`, the queue then waits up to
+    /// that long for `gather.jobs` jobs to be there.
+    func take(limit: Int, after ready: () -> Void = {}, gather: (jobs: Int, seconds: Double)? = nil) -> [Job]? {
         condition.lock()
         while jobs.isEmpty && !closed { condition.wait() }
         condition.unlock()
@@ -26,6 +27,10 @@ final class JobQueue<Job>: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while jobs.isEmpty && !closed { condition.wait() }
+        if let gather, jobs.count < gather.jobs, !closed {
+            let deadline = Date(timeIntervalSinceNow: gather.seconds)
+            while jobs.count < gather.jobs && !closed && condition.wait(until: deadline) {}
+        }
         if jobs.isEmpty { return nil }
         let n = min(limit, jobs.count)
         let taken = Array(jobs.prefix(n))
