@@ -31,6 +31,14 @@ enum AttributionSchema {
         Migration(id: "0021_install_app_transaction", sql: """
             ALTER TABLE installs ADD COLUMN app_transaction_id TEXT;
             """),
+        // The variant of the click an install was matched to, and whether that click came from the link's QR code,
+        // carried into the install's events, so reports tell which variant (or scans against taps) earned what.
+        Migration(id: "0031_variant_attribution", sql: """
+            ALTER TABLE installs ADD COLUMN variant TEXT;
+            ALTER TABLE installs ADD COLUMN qr BIGINT NOT NULL DEFAULT 0;
+            ALTER TABLE events ADD COLUMN variant TEXT;
+            ALTER TABLE events ADD COLUMN qr BIGINT NOT NULL DEFAULT 0;
+            """),
     ]
 
     /// Attribution settings of apps, installs with their stored answer and explanation, claims that keep a click to

@@ -27,6 +27,12 @@ enum Clicks {
         let address: String?
         let referrerHost: String?
         let installId: String?
+        /// The variant of the link or rule the click was given, if it has variants.
+        var variant: String? = nil
+        /// The country of the address, from the operator's database (the address itself is never stored).
+        var country: String? = nil
+        /// Whether it came from the link's QR code (its URL carries `?qr=1`).
+        var qr = false
     }
 
     /// A visit ready to store: its token, the write, and the metric to count once the write is durable.
@@ -72,9 +78,9 @@ enum Clicks {
         let insert: @Sendable (any SQLExecutor) throws -> Void = { db in
             try db.execute("""
                 INSERT INTO clicks (token, kind, link_id, workspace_id, app_id, platform, os_version, address_hash, referrer_host,
-                                    install_id, created_at)
+                                    install_id, created_at, variant, country, qr)
                 VALUES (\(token), \(visit.kind), \(link.id), \(link.workspaceId), \(link.appId), \(visit.platform), \(visit.osVersion),
-                        \(addressHash), \(visit.referrerHost), \(visit.installId), \(now))
+                        \(addressHash), \(visit.referrerHost), \(visit.installId), \(now), \(visit.variant), \(visit.country), \(visit.qr))
                 """)
             if !listening.isEmpty {
                 try Webhooks.enqueue(db, workspaceId: link.workspaceId, topic: "click", payload: ClickNotice(
