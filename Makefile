@@ -1,6 +1,6 @@
 # LinkRunway: `make run` builds and serves with SQLite in this folder; `make test` runs every test.
 SWIFT ?= swift
-BUILD_DEPS := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev libpq-dev libqrencode-dev zlib1g-dev libcurl4-openssl-dev
+BUILD_DEPS := pkg-config libmicrohttpd-dev libssl-dev libsqlite3-dev libpq-dev libqrencode-dev zlib1g-dev libcurl4-openssl-dev libmaxminddb-dev
 TEST_DEPS := python3 python3-venv postgresql zbar-tools nginx-light curl openssl jq chromium chromium-driver
 BENCH_DEPS := wrk nginx-light postgresql linux-perf
 

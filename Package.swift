@@ -19,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CResolv"),
+        .systemLibrary(name: "CMaxMindDB", pkgConfig: "libmaxminddb", providers: [.apt(["libmaxminddb-dev"])]),
 
         // Wire types shared by the server and the CLI. No C modules below this line's graph.
         .target(name: "LinkRunwayAPI"),
@@ -44,12 +45,14 @@ let package = Package(
         .target(name: "RunwayHTTPServer", dependencies: ["RunwayHTTP", "CMicroHTTPD"]),
         // Requests the server sends for tenants (webhooks, forwarded postbacks) over libcurl, to public addresses only.
         .target(name: "RunwayOutbound", dependencies: ["CCurl", "CResolv"]),
+        // Countries of client addresses from a MaxMind-format database the operator provides (libmaxminddb, memory-mapped).
+        .target(name: "RunwayGeo", dependencies: ["CMaxMindDB"]),
         // The server's capabilities, one folder each.
         // The server, in three layers the compiler keeps apart: the kit every capability shares, the capabilities
         // (links, attribution, postbacks…), the console (a client of the capabilities' handlers), and the composition
         // root that wires them to a store and libmicrohttpd.
         .target(name: "RunwayKit", dependencies: [
-            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwayHTTP", "RunwayOutbound",
+            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwayHTTP", "RunwayOutbound", "RunwayGeo",
         ]),
         .target(name: "RunwayCapabilities", dependencies: [
             "RunwayKit", "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwayHTTP", "RunwayQR",
@@ -72,7 +75,7 @@ let package = Package(
 
         .testTarget(name: "RunwayTests", dependencies: [
             "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
-            "RunwayHTTPServer", "RunwayQR", "RunwayImport", "RunwayOutbound", "RunwayKit", "RunwayCapabilities", "RunwayConsole", "RunwayServer", "RunwayCLI", "RunwayDevTools", "linkrunway", .product(name: "LinkRunway", package: "sdk"),
+            "RunwayHTTPServer", "RunwayQR", "RunwayImport", "RunwayOutbound", "RunwayGeo", "RunwayKit", "RunwayCapabilities", "RunwayConsole", "RunwayServer", "RunwayCLI", "RunwayDevTools", "linkrunway", .product(name: "LinkRunway", package: "sdk"),
             .product(name: "LinkRunwayAds", package: "sdk"),
         ]),
     ],

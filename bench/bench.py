@@ -287,6 +287,63 @@ def redirect_vs_nginx(workdir, backend="sqlite"):
     }
 
 
+# Five rules that do not hold for the benchmark's iPhone (a country, languages, Android, tablets, old iOS), then one
+# that does, splitting its clicks between three weighted variants; UTM values on every web destination.
+ROUTED_LINK = {
+    "rules": [
+        {"name": "French-speaking countries", "when": {"countries": ["FR", "BE", "CH", "CA"]}, "url": "https://example.com/fr"},
+        {"name": "German and Dutch", "when": {"languages": ["de", "nl"]}, "url": "https://example.com/de"},
+        {"name": "Android", "when": {"platforms": ["android"]}, "url": "https://play.google.com/store/apps/details?id=com.bench"},
+        {"name": "Tablets", "when": {"devices": ["tablet"]}, "url": "https://example.com/tablet"},
+        {"name": "Old iOS", "when": {"platforms": ["ios"], "osVersion": {"max": "15"}}, "url": "https://example.com/old"},
+        {"name": "Current iOS", "when": {"platforms": ["ios"], "osVersion": {"min": "16"}},
+         "variants": [{"name": "a", "weight": 50, "url": "https://example.com/a"}, {"name": "b", "weight": 30},
+                      {"name": "c", "weight": 20, "url": "https://example.com/c"}]},
+    ],
+    "variants": [{"name": "web-a", "weight": 1}, {"name": "web-b", "weight": 1, "url": "https://example.com/web-b"}],
+    "utm": {"source": "bench", "medium": "email", "campaign": "rules"},
+    "destinations": {"web": "https://example.com/web"},
+}
+ENGLISH = "Accept-Language: en-US,en;q=0.9"
+
+
+def redirect_rules_vs_plain(workdir):
+    """A link with six rules and weighted variants beside a plain link on the same server, from the same iPhone: the
+    cost of evaluating the compiled rules on the redirect's hot path (target: within 10% of the plain redirect)."""
+    our_port = free_port()
+    database = f"{workdir}/rules.db"
+    ours_process, key = start_linkrunway(workdir, our_port, f"sqlite:{database}")
+    headers = ("Host: localhost", IPHONE, ENGLISH)
+    try:
+        workspace = api_get(our_port, "/v1/workspaces", key)["items"][0]["id"]
+        api_post(our_port, "/v1/apps", key, {"workspaceId": workspace, "name": "Bench", "teamId": "ABCDE12345",
+                                              "bundleId": "com.bench.app", "appStoreId": "123456789"})
+        api_post(our_port, "/v1/links", key, {"workspaceId": workspace, "path": "plain"})
+        api_post(our_port, "/v1/links", key, {"workspaceId": workspace, "path": "routed", **ROUTED_LINK})
+        ours, limit, ours_runs, limit_runs = alternate(f"http://127.0.0.1:{our_port}/routed", f"http://127.0.0.1:{our_port}/plain",
+                                                       headers=headers)
+        where = profile(ours_process.pid, f"http://127.0.0.1:{our_port}/routed", headers=headers)
+    finally:
+        stop(ours_process)
+    import sqlite3
+    connection = sqlite3.connect(database)
+    variants = dict(connection.execute("SELECT COALESCE(variant, '-'), COUNT(*) FROM clicks c JOIN links l ON l.id = c.link_id "
+                                       "WHERE l.path = 'routed' GROUP BY variant").fetchall())
+    stored = sum(variants.values())
+    return {
+        "name": "redirect_rules_vs_plain",
+        "what": "GET /<link> from an iPhone (Accept-Language en-US) to a link with six rules (the sixth holds: three weighted "
+                "variants) and UTM values, vs a plain link on the same server (SQLite, synchronous=FULL; no country database, "
+                "so the country rule costs its check and no lookup); median of alternating rounds",
+        "ours": {**ours, "clicks_stored": stored, "clicks_by_variant": variants,
+                 "clicks_answered_in_measured_rounds": sum(r["requests"] for r in ours_runs)},
+        "limit": {"name": "plain redirect", **limit},
+        "throughput_ratio": round(ours["requests_per_second"] / limit["requests_per_second"], 3),
+        "rounds": {"ours": [r["requests_per_second"] for r in ours_runs], "limit": [r["requests_per_second"] for r in limit_runs]},
+        "profile": where,
+    }
+
+
 WRITE_SCRIPT = """
 local counter = 0
 local threads = {}
@@ -665,6 +722,7 @@ def notifications_vs_openssl(workdir):
 BENCHMARKS = [
     ("healthz_vs_nginx", healthz_vs_nginx),
     ("redirect_vs_nginx", redirect_vs_nginx),
+    ("redirect_rules_vs_plain", redirect_rules_vs_plain),
     ("writes_sqlite", lambda w: writes_vs_bulk(w, "sqlite")),
     ("events_single_sqlite", lambda w: events_vs_bulk(w, 1)),
     ("events_batch_sqlite", lambda w: events_vs_bulk(w, 100)),

@@ -15,6 +15,7 @@ PAGE = os.path.join(ROOT, "docs", "benchmarks.md")
 TARGETS = {
     "healthz_vs_nginx": (0.8, "0.8 of nginx"),
     "redirect_vs_nginx": (0.5, "half of nginx, p99 under 10 ms"),
+    "redirect_rules_vs_plain": (0.9, "within 10% of the plain redirect"),
     "events_single_sqlite": (0.3, "0.3 of the bulk insert"),
     "events_batch_sqlite": (0.6, "0.6 of the bulk insert"),
     "postbacks_vs_openssl": (0.7, "0.7 of OpenSSL's verifications per core"),

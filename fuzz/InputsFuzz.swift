@@ -1,7 +1,7 @@
 // libFuzzer entry point for the parsers of what clients send: JSON bodies (the parser and the strict decoder of
 // request types), base64, base64url and hex, DER certificates and PEM files handed to OpenSSL, App Store signed data
 // (the JWS, its x5c chain and payload), files of links to import (CSV in each format), the router's path matching,
-// the User-Agent classifier, the trusted-proxy list and X-Forwarded-For addresses, and the timestamped HMAC headers
+// the User-Agent classifier and device classes, the first language of Accept-Language, the trusted-proxy list and X-Forwarded-For addresses, and the timestamped HMAC headers
 // of forwarded notifications. Built by scripts/fuzz.sh; a crash, hang or leak fails the run.
 import AppleFormats
 import Foundation
@@ -47,7 +47,10 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = appStore?.verify(text, environment: .sandbox, now: Date(timeIntervalSince1970: 1_790_000_000))
     for format in ImportFormat.allCases { _ = try? format.rows(text) }
     _ = router.match(method: "GET", path: text)
-    _ = ClientClass(userAgent: text)
+    let client = ClientClass(userAgent: text)
+    _ = DeviceClass(userAgent: text, client: client)
+    _ = AcceptLanguage.first(text, is: Array("fr-ca".utf8))
+    _ = AcceptLanguage.first(text, is: Array("en".utf8))
     if let proxies = TrustedProxies(text) { _ = proxies.contains(text) }
     let lines = text.split(separator: "\n", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
     _ = TimestampedHMAC.verify(timestamp: lines.first, signature: lines.count > 1 ? lines[1] : nil, body: bytes, secret: [1, 2, 3],

@@ -66,7 +66,7 @@ instrumented RunwayHTTP Sources/RunwayHTTP/*.swift
 instrumented AppleFormats Sources/AppleFormats/*.swift
 instrumented RunwayImport Sources/RunwayImport/*.swift
 "$SWIFTC" -O -g -sanitize=fuzzer,address -parse-as-library -module-name InputsFuzz -I "$INPUTS/modules" -I Sources/COpenSSL \
-    fuzz/InputsFuzz.swift Sources/RunwayCapabilities/Links/ClientClassifier.swift \
+    fuzz/InputsFuzz.swift Sources/RunwayCapabilities/Links/ClientClassifier.swift Sources/RunwayCapabilities/Links/DeviceClass.swift \
     Sources/RunwayCapabilities/Links/AutomatedClients.swift Sources/RunwayKit/AutomatedClientPattern.swift -L "$INPUTS" \
     -lRunwayImport -lAppleFormats -lRunwayHTTP -lRunwayCrypto -lLinkRunwayAPI -lRunwayJSON -lssl -lcrypto -o "$OUT/inputs-fuzz" \
     2> >(grep -v "Cannot export local symbol" >&2)
@@ -77,6 +77,8 @@ printf '{"rules":[{"type":"INSTALL","fine":1},{"type":"PURCHASE","minAmount":100
 printf 'eyJhbGciOiJFUzI1NiIsIng1YyI6WyJNSUlCIiwiTUlJQyJdfQ.eyJub3RpZmljYXRpb25UeXBlIjoiVEVTVCJ9.AAAA' > "$INPUTS/corpus/jws"
 printf '/v1/apps/app_123/conversion-schema' > "$INPUTS/corpus/path"
 printf 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148' > "$INPUTS/corpus/ua"
+printf '{"rules":[{"when":{"platforms":["ios"],"osVersion":{"min":"17"},"countries":["FR"],"languages":["fr-CA"],"devices":["tablet"]},"variants":[{"name":"a","weight":3,"url":"https://example.com/a"}]}],"utm":{"source":"s"}}' > "$INPUTS/corpus/rules"
+printf 'fr-CA,fr;q=0.9, en;q=0.5' > "$INPUTS/corpus/accept-language"
 printf '127.0.0.1, 10.0.0.0/8, ::1, fd00::/8' > "$INPUTS/corpus/proxies"
 printf 'url,~campaign,$desktop_url,data\r\nhttps://x.app.link/a,"c,""d""",https://e.com,"{""k"":[1]}"\n' > "$INPUTS/corpus/import-csv"
 ASSN=../shared/vectors/assn-v2/apple-library-mock

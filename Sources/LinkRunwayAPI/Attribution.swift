@@ -92,11 +92,13 @@ public struct InstallMatch: Codable, Sendable, Equatable {
     public var campaign: String?
     public var channel: String?
     public var feature: String?
+    /// The variant of the matched click, when its link or rule has variants: the app may show what it promised.
+    public var variant: String?
     public var matchedAt: String
 
     public init(installId: String, appId: String, matched: Bool, method: String, confidence: Double, source: String,
                 clickId: String?, linkId: String?, path: String?, url: String?, metadata: [String: JSONLiteral]?,
-                campaign: String?, channel: String?, feature: String?, matchedAt: String) {
+                campaign: String?, channel: String?, feature: String?, variant: String? = nil, matchedAt: String) {
         self.installId = installId
         self.appId = appId
         self.matched = matched
@@ -111,6 +113,7 @@ public struct InstallMatch: Codable, Sendable, Equatable {
         self.campaign = campaign
         self.channel = channel
         self.feature = feature
+        self.variant = variant
         self.matchedAt = matchedAt
     }
 }
@@ -331,9 +334,14 @@ public struct EventAttribution: Codable, Sendable, Equatable {
     public var appleAdsCampaignId: String?
     public var appleAdsAdGroupId: String?
     public var appleAdsKeywordId: String?
+    /// The variant of the click the install was matched to.
+    public var variant: String?
+    /// True when that click came from the link's QR code.
+    public var qr: Bool?
 
     public init(method: String, source: String, linkId: String?, campaign: String?, channel: String?, feature: String?,
-                appleAdsCampaignId: String? = nil, appleAdsAdGroupId: String? = nil, appleAdsKeywordId: String? = nil) {
+                appleAdsCampaignId: String? = nil, appleAdsAdGroupId: String? = nil, appleAdsKeywordId: String? = nil,
+                variant: String? = nil, qr: Bool? = nil) {
         self.method = method
         self.source = source
         self.linkId = linkId
@@ -343,6 +351,8 @@ public struct EventAttribution: Codable, Sendable, Equatable {
         self.appleAdsCampaignId = appleAdsCampaignId
         self.appleAdsAdGroupId = appleAdsAdGroupId
         self.appleAdsKeywordId = appleAdsKeywordId
+        self.variant = variant
+        self.qr = qr
     }
 }
 
@@ -351,7 +361,8 @@ extension EventAttribution: DescribedWireType {
     public static let notes: [String: FieldNote] = FieldNote.attributionTags.merging([
         "method": .matchMethod, "source": FieldNote("link, apple_ads, ad:<network>, organic or returning."),
         "appleAdsCampaignId": FieldNote("Apple Ads campaign."), "appleAdsAdGroupId": FieldNote("Apple Ads ad group."),
-        "appleAdsKeywordId": FieldNote("Apple Ads keyword."),
+        "appleAdsKeywordId": FieldNote("Apple Ads keyword."), "variant": FieldNote("The variant of the matched click."),
+        "qr": FieldNote("Present and true when the matched click came from the link's QR code."),
     ]) { $1 }
 }
 
@@ -468,7 +479,8 @@ public struct FunnelReport: Codable, Sendable, Equatable {
 
 extension FunnelReport: DescribedWireType {
     /// What a funnel report can be grouped by.
-    public static let groupings = ["day", "link", "campaign", "channel", "source", "appleAdsCampaign", "appleAdsAdGroup", "appleAdsKeyword"]
+    public static let groupings = ["day", "link", "campaign", "channel", "source", "appleAdsCampaign", "appleAdsAdGroup", "appleAdsKeyword",
+                                   "variant", "qr", "utmSource", "utmMedium", "utmCampaign", "utmTerm", "utmContent"]
 
     public static let notes: [String: FieldNote] = [
         "from": .timestamp, "to": .timestamp, "groupBy": .oneOf(groupings, "Grouping."), "rows": .list(of: nil, "Rows, by key."),
@@ -630,19 +642,22 @@ public struct SimulatedClick: Codable, Sendable, Equatable {
     public var platform: String
     /// Where the device would have been sent.
     public var location: String?
+    /// The variant the click was given.
+    public var variant: String?
 
-    public init(clickToken: String, linkId: String, platform: String, location: String?) {
+    public init(clickToken: String, linkId: String, platform: String, location: String?, variant: String? = nil) {
         self.clickToken = clickToken
         self.linkId = linkId
         self.platform = platform
         self.location = location
+        self.variant = variant
     }
 }
 
 extension SimulatedClick: DescribedWireType {
     public static let notes: [String: FieldNote] = [
         "clickToken": FieldNote("Token."), "linkId": FieldNote("Link."), "platform": FieldNote("Platform."),
-        "location": FieldNote("Where the device would have gone."),
+        "location": FieldNote("Where the device would have gone."), "variant": FieldNote("The variant it was given."),
     ]
 }
 
@@ -721,15 +736,24 @@ public struct StoredVisit: Codable, Sendable, Equatable {
     public var platform: String
     public var osVersion: String?
     public var referrerHost: String?
+    public var variant: String?
+    /// The country of its address (never the address).
+    public var country: String?
+    /// True when it came from the link's QR code.
+    public var qr: Bool?
     public var createdAt: String
 
-    public init(token: String, kind: String, linkId: String, platform: String, osVersion: String?, referrerHost: String?, createdAt: String) {
+    public init(token: String, kind: String, linkId: String, platform: String, osVersion: String?, referrerHost: String?,
+                variant: String? = nil, country: String? = nil, qr: Bool? = nil, createdAt: String) {
         self.token = token
         self.kind = kind
         self.linkId = linkId
         self.platform = platform
         self.osVersion = osVersion
         self.referrerHost = referrerHost
+        self.variant = variant
+        self.country = country
+        self.qr = qr
         self.createdAt = createdAt
     }
 }
@@ -738,6 +762,7 @@ extension StoredVisit: DescribedWireType {
     public static let notes: [String: FieldNote] = [
         "token": FieldNote("Token."), "kind": .oneOf(["click", "open"], "Kind."), "linkId": FieldNote("Link."),
         "platform": FieldNote("Platform."), "osVersion": FieldNote("OS version."), "referrerHost": FieldNote("Referrer host."),
+        "variant": FieldNote("Variant."), "country": FieldNote("Country of the address."), "qr": FieldNote("From the QR code."),
         "createdAt": .timestamp,
     ]
 }

@@ -134,7 +134,15 @@ extension FieldNote {
     ]
     /// What a link is created or changed with.
     static let linkChanges: [String: FieldNote] = [
-        "appPath": .appPath, "metadata": .linkMetadata, "campaign": .tag, "channel": .tag, "feature": .tag, "expiresAt": .timestamp,
+        "appPath": .appPath, "metadata": .linkMetadata, "campaign": .tag, "channel": .tag, "feature": .tag,
+        "expiresAt": FieldNote("After it the link answers 410, or redirects to fallbacks.expired; it is kept.", format: "date-time"),
+    ].merging(routing) { $1 }
+    /// The routing fields of a link, as sent and as answered.
+    static let routing: [String: FieldNote] = [
+        "rules": .list(of: nil, "Ordered rules; the first that holds decides. [] removes them.", maxItems: LinkRoutingLimits.rules),
+        "variants": .list(of: nil, "Weighted variants used when no rule holds. [] removes them.", maxItems: LinkVariant.limit),
+        "startsAt": FieldNote("Before it the link answers 404, or redirects to fallbacks.beforeStart.", format: "date-time"),
+        "clickLimit": .between(0, LinkRoutingLimits.clicks, "Clicks counted before the link answers 410 or redirects to fallbacks.overLimit; 0 is no limit."),
     ]
 }
 
@@ -188,13 +196,21 @@ public struct Link: Codable, Sendable, Equatable {
     public var expiresAt: String?
     /// For shares: the installation that shared it.
     public var referrerInstallId: String?
+    public var rules: [LinkRule]?
+    public var variants: [LinkVariant]?
+    public var startsAt: String?
+    public var clickLimit: Int?
+    public var fallbacks: LinkFallbacks?
+    public var utm: LinkUTM?
     public var createdAt: String
     public var updatedAt: String
 
     public init(id: String, workspaceId: String, appId: String?, kind: String, domain: String, path: String, url: String,
                 appPath: String?, metadata: [String: JSONLiteral]?, destinations: LinkDestinations, campaign: String?,
                 channel: String?, feature: String?, preview: LinkPreview?, interstitial: Bool, passQuery: Bool, enabled: Bool,
-                expiresAt: String?, referrerInstallId: String?, createdAt: String, updatedAt: String) {
+                expiresAt: String?, referrerInstallId: String?, rules: [LinkRule]? = nil, variants: [LinkVariant]? = nil,
+                startsAt: String? = nil, clickLimit: Int? = nil, fallbacks: LinkFallbacks? = nil, utm: LinkUTM? = nil,
+                createdAt: String, updatedAt: String) {
         self.id = id
         self.workspaceId = workspaceId
         self.appId = appId
@@ -214,6 +230,12 @@ public struct Link: Codable, Sendable, Equatable {
         self.enabled = enabled
         self.expiresAt = expiresAt
         self.referrerInstallId = referrerInstallId
+        self.rules = rules
+        self.variants = variants
+        self.startsAt = startsAt
+        self.clickLimit = clickLimit
+        self.fallbacks = fallbacks
+        self.utm = utm
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }
@@ -227,7 +249,7 @@ extension Link: DescribedWireType {
         "url": FieldNote("The full link: https, or http with the server's port on the local domain localhost.", pattern: WirePattern.link), "appPath": .appPath, "metadata": .linkMetadata,
         "expiresAt": .timestamp, "referrerInstallId": FieldNote("For shares: who shared it."),
         "createdAt": .timestamp, "updatedAt": .timestamp,
-    ]) { $1 }
+    ]) { $1 }.merging(FieldNote.routing) { $1 }.merging(["startsAt": .timestamp]) { $1 }
 }
 
 public struct CreateLinkRequest: Codable, Sendable {
@@ -247,11 +269,18 @@ public struct CreateLinkRequest: Codable, Sendable {
     public var interstitial: Bool?
     public var passQuery: Bool?
     public var expiresAt: String?
+    public var rules: [LinkRule]?
+    public var variants: [LinkVariant]?
+    public var startsAt: String?
+    public var clickLimit: Int?
+    public var fallbacks: LinkFallbacks?
+    public var utm: LinkUTM?
 
     public init(workspaceId: String? = nil, appId: String? = nil, domain: String? = nil, path: String? = nil, appPath: String? = nil,
                 metadata: [String: JSONLiteral]? = nil, destinations: LinkDestinations? = nil, campaign: String? = nil,
                 channel: String? = nil, feature: String? = nil, preview: LinkPreview? = nil, interstitial: Bool? = nil,
-                passQuery: Bool? = nil, expiresAt: String? = nil) {
+                passQuery: Bool? = nil, expiresAt: String? = nil, rules: [LinkRule]? = nil, variants: [LinkVariant]? = nil,
+                startsAt: String? = nil, clickLimit: Int? = nil, fallbacks: LinkFallbacks? = nil, utm: LinkUTM? = nil) {
         self.workspaceId = workspaceId
         self.appId = appId
         self.domain = domain
@@ -266,6 +295,12 @@ public struct CreateLinkRequest: Codable, Sendable {
         self.interstitial = interstitial
         self.passQuery = passQuery
         self.expiresAt = expiresAt
+        self.rules = rules
+        self.variants = variants
+        self.startsAt = startsAt
+        self.clickLimit = clickLimit
+        self.fallbacks = fallbacks
+        self.utm = utm
     }
 }
 
@@ -291,10 +326,20 @@ public struct UpdateLinkRequest: Codable, Sendable {
     public var passQuery: Bool?
     public var enabled: Bool?
     public var expiresAt: String?
+    public var rules: [LinkRule]?
+    public var variants: [LinkVariant]?
+    public var startsAt: String?
+    public var clickLimit: Int?
+    /// Replaces the fallbacks as a whole; `{}` removes them.
+    public var fallbacks: LinkFallbacks?
+    /// Replaces the UTM parameters as a whole; `{}` removes them.
+    public var utm: LinkUTM?
 
     public init(appPath: String? = nil, metadata: [String: JSONLiteral]? = nil, destinations: LinkDestinations? = nil,
                 campaign: String? = nil, channel: String? = nil, feature: String? = nil, preview: LinkPreview? = nil,
-                interstitial: Bool? = nil, passQuery: Bool? = nil, enabled: Bool? = nil, expiresAt: String? = nil) {
+                interstitial: Bool? = nil, passQuery: Bool? = nil, enabled: Bool? = nil, expiresAt: String? = nil,
+                rules: [LinkRule]? = nil, variants: [LinkVariant]? = nil, startsAt: String? = nil, clickLimit: Int? = nil,
+                fallbacks: LinkFallbacks? = nil, utm: LinkUTM? = nil) {
         self.appPath = appPath
         self.metadata = metadata
         self.destinations = destinations
@@ -306,6 +351,12 @@ public struct UpdateLinkRequest: Codable, Sendable {
         self.passQuery = passQuery
         self.enabled = enabled
         self.expiresAt = expiresAt
+        self.rules = rules
+        self.variants = variants
+        self.startsAt = startsAt
+        self.clickLimit = clickLimit
+        self.fallbacks = fallbacks
+        self.utm = utm
     }
 }
 

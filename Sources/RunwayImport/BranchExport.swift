@@ -71,7 +71,7 @@ enum BranchExport {
                 }
             }
             link.metadata = metadata.isEmpty ? nil : metadata
-            UTM.keep(keys, in: &link, notes: &row.notes)
+            UTM.keep(keys, in: &link)
             row.link = link
             return row
         }

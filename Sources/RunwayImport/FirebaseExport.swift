@@ -66,7 +66,7 @@ enum FirebaseExport {
             link.preview = Cell.preview(title: fields["st"], description: fields["sd"], image: fields["si"])
             // Without efr=1, Dynamic Links showed a page before the store; the interstitial is ours.
             link.interstitial = (try? Cell.flag(fields["efr"], column: "efr")) != true
-            UTM.keep(fields, in: &link, notes: &row.notes)
+            UTM.keep(fields, in: &link)
             for (column, value) in fields.sorted(by: { $0.key < $1.key }) where !understood.contains(column) {
                 row.notes.append("\(column)=\(value): " + (unkept[column] ?? "no equivalent"))
             }

@@ -55,19 +55,17 @@ public struct ImportRow: Sendable {
     }
 }
 
-/// UTM parameters: there is no UTM field on a link yet, so they are kept in its metadata under `utm` (`utm_source`
-/// as `utm.source`, and so on), where the app gets them when it resolves the link; `utm_campaign` also becomes the
-/// link's campaign when the row has none.
+/// UTM parameters: `utm_source` and the rest become the link's UTM fields, which are added to its web destinations
+/// and reported; `utm_campaign` also becomes the link's campaign when the row has none.
 enum UTM {
     static let columns = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"]
 
-    static func keep(_ fields: [String: String], in link: inout CreateLinkRequest, notes: inout [String]) {
-        var utm: [String: JSONLiteral] = [:]
-        for column in columns { if let value = fields[column] { utm[String(column.dropFirst(4))] = .string(value) } }
-        guard !utm.isEmpty else { return }
-        link.metadata = (link.metadata ?? [:]).merging(["utm": .object(utm)]) { $1 }
+    static func keep(_ fields: [String: String], in link: inout CreateLinkRequest) {
+        let utm = LinkUTM(source: fields["utm_source"], medium: fields["utm_medium"], campaign: fields["utm_campaign"],
+                          term: fields["utm_term"], content: fields["utm_content"])
+        guard utm != LinkUTM() else { return }
+        link.utm = utm
         if link.campaign == nil, let campaign = fields["utm_campaign"] { link.campaign = campaign }
-        notes.append("utm_* kept in metadata.utm")
     }
 }
 

@@ -14,7 +14,7 @@ enum LinkRunwayColumns {
         ("title", "preview title"), ("description", "preview description"), ("image", "https preview image"),
         ("expires", "ISO 8601 time, or a day (expires at its end, UTC)"), ("interstitial", "on or off"),
         ("pass_query", "on or off"), ("metadata", "a JSON object for the app"),
-    ] + UTM.columns.map { ($0, "kept in metadata.utm") }
+    ] + UTM.columns.map { ($0, "the link's UTM parameter of that name") }
 
     static func rows(_ table: CSVTable) throws(ImportFileError) -> [ImportRow] {
         let known = Set(columns.map(\.name))
@@ -40,7 +40,7 @@ enum LinkRunwayColumns {
                 }
                 link.metadata = object
             }
-            UTM.keep(fields, in: &link, notes: &row.notes)
+            UTM.keep(fields, in: &link)
             row.link = link
             return row
         }

@@ -68,7 +68,7 @@ public enum ErrorMapping {
         Entry(code: ErrorCode.appStoreKeyMissing, status: 409, meaning: "The app has no In-App Purchase key to ask Apple's App Store Server API with."),
         Entry(code: ErrorCode.appStoreKeyRejected, status: 409, meaning: "Apple refused the app's In-App Purchase key (wrong key, key id, issuer id or bundle id)."),
         Entry(code: ErrorCode.idempotencyKeyInUse, status: 409, meaning: "The first request with this `Idempotency-Key` still runs; retry after a second."),
-        Entry(code: ErrorCode.linkExpired, status: 410, meaning: "The link is disabled or has expired."),
+        Entry(code: ErrorCode.linkExpired, status: 410, meaning: "The link is disabled, not started, expired or over its click limit."),
         Entry(code: ErrorCode.bodyTooLarge, status: 413, meaning: "The body is over the route's limit."),
         Entry(code: ErrorCode.metadataTooLarge, status: 413, meaning: "A metadata or properties field is over its size."),
         Entry(code: ErrorCode.idempotencyKeyReused, status: 422, meaning: "The `Idempotency-Key` was used with a different request."),

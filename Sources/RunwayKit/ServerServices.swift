@@ -1,5 +1,6 @@
 import AppleFormats
 import RunwayCrypto
+import RunwayGeo
 import RunwayHTTP
 import RunwayOutbound
 import RunwayStore
@@ -44,13 +45,15 @@ public struct ServerServices: Sendable {
     public let dnsServer: TXTLookup.Server?
     /// The operator's User-Agent patterns of previews and bots, beside the built-in ones (`LINKRUNWAY_AUTOMATED_CLIENTS_FILE`).
     public let extraAutomatedClients: [AutomatedClientPattern]
+    /// Countries of client addresses (`LINKRUNWAY_COUNTRY_DATABASE`); nil when the operator gave no database.
+    public let countries: CountryDatabase?
 
     public init(store: any Store, clock: WallClock = .system, monotonic: MonotonicClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
                 authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com",
                 appAttestRoot: Certificate? = nil, appStoreRoot: Certificate? = nil, appleAdsTimeoutSeconds: Double = 10,
                 outbound: OutboundPolicy = OutboundPolicy(), metricsToken: String? = nil, secretBox: SecretBox,
                 dnsServer: TXTLookup.Server? = nil, appStoreAPIURL: String? = nil,
-                extraAutomatedClients: [AutomatedClientPattern] = []) {
+                extraAutomatedClients: [AutomatedClientPattern] = [], countries: CountryDatabase? = nil) {
         self.store = store
         self.clock = clock
         self.monotonic = monotonic
@@ -62,6 +65,7 @@ public struct ServerServices: Sendable {
         self.secretBox = secretBox
         self.dnsServer = dnsServer
         self.extraAutomatedClients = extraAutomatedClients
+        self.countries = countries
         self.appleAdsURL = appleAdsURL
         self.appleAdsTimeoutSeconds = appleAdsTimeoutSeconds
         self.appStoreAPIURL = appStoreAPIURL

@@ -4,6 +4,7 @@ import RunwayConsole
 import RunwayHTTP
 import RunwayHTTPServer
 import RunwayKit
+import RunwayGeo
 import RunwayOutbound
 import RunwayStore
 
@@ -42,6 +43,8 @@ public struct ServerConfiguration: Sendable {
     public var dnsServer: TXTLookup.Server?
     /// User-Agent patterns of previews and bots the operator adds to the built-in ones.
     public var extraAutomatedClients: [AutomatedClientPattern] = []
+    /// The operator's MaxMind-format country database, opened (memory-mapped) when the configuration is read.
+    public var countries: CountryDatabase?
     /// The file holding the key that seals stored secrets; nil puts it beside a SQLite database (`linkrunway.key`), or in
     /// the working folder for PostgreSQL.
     public var secretKeyFile: String?
@@ -276,6 +279,12 @@ public struct ServerConfiguration: Sendable {
                 summary: "A file of more User-Agent patterns of link previews and bots, one a line: `preview TEXT` or `bot TEXT` (matched without case anywhere in the User-Agent; `#` starts a comment line). They are answered like the built-in ones and never counted as clicks.") { c, v in
             guard let text = try? String(contentsOfFile: v, encoding: .utf8), let patterns = AutomatedClientPattern.parse(text) else { return false }
             c.extraAutomatedClients = patterns
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_COUNTRY_DATABASE", flag: "--country-database", defaultValue: "none (country conditions never match)",
+                summary: "A MaxMind-format country database (`.mmdb`: GeoLite2 or GeoIP2 Country or City, or another in that format), memory-mapped once at start. Links' country rules and the country recorded on clicks come from it; the address itself is never stored. Without it no click has a country and no country rule matches.") { c, v in
+            guard let database = try? CountryDatabase(path: v) else { return false }
+            c.countries = database
             return true
         },
         Setting(environment: "LINKRUNWAY_SQLITE_SYNCHRONOUS", flag: "--sqlite-synchronous", defaultValue: "full",

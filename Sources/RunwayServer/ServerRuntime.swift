@@ -122,7 +122,7 @@ public final class ServerRuntime: Sendable {
                                           appleAdsURL: configuration.appleAdsURL, appAttestRoot: root, appStoreRoot: appStoreRoot,
                                           outbound: configuration.outbound, metricsToken: configuration.metricsToken, secretBox: box,
                                           dnsServer: configuration.dnsServer, appStoreAPIURL: configuration.appStoreAPIURL,
-                                          extraAutomatedClients: configuration.extraAutomatedClients)
+                                          extraAutomatedClients: configuration.extraAutomatedClients, countries: configuration.countries)
             await maintainPartitionsOnce(services, policy: configuration.retention)
             let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes,
                                                      trustedProxies: configuration.trustedProxies, rateLimits: configuration.rateLimits)

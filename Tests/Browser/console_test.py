@@ -340,6 +340,19 @@ def main():
             check("Link created" in browser.text(), "a notice says so")
             browser.fill("form.card", {"campaign": "spring-2", "interstitial": False})
             check("Saved." in browser.text() and server.api("GET", f"/v1/links/{made['id']}")["interstitial"] is False, "the link is edited")
+            # The rule editor, without script: a refused rule is marked in its own row; a good one becomes the link's.
+            browser.fill("form.card", {"rule0-name": "Desktops in France", "rule0-platform-desktop": True, "rule0-countries": "France",
+                                       "rule0-url": "https://example.com/fr"})
+            check_error_summary(browser, ["rule0-countries"])
+            check(browser.find("#rule0-platform-desktop").is_selected(), "what was ticked stays ticked")
+            browser.shot("04-rule-error")
+            browser.fill("form.card", {"rule0-countries": "FR, BE", "utmSource": "console", "clickLimit": "1000"})
+            ruled = server.api("GET", f"/v1/links/{made['id']}")
+            check(ruled.get("rules") == [{"name": "Desktops in France", "when": {"platforms": ["desktop"], "countries": ["FR", "BE"]},
+                                          "url": "https://example.com/fr"}] and ruled.get("utm") == {"source": "console"}
+                  and ruled.get("clickLimit") == 1000, f"the rule, UTM value and limit are the link's: {ruled}")
+            check("Rule 1" in browser.text() and browser.find("#rule1-name").get_attribute("value") == "", "the saved rule, and a blank row for another")
+            browser.shot("04-rules")
             link_url = browser.driver.current_url
 
             # Follow it with a plain HTTP client, three times, and see the clicks counted.

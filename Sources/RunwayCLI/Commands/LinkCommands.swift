@@ -52,6 +52,16 @@ enum LinkCommands {
         .value("--interstitial", "on|off", "Show a branded page before the App Store on iOS."),
         .value("--pass-query", "on|off", "Pass the click's query string to web and Android destinations."),
         .value("--expires", "time", "Expiry: an ISO 8601 time (2026-12-31T18:00:00Z), or a day (2026-12-31: at its end, UTC)."),
+        .value("--starts", "time", "Start: before it the link answers 404 or goes to --fallback-before-start (ISO 8601 time or a day: its start, UTC)."),
+        .value("--click-limit", "n", "Clicks counted before the link answers 410 or goes to --fallback-over-limit (0: no limit)."),
+        .value("--rules", "file", "A JSON file of the ordered rules ([{\"when\":{…},\"url\":…,\"variants\":[…]}]; [] removes them)."),
+        .value("--variants", "file", "A JSON file of the link's weighted variants ([{\"name\":\"a\",\"weight\":50,\"url\":…}]; [] removes them)."),
+        .value("--fallback-before-start", "url", "Where people go before --starts instead of 404."),
+        .value("--fallback-expired", "url", "Where people go after --expires instead of 410."),
+        .value("--fallback-over-limit", "url", "Where people go past --click-limit instead of 410."),
+        .value("--utm-source", "text", "utm_source added to web destinations (and the same for the four below)."),
+        .value("--utm-medium", "text", "utm_medium."), .value("--utm-campaign", "text", "utm_campaign."),
+        .value("--utm-term", "text", "utm_term."), .value("--utm-content", "text", "utm_content."),
     ]
 
     static let linkCreate = Command(["link", "create"], summary: "Create a link.", options: [
@@ -65,7 +75,9 @@ enum LinkCommands {
                                         path: a.value("--path"), appPath: fields.appPath, metadata: fields.metadata,
                                         destinations: fields.destinations, campaign: fields.campaign, channel: fields.channel,
                                         feature: fields.feature, preview: fields.preview, interstitial: fields.interstitial,
-                                        passQuery: fields.passQuery, expiresAt: fields.expiresAt)
+                                        passQuery: fields.passQuery, expiresAt: fields.expiresAt, rules: fields.rules, variants: fields.variants,
+                                        startsAt: fields.startsAt, clickLimit: fields.clickLimit, fallbacks: fields.fallbacks(over: nil),
+                                        utm: fields.utm(over: nil))
         let link = try await client.post("/v1/links", request, as: Link.self)
         c.output(a.flag("--json") ? try Output.json(link) : "Created \(link.id): \(link.url)")
     }
@@ -74,12 +86,18 @@ enum LinkCommands {
                                     options: fieldOptions + [.value("--enabled", "on|off", "Turn the link on or off."), jsonFlag] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one link id") }
         let fields = try LinkFields(a)
+        let client = try APIClient(a, c)
+        let path = "/v1/links/\(APIClient.escape(a.positionals[0]))"
+        // The API replaces fallbacks and UTM values as a whole: the ones not given keep the link's.
+        let current = fields.changesGroups ? try await client.get(path, as: Link.self) : nil
         let request = UpdateLinkRequest(appPath: fields.appPath, metadata: fields.metadata,
                                         destinations: fields.hasDestinations ? fields.destinations : nil, campaign: fields.campaign,
                                         channel: fields.channel, feature: fields.feature, preview: fields.preview,
                                         interstitial: fields.interstitial, passQuery: fields.passQuery,
-                                        enabled: try LinkFields.onOff(a, "--enabled"), expiresAt: fields.expiresAt)
-        let link = try await APIClient(a, c).send("PATCH", "/v1/links/\(APIClient.escape(a.positionals[0]))", request, as: Link.self)
+                                        enabled: try LinkFields.onOff(a, "--enabled"), expiresAt: fields.expiresAt, rules: fields.rules,
+                                        variants: fields.variants, startsAt: fields.startsAt, clickLimit: fields.clickLimit,
+                                        fallbacks: fields.fallbacks(over: current?.fallbacks), utm: fields.utm(over: current?.utm))
+        let link = try await client.send("PATCH", path, request, as: Link.self)
         c.output(a.flag("--json") ? try Output.json(link) : "Updated \(link.id): \(link.url)")
     }
 
@@ -105,7 +123,10 @@ enum LinkCommands {
             ["ios", link.destinations.ios.map { $0.url ?? "App Store \($0.appStoreId ?? "")" } ?? "App Store (app's)"],
             ["android", link.destinations.android?.url ?? "-"], ["web", link.destinations.web ?? "-"],
             ["campaign", link.campaign ?? "-"], ["channel", link.channel ?? "-"], ["feature", link.feature ?? "-"],
-            ["enabled", link.enabled ? "yes" : "no"], ["expires", link.expiresAt ?? "-"], ["created", link.createdAt],
+            ["enabled", link.enabled ? "yes" : "no"], ["starts", link.startsAt ?? "-"], ["expires", link.expiresAt ?? "-"],
+            ["click limit", link.clickLimit.map(String.init) ?? "-"], ["rules", String(link.rules?.count ?? 0)],
+            ["variants", link.variants?.map { "\($0.name) (\($0.weight))" }.joined(separator: ", ") ?? "-"],
+            ["utm", link.utm?.parameters.map { "\($0.name)=\($0.value)" }.joined(separator: "&") ?? "-"], ["created", link.createdAt],
         ]))
     }
 
@@ -150,6 +171,14 @@ struct LinkFields {
     var preview: LinkPreview?
     var interstitial: Bool?, passQuery: Bool?
     var expiresAt: String?
+    var routing: LinkRoutingOptions
+    var rules: [LinkRule]? { routing.rules }
+    var variants: [LinkVariant]? { routing.variants }
+    var startsAt: String? { routing.startsAt }
+    var clickLimit: Int? { routing.clickLimit }
+    var changesGroups: Bool { routing.fallbacks != LinkFallbacks() || routing.utm != LinkUTM() }
+    func fallbacks(over current: LinkFallbacks?) -> LinkFallbacks? { routing.fallbacks(over: current) }
+    func utm(over current: LinkUTM?) -> LinkUTM? { routing.utm(over: current) }
 
     init(_ a: ParsedArguments) throws {
         appPath = a.value("--app-path")
@@ -171,6 +200,7 @@ struct LinkFields {
         interstitial = try Self.onOff(a, "--interstitial")
         passQuery = try Self.onOff(a, "--pass-query")
         expiresAt = a.value("--expires").map(CLITime.endOfDayOrTime)
+        routing = try LinkRoutingOptions(a)
     }
 
     static func onOff(_ a: ParsedArguments, _ option: String) throws -> Bool? {

@@ -65,7 +65,8 @@ package struct AttributionCapability: Capability {
                                                       feature: try row.optionalString("feature"),
                                                       appleAdsCampaignId: try row.optionalString("apple_ads_campaign_id"),
                                                       appleAdsAdGroupId: try row.optionalString("apple_ads_ad_group_id"),
-                                                      appleAdsKeywordId: try row.optionalString("apple_ads_keyword_id")))
+                                                      appleAdsKeywordId: try row.optionalString("apple_ads_keyword_id"),
+                                                      variant: try row.optionalString("variant"), qr: try row.bool("qr") ? true : nil))
         }
     }
 

@@ -156,22 +156,34 @@ struct AttributionHandlers: Sendable {
             throw LinksError.linkNotFound(url: body.url)
         }
         try principal.requireWorkspace(link.workspaceId)
-        guard link.enabled, !link.isExpired(at: services.clock.nowMilliseconds()) else {
-            throw LinksError.linkExpired("the link is disabled or expired")
+        let now = services.clock.nowMilliseconds()
+        guard link.enabled, link.hasStarted(at: now), !link.isExpired(at: now) else {
+            throw LinksError.linkExpired("the link is disabled, not started yet or expired")
         }
         let address = body.ip ?? request.remoteAddress ?? "127.0.0.1"
         guard IPAddress.isValid(address) else { throw RequestError.invalidField("ip", "must be a numeric IPv4 or IPv6 address") }
-        let client = ClientClass(userAgent: body.userAgent ?? Self.iPhone, crawlers: services.automatedClients.needles)
+        let userAgent = body.userAgent ?? Self.iPhone
+        let client = ClientClass(userAgent: userAgent, crawlers: services.automatedClients.needles)
         if case .crawler = client { throw RequestError.invalidField("userAgent", "is a crawler's; crawlers never count as clicks") }
         let app = try await link.appId.asyncMap { try await services.links.app(id: $0) } ?? nil
         let appStore = (link.iosAppStoreId ?? app?.appStoreId).map { "https://apps.apple.com/app/id\($0)" }
         let query = components.queryItems?.map { (name: $0.name, value: $0.value ?? "") } ?? []
-        let (target, interstitialStore, _) = RedirectHandlers.destination(link: link, appStore: appStore, client: client,
-                                                                         query: link.passQuery ? query : [])
+        // Routed as a redirect is: the rules, a variant, the click limit.
+        let routing = link.routing.value ?? LinkRouting(link)
+        var facts = RequestFacts(client: client, userAgent: userAgent, acceptLanguage: nil, address: address, countries: services.countries, now: now)
+        var random = SystemRandomNumberGenerator()
+        let choice = routing.choose(&facts, random: &random)
+        let (target, interstitialStore, _) = routing.target(choice, client: client, appStore: appStore, interstitial: link.interstitial,
+                                                             query: link.passQuery ? query.filter { $0.name != LinkRouting.qrMarker } : [])
+        guard try await services.clickAllowances.takeReserving(link) else {
+            throw LinksError.linkExpired("the link has reached its click limit")
+        }
         let token = try await Clicks.record(Clicks.Visit(kind: "click", platform: client.platform, osVersion: client.osVersion,
-                                                         address: address, referrerHost: nil, installId: nil), of: link, services: services)
+                                                         address: address, referrerHost: nil, installId: nil, variant: choice.variant?.name,
+                                                         country: facts.country, qr: query.contains { $0.name == LinkRouting.qrMarker && $0.value == "1" }),
+                                            of: link, services: services)
         return try .json(SimulatedClick(clickToken: token, linkId: link.id, platform: client.platform,
-                                        location: interstitialStore ?? target), status: 201)
+                                        location: interstitialStore ?? target, variant: choice.variant?.name), status: 201)
     }
 
     func simulateInstall(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

@@ -46,11 +46,12 @@ enum AttributionQueries {
         try db.execute("""
             INSERT INTO events (app_id, event_id, workspace_id, install_id, type, name, user_id, occurred_at, amount, currency, properties,
                                 attested, method, link_id, campaign, channel, feature, source, received_at, apple_ads_campaign_id,
-                                apple_ads_ad_group_id, apple_ads_keyword_id, click_token)
+                                apple_ads_ad_group_id, apple_ads_keyword_id, click_token, variant, qr)
             VALUES (\(app.id), \(event.eventId), \(app.workspaceId), \(event.installId), \(event.type), \(event.name), \(event.userId),
                     \(event.occurredAt), \(event.amount), \(event.currency), \(event.properties), \(attested), \(attribution.method),
                     \(attribution.linkId), \(attribution.campaign), \(attribution.channel), \(attribution.feature), \(attribution.source), \(now),
-                    \(attribution.appleAdsCampaignId), \(attribution.appleAdsAdGroupId), \(attribution.appleAdsKeywordId), \(event.clickToken))
+                    \(attribution.appleAdsCampaignId), \(attribution.appleAdsAdGroupId), \(attribution.appleAdsKeywordId), \(event.clickToken),
+                    \(attribution.variant), \(attribution.qr == true))
             """)
     }
 }

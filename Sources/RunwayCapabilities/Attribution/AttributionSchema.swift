@@ -31,6 +31,14 @@ enum AttributionSchema {
         Migration(id: "0021_install_app_transaction", sql: """
             ALTER TABLE installs ADD COLUMN app_transaction_id TEXT;
             """),
+        // The variant of the click an install was matched to, and whether that click came from the link's QR code,
+        // carried into the install's events, so reports tell which variant (or scans against taps) earned what.
+        Migration(id: "0031_variant_attribution", sql: """
+            ALTER TABLE installs ADD COLUMN variant TEXT;
+            ALTER TABLE installs ADD COLUMN qr BIGINT NOT NULL DEFAULT 0;
+            ALTER TABLE events ADD COLUMN variant TEXT;
+            ALTER TABLE events ADD COLUMN qr BIGINT NOT NULL DEFAULT 0;
+            """),
         // Only clicks an app resolved carry an install id: a click from a browser no longer adds a NULL entry to this
         // index (lookups by install id imply it is not NULL, so both databases still use it).
         Migration(id: "0040_clicks_by_install_partial", sql: """

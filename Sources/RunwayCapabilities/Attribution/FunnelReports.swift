@@ -10,20 +10,43 @@ import RunwayStore
 enum FunnelReports {
     static let groupings = FunnelReport.groupings
 
-    /// The SQL that buckets a row: day numbers (days since 1970), link ids, tags, sources or Apple Ads ids (clicks on
-    /// our links have none of those: they group under `(none)`).
-    static func key(_ groupBy: String, time: String, link: String, campaign: String, channel: String, source: String,
-                    appleAds: String? = nil) -> String {
+    /// The columns a table gives each grouping; `links` is the alias of the joined `links` row (for UTM), nil when the
+    /// rows have none.
+    struct Columns {
+        let time: String, link: String, campaign: String, channel: String, source: String
+        var appleAds: String? = nil
+        var variant: String? = nil
+        /// Whether a row came from the QR code (1) or not (0), when it came from a link.
+        var qr: String? = nil
+        var linked: String? = nil
+        var links: String? = nil
+    }
+
+    /// The SQL that buckets a row: day numbers (days since 1970), link ids, tags, sources, Apple Ads ids, variants,
+    /// `scan` or `tap`, or the link's UTM values (what a table has none of groups under `(none)`).
+    static func key(_ groupBy: String, _ c: Columns) -> String {
         switch groupBy {
-        case "day": return "(\(time) / 86400000)"
-        case "link": return link
-        case "campaign": return campaign
-        case "channel": return channel
-        case "appleAdsCampaign": return appleAds.map { "\($0)apple_ads_campaign_id" } ?? "NULL"
-        case "appleAdsAdGroup": return appleAds.map { "\($0)apple_ads_ad_group_id" } ?? "NULL"
-        case "appleAdsKeyword": return appleAds.map { "\($0)apple_ads_keyword_id" } ?? "NULL"
-        default: return source
+        case "day": return "(\(c.time) / 86400000)"
+        case "link": return c.link
+        case "campaign": return c.campaign
+        case "channel": return c.channel
+        case "appleAdsCampaign": return c.appleAds.map { "\($0)apple_ads_campaign_id" } ?? "NULL"
+        case "appleAdsAdGroup": return c.appleAds.map { "\($0)apple_ads_ad_group_id" } ?? "NULL"
+        case "appleAdsKeyword": return c.appleAds.map { "\($0)apple_ads_keyword_id" } ?? "NULL"
+        case "variant": return c.variant ?? "NULL"
+        case "qr":
+            guard let qr = c.qr else { return "NULL" }
+            return "(CASE WHEN \(qr) = 1 THEN 'scan' WHEN \(c.linked ?? "1 = 1") THEN 'tap' END)"
+        case let utm where utm.hasPrefix("utm"):
+            guard let links = c.links else { return "NULL" }
+            return "\(links).utm_" + utm.dropFirst(3).lowercased()
+        default: return c.source
         }
+    }
+
+    /// Groupings under which every row of a table has one constant key, which PostgreSQL will not group by.
+    static func constant(_ groupBy: String, _ key: String) -> Bool {
+        key == "NULL" || groupBy == "source" && key == "'link'"
     }
 
     static func funnel(_ db: any SQLExecutor, workspaceId: String, appId: String?, from: Int64, to: Int64, groupBy: String,
@@ -46,10 +69,9 @@ enum FunnelReports {
             rows[name] = entry
         }
         let appFilter: SQL = appId.map { " AND l.app_id = \($0)" } ?? ""
-        let visitKey = key(groupBy, time: "c.created_at", link: "c.link_id", campaign: "l.campaign", channel: "l.channel", source: "'link'")
-        // Every click comes from a link: grouped by source or Apple Ads ids, they have one constant key, which PostgreSQL
-        // will not group by.
-        let visitGroups = groupBy == "source" || groupBy.hasPrefix("appleAds") ? "c.kind" : "\(visitKey), c.kind"
+        let visitKey = key(groupBy, Columns(time: "c.created_at", link: "c.link_id", campaign: "l.campaign", channel: "l.channel", source: "'link'",
+                                            variant: "c.variant", qr: "c.qr", links: "l"))
+        let visitGroups = constant(groupBy, visitKey) ? "c.kind" : "\(visitKey), c.kind"
         for visit in try db.query("""
             SELECT \(raw: visitKey) AS k, c.kind, COUNT(*) AS n FROM clicks c JOIN links l ON l.id = c.link_id
             WHERE c.workspace_id = \(workspaceId) AND c.created_at >= \(from) AND c.created_at < \(to)\(appFilter)
@@ -59,9 +81,11 @@ enum FunnelReports {
             let kind = try visit.string("kind")
             bump(visit["k"]) { kind == "click" ? ($0.clicks += n) : ($0.opens += n) }
         }
-        // Previews and bots are counted by UTC day: a range that starts within a day takes in that whole day.
-        let automatedKey = key(groupBy, time: "(v.day * 86400000)", link: "v.link_id", campaign: "l.campaign", channel: "l.channel", source: "'link'")
-        let automatedGroups = groupBy == "source" || groupBy.hasPrefix("appleAds") ? "v.kind" : "\(automatedKey), v.kind"
+        // Previews and bots are counted by UTC day: a range that starts within a day takes in that whole day. They have
+        // no variant and are neither scans nor taps.
+        let automatedKey = key(groupBy, Columns(time: "(v.day * 86400000)", link: "v.link_id", campaign: "l.campaign", channel: "l.channel",
+                                                source: "'link'", links: "l"))
+        let automatedGroups = constant(groupBy, automatedKey) ? "v.kind" : "\(automatedKey), v.kind"
         for visit in try db.query("""
             SELECT \(raw: automatedKey) AS k, v.kind, SUM(v.visits) AS n FROM link_automated_visits v JOIN links l ON l.id = v.link_id
             WHERE v.workspace_id = \(workspaceId) AND v.day >= \(from / 86_400_000) AND v.day * 86400000 < \(to)\(appFilter)
@@ -71,26 +95,32 @@ enum FunnelReports {
             let kind = try visit.string("kind")
             bump(visit["k"]) { kind == "preview" ? ($0.previews += n) : ($0.bots += n) }
         }
-        let installFilter: SQL = appId.map { " AND app_id = \($0)" } ?? ""
-        let realInstalls: SQL = includeSimulated ? "" : " AND simulated = \(false)"
-        let realEvents: SQL = includeSimulated ? "" : """
-             AND NOT EXISTS (SELECT 1 FROM installs s WHERE s.app_id = events.app_id AND s.install_id = events.install_id AND s.simulated = \(true))
-            """
-        let installKey = key(groupBy, time: "matched_at", link: "link_id", campaign: "campaign", channel: "channel", source: "source", appleAds: "")
+        // Installs and events carry their attribution; the UTM values are their link's, joined only for those groupings.
+        let utm = groupBy.hasPrefix("utm")
+        let installFilter: SQL = appId.map { " AND i.app_id = \($0)" } ?? ""
+        let realInstalls: SQL = includeSimulated ? "" : " AND i.simulated = \(false)"
+        let installKey = key(groupBy, Columns(time: "i.matched_at", link: "i.link_id", campaign: "i.campaign", channel: "i.channel", source: "i.source",
+                                              appleAds: "i.", variant: "i.variant", qr: "i.qr", linked: "i.link_id IS NOT NULL", links: "l"))
         for install in try db.query("""
-            SELECT \(raw: installKey) AS k, COUNT(*) AS n FROM installs
-            WHERE workspace_id = \(workspaceId) AND matched_at >= \(from) AND matched_at < \(to) AND source <> 'returning'\(installFilter)\(realInstalls)
+            SELECT \(raw: installKey) AS k, COUNT(*) AS n FROM installs i\(raw: utm ? " LEFT JOIN links l ON l.id = i.link_id" : "")
+            WHERE i.workspace_id = \(workspaceId) AND i.matched_at >= \(from) AND i.matched_at < \(to) AND i.source <> 'returning'\(installFilter)\(realInstalls)
             GROUP BY \(raw: installKey)
             """) {
             let n = Int(try install.int("n"))
             bump(install["k"]) { $0.installs += n }
         }
-        let eventKey = key(groupBy, time: "received_at", link: "link_id", campaign: "campaign", channel: "channel", source: "source", appleAds: "")
+        let eventFilter: SQL = appId.map { " AND e.app_id = \($0)" } ?? ""
+        let realEvents: SQL = includeSimulated ? "" : """
+             AND NOT EXISTS (SELECT 1 FROM installs s WHERE s.app_id = e.app_id AND s.install_id = e.install_id AND s.simulated = \(true))
+            """
+        let eventKey = key(groupBy, Columns(time: "e.received_at", link: "e.link_id", campaign: "e.campaign", channel: "e.channel", source: "e.source",
+                                            appleAds: "e.", variant: "e.variant", qr: "e.qr", linked: "e.link_id IS NOT NULL", links: "l"))
         for event in try db.query("""
-            SELECT \(raw: eventKey) AS k, type, currency, COUNT(*) AS n,
-                   SUM(CASE WHEN type = 'REFUND' THEN -amount WHEN type IN ('PURCHASE', 'SUBSCRIPTION') THEN amount ELSE 0 END) AS net
-            FROM events WHERE workspace_id = \(workspaceId) AND received_at >= \(from) AND received_at < \(to)\(installFilter)\(realEvents)
-            GROUP BY \(raw: eventKey), type, currency
+            SELECT \(raw: eventKey) AS k, e.type, e.currency, COUNT(*) AS n,
+                   SUM(CASE WHEN e.type = 'REFUND' THEN -e.amount WHEN e.type IN ('PURCHASE', 'SUBSCRIPTION') THEN e.amount ELSE 0 END) AS net
+            FROM events e\(raw: utm ? " LEFT JOIN links l ON l.id = e.link_id" : "")
+            WHERE e.workspace_id = \(workspaceId) AND e.received_at >= \(from) AND e.received_at < \(to)\(eventFilter)\(realEvents)
+            GROUP BY \(raw: eventKey), e.type, e.currency
             """) {
             let n = Int(try event.int("n"))
             let type = try event.string("type")

@@ -33,11 +33,14 @@ struct InstallRecord: Sendable, Equatable {
     var attested = false
     /// StoreKit 2's app transaction id, when the SDK sent one.
     var appTransactionId: String?
+    /// The variant of the matched click, and whether that click came from the link's QR code.
+    var variant: String?
+    var qr = false
 
     static let columns = """
         app_id, install_id, workspace_id, platform, os_version, language, method, confidence, click_token, impression_id,
         link_id, campaign, channel, feature, source, address_hash, explanation, simulated, matched_at, apple_ads_campaign_id,
-        apple_ads_ad_group_id, apple_ads_keyword_id, attested, app_transaction_id
+        apple_ads_ad_group_id, apple_ads_keyword_id, attested, app_transaction_id, variant, qr
         """
 
     init(row: SQLRow) throws {
@@ -65,6 +68,8 @@ struct InstallRecord: Sendable, Equatable {
         appleAdsKeywordId = try row.optionalString("apple_ads_keyword_id")
         attested = try row.bool("attested")
         appTransactionId = try row.optionalString("app_transaction_id")
+        variant = try row.optionalString("variant")
+        qr = try row.bool("qr")
     }
 
     init(appId: String, installId: String, workspaceId: String, platform: String, osVersion: String?, language: String?,
@@ -90,7 +95,7 @@ struct InstallRecord: Sendable, Equatable {
             VALUES (\(appId), \(installId), \(workspaceId), \(platform), \(osVersion), \(language), \(method), \(confidence),
                     \(clickToken), \(impressionId), \(linkId), \(campaign), \(channel), \(feature), \(source), \(addressHash),
                     \(explanation), \(simulated), \(matchedAt), \(appleAdsCampaignId), \(appleAdsAdGroupId), \(appleAdsKeywordId), \(attested),
-                    \(appTransactionId))
+                    \(appTransactionId), \(variant), \(qr))
             ON CONFLICT (app_id, install_id) DO NOTHING
             """) == 1
     }
@@ -103,7 +108,8 @@ struct InstallRecord: Sendable, Equatable {
 
     var attribution: EventAttribution {
         EventAttribution(method: method, source: source, linkId: linkId, campaign: campaign, channel: channel, feature: feature,
-                         appleAdsCampaignId: appleAdsCampaignId, appleAdsAdGroupId: appleAdsAdGroupId, appleAdsKeywordId: appleAdsKeywordId)
+                         appleAdsCampaignId: appleAdsCampaignId, appleAdsAdGroupId: appleAdsAdGroupId, appleAdsKeywordId: appleAdsKeywordId,
+                         variant: variant, qr: qr ? true : nil)
     }
 
     /// The answer the SDK gets, with the link's in-app path and metadata as they are now; `localPort` as for
@@ -112,7 +118,7 @@ struct InstallRecord: Sendable, Equatable {
         let linkWire = link?.wire(localPort: localPort)
         return InstallMatch(installId: installId, appId: appId, matched: matched, method: method, confidence: confidence, source: source,
                             clickId: clickToken, linkId: linkId, path: link?.appPath, url: linkWire?.url, metadata: linkWire?.metadata,
-                            campaign: campaign, channel: channel, feature: feature, matchedAt: Timestamp.iso(matchedAt))
+                            campaign: campaign, channel: channel, feature: feature, variant: variant, matchedAt: Timestamp.iso(matchedAt))
     }
 }
 

@@ -213,6 +213,11 @@ enum Matcher {
         record.addressHash = input.addressHashes.first
         record.attested = input.attested
         record.appTransactionId = input.returning ? nil : input.appTransactionId
+        // The click's variant and whether it was a QR scan travel with the install into its events.
+        if let token = winner?.clickToken, let click = try db.first("SELECT variant, qr FROM clicks WHERE token = \(token)") {
+            record.variant = try click.optionalString("variant")
+            record.qr = try click.bool("qr")
+        }
         if try record.insert(db) { return (record, true) }
         // Another request for this install stored its answer first; that one stands, and our claim goes back.
         if method == "probabilistic", let token = record.clickToken {

@@ -32,6 +32,12 @@ enum Clicks {
         let address: String?
         let referrerHost: String?
         let installId: String?
+        /// The variant of the link or rule the click was given, if it has variants.
+        var variant: String? = nil
+        /// The country of the address, from the operator's database (the address itself is never stored).
+        var country: String? = nil
+        /// Whether it came from the link's QR code (its URL carries `?qr=1`).
+        var qr = false
     }
 
     /// A visit ready to store: its token, its row, what else its write does (queue a webhook), and the metric to
@@ -63,7 +69,7 @@ enum Clicks {
 
     /// The columns of a click row, in the order `prepare` gives its values.
     static let rows = InsertTarget(table: "clicks", columns: ["token", "kind", "link_id", "workspace_id", "app_id", "platform", "os_version",
-                                                                "address_hash", "referrer_host", "install_id", "created_at"])
+                                                                "address_hash", "referrer_host", "install_id", "created_at", "variant", "country", "qr"])
 
     /// Stores one visit of `link` and returns its token; the write is committed when this returns.
     static func record(_ visit: Visit, of link: LinkRecord, services: ServerServices) async throws -> String {
@@ -99,7 +105,8 @@ enum Clicks {
         let listening = subscriptions.filter { $0.topics.contains("click") }
         let row = RowInsert(into: rows, values: [.text(token), .text(visit.kind), .text(link.id), .text(link.workspaceId), link.appId.sqlValue,
                                                   .text(visit.platform), visit.osVersion.sqlValue, addressHash.sqlValue,
-                                                  visit.referrerHost.sqlValue, visit.installId.sqlValue, .integer(now)])
+                                                  visit.referrerHost.sqlValue, visit.installId.sqlValue, .integer(now),
+                                                  visit.variant.sqlValue, visit.country.sqlValue, visit.qr.sqlValue])
         var alongside: (@Sendable (any SQLExecutor) throws -> Void)?
         if !listening.isEmpty {
             let notice = ClickNotice(clickToken: token, linkId: link.id, url: link.url(services), platform: visit.platform,

@@ -30,7 +30,10 @@ struct ClientLinkHandlers: Sendable {
               link.enabled, link.workspaceId == domain.workspaceId, link.appId == nil || link.appId == principal.appId else {
             throw notFound
         }
-        if link.isExpired(at: services.clock.nowMilliseconds()) {
+        let now = services.clock.nowMilliseconds()
+        // Before its start a link is not public yet, as on the web; the app shows its own fallback.
+        guard link.hasStarted(at: now) else { throw notFound }
+        if link.isExpired(at: now) {
             throw LinksError.linkExpired("this link has expired")
         }
         let token = try await Clicks.record(Clicks.Visit(kind: "open", platform: body.platform, osVersion: nil,

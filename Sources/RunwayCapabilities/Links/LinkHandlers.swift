@@ -56,7 +56,7 @@ struct LinkHandlers: Sendable {
         let (link, response) = try await IdempotencyClaim.write(services.store, context, { db -> LinkRecord in
             guard var link = try LinkRecord.find(db, id: id) else { throw RequestError.notFound("no link \(id)") }
             try principal.requireWorkspace(link.workspaceId)
-            change.apply(to: &link)
+            try change.apply(to: &link)
             link.updatedAt = now
             try link.update(db)
             return link

@@ -1,3 +1,4 @@
+import Foundation
 import LinkRunwayAPI
 import RunwayJSON
 import RunwayKit
@@ -33,18 +34,36 @@ struct LinkImport {
             differs = { $0[keyPath: path] != $1[keyPath: path] }
             copy = { $0[keyPath: path] = $1[keyPath: path] }
         }
+
+        /// The metadata, compared as JSON rather than as text: PostgreSQL writes the JSON it changed in its own layout
+        /// (step 0030 moved `utm` out of the metadata).
+        static let metadata = DefinedField(name: "metadata", differs: { decoded($0.metadata) != decoded($1.metadata) },
+                                           copy: { $0.metadata = $1.metadata })
+
+        private init(name: String, differs: @escaping @Sendable (LinkRecord, LinkRecord) -> Bool,
+                     copy: @escaping @Sendable (inout LinkRecord, LinkRecord) -> Void) {
+            self.name = name
+            self.differs = differs
+            self.copy = copy
+        }
+
+        private static func decoded(_ text: String?) -> [String: JSONLiteral]? {
+            text.flatMap { try? JSONDecoder().decode([String: JSONLiteral].self, from: Data($0.utf8)) }
+        }
     }
 
     /// Everything a row sets, by its name in the API; `enabled` is not among them, so an import never turns a link on
     /// or off.
     static let definedFields: [DefinedField] = [
-        DefinedField("appId", \.appId), DefinedField("appPath", \.appPath), DefinedField("metadata", \.metadata),
+        DefinedField("appId", \.appId), DefinedField("appPath", \.appPath), .metadata,
         DefinedField("destinations.ios.appStoreId", \.iosAppStoreId), DefinedField("destinations.ios.url", \.iosURL),
         DefinedField("destinations.android.url", \.androidURL), DefinedField("destinations.web", \.webURL),
         DefinedField("campaign", \.campaign), DefinedField("channel", \.channel), DefinedField("feature", \.feature),
         DefinedField("preview.title", \.previewTitle), DefinedField("preview.description", \.previewDescription),
         DefinedField("preview.imageUrl", \.previewImageURL), DefinedField("interstitial", \.interstitial),
-        DefinedField("passQuery", \.passQuery), DefinedField("expiresAt", \.expiresAt),
+        DefinedField("passQuery", \.passQuery), DefinedField("expiresAt", \.expiresAt), DefinedField("rules", \.rules),
+        DefinedField("variants", \.variants), DefinedField("startsAt", \.startsAt), DefinedField("clickLimit", \.clickLimit),
+        DefinedField("fallbacks", \.fallbacks), DefinedField("utm", \.utm),
     ]
 
     /// The names of the fields in which `existing` differs from what a row wants.

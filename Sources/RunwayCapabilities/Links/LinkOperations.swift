@@ -64,7 +64,8 @@ extension Operation {
     static let resolveLink = Operation(
         id: "resolveLink", summary: "The app was opened by a link: its in-app path and metadata, and a recorded open",
         tag: "Client", access: Access.client, requestSchema: .of(ResolveRequest.self),
-        responses: [.json(200, ResolvedLink.self, "The link."), .json(404, ErrorBody.self, "link_not_found"), .json(410, ErrorBody.self, "link_expired")],
+        responses: [.json(200, ResolvedLink.self, "The link (its rules and click limit are for redirects, not for the app)."),
+                    .json(404, ErrorBody.self, "link_not_found, also before the link's start"), .json(410, ErrorBody.self, "link_expired")],
         maxBodyBytes: 8 * 1024, rateLimited: true)
 
     static let createShare = Operation(
@@ -100,12 +101,13 @@ extension Operation {
                                    .json(404, ErrorBody.self, "Not a link domain, or no Android app configured.")])
 
     static let followLink = Operation(
-        id: "followLink", summary: "Follow a link: records the click, then sends the device where it belongs", tag: "Link domains",
-        access: .open, responses: [
-            ResponseDoc(status: 302, description: "To the App Store, the store, the web page or the link's destination."),
+        id: "followLink",
+        summary: "Follow a link: the first of its rules that holds (or its default) decides, the click is recorded with its variant, then the device is sent where it belongs",
+        tag: "Link domains", access: .open, responses: [
+            ResponseDoc(status: 302, description: "To the rule's or variant's URL, the App Store, the store, the web page, or a fallback (before the start, after expiry, over the click limit)."),
             ResponseDoc(status: 200, description: "A preview page for crawlers, or the branded interstitial.", contentType: "text/html"),
-            ResponseDoc(status: 404, description: "Unknown or disabled link (HTML), or a Host that is not a link domain (JSON).",
+            ResponseDoc(status: 404, description: "Unknown, disabled or not yet started link (HTML), or a Host that is not a link domain (JSON).",
                         contentType: "text/html", orJSONError: true),
-            ResponseDoc(status: 410, description: "The link has expired.", contentType: "text/html"),
+            ResponseDoc(status: 410, description: "The link has expired or reached its click limit, and has no fallback for it.", contentType: "text/html"),
         ])
 }

@@ -35,6 +35,11 @@ enum LinkPages {
         return page(status: 410, title: "Link expired", body: "<h1>This link has expired</h1>\(more)")
     }
 
+    static func overLimit(fallback: String?) -> HTTPResponse {
+        let more = fallback.map { "<a class=\"button\" href=\"\(escape($0))\">Continue</a>" } ?? ""
+        return page(status: 410, title: "Link no longer available", body: "<h1>This link is no longer available</h1>\(more)")
+    }
+
     static func noDestination() -> HTTPResponse {
         page(status: 404, title: "Not available", body: "<h1>Not available on this device</h1><p>Open this link on a phone.</p>")
     }

@@ -31,11 +31,21 @@ struct LinkRecord: Sendable, Equatable {
     var referrerInstallId: String?
     var createdAt: Int64
     var updatedAt: Int64
+    /// Ordered rules and the default's variants (`LinkRouting` is what redirects evaluate).
+    var rules: [LinkRule] = []
+    var variants: [LinkVariant] = []
+    var startsAt: Int64?
+    var clickLimit: Int64?
+    var fallbacks = LinkFallbacks()
+    var utm = LinkUTM()
+    /// The rules, variants, destinations and UTM parameters compiled, made when the record is read from its row.
+    private(set) var routing = CompiledRouting()
 
     static let columns = """
         id, workspace_id, app_id, kind, domain, path, app_path, metadata, ios_app_store_id, ios_url, android_url, web_url,
         campaign, channel, feature, preview_title, preview_description, preview_image_url, interstitial, pass_query,
-        enabled, expires_at, referrer_install_id, created_at, updated_at
+        enabled, expires_at, referrer_install_id, created_at, updated_at, rules, variants, starts_at, click_limit,
+        fallback_before_start, fallback_expired, fallback_over_limit, utm_source, utm_medium, utm_campaign, utm_term, utm_content
         """
 
     /// Paths match without regard to case.
@@ -53,6 +63,8 @@ struct LinkRecord: Sendable, Equatable {
     func url(_ services: ServerServices) -> String { url(localPort: services.listening.port) }
 
     func isExpired(at milliseconds: Int64) -> Bool { expiresAt.map { $0 <= milliseconds } ?? false }
+
+    func hasStarted(at milliseconds: Int64) -> Bool { startsAt.map { $0 <= milliseconds } ?? true }
 
     init(id: String, workspaceId: String, appId: String?, kind: String, domain: String, path: String, createdAt: Int64) {
         self.id = id
@@ -94,6 +106,30 @@ struct LinkRecord: Sendable, Equatable {
         referrerInstallId = try row.optionalString("referrer_install_id")
         createdAt = try row.int("created_at")
         updatedAt = try row.int("updated_at")
+        rules = try row.optionalString("rules").map { try Self.decoder.decode([LinkRule].self, from: Data($0.utf8)) } ?? []
+        variants = try row.optionalString("variants").map { try Self.decoder.decode([LinkVariant].self, from: Data($0.utf8)) } ?? []
+        startsAt = try row.optionalInt("starts_at")
+        clickLimit = try row.optionalInt("click_limit")
+        fallbacks = LinkFallbacks(beforeStart: try row.optionalString("fallback_before_start"), expired: try row.optionalString("fallback_expired"),
+                                  overLimit: try row.optionalString("fallback_over_limit"))
+        utm = LinkUTM(source: try row.optionalString("utm_source"), medium: try row.optionalString("utm_medium"),
+                      campaign: try row.optionalString("utm_campaign"), term: try row.optionalString("utm_term"),
+                      content: try row.optionalString("utm_content"))
+        compile()
+    }
+
+    /// Compiles the routing again from the fields (done when read from a row; a record changed in memory is written,
+    /// and read again before any redirect follows it).
+    mutating func compile() { routing = CompiledRouting(LinkRouting(self)) }
+
+    private static let decoder = JSONDecoder()
+
+    /// A list as stored: JSON with sorted keys, or NULL when empty.
+    static func stored<T: Encodable>(_ list: [T]) -> String? {
+        guard !list.isEmpty else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(list)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Inserts the row; with `unlessTaken`, a domain and path another link holds leave it out instead of failing the
@@ -105,7 +141,9 @@ struct LinkRecord: Sendable, Equatable {
             VALUES (\(id), \(workspaceId), \(appId), \(kind), \(domain), \(path), \(appPath), \(metadata), \(iosAppStoreId),
                     \(iosURL), \(androidURL), \(webURL), \(campaign), \(channel), \(feature), \(previewTitle),
                     \(previewDescription), \(previewImageURL), \(interstitial), \(passQuery), \(enabled), \(expiresAt),
-                    \(referrerInstallId), \(createdAt), \(updatedAt), \(Self.key(path)))
+                    \(referrerInstallId), \(createdAt), \(updatedAt), \(Self.stored(rules)), \(Self.stored(variants)), \(startsAt),
+                    \(clickLimit), \(fallbacks.beforeStart), \(fallbacks.expired), \(fallbacks.overLimit), \(utm.source), \(utm.medium),
+                    \(utm.campaign), \(utm.term), \(utm.content), \(Self.key(path)))
             """
         return try db.execute(unlessTaken ? insert + " ON CONFLICT DO NOTHING" : insert) == 1
     }
@@ -117,7 +155,10 @@ struct LinkRecord: Sendable, Equatable {
                 channel = \(channel), feature = \(feature), preview_title = \(previewTitle),
                 preview_description = \(previewDescription), preview_image_url = \(previewImageURL),
                 interstitial = \(interstitial), pass_query = \(passQuery), enabled = \(enabled), expires_at = \(expiresAt),
-                updated_at = \(updatedAt)
+                updated_at = \(updatedAt), rules = \(Self.stored(rules)), variants = \(Self.stored(variants)), starts_at = \(startsAt),
+                click_limit = \(clickLimit), fallback_before_start = \(fallbacks.beforeStart), fallback_expired = \(fallbacks.expired),
+                fallback_over_limit = \(fallbacks.overLimit), utm_source = \(utm.source), utm_medium = \(utm.medium),
+                utm_campaign = \(utm.campaign), utm_term = \(utm.term), utm_content = \(utm.content)
             WHERE id = \(id)
             """)
     }
@@ -152,7 +193,19 @@ struct LinkRecord: Sendable, Equatable {
                     appPath: appPath, metadata: decodedMetadata, destinations: destinations,
                     campaign: campaign, channel: channel, feature: feature, preview: preview, interstitial: interstitial,
                     passQuery: passQuery, enabled: enabled, expiresAt: expiresAt.map(Timestamp.iso),
-                    referrerInstallId: referrerInstallId, createdAt: Timestamp.iso(createdAt), updatedAt: Timestamp.iso(updatedAt))
+                    referrerInstallId: referrerInstallId, rules: rules.isEmpty ? nil : rules, variants: variants.isEmpty ? nil : variants,
+                    startsAt: startsAt.map(Timestamp.iso), clickLimit: clickLimit.map { Int($0) },
+                    fallbacks: fallbacks == LinkFallbacks() ? nil : fallbacks, utm: utm == LinkUTM() ? nil : utm,
+                    createdAt: Timestamp.iso(createdAt), updatedAt: Timestamp.iso(updatedAt))
+    }
+
+    /// The record as it shows a variant's preview: each of its fields instead of the link's own.
+    func showing(_ preview: LinkPreview) -> LinkRecord {
+        var shown = self
+        shown.previewTitle = preview.title ?? previewTitle
+        shown.previewDescription = preview.description ?? previewDescription
+        shown.previewImageURL = preview.imageUrl ?? previewImageURL
+        return shown
     }
 
     /// Copies the destinations and preview of a request.

@@ -70,14 +70,14 @@ package enum LinkValidate {
     }
 
     /// Preview text: up to 300 characters; image as an https URL.
-    static func preview(_ value: LinkPreview?) throws -> LinkPreview? {
+    static func preview(_ value: LinkPreview?, field prefix: String = "preview") throws -> LinkPreview? {
         guard let value else { return nil }
-        for (field, text) in [("preview.title", value.title), ("preview.description", value.description)] {
+        for (field, text) in [(prefix + ".title", value.title), (prefix + ".description", value.description)] {
             if let text, text.count > 300 || text.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\n" }) {
                 throw RequestError.invalidField(field, "must be at most 300 characters without control characters")
             }
         }
-        _ = try httpsURL(value.imageUrl, field: "preview.imageUrl")
+        _ = try httpsURL(value.imageUrl, field: prefix + ".imageUrl")
         return value
     }
 
@@ -112,6 +112,7 @@ struct LinkDraft: Sendable {
     let preview: LinkPreview?
     let interstitial: Bool, passQuery: Bool
     let expiresAt: Int64?
+    let routing: LinkRoutingFields
 
     init(_ body: CreateLinkRequest) throws {
         appPath = try LinkValidate.appPath(body.appPath)
@@ -124,9 +125,13 @@ struct LinkDraft: Sendable {
         interstitial = body.interstitial ?? false
         passQuery = body.passQuery ?? false
         expiresAt = try Validate.timestamp(body.expiresAt, field: "expiresAt")
+        routing = try LinkRoutingFields(rules: body.rules, variants: body.variants, startsAt: body.startsAt, clickLimit: body.clickLimit,
+                                        fallbacks: body.fallbacks, utm: body.utm)
+        try LinkValidate.schedule(startsAt: routing.startsAt, expiresAt: expiresAt)
     }
 
     func apply(to link: inout LinkRecord) {
+        routing.apply(to: &link, replacingAll: true)
         link.appPath = appPath
         link.metadata = metadata
         link.apply(destinations: destinations, preview: preview)
@@ -148,6 +153,7 @@ struct LinkChange: Sendable {
     let preview: LinkPreview?
     let interstitial: Bool?, passQuery: Bool?, enabled: Bool?
     let expiresAt: Int64?
+    let routing: LinkRoutingFields
 
     init(_ body: UpdateLinkRequest) throws {
         appPath = try LinkValidate.appPath(body.appPath)
@@ -161,9 +167,13 @@ struct LinkChange: Sendable {
         passQuery = body.passQuery
         enabled = body.enabled
         expiresAt = try Validate.timestamp(body.expiresAt, field: "expiresAt")
+        routing = try LinkRoutingFields(rules: body.rules, variants: body.variants, startsAt: body.startsAt, clickLimit: body.clickLimit,
+                                        fallbacks: body.fallbacks, utm: body.utm)
     }
 
-    func apply(to link: inout LinkRecord) {
+    /// Applies the change; a start the change leaves after the expiry is refused.
+    func apply(to link: inout LinkRecord) throws {
+        routing.apply(to: &link, replacingAll: false)
         if let appPath { link.appPath = appPath }
         if let metadata { link.metadata = metadata }
         if let destinations {
@@ -178,5 +188,36 @@ struct LinkChange: Sendable {
         if let passQuery { link.passQuery = passQuery }
         if let enabled { link.enabled = enabled }
         if let expiresAt { link.expiresAt = expiresAt }
+        try LinkValidate.schedule(startsAt: link.startsAt, expiresAt: link.expiresAt)
+    }
+}
+
+/// The validated routing fields of a create or update request.
+struct LinkRoutingFields: Sendable {
+    let rules: [LinkRule]?
+    let variants: [LinkVariant]?
+    let startsAt: Int64?
+    /// 0 removes the limit.
+    let clickLimit: Int64?
+    let fallbacks: LinkFallbacks?
+    let utm: LinkUTM?
+
+    init(rules: [LinkRule]?, variants: [LinkVariant]?, startsAt: String?, clickLimit: Int?, fallbacks: LinkFallbacks?, utm: LinkUTM?) throws {
+        self.rules = try LinkValidate.rules(rules)
+        self.variants = try variants.map { try LinkValidate.variants($0) }
+        self.startsAt = try Validate.timestamp(startsAt, field: "startsAt")
+        self.clickLimit = try LinkValidate.clickLimit(clickLimit)
+        self.fallbacks = try LinkValidate.fallbacks(fallbacks)
+        self.utm = try LinkValidate.utm(utm)
+    }
+
+    /// Sets what was given; with `replacingAll` (a create or an import row, the whole definition) the rest is cleared.
+    func apply(to link: inout LinkRecord, replacingAll: Bool) {
+        if let rules { link.rules = rules } else if replacingAll { link.rules = [] }
+        if let variants { link.variants = variants } else if replacingAll { link.variants = [] }
+        if let startsAt { link.startsAt = startsAt } else if replacingAll { link.startsAt = nil }
+        if let clickLimit { link.clickLimit = clickLimit == 0 ? nil : clickLimit } else if replacingAll { link.clickLimit = nil }
+        if let fallbacks { link.fallbacks = fallbacks } else if replacingAll { link.fallbacks = LinkFallbacks() }
+        if let utm { link.utm = utm } else if replacingAll { link.utm = LinkUTM() }
     }
 }

@@ -12,6 +12,7 @@ package struct LinksCapability: Capability {
     package func routes(_ services: ServerServices) -> [Route] {
         Clicks.declareMetrics(services.metrics)
         AutomatedVisits.declareMetrics(services.metrics)
+        LinkGates.declareMetrics(services.metrics)
         let domains = DomainHandlers(services: services)
         let links = LinkHandlers(services: services)
         let imports = LinkImportHandlers(services: services)
@@ -67,7 +68,8 @@ package struct LinksCapability: Capability {
         export.visits = try visits.map { row in
             StoredVisit(token: try row.string("token"), kind: try row.string("kind"), linkId: try row.string("link_id"), platform: try row.string("platform"),
                         osVersion: try row.optionalString("os_version"), referrerHost: try row.optionalString("referrer_host"),
-                        createdAt: Timestamp.iso(try row.int("created_at")))
+                        variant: try row.optionalString("variant"), country: try row.optionalString("country"),
+                        qr: try row.bool("qr") ? true : nil, createdAt: Timestamp.iso(try row.int("created_at")))
         }
         export.referralCodes = try db.query("SELECT * FROM referral_codes WHERE app_id = \(install.appId) AND install_id = \(install.installId)")
             .map(LinkRows.referralCode)

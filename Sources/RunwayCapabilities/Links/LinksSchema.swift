@@ -32,7 +32,37 @@ enum LinksSchema {
             );
             CREATE INDEX link_automated_visits_by_workspace ON link_automated_visits (workspace_id, day);
             """),
+        // A link's rules and variants (JSON, compiled when the link is read), its start, click limit and fallbacks, and
+        // its UTM parameters as fields of their own: those the import kept in metadata.utm move there. A click records
+        // its variant, the country of its address (never the address) and whether it came from the link's QR code.
+        Migration(id: "0030_link_routing", sqlite: routingSQL + LinkUTMMove.sqlite, postgres: routingSQL + LinkUTMMove.postgres),
+        // How many clicks of a capped link the processes have reserved between them (ClickAllowances).
+        Migration(id: "0032_link_click_allowances", sql: """
+            CREATE TABLE link_click_allowances (
+                link_id TEXT PRIMARY KEY,
+                reserved BIGINT NOT NULL
+            );
+            """),
     ]
+
+    static let routingSQL = """
+        ALTER TABLE links ADD COLUMN rules TEXT;
+        ALTER TABLE links ADD COLUMN variants TEXT;
+        ALTER TABLE links ADD COLUMN starts_at BIGINT;
+        ALTER TABLE links ADD COLUMN click_limit BIGINT;
+        ALTER TABLE links ADD COLUMN fallback_before_start TEXT;
+        ALTER TABLE links ADD COLUMN fallback_expired TEXT;
+        ALTER TABLE links ADD COLUMN fallback_over_limit TEXT;
+        ALTER TABLE links ADD COLUMN utm_source TEXT;
+        ALTER TABLE links ADD COLUMN utm_medium TEXT;
+        ALTER TABLE links ADD COLUMN utm_campaign TEXT;
+        ALTER TABLE links ADD COLUMN utm_term TEXT;
+        ALTER TABLE links ADD COLUMN utm_content TEXT;
+        ALTER TABLE clicks ADD COLUMN variant TEXT;
+        ALTER TABLE clicks ADD COLUMN country TEXT;
+        ALTER TABLE clicks ADD COLUMN qr BIGINT NOT NULL DEFAULT 0;
+
+        """
 
     /// Link domains, links, clicks (append-only, partitioned by time on PostgreSQL), the daily keys of address
     /// hashes, referral codes, and Android app identity for assetlinks.json.

@@ -47,7 +47,8 @@ struct QRHandlers: Sendable {
         } catch let refusal as QRStyle.Refusal {
             throw QRError.colours(refusal)
         }
-        let code = try QRCode(text: link.url(services), correction: style.correction(requested: requested))
+        // The code's URL carries the QR marker, so a scan is told apart from a tap on the click and in reports.
+        let code = try QRCode(text: link.url(services) + "?\(LinkRouting.qrMarker)=1", correction: style.correction(requested: requested))
         return (code, style, size)
     }
 

@@ -24,11 +24,19 @@ struct RedirectHandlers: Sendable {
         let found = path.isEmpty ? nil : try await services.links.link(domain: domain.hostname, path: path)
         guard let link = Self.usable(found, on: domain) else { return LinkPages.notFound() }
         let app = try await link.appId.asyncMap { try await services.links.app(id: $0) } ?? nil
-        switch plan(request, link: link, app: app) {
-        case .answer(let response):
-            return response
-        case .click(let visit, let respond):
-            return respond(try await Clicks.record(visit, of: link, services: services))
+        var limitChecked = false
+        while true {
+            switch plan(request, link: link, app: app, limitChecked: limitChecked) {
+            case .answer(let response):
+                return response
+            case .click(let visit, let respond):
+                return respond(try await Clicks.record(visit, of: link, services: services))
+            case .reserveClicks:
+                try await services.clickAllowances.reserve(link)
+            case .checkClickLimit:
+                _ = try await services.clickAllowances.learn(link)
+                limitChecked = true
+            }
         }
     }
 
@@ -54,8 +62,13 @@ struct RedirectHandlers: Sendable {
         switch plan(request, link: link, app: app) {
         case .answer(let response):
             return response
+        case .reserveClicks, .checkClickLimit:
+            return nil
         case .click(let visit, let respond):
-            guard let click = Clicks.prepareFromCache(visit, of: link, services: services) else { return nil }
+            guard let click = Clicks.prepareFromCache(visit, of: link, services: services) else {
+                services.clickAllowances.giveBack(link)
+                return nil
+            }
             var response = respond(click.token)
             response.release = ResponseRelease { response, done in
                 // Answered off the writer's thread (the store hands a commit's completions over together).
@@ -78,60 +91,68 @@ struct RedirectHandlers: Sendable {
         return link
     }
 
-    /// What following a link comes to, once the link and its app are known: an answer, or a click to store first and
-    /// the answer to give with its token.
+    /// What following a link comes to, once the link and its app are known: an answer, a click to store first and
+    /// the answer to give with its token, or, for a capped link, places to reserve (a click) or the limit to read
+    /// (HEAD and prefetches, which take none) before it can say.
     enum Plan {
         case answer(HTTPResponse)
         case click(Clicks.Visit, respond: @Sendable (String) -> HTTPResponse)
+        case reserveClicks
+        case checkClickLimit
     }
 
-    func plan(_ request: HTTPRequest, link: LinkRecord, app: App?) -> Plan {
-        if link.isExpired(at: services.clock.nowMilliseconds()) { return .answer(LinkPages.expired(fallback: link.webURL)) }
+    /// The order of precedence is docs/links.md's table: a link not yet started or expired, then previews and bots,
+    /// then the rules' choice for everyone else, HEAD and prefetches answered without a click, then the click limit.
+    /// `limitChecked`: the store was just read for the click limit, so HEAD and prefetches answer what this process now knows.
+    func plan(_ request: HTTPRequest, link: LinkRecord, app: App?, limitChecked: Bool = false) -> Plan {
+        let now = services.clock.nowMilliseconds()
+        if let closed = LinkGates.closed(link, at: now, metrics: services.metrics) { return .answer(closed) }
         let appStore = (link.iosAppStoreId ?? app?.appStoreId).map { "https://apps.apple.com/app/id\($0)" }
         let automated = services.automatedClients
-        let client = automated.classify(request.headers["User-Agent"])
+        let userAgent = request.headers["User-Agent"]
+        let client = automated.classify(userAgent)
+        let routing = link.routing.value ?? LinkRouting(link)
+        var facts = RequestFacts(client: client, userAgent: userAgent, acceptLanguage: request.headers["Accept-Language"],
+                                 address: request.remoteAddress, countries: services.countries, now: now)
+        var random = SystemRandomNumberGenerator()
+        let choice = routing.choose(&facts, random: &random)
+        let shown = choice.variant?.preview.map { link.showing($0) } ?? link
         if case .crawler(let token) = client {
             services.metrics.increment("linkrunway_link_previews_total")
             AutomatedVisits.count(automated.kind(of: token), agent: token, link: link, services: services)
-            return .answer(LinkPages.preview(link: link, url: link.url(services), appName: app?.name, target: link.webURL ?? appStore))
+            return .answer(LinkPages.preview(link: shown, url: link.url(services), appName: app?.name,
+                                             target: choice.destination?.tagged ?? routing.web?.tagged ?? appStore))
         }
-        let (target, interstitialStore, web) = Self.destination(link: link, appStore: appStore, client: client,
-                                                                query: link.passQuery ? request.query : [])
+        let query = link.passQuery ? request.query.filter { $0.name != LinkRouting.qrMarker } : []
+        let (target, interstitialStore, web) = routing.target(choice, client: client, appStore: appStore, interstitial: link.interstitial, query: query)
         guard let target else { return .answer(LinkPages.noDestination()) }
         // HEAD asks what would happen without it happening, and a prefetch may never be followed: the same answer, no
         // click (so no click id on the page), counted as a bot or a preview.
         let prefetch = AutomatedClients.isPrefetch(purpose: request.headers["Purpose"], secPurpose: request.headers["Sec-Purpose"])
         guard request.method != "HEAD" && !prefetch else {
+            let limit = link.clickLimit == nil ? .granted : services.clickAllowances.peek(link)
+            if limit == .unknown && !limitChecked { return .checkClickLimit }
             AutomatedVisits.count(prefetch ? .preview : .bot, agent: prefetch ? AutomatedVisits.prefetchAgent : AutomatedVisits.headAgent,
                                   link: link, services: services)
+            if limit == .exhausted { return .answer(LinkGates.overLimit(link, metrics: services.metrics)) }
             guard let store = interstitialStore else { return .answer(Self.redirect(to: target)) }
-            return .answer(LinkPages.interstitial(link: link, appName: app?.name, appStore: store, web: web, signedClickId: ""))
+            return .answer(LinkPages.interstitial(link: shown, appName: app?.name, appStore: store, web: web, signedClickId: ""))
+        }
+        switch link.clickLimit == nil ? .granted : services.clickAllowances.take(link) {
+        case .granted: break
+        case .exhausted: return .answer(LinkGates.overLimit(link, metrics: services.metrics))
+        case .unknown: return .reserveClicks
         }
         let visit = Clicks.Visit(kind: "click", platform: client.platform, osVersion: client.osVersion, address: request.remoteAddress,
-                                 referrerHost: request.referrerHost, installId: nil)
+                                 referrerHost: request.referrerHost, installId: nil, variant: choice.variant?.name, country: facts.country,
+                                 qr: request.queryValue(LinkRouting.qrMarker) == "1")
         let appName = app?.name
         return .click(visit) { token in
             if let store = interstitialStore {
-                return LinkPages.interstitial(link: link, appName: appName, appStore: store, web: web,
+                return LinkPages.interstitial(link: shown, appName: appName, appStore: store, web: web,
                                               signedClickId: Clicks.signedClickId(token: token, link: link, services: services))
             }
             return Self.redirect(to: target)
-        }
-    }
-
-    /// Where a device goes: the target of the redirect, the App Store URL when the interstitial shows instead, and
-    /// the web page (with the query when the link passes it on).
-    static func destination(link: LinkRecord, appStore: String?, client: ClientClass,
-                            query: [(name: String, value: String)]) -> (target: String?, interstitialStore: String?, web: String?) {
-        let web = link.webURL.map { appendingQuery($0, query) }
-        switch client {
-        case .ios:
-            let store = link.interstitial ? (link.iosURL ?? appStore) : nil
-            return (link.iosURL.map { appendingQuery($0, query) } ?? appStore ?? web, store, web)
-        case .android:
-            return (link.androidURL.map { appendingQuery($0, query) } ?? web, nil, web)
-        case .desktop, .crawler:
-            return (web ?? appStore, nil, web)
         }
     }
 

@@ -12,6 +12,7 @@ struct LinkForm {
     var metadata: [String: JSONLiteral]?
     var expiresAt: String?
     var interstitial = false, passQuery = false
+    var routing = LinkRoutingForm()
 
     /// Form controls and the API fields their errors come back under.
     static let fields: [String: String?] = [
@@ -59,7 +60,15 @@ struct LinkForm {
         }
         link.interstitial = form["interstitial"] == "on"
         link.passQuery = form["passQuery"] == "on"
-        return (link, problems)
+        let (routing, routingProblems) = LinkRoutingForm.read(form, format: format)
+        link.routing = routing
+        return (link, problems + routingProblems)
+    }
+
+    /// The API's refusal beside the control it names (a rule's field beside its row).
+    func problem(_ error: ConsoleAPIError) -> FormProblem {
+        guard let field = error.field, let control = routing.control(for: field) else { return FormProblem(error, fields: Self.fields) }
+        return FormProblem(fieldId: control, message: error.message)
     }
 
     /// The form's values for an existing link.
@@ -76,7 +85,7 @@ struct LinkForm {
         }
         if link.interstitial { values["interstitial"] = "on" }
         if link.passQuery { values["passQuery"] = "on" }
-        return values
+        return values.merging(LinkRoutingForm.values(of: link, format: format)) { $1 }
     }
 
     /// The controls every link has (the create form adds domain, app and path before them).
@@ -111,6 +120,7 @@ struct LinkForm {
             \(check("interstitial", "show a page that opens the app or the store (instead of redirecting at once)"))
             \(check("passQuery", "pass the link's query string on to the destination"))
             </fieldset>
+            \(LinkRoutingForm.controls(values, problems: problems, zone: zone))
             """
     }
 

@@ -14,6 +14,7 @@ enum ConsoleLinkPages {
     /// The raw values a form sent, to show again beside its problems.
     static func typed(_ form: FormFields) -> [String: String] {
         Dictionary(uniqueKeysWithValues: (Array(LinkForm.fields.keys) + ["interstitial", "passQuery", "enabled"]).map { ($0, form[$0] ?? "") })
+            .merging(LinkRoutingForm.typed(form)) { $1 }
     }
 
     static func listPage(_ context: ConsoleContext, values: [String: String], problems: [FormProblem]) async throws -> ConsolePage {
@@ -91,11 +92,18 @@ enum ConsoleLinkPages {
             request.expiresAt = fields.expiresAt
             request.interstitial = fields.interstitial
             request.passQuery = fields.passQuery
+            let routing = fields.routing
+            request.rules = routing.rules.isEmpty ? nil : routing.rules
+            request.variants = routing.variants.isEmpty ? nil : routing.variants
+            request.startsAt = routing.startsAt
+            request.clickLimit = routing.clickLimit
+            request.fallbacks = routing.fallbacks == LinkFallbacks() ? nil : routing.fallbacks
+            request.utm = routing.utm == LinkUTM() ? nil : routing.utm
             do {
                 let link = try await context.api.send(.POST, "/v1/links", request, as: Link.self)
                 return .redirect(context.link("/console/links/\(link.id)", [("notice", "Link created: \(link.url)")]))
             } catch let error as ConsoleAPIError where error.status == 400 || error.status == 409 || error.status == 422 {
-                problems = [FormProblem(error, fields: LinkForm.fields)]
+                problems = [fields.problem(error)]
             }
         }
         return .page(try await listPage(context, values: typed(form), problems: problems))
@@ -167,11 +175,19 @@ enum ConsoleLinkPages {
             change.interstitial = fields.interstitial
             change.passQuery = fields.passQuery
             change.enabled = form["enabled"] != "off"
+            // The form is the whole routing: what it leaves empty is removed (a start, like an expiry, is only moved).
+            let routing = fields.routing
+            change.rules = routing.rules
+            change.variants = routing.variants
+            change.startsAt = routing.startsAt
+            change.clickLimit = routing.clickLimit ?? 0
+            change.fallbacks = routing.fallbacks
+            change.utm = routing.utm
             do {
                 _ = try await context.api.send(.PATCH, "/v1/links/\(link.id)", change, as: Link.self)
                 return .redirect(context.link("/console/links/\(link.id)", [("notice", "Saved.")]))
             } catch let error as ConsoleAPIError where error.status == 400 || error.status == 422 {
-                problems = [FormProblem(error, fields: LinkForm.fields)]
+                problems = [fields.problem(error)]
             }
         }
         return .page(try await detailPage(context, link: link, values: typed(form), problems: problems))

@@ -46,7 +46,7 @@ struct ImportFileTests {
         #expect(throws: ImportFileError.self) { try table.fields(CSVTable.Record(line: 9, cells: ["1", "2", "3"])) }
     }
 
-    @Test("our columns: every column reaches its field, utm_* go to metadata.utm, bad cells are the row's problem, unknown columns the file's")
+    @Test("our columns: every column reaches its field, utm_* to the link's UTM parameters, bad cells are the row's problem, unknown columns the file's")
     func linkrunwayColumns() throws {
         let rows = try ImportFormat.linkrunway.rows(SampleExports.linkrunway)
         #expect(rows.map(\.line) == [2, 3, 4])
@@ -56,8 +56,9 @@ struct ImportFileTests {
         #expect(summer.destinations?.android?.url == "https://play.google.com/store/apps/details?id=com.example")
         #expect(summer.preview == LinkPreview(title: "Summer, at last", description: "Big \"summer\" sale", imageUrl: "https://example.com/s.png"))
         #expect(summer.expiresAt == "2027-01-01T00:00:00Z" && summer.interstitial == true)
-        #expect(summer.metadata == ["sku": .number(42), "utm": .object(["source": .string("newsletter")])])
-        #expect(rows[0].notes == ["utm_* kept in metadata.utm"])
+        #expect(summer.metadata == ["sku": .number(42)])
+        #expect(summer.utm == LinkUTM(source: "newsletter"))
+        #expect(rows[0].notes.isEmpty, "UTM parameters have fields of their own now")
         #expect(rows[1].link == nil && rows[1].problem?.contains("interstitial") == true)
         #expect(rows[2].problem?.contains("metadata") == true)
         #expect(throws: ImportFileError.self) { try ImportFormat.linkrunway.rows("path,webb\nx,https://example.com\n") }
@@ -77,8 +78,9 @@ struct ImportFileTests {
         #expect(summer.interstitial == true, "without efr=1 Dynamic Links showed a page first")
         #expect(summer.campaign == "summer24")
         #expect(summer.metadata?["link"] == .string("https://example.com/promo/summer?ref=fdl"))
-        #expect(summer.metadata?["utm"] == .object(["source": .string("newsletter"), "medium": .string("email"), "campaign": .string("summer24")]))
-        #expect(rows[0].notes == ["utm_* kept in metadata.utm", "name=Summer campaign: no field for a link's name"])
+        #expect(summer.metadata?["utm"] == nil)
+        #expect(summer.utm == LinkUTM(source: "newsletter", medium: "email", campaign: "summer24"))
+        #expect(rows[0].notes == ["name=Summer campaign: no field for a link's name"])
 
         let app = try #require(rows[1].link)
         #expect(app.destinations?.web == "https://example.com/open", "no ofl: desktops opened the deep link")

@@ -30,7 +30,7 @@ struct QRLogoTests {
         #expect(picture.status == 200 && picture.headers["Content-Type"] == "image/png")
         let directory = TemporaryDirectory(), file = directory.path("brand.png")
         try Data(picture.body).write(to: URL(fileURLWithPath: file))
-        #expect(try await QRDecodeTests.decode(file) == link.url)
+        #expect(try await QRDecodeTests.decode(file) == link.url + "?qr=1", "a scan carries the QR marker")
         let drawn = await server.admin.get("/v1/links/\(link.id)/qr.svg?logo=\(svg.id)&fg=264653")
         #expect(drawn.status == 200 && drawn.bodyText.contains("data:image/svg+xml;base64,") && drawn.bodyText.contains(##"fill="#264653""##))
 

@@ -222,6 +222,25 @@ struct CLILinkTests {
         #expect(changed.campaign == "july" && !changed.enabled)
         #expect(changed.destinations.web == "https://example.com/s")
         #expect(await run(["link", "list", "--campaign", "july"]).output.contains(link.id))
+
+        // Rules and variants from JSON files, the start, the limit, fallbacks and UTM values; update keeps what it is not given.
+        let rules = directory.path("rules.json"), variants = directory.path("variants.json")
+        try #"[{"when":{"countries":["fr"]},"url":"https://example.com/fr"}]"#.write(toFile: rules, atomically: true, encoding: .utf8)
+        try #"[{"name":"a","weight":1},{"name":"b","weight":3,"url":"https://example.com/b"}]"#.write(toFile: variants, atomically: true, encoding: .utf8)
+        let routed = await run(["link", "create", "--workspace", workspace.id, "--domain", "go.example.com", "--path", "routed", "--rules", rules,
+                                "--variants", variants, "--starts", "2026-01-01", "--click-limit", "100", "--fallback-over-limit", "https://example.com/full",
+                                "--utm-source", "poster", "--utm-medium", "print", "--json"])
+        let made = try JSONDecoder().decode(Link.self, from: Data(routed.output.utf8))
+        #expect(made.rules?.first?.when.countries == ["FR"] && made.variants?.map(\.name) == ["a", "b"], "\(routed.errors)")
+        #expect(made.startsAt == "2026-01-01T00:00:00.000Z" && made.clickLimit == 100 && made.fallbacks?.overLimit == "https://example.com/full")
+        let retagged = await run(["link", "update", made.id, "--utm-campaign", "summer", "--fallback-expired", "https://example.com/over", "--json"])
+        let kept = try JSONDecoder().decode(Link.self, from: Data(retagged.output.utf8))
+        #expect(kept.utm == LinkUTM(source: "poster", medium: "print", campaign: "summer"), "the UTM values not given are kept")
+        #expect(kept.fallbacks == LinkFallbacks(expired: "https://example.com/over", overLimit: "https://example.com/full"))
+        #expect(await run(["link", "show", made.id]).output.contains("utm_source=poster&utm_medium=print&utm_campaign=summer"))
+        try #"[{"wen":{},"url":"https://example.com/x"}]"#.write(toFile: rules, atomically: true, encoding: .utf8)
+        let misspelt = await run(["link", "update", made.id, "--rules", rules])
+        #expect(misspelt.status == 64 && misspelt.errors.contains("--rules"), "a misspelt key is refused before it reaches the server: \(misspelt.errors)")
         #expect(await run(["link", "show", link.id]).output.contains("/promo"))
         #expect(await run(["link", "disable", link.id]).status == 0)
 
@@ -229,11 +248,11 @@ struct CLILinkTests {
         let qr = await run(["link", "qr", link.id, "--out", png, "--size", "400"])
         #expect(qr.status == 0, "\(qr.errors)")
         let decoded = try await offloaded { try Subprocess.run("/usr/bin/env", ["zbarimg", "--raw", "-q", png]).stdout }
-        #expect(decoded.trimmingCharacters(in: .whitespacesAndNewlines) == "https://go.example.com/summer")
+        #expect(decoded.trimmingCharacters(in: .whitespacesAndNewlines) == "https://go.example.com/summer?qr=1", "a scan carries the QR marker")
         let branded = directory.path("summer-branded.png")
         #expect(await run(["link", "qr", link.id, "--out", branded, "--fg", "#1d3557", "--bg", "fefae0", "--size", "2048"]).status == 0)
         let brandedText = try await offloaded { try Subprocess.run("/usr/bin/env", ["zbarimg", "--raw", "-q", branded]).stdout }
-        #expect(brandedText.trimmingCharacters(in: .whitespacesAndNewlines) == "https://go.example.com/summer")
+        #expect(brandedText.trimmingCharacters(in: .whitespacesAndNewlines) == "https://go.example.com/summer?qr=1")
         let unreadable = await run(["link", "qr", link.id, "--out", branded, "--fg", "ffffff", "--bg", "000000"])
         #expect(unreadable.status == 1 && unreadable.errors.contains("low_contrast"), "\(unreadable.errors)")
         let svg = directory.path("summer.svg")

@@ -40,6 +40,10 @@ struct MigrationListTests {
         ("0026_qr_logos", "66ef945da04146246ac318c0f3f1a664ce5a645f1fd969a0ebc939bf1b07b549"),
         ("0027_link_automated_visits", "9f60231d44aea7b3832961d92fcfa100a8ba9a187b62964f704589bc54de750d"),
         ("0028_ad_placements", "a833d76f32432662ccd52408d19a42f7afb59f283752e6ab215dcfae3580a57b"),
+        ("0030_link_routing", "7911cda7c75be620a50db8c04b6da9281bb2fd432bf2d4b47136480790fa9bfd"),
+        ("0031_variant_attribution", "09b4bad84458d8bf2baf6eda51b03e29a8801224877467e8f4f3c7971b257cc4"),
+        ("0032_link_click_allowances", "742a48ca83861e73684168e8e56f08949e4b4ce03d931d70b01c6f607afcf83e"),
+        ("0040_clicks_by_install_partial", "d4f5a432970b7b04a76a039f631e26dd466eb4f65fc37fe9cd71387c68f4c034"),
     ]
 
     static func fingerprint(_ migration: Migration) -> String {

@@ -3,6 +3,7 @@ import LinkRunwayAPI
 @testable import RunwayCapabilities
 @testable import RunwayConsole
 import RunwayCrypto
+import RunwayGeo
 import RunwayHTTP
 import RunwayJSON
 @testable import RunwayKit
@@ -26,7 +27,7 @@ struct TestServer: Sendable {
                       appStoreRoot: Certificate? = nil, rateLimits: RateLimitSettings = RateLimitSettings(),
                       appleAdsTimeoutSeconds: Double = 10, outbound: OutboundPolicy = OutboundPolicy(),
                       metricsToken: String? = nil, dnsServer: TXTLookup.Server? = nil, appStoreAPIURL: String? = nil,
-                      extraAutomatedClients: [AutomatedClientPattern] = []) async throws -> TestServer {
+                      extraAutomatedClients: [AutomatedClientPattern] = [], countries: CountryDatabase? = nil) async throws -> TestServer {
         let location = try await backend.makeLocation()
         let metrics = MetricsRegistry()
         let store = try backend.open(location.url, StoreMetrics(metrics: metrics))
@@ -38,7 +39,7 @@ struct TestServer: Sendable {
                                       secrets: try await InstanceSecrets.load(store, box: box), appleAdsURL: appleAdsURL, appAttestRoot: appAttestRoot,
                                       appStoreRoot: appStoreRoot, appleAdsTimeoutSeconds: appleAdsTimeoutSeconds, outbound: outbound,
                                       metricsToken: metricsToken, secretBox: box, dnsServer: dnsServer, appStoreAPIURL: appStoreAPIURL,
-                                      extraAutomatedClients: extraAutomatedClients)
+                                      extraAutomatedClients: extraAutomatedClients, countries: countries)
         return TestServer(location: location, store: store, services: services,
                           application: ServerApplication.make(services, maxBodyBytes: maxBodyBytes, rateLimits: rateLimits),
                           adminKey: bootstrap.adminKey, defaultWorkspace: bootstrap.workspace, logs: logs)

@@ -1,0 +1,125 @@
+import Foundation
+import LinkRunwayAPI
+@testable import RunwayCapabilities
+import RunwayGeo
+import RunwayHTTP
+@testable import RunwayKit
+@testable import RunwayServer
+import RunwayStore
+import Testing
+
+@Suite("Link rules, variants and UTM")
+struct LinkRoutingTests {
+    /// A server with the test country database (203.0.113.0/24 is FR, 198.51.100.0/25 US, 198.51.100.128/25 CA).
+    static func server(_ backend: StoreBackend = .sqlite) async throws -> (TestServer, App) {
+        let folder = TemporaryDirectory()
+        let countries = try CountryDatabase(path: try CountryDatabaseTests.database(in: folder))
+        let server = try await TestServer.start(backend, countries: countries)
+        let app = try await server.createApp(in: server.defaultWorkspace.id)
+        return (server, app)
+    }
+
+    static let routed = #"""
+        "rules":[{"name":"France","when":{"countries":["fr","BE"]},"url":"https://example.com/fr"},
+                 {"when":{"platforms":["ios"],"osVersion":{"min":"17"}},"variants":[{"name":"store","weight":1},{"name":"page","weight":0,"url":"https://example.com/p"}]}],
+        "variants":[{"name":"a","weight":1,"preview":{"title":"A"}},{"name":"b","weight":0}],
+        "startsAt":"2020-01-01T00:00:00Z","clickLimit":1000,
+        "fallbacks":{"beforeStart":"https://example.com/soon","expired":"https://example.com/over","overLimit":"https://example.com/full"},
+        "utm":{"source":"newsletter","medium":"email"}
+        """#
+
+    @Test("rules, variants, start, click limit, fallbacks and UTM are fields of the link: created, read, listed, changed and removed", arguments: StoreBackend.all)
+    func fields(_ backend: StoreBackend) async throws {
+        let (server, _) = try await Self.server(backend)
+        let ws = server.defaultWorkspace.id
+        let link = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"routed","destinations":{"web":"https://example.com/w"},\#(Self.routed)}"#)
+        #expect(link.rules?.count == 2 && link.rules?[0].when.countries == ["FR", "BE"], "countries are kept upper case")
+        #expect(link.rules?[0].name == "France" && link.rules?[1].variants?.map(\.name) == ["store", "page"])
+        #expect(link.variants?.first?.preview?.title == "A" && link.startsAt == "2020-01-01T00:00:00.000Z" && link.clickLimit == 1000)
+        #expect(link.fallbacks == LinkFallbacks(beforeStart: "https://example.com/soon", expired: "https://example.com/over", overLimit: "https://example.com/full"))
+        #expect(link.utm == LinkUTM(source: "newsletter", medium: "email"))
+        #expect(try await server.admin.get("/v1/links/\(link.id)").decoded(Link.self) == link)
+        #expect(try await server.admin.get("/v1/links?q=routed").decoded(Page<Link>.self).items == [link])
+
+        let patch = #"{"rules":[{"when":{"devices":["tablet"]},"url":"https://example.com/tablet"}],"clickLimit":5,"utm":{"campaign":"fall"}}"#
+        let changed = try await server.admin.send("PATCH", "/v1/links/\(link.id)", body: Array(patch.utf8)).decoded(Link.self)
+        #expect(changed.rules == [LinkRule(when: LinkCondition(devices: ["tablet"]), url: "https://example.com/tablet")])
+        #expect(changed.clickLimit == 5 && changed.utm == LinkUTM(campaign: "fall"), "utm is replaced as a whole")
+        #expect(changed.variants == link.variants && changed.fallbacks == link.fallbacks, "what the change leaves out stays")
+        let removed = try await server.admin.send("PATCH", "/v1/links/\(link.id)",
+                                                  body: Array(#"{"rules":[],"variants":[],"clickLimit":0,"fallbacks":{},"utm":{}}"#.utf8)).decoded(Link.self)
+        #expect(removed.rules == nil && removed.variants == nil && removed.clickLimit == nil && removed.fallbacks == nil && removed.utm == nil)
+        #expect(removed.startsAt == link.startsAt)
+        let stored = try await server.store.read { try $0.first("SELECT rules, variants, utm_campaign FROM links WHERE id = \(link.id)")! }
+        #expect(try stored.optionalString("rules") == nil && stored.optionalString("variants") == nil && stored.optionalString("utm_campaign") == nil)
+        await server.stop()
+    }
+
+    @Test("bad routing fields are refused with invalid_field, named to the rule's index", arguments: [
+        (#""rules":[{"when":{},"url":"https://a.example"},{"when":{"countries":["FRA"]},"url":"https://b.example"}]"#, "rules[1].when.countries[0]"),
+        (#""rules":[{"when":{"platforms":["ios","windows"]},"url":"https://a.example"}]"#, "rules[0].when.platforms[1]"),
+        (#""rules":[{"when":{"platforms":[]},"url":"https://a.example"}]"#, "rules[0].when.platforms"),
+        (#""rules":[{"when":{"devices":["phone","phone"]},"url":"https://a.example"}]"#, "rules[0].when.devices"),
+        (#""rules":[{"when":{"languages":["english"]},"url":"https://a.example"}]"#, "rules[0].when.languages[0]"),
+        (#""rules":[{"when":{"osVersion":{"min":"18","max":"17.4"}},"url":"https://a.example"}]"#, "rules[0].when.osVersion"),
+        (#""rules":[{"when":{"osVersion":{"min":"17.x"}},"url":"https://a.example"}]"#, "rules[0].when.osVersion.min"),
+        (#""rules":[{"when":{"osVersion":{}},"url":"https://a.example"}]"#, "rules[0].when.osVersion"),
+        (#""rules":[{"when":{"from":"2027-02-01T00:00:00Z","until":"2027-01-01T00:00:00Z"},"url":"https://a.example"}]"#, "rules[0].when.until"),
+        (#""rules":[{"when":{"from":"soon"},"url":"https://a.example"}]"#, "rules[0].when.from"),
+        (#""rules":[{"when":{}}]"#, "rules[0]"),
+        (#""rules":[{"when":{},"url":"http://a.example"}]"#, "rules[0].url"),
+        (#""rules":[{"when":{},"url":"https://a.example","variants":[]}]"#, "rules[0].variants"),
+        (#""rules":[{"when":{},"variants":[{"name":"a","weight":1,"url":"javascript:alert(1)"}]}]"#, "rules[0].variants[0].url"),
+        (#""rules":[{"when":{},"url":"https://a.example"}],"variants":[{"name":"a","weight":0}]"#, "variants"),
+        (#""variants":[{"name":"a","weight":1},{"name":"a","weight":1}]"#, "variants[1].name"),
+        (#""variants":[{"name":"a b","weight":1}]"#, "variants[0].name"),
+        (#""variants":[{"name":"a","weight":10001}]"#, "variants[0].weight"),
+        (#""variants":[{"name":"a","weight":1,"preview":{"imageUrl":"http://x.example/i.png"}}]"#, "variants[0].preview.imageUrl"),
+        (#""fallbacks":{"expired":"ftp://x.example"}"#, "fallbacks.expired"),
+        (#""utm":{"source":""}"#, "utm.source"),
+        (#""clickLimit":-1"#, "clickLimit"),
+        (#""startsAt":"2027-02-01T00:00:00Z","expiresAt":"2027-01-01T00:00:00Z""#, "expiresAt"),
+    ])
+    func refused(_ fields: String, _ field: String) async throws {
+        let (server, _) = try await Self.server()
+        let answer = await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(server.defaultWorkspace.id)",\#(fields)}"#)
+        #expect(answer.status == 400 && answer.errorCode == "invalid_field" && answer.errorField == field, "\(answer.bodyText)")
+        await server.stop()
+    }
+
+    @Test("too many rules, or a rule with a condition that is not there, are refused before anything is stored")
+    func shapes() async throws {
+        let (server, _) = try await Self.server()
+        let ws = server.defaultWorkspace.id
+        let many = (0...LinkRoutingLimits.rules).map { _ in #"{"when":{},"url":"https://a.example"}"# }.joined(separator: ",")
+        #expect(await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(ws)","rules":[\#(many)]}"#).errorField == "rules")
+        let unknown = await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(ws)","rules":[{"when":{"weather":"rain"},"url":"https://a.example"}]}"#)
+        #expect(unknown.status == 400 && unknown.errorField == "rules[0].when.weather")
+        let link = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"kept"}"#)
+        let bad = await server.admin.send("PATCH", "/v1/links/\(link.id)", body: Array(#"{"startsAt":"2030-01-01T00:00:00Z","expiresAt":"2029-01-01T00:00:00Z"}"#.utf8))
+        #expect(bad.errorField == "expiresAt")
+        #expect(try await server.admin.get("/v1/links/\(link.id)").decoded(Link.self) == link, "a refused change stores nothing")
+        #expect(try await server.store.read { try $0.first("SELECT COUNT(*) AS n FROM links")!.int("n") } == 1)
+        await server.stop()
+    }
+
+    @Test("with the app installed, resolve ignores rules and the click limit, and answers 404 before the start and 410 after the expiry")
+    func resolve() async throws {
+        let (server, app) = try await Self.server()
+        defer { Task { await server.stop() } }
+        let ws = server.defaultWorkspace.id
+        let key = try await server.createKey(.publishable, app: app.id).secret
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"open","appPath":"/promo","clickLimit":1,\#(Self.routedRules)}"#)
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"later","startsAt":"2099-01-01T00:00:00Z","fallbacks":{"beforeStart":"https://example.com/soon"}}"#)
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"gone","expiresAt":"2020-01-01T00:00:00Z"}"#)
+        func resolve(_ path: String) async -> HTTPResponse {
+            await server.client(key).post("/v1/resolve", json: #"{"url":"https://localhost/\#(path)","platform":"ios","installId":"inst-r"}"#)
+        }
+        for _ in 0..<3 { #expect(try await resolve("open").decoded(ResolvedLink.self).appPath == "/promo", "opens are not clicks: no limit") }
+        #expect(await resolve("later").errorCode == "link_not_found")
+        #expect(await resolve("gone").errorCode == "link_expired")
+        #expect(await server.follow("/open", userAgent: UserAgents.iPhone).headers["Location"] == "https://example.com/fr", "the redirect still has its one click")
+    }
+
+    static let routedRules = #""rules":[{"when":{"countries":["FR"]},"url":"https://example.com/fr"}]"#
+}
