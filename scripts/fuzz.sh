@@ -68,10 +68,11 @@ instrumented AppleFormats Sources/AppleFormats/*.swift
 instrumented RunwayImport Sources/RunwayImport/*.swift
 "$SWIFTC" -O -g -sanitize=fuzzer,address -parse-as-library -module-name InputsFuzz -I "$INPUTS/modules" -I Sources/COpenSSL \
     fuzz/InputsFuzz.swift Sources/RunwayCapabilities/Links/ClientClassifier.swift \
-    Sources/RunwayCapabilities/Links/AutomatedClients.swift Sources/RunwayKit/AutomatedClientPattern.swift -L "$INPUTS" \
+    Sources/RunwayCapabilities/Links/AutomatedClients.swift Sources/RunwayKit/AutomatedClientPattern.swift \
+    Sources/RunwayKit/MultipartForm.swift -L "$INPUTS" \
     -lRunwayImport -lAppleFormats -lRunwayHTTP -lRunwayCrypto -lLinkRunwayAPI -lRunwayJSON -lssl -lcrypto -o "$OUT/inputs-fuzz" \
     2> >(grep -v "Cannot export local symbol" >&2)
-# Seeds: request bodies, a certificate, a signed payload's shape, paths, User-Agents, proxy lists.
+# Seeds: request bodies, a certificate, a signed payload's shape, paths, User-Agents, proxy lists, a console form with a file.
 printf '{"workspaceId":"ws_1","path":"spring","destinations":{"web":"https://example.com"},"metadata":{"a":[1,2.5e3,null,true]}}' > "$INPUTS/corpus/link"
 printf '{"eventId":"e1","type":"PURCHASE","installId":"i","amount":499,"currency":"EUR","properties":{"k":"v"}}' > "$INPUTS/corpus/event"
 printf '{"rules":[{"type":"INSTALL","fine":1},{"type":"PURCHASE","minAmount":100,"fine":63,"coarse":"high","lockWindow":true}]}' > "$INPUTS/corpus/schema"
@@ -80,6 +81,7 @@ printf '/v1/apps/app_123/conversion-schema' > "$INPUTS/corpus/path"
 printf 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148' > "$INPUTS/corpus/ua"
 printf '127.0.0.1, 10.0.0.0/8, ::1, fd00::/8' > "$INPUTS/corpus/proxies"
 printf 'url,~campaign,$desktop_url,data\r\nhttps://x.app.link/a,"c,""d""",https://e.com,"{""k"":[1]}"\n' > "$INPUTS/corpus/import-csv"
+printf -- '--fuzzb\r\nContent-Disposition: form-data; name="csrf"\r\n\r\nabc\r\n--fuzzb\r\nContent-Disposition: form-data; name="file"; filename="a %%22b%%22.svg"\r\nContent-Type: image/svg+xml\r\n\r\n<svg/>\r\n--fuzzb--\r\n' > "$INPUTS/corpus/multipart"
 ASSN=../shared/vectors/assn-v2/apple-library-mock
 if [ -d "$ASSN" ]; then
     cp "$ASSN/testCA.der" "$INPUTS/corpus/certificate"
