@@ -1,7 +1,8 @@
 // libFuzzer entry point for the parsers of what clients send: JSON bodies (the parser and the strict decoder of
 // request types), base64, base64url and hex, DER certificates and PEM files handed to OpenSSL, App Store signed data
-// (the JWS, its x5c chain and payload), files of links to import (CSV in each format), the router's path matching,
-// the User-Agent classifier and device classes, the first language of Accept-Language, the trusted-proxy list and X-Forwarded-For addresses, and the timestamped HMAC headers
+// (the JWS, its x5c chain and payload), files of links to import (CSV in each format), the console's forms with a
+// file (multipart/form-data), the router's path matching, the User-Agent classifier and device classes, the first
+// language of Accept-Language, the trusted-proxy list and X-Forwarded-For addresses, and the timestamped HMAC headers
 // of forwarded notifications. Built by scripts/fuzz.sh; a crash, hang or leak fails the run.
 import AppleFormats
 import Foundation
@@ -46,6 +47,10 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
     _ = AppStoreVerifier.certificate(file: bytes)
     _ = appStore?.verify(text, environment: .sandbox, now: Date(timeIntervalSince1970: 1_790_000_000))
     for format in ImportFormat.allCases { _ = try? format.rows(text) }
+    _ = MultipartForm.boundary(contentType: text)
+    if let form = MultipartForm(bytes, boundary: "fuzzb") {
+        precondition(form.parts.count <= MultipartForm.maxParts && form.parts.allSatisfy { !$0.name.isEmpty }, "a form part without a name")
+    }
     _ = router.match(method: "GET", path: text)
     let client = ClientClass(userAgent: text)
     _ = DeviceClass(userAgent: text, client: client)

@@ -65,3 +65,18 @@ extension CreateQRLogoRequest: DescribedWireType {
                           minLength: 1, maxLength: 349_528),
     ]
 }
+
+extension QRLogoFormat {
+    /// The format a file's first bytes show: PNG by its signature, SVG when the text starts (after a byte order mark
+    /// and white space) with markup; nil for anything else. The server checks the whole file either way.
+    public init?(sniffing data: [UInt8]) {
+        if data.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
+            self = .png
+            return
+        }
+        var text = data[...]
+        if text.starts(with: [0xEF, 0xBB, 0xBF]) { text = text.dropFirst(3) }
+        guard text.drop(while: { [0x20, 0x09, 0x0A, 0x0D].contains($0) }).first == UInt8(ascii: "<") else { return nil }
+        self = .svg
+    }
+}

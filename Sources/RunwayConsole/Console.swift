@@ -32,7 +32,7 @@ struct ConsoleContext: Sendable {
     let workspace: Workspace
     let format: ConsoleFormat
 
-    var form: FormFields { FormFields(request.body) }
+    var form: FormFields { request.formFields }
 
     func parameter(_ name: String) -> String { parameters[name] ?? "" }
 
@@ -46,6 +46,11 @@ struct ConsoleContext: Sendable {
 
     /// The apps of the workspace shown.
     func apps() async throws -> [App] { try await api.all("/v1/apps", query: [("workspaceId", workspace.id)], as: App.self) }
+}
+
+extension HTTPRequest {
+    /// The form sent, URL-encoded or (with a file) multipart.
+    var formFields: FormFields { FormFields(body, contentType: headers["Content-Type"]) }
 }
 
 typealias ConsoleHandler = @Sendable (ConsoleContext) async throws -> ConsoleResult
@@ -124,7 +129,7 @@ package struct ConsoleMiddleware: Middleware {
                 return Self.redirect("/console/login" + consoleQuery([("next", request.path)]))
             }
             if request.method == "POST" {
-                guard Self.sameOrigin(request), let token = FormFields(request.body)["csrf"],
+                guard Self.sameOrigin(request), let token = request.formFields["csrf"],
                       ConstantTime.equal(Array(token.utf8), Array(session.csrf.utf8)) else {
                     return ConsoleLayout.bare(title: "Refused", status: 403,
                                               body: "<p>This form was not sent from this console (its security token is missing or old). Go back, reload the page and try again.</p>")
@@ -165,7 +170,7 @@ package struct ConsoleMiddleware: Middleware {
         } else {
             workspaces = try await api.all("/v1/workspaces", as: Workspace.self)
         }
-        let chosen = request.queryValue("ws") ?? FormFields(request.body)["ws"]
+        let chosen = request.queryValue("ws") ?? request.formFields["ws"]
         guard let workspace = chosen.map({ id in workspaces.first { $0.id == id } }) ?? workspaces.first else {
             throw ConsoleAPIError(status: 404, code: ErrorCode.notFound, message: "no such workspace", field: nil)
         }

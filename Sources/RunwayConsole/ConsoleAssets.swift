@@ -4,7 +4,7 @@ import RunwayKit
 enum ConsoleAssets {
     static let css = """
         :root { --ink: #1b1f24; --muted: #4d5561; --line: #d5dae0; --paper: #ffffff; --wash: #f4f6f8; --accent: #0b5cad;
-                --danger: #a4161a; --focus: #b35c00; --ok: #1d6b32; --clicks: #0b5cad; --installs: #1d6b32; --events: #8a4b00; }
+                --danger: #a4161a; --focus: #b35c00; --ok: #1d6b32; --clicks: #0b5cad; --installs: #1d6b32; --events: #8a4b00; --revenue: #6a3d9a; }
         * { box-sizing: border-box; }
         body { margin: 0; font: 100%/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--ink); background: var(--wash); }
         a { color: var(--accent); }
@@ -63,14 +63,19 @@ enum ConsoleAssets {
         code { font-family: ui-monospace, monospace; background: #eef1f4; padding: 1px 4px; border-radius: 4px; }
         .chart { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 8px; margin: 0 0 16px; }
         .plot { display: grid; grid-template-columns: auto 1fr; grid-template-rows: 12.5rem auto; column-gap: 0.5rem; font-size: 0.8rem; color: var(--muted); padding: 0.6em 0.25rem 0; }
-        .plot svg { width: 100%; height: 100%; overflow: visible; }
+        .plot svg { width: 100%; height: 100%; min-width: 0; overflow: visible; }
         .y-axis { display: flex; flex-direction: column; justify-content: space-between; list-style: none; margin: -0.75em 0; padding: 0; text-align: right; }
-        .x-axis { grid-column: 2; display: flex; justify-content: space-between; }
+        .x-axis { grid-column: 2; display: flex; justify-content: space-between; gap: 0.5rem; } .x-axis.single { justify-content: center; }
         .chart .grid { stroke: var(--line); }
         polyline.clicks { stroke: var(--clicks); } polyline.installs { stroke: var(--installs); } polyline.events { stroke: var(--events); }
-        .legend { display: flex; gap: 16px; list-style: none; padding: 0; margin: 4px 0 0; }
+        polyline.revenue { stroke: var(--revenue); } .chart .partial { stroke-dasharray: 6 4; }
+        .chart figcaption { margin-top: 4px; } .chart-title { font-weight: 600; }
+        .legend { display: flex; flex-wrap: wrap; column-gap: 16px; list-style: none; padding: 0; margin: 4px 0 0; }
         .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 6px; vertical-align: middle; }
         .swatch.clicks { background: var(--clicks); } .swatch.installs { background: var(--installs); } .swatch.events { background: var(--events); }
+        .swatch.revenue { background: var(--revenue); }
+        .filter .field { display: inline-flex; align-items: center; gap: 6px; margin: 0; } .filter .field label { margin-top: 0; }
+        .presets a { margin-right: 8px; } .presets a[aria-current] { font-weight: 700; text-decoration: none; }
         .qr img { width: 180px; height: 180px; background: #fff; }
         th.actions, td.actions { position: sticky; right: 0; background: var(--paper); box-shadow: inset 1px 0 0 var(--line); }
         @media (max-width: 600px) { .bar .who { display: none; } th, td { padding: 6px; } nav ul { flex-direction: column; } }

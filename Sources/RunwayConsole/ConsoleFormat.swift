@@ -37,8 +37,9 @@ struct ConsoleFormat: Sendable {
         return formatter.string(from: NSNumber(value: Int64(value))) ?? String(value)
     }
 
-    /// An amount in minor units of `currency` (ISO 4217), as the viewer writes money.
-    func money(_ minor: Int64, _ currency: String) -> String {
+    /// An amount in minor units of `currency` (ISO 4217), as the viewer writes money; `whole` leaves out the fraction
+    /// (for a chart's axis, whose ticks are whole units).
+    func money(_ minor: Int64, _ currency: String, whole: Bool = false) -> String {
         let formatter = NumberFormatter()
         formatter.locale = locale
         formatter.numberStyle = .currency
@@ -46,7 +47,26 @@ struct ConsoleFormat: Sendable {
         let digits = formatter.maximumFractionDigits
         var scaled = Decimal(minor)
         for _ in 0..<digits { scaled /= 10 }
+        if whole { (formatter.minimumFractionDigits, formatter.maximumFractionDigits) = (0, 0) }
         return formatter.string(from: scaled as NSDecimalNumber) ?? "\(minor) \(currency)"
+    }
+
+    /// Minor units in one unit of `currency` (100 for USD, 1 for JPY).
+    static func minorUnits(_ currency: String) -> Int64 {
+        let formatter = NumberFormatter()
+        formatter.numberStyle = .currency
+        formatter.currencyCode = currency
+        return (0..<formatter.maximumFractionDigits).reduce(Int64(1)) { value, _ in value * 10 }
+    }
+
+    /// A UTC day (`2026-03-01`) short, as the viewer writes dates: `1 Mar`, or `1 Mar 2026` with `year`.
+    func day(_ iso: String, year: Bool = false) -> String {
+        guard let milliseconds = ISOTime.dayStart(iso) else { return iso }
+        let formatter = DateFormatter()
+        formatter.locale = locale
+        formatter.timeZone = TimeZone(identifier: "UTC")!
+        formatter.setLocalizedDateFormatFromTemplate(year ? "d MMM yyyy" : "d MMM")
+        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 }
 

@@ -42,15 +42,33 @@ package struct Markup: ExpressibleByStringInterpolation, Sendable {
     }
 }
 
-/// The fields of an `application/x-www-form-urlencoded` body.
+/// The fields of an `application/x-www-form-urlencoded` body, or of a `multipart/form-data` one (a form with a file):
+/// its text fields as pairs, its files apart. A multipart body that is not well formed has no fields at all.
 package struct FormFields: Sendable {
     private(set) var pairs: [(String, String)] = []
+    private(set) var files: [MultipartForm.Part] = []
 
     package init(_ body: [UInt8]) {
         for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(Self.decode)
             pairs.append((parts[0], parts.count > 1 ? parts[1] : ""))
         }
+    }
+
+    /// The fields of a body sent with `contentType`.
+    package init(_ body: [UInt8], contentType: String?) {
+        let boundary = MultipartForm.boundary(contentType: contentType)
+        self.init(boundary == nil ? body : [])
+        guard let boundary else { return }
+        for part in MultipartForm(body, boundary: boundary)?.parts ?? [] {
+            if part.filename == nil { pairs.append((part.name, String(decoding: part.data, as: UTF8.self))) } else { files.append(part) }
+        }
+    }
+
+    /// The file sent in the file input `name`; nil when none was chosen (a browser then sends an empty part with an
+    /// empty file name).
+    package func file(_ name: String) -> MultipartForm.Part? {
+        files.first { $0.name == name && !($0.data.isEmpty && ($0.filename ?? "").isEmpty) }
     }
 
     package static func decode(_ part: Substring) -> String {

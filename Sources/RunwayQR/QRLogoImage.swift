@@ -65,6 +65,10 @@ public enum QRLogoImage: Sendable, Equatable {
         }
     }
 
+    /// The size in whole units, rounded up, as `/v1/qr-logos` lists it (finite: the sanitiser bounds an SVG's frame).
+    public var wholeWidth: Int { Int(width.rounded(.up)) }
+    public var wholeHeight: Int { Int(height.rounded(.up)) }
+
     /// The picture as a `data:` URI for an SVG `<image>`, which browsers draw without running or fetching anything.
     var dataURI: String {
         switch self {

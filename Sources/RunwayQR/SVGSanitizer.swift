@@ -137,17 +137,27 @@ enum SVGSanitizer {
         return value
     }
 
-    /// The viewBox to draw with and the picture's width and height, from viewBox or else width and height.
+    /// The largest width or height a logo's frame may give, in its own units: logos are drawn a few hundred pixels
+    /// wide, and the listed size (`QRLogoImage.wholeWidth`) must stay a whole number.
+    static let maxExtent = 1_000_000.0
+
+    /// The viewBox to draw with and the picture's width and height, from viewBox or else width and height. Every number
+    /// must be one (found by fuzzing: words among the numbers were skipped, and a viewBox of 10^64 trapped when the
+    /// logo's size was stored) and finite, and the size positive and at most `maxExtent`.
     static func frame(_ root: [String: String]) throws(Failure) -> (String, Double, Double) {
+        func sized(_ width: Double, _ height: Double) -> Bool { width > 0 && height > 0 && width <= maxExtent && height <= maxExtent }
         if let viewBox = root["viewBox"] {
-            let numbers = viewBox.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Double($0) }
-            guard numbers.count == 4, numbers[2] > 0, numbers[3] > 0 else { throw Failure("its viewBox is not four numbers with a positive width and height") }
-            return (viewBox, numbers[2], numbers[3])
+            let numbers = viewBox.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map { Double($0) }
+            guard numbers.count == 4, numbers.allSatisfy({ $0?.isFinite == true }), sized(numbers[2]!, numbers[3]!) else {
+                throw Failure("its viewBox is not four numbers with a width and height from 0 to \(Int(maxExtent))")
+            }
+            return (viewBox, numbers[2]!, numbers[3]!)
         }
         func length(_ name: String) -> Double? {
-            root[name].flatMap { Double($0.hasSuffix("px") ? String($0.dropLast(2)) : $0) }.flatMap { $0 > 0 ? $0 : nil }
+            root[name].flatMap { Double($0.hasSuffix("px") ? String($0.dropLast(2)) : $0) }
         }
         guard let width = length("width"), let height = length("height") else { throw Failure("its <svg> has neither a viewBox nor a width and height in pixels") }
+        guard sized(width, height) else { throw Failure("its width and height must be from 0 to \(Int(maxExtent)) pixels") }
         return ("0 0 \(width) \(height)", width, height)
     }
 }

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """The console in a real browser (Debian's Chromium, driven by selenium), against the real server binary.
 
-Signs in, creates a link in a form, follows it with a plain HTTP client and sees the clicks counted, edits the
-conversion schema with an invalid value and sees the error beside it (and adds a later-window rule), revokes a key,
-adds an affiliate and a webhook, replays missed App Store notifications from a stand-in of Apple's history with the
-app page's button and sees a 12-month commitment's committed total in the affiliate's ledger, and checks that a user
-of one workspace cannot reach another's data by URL. Every page
-is checked by axe-core (zero violations) and for what axe cannot see (captions, focus ring contrast, the error summary,
-forced colours, text that grows with zoom, the menu on a phone). A screenshot of every page goes to test-artifacts/console/.
+Signs in, creates a link in a form, follows it with a plain HTTP client and sees the clicks counted, draws its QR
+code in brand colours and with a logo uploaded as a file (zbarimg reads the PNGs), picks the overview's date range
+and reads its chart at 375 px, edits the conversion schema with an invalid value and sees the error beside it (and
+adds a later-window rule), revokes a key, adds an affiliate and a webhook, replays missed App Store notifications from
+a stand-in of Apple's history with the app page's button and sees a 12-month commitment's committed total in the
+affiliate's ledger, and checks that a user of one workspace cannot reach another's data by URL. Every page is checked
+by axe-core (zero violations) and for what axe cannot see (captions, focus ring contrast, the error summary, forced
+colours, text that grows with zoom, the menu on a phone). A screenshot of every page goes to test-artifacts/console/.
 Usage: console_test.py <linkrunway binary> [artifacts folder]
 """
 import json
@@ -15,11 +16,13 @@ import os
 import re
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+import zlib
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -280,6 +283,122 @@ def check_phone(browser, path):
     check(not browser.visible("nav summary") and browser.visible("nav ul"), "no menu button on a wide screen")
 
 
+def png_logo(path):
+    """A 64×64 PNG of a red disc on transparency, written with zlib (no imaging library)."""
+    rows = b""
+    for y in range(64):
+        rows += b"\x00" + b"".join(b"\xe6\x39\x46\xff" if (x - 31.5) ** 2 + (y - 31.5) ** 2 <= 30 ** 2 else b"\x00\x00\x00\x00" for x in range(64))
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    with open(path, "wb") as file:
+        file.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 64, 64, 8, 6, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows))
+                   + chunk(b"IEND", b""))
+
+
+def decoded(browser, url, directory):
+    """What zbarimg reads from a PNG the console serves, fetched with the browser's session (the console's CSP lets no
+    script fetch)."""
+    cookies = "; ".join(f"{c['name']}={c['value']}" for c in browser.driver.get_cookies())
+    with urllib.request.urlopen(urllib.request.Request(url, headers={"Cookie": cookies})) as response:
+        check(response.headers["Content-Type"] == "image/png", f"{url} is a PNG")
+        data = response.read()
+    path = os.path.join(directory, "code.png")
+    with open(path, "wb") as file:
+        file.write(data)
+    return subprocess.run(["zbarimg", "--raw", "-q", path], capture_output=True, text=True).stdout.strip()
+
+
+def check_qr(browser, ws, link, directory):
+    """The link page's QR form: colours, quiet zone and print size drawn and decoded; refused colours marked; a logo
+    uploaded as a file, drawn into a code that decodes, a file that is not a logo refused, and the logo removed."""
+    link_page, link_url = f"/console/links/{link['id']}?ws={ws}", link["url"]
+    browser.open(link_page)
+    browser.fill("form[method=get]:has(#fg)", {"fg": "1d3557", "bg": "fefae0", "margin": "2", "size": "2048"})
+    image = browser.find(".qr img")
+    check("fg=1d3557" in image.get_attribute("src") and image.get_attribute("naturalWidth") not in (None, "0"), "the code is drawn in the chosen colours")
+    png = browser.driver.find_element(By.LINK_TEXT, "Download as PNG").get_attribute("href")
+    read = decoded(browser, png, directory)
+    check("size=2048" in png and read == link_url, f"the PNG for print decodes to the link ({png}: {read!r}, not {link_url})")
+    browser.shot("04b-link-qr")
+    browser.fill("form[method=get]:has(#fg)", {"fg": "ffffff", "bg": "000000"})
+    check_error_summary(browser, ["fg"])
+    check(not browser.driver.find_elements(By.CSS_SELECTOR, ".qr img"), "no code is drawn while the colours are refused")
+
+    browser.submit(browser.driver.find_element(By.LINK_TEXT, "Upload or remove logos"))
+    check(browser.heading() == "QR logos" and "No logos yet" in browser.text(), f"the logos page, got {browser.heading()}")
+    not_a_logo = os.path.join(directory, "old.gif")
+    with open(not_a_logo, "wb") as file:
+        file.write(b"GIF89a")
+    browser.find("#file").send_keys(not_a_logo)
+    browser.submit(browser.find("form[enctype] button[type=submit]"))
+    check_error_summary(browser, ["file"])
+    logo = os.path.join(directory, "red-disc.png")
+    png_logo(logo)
+    browser.find("#name").send_keys("Red disc")
+    browser.find("#file").send_keys(logo)
+    browser.submit(browser.find("form[enctype] button[type=submit]"))
+    check("Uploaded the logo Red disc." in browser.text() and "64 × 64 pixels" in browser.text(), "the logo is uploaded and listed")
+    browser.shot("04c-qr-logos")
+    browser.open(link_page)
+    browser.fill("form[method=get]:has(#fg)", {"logo": browser.find("#logo option:nth-child(2)").get_attribute("value"), "size": "600"})
+    png = browser.driver.find_element(By.LINK_TEXT, "Download as PNG").get_attribute("href")
+    read = decoded(browser, png, directory)
+    check("logo=qrl" in png and read == link_url, f"the code with the logo decodes to the link ({png}: {read!r})")
+    browser.open(f"/console/links/qr-logos?ws={ws}")
+    browser.submit(browser.find("button[aria-label='Remove Red disc']"))
+    check("Removed the logo Red disc." in browser.text() and "No logos yet" in browser.text(), "the logo is removed")
+
+
+def set_dates(browser, start, end):
+    """Dates typed into the overview's date inputs (their text depends on the browser's language, so set directly)."""
+    browser.driver.execute_script("document.getElementById('from').value = arguments[0]; document.getElementById('to').value = arguments[1]", start, end)
+    browser.submit(browser.find("main form.filter button[type=submit]"))
+
+
+def check_date_range(browser, ws):
+    """The overview's presets and its from–to form, applied to the figures; a start after the end is refused."""
+    browser.open(f"/console?ws={ws}")
+    check(browser.find(".presets a[aria-current]").text == "30 days", "the last 30 days by default")
+    browser.submit(browser.driver.find_element(By.LINK_TEXT, "7 days"))
+    check(browser.find(".presets a[aria-current]").text == "7 days" and browser.find(".tile .value").text == "3", "the 7-day preset keeps today's clicks")
+    today = browser.find("#to").get_attribute("value")
+    set_dates(browser, "2020-01-01", "2020-01-31")
+    check("Nothing from" in browser.text() and browser.find(".tile .value").text == "0", "a range without data counts nothing")
+    check(not browser.driver.find_elements(By.CSS_SELECTOR, ".presets a[aria-current]"), "no preset is current for a chosen range")
+    set_dates(browser, today, "2020-01-31")
+    check_error_summary(browser, ["from"])
+    set_dates(browser, today, today)
+    check(browser.find(".tile .value").text == "3" and "(1 day)" in browser.text(), "a single day")
+    browser.shot("05c-overview-one-day")
+
+
+def check_chart_phone(browser, ws):
+    """At 375 px the chart fits the screen, its labels do not overlap and stay at least 12 px, and its axis counts
+    whole clicks."""
+    browser.driver.set_window_size(375, 800)
+    try:
+        browser.open(f"/console?ws={ws}")
+        width = browser.driver.execute_script("return document.documentElement.clientWidth")
+        box = browser.driver.execute_script("return document.querySelector('.chart').getBoundingClientRect().toJSON()")
+        check(box["left"] >= 0 and box["right"] <= width, f"the chart fits the phone's width ({box['right']} > {width})")
+        labels = browser.driver.execute_script(
+            "return [...document.querySelectorAll('.chart .y-axis li, .chart .x-axis span, .chart .legend li')].map(e => "
+            "({text: e.textContent, size: parseFloat(getComputedStyle(e).fontSize), box: e.getBoundingClientRect().toJSON()}))")
+        for label in labels:
+            check(label["size"] >= 12, f"the label {label['text']} is at least 12 px ({label['size']})")
+            check(label["box"]["right"] <= width + 1, f"the label {label['text']} is on screen")
+        for first, second in zip(labels, labels[1:]):
+            a, b = first["box"], second["box"]
+            apart = a["right"] <= b["left"] or b["right"] <= a["left"] or a["bottom"] <= b["top"] or b["bottom"] <= a["top"]
+            check(apart, f"the labels {first['text']} and {second['text']} do not overlap")
+        ticks = [li.text for li in browser.driver.find_elements(By.CSS_SELECTOR, ".chart .y-axis li")]
+        check(all(re.fullmatch(r"\d+", tick) for tick in ticks) and ticks[-1] == "0", f"the axis counts whole clicks: {ticks}")
+        browser.driver.execute_script("document.querySelector('.chart').scrollIntoView()")
+        browser.shot("05d-overview-chart-375")
+    finally:
+        browser.driver.set_window_size(1280, 1000)
+
+
 def main():
     binary = os.path.abspath(sys.argv[1])
     artifacts = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "test-artifacts", "console"))
@@ -363,14 +482,18 @@ def main():
             check(clicks == "3", f"three clicks counted, saw {clicks}")
             check(browser.find(".qr img").get_attribute("naturalWidth") not in (None, "0"), "the QR code is drawn")
             browser.shot("04-link")
+            check_qr(browser, ws, made, directory)
             browser.open(f"/console?ws={ws}")
             check(browser.find(".tile .value").text == "3", "the overview counts the clicks")
             check(len(browser.driver.find_elements(By.CSS_SELECTOR, ".chart svg polyline")) == 3, "the chart draws three series")
+            check(browser.find(".chart svg").get_attribute("aria-label").startswith("Clicks, installs and events per day"), "the chart is named")
             check(browser.driver.find_elements(By.CSS_SELECTOR, ".chart + .scroll table"), "a data table beside the chart")
             browser.shot("05-overview")
             check_focus_ring(browser)
             check_zoom(browser)
             check_forced_colors(browser)
+            check_date_range(browser, ws)
+            check_chart_phone(browser, ws)
             for i in range(26):
                 server.api("POST", "/v1/links", {"workspaceId": ws, "path": f"batch-{i:02d}", "campaign": "batch"})
             browser.open(f"/console/links?ws={ws}")

@@ -81,7 +81,7 @@ struct QRHandlers: Sendable {
         let now = services.clock.nowMilliseconds()
         let stored = image.stored
         let logo = QRLogo(id: Identifier.make("qrl"), workspaceId: workspaceId, name: name, format: format.rawValue,
-                          width: Int(image.width.rounded(.up)), height: Int(image.height.rounded(.up)), bytes: stored.count,
+                          width: image.wholeWidth, height: image.wholeHeight, bytes: stored.count,
                           createdAt: Timestamp.iso(now))
         return try await IdempotencyClaim.write(services.store, context) { db in
             try QRLogoQueries.insert(db, logo, image: stored, now: now)

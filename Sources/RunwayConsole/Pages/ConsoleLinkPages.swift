@@ -126,6 +126,8 @@ enum ConsoleLinkPages {
 
     static func detailPage(_ context: ConsoleContext, link: Link, values: [String: String], problems: [FormProblem]) async throws -> ConsolePage {
         let stats = try await ConsolePages.funnel(context, groupBy: "link", app: nil).rows.first { $0.key == link.id }
+        let logos = try await context.api.all("/v1/qr-logos", query: [("workspaceId", context.workspace.id)], as: QRLogo.self)
+        let qrProblems = try await QRPanel.problems(context, link: link)
         let f = context.format
         let enabled = values["enabled"] != "off"
         let body: Markup = """
@@ -142,8 +144,7 @@ enum ConsoleLinkPages {
             <dt>State</dt><dd>\(link.enabled ? "live" : "disabled")</dd>
             </dl>
             </div>
-            <div class="card qr"><img src="\(context.link("/console/links/\(link.id)/qr.svg"))" alt="QR code for \(link.url)">
-            <p><a href="\(context.link("/console/links/\(link.id)/qr.svg"))" download="\(link.path).svg">Download the QR code (SVG)</a></p></div>
+            \(QRPanel.render(context, link: link, logos: logos, problems: qrProblems))
             </div>
             <form method="post" action="/console/links/\(link.id)" class="card" novalidate>
             <h2>Edit</h2>
@@ -155,7 +156,8 @@ enum ConsoleLinkPages {
             </form>
             <p><a href="\(context.link("/console/links"))">All links</a></p>
             """
-        return ConsolePage(title: "Link /\(link.path)", body: body, status: problems.isEmpty ? 200 : 400, problems: problems)
+        let all = qrProblems + problems
+        return ConsolePage(title: "Link /\(link.path)", body: body, status: all.isEmpty ? 200 : 400, problems: all)
     }
 
     static func update(_ context: ConsoleContext) async throws -> ConsoleResult {
@@ -193,10 +195,14 @@ enum ConsoleLinkPages {
         return .page(try await detailPage(context, link: link, values: typed(form), problems: problems))
     }
 
-    /// The QR code, as the API draws it.
-    static func qr(_ context: ConsoleContext) async throws -> ConsoleResult {
-        var response = try await context.api.raw(.GET, "/v1/links/\(context.parameter("id"))/qr.svg")
+    /// The QR code as the API draws it (`qr.svg` or `qr.png`), with the options of the page's QR form.
+    static func qr(_ context: ConsoleContext, format: String) async throws -> ConsoleResult {
+        let link = try await self.link(context)
+        var response = try await context.api.raw(.GET, "/v1/links/\(link.id)/qr.\(format)", query: QRPanel.chosen(context.request))
         response.headers.set("Cache-Control", "private, max-age=300")
         return .response(response)
     }
+
+    static func qrSVG(_ context: ConsoleContext) async throws -> ConsoleResult { try await qr(context, format: "svg") }
+    static func qrPNG(_ context: ConsoleContext) async throws -> ConsoleResult { try await qr(context, format: "png") }
 }

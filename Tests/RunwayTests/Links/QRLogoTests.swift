@@ -77,6 +77,24 @@ struct QRLogoTests {
         await server.stop()
     }
 
+    @Test("an SVG whose frame hides words among its numbers, or is not finite or too large, is refused instead of stopping the server (found by fuzzing)")
+    func unboundedFrames() async throws {
+        let server = try await TestServer.start()
+        let frames = [
+            #"viewBox="0 0 10 words 44444444444444444444444444444444444444444444444444444444444444444""#,
+            #"viewBox="0 0 1e300 1e300""#, #"viewBox="0 0 inf 10""#, #"viewBox="0 0 10 nan""#, #"viewBox="0 0 2000000 10""#,
+            #"width="1e999" height="10""#, #"width="10px" height="-3""#,
+        ]
+        for frame in frames {
+            let text = #"<svg xmlns="http://www.w3.org/2000/svg" \#(frame)><rect width="1" height="1"/></svg>"#
+            let answer = await Self.upload(server, "svg", Array(text.utf8), workspace: server.defaultWorkspace.id)
+            #expect(answer.errorCode == "invalid_logo" && answer.errorField == "data", "\(frame): \(answer.bodyText)")
+        }
+        let largest = try QRLogoImage(upload: Array(#"<svg viewBox="0,0 1000000 0.5"><rect/></svg>"#.utf8), format: .svg)
+        #expect(largest.wholeWidth == 1_000_000 && largest.wholeHeight == 1, "the largest frame there is still has a whole size")
+        await server.stop()
+    }
+
     @Test("an SVG is rebuilt from what is allowed: editors' extras and titles go, styles keep only safe properties")
     func sanitised() throws {
         let text = """
