@@ -146,8 +146,9 @@ def thread_group(comm):
 
 
 def profile(pid, url, headers=(), script=None, seconds=5):
-    """Samples the server with `perf` while wrk loads it; returns where the time goes: the share of each thread group
-    and the top functions by their own time (Swift names demangled). Without perf (or its rights), None."""
+    """Samples the server with `perf` (with call graphs) while wrk loads it; returns where the time goes: the share of
+    each thread group and of each library (self time), and the top functions of user space by inclusive time (the
+    samples in the function or anything it called), Swift names demangled. Without perf (or its rights), None."""
     if not shutil.which("perf"):
         return None
     data = tempfile.mktemp(prefix="linkrunway-perf-")
@@ -156,14 +157,15 @@ def profile(pid, url, headers=(), script=None, seconds=5):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         time.sleep(1)
-        recorded = subprocess.run(["perf", "record", "-F", "999", "-p", str(pid), "-o", data, "--", "sleep", str(seconds)],
+        recorded = subprocess.run(["perf", "record", "-F", "999", "-g", "-p", str(pid), "-o", data, "--", "sleep", str(seconds)],
                                   capture_output=True)
         if recorded.returncode != 0:
             return None
-        def report(sort):
-            out = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", sort, "--stdio", "-g", "none",
-                                  "--percent-limit", "0.5"], capture_output=True, text=True).stdout
-            return [line.split(None, len(sort.split(","))) for line in out.splitlines() if line.strip() and not line.startswith("#")]
+        def report(sort, children=False, limit="0.5"):
+            out = subprocess.run(["perf", "report", "-i", data, "--children" if children else "--no-children", "--sort", sort,
+                                  "--stdio", "-g", "none", "--percent-limit", limit], capture_output=True, text=True).stdout
+            return [line.split(None, len(sort.split(",")) + (1 if children else 0))
+                    for line in out.splitlines() if line.strip() and not line.startswith("#")]
         threads = {}
         for parts in report("comm"):
             group = thread_group(parts[1].strip())
@@ -174,15 +176,24 @@ def profile(pid, url, headers=(), script=None, seconds=5):
             name = {"kernel.kallsyms": "kernel", "linkrunway": "LinkRunway's code"}.get(name, re.sub(r"\.so[.0-9]*$", "", name))
             libraries[name] = round(libraries.get(name, 0) + float(parts[0].rstrip("%")), 1)
         functions = []
-        for parts in report("dso,symbol")[:12]:
-            symbol = re.split(r"\s{2,}", parts[2].split("] ", 1)[-1].strip())[0]
+        for parts in report("dso,symbol", children=True, limit="2"):
+            # children%, self%, dso, [.] symbol: user-space functions only, without the frames every thread starts in.
+            if len(parts) < 4 or "[.]" not in parts[3][:4]:
+                continue
+            symbol = re.split(r"\s{2,}", parts[3].split("] ", 1)[-1].strip())[0]
+            if symbol.startswith("0x") or symbol in ("start_thread", "clone", "__clone3") or "NSThreadStart" in symbol \
+                    or symbol.startswith("$s10Foundation6ThreadC4main") or symbol == "[unknown]":
+                continue
             if shutil.which("swift") and symbol.startswith("$s"):
                 symbol = subprocess.run(["swift", "demangle", "--simplified", "--compact"], input=symbol, capture_output=True,
                                         text=True).stdout.strip() or symbol
-            functions.append({"percent": float(parts[0].rstrip("%")), "where": parts[1], "function": symbol[:120]})
+            functions.append({"percent": float(parts[0].rstrip("%")), "self": float(parts[1].rstrip("%")), "where": parts[2],
+                              "function": symbol[:120]})
+            if len(functions) == 14:
+                break
         return {"threads": dict(sorted(threads.items(), key=lambda kv: -kv[1])),
                 "libraries": dict(sorted(libraries.items(), key=lambda kv: -kv[1])), "functions": functions,
-                "how": f"perf record -F 999 for {seconds} s under the same wrk load; self time by function"}
+                "how": f"perf record -F 999 -g for {seconds} s under the same wrk load; functions of user space by inclusive time"}
     finally:
         load.wait()
         if os.path.exists(data):
@@ -718,9 +729,70 @@ def notifications_vs_openssl(workdir):
                                "intermediate, leaf and ES256 signature checked each time)")
 
 
+def allocations_per_request(workdir):
+    """Heap allocations per request on the hot routes, counted by bench/alloc_count.c preloaded into the server (every
+    malloc, calloc, realloc and aligned allocation, libmicrohttpd's and SQLite's included), over a few seconds of wrk at
+    8 connections: /healthz, a redirect with its durable click, and one event a request."""
+    if not shutil.which("gcc"):
+        print("no gcc: skipping allocations_per_request")
+        return None
+    library = os.path.join(workdir, "alloc_count.so")
+    subprocess.run(["gcc", "-O2", "-shared", "-fPIC", "-o", library, os.path.join(ROOT, "bench", "alloc_count.c"), "-ldl"], check=True)
+    counts = os.path.join(workdir, "allocations.txt")
+    database_url = f"sqlite:{workdir}/allocations.db"
+    port = free_port()
+    process, key = start_linkrunway(workdir, port, database_url,
+                                    extra_env={"LD_PRELOAD": library, "LINKRUNWAY_ALLOC_COUNT_FILE": counts})
+    def allocated():
+        os.kill(process.pid, signal.SIGUSR2)
+        for _ in range(50):
+            time.sleep(0.05)
+            try:
+                with open(counts) as f:
+                    text = f.read().split()
+                os.remove(counts)
+                return int(text[0])
+            except (FileNotFoundError, IndexError):
+                continue
+        raise RuntimeError("the allocation counter did not answer")
+    def per_request(url, headers=(), script=None):
+        extra = [arg for header in headers for arg in ("-H", header)] + (["-s", script] if script else [])
+        subprocess.run(["wrk", "-t", "1", "-c", "8", "-d", "1s", *extra, url], capture_output=True, check=True)  # warm-up
+        before = allocated()
+        out = subprocess.run(["wrk", "-t", "1", "-c", "8", "-d", "3s", *extra, url], capture_output=True, text=True, check=True).stdout
+        after = allocated()
+        requests = int(re.search(r"(\d+) requests in", out).group(1))
+        return round((after - before) / max(requests, 1), 1)
+    try:
+        workspace = api_get(port, "/v1/workspaces", key)["items"][0]["id"]
+        app = api_post(port, "/v1/apps", key, {"workspaceId": workspace, "name": "Bench", "teamId": "ABCDE12345",
+                                                "bundleId": "com.bench.app", "appStoreId": "123456789"})
+        api_post(port, "/v1/links", key, {"workspaceId": workspace, "path": "r"})
+        publishable = api_post(port, "/v1/keys", key, {"kind": "publishable", "appId": app["id"]})["secret"]
+        api_post(port, "/v1/installs/match", publishable, {"installId": "bench", "platform": "ios", "consent": True})
+        events = os.path.join(workdir, "allocations-events.lua")
+        with open(events, "w") as f:
+            f.write(EVENT_SCRIPT.replace("BATCH", "1").replace("PATH", '"/v1/events"').replace("KEY", publishable))
+        found = {
+            "healthz": per_request(f"http://127.0.0.1:{port}/healthz"),
+            "redirect": per_request(f"http://127.0.0.1:{port}/r", headers=("Host: localhost", IPHONE)),
+            "event": per_request(f"http://127.0.0.1:{port}/v1/events", script=events),
+        }
+    finally:
+        stop(process)
+    return {
+        "name": "allocations_per_request",
+        "what": "heap allocations per request (bench/alloc_count.c preloaded: every malloc, calloc, realloc and aligned "
+                "allocation of the process, libmicrohttpd's and SQLite's included), wrk with 8 connections for 3 s: "
+                "GET /healthz, a redirect with its durable click, POST /v1/events with one event",
+        "ours": {f"{name}_allocations": value for name, value in found.items()},
+    }
+
+
 # Every benchmark by the name its result carries, in the order they run.
 BENCHMARKS = [
     ("healthz_vs_nginx", healthz_vs_nginx),
+    ("allocations_per_request", allocations_per_request),
     ("redirect_vs_nginx", redirect_vs_nginx),
     ("redirect_rules_vs_plain", redirect_rules_vs_plain),
     ("writes_sqlite", lambda w: writes_vs_bulk(w, "sqlite")),

@@ -6,6 +6,8 @@ import Synchronization
 public final class InsertTarget: Sendable {
     public let table: String
     public let columns: [String]
+    /// What follows the rows (`ON CONFLICT … DO NOTHING RETURNING …`), written in the code.
+    public let suffix: String
     private let texts = Mutex<[TextKey: String]>([:])
 
     private struct TextKey: Hashable {
@@ -13,11 +15,12 @@ public final class InsertTarget: Sendable {
         let rows: Int
     }
 
-    /// `table` and `columns` are written in the code, never taken from input.
-    public init(table: String, columns: [String]) {
+    /// `table`, `columns` and `suffix` are written in the code, never taken from input.
+    public init(table: String, columns: [String], then suffix: String = "") {
         precondition(!columns.isEmpty)
         self.table = table
         self.columns = columns
+        self.suffix = suffix
     }
 
     /// The statement inserting `rows` (each with a value per column, in order).
@@ -25,7 +28,7 @@ public final class InsertTarget: Sendable {
         let text = texts.withLock { texts in
             let key = TextKey(dialect: dialect, rows: rows.count)
             if let known = texts[key] { return known }
-            let made = Self.text(table: table, columns: columns, rows: rows.count, dialect: dialect)
+            let made = Self.text(table: table, columns: columns, rows: rows.count, dialect: dialect) + (suffix.isEmpty ? "" : " " + suffix)
             texts[key] = made
             return made
         }
@@ -67,5 +70,23 @@ extension SQLExecutor {
     /// Inserts one row now, inside the caller's transaction.
     public func insert(_ row: RowInsert) throws {
         try execute(row.target.sql([row.values], dialect: dialect))
+    }
+
+    /// Inserts rows of one target now, inside the caller's transaction, in statements of 64, 32, … rows (so a target
+    /// has at most seven texts to prepare); the rows the statements return (a target whose suffix has `RETURNING`), in
+    /// order.
+    @discardableResult
+    public func insert(_ target: InsertTarget, rows: [[SQLValue]]) throws -> [SQLRow] {
+        var returned: [SQLRow] = []
+        var start = 0
+        var size = ThreadedStore.rowsPerStatement
+        while start < rows.count {
+            while size > rows.count - start { size /= 2 }
+            let end = start + size
+            let statement = target.sql(Array(rows[start..<end]), dialect: dialect)
+            if target.suffix.contains("RETURNING") { returned += try query(statement) } else { try execute(statement) }
+            start = end
+        }
+        return returned
     }
 }

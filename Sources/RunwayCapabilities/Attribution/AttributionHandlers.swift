@@ -103,13 +103,7 @@ struct AttributionHandlers: Sendable {
         let appIds = Set(checked.compactMap { entry -> String? in if case .success(let event) = entry { return event.appId } else { return nil } })
         let known = try await EventWriter.Known.load(appIds, services: services)
         let outcomes: [Events.Outcome] = try await services.store.write { db in
-            let writer = EventWriter(db: db, now: now, services: services, known: known)
-            return try checked.map { entry in
-                switch entry {
-                case .success(let event): return try writer.write(event)
-                case .failure(let error): return .rejected(error)
-                }
-            }
+            try EventWriter(db: db, now: now, services: services, known: known).write(checked)
         }
         var results: [EventResult] = []
         for (i, outcome) in outcomes.enumerated() {

@@ -43,15 +43,33 @@ enum AttributionQueries {
     }
 
     static func insertEvent(_ db: any SQLExecutor, _ event: Events.Checked, app: App, attested: Bool, attribution: EventAttribution, now: Int64) throws {
-        try db.execute("""
-            INSERT INTO events (app_id, event_id, workspace_id, install_id, type, name, user_id, occurred_at, amount, currency, properties,
-                                attested, method, link_id, campaign, channel, feature, source, received_at, apple_ads_campaign_id,
-                                apple_ads_ad_group_id, apple_ads_keyword_id, click_token, variant, qr)
-            VALUES (\(app.id), \(event.eventId), \(app.workspaceId), \(event.installId), \(event.type), \(event.name), \(event.userId),
-                    \(event.occurredAt), \(event.amount), \(event.currency), \(event.properties), \(attested), \(attribution.method),
-                    \(attribution.linkId), \(attribution.campaign), \(attribution.channel), \(attribution.feature), \(attribution.source), \(now),
-                    \(attribution.appleAdsCampaignId), \(attribution.appleAdsAdGroupId), \(attribution.appleAdsKeywordId), \(event.clickToken),
-                    \(attribution.variant), \(attribution.qr == true))
-            """)
+        try insertEvents(db, [(event, app, attested, attribution)], now: now)
+    }
+
+    /// The columns of an event row, in the order `eventRow` gives its values.
+    static let eventRows = InsertTarget(table: "events", columns: [
+        "app_id", "event_id", "workspace_id", "install_id", "type", "name", "user_id", "occurred_at", "amount", "currency", "properties",
+        "attested", "method", "link_id", "campaign", "channel", "feature", "source", "received_at", "apple_ads_campaign_id",
+        "apple_ads_ad_group_id", "apple_ads_keyword_id", "click_token", "variant", "qr",
+    ])
+
+    static func insertEvents(_ db: any SQLExecutor, _ events: [(Events.Checked, App, Bool, EventAttribution)], now: Int64) throws {
+        try db.insert(eventRows, rows: events.map { event, app, attested, attribution in
+            [.text(app.id), .text(event.eventId), .text(app.workspaceId), .text(event.installId), .text(event.type), event.name.sqlValue,
+             event.userId.sqlValue, .integer(event.occurredAt), event.amount.sqlValue, event.currency.sqlValue, event.properties.sqlValue,
+             attested.sqlValue, .text(attribution.method), attribution.linkId.sqlValue, attribution.campaign.sqlValue,
+             attribution.channel.sqlValue, attribution.feature.sqlValue, .text(attribution.source), .integer(now),
+             attribution.appleAdsCampaignId.sqlValue, attribution.appleAdsAdGroupId.sqlValue, attribution.appleAdsKeywordId.sqlValue,
+             event.clickToken.sqlValue, attribution.variant.sqlValue, (attribution.qr == true).sqlValue]
+        })
+    }
+
+    static let eventIdClaims = InsertTarget(table: "event_ids", columns: ["app_id", "event_id", "received_at"],
+                                            then: "ON CONFLICT (app_id, event_id) DO NOTHING RETURNING app_id, event_id")
+
+    /// Claims the apps' event ids at once: the ones stored now (not before), as app id, a NUL and event id.
+    static func claimEventIds(_ db: any SQLExecutor, _ ids: [(appId: String, eventId: String)], now: Int64) throws -> Set<String> {
+        let rows = try db.insert(eventIdClaims, rows: ids.map { [.text($0.appId), .text($0.eventId), .integer(now)] })
+        return Set(try rows.map { try $0.string("app_id") + "\u{0}" + $0.string("event_id") })
     }
 }

@@ -152,6 +152,89 @@ final class EventWriter {
 
     /// Writes one event; never throws for a bad event (that is an outcome).
     func write(_ event: Events.Checked) throws -> Events.Outcome {
+        let ready: Ready
+        switch try prepare(event) {
+        case .rejected(let error): return .rejected(error)
+        case .ready(let found): ready = found
+        }
+        let app = ready.app, attribution = ready.attribution
+        if event.type == "INSTALL" {
+            if try AttributionQueries.eventIdKnown(db, appId: app.id, eventId: event.eventId) {
+                return .duplicate(attribution)
+            }
+            // INSTALL events of one install wait here for each other, so the check below sees one stored at the same
+            // instant by another writer (events are partitioned on PostgreSQL, where a unique index would need the time).
+            try AttributionQueries.lockInstall(db, appId: app.id, installId: event.installId)
+            if try AttributionQueries.hasInstallEvent(db, appId: app.id, installId: event.installId) {
+                return .rejected(AttributionError.duplicateInstall)
+            }
+        }
+        guard try AttributionQueries.claimEventId(db, appId: app.id, eventId: event.eventId, now: now) else {
+            return .duplicate(attribution)
+        }
+        try AttributionQueries.insertEvent(db, event, app: app, attested: ready.attested, attribution: attribution, now: now)
+        try notify(ready)
+        return .stored(attribution)
+    }
+
+    /// Writes a batch, with the same outcomes as writing its events one by one in order. Without an INSTALL event
+    /// (which waits for its install's others), every event's id is claimed and every stored row inserted by multi-row
+    /// statements, a few statements for the batch instead of two an event.
+    func write(_ batch: [Result<Events.Checked, any Error>]) throws -> [Events.Outcome] {
+        let installs = batch.contains { entry in if case .success(let event) = entry { return event.type == "INSTALL" } else { return false } }
+        guard batch.count > 1, !installs else {
+            return try batch.map { entry in
+                switch entry {
+                case .success(let event): return try write(event)
+                case .failure(let error): return .rejected(error)
+                }
+            }
+        }
+        var outcomes = [Events.Outcome?](repeating: nil, count: batch.count)
+        var pending: [(index: Int, ready: Ready)] = []
+        for (index, entry) in batch.enumerated() {
+            switch entry {
+            case .failure(let error): outcomes[index] = .rejected(error)
+            case .success(let event):
+                switch try prepare(event) {
+                case .rejected(let error): outcomes[index] = .rejected(error)
+                case .ready(let ready): pending.append((index, ready))
+                }
+            }
+        }
+        let claimed = try AttributionQueries.claimEventIds(db, pending.map { ($0.ready.app.id, $0.ready.event.eventId) }, now: now)
+        var taken = Set<String>()
+        var stored: [Ready] = []
+        for (index, ready) in pending {
+            // The first of an id in the batch is the one stored; a later one is a duplicate, as it would be one by one.
+            if claimed.contains(ready.key) && taken.insert(ready.key).inserted {
+                stored.append(ready)
+                outcomes[index] = .stored(ready.attribution)
+            } else {
+                outcomes[index] = .duplicate(ready.attribution)
+            }
+        }
+        try AttributionQueries.insertEvents(db, stored.map { ($0.event, $0.app, $0.attested, $0.attribution) }, now: now)
+        for ready in stored { try notify(ready) }
+        return outcomes.map { $0! }
+    }
+
+    /// An event whose app and install are known, with the attribution it is written with.
+    struct Ready {
+        let event: Events.Checked
+        let app: App
+        let attested: Bool
+        let attribution: EventAttribution
+        var key: String { app.id + "\u{0}" + event.eventId }
+    }
+
+    enum Preparation {
+        case ready(Ready)
+        case rejected(any Error)
+    }
+
+    /// The event's app and install, and the attribution it gets.
+    private func prepare(_ event: Events.Checked) throws -> Preparation {
         let app: App?
         if let cached = apps[event.appId] { app = cached } else {
             app = try TenancyQueries.app(db, id: event.appId)
@@ -170,21 +253,12 @@ final class EventWriter {
         let attribution = excluded ? EventAttribution(method: "unattested", source: "unattested", linkId: nil, campaign: nil, channel: nil, feature: nil)
             : install.attribution
         if excluded { services.metrics.increment("linkrunway_unattested_total", labels: [("kind", "event")]) }
-        if event.type == "INSTALL" {
-            if try AttributionQueries.eventIdKnown(db, appId: app.id, eventId: event.eventId) {
-                return .duplicate(attribution)
-            }
-            // INSTALL events of one install wait here for each other, so the check below sees one stored at the same
-            // instant by another writer (events are partitioned on PostgreSQL, where a unique index would need the time).
-            try AttributionQueries.lockInstall(db, appId: app.id, installId: event.installId)
-            if try AttributionQueries.hasInstallEvent(db, appId: app.id, installId: event.installId) {
-                return .rejected(AttributionError.duplicateInstall)
-            }
-        }
-        guard try AttributionQueries.claimEventId(db, appId: app.id, eventId: event.eventId, now: now) else {
-            return .duplicate(attribution)
-        }
-        try AttributionQueries.insertEvent(db, event, app: app, attested: attested, attribution: attribution, now: now)
+        return .ready(Ready(event: event, app: app, attested: attested, attribution: attribution))
+    }
+
+    /// Queues the `event` webhook of a stored event for the workspace's subscriptions.
+    private func notify(_ ready: Ready) throws {
+        let app = ready.app, event = ready.event
         let listening: [Webhooks.Subscription]
         if let cached = subscriptions[app.workspaceId] { listening = cached } else {
             listening = try Webhooks.subscriptions(db, workspaceId: app.workspaceId)
@@ -193,10 +267,9 @@ final class EventWriter {
         if !listening.isEmpty {
             try Webhooks.enqueue(db, workspaceId: app.workspaceId, topic: "event", payload: EventNotice(
                 eventId: event.eventId, appId: app.id, installId: event.installId, type: event.type, name: event.name, userId: event.userId,
-                amount: event.amount, currency: event.currency, occurredAt: Timestamp.iso(event.occurredAt), attribution: attribution),
+                amount: event.amount, currency: event.currency, occurredAt: Timestamp.iso(event.occurredAt), attribution: ready.attribution),
                 now: now, subscriptions: listening)
         }
-        return .stored(attribution)
     }
 
     /// The event's install; an INSTALL event for an install never matched creates an unmatched one.
