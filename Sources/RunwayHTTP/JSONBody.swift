@@ -12,18 +12,13 @@ extension HTTPRequest {
 }
 
 extension HTTPResponse {
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
-    /// A JSON response of an encodable value. API responses are not cached by default.
+    /// A JSON response of an encodable value (sorted keys, `CompactJSONEncoder`). API responses are not cached by
+    /// default.
     public static func json<T: Encodable>(_ value: T, status: Int = 200) throws -> HTTPResponse {
         var headers = HTTPHeaders()
         headers.set("Content-Type", "application/json")
         headers.set("Cache-Control", "no-store")
-        return HTTPResponse(status: status, headers: headers, body: Array(try encoder.encode(value)))
+        return HTTPResponse(status: status, headers: headers, body: try CompactJSONEncoder().encode(value))
     }
 
     /// A JSON response of an already-built document.

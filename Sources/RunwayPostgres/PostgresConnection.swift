@@ -91,15 +91,16 @@ final class PostgresConnection: EngineConnection, @unchecked Sendable {
     private func run(_ sql: SQL) throws -> OpaquePointer {
         let connection = try open()
         let text = sql.text(for: .postgres)
+        let key = sql.cacheKey ?? text
         let name: String
-        if let existing = prepared[text] {
+        if let existing = prepared[key] {
             name = existing
         } else {
             nextStatement += 1
             name = "lr\(nextStatement)"
             let result = try check(PQprepare(connection, name, text, Int32(sql.bindings.count), nil))
             PQclear(result)
-            prepared[text] = name
+            prepared[key] = name
         }
         var storage: [[UInt8]?] = []
         var formats: [Int32] = []

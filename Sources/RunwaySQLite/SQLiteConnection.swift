@@ -95,7 +95,7 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
     }
 
     private func run(_ sql: SQL, onRow: (OpaquePointer) throws -> Void) throws {
-        let statement = try prepare(sql.text(for: .sqlite))
+        let statement = try prepare(sql.text(for: .sqlite), key: sql.cacheKey)
         // Text and blobs are copied once into one buffer that outlives the statement's run and bound from there without
         // SQLite copying each again (SQLITE_STATIC): one allocation a statement instead of one a value.
         let arena = BindingArena(sql.bindings)
@@ -134,8 +134,9 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
         return prepared
     }
 
-    private func prepare(_ text: String) throws -> OpaquePointer {
-        if let cached = statements[text] { return cached }
+    private func prepare(_ text: String, key: String? = nil) throws -> OpaquePointer {
+        let key = key ?? text
+        if let cached = statements[key] { return cached }
         guard let db else { throw StoreError.unavailable("connection closed") }
         var statement: OpaquePointer?
         let status = sqlite3_prepare_v3(db, text, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
@@ -143,7 +144,7 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
             throw Self.error(status, String(cString: sqlite3_errmsg(db)))
         }
         if statements.count >= Self.statementCacheLimit { flushStatements() }
-        statements[text] = statement
+        statements[key] = statement
         return statement
     }
 

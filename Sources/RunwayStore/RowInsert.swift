@@ -9,6 +9,9 @@ public final class InsertTarget: Sendable {
     /// What follows the rows (`ON CONFLICT … DO NOTHING RETURNING …`), written in the code.
     public let suffix: String
     private let texts = Mutex<[TextKey: String]>([:])
+    /// Names this target's texts in prepared-statement caches (never the start of SQL text).
+    private let name: String
+    private static let made = Atomic<Int>(0)
 
     private struct TextKey: Hashable {
         let dialect: SQLDialect
@@ -21,6 +24,7 @@ public final class InsertTarget: Sendable {
         self.table = table
         self.columns = columns
         self.suffix = suffix
+        name = "\u{1}insert-\(Self.made.add(1, ordering: .relaxed).newValue)-"
     }
 
     /// The statement inserting `rows` (each with a value per column, in order).
@@ -35,7 +39,7 @@ public final class InsertTarget: Sendable {
         var values: [SQLValue] = []
         values.reserveCapacity(rows.count * columns.count)
         for row in rows { values.append(contentsOf: row) }
-        return SQL(rendered: text, bindings: values)
+        return SQL(rendered: text, cacheKey: name + "\(dialect.rawValue)-\(rows.count)", bindings: values)
     }
 
     static func text(table: String, columns: [String], rows: Int, dialect: SQLDialect) -> String {

@@ -13,12 +13,16 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
     public private(set) var bindings: [SQLValue]
     /// Text already in its dialect's placeholders (`InsertTarget` makes it once), used instead of `parts`.
     private var rendered: String?
+    /// A short name for the text, for backends to find their prepared statement by instead of hashing a long text.
+    public private(set) var cacheKey: String?
 
-    /// A statement whose text is written with its dialect's placeholders already.
-    init(rendered text: String, bindings: [SQLValue]) {
+    /// A statement whose text is written with its dialect's placeholders already, known to prepared-statement caches
+    /// by `cacheKey` (which must be unique to the text).
+    init(rendered text: String, cacheKey: String, bindings: [SQLValue]) {
         parts = []
         self.bindings = bindings
         rendered = text
+        self.cacheKey = cacheKey
     }
 
     public init(stringLiteral value: String) {

@@ -1,5 +1,6 @@
 import Foundation
 import LinkRunwayAPI
+import RunwayJSON
 import RunwayKit
 import RunwayStore
 
@@ -130,9 +131,7 @@ struct Explanation: Codable, Sendable {
     var winner: MatchCandidate?
 
     var json: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+        String(decoding: (try? CompactJSONEncoder().encode(self)) ?? Array("{}".utf8), as: UTF8.self)
     }
 
     static func decode(_ text: String) -> Explanation? { try? JSONDecoder().decode(Explanation.self, from: Data(text.utf8)) }

@@ -2,6 +2,7 @@ import Foundation
 import LinkRunwayAPI
 import RunwayCrypto
 import RunwayHTTP
+import RunwayJSON
 import RunwayKit
 import RunwayOutbound
 import RunwayStore
@@ -62,9 +63,8 @@ package enum Webhooks {
 
     /// `{"id","topic","createdAt","data"}`.
     static func envelope<Payload: Encodable>(id: String, topic: String, payload: Payload, now: Int64) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(WebhookEnvelope(id: id, topic: topic, createdAt: Timestamp.iso(now), data: payload)), as: UTF8.self)
+        String(decoding: try CompactJSONEncoder().encode(WebhookEnvelope(id: id, topic: topic, createdAt: Timestamp.iso(now), data: payload)),
+               as: UTF8.self)
     }
 
     /// Webhook deliveries: the JSON payload with `LinkRunway-Delivery` and `LinkRunway-Signature` headers.
