@@ -23,6 +23,8 @@ final class LineWriter: @unchecked Sendable {
     private var wake = pthread_cond_t()
     private var wakeLock = pthread_mutex_t()
     private let started = Atomic<Bool>(false)
+    /// Set while the writer waits with nothing to write and no timer: the next line wakes it.
+    private let sleeping = Atomic<Bool>(false)
 
     init(fileDescriptor: Int32, limit: Int = 8 << 20) {
         self.fileDescriptor = fileDescriptor
@@ -49,14 +51,21 @@ final class LineWriter: @unchecked Sendable {
             let before = bytes.count
             format(&bytes)
             let added = bytes.count - before
-            if pending.add(added, ordering: .relaxed).newValue > limit {
+            if pending.add(added, ordering: .sequentiallyConsistent).newValue > limit {
                 pending.subtract(added, ordering: .relaxed)
                 bytes.removeSubrange(before...)
                 dropped.add(1, ordering: .relaxed)
             }
             return bytes.count >= Self.batchBytes
         }
-        if full { pthread_cond_signal(&wake) }
+        if full {
+            pthread_cond_signal(&wake)
+        } else if sleeping.load(ordering: .sequentiallyConsistent) {
+            pthread_mutex_lock(&wakeLock)
+            sleeping.store(false, ordering: .sequentiallyConsistent)
+            pthread_cond_signal(&wake)
+            pthread_mutex_unlock(&wakeLock)
+        }
     }
 
     /// Appends bytes already formatted (whole lines, ending in a newline), without waiting.
@@ -118,24 +127,40 @@ final class LineWriter: @unchecked Sendable {
         if fileDescriptor == 2 { atexit { LogSink.standardError.flush() } }
     }
 
+    /// Collects every few milliseconds while lines come; after a while with none it sleeps until the next line, so an
+    /// idle server does not wake two hundred times a second.
     private func run() {
+        var quietRounds = 0
         while true {
             pthread_mutex_lock(&wakeLock)
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            var until = timespec(tv_sec: now.tv_sec, tv_nsec: now.tv_nsec + Self.interval)
-            if until.tv_nsec >= 1_000_000_000 {
-                until.tv_sec += 1
-                until.tv_nsec -= 1_000_000_000
+            if quietRounds >= Self.quietRoundsBeforeSleep {
+                sleeping.store(true, ordering: .sequentiallyConsistent)
+                // A line appended after the flag was set finds it and signals under this lock.
+                while sleeping.load(ordering: .sequentiallyConsistent) && pending.load(ordering: .sequentiallyConsistent) == 0 {
+                    pthread_cond_wait(&wake, &wakeLock)
+                }
+                sleeping.store(false, ordering: .sequentiallyConsistent)
+            } else {
+                var now = timespec()
+                clock_gettime(CLOCK_REALTIME, &now)
+                var until = timespec(tv_sec: now.tv_sec, tv_nsec: now.tv_nsec + Self.interval)
+                if until.tv_nsec >= 1_000_000_000 {
+                    until.tv_sec += 1
+                    until.tv_nsec -= 1_000_000_000
+                }
+                _ = pthread_cond_timedwait(&wake, &wakeLock, &until)
             }
-            _ = pthread_cond_timedwait(&wake, &wakeLock, &until)
             pthread_mutex_unlock(&wakeLock)
             pthread_mutex_lock(&writing)
             let batch = collect()
             if !batch.isEmpty { writeAll(batch) }
             pthread_mutex_unlock(&writing)
+            quietRounds = batch.isEmpty ? quietRounds + 1 : 0
         }
     }
+
+    /// Rounds without a line before the writer sleeps until the next one.
+    static let quietRoundsBeforeSleep = 20
 
     private func writeAll(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { buffer in

@@ -38,9 +38,9 @@ final class DurabilityBarrier: @unchecked Sendable {
     }
 
     /// Returns once every commit handed over has been taken into a sync. The writer waits here before it takes its next
-    /// batch: a write queued while a sync runs could not be answered before the next sync anyway, so committing it at
-    /// once would only make commits smaller and more of them (each rewrites the pages it touched). Waiting, the writes
-    /// that arrive during one sync share one commit.
+    /// batch while rows arrive in numbers: a write queued while a sync runs could not be answered before the next sync
+    /// anyway, so committing it at once would only make commits smaller and more of them (each rewrites the pages it
+    /// touched). Waiting, the writes that arrive during one sync share one commit.
     func awaitRoom() {
         condition.lock()
         while !waiting.isEmpty && !closed { condition.wait() }

@@ -171,13 +171,15 @@ public final class ThreadedStore: Store, @unchecked Sendable {
             let groupCommit = { (jobs: [WriteJob]) in
                 Self.deliver(Self.commit(jobs, on: connection, transactions: transactions, observer: observer), through: barrier)
             }
-            var busy = false
-            // Under load (the last batch was large), a batch waits up to a millisecond for more writes before it is
-            // committed: with a sync per commit, fewer and larger commits and syncs cost less CPU a write, and each
-            // write waits at most that much longer. A lone write is never held.
-            while let batch = writes.take(limit: options.maxBatch, after: { barrier?.awaitRoom() },
-                                          gather: barrier != nil && busy ? (jobs: Self.gatheredBatch, seconds: 0.001) : nil) {
-                busy = batch.count >= Self.busyBatch
+            var rowsArriving = false
+            // While rows arrive in numbers (a redirect's clicks: the last batch was large and mostly rows), the writer
+            // takes its next batch only once the last commit is in a sync, and then waits up to a millisecond to
+            // gather 48 writes: a write queued during a sync could not be answered before the next one anyway, and
+            // fewer, larger commits and syncs cost less CPU a row. Other writes (a match, an event batch: heavier,
+            // and waited for) are committed at once, and a lone write is never held.
+            while let batch = writes.take(limit: options.maxBatch, after: { if rowsArriving { barrier?.awaitRoom() } },
+                                          gather: barrier != nil && rowsArriving ? (jobs: Self.gatheredBatch, seconds: 0.001) : nil) {
+                rowsArriving = batch.count >= Self.busyBatch && batch.filter({ $0.row != nil }).count * 4 >= batch.count * 3
                 let deadline = Date().addingTimeInterval(-options.queueTimeout)
                 var grouped: [WriteJob] = []
                 for job in batch {
@@ -391,7 +393,7 @@ public final class ThreadedStore: Store, @unchecked Sendable {
         }
     }
 
-    /// A batch this large means the writer is busy; then the next one waits a little to gather this many writes.
+    /// A batch this large, mostly rows, means rows arrive in numbers; then the next one waits a little to gather this many.
     static let busyBatch = 8
     static let gatheredBatch = 48
 
