@@ -165,6 +165,12 @@ def render(report, soak=None):
         ours, limit, ratio, target, verdict = figure(result)
         lines.append(f"| `{result['name']}` | {ours} | {limit} | {ratio} | {target} | {verdict} |")
     for result in report["results"]:
+        if "access_log_share" in result.get("ours", {}):
+            ours = result["ours"]
+            lines += ["", f"The access log (`healthz_vs_nginx`, the default server beside one with its log at `warn`, in "
+                          f"alternating rounds): {ours['requests_per_second']:,.0f} against "
+                          f"{ours['with_log_at_warn_requests_per_second']:,.0f} req/s, so it costs "
+                          f"{ours['access_log_share']:.1%} of the throughput."]
         if result["name"] == "allocations_per_request":
             counts = ", ".join(f"{name.removesuffix('_allocations')} {value:g}" for name, value in result["ours"].items())
             lines += ["", f"Heap allocations per request (`allocations_per_request`, the whole process): {counts}."]
