@@ -10,13 +10,14 @@ SECONDS_LIMIT="${FUZZ_SECONDS:-30}"
 OUT=.build/fuzz
 mkdir -p "$OUT/modules" "$OUT/corpus"
 SWIFTC="${SWIFTC:-swiftc}"
+# One package name for every module, as SwiftPM gives them, so package-level access compiles.
 
 # RunwayCrypto and RunwayJSON as plain modules (not the code under test), then Apple's formats, instrumented.
-"$SWIFTC" -O -parse-as-library -module-name RunwayCrypto -emit-module -emit-module-path "$OUT/modules/RunwayCrypto.swiftmodule" \
+"$SWIFTC" -package-name LinkRunway -O -parse-as-library -module-name RunwayCrypto -emit-module -emit-module-path "$OUT/modules/RunwayCrypto.swiftmodule" \
     -emit-library -static -o "$OUT/libRunwayCrypto.a" -I Sources/COpenSSL Sources/RunwayCrypto/*.swift
-"$SWIFTC" -O -parse-as-library -module-name RunwayJSON -emit-module -emit-module-path "$OUT/modules/RunwayJSON.swiftmodule" \
+"$SWIFTC" -package-name LinkRunway -O -parse-as-library -module-name RunwayJSON -emit-module -emit-module-path "$OUT/modules/RunwayJSON.swiftmodule" \
     -emit-library -static -o "$OUT/libRunwayJSON.a" Sources/RunwayJSON/*.swift
-"$SWIFTC" -O -g -parse-as-library -sanitize=fuzzer,address -module-name AppleFormats -I "$OUT/modules" -I Sources/COpenSSL \
+"$SWIFTC" -package-name LinkRunway -O -g -parse-as-library -sanitize=fuzzer,address -module-name AppleFormats -I "$OUT/modules" -I Sources/COpenSSL \
     Sources/AppleFormats/*.swift fuzz/AppleFormatsFuzz.swift -L "$OUT" -lRunwayCrypto -lRunwayJSON -lssl -lcrypto -o "$OUT/apple-formats-fuzz" \
     2> >(grep -v "Cannot export local symbol" >&2)
 
@@ -56,7 +57,7 @@ INPUTS=$OUT/inputs
 mkdir -p "$INPUTS/modules" "$INPUTS/corpus"
 instrumented() { # module-name sources... (after --)
     local name=$1; shift
-    "$SWIFTC" -O -g -parse-as-library -sanitize=fuzzer,address -module-name "$name" -emit-module \
+    "$SWIFTC" -package-name LinkRunway -O -g -parse-as-library -sanitize=fuzzer,address -module-name "$name" -emit-module \
         -emit-module-path "$INPUTS/modules/$name.swiftmodule" -emit-library -static -o "$INPUTS/lib$name.a" \
         -I "$INPUTS/modules" -I Sources/COpenSSL "$@" 2> >(grep -v "Cannot export local symbol" >&2)
 }
@@ -66,7 +67,7 @@ instrumented RunwayCrypto Sources/RunwayCrypto/*.swift
 instrumented RunwayHTTP Sources/RunwayHTTP/*.swift
 instrumented AppleFormats Sources/AppleFormats/*.swift
 instrumented RunwayImport Sources/RunwayImport/*.swift
-"$SWIFTC" -O -g -sanitize=fuzzer,address -parse-as-library -module-name InputsFuzz -I "$INPUTS/modules" -I Sources/COpenSSL \
+"$SWIFTC" -package-name LinkRunway -O -g -sanitize=fuzzer,address -parse-as-library -module-name InputsFuzz -I "$INPUTS/modules" -I Sources/COpenSSL \
     fuzz/InputsFuzz.swift Sources/RunwayCapabilities/Links/ClientClassifier.swift Sources/RunwayCapabilities/Links/DeviceClass.swift \
     Sources/RunwayCapabilities/Links/AutomatedClients.swift Sources/RunwayKit/AutomatedClientPattern.swift \
     Sources/RunwayKit/MultipartForm.swift -L "$INPUTS" \
@@ -94,7 +95,7 @@ fi
 # executable with Sources/RunwayQR (zlib and libqrencode from Debian).
 QR=$OUT/qr-logos
 mkdir -p "$QR/corpus"
-"$SWIFTC" -O -g -parse-as-library -sanitize=fuzzer,address -module-name RunwayQR -I Sources/CZlib -I Sources/CQREncode \
+"$SWIFTC" -package-name LinkRunway -O -g -parse-as-library -sanitize=fuzzer,address -module-name RunwayQR -I Sources/CZlib -I Sources/CQREncode \
     Sources/RunwayQR/*.swift fuzz/QRLogosFuzz.swift -lz -lqrencode -o "$OUT/qr-logos-fuzz" 2> >(grep -v "Cannot export local symbol" >&2)
 # Seeds: small PNGs of each colour type (grey 1 and 16 bits, RGB with a transparent key, a palette with tRNS, grey
 # and alpha, RGBA) using every filter, and SVGs with the shapes, gradients, styles and entities the sanitiser keeps.
