@@ -1,11 +1,22 @@
 import Synchronization
 
+/// Work that keeps something up with the rows inserted through an `InsertTarget`, in their own transaction (counts of
+/// what the rows record, say). It runs once for each statement that inserts rows of the target, with exactly those
+/// rows, inside the same savepoint: it commits with them or is undone with them, and when it throws, so do they.
+/// The writer sends up to 64 queued rows in one statement, so under load it runs once for many rows, not once a row.
+public protocol InsertFollowUp: Sendable {
+    /// Runs after `rows` (each a value per column of the target, in order) were inserted, on the same connection.
+    func inserted(_ rows: [[SQLValue]], db: any SQLExecutor) throws
+}
+
 /// The table and columns of an INSERT that the writer may send for several rows at once (`Store.insert`): one
 /// multi-row statement instead of a statement (and, on PostgreSQL, a round trip) a row. Its text for each dialect and
 /// number of rows is made once.
 public final class InsertTarget: Sendable {
     public let table: String
     public let columns: [String]
+    /// What runs with every statement that inserts rows of this target.
+    public let followUp: (any InsertFollowUp)?
     private let texts = Mutex<[TextKey: String]>([:])
 
     private struct TextKey: Hashable {
@@ -14,10 +25,17 @@ public final class InsertTarget: Sendable {
     }
 
     /// `table` and `columns` are written in the code, never taken from input.
-    public init(table: String, columns: [String]) {
+    public init(table: String, columns: [String], followUp: (any InsertFollowUp)? = nil) {
         precondition(!columns.isEmpty)
         self.table = table
         self.columns = columns
+        self.followUp = followUp
+    }
+
+    /// Inserts `rows` in one statement, then runs the follow-up with them.
+    func insert(_ rows: [[SQLValue]], on db: any SQLExecutor) throws {
+        try db.execute(sql(rows, dialect: db.dialect))
+        try followUp?.inserted(rows, db: db)
     }
 
     /// The statement inserting `rows` (each with a value per column, in order).
@@ -64,8 +82,8 @@ public struct RowInsert: Sendable {
 }
 
 extension SQLExecutor {
-    /// Inserts one row now, inside the caller's transaction.
+    /// Inserts one row now, inside the caller's transaction (with its target's follow-up).
     public func insert(_ row: RowInsert) throws {
-        try execute(row.target.sql([row.values], dialect: dialect))
+        try row.target.insert([row.values], on: self)
     }
 }
