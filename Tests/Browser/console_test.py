@@ -311,7 +311,8 @@ def decoded(browser, url, directory):
 def check_qr(browser, ws, link, directory):
     """The link page's QR form: colours, quiet zone and print size drawn and decoded; refused colours marked; a logo
     uploaded as a file, drawn into a code that decodes, a file that is not a logo refused, and the logo removed."""
-    link_page, link_url = f"/console/links/{link['id']}?ws={ws}", link["url"]
+    # A code holds the link's URL with the QR marker, so its scans are told apart from taps.
+    link_page, link_url = f"/console/links/{link['id']}?ws={ws}", link["url"] + "?qr=1"
     browser.open(link_page)
     browser.fill("form[method=get]:has(#fg)", {"fg": "1d3557", "bg": "fefae0", "margin": "2", "size": "2048"})
     image = browser.find(".qr img")
