@@ -70,7 +70,7 @@ struct AttributionHandlers: Sendable {
         let event = try Events.Checked(try request.decode(EventRequest.self), principal: principal, services: services)
         let now = services.clock.nowMilliseconds()
         let known = try await EventWriter.Known.load([event.appId], services: services)
-        let result = try await services.store.write { db in try EventWriter(db: db, now: now, services: services, known: known).write(event) }
+        let result = try await services.store.write { db in try EventWriter(db: db, now: now, services: services, known: known).write([.success(event)])[0] }
         switch result {
         case .stored(let attribution):
             return try .json(EventResult(eventId: event.eventId, status: "stored", attribution: attribution), status: 201)
@@ -103,13 +103,7 @@ struct AttributionHandlers: Sendable {
         let appIds = Set(checked.compactMap { entry -> String? in if case .success(let event) = entry { return event.appId } else { return nil } })
         let known = try await EventWriter.Known.load(appIds, services: services)
         let outcomes: [Events.Outcome] = try await services.store.write { db in
-            let writer = EventWriter(db: db, now: now, services: services, known: known)
-            return try checked.map { entry in
-                switch entry {
-                case .success(let event): return try writer.write(event)
-                case .failure(let error): return .rejected(error)
-                }
-            }
+            try EventWriter(db: db, now: now, services: services, known: known).write(checked)
         }
         var results: [EventResult] = []
         for (i, outcome) in outcomes.enumerated() {

@@ -122,6 +122,8 @@ final class EventWriter {
     private var apps: [String: App?] = [:]
     private var installs: [String: InstallRecord] = [:]
     private var subscriptions: [String: [Webhooks.Subscription]] = [:]
+    /// What the stored events add to their links' daily figures, written once at the end of `write`.
+    private var rollup = LinkRollup()
 
     /// Apps and webhook subscriptions read from the process's caches before the write, so the single writer does not
     /// look them up again. An app the cache does not know is looked up inside the write.
@@ -150,8 +152,21 @@ final class EventWriter {
         subscriptions = known.subscriptions
     }
 
-    /// Writes one event; never throws for a bad event (that is an outcome).
-    func write(_ event: Events.Checked) throws -> Events.Outcome {
+    /// Writes the events in order, then what they add to their links' daily figures; never throws for a bad event
+    /// (that is its outcome).
+    func write(_ events: [Result<Events.Checked, any Error>]) throws -> [Events.Outcome] {
+        let outcomes = try events.map { entry -> Events.Outcome in
+            switch entry {
+            case .success(let event): return try write(event)
+            case .failure(let error): return .rejected(error)
+            }
+        }
+        try rollup.write(db)
+        rollup = LinkRollup()
+        return outcomes
+    }
+
+    private func write(_ event: Events.Checked) throws -> Events.Outcome {
         let app: App?
         if let cached = apps[event.appId] { app = cached } else {
             app = try TenancyQueries.app(db, id: event.appId)
@@ -185,6 +200,8 @@ final class EventWriter {
             return .duplicate(attribution)
         }
         try AttributionQueries.insertEvent(db, event, app: app, attested: attested, attribution: attribution, now: now)
+        AttributionRollup.add(event: event.type, amount: event.amount, currency: event.currency, linkId: attribution.linkId, receivedAt: now,
+                              variant: attribution.variant, qr: attribution.qr == true, install: install, to: &rollup)
         let listening: [Webhooks.Subscription]
         if let cached = subscriptions[app.workspaceId] { listening = cached } else {
             listening = try Webhooks.subscriptions(db, workspaceId: app.workspaceId)
