@@ -3,7 +3,8 @@ import RunwayKit
 import RunwayStore
 
 /// A link's figures (`LinkStats`) from its daily rollups, and the same as CSV. Reads only `link_stats` and
-/// `link_automated_visits`, by the link and the range of days, so a year of a busy link is a few thousand rows.
+/// `link_automated_visits`, by the link and the range of days, so a year of a busy link is some thousands of rows per
+/// breakdown, however many clicks are behind them.
 enum LinkStatsReport {
     static func read(_ db: any SQLExecutor, linkId: String, query: LinkStatsQuery) throws -> LinkStats {
         let (first, last) = (query.firstDay, query.lastDay)
