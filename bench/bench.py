@@ -798,12 +798,183 @@ def allocations_per_request(workdir):
     }
 
 
+def year_of_rollups(link_id, first_day, days=365):
+    """The daily figures of a busy link for a year, as the writer would have kept them: every day its totals, 3
+    platforms, 10 OS versions, 3 variants, scans and taps (clicks, opens, installs, two event types and revenue in two
+    currencies each), 60 countries and 100 referrer hosts (clicks and opens): about 150,000 day rows, and the month rows
+    that sum them. Previews and bots: four clients a day."""
+    import random
+    rng = random.Random(7)
+    earning = ["click", "open", "install", "event:PURCHASE", "event:SUBSCRIPTION", "revenue:USD", "revenue:EUR"]
+    values = {"platform": ["ios", "android", "desktop"], "osVersion": [f"ios {v}" for v in range(12, 19)] + ["android 13", "android 14", ""],
+              "variant": ["a", "b", "c"], "qr": ["scan", "tap"]}
+    places = {"country": [f"{chr(65 + i // 26)}{chr(65 + i % 26)}" for i in range(60)],
+              "referrer": [f"site{i}.example.com" for i in range(99)] + [""]}
+    rows = []
+    for day in range(first_day, first_day + days):
+        for measure in earning:
+            rows.append((link_id, "total", day, "", measure, rng.randint(1000, 5000)))
+        for dimension, names in values.items():
+            for value in names:
+                for measure in earning:
+                    rows.append((link_id, dimension, day, value, measure, rng.randint(1, 2000)))
+        for dimension, names in places.items():
+            for value in names:
+                for measure in ("click", "open"):
+                    rows.append((link_id, dimension, day, value, measure, rng.randint(1, 200)))
+    months = {}
+    for link, dimension, day, value, measure, amount in rows:
+        key = (link, dimension, month_start(day), value, measure)
+        months[key] = months.get(key, 0) + amount
+    rows = [(link, dimension, "day", day, value, measure, amount) for link, dimension, day, value, measure, amount in rows]
+    rows += [(link, dimension, "month", month, value, measure, amount) for (link, dimension, month, value, measure), amount in months.items()]
+    visits = [(day, kind, agent, rng.randint(1, 300)) for day in range(first_day, first_day + days)
+              for kind, agent in (("preview", "slackbot"), ("preview", "twitterbot"), ("bot", "googlebot"), ("bot", "HEAD"))]
+    return rows, visits
+
+
+def month_start(day):
+    """The first day (days since 1970) of the UTC month of `day`."""
+    import datetime
+    date = datetime.date(1970, 1, 1) + datetime.timedelta(days=day)
+    return (date.replace(day=1) - datetime.date(1970, 1, 1)).days
+
+
+def range_pieces(first_day, last_day):
+    """The rows that cover a range, as the server reads them: month rows for its whole months, day rows around them."""
+    start = month_start(first_day)
+    if start < first_day:
+        start = month_start(start + 31)
+    end = month_start(last_day + 1)
+    if start >= end:
+        return [("day", first_day, last_day)]
+    pieces = [("month", start, end - 1)]
+    if first_day < start:
+        pieces.append(("day", first_day, start - 1))
+    if end <= last_day:
+        pieces.append(("day", end, last_day))
+    return pieces
+
+
+def stats_queries(connection, link_id, first_day, last_day):
+    """What GET /v1/links/{id}/stats reads for every dimension, straight in SQLite: the days, previews and bots, and
+    each breakdown summed over the range."""
+    rows = connection.execute("SELECT day, measure, amount FROM link_stats WHERE link_id = ? AND dimension = 'total' AND period = 'day' "
+                              "AND day >= ? AND day <= ?", (link_id, first_day, last_day)).fetchall()
+    rows += connection.execute("SELECT day, kind, SUM(visits) FROM link_automated_visits WHERE link_id = ? AND day >= ? AND day <= ? "
+                               "GROUP BY day, kind", (link_id, first_day, last_day)).fetchall()
+    for dimension in ("platform", "osVersion", "country", "referrer", "variant", "qr"):
+        for period, first, last in range_pieces(first_day, last_day):
+            rows += connection.execute("SELECT value, measure, SUM(amount) FROM link_stats WHERE link_id = ? AND dimension = ? AND period = ? "
+                                       "AND day >= ? AND day <= ? GROUP BY value, measure", (link_id, dimension, period, first, last)).fetchall()
+    return rows
+
+
+def sqlite_queries_per_second(database, link_id, first_day, last_day, seconds):
+    """The same reads on THREADS connections of their own for `seconds`: sets of queries per second and the p50 and
+    p99 of one set."""
+    import sqlite3
+    timings = []
+    lock = threading.Lock()
+
+    def worker():
+        connection = sqlite3.connect(f"file:{database}?mode=ro", uri=True)
+        mine = []
+        deadline = time.perf_counter() + seconds
+        while time.perf_counter() < deadline:
+            started = time.perf_counter()
+            stats_queries(connection, link_id, first_day, last_day)
+            mine.append(time.perf_counter() - started)
+        with lock:
+            timings.extend(mine)
+    threads = [threading.Thread(target=worker) for _ in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    timings.sort()
+    return {"requests_per_second": round(len(timings) / seconds, 1), "p50_ms": round(timings[len(timings) // 2] * 1000, 3),
+            "p99_ms": round(timings[int(len(timings) * 0.99)] * 1000, 3), "requests": len(timings)}
+
+
+def sequential_latency(port, path, key, count=300):
+    """`count` requests one after another on one keep-alive connection: the p50 and p99 of one answer, with no queue."""
+    import http.client
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    timings = []
+    for _ in range(count):
+        started = time.perf_counter()
+        connection.request("GET", path, headers={"Authorization": f"Bearer {key}"})
+        response = connection.getresponse()
+        response.read()
+        if response.status != 200:
+            raise RuntimeError(f"GET {path} answered {response.status}")
+        timings.append(time.perf_counter() - started)
+    connection.close()
+    timings.sort()
+    return {"alone_p50_ms": round(timings[len(timings) // 2] * 1000, 3), "alone_p99_ms": round(timings[int(len(timings) * 0.99)] * 1000, 3)}
+
+
+def link_stats_year(workdir):
+    """A year of a busy link's figures read through GET /v1/links/{id}/stats (every breakdown), beside the same
+    queries straight in SQLite: the rollups make the answer independent of the clicks behind it."""
+    import sqlite3
+    port = free_port()
+    database = f"{workdir}/stats.db"
+    process, key = start_linkrunway(workdir, port, f"sqlite:{database}")
+    try:
+        workspace = api_get(port, "/v1/workspaces", key)["items"][0]["id"]
+        link = api_post(port, "/v1/links", key, {"workspaceId": workspace, "path": "busy", "destinations": {"web": "https://example.com"}})
+    finally:
+        stop(process)
+    last_day = int(time.time()) // 86400
+    first_day = last_day - 364
+    rows, visits = year_of_rollups(link["id"], first_day)
+    connection = sqlite3.connect(database)
+    with connection:
+        connection.executemany("INSERT INTO link_stats (link_id, dimension, period, day, value, measure, amount) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+        connection.executemany("INSERT INTO link_automated_visits (link_id, workspace_id, day, kind, agent, visits) VALUES (?, ?, ?, ?, ?, ?)",
+                               [(link["id"], workspace, *visit) for visit in visits])
+    clicks = connection.execute("SELECT SUM(amount) FROM link_stats WHERE dimension = 'total' AND period = 'day' AND measure = 'click'").fetchone()[0]
+    connection.close()
+    day = lambda n: time.strftime("%Y-%m-%d", time.gmtime(n * 86400))
+    path = f"/v1/links/{link['id']}/stats?from={day(first_day)}&to={day(last_day)}"
+    process, _ = start_linkrunway(workdir, port, f"sqlite:{database}")
+    headers = (f"Authorization: Bearer {key}",)
+    try:
+        answer = api_get(port, path, key)
+        if answer["total"]["clicks"] != clicks or len(answer["days"]) != 365:
+            raise RuntimeError(f"the figures read back are not the ones stored: {answer['total']['clicks']} clicks, {clicks} stored")
+        alone = sequential_latency(port, path, key)
+        ours_runs, limit_runs = [], []
+        for _ in range(ROUNDS):
+            limit_runs.append(sqlite_queries_per_second(database, link["id"], first_day, last_day, DURATION))
+            ours_runs.append(wrk(f"http://127.0.0.1:{port}{path}", DURATION, headers))
+        ours, limit = median_run(ours_runs), median_run(limit_runs)
+        where = profile(process.pid, f"http://127.0.0.1:{port}{path}", headers=headers)
+    finally:
+        stop(process)
+    return {
+        "name": "link_stats_year",
+        "what": f"GET /v1/links/{{id}}/stats over 365 days of a busy link ({len(rows):,} rollup rows by day and month: totals, 3 platforms, 10 OS versions, "
+                "3 variants, scan or tap, 60 countries and 100 referrers a day; every breakdown in one answer; SQLite) vs the same "
+                f"queries straight in SQLite on {THREADS} connections; median of alternating rounds, and one answer's latency alone "
+                "(300 requests one after another on one connection)",
+        "ours": {**ours, **alone, "rollup_rows": len(rows), "clicks_read_back": clicks},
+        "limit": {"name": "the same queries in SQLite", **limit},
+        "throughput_ratio": round(ours["requests_per_second"] / limit["requests_per_second"], 3),
+        "rounds": {"ours": [r["requests_per_second"] for r in ours_runs], "limit": [r["requests_per_second"] for r in limit_runs]},
+        "profile": where,
+    }
+
+
 # Every benchmark by the name its result carries, in the order they run.
 BENCHMARKS = [
     ("healthz_vs_nginx", healthz_vs_nginx),
     ("allocations_per_request", allocations_per_request),
     ("redirect_vs_nginx", redirect_vs_nginx),
     ("redirect_rules_vs_plain", redirect_rules_vs_plain),
+    ("link_stats_year", link_stats_year),
     ("writes_sqlite", lambda w: writes_vs_bulk(w, "sqlite")),
     ("events_single_sqlite", lambda w: events_vs_bulk(w, 1)),
     ("events_batch_sqlite", lambda w: events_vs_bulk(w, 100)),

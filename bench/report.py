@@ -103,6 +103,11 @@ GROWTH = """## How the costs grow with data
 - **Events** are one row (and one id row for deduplication) each: constant per event, logarithmic in the events
   stored; batches share one commit. Reports scan the events of the range asked for, through (workspace, time)
   indexes, so they grow with the range, not with the table.
+- **A link's figures** (`GET /v1/links/{id}/stats`) are read from daily rollups, by the link and the range of
+  days: the cost grows with the days asked for (at most 366) and the values each dimension had on them (countries,
+  referrer hosts), never with the clicks, installs or events behind them. The writer keeps them up with one upsert
+  of a row per link, dimension and day for each statement of up to 64 clicks, so a redirect's share is a fraction
+  of its insert.
 - **Postbacks and App Store notifications** are dominated by signature checks (one and two ECDSA P-256
   verifications), which do not depend on what is stored; the duplicate check is one primary-key lookup.
 - **Durable writes** cost one share of a group commit: under load many writes share one fsync, so throughput grows
@@ -119,6 +124,11 @@ def figure(result):
     if name == "match_latency_sqlite":
         ours_text = f"{ours['requests_per_second']:,.0f} matches/s{latency}"
         return ours_text, "target p99 ≤ 5 ms", "–", "p99 ≤ 5 ms", "met" if p99 is not None and p99 <= 5 else "not met"
+    if name == "link_stats_year":
+        alone = ours.get("alone_p99_ms")
+        ours_text = f"{ours['requests_per_second']:,.0f} req/s{latency}; one answer alone p50 {ours['alone_p50_ms']:.1f} ms, p99 {alone:.1f} ms"
+        limit_text = f"{limit['requests_per_second']:,.0f} sets of queries/s ({limit['name']}, p99 {limit['p99_ms']:.1f} ms)"
+        return ours_text, limit_text, f"{ratio:.3f}", "one answer alone: p99 ≤ 10 ms", "met" if alone is not None and alone <= 10 else "not met"
     if "per_second_per_core" in " ".join(ours):
         field = next(k for k in ours if k.endswith("_per_second_per_core"))
         ours_text = f"{ours[field]:,.0f}/s per core ({ours['requests_per_second']:,.0f}/s on {ours['cores']}){latency}"

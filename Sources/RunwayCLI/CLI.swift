@@ -16,7 +16,7 @@ public enum CLI {
         ("Links", [
             LinkCommands.domainAdd, LinkCommands.domainList, LinkCommands.domainVerify, LinkCommands.domainRemove,
             LinkCommands.linkCreate, LinkCommands.linkList, LinkCommands.linkShow, LinkCommands.linkUpdate,
-            LinkCommands.linkDisable, LinkCommands.linkQR, QRLogoCommands.add, QRLogoCommands.list, QRLogoCommands.remove,
+            LinkCommands.linkDisable, LinkStatsCommand.command, LinkCommands.linkQR, QRLogoCommands.add, QRLogoCommands.list, QRLogoCommands.remove,
             LinkImportCommand.command,
         ]),
         ("Attribution and webhooks", [

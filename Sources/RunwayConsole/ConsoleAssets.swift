@@ -58,7 +58,7 @@ enum ConsoleAssets {
         .notice { background: #e6f2ea; color: var(--ok); border: 1px solid #9cc7a8; padding: 8px 12px; border-radius: 6px; }
         .secret { font-family: ui-monospace, monospace; background: #fff7e0; border: 1px solid #e0c060; padding: 10px; word-break: break-all; }
         .tag { display: inline-block; padding: 0 6px; border: 1px solid var(--events); border-radius: 4px; color: var(--events); font-size: 0.85rem; }
-        .hint { color: var(--muted); font-size: 0.9rem; display: block; }
+        .hint { color: var(--muted); font-size: 0.9rem; display: block; } .muted { color: var(--muted); }
         .empty { background: var(--paper); border: 1px dashed #8a939e; border-radius: 8px; padding: 16px; }
         code { font-family: ui-monospace, monospace; background: #eef1f4; padding: 1px 4px; border-radius: 4px; }
         .chart { background: var(--paper); border: 1px solid var(--line); border-radius: 8px; padding: 8px; margin: 0 0 16px; }

@@ -39,6 +39,17 @@ struct ConsoleChart: Sendable {
     /// Days not counted whole, each with why (`today, so far`).
     var partial: [String: String] = [:]
 
+    /// A chart of net revenue per day for each currency the rows have, in that currency's units, by currency code;
+    /// `subject` goes into each title (`Revenue in EUR of this link per day`).
+    static func revenue(_ rows: [(day: String, amounts: [String: Int64])], days: [String], partial: [String: String],
+                        subject: String = "") -> [ConsoleChart] {
+        Set(rows.flatMap { $0.amounts.keys }).sorted().map { currency in
+            ConsoleChart(title: "Revenue in \(currency)\(subject) per day", days: days,
+                         series: [.init(name: "Revenue (\(currency))", style: "revenue", points: rows.compactMap { row in row.amounts[currency].map { (row.day, $0) } })],
+                         unit: .money(currency: currency), partial: partial)
+        }
+    }
+
     /// Each series' value by day.
     private var values: [[String: Int64]] {
         series.map { Dictionary($0.points.map { ($0.day, $0.value) }, uniquingKeysWith: +) }

@@ -35,6 +35,11 @@ package struct ReportQuery {
     }
 
     package func respond<Report: Encodable>(_ request: HTTPRequest, _ report: Report, csv: () -> String, filename: String) throws -> HTTPResponse {
+        try Self.respond(request, report, csv: csv, filename: filename)
+    }
+
+    /// The report as JSON, or as CSV (a download named `filename`) when the caller's `Accept` asks for `text/csv`.
+    package static func respond<Report: Encodable>(_ request: HTTPRequest, _ report: Report, csv: () -> String, filename: String) throws -> HTTPResponse {
         guard request.headers["Accept"]?.contains("text/csv") == true else { return try .json(report) }
         var response = HTTPResponse.text(csv(), contentType: "text/csv; charset=utf-8")
         response.headers.set("Content-Disposition", "attachment; filename=\"\(filename)\"")

@@ -1,5 +1,14 @@
 import Synchronization
 
+/// Work that keeps something up with the rows inserted through an `InsertTarget`, in their own transaction (counts of
+/// what the rows record, say). It runs once for each statement that inserts rows of the target, with exactly those
+/// rows, inside the same savepoint: it commits with them or is undone with them, and when it throws, so do they.
+/// The writer sends up to 64 queued rows in one statement, so under load it runs once for many rows, not once a row.
+public protocol InsertFollowUp: Sendable {
+    /// Runs after `rows` (each a value per column of the target, in order) were inserted, on the same connection.
+    func inserted(_ rows: [[SQLValue]], db: any SQLExecutor) throws
+}
+
 /// The table and columns of an INSERT that the writer may send for several rows at once (`Store.insert`): one
 /// multi-row statement instead of a statement (and, on PostgreSQL, a round trip) a row. Its text for each dialect and
 /// number of rows is made once.
@@ -8,6 +17,8 @@ public final class InsertTarget: Sendable {
     public let columns: [String]
     /// What follows the rows (`ON CONFLICT … DO NOTHING RETURNING …`), written in the code.
     public let suffix: String
+    /// What runs with every statement that inserts rows of this target.
+    public let followUp: (any InsertFollowUp)?
     private let texts = Mutex<[TextKey: String]>([:])
     /// Names this target's texts in prepared-statement caches (never the start of SQL text).
     private let name: String
@@ -18,13 +29,22 @@ public final class InsertTarget: Sendable {
         let rows: Int
     }
 
-    /// `table`, `columns` and `suffix` are written in the code, never taken from input.
-    public init(table: String, columns: [String], then suffix: String = "") {
+    /// `table`, `columns` and `suffix` are written in the code, never taken from input. A target that returns rows
+    /// has no follow-up.
+    public init(table: String, columns: [String], then suffix: String = "", followUp: (any InsertFollowUp)? = nil) {
         precondition(!columns.isEmpty)
+        precondition(followUp == nil || !suffix.contains("RETURNING"), "\(table): a follow-up of rows that return rows")
         self.table = table
         self.columns = columns
         self.suffix = suffix
+        self.followUp = followUp
         name = "\u{1}insert-\(Self.made.add(1, ordering: .relaxed).newValue)-"
+    }
+
+    /// Inserts `rows` in one statement, then runs the follow-up with them.
+    func insert(_ rows: [[SQLValue]], on db: any SQLExecutor) throws {
+        try db.execute(sql(rows, dialect: db.dialect))
+        try followUp?.inserted(rows, db: db)
     }
 
     /// The statement inserting `rows` (each with a value per column, in order).
@@ -71,9 +91,9 @@ public struct RowInsert: Sendable {
 }
 
 extension SQLExecutor {
-    /// Inserts one row now, inside the caller's transaction.
+    /// Inserts one row now, inside the caller's transaction (with its target's follow-up).
     public func insert(_ row: RowInsert) throws {
-        try execute(row.target.sql([row.values], dialect: dialect))
+        try row.target.insert([row.values], on: self)
     }
 
     /// Inserts rows of one target now, inside the caller's transaction, in statements of 64, 32, … rows (so a target
@@ -87,8 +107,12 @@ extension SQLExecutor {
         while start < rows.count {
             while size > rows.count - start { size /= 2 }
             let end = start + size
-            let statement = target.sql(Array(rows[start..<end]), dialect: dialect)
-            if target.suffix.contains("RETURNING") { returned += try query(statement) } else { try execute(statement) }
+            let chunk = Array(rows[start..<end])
+            if target.suffix.contains("RETURNING") {
+                returned += try query(target.sql(chunk, dialect: dialect))
+            } else {
+                try target.insert(chunk, on: self)
+            }
             start = end
         }
         return returned

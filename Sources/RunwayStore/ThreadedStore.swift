@@ -244,9 +244,10 @@ public final class ThreadedStore: Store, @unchecked Sendable {
 
     /// One group commit: every job in its own savepoint, one COMMIT; returns every job's answer (nil: committed). Rows
     /// queued one after another for the same `InsertTarget` go as multi-row statements of up to `rowsPerStatement`,
-    /// each in one savepoint; a statement that fails is undone and its rows are tried one by one, so only the row at
-    /// fault fails. A job that lost a deadlock or a serialization race runs again after the COMMIT, alone (running it
-    /// again inside the group would wait on the same locks), up to `maxAttempts` times in all.
+    /// each in one savepoint with its target's follow-up; a statement (or follow-up) that fails is undone and its rows
+    /// are tried one by one, so only the row at fault fails. A job that lost a deadlock or a serialization race runs
+    /// again after the COMMIT, alone (running it again inside the group would wait on the same locks), up to
+    /// `maxAttempts` times in all.
     private static func commit(_ jobs: [WriteJob], on connection: any EngineConnection, transactions: TransactionDialect,
                                observer: (any StoreObserver)?, attempt: Int = 1) -> [(WriteJob, (any Error)?)] {
         guard !jobs.isEmpty else { return [] }
@@ -307,7 +308,7 @@ public final class ThreadedStore: Store, @unchecked Sendable {
 
         func run(on connection: any EngineConnection) throws {
             if let row = jobs[0].row {
-                try connection.execute(row.target.sql(jobs.map { $0.row!.values }, dialect: connection.dialect))
+                try row.target.insert(jobs.map { $0.row!.values }, on: connection)
             } else {
                 try jobs[0].run?(connection)
             }

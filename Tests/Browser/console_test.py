@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The console in a real browser (Debian's Chromium, driven by selenium), against the real server binary.
 
-Signs in, creates a link in a form, follows it with a plain HTTP client and sees the clicks counted, draws its QR
-code in brand colours and with a logo uploaded as a file (zbarimg reads the PNGs), picks the overview's date range
-and reads its chart at 375 px, edits the conversion schema with an invalid value and sees the error beside it (and
+Signs in, creates a link in a form (with a rule from the rule editor), follows it with a plain HTTP client and sees
+the clicks counted, draws its QR code in brand colours and with a logo uploaded as a file (zbarimg reads the PNGs),
+picks the overview's date range and reads its chart at 375 px, reads the link's analytics (tiles, its chart and a
+table per breakdown, the presets and date form, the CSV) on its page and at 375 px, edits the conversion schema with an invalid value and sees the error beside it (and
 adds a later-window rule), revokes a key, adds an affiliate and a webhook, replays missed App Store notifications from
 a stand-in of Apple's history with the app page's button and sees a 12-month commitment's committed total in the
 affiliate's ledger, and checks that a user of one workspace cannot reach another's data by URL. Every page is checked
@@ -114,10 +115,10 @@ class Server:
         except urllib.error.HTTPError as error:
             raise AssertionError(f"{method} {path}: {error.code} {error.read().decode()}") from None
 
-    def follow(self, path, host="localhost"):
-        """A click from an iPhone, as any HTTP client makes it (no cookies, no browser)."""
+    def follow(self, path, host="localhost", agent=IPHONE, referer=None):
+        """A click from an iPhone (or `agent`), as any HTTP client makes it (no cookies, no browser)."""
         opener = urllib.request.build_opener(NoRedirect)
-        request = urllib.request.Request(self.base + path, headers={"Host": host, "User-Agent": IPHONE})
+        request = urllib.request.Request(self.base + path, headers={"Host": host, "User-Agent": agent, **({"Referer": referer} if referer else {})})
         try:
             opener.open(request)
         except urllib.error.HTTPError as answer:
@@ -311,7 +312,8 @@ def decoded(browser, url, directory):
 def check_qr(browser, ws, link, directory):
     """The link page's QR form: colours, quiet zone and print size drawn and decoded; refused colours marked; a logo
     uploaded as a file, drawn into a code that decodes, a file that is not a logo refused, and the logo removed."""
-    link_page, link_url = f"/console/links/{link['id']}?ws={ws}", link["url"]
+    # A code holds the link's URL with the QR marker, so its scans are told apart from taps.
+    link_page, link_url = f"/console/links/{link['id']}?ws={ws}", link["url"] + "?qr=1"
     browser.open(link_page)
     browser.fill("form[method=get]:has(#fg)", {"fg": "1d3557", "bg": "fefae0", "margin": "2", "size": "2048"})
     image = browser.find(".qr img")
@@ -372,12 +374,12 @@ def check_date_range(browser, ws):
     browser.shot("05c-overview-one-day")
 
 
-def check_chart_phone(browser, ws):
+def check_chart_phone(browser, path, shot="05d-overview-chart-375"):
     """At 375 px the chart fits the screen, its labels do not overlap and stay at least 12 px, and its axis counts
-    whole clicks."""
+    whole clicks; every table's region fits the screen too (it scrolls inside)."""
     browser.driver.set_window_size(375, 800)
     try:
-        browser.open(f"/console?ws={ws}")
+        browser.open(path)
         width = browser.driver.execute_script("return document.documentElement.clientWidth")
         box = browser.driver.execute_script("return document.querySelector('.chart').getBoundingClientRect().toJSON()")
         check(box["left"] >= 0 and box["right"] <= width, f"the chart fits the phone's width ({box['right']} > {width})")
@@ -391,12 +393,61 @@ def check_chart_phone(browser, ws):
             a, b = first["box"], second["box"]
             apart = a["right"] <= b["left"] or b["right"] <= a["left"] or a["bottom"] <= b["top"] or b["bottom"] <= a["top"]
             check(apart, f"the labels {first['text']} and {second['text']} do not overlap")
-        ticks = [li.text for li in browser.driver.find_elements(By.CSS_SELECTOR, ".chart .y-axis li")]
+        ticks = [li.text for li in browser.find(".chart").find_elements(By.CSS_SELECTOR, ".y-axis li")]
         check(all(re.fullmatch(r"\d+", tick) for tick in ticks) and ticks[-1] == "0", f"the axis counts whole clicks: {ticks}")
+        for right in browser.driver.execute_script("return [...document.querySelectorAll('main .scroll')].map(e => e.getBoundingClientRect().right)"):
+            check(right <= width + 1, f"a table's region fits the phone's width ({right} > {width})")
         browser.driver.execute_script("document.querySelector('.chart').scrollIntoView()")
-        browser.shot("05d-overview-chart-375")
+        browser.shot(shot)
     finally:
         browser.driver.set_window_size(1280, 1000)
+
+
+def check_link_analytics(browser, server, ws, link):
+    """A link's page shows what the API's figures say: the tiles, a chart of its days and a table per breakdown (country
+    and referrer with clicks and opens only), over the presets and the date form (a start after the end refused, a
+    range without data), with the whole as CSV; at 375 px the chart and the tables fit."""
+    path = f"/console/links/{link['id']}?ws={ws}"
+    figures = server.api("GET", f"/v1/links/{link['id']}/stats")
+    browser.open(path)
+    panel = "section[aria-labelledby=analytics]"
+    tiles = [e.text for e in browser.driver.find_elements(By.CSS_SELECTOR, f"{panel} .tile .value")]
+    total = figures["total"]
+    check(tiles[:3] == [str(total["clicks"]), str(total["installs"]), str(sum(total["events"].values()))] and total["installs"] >= 1,
+          f"the tiles are the link's figures: {tiles}, {total}")
+    check(browser.find(f"{panel} .chart svg").get_attribute("aria-label").startswith("Clicks, installs and events of this link per day"),
+          "the link's chart is named")
+    captions = [c.text for c in browser.driver.find_elements(By.CSS_SELECTOR, f"{panel} .scroll table caption")]
+    names = [c.split(",")[0] for c in captions if not c.startswith(("Clicks", "Revenue"))]
+    check(names == ["Platform", "OS version", "Country", "Referrer", "Variant", "Scan or tap"], f"a table per breakdown: {captions}")
+    def table(name):
+        return browser.driver.find_element(By.XPATH, f"//section[@aria-labelledby='analytics']//table[starts-with(caption, '{name},')]")
+    platforms = [row.text.split()[:2] for row in table("Platform").find_elements(By.CSS_SELECTOR, "tbody tr")]
+    check(platforms == [["ios", str(total["clicks"] - 1)], ["android", "1"]], f"clicks by platform: {platforms}")
+    check([th.text for th in table("Country").find_elements(By.CSS_SELECTOR, "thead th")] == ["country", "clicks", "opens"],
+          "the country table counts clicks and opens only")
+    check("news.example.com" in table("Referrer").text, "the referrer's host")
+    check("ios 18" in table("OS version").text, "the install's OS version")
+    browser.shot("14b-link-analytics")
+    browser.submit(browser.driver.find_element(By.CSS_SELECTOR, f"{panel} .presets a:first-child"))
+    check(browser.driver.current_url.endswith("#analytics") and browser.find(f"{panel} .presets a[aria-current]").text == "7 days",
+          "a preset opens the page at its analytics")
+    check(browser.find(f"{panel} .tile .value").text == str(total["clicks"]), "today's clicks are in the last 7 days")
+    today = browser.find("#to").get_attribute("value")
+    set_dates(browser, "2020-01-01", "2020-01-31")
+    check("Nothing in this range yet" in browser.text(), "a range without data counts nothing")
+    set_dates(browser, today, "2020-01-31")
+    check_error_summary(browser, ["from"])
+    check(browser.find("form.card h2").text == "Edit", "the rest of the page is there")
+    browser.open(path)
+    href = browser.find(f"{panel} a[download][href*='stats.csv']").get_attribute("href")
+    # Downloaded as the browser would, with its session (the console's policy lets no script fetch anything).
+    cookies = "; ".join(f"{c['name']}={c['value']}" for c in browser.driver.get_cookies())
+    with urllib.request.urlopen(urllib.request.Request(href, headers={"Cookie": cookies})) as response:
+        check(response.headers["Content-Type"].startswith("text/csv"), "the download is CSV")
+        csv = response.read().decode()
+    check(csv.startswith("dimension,key,clicks,opens,installs,previews,bots") and f"\r\ntotal,total,{total['clicks']}," in csv, f"the CSV: {csv[:200]}")
+    check_chart_phone(browser, path + "#analytics", "14c-link-analytics-375")
 
 
 def main():
@@ -478,7 +529,7 @@ def main():
             for _ in range(3):
                 check(server.follow("/spring") == 302, "an iPhone is redirected")
             browser.driver.get(link_url)
-            clicks = browser.driver.find_element(By.XPATH, "//dt[text()='Clicks, last 30 days']/following-sibling::dd[1]").text
+            clicks = browser.find("section[aria-labelledby=analytics] .tile .value").text
             check(clicks == "3", f"three clicks counted, saw {clicks}")
             check(browser.find(".qr img").get_attribute("naturalWidth") not in (None, "0"), "the QR code is drawn")
             browser.shot("04-link")
@@ -493,7 +544,7 @@ def main():
             check_zoom(browser)
             check_forced_colors(browser)
             check_date_range(browser, ws)
-            check_chart_phone(browser, ws)
+            check_chart_phone(browser, f"/console?ws={ws}")
             for i in range(26):
                 server.api("POST", "/v1/links", {"workspaceId": ws, "path": f"batch-{i:02d}", "campaign": "batch"})
             browser.open(f"/console/links?ws={ws}")
@@ -595,6 +646,18 @@ def main():
             real = int(installs())
             browser.open(f"/console?ws={ws}&simulated=on")
             check(int(installs()) == real + 1, "the overview counts the simulated install only when asked")
+            # The link's own analytics: an Android click from a news site beside the iPhones', and an install that opened the
+            # link in the app (a referrer match) and bought something.
+            check(server.follow("/spring", agent="Mozilla/5.0 (Linux; Android 14; Pixel 8) Mobile", referer="https://news.example.com/a?b=c") == 302,
+                  "an Android phone is redirected")
+            opened = "0b6b2f7e-1c1d-4e52-9d0a-3f4e5a6b7c03"
+            server.api("POST", "/v1/resolve", {"url": made["url"], "platform": "ios", "installId": opened}, key=publishable)
+            check(server.api("POST", "/v1/installs/match", {"installId": opened, "platform": "ios", "osVersion": "18.0", "consent": True},
+                             key=publishable)["linkId"] == made["id"], "the install is the link's")
+            server.api("POST", "/v1/events", {"eventId": "spring-order", "type": "PURCHASE", "installId": opened, "appId": app["id"],
+                                              "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "amount": 299, "currency": "EUR"},
+                       key=backend)
+            check_link_analytics(browser, server, ws, made)
             for path, name, heading in [(f"/console/postbacks?ws={ws}", "11-postbacks", "Postbacks"), (f"/console/apple-ads?ws={ws}", "12-apple-ads", "Apple Ads"),
                                         (f"/console/affiliates?ws={ws}", "13-affiliates", "Affiliates"),
                                         (f"/console/ad-networks?ws={ws}", "13b-ad-networks", "Ad networks"),

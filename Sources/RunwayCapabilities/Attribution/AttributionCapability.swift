@@ -27,9 +27,11 @@ package struct AttributionCapability: Capability {
         ]
     }
 
-    /// The install, its secret, its events and their ids, and the claims that kept its click.
+    /// The install, its secret, its events and their ids, the claims that kept its click, and what the install and its
+    /// events added to their links' daily figures.
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
         let (appId, installId) = (install.appId, install.installId)
+        try AttributionRollup.forget(appId: appId, installId: installId, db)
         var counts: [String: Int] = [:]
         counts["eventIds"] = try db.execute("""
             DELETE FROM event_ids WHERE app_id = \(appId) AND event_id IN (SELECT event_id FROM events WHERE app_id = \(appId) AND install_id = \(installId))

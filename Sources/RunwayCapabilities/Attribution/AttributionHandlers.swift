@@ -70,7 +70,7 @@ struct AttributionHandlers: Sendable {
         let event = try Events.Checked(try request.decode(EventRequest.self), principal: principal, services: services)
         let now = services.clock.nowMilliseconds()
         let known = try await EventWriter.Known.load([event.appId], services: services)
-        let result = try await services.store.write { db in try EventWriter(db: db, now: now, services: services, known: known).write(event) }
+        let result = try await services.store.write { db in try EventWriter(db: db, now: now, services: services, known: known).write([.success(event)])[0] }
         switch result {
         case .stored(let attribution):
             return try .json(EventResult(eventId: event.eventId, status: "stored", attribution: attribution), status: 201)

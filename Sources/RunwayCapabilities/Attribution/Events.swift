@@ -122,6 +122,8 @@ final class EventWriter {
     private var apps: [String: App?] = [:]
     private var installs: [String: InstallRecord] = [:]
     private var subscriptions: [String: [Webhooks.Subscription]] = [:]
+    /// What the stored events add to their links' daily figures, written once at the end of `write`.
+    private var rollup = LinkRollup()
 
     /// Apps and webhook subscriptions read from the process's caches before the write, so the single writer does not
     /// look them up again. An app the cache does not know is looked up inside the write.
@@ -150,8 +152,8 @@ final class EventWriter {
         subscriptions = known.subscriptions
     }
 
-    /// Writes one event; never throws for a bad event (that is an outcome).
-    func write(_ event: Events.Checked) throws -> Events.Outcome {
+    /// Writes one event, adding what it counts to `rollup`.
+    private func writeOne(_ event: Events.Checked) throws -> Events.Outcome {
         let ready: Ready
         switch try prepare(event) {
         case .rejected(let error): return .rejected(error)
@@ -173,19 +175,28 @@ final class EventWriter {
             return .duplicate(attribution)
         }
         try AttributionQueries.insertEvent(db, event, app: app, attested: ready.attested, attribution: attribution, now: now)
+        count(ready)
         try notify(ready)
         return .stored(attribution)
     }
 
-    /// Writes a batch, with the same outcomes as writing its events one by one in order. Without an INSTALL event
-    /// (which waits for its install's others), every event's id is claimed and every stored row inserted by multi-row
-    /// statements, a few statements for the batch instead of two an event.
+    /// Writes the events, then what they add to their links' daily figures, with the same outcomes as writing them one
+    /// by one in order; never throws for a bad event (that is its outcome). Without an INSTALL event (which waits for
+    /// its install's others), every event's id is claimed and every stored row inserted by multi-row statements, a few
+    /// statements for the batch instead of two an event.
     func write(_ batch: [Result<Events.Checked, any Error>]) throws -> [Events.Outcome] {
+        let outcomes = try writeEvents(batch)
+        try rollup.write(db)
+        rollup = LinkRollup()
+        return outcomes
+    }
+
+    private func writeEvents(_ batch: [Result<Events.Checked, any Error>]) throws -> [Events.Outcome] {
         let installs = batch.contains { entry in if case .success(let event) = entry { return event.type == "INSTALL" } else { return false } }
         guard batch.count > 1, !installs else {
             return try batch.map { entry in
                 switch entry {
-                case .success(let event): return try write(event)
+                case .success(let event): return try writeOne(event)
                 case .failure(let error): return .rejected(error)
                 }
             }
@@ -215,8 +226,18 @@ final class EventWriter {
             }
         }
         try AttributionQueries.insertEvents(db, stored.map { ($0.event, $0.app, $0.attested, $0.attribution) }, now: now)
-        for ready in stored { try notify(ready) }
+        for ready in stored {
+            count(ready)
+            try notify(ready)
+        }
         return outcomes.map { $0! }
+    }
+
+    /// Adds a stored event to its link's daily figures.
+    private func count(_ ready: Ready) {
+        let event = ready.event, attribution = ready.attribution
+        AttributionRollup.add(event: event.type, amount: event.amount, currency: event.currency, linkId: attribution.linkId, receivedAt: now,
+                              variant: attribution.variant, qr: attribution.qr == true, install: ready.install, to: &rollup)
     }
 
     /// An event whose app and install are known, with the attribution it is written with.
@@ -225,6 +246,7 @@ final class EventWriter {
         let app: App
         let attested: Bool
         let attribution: EventAttribution
+        let install: InstallRecord
         var key: String { app.id + "\u{0}" + event.eventId }
     }
 
@@ -253,7 +275,7 @@ final class EventWriter {
         let attribution = excluded ? EventAttribution(method: "unattested", source: "unattested", linkId: nil, campaign: nil, channel: nil, feature: nil)
             : install.attribution
         if excluded { services.metrics.increment("linkrunway_unattested_total", labels: [("kind", "event")]) }
-        return .ready(Ready(event: event, app: app, attested: attested, attribution: attribution))
+        return .ready(Ready(event: event, app: app, attested: attested, attribution: attribution, install: install))
     }
 
     /// Queues the `event` webhook of a stored event for the workspace's subscriptions.

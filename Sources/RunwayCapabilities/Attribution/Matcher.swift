@@ -218,7 +218,12 @@ enum Matcher {
             record.variant = try click.optionalString("variant")
             record.qr = try click.bool("qr")
         }
-        if try record.insert(db) { return (record, true) }
+        if try record.insert(db) {
+            var rollup = LinkRollup()
+            AttributionRollup.add(install: record, to: &rollup)
+            try rollup.write(db)
+            return (record, true)
+        }
         // Another request for this install stored its answer first; that one stands, and our claim goes back.
         if method == "probabilistic", let token = record.clickToken {
             try db.execute("DELETE FROM click_claims WHERE token = \(token) AND install_id = \(input.installId)")

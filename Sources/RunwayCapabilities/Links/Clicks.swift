@@ -68,8 +68,11 @@ enum Clicks {
     }
 
     /// The columns of a click row, in the order `prepare` gives its values.
-    static let rows = InsertTarget(table: "clicks", columns: ["token", "kind", "link_id", "workspace_id", "app_id", "platform", "os_version",
-                                                                "address_hash", "referrer_host", "install_id", "created_at", "variant", "country", "qr"])
+    static let columns = ["token", "kind", "link_id", "workspace_id", "app_id", "platform", "os_version", "address_hash", "referrer_host",
+                          "install_id", "created_at", "variant", "country", "qr"]
+
+    /// Click rows, counted in the link's daily figures in the same statement's savepoint (`ClickRollup`).
+    static let rows = InsertTarget(table: "clicks", columns: columns, followUp: ClickRollup(columns: columns))
 
     /// Stores one visit of `link` and returns its token; the write is committed when this returns.
     static func record(_ visit: Visit, of link: LinkRecord, services: ServerServices) async throws -> String {

@@ -47,6 +47,14 @@ struct LinkHandlers: Sendable {
         try .json(try await load(context).wire(services))
     }
 
+    /// The link's figures over a range of UTC days, from its daily rollups, as JSON or CSV.
+    func stats(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let link = try await load(context)
+        let query = try LinkStatsQuery(request, now: services.clock.nowMilliseconds())
+        let stats = try await services.store.read { db in try LinkStatsReport.read(db, linkId: link.id, query: query) }
+        return try ReportQuery.respond(request, stats, csv: { LinkStatsReport.csv(stats) }, filename: "link-\(link.id)-stats.csv")
+    }
+
     func update(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let id = try context.parameter("linkId")

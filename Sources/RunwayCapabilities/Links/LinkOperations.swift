@@ -49,6 +49,12 @@ extension Operation {
         id: "getLink", summary: "Show a link", tag: "Links", access: Access.management,
         responses: [.json(200, Link.self, "The link.")])
 
+    static let linkStats = Operation(
+        id: "linkStats",
+        summary: "A link's clicks, opens, installs, events and net revenue per UTC day, with breakdowns, from its daily rollups",
+        tag: "Links", access: Access.management,
+        responses: [.json(200, LinkStats.self, "The figures (send Accept: text/csv for CSV).")], query: LinkStatsQuery.documentation)
+
     static let updateLink = Operation(
         id: "updateLink", summary: "Change a link (never its domain or path)", tag: "Links", access: Access.management,
         requestSchema: .of(UpdateLinkRequest.self), responses: [.json(200, Link.self, "The link as changed.")],

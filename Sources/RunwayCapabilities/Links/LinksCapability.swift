@@ -29,6 +29,7 @@ package struct LinksCapability: Capability {
             Route(.POST, "/v1/links/import", .importLinks, use: imports.importLinks),
             Route(.GET, "/v1/links", .listLinks, use: links.list),
             Route(.GET, "/v1/links/{linkId}", .getLink, use: links.get),
+            Route(.GET, "/v1/links/{linkId}/stats", .linkStats, use: links.stats),
             Route(.PATCH, "/v1/links/{linkId}", .updateLink, use: links.update),
             Route(.POST, "/v1/links/{linkId}/disable", .disableLink, use: links.disable),
             Route(.GET, "/v1/links/{linkId}/qr.svg", .linkQRSVG, use: qr.svg),
@@ -49,8 +50,10 @@ package struct LinksCapability: Capability {
         ]
     }
 
-    /// The install's clicks and opens (and the click it was matched to), its referral codes; its shares stay, unlinked.
+    /// The install's clicks and opens (and the click it was matched to) with what they added to their links' daily
+    /// figures, its referral codes; its shares stay, unlinked.
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
+        try LinkStatsQueries.forgetClicks(of: install, db)
         var clicks = try db.execute("DELETE FROM clicks WHERE install_id = \(install.installId) AND workspace_id = \(install.workspaceId)")
         if let token = install.clickToken { clicks += try db.execute("DELETE FROM clicks WHERE token = \(token)") }
         return [

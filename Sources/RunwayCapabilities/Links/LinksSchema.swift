@@ -43,6 +43,8 @@ enum LinksSchema {
                 reserved BIGINT NOT NULL
             );
             """),
+        // Each link's daily figures, kept up by the writer and filled from what was stored before (LinkStatsSchema).
+        LinkStatsSchema.migration,
     ]
 
     static let routingSQL = """

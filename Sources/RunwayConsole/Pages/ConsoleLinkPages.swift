@@ -125,21 +125,17 @@ enum ConsoleLinkPages {
     }
 
     static func detailPage(_ context: ConsoleContext, link: Link, values: [String: String], problems: [FormProblem]) async throws -> ConsolePage {
-        let stats = try await ConsolePages.funnel(context, groupBy: "link", app: nil).rows.first { $0.key == link.id }
+        let (analytics, rangeProblems) = try await LinkStatsPanel.render(context, link: link)
         let logos = try await context.api.all("/v1/qr-logos", query: [("workspaceId", context.workspace.id)], as: QRLogo.self)
         let qrProblems = try await QRPanel.problems(context, link: link)
         let f = context.format
         let enabled = values["enabled"] != "off"
         let body: Markup = """
+            <p><a href="\(link.url)">\(link.url)</a></p>
+            \(analytics)
             <div class="columns">
             <div class="card">
-            <p><a href="\(link.url)">\(link.url)</a></p>
             <dl>
-            <dt>Clicks, last 30 days</dt><dd>\(f.number(stats?.clicks ?? 0))</dd>
-            <dt>Installs, last 30 days</dt><dd>\(f.number(stats?.installs ?? 0))</dd>
-            <dt>Opens, last 30 days</dt><dd>\(f.number(stats?.opens ?? 0))</dd>
-            <dt>Previews, last 30 days</dt><dd>\(f.number(stats?.previews ?? 0))</dd>
-            <dt>Bots, last 30 days</dt><dd>\(f.number(stats?.bots ?? 0))</dd>
             <dt>Created</dt><dd>\(f.time(link.createdAt))</dd>
             <dt>State</dt><dd>\(link.enabled ? "live" : "disabled")</dd>
             </dl>
@@ -156,7 +152,7 @@ enum ConsoleLinkPages {
             </form>
             <p><a href="\(context.link("/console/links"))">All links</a></p>
             """
-        let all = qrProblems + problems
+        let all = qrProblems + rangeProblems + problems
         return ConsolePage(title: "Link /\(link.path)", body: body, status: all.isEmpty ? 200 : 400, problems: all)
     }
 
@@ -201,6 +197,15 @@ enum ConsoleLinkPages {
         var response = try await context.api.raw(.GET, "/v1/links/\(link.id)/qr.\(format)", query: QRPanel.chosen(context.request))
         response.headers.set("Cache-Control", "private, max-age=300")
         return .response(response)
+    }
+
+    /// The link's figures as CSV, as the API gives them for the range of the page's form.
+    static func statsCSV(_ context: ConsoleContext) async throws -> ConsoleResult {
+        let link = try await self.link(context)
+        let request = context.request
+        return .response(try await context.api.raw(.GET, "/v1/links/\(link.id)/stats", query: [
+            ("from", request.queryValue("from")), ("to", request.queryValue("to")), ("includeSimulated", request.queryValue("includeSimulated")),
+        ], accept: "text/csv"))
     }
 
     static func qrSVG(_ context: ConsoleContext) async throws -> ConsoleResult { try await qr(context, format: "svg") }

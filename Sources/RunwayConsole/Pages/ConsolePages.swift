@@ -22,6 +22,7 @@ enum ConsolePages {
         ConsoleRoute(method: .POST, pattern: "/console/links/qr-logos/{id}/delete", handler: QRLogoPage.remove),
         ConsoleRoute(method: .GET, pattern: "/console/links/{id}", handler: ConsoleLinkPages.show),
         ConsoleRoute(method: .POST, pattern: "/console/links/{id}", handler: ConsoleLinkPages.update),
+        ConsoleRoute(method: .GET, pattern: "/console/links/{id}/stats.csv", handler: ConsoleLinkPages.statsCSV),
         ConsoleRoute(method: .GET, pattern: "/console/links/{id}/qr.svg", handler: ConsoleLinkPages.qrSVG),
         ConsoleRoute(method: .GET, pattern: "/console/links/{id}/qr.png", handler: ConsoleLinkPages.qrPNG),
         ConsoleRoute(method: .GET, pattern: "/console/schema", handler: SchemaPage.show),

@@ -70,7 +70,7 @@ enum QRPanel {
             <h2>QR code</h2>
             \(picture)
             <form method="get" action="/console/links/\(link.id)" novalidate>
-            <input type="hidden" name="ws" value="\(context.workspace.id)">
+            <input type="hidden" name="ws" value="\(context.workspace.id)">\(ConsoleRangeForm.hidden(context.request))
             \(field("fg", "Module colour", hint: "A hex colour (default 000000), darker than the background, at least 3:1"))
             \(field("bg", "Background colour", hint: "A hex colour (default ffffff)"))
             <div class="field"><label for="logo">Logo at the centre</label><select id="logo" name="logo"\(logoAttributes)>\(logoOptions)</select>\(logoError)</div>

@@ -122,6 +122,7 @@ struct AuthMatrixTests {
             "GET /v1/links/{linkId}": Probe(method: "GET", path: "/v1/links/\(w.linkA.id)", body: "", workspaceScoped: true),
             "PATCH /v1/links/{linkId}": Probe(method: "PATCH", path: "/v1/links/\(w.linkA.id)", body: #"{"campaign":"x"}"#, workspaceScoped: true),
             "POST /v1/links/{linkId}/disable": Probe(method: "POST", path: "/v1/links/\(w.linkA.id)/disable", body: "", workspaceScoped: true),
+            "GET /v1/links/{linkId}/stats": Probe(method: "GET", path: "/v1/links/\(w.linkA.id)/stats", body: "", workspaceScoped: true),
             "GET /v1/links/{linkId}/qr.svg": Probe(method: "GET", path: "/v1/links/\(w.linkA.id)/qr.svg", body: "", workspaceScoped: true),
             "GET /v1/links/{linkId}/qr.png": Probe(method: "GET", path: "/v1/links/\(w.linkA.id)/qr.png", body: "", workspaceScoped: true),
             "POST /v1/qr-logos": Probe(method: "POST", path: "/v1/qr-logos",

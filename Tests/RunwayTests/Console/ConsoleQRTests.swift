@@ -58,7 +58,7 @@ struct ConsoleQRTests {
         #expect(svg.headers["Content-Type"] == "image/svg+xml" && svg.bodyText.contains(##"fill="#1d3557""##) && svg.bodyText.contains("width=\"2048\""))
         let png = await visitor.send("GET", "/console/links/\(link.id)/qr.png\(query)")
         #expect(png.status == 200 && png.headers["Content-Type"] == "image/png")
-        #expect(try await Self.decoded(png) == link.url + "?qr=1", "a scan carries the QR marker")
+        #expect(try await Self.decoded(png) == link.url + "?qr=1", "the link's URL with the QR marker, so a scan is told apart from a tap")
         await server.stop()
     }
 

@@ -34,7 +34,7 @@ struct CLIQRLogoTests {
         let out = directory.path("brand.png")
         let drawn = await run(["link", "qr", link.id, "--logo", pngLogo.id, "--fg", "1d3557", "--size", "600", "--out", out])
         #expect(drawn.status == 0, "\(drawn.errors)")
-        #expect(try await QRDecodeTests.decode(out) == link.url + "?qr=1", "the code with the logo decodes")
+        #expect(try await QRDecodeTests.decode(out) == link.url + "?qr=1", "the code with the logo decodes (the link with the QR marker)")
         let svgOnly = await run(["link", "qr", link.id, "--logo", logos[1].id, "--out", out])
         #expect(svgOnly.status == 1 && svgOnly.errors.contains("logo_svg_only"))
 

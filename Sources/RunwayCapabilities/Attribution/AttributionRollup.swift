@@ -1,0 +1,47 @@
+import RunwayStore
+
+/// What installs and their events add to their links' daily figures (`LinkRollup`), in the transaction that stores
+/// them, and take out again when the install is forgotten. An install counts as the funnel counts it: brought by a
+/// link and not a returning device; its events count when they carry a link. Both are counted by the install's
+/// platform and OS version and the matched click's variant and QR source; those of simulated installs apart.
+enum AttributionRollup {
+    static func counted(_ install: InstallRecord) -> Bool { install.linkId != nil && install.source != "returning" }
+
+    static func facts(_ install: InstallRecord, variant: String?, qr: Bool) -> LinkRollup.Facts {
+        LinkRollup.Facts(platform: install.platform, osVersion: install.osVersion, variant: variant, qr: qr)
+    }
+
+    static func add(install: InstallRecord, to rollup: inout LinkRollup) {
+        guard counted(install), let linkId = install.linkId else { return }
+        rollup.add(1, of: LinkRollup.measure("install", simulated: install.simulated), link: linkId, at: install.matchedAt,
+                   facts: facts(install, variant: install.variant, qr: install.qr))
+    }
+
+    /// One stored event: its count by type, and its net revenue by currency.
+    static func add(event type: String, amount: Int64?, currency: String?, linkId: String?, receivedAt: Int64, variant: String?, qr: Bool,
+                    install: InstallRecord, to rollup: inout LinkRollup) {
+        guard let linkId else { return }
+        let facts = facts(install, variant: variant, qr: qr)
+        rollup.add(1, of: LinkRollup.measure("event:" + type, simulated: install.simulated), link: linkId, at: receivedAt, facts: facts)
+        if Events.revenueTypes.contains(type), let amount, let currency {
+            rollup.add(type == "REFUND" ? -amount : amount, of: LinkRollup.measure("revenue:" + currency, simulated: install.simulated),
+                       link: linkId, at: receivedAt, facts: facts)
+        }
+    }
+
+    /// Takes what the install and its events added out of the figures, before they are deleted.
+    static func forget(appId: String, installId: String, _ db: any SQLExecutor) throws {
+        guard let install = try InstallRecord.find(db, appId: appId, installId: installId) else { return }
+        var rollup = LinkRollup()
+        add(install: install, to: &rollup)
+        for event in try db.query("""
+            SELECT type, amount, currency, link_id, received_at, variant, qr FROM events
+            WHERE app_id = \(appId) AND install_id = \(installId) AND link_id IS NOT NULL
+            """) {
+            add(event: try event.string("type"), amount: try event.optionalInt("amount"), currency: try event.optionalString("currency"),
+                linkId: try event.optionalString("link_id"), receivedAt: try event.int("received_at"), variant: try event.optionalString("variant"),
+                qr: try event.bool("qr"), install: install, to: &rollup)
+        }
+        try rollup.remove(from: db)
+    }
+}

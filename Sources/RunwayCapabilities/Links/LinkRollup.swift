@@ -1,0 +1,132 @@
+import RunwayStore
+
+/// A link's counts per UTC day, by dimension (`link_stats`), kept up by the writer in the transaction of the rows they
+/// count: clicks and opens as the writer inserts them (`ClickRollup`), installs as they are matched (`Matcher`),
+/// events and revenue as they are stored (`EventWriter`); and taken out again, in the deletion's transaction, when an
+/// install is forgotten. Each amount goes under the link's total and under the row's value of every dimension it has.
+/// Each amount is counted twice, under its UTC day and under its UTC month, so a long range reads a row per month
+/// and value, and day rows only for the days around whole months. The amounts of one statement's rows (a group
+/// commit's clicks, an event batch) are summed here first, so a busy link costs one upserted row per dimension and
+/// period, not one per click.
+struct LinkRollup {
+    /// One row of `link_stats`: `day` is the first day of its period (days since 1970, UTC).
+    struct Key: Hashable, Comparable {
+        let linkId: String
+        let dimension: String
+        let period: String
+        let day: Int64
+        let value: String
+        let measure: String
+
+        static func < (a: Key, b: Key) -> Bool {
+            (a.linkId, a.dimension, a.period, a.day, a.value, a.measure) < (b.linkId, b.dimension, b.period, b.day, b.value, b.measure)
+        }
+    }
+
+    /// What a counted row says about itself. Installs and events have no `place`: an install's row keeps no
+    /// country and no referrer, so they are counted by platform, OS version, variant and QR source only.
+    struct Facts: Hashable {
+        var platform: String
+        var osVersion: String?
+        var variant: String?
+        var qr: Bool
+        var place: Place?
+
+        struct Place: Hashable {
+            var country: String?
+            var referrer: String?
+        }
+    }
+
+    /// The dimensions under the total, by their names in the API (`LinkStats.dimensions`).
+    static let total = "total"
+
+    static let day: Int64 = 86_400_000
+
+    /// Measures: `click`, `open`, `install`, `event:<TYPE>`, `revenue:<CURRENCY>` (net, in minor units); those of
+    /// simulated installs start with `simulated:`, so reports can leave them out.
+    static func measure(_ base: String, simulated: Bool) -> String { simulated ? "simulated:" + base : base }
+
+    private(set) var amounts: [Key: Int64] = [:]
+
+    var isEmpty: Bool { amounts.isEmpty }
+
+    mutating func add(_ amount: Int64, of measure: String, link linkId: String, at milliseconds: Int64, facts: Facts) {
+        let day = milliseconds / Self.day
+        let month = Self.monthStart(day)
+        func add(_ dimension: String, _ value: String) {
+            amounts[Key(linkId: linkId, dimension: dimension, period: "day", day: day, value: value, measure: measure), default: 0] += amount
+            amounts[Key(linkId: linkId, dimension: dimension, period: "month", day: month, value: value, measure: measure), default: 0] += amount
+        }
+        add(Self.total, "")
+        add("platform", facts.platform)
+        add("osVersion", Self.osMajor(platform: facts.platform, version: facts.osVersion))
+        add("variant", facts.variant ?? "")
+        add("qr", facts.qr ? "scan" : "tap")
+        if let place = facts.place {
+            add("country", place.country ?? "")
+            add("referrer", place.referrer ?? "")
+        }
+    }
+
+    /// `ios 17` for iOS 17.4: the platform and the major version, or empty when the version is not known. The
+    /// backfill of `LinkStatsSchema` computes the same in SQL.
+    static func osMajor(platform: String, version: String?) -> String {
+        guard let major = version?.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first, !major.isEmpty else {
+            return ""
+        }
+        return platform + " " + major
+    }
+
+    /// The first day of the UTC month of `day` (days since 1970): the civil calendar's arithmetic (Howard Hinnant's
+    /// `civil_from_days`), with no time zone and no allocation, since it runs for every statement of clicks.
+    static func monthStart(_ day: Int64) -> Int64 {
+        let z = day + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let dayOfMonth = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        return day - (dayOfMonth - 1)
+    }
+
+    /// The first day of the month after the one `month` starts.
+    static func nextMonth(_ month: Int64) -> Int64 { monthStart(month + 31) }
+
+    /// Adds the amounts to the stored ones: upserts of up to 64 rows each, in key order, so that two such statements
+    /// on PostgreSQL's writers take the rows' locks in one order and never wait on each other in a circle.
+    func write(_ db: any SQLExecutor) throws {
+        let entries = amounts.filter { $0.value != 0 }.sorted { $0.key < $1.key }
+        var index = 0
+        var size = Self.rowsPerStatement
+        while index < entries.count {
+            // Statements of 64, 32, … rows: at most seven texts for the connection to prepare.
+            while size > entries.count - index { size /= 2 }
+            var sql: SQL = "INSERT INTO link_stats (link_id, dimension, period, day, value, measure, amount) VALUES "
+            for (offset, (key, amount)) in entries[index..<(index + size)].enumerated() {
+                let separator: SQL = offset == 0 ? "" : ", "
+                sql = sql + separator + "(\(key.linkId), \(key.dimension), \(key.period), \(key.day), \(key.value), \(key.measure), \(amount))"
+            }
+            try db.execute(sql + """
+                 ON CONFLICT (link_id, dimension, period, day, value, measure) DO UPDATE SET amount = link_stats.amount + excluded.amount
+                """)
+            index += size
+        }
+    }
+
+    /// Takes the amounts back out of the stored ones (what a forgotten install had added), and deletes the rows
+    /// left at zero, so nothing shows that something was there. A row that is not stored is left alone.
+    func remove(from db: any SQLExecutor) throws {
+        for (key, amount) in amounts.sorted(by: { $0.key < $1.key }) where amount != 0 {
+            let row: SQL = """
+                link_id = \(key.linkId) AND dimension = \(key.dimension) AND period = \(key.period) AND day = \(key.day) AND value = \(key.value)
+                  AND measure = \(key.measure)
+                """
+            try db.execute("UPDATE link_stats SET amount = amount - \(amount) WHERE " + row)
+            try db.execute("DELETE FROM link_stats WHERE amount = 0 AND " + row)
+        }
+    }
+
+    static let rowsPerStatement = 64
+}
