@@ -22,6 +22,9 @@ public final class HTTPServer: @unchecked Sendable {
     /// The slow-client guard (see guard.h), alive while the daemon runs.
     private(set) var guardian: UnsafeMutablePointer<lr_guard>?
     private var daemon: OpaquePointer?
+    /// The reference libmicrohttpd's callbacks hold while the daemon runs: a server dropped without `shutdown` keeps
+    /// serving (and leaks) instead of its callbacks reaching freed memory.
+    private var daemonReference: Unmanaged<HTTPServer>?
     private let lifecycle = Mutex<Lifecycle>(.idle)
     /// Requests handed to a task whose connection has not completed yet.
     let inFlight = Atomic<Int>(0)
@@ -31,6 +34,8 @@ public final class HTTPServer: @unchecked Sendable {
     private var watchdog: DispatchSourceTimer?
     /// Requests whose handler has started and whose connection has not completed yet.
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
+    /// Whether `shutdown` has begun.
+    public var isStopping: Bool { shuttingDown.load(ordering: .acquiring) }
 
     /// The port actually bound (differs from the configuration when it asked for 0).
     public private(set) var port: UInt16 = 0
@@ -77,6 +82,7 @@ public final class HTTPServer: @unchecked Sendable {
                 throw HTTPServerError.cannotListen("cannot listen on \(configuration.host):\(configuration.port) (address invalid or in use)")
             }
             daemon = started
+            daemonReference = Unmanaged.passRetained(self)
             self.guardian = guardian
             port = lr_mhd_bound_port(started)
             state = .running
@@ -113,6 +119,8 @@ public final class HTTPServer: @unchecked Sendable {
         self.daemon = nil
         lr_guard_destroy(guardian)
         guardian = nil
+        daemonReference?.release()
+        daemonReference = nil
     }
 
     // MARK: Handler tasks

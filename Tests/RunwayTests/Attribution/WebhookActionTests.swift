@@ -38,7 +38,7 @@ struct WebhookActionTests {
         #expect(queued.topic == "ping" && queued.status == "pending" && queued.attempts == 0 && queued.webhookId == hook.webhook.id)
         #expect(try await Self.deliveries(w, hook.webhook.id).map(\.id) == [queued.id])
 
-        let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0))
+        let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, timeoutSeconds: 60))
         #expect(try await dispatcher.sendDue() == 1)
         let request = try #require(tested.requests.first)
         #expect(tested.requests.count == 1 && other.requests.isEmpty, "only the tested endpoint hears the ping")
@@ -71,7 +71,7 @@ struct WebhookActionTests {
         let pending = await w.server.admin.post(path, json: "")
         #expect(pending.status == 409 && pending.errorCode == "conflict", "a pending delivery is still being tried")
 
-        let giveUp = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, maxAttempts: 1))
+        let giveUp = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, maxAttempts: 1, timeoutSeconds: 60))
         #expect(try await giveUp.sendDue() == 1)
         let failed = try #require(try await Self.deliveries(w, hook.webhook.id).first)
         #expect(failed.status == "failed" && failed.lastError == "http_500")

@@ -66,7 +66,7 @@ struct WebhookTests {
         let queued = try await w.server.admin.get("/v1/webhooks/\(created.webhook.id)/deliveries").decoded(WebhookDeliveryList.self)
         #expect(queued.items.map(\.status) == ["pending"])
 
-        let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, maxAttempts: 5))
+        let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, maxAttempts: 5, timeoutSeconds: 60))
         #expect(try await dispatcher.sendDue() == 1)
         #expect(try await w.server.admin.get("/v1/webhooks/\(created.webhook.id)/deliveries").decoded(WebhookDeliveryList.self).items[0].lastStatus == 500)
         #expect(try await dispatcher.sendDue() == 1)
@@ -99,7 +99,7 @@ struct WebhookTests {
             .decoded(CreatedWebhook.self, status: 201)
         _ = try await MatchingTests.match(w, install: "hooked")
         _ = try await w.server.client(w.key).post("/v1/events", json: EventTests.event("w1", install: "hooked")).decoded(EventResult.self, status: 201)
-        let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, maxAttempts: 3))
+        let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, maxAttempts: 3, timeoutSeconds: 60))
         for _ in 0..<5 { _ = try await dispatcher.sendDue() }
         let items = try await w.server.admin.get("/v1/webhooks/\(created.webhook.id)/deliveries").decoded(WebhookDeliveryList.self).items
         #expect(items.count == 1, "only the event topic was asked for")
@@ -118,7 +118,7 @@ struct WebhookTests {
         _ = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"\#(receiver.url)","topics":["click"]}"#)
             .decoded(CreatedWebhook.self, status: 201)
         _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
-        let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0))
+        let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, timeoutSeconds: 60))
         #expect(try await dispatcher.sendDue() == 1)
         let body = try #require(receiver.requests.first).body
         let text = String(decoding: body, as: UTF8.self)
@@ -193,7 +193,7 @@ struct WebhookTests {
                 """)
         }
         _ = try await MatchingTests.match(w, install: "hooked")
-        let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0))
+        let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, timeoutSeconds: 60))
         #expect(try await dispatcher.sendDue() == 1)
         let delivery = try await w.server.admin.get("/v1/webhooks/whk_planted/deliveries").decoded(WebhookDeliveryList.self).items[0]
         #expect(delivery.status == "pending" && delivery.lastError == "blocked_scheme" && delivery.lastStatus == nil)
@@ -222,7 +222,7 @@ struct WebhookTests {
         let created = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"\#(redirecting.url)","topics":["install"]}"#)
             .decoded(CreatedWebhook.self, status: 201)
         _ = try await MatchingTests.match(w, install: "hooked")
-        let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0))
+        let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, timeoutSeconds: 60))
         #expect(try await dispatcher.sendDue() == 1)
         let delivery = try await w.server.admin.get("/v1/webhooks/\(created.webhook.id)/deliveries").decoded(WebhookDeliveryList.self).items[0]
         #expect(delivery.status == "pending" && delivery.lastStatus == 302 && delivery.lastError == "http_302")

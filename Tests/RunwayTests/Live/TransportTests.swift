@@ -1,20 +1,48 @@
 import Foundation
 import RunwayHTTP
 import RunwayHTTPServer
+import Synchronization
 import Testing
+
+/// Holds back whoever waits on it until it is opened (a handler that must stay in flight as long as a test needs).
+final class Gate: Sendable {
+    private let state = Mutex<(open: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let resumeNow = state.withLock { state -> Bool in
+                if state.open { return true }
+                state.waiting.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+
+    func open() {
+        let waiting = state.withLock { state in
+            state.open = true
+            defer { state.waiting.removeAll() }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+}
 
 /// The libmicrohttpd transport on a real socket.
 @Suite("HTTP transport")
 struct TransportTests {
-    /// A server with small limits whose handler answers `/slow` after `slowMilliseconds`.
+    /// A server with small limits whose handler answers `/slow` after `slowMilliseconds`, or once `gate` opens.
     static func start(_ configure: (inout HTTPServerConfiguration) -> Void = { _ in },
-                      slowMilliseconds: Int = 300) throws -> HTTPServer {
+                      slowMilliseconds: Int = 300, gate: Gate? = nil) throws -> HTTPServer {
         // A request timeout far beyond any test's need, so a starved machine is not mistaken for a slow handler.
         var configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, threads: 2, maxConnectionsPerAddress: 0,
                                                     connectionTimeoutSeconds: 5, maxBodyBytes: 64 * 1024, requestTimeoutSeconds: 300)
         configure(&configuration)
         let server = HTTPServer(configuration: configuration, logger: Logger(level: .error, sink: .memory())) { request in
-            if request.path == "/slow" { try? await Task.sleep(for: .milliseconds(slowMilliseconds)) }
+            if request.path == "/slow" {
+                if let gate { await gate.wait() } else { try? await Task.sleep(for: .milliseconds(slowMilliseconds)) }
+            }
             var response = HTTPResponse.text("\(request.method) \(request.path) \(request.body.count) \(request.headers["X-Probe"] ?? "-") \(request.queryValue("q") ?? "-") \(request.remoteAddress ?? "?")")
             response.headers.set("X-Handled", "yes")
             return response
@@ -136,15 +164,40 @@ struct TransportTests {
         await server.shutdown()
     }
 
+    @Test("a running server dropped by its owner keeps answering instead of its callbacks reaching freed memory, and goes once stopped")
+    func retainedWhileRunning() async throws {
+        weak var dropped: HTTPServer?
+        var port: UInt16 = 0
+        do {
+            let server = try Self.start()
+            dropped = server
+            port = server.port
+        }
+        let response = try await offloaded { [port] in try RawHTTPConnection(port: port).request("GET", "/after") }
+        #expect(response.status == 200 && response.body.hasPrefix("GET /after"))
+        do {
+            let server = try #require(dropped, "the daemon's callbacks hold the server while it runs")
+            await server.shutdown()
+        }
+        // Connections release what they hold as libmicrohttpd closes them; give a loaded machine time to.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while dropped != nil && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(dropped == nil, "stopped, the server is released")
+    }
+
     @Test("graceful stop: requests in flight finish, new connections are refused")
     func gracefulStop() async throws {
-        let server = try Self.start(slowMilliseconds: 700)
+        // The handler stays in flight until the stop has begun, however slowly a loaded machine gets there.
+        let gate = Gate()
+        let server = try Self.start(gate: gate)
         let port = server.port
         // A long read timeout: what matters is that the answer comes, and a loaded machine may take its time.
         async let slow = offloaded { try RawHTTPConnection(port: port, timeoutSeconds: 60).request("GET", "/slow") }
         try await Self.waitUntilInFlight(server)
         // A generous grace: shutdown returns as soon as nothing is in flight, and a loaded machine may be slow to finish.
         let stopping = Task { await server.shutdown(grace: .seconds(30)) }
+        while !server.isStopping { try await Task.sleep(for: .milliseconds(5)) }
+        gate.open()
         let response = try await slow
         #expect(response.status == 200)
         #expect(response.body.hasPrefix("GET /slow"))

@@ -273,7 +273,7 @@ struct PostbackAPITests {
                                      outbound: OutboundPolicy(allowPrivateTargets: true))
         let body = Array(#"{"version":"4.0","ad-network-id":"com.example","source-identifier":"39","app-id":525463029,"transaction-id":"x","redownload":false,"fidelity-type":1,"did-win":true,"postback-sequence-index":0,"attribution-signature":"MEUCIQD4rX6eh38qEhuUKHdap345UbmlzA7KEZ1bhWZuYM8MJwIgMnyiiZe6heabDkGwOaKBYrUXQhKtF3P/ERHqkR/XpuA="}"#.utf8)
         #expect(try await Self.post(w, Self.skadPath, body).decoded(PostbackReceipt.self).status == "invalid")
-        let dispatcher = OutboxDispatcher(services: w.server.services, queue: PostbackReceiver.forwardOutbox, settings: .init(baseDelayMilliseconds: 0))
+        let dispatcher = OutboxDispatcher(services: w.server.services, queue: PostbackReceiver.forwardOutbox, settings: .init(baseDelayMilliseconds: 0, timeoutSeconds: 60))
         #expect(try await dispatcher.sendDue() == 0, "an invalid postback is not forwarded")
 
         let valid = try PostbackVectors.bytes("skadnetwork/postbacks/com.example-2.1.json")
