@@ -193,7 +193,7 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
         case SQLITE_BUSY, SQLITE_LOCKED: return .unavailable("database is busy: \(message)")
         case SQLITE_FULL: return .unavailable("disk full: \(message)")
         case SQLITE_READONLY: return .unavailable("read-only: \(message)")
-        case SQLITE_CANTOPEN, SQLITE_IOERR: return .unavailable(message)
+        case SQLITE_CANTOPEN, SQLITE_IOERR: return .unavailable("\(message) (SQLite code \(code))")
         case SQLITE_CORRUPT, SQLITE_NOTADB: return .corrupt(message)
         default: return .failed(message)
         }
