@@ -6,6 +6,8 @@ import RunwayStore
 /// after the server drops it, so a database that is down at start or restarts later costs errors, not a restart.
 final class PostgresConnection: EngineConnection, @unchecked Sendable {
     let dialect = SQLDialect.postgres
+    /// Set once by the store before its threads start (`SQLExecutor.lane`).
+    var lane = 0
     private let conninfo: String
     private var connection: OpaquePointer?
     private var prepared: [String: String] = [:]

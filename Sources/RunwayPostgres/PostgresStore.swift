@@ -22,6 +22,8 @@ public final class PostgresStore: EngineBackedStore, Sendable {
     }
 
     public let engine: ThreadedStore
+    /// How many lanes writers are spread over (`SQLExecutor.lane`).
+    static let lanes = 16
 
     /// Reads see one snapshot; migrations from several processes wait for each other on an advisory lock.
     static let transactions = TransactionDialect(
@@ -34,6 +36,9 @@ public final class PostgresStore: EngineBackedStore, Sendable {
     public init(url: String, options: Options = Options(), observer: (any StoreObserver)? = nil) {
         let readers = (0..<max(1, options.readers)).map { _ in PostgresConnection(url: url) }
         let writers = (0..<max(1, options.writers)).map { _ in PostgresConnection(url: url) }
+        // Lanes from a random start, so that the writers of several server processes mostly keep to lanes of their own.
+        let firstLane = Int.random(in: 0..<Self.lanes)
+        for (index, writer) in writers.enumerated() { writer.lane = (firstLane + index) % Self.lanes }
         engine = ThreadedStore(dialect: .postgres, transactions: Self.transactions, writers: writers,
                                readers: readers, options: .init(maxBatch: options.maxBatch, queueTimeout: options.queueTimeout),
                                observer: observer)

@@ -41,8 +41,8 @@ public final class InsertTarget: Sendable {
         name = "\u{1}insert-\(Self.made.add(1, ordering: .relaxed).newValue)-"
     }
 
-    /// Inserts `rows` in one statement, then runs the follow-up with them.
-    func insert(_ rows: [[SQLValue]], on db: any SQLExecutor) throws {
+    /// Inserts `rows` in one statement, then runs the follow-up with them (for a caller already inside a write).
+    public func insert(_ rows: [[SQLValue]], on db: any SQLExecutor) throws {
         try db.execute(sql(rows, dialect: db.dialect))
         try followUp?.inserted(rows, db: db)
     }

@@ -6,6 +6,10 @@ public protocol SQLExecutor {
     @discardableResult func execute(_ sql: SQL) throws -> Int
     /// Runs a query and returns its rows.
     func query(_ sql: SQL) throws -> [SQLRow]
+    /// Which writer runs this, for rows that every write adds to (a link's daily counts): kept one per lane, writers
+    /// that commit side by side (PostgreSQL's) never wait on each other's row locks, and readers sum the lanes. 0 on a
+    /// reader and on SQLite's single writer.
+    var lane: Int { get }
 }
 
 extension Store {
@@ -24,6 +28,8 @@ extension Store {
 }
 
 extension SQLExecutor {
+    public var lane: Int { 0 }
+
     /// The first row of a query, or nil.
     public func first(_ sql: SQL) throws -> SQLRow? { try query(sql).first }
 }

@@ -94,39 +94,51 @@ struct LinkRollup {
     /// The first day of the month after the one `month` starts.
     static func nextMonth(_ month: Int64) -> Int64 { monthStart(month + 31) }
 
-    /// Adds the amounts to the stored ones: upserts of up to 64 rows each, in key order, so that two such statements
-    /// on PostgreSQL's writers take the rows' locks in one order and never wait on each other in a circle.
+    /// Adds the amounts to the stored ones, in the rows of the writer's lane (`SQLExecutor.lane`): PostgreSQL's writers,
+    /// which commit side by side, would otherwise queue on the row locks of a busy link's counts, one commit at a time.
+    /// Upserts of up to 64 rows each, in key order, so that statements that do meet take the locks in one order.
     func write(_ db: any SQLExecutor) throws {
         let entries = amounts.filter { $0.value != 0 }.sorted { $0.key < $1.key }
         var index = 0
         var size = Self.rowsPerStatement
         while index < entries.count {
-            // Statements of 64, 32, … rows: at most seven texts for the connection to prepare.
+            // Statements of 64, 32, … rows: at most seven texts, each made and prepared once.
             while size > entries.count - index { size /= 2 }
-            var sql: SQL = "INSERT INTO link_stats (link_id, dimension, period, day, value, measure, amount) VALUES "
-            for (offset, (key, amount)) in entries[index..<(index + size)].enumerated() {
-                let separator: SQL = offset == 0 ? "" : ", "
-                sql = sql + separator + "(\(key.linkId), \(key.dimension), \(key.period), \(key.day), \(key.value), \(key.measure), \(amount))"
-            }
-            try db.execute(sql + """
-                 ON CONFLICT (link_id, dimension, period, day, value, measure) DO UPDATE SET amount = link_stats.amount + excluded.amount
-                """)
+            let lane = SQLValue.integer(Int64(db.lane))
+            try Self.upsert.insert(entries[index..<(index + size)].map { key, amount in
+                [.text(key.linkId), .text(key.dimension), .text(key.period), .integer(key.day), .text(key.value), .text(key.measure),
+                 .integer(amount), lane]
+            }, on: db)
             index += size
         }
     }
 
-    /// Takes the amounts back out of the stored ones (what a forgotten install had added), and deletes the rows
-    /// left at zero, so nothing shows that something was there. A row that is not stored is left alone.
+    /// Takes the amounts back out of the stored ones (what a forgotten install had added): each row's lanes are
+    /// folded into one row holding what is left, and none when nothing is, so nothing shows that something was there.
+    /// A row that is not stored is left alone.
     func remove(from db: any SQLExecutor) throws {
         for (key, amount) in amounts.sorted(by: { $0.key < $1.key }) where amount != 0 {
             let row: SQL = """
                 link_id = \(key.linkId) AND dimension = \(key.dimension) AND period = \(key.period) AND day = \(key.day) AND value = \(key.value)
                   AND measure = \(key.measure)
                 """
-            try db.execute("UPDATE link_stats SET amount = amount - \(amount) WHERE " + row)
-            try db.execute("DELETE FROM link_stats WHERE amount = 0 AND " + row)
+            let lanes = try db.query("SELECT amount FROM link_stats WHERE " + row)
+            guard !lanes.isEmpty else { continue }
+            let left = try lanes.reduce(Int64(0)) { $0 + (try $1.int("amount")) } - amount
+            try db.execute("DELETE FROM link_stats WHERE " + row)
+            if left != 0 {
+                try db.execute("""
+                    INSERT INTO link_stats (link_id, dimension, period, day, value, measure, amount, lane)
+                    VALUES (\(key.linkId), \(key.dimension), \(key.period), \(key.day), \(key.value), \(key.measure), \(left), 0)
+                    """)
+            }
         }
     }
 
     static let rowsPerStatement = 64
+
+    /// Rows added to the amounts already stored.
+    private static let upsert = InsertTarget(
+        table: "link_stats", columns: ["link_id", "dimension", "period", "day", "value", "measure", "amount", "lane"],
+        then: "ON CONFLICT (link_id, dimension, period, day, value, measure, lane) DO UPDATE SET amount = link_stats.amount + excluded.amount")
 }

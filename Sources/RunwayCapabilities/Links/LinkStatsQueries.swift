@@ -12,11 +12,12 @@ enum LinkStatsQueries {
         let amount: Int64
     }
 
-    /// The link's totals per day over the range.
+    /// The link's totals per day over the range (its writers' lanes summed).
     static func days(_ db: any SQLExecutor, linkId: String, first: Int64, last: Int64) throws -> [(day: Int64, measure: String, amount: Int64)] {
         try db.query("""
-            SELECT day, measure, amount FROM link_stats
+            SELECT day, measure, SUM(amount) AS amount FROM link_stats
             WHERE link_id = \(linkId) AND dimension = \(LinkRollup.total) AND period = 'day' AND day >= \(first) AND day <= \(last)
+            GROUP BY day, measure
             """).map { (try $0.int("day"), try $0.string("measure"), try $0.int("amount")) }
     }
 

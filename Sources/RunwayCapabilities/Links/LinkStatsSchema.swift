@@ -19,7 +19,8 @@ enum LinkStatsSchema {
                 value TEXT NOT NULL,
                 measure TEXT NOT NULL,
                 amount BIGINT NOT NULL,
-                PRIMARY KEY (link_id, dimension, period, day, value, measure)
+                lane INTEGER NOT NULL DEFAULT 0,
+                PRIMARY KEY (link_id, dimension, period, day, value, measure, lane)
             )\(dialect == .sqlite ? " WITHOUT ROWID" : "");
 
             """

@@ -170,11 +170,12 @@ struct LinkStatsTests {
         #expect(await w.server.client(w.key).get(base).status == 403, "a publishable key, which ships in apps, reads no figures")
     }
 
-    /// Every figure, zeros left out, as text.
+    /// Every figure, its writers' lanes summed and zeros left out, as text.
     static func figures(_ store: any Store) async throws -> [String] {
         try await store.read { db in
             try db.query("""
-                SELECT link_id, dimension, period, day, value, measure, amount FROM link_stats WHERE amount <> 0
+                SELECT link_id, dimension, period, day, value, measure, SUM(amount) AS amount FROM link_stats
+                GROUP BY link_id, dimension, period, day, value, measure HAVING SUM(amount) <> 0
                 ORDER BY link_id, dimension, period, day, value, measure
                 """).map { row in
                 try ["link_id", "dimension", "period", "day", "value", "measure", "amount"].map { name in
@@ -230,6 +231,50 @@ struct LinkStatsTests {
         #expect(stats.total.clicks == 240)
         #expect(stats.breakdowns[0].rows.map { "\($0.key) \($0.clicks)" } == ["ios 160", "android 80"])
         try await Self.expectBackfillAgrees(w.server.store)
+    }
+
+    /// The store's executor, seen as another writer lane.
+    struct LaneExecutor: SQLExecutor {
+        let base: any SQLExecutor
+        let lane: Int
+        var dialect: SQLDialect { base.dialect }
+        func execute(_ sql: SQL) throws -> Int { try base.execute(sql) }
+        func query(_ sql: SQL) throws -> [SQLRow] { try base.query(sql) }
+    }
+
+    @Test("writers add to rows of their own lanes, a read sums the lanes, and taking figures out folds them into one row",
+          arguments: StoreBackend.all)
+    func lanes(_ backend: StoreBackend) async throws {
+        let w = try await Self.world(backend)
+        defer { Task { await w.server.stop() } }
+        let linkId = w.link.id
+        let at: Int64 = 1_763_467_200_000  // 2025-11-18T12:00:00Z
+        let facts = LinkRollup.Facts(platform: "ios", osVersion: "17.4", variant: nil, qr: false, place: .init(country: "FR", referrer: nil))
+        @Sendable func rollup(_ clicks: Int64) -> LinkRollup {
+            var rollup = LinkRollup()
+            rollup.add(clicks, of: "click", link: linkId, at: at, facts: facts)
+            return rollup
+        }
+        try await w.server.store.write { db in
+            try rollup(3).write(LaneExecutor(base: db, lane: 1))
+            try rollup(2).write(LaneExecutor(base: db, lane: 5))
+        }
+        func totals() async throws -> [Int64] {
+            try await w.server.store.read { db in
+                try db.query("SELECT amount FROM link_stats WHERE link_id = \(linkId) AND dimension = 'total' AND period = 'day' ORDER BY lane")
+                    .map { try $0.int("amount") }
+            }
+        }
+        #expect(try await totals() == [3, 2])
+        let stats = try await w.server.admin.get("/v1/links/\(linkId)/stats?from=2025-11-18&to=2025-11-18&by=day,country").decoded(LinkStats.self)
+        #expect(stats.total.clicks == 5)
+        #expect(stats.days?.map(\.clicks) == [5])
+        #expect(stats.breakdowns[0].rows.map { "\($0.key) \($0.clicks)" } == ["FR 5"])
+        try await w.server.store.write { db in try rollup(4).remove(from: db) }
+        #expect(try await totals() == [1], "what is left, in one row")
+        try await w.server.store.write { db in try rollup(1).remove(from: LaneExecutor(base: db, lane: 7)) }
+        let left = try await w.server.store.read { db in try db.query("SELECT amount FROM link_stats WHERE link_id = \(linkId) AND measure = 'click'") }
+        #expect(left.isEmpty, "no row, not even a zero, once nothing is left")
     }
 
     @Test("a range across months reads the months it covers whole from their month rows and the other days from their day rows",
