@@ -1024,7 +1024,10 @@ def main():
             json.dump(report, f, indent=2)
             f.write("\n")
     for r in results:
-        ours, limit = r["ours"], r["limit"]
+        ours, limit = r["ours"], r.get("limit")
+        if limit is None:
+            print(f"{r['name']}: " + ", ".join(f"{k} {v}" for k, v in ours.items() if isinstance(v, (int, float))))
+            continue
         if r["name"] == "match_latency_sqlite":
             print(f"{r['name']}: {ours['requests_per_second']:.0f} matches/s, p50 {ours.get('p50_ms', 0):.2f} ms, "
                   f"p99 {ours.get('p99_ms', 0):.2f} ms (target p99 <= 5 ms); {ours['probabilistic_matches']} probabilistic matches")
