@@ -18,7 +18,10 @@ final class FakeDNS: Sendable {
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) } }
         self.socket = socket
         port = UInt16(bigEndian: address.sin_port)
+        // The thread closes the socket once it is done with it: closed from `deinit`, its number could go to another
+        // file or socket of this process before the thread's next `recvfrom`, which would then read from that one.
         Thread { [weak self] in
+            defer { close(socket) }
             var buffer = [UInt8](repeating: 0, count: 512)
             while true {
                 var peer = sockaddr_in()
@@ -35,7 +38,8 @@ final class FakeDNS: Sendable {
         }.start()
     }
 
-    deinit { shutdown(socket, Int32(SHUT_RDWR)); close(socket) }
+    /// Wakes the thread (a shut-down socket's `recvfrom` returns), which then closes the socket.
+    deinit { shutdown(socket, Int32(SHUT_RDWR)) }
 
     /// Publishes `values` as the TXT records of `name`.
     func publish(_ name: String, _ values: [String]) { records.withLock { $0[name.lowercased()] = values } }
