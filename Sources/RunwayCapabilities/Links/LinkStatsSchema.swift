@@ -8,7 +8,8 @@ enum LinkStatsSchema {
 
     /// The table (clustered by its key on SQLite, so a link's periods of one dimension lie together), then one
     /// `INSERT … SELECT` per source, dimension and period, each computing in SQL what `LinkRollup.add` computes for
-    /// new rows.
+    /// new rows. Every key column comes before `amount`: with a key column after it, SQLite 3.40's integrity check
+    /// (which `linkrunway backup` runs) reports each row's `amount` as NULL.
     static func sql(_ dialect: SQLDialect) -> String {
         var text = """
             CREATE TABLE link_stats (
@@ -18,8 +19,8 @@ enum LinkStatsSchema {
                 day BIGINT NOT NULL,
                 value TEXT NOT NULL,
                 measure TEXT NOT NULL,
-                amount BIGINT NOT NULL,
                 lane INTEGER NOT NULL DEFAULT 0,
+                amount BIGINT NOT NULL,
                 PRIMARY KEY (link_id, dimension, period, day, value, measure, lane)
             )\(dialect == .sqlite ? " WITHOUT ROWID" : "");
 

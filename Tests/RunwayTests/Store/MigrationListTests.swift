@@ -44,7 +44,7 @@ struct MigrationListTests {
         ("0031_variant_attribution", "09b4bad84458d8bf2baf6eda51b03e29a8801224877467e8f4f3c7971b257cc4"),
         ("0032_link_click_allowances", "742a48ca83861e73684168e8e56f08949e4b4ce03d931d70b01c6f607afcf83e"),
         ("0040_clicks_by_install_partial", "d4f5a432970b7b04a76a039f631e26dd466eb4f65fc37fe9cd71387c68f4c034"),
-        ("0041_link_stats", "5fe11e629469333ba524136621bc8206c65138a309a7945bb769fe48dbe94558"),
+        ("0041_link_stats", "8935da774102bdbcd97c6ae1fd0ca4346ec541de56114a585dbb05f3e8474b9f"),
     ]
 
     static func fingerprint(_ migration: Migration) -> String {
