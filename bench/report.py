@@ -42,12 +42,11 @@ NEXT_STEPS = {
                          "connections a sync completes in one pass per libmicrohttpd thread instead of a wake-up each, "
                          "and fewer indexes on clicks for the writer to keep.",
     "redirect_rules_vs_plain": "the same hot path, with the link's six rules evaluated, a variant drawn and the UTM "
-                               "values added to the target: `RedirectHandlers.followImmediately` is a few points more "
-                               "of the samples than the plain link's, and the writer's figures gain a row a variant. "
-                               "The two links alternate on one server in rounds of five seconds, and on this shared "
-                               "machine the ratio moved between 0.84 and 1.13 over the runs of this round, so one run "
-                               "does not tell a 10% difference from noise. Next: more and longer rounds for this "
-                               "benchmark, so that noise cannot decide the comparison, then a profile of the rules alone.",
+                               "values added to the target; the writer's figures gain a row a variant. The two links "
+                               "alternate on one server, and on this shared machine single rounds differ by more than "
+                               "the 10% sought: with three rounds the ratio moved between 0.84 and 1.13 from run to run, "
+                               "so this benchmark now takes the median of seven, each link going first in turn. Next: a "
+                               "profile of the rules alone, to see what their few percent are spent on.",
     "redirect_postgres_vs_nginx": "the same path, with PostgreSQL (on the same two cores, and not in this profile) as "
                                   "the store. Each of its four writers adds to the link's figures in a lane of its own, "
                                   "so they commit side by side (sharing the rows, they had queued on one row's lock: "
@@ -61,7 +60,7 @@ NEXT_STEPS = {
                             "the row's values, and hand single events to the writer as rows, so that concurrent requests' "
                             "events share multi-row statements as a redirect's clicks do.",
     "events_batch_sqlite": "a hundred events a request: the Swift runtime (reference counting, generic metadata, "
-                           "hashing) is 38% against SQLite's 13%. The batch claims every event id with one multi-row "
+                           "hashing) is 40% against SQLite's 12%. The batch claims every event id with one multi-row "
                            "statement and inserts the stored rows with multi-row statements; what is left is the request's "
                            "half (each event parsed, then decoded through `Decoder` by StrictJSONDecoder, a container and "
                            "a generic call a field) and the writer's per-event values and arrays. Next: decode events "
@@ -70,13 +69,13 @@ NEXT_STEPS = {
                             "latency, not wrk's queueing. The writer is three fifths of the samples and sets the p99: every "
                             "match is a write (claim the address's newest unclaimed click, store the install and its "
                             "explanation, add the install to its link's figures), and a queue forms behind the one writer "
-                            "whenever requests bunch up (p50 6 to 7 ms, p99 24 to 54 ms over this round's runs). All "
+                            "whenever requests bunch up (p50 3 to 7 ms, p99 15 to 54 ms over this round's runs). All "
                             "requests come from one address "
                             "(a carrier's NAT, the worst case), so claims race for that address's clicks. Next: claim the "
                             "clicks of a group commit's matches in one statement, and sum their figures once a commit "
                             "instead of once a match.",
-    "postbacks_vs_openssl": "the signature check (libcrypto) is 28% of the samples, so a postback costs about four "
-                            "verifications' worth of CPU; the kernel (HTTP, and `fdatasync` of the WAL) is 27%, the rest "
+    "postbacks_vs_openssl": "the signature check (libcrypto) is a third of the samples, so a postback costs about three "
+                            "verifications' worth of CPU; the kernel (HTTP, and `fdatasync` of the WAL) a quarter, the rest "
                             "the handler's task (parsing the JSON, decoding the fields) and the durable write. Next: fewer "
                             "allocations in the postback parser, and the raw and decoded rows in one statement.",
     "link_stats_year": "a year of a busy link (60 countries and 100 referrers a day, three variants, scan or tap) in "
