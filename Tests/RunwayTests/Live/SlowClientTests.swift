@@ -13,13 +13,21 @@ struct SlowClientTests {
         let fd: Int32
 
         init?(port: UInt16) {
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard let fd = Self.connected(port: port) else { return nil }
+            self.fd = fd
+        }
+
+        /// A connected socket, or nil with it closed; outside `init`, whose failure would close it again in `deinit`.
+        static func connected(port: UInt16) -> Int32? {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { return nil }
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = port.bigEndian
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-            guard fd >= 0, connected == 0 else { close(fd); return nil }
+            guard connected == 0 else { close(fd); return nil }
+            return fd
         }
 
         deinit { close(fd) }

@@ -17,7 +17,14 @@ final class RawHTTPConnection: @unchecked Sendable {
     private var buffer: [UInt8] = []
 
     init(port: UInt16, timeoutSeconds: Int = 60) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = try Self.connected(port: port, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// A socket connected to the port, or an error with the socket closed. Kept out of `init` so that a failed connect
+    /// closes the descriptor once: a throwing init whose properties are all set still runs `deinit`, and closing twice
+    /// closes whatever file another thread opened under that number in between.
+    private static func connected(port: UInt16, timeoutSeconds: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -29,9 +36,11 @@ final class RawHTTPConnection: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard status == 0 else {
+            let reason = errno
             Foundation.close(fd)
-            throw Failure(description: "connect failed: errno \(errno)")
+            throw Failure(description: "connect failed: errno \(reason)")
         }
+        return fd
     }
 
     deinit { Foundation.close(fd) }
