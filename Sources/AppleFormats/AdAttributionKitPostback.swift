@@ -22,10 +22,13 @@ public enum AdAttributionKitPostback {
             return .failure(.adattributionkit, "unreadable", "the body is not a JSON object")
         }
         var fields = PostbackFields()
-        fields.fineValue = stanza.int("conversion-value")
+        fields.fineValue = PostbackBounds.within(stanza.int("conversion-value"), 0...63)
         fields.coarseValue = stanza.text("coarse-conversion-value")
         fields.countryCode = stanza.text("country-code")
         fields.interactionType = stanza.text("ad-interaction-type")
+        if let detail = PostbackBounds.violation(stanza) {
+            return .failure(.adattributionkit, "out_of_range", detail, fields: fields)
+        }
         guard stanza.has("jws-string") else {
             return .failure(.adattributionkit, "missing_field", "jws-string is required", fields: fields)
         }
@@ -44,7 +47,12 @@ public enum AdAttributionKitPostback {
             }
         }
         let kid = jws.header["kid"]?.stringValue
-        if let payload = PostbackObject(jws.payload) { read(payload, into: &fields) }
+        if let payload = PostbackObject(jws.payload) {
+            read(payload, into: &fields)
+            if let detail = PostbackBounds.violation(payload) {
+                return .failure(.adattributionkit, "out_of_range", detail, kid: kid, signedMessage: jws.headerText, fields: fields)
+            }
+        }
         guard let kid, let entry = keys[kid] else {
             return .failure(.adattributionkit, "unknown_kid", "kid \(kid ?? "(none)") is not one of Apple's postback keys", kid: kid,
                             signedMessage: jws.headerText, fields: fields)
@@ -71,7 +79,7 @@ public enum AdAttributionKitPostback {
         fields.sourceIdentifier = payload.text("source-identifier")
         fields.appStoreId = payload.text("advertised-item-identifier")
         fields.transactionId = payload.text("postback-identifier")
-        fields.sequenceIndex = payload.int("postback-sequence-index") ?? 0
+        fields.sequenceIndex = PostbackBounds.within(payload.int("postback-sequence-index"), 0...2) ?? 0
         fields.didWin = payload.bool("did-win")
         fields.conversionType = payload.text("conversion-type")
         fields.redownload = fields.conversionType.map { $0 == "redownload" }

@@ -43,7 +43,8 @@ public struct PostbackVerdict: Sendable, Equatable {
     /// True when Apple's signature verified over the fields it covers.
     public let valid: Bool
     /// A stable code when not valid: `unreadable`, `unsupported_version`, `missing_field`, `unsigned`,
-    /// `bad_signature_encoding`, `signature_mismatch`, `unsupported_alg`, `unknown_kid`, `development_key`.
+    /// `bad_signature_encoding`, `signature_mismatch`, `unsupported_alg`, `unknown_kid`, `development_key`, `out_of_range` (a
+    /// field outside the values Apple's format allows: `PostbackBounds`).
     public let reason: String?
     /// What went wrong, for people.
     public let detail: String?

@@ -41,6 +41,9 @@ public enum SKAdNetworkPostback {
             return .failure(.skadnetwork, "unreadable", "the body is not a JSON object")
         }
         let fields = Self.fields(object)
+        if let detail = PostbackBounds.violation(object) {
+            return .failure(.skadnetwork, "out_of_range", detail, fields: fields)
+        }
         let version: String
         if object.has("version") {
             guard case .string(let stated)? = object.members["version"] else {
@@ -87,13 +90,13 @@ public enum SKAdNetworkPostback {
         fields.sourceIdentifier = object.text("source-identifier")
         fields.appStoreId = object.text("app-id")
         fields.transactionId = object.text("transaction-id")
-        fields.sequenceIndex = object.int("postback-sequence-index") ?? 0
+        fields.sequenceIndex = PostbackBounds.within(object.int("postback-sequence-index"), 0...2) ?? 0
         fields.didWin = object.bool("did-win")
         fields.redownload = object.bool("redownload")
-        fields.fidelityType = object.int("fidelity-type")
+        fields.fidelityType = PostbackBounds.within(object.int("fidelity-type"), 0...1)
         fields.sourceAppId = object.text("source-app-id")
         fields.sourceDomain = object.text("source-domain")
-        fields.fineValue = object.int("conversion-value")
+        fields.fineValue = PostbackBounds.within(object.int("conversion-value"), 0...63)
         fields.coarseValue = object.text("coarse-conversion-value")
         return fields
     }

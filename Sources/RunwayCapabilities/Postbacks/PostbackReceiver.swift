@@ -79,7 +79,7 @@ package enum PostbackReceiver {
     static func hostname(_ host: String) -> String {
         var name = host.lowercased()
         if name.hasPrefix("[") { return String(name.prefix { $0 != "]" }.dropFirst()) }
-        if let colon = name.lastIndex(of: ":") { name = String(name[..<colon]) }
+        if let colon = name.lastIndex(of: ":") { name = String(name[..<colon]) }  // trap-safe: colon is an index of name
         return String(name.prefix(253))
     }
 
