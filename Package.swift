@@ -21,10 +21,10 @@ let package = Package(
         .systemLibrary(name: "CResolv"),
         .systemLibrary(name: "CMaxMindDB", pkgConfig: "libmaxminddb", providers: [.apt(["libmaxminddb-dev"])]),
 
-        // Wire types shared by the server and the CLI. No C modules below this line's graph.
-        .target(name: "LinkRunwayAPI"),
-        // Strict JSON parsing and decoding of outside input.
+        // Strict JSON parsing and decoding of outside input. No C modules below this line's graph.
         .target(name: "RunwayJSON"),
+        // Wire types shared by the server and the CLI; the bounds of their numbers are checked as they are decoded.
+        .target(name: "LinkRunwayAPI", dependencies: ["RunwayJSON"]),
         // Hashes, HMAC, randomness and constant-time comparison over OpenSSL 3.
         .target(name: "RunwayCrypto", dependencies: ["COpenSSL"]),
         // Apple's formats: CBOR, App Attest attestations and assertions, SKAdNetwork and AdAttributionKit postbacks and impressions,

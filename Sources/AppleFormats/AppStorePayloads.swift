@@ -117,7 +117,7 @@ public struct AppStoreTransaction: Sendable, Equatable {
         type = payload["type"]?.stringValue
         appAccountToken = payload["appAccountToken"]?.stringValue?.lowercased()
         appTransactionId = payload["appTransactionId"].flatMap(AppStoreDates.text)
-        offerType = AppStoreDates.milliseconds(payload["offerType"]).map(Int.init)
+        offerType = AppStoreDates.milliseconds(payload["offerType"]).flatMap { Int(exactly: $0) }
         offerDiscountType = payload["offerDiscountType"]?.stringValue
         offerPeriod = payload["offerPeriod"]?.stringValue
         price = AppStoreDates.milliseconds(payload["price"])
@@ -129,11 +129,33 @@ public struct AppStoreTransaction: Sendable, Equatable {
         transactionReason = payload["transactionReason"]?.stringValue
         billingPlanType = payload["billingPlanType"]?.stringValue
         if let info = payload["commitmentInfo"], info.objectValue != nil {
-            commitment = Commitment(billingPeriodNumber: AppStoreDates.milliseconds(info["billingPeriodNumber"]).map(Int.init),
-                                    totalBillingPeriods: AppStoreDates.milliseconds(info["totalBillingPeriods"]).map(Int.init),
+            commitment = Commitment(billingPeriodNumber: AppStoreDates.milliseconds(info["billingPeriodNumber"]).flatMap { Int(exactly: $0) },
+                                    totalBillingPeriods: AppStoreDates.milliseconds(info["totalBillingPeriods"]).flatMap { Int(exactly: $0) },
                                     commitmentExpiresDate: AppStoreDates.milliseconds(info["commitmentExpiresDate"]),
                                     commitmentPrice: AppStoreDates.milliseconds(info["commitmentPrice"]))
         }
+        guard outOfRange == nil else { return nil }
+    }
+
+    /// The most a price may be in milliunits: 10^15, a thousand times the API's money bound (10^12 minor units).
+    public static let maxPrice: Int64 = 1_000_000_000_000_000
+    /// The latest time a transaction may carry: the end of the year 9999, in milliseconds.
+    public static let latestTime: Int64 = 253_402_300_799_999
+
+    /// The first field outside what Apple's format allows (a negative or vast price, a time past the year 9999, a
+    /// billing period count past a thousand), so no commission or date is computed from it; nil when all are within.
+    public var outOfRange: String? {
+        func within(_ value: Int64?, _ range: ClosedRange<Int64>) -> Bool { value.map(range.contains) ?? true }
+        if !within(price, 0...Self.maxPrice) { return "price" }
+        if !within(commitment?.commitmentPrice, 0...Self.maxPrice) { return "commitmentInfo.commitmentPrice" }
+        for (name, time) in [("purchaseDate", purchaseDate), ("expiresDate", expiresDate), ("revocationDate", revocationDate),
+                             ("commitmentInfo.commitmentExpiresDate", commitment?.commitmentExpiresDate)] where !within(time, 0...Self.latestTime) {
+            return name
+        }
+        if !within(commitment?.billingPeriodNumber.map(Int64.init), 0...1000) { return "commitmentInfo.billingPeriodNumber" }
+        if !within(commitment?.totalBillingPeriods.map(Int64.init), 0...1000) { return "commitmentInfo.totalBillingPeriods" }
+        if !within(offerType.map(Int64.init), 0...100) { return "offerType" }
+        return nil
     }
 
     /// A free trial: an introductory offer given free, or a price of zero.
@@ -229,7 +251,11 @@ public enum Currency {
     /// `milliunits` (thousandths of the unit) in minor units, rounded half to even when they do not divide exactly.
     public static func minorUnits(milliunits: Int64, currency: String) -> Int64 {
         let exponent = exponent(currency)
-        if exponent >= 3 { return milliunits * Int64(pow(10, Double(exponent - 3))) }
+        if exponent >= 3 {
+            // Saturating: prices are bounded (`AppStoreTransaction.maxPrice`) long before this could overflow.
+            let (product, overflow) = milliunits.multipliedReportingOverflow(by: Int64(pow(10, Double(exponent - 3))))
+            return overflow ? (milliunits < 0 ? .min : .max) : product
+        }
         let divisor = Int64(pow(10, Double(3 - exponent)))
         let (quotient, remainder) = milliunits.quotientAndRemainder(dividingBy: divisor)
         let twice = 2 * abs(remainder)

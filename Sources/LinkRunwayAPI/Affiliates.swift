@@ -75,7 +75,7 @@ extension CommissionRule: DescribedWireType {
     public static let role = WireRole.request
     public static let notes: [String: FieldNote] = [
         "kind": .oneOf(["percent", "fixed"], "Percentage of the customer price, or a fixed amount."),
-        "basisPoints": .between(1, 10000, "For percent: 3000 is 30%."), "amount": .between(1, nil, "For fixed: minor units."),
+        "basisPoints": .between(1, 10000, "For percent: 3000 is 30%."), "amount": .between(1, 100_000_000, "For fixed: minor units."),
         "currency": .currency, "duration": .oneOf(["first", "months", "lifetime"], "Which payments earn."), "months": .between(1, 120),
     ]
 }
@@ -544,7 +544,7 @@ public struct CreatePayoutRequest: Codable, Sendable {
 extension CreatePayoutRequest: DescribedWireType {
     public static let role = WireRole.request
     public static let notes: [String: FieldNote] = [
-        "currency": .currency, "amount": .between(1, nil),
+        "currency": .currency, "amount": .money(from: 1, "Minor units."),
         "reference": FieldNote("Your payment reference.", minLength: 1, maxLength: 128),
     ]
 }

@@ -297,7 +297,7 @@ extension EventRequest: DescribedWireType {
         "name": FieldNote("Required for CUSTOM.", minLength: 1, maxLength: 100),
         "userId": FieldNote("Your user id.", minLength: 1, maxLength: 128),
         "installId": .installId, "timestamp": .isoTime,
-        "amount": .between(0, nil, "Minor units, for revenue types."),
+        "amount": .money(from: 0, "Minor units, for revenue types."),
         "currency": FieldNote("ISO 4217, with an amount.", pattern: WirePattern.currency),
         "properties": .eventProperties,
         "appId": FieldNote("Required with a server key."),

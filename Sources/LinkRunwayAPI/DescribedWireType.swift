@@ -1,7 +1,9 @@
+import RunwayJSON
+
 /// A wire type the API's OpenAPI document describes. Its shape (which keys exist, their Swift types, which are
 /// required) comes from its own `Decodable` conformance (`WireShape.fields(of:)`); the type adds only what its Swift
 /// types cannot say: its component name, its role, and notes per field.
-public protocol DescribedWireType: Decodable {
+public protocol DescribedWireType: Decodable, BoundedNumbers {
     /// Its name among the document's component schemas; nil writes it inline wherever it is used.
     static var componentName: String? { get }
     /// Whether callers send it (an optional field may then also be null) or only receive it.
@@ -20,6 +22,12 @@ extension DescribedWireType {
     public static var summary: String? { nil }
     public static var notes: [String: FieldNote] { [:] }
     public static var pageComponentName: String { (componentName ?? String(describing: Self.self)) + "Page" }
+
+    /// The bounds its notes document are the ones the decoder enforces.
+    public static func bounds(ofNumberAt key: String) -> (minimum: Int64?, maximum: Int64?)? {
+        guard let note = notes[key], note.minimum != nil || note.maximum != nil else { return nil }
+        return (note.minimum, note.maximum)
+    }
 }
 
 /// Which way a wire type travels.
@@ -40,7 +48,7 @@ public protocol WireEnumeration: Decodable {
 
 extension WireEnumeration where Self: CaseIterable & RawRepresentable, RawValue == String {
     public static var wireValues: [String] { allCases.map(\.rawValue) }
-    public static var anyValue: Self { allCases.first! }
+    public static var anyValue: Self { allCases[allCases.startIndex] }  // trap-safe: a wire enumeration has at least one case
 }
 
 extension KeyKind: WireEnumeration {}

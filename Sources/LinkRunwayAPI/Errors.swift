@@ -101,6 +101,8 @@ public enum ErrorCode {
     public static let invalidIdempotencyKey = "invalid_idempotency_key"
     public static let idempotencyKeyInUse = "idempotency_key_in_use"
     public static let idempotencyKeyReused = "idempotency_key_reused"
+    /// A write would take a stored total past what a 64-bit integer holds, or stored totals add up past it.
+    public static let totalOutOfRange = "total_out_of_range"
     public static let storeUnavailable = "store_unavailable"
     public static let requestTimeout = "request_timeout"
     /// The server holds as many request bodies as it may at once.

@@ -61,6 +61,22 @@ public struct FieldNote: Sendable, Equatable {
     static let adminWorkspace = FieldNote("Required with an admin key.")
 }
 
+/// Bounds many wire types share.
+public enum WireLimits {
+    /// The largest amount of money the API takes, in minor units (10^12: ten billion dollars, far beyond any
+    /// purchase). Sums of amounts are checked as well, so no total passes what can be counted.
+    public static let money: Int64 = 1_000_000_000_000
+    /// The latest time the API takes, in milliseconds since 1970: the end of the year 9999.
+    public static let latestTime: Int64 = 253_402_300_799_999
+}
+
+extension FieldNote {
+    /// An amount of money in minor units, from `minimum` to `WireLimits.money`.
+    public static func money(from minimum: Int64, _ description: String) -> FieldNote {
+        .between(minimum, WireLimits.money, description)
+    }
+}
+
 /// Patterns several wire types share.
 public enum WirePattern {
     /// Ids the server makes: a lower-case prefix, `_`, and base62 characters.

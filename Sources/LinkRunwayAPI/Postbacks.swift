@@ -34,7 +34,7 @@ extension FieldNote {
     static let conversionRule: [String: FieldNote] = [
         "type": .oneOf(EventRequest.types, "The event type the rule answers to."),
         "name": FieldNote("The event's name, for CUSTOM and others that carry one.", minLength: 1, maxLength: 100),
-        "minAmount": .between(0, nil, "The least amount, in minor units."),
+        "minAmount": .money(from: 0, "The least amount, in minor units."),
         "lockWindow": FieldNote("Ask Apple to close the window now."),
     ]
 }
@@ -469,9 +469,9 @@ extension SignImpressionRequest: DescribedWireType {
     public static let notes: [String: FieldNote] = [
         "format": .oneOf(formats, "What to sign."), "sourceIdentifier": .between(0, 9999, "Up to four digits."),
         "advertisedItemId": .between(1, 999_999_999_999, "App Store id."),
-        "publisherItemId": .between(0, nil, "The app showing the ad; 0 while testing."),
+        "publisherItemId": .between(0, 999_999_999_999, "The app showing the ad; 0 while testing."),
         "impressionId": FieldNote("A UUID; made here when absent.", maxLength: 36),
-        "timestamp": FieldNote("Milliseconds since 1970, within a day of now."),
+        "timestamp": .between(0, WireLimits.latestTime, "Milliseconds since 1970, within a day of now."),
         "fidelityType": .between(0, 1, "1 StoreKit-rendered, 0 view-through."),
     ]
 }

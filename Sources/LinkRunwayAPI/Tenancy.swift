@@ -1,3 +1,4 @@
+import RunwayJSON
 /// Kinds of API key. Publishable keys ship inside apps; server keys stay on a backend; admin keys manage the instance.
 public enum KeyKind: String, Codable, Sendable, CaseIterable {
     /// `lr_pk_…`: client calls for one app.
@@ -411,6 +412,7 @@ public struct Page<Item: Codable & Sendable>: Codable, Sendable {
     }
 }
 
+extension Page: BoundedNumbers where Item: DescribedWireType {}
 extension Page: DescribedWireType where Item: DescribedWireType {
     public static var componentName: String? { Item.pageComponentName }
     public static var notes: [String: FieldNote] {

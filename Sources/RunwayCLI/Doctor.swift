@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import LinkRunwayAPI
 import RunwayServer
+import RunwayStore
 
 /// The checks `linkrunway doctor` runs against a deployment, each ending in a finding that says what to fix.
 struct Doctor: Sendable {
@@ -139,6 +140,34 @@ struct Doctor: Sendable {
         return Finding(level: .ok, subject: "clock", message: "within \(Int(Self.clockTolerance)) s of this machine's")
     }
 
+    /// Stored rows whose amounts are beyond what the API accepts now (kept from before amounts were bounded).
+    static func storedTotalFindings(_ location: DatabaseLocation) async -> [Finding] {
+        if case .sqlite(let path) = location, !FileManager.default.fileExists(atPath: path) {
+            return [Finding(level: .failure, subject: "stored amounts", message: "there is no database at \(path)")]
+        }
+        let store: any Store
+        do {
+            store = try StoreFactory.open(location)
+        } catch {
+            return [Finding(level: .failure, subject: "stored amounts", message: "cannot open the database: \(error)")]
+        }
+        do {
+            let found = try await StoredTotals.findings(store)
+            await store.close()
+            guard !found.isEmpty else {
+                return [Finding(level: .ok, subject: "stored amounts", message: "every stored amount is within the API's bounds")]
+            }
+            return found.map { finding in
+                Finding(level: .warning, subject: "stored amounts", message: "\(finding.rows) row(s) of \(finding.table) beyond the API's bounds; "
+                        + "reports that add them answer 422 total_out_of_range",
+                        fix: "correct or delete them: \(finding.query)")
+            }
+        } catch {
+            await store.close()
+            return [Finding(level: .failure, subject: "stored amounts", message: "cannot read the database: \(error)")]
+        }
+    }
+
     func readiness() async -> Finding {
         let answer: Answer
         do {
@@ -253,7 +282,8 @@ struct Doctor: Sendable {
             parts.path = ""
             if let url = parts.url { return url }
         }
-        return URL(string: "https://\(hostname)")!
+        // A stored hostname is one the API accepted (letters, digits, dots, hyphens), which always makes a URL.
+        return URL(string: "https://\(hostname)") ?? server
     }
 
     static func isLocal(_ url: URL) -> Bool { ["localhost", "127.0.0.1", "::1"].contains(url.host ?? "") }

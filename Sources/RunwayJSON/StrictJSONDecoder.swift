@@ -8,7 +8,15 @@ public enum JSONDecodeFailure: Error, Sendable, Equatable {
     case invalidField(String, String)
 }
 
-/// Decodes `Decodable` types from JSON and rejects members the type does not read, so typos never pass silently.
+/// A type that documents the range of its number fields. `StrictJSONDecoder` refuses a number outside it as the field
+/// is read, naming the field, so no code computes with it.
+public protocol BoundedNumbers {
+    /// The least and the greatest number the member `key` may hold (nil: unbounded on that side); nil when it has none.
+    static func bounds(ofNumberAt key: String) -> (minimum: Int64?, maximum: Int64?)?
+}
+
+/// Decodes `Decodable` types from JSON and rejects members the type does not read, so typos never pass silently, and
+/// numbers outside the bounds a `BoundedNumbers` type gives them.
 public struct StrictJSONDecoder: Sendable {
     public var maxDepth: Int
 
@@ -107,6 +115,8 @@ final class StrictDecoder: Decoder, StrictDecoderAccess {
     let value: JSONValue
     let codingPath: [any CodingKey]
     let tracker: UsageTracker
+    /// The type being decoded from this value, when it bounds its numbers.
+    private(set) var bounded: (any BoundedNumbers.Type)?
     var userInfo: [CodingUserInfoKey: Any] { [:] }
     var rawValue: JSONValue { value }
 
@@ -144,9 +154,35 @@ final class StrictDecoder: Decoder, StrictDecoderAccess {
             guard case .number(let text) = value, let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
                 throw DecodingError.typeMismatch(type, .init(codingPath: codingPath, debugDescription: "must be a number, not \(value.typeName)"))
             }
-            return decimal as! T
+            return decimal as! T  // trap-safe: T is Decimal, checked on the line above
         }
+        bounded = T.self as? any BoundedNumbers.Type
         return try T(from: self)
+    }
+
+    /// Refuses `value`, the member `key` of this decoder's object, when it is a number outside the bounds the type
+    /// gives that member.
+    func checkBounds(_ value: JSONValue, key: any CodingKey) throws {
+        guard let bounded, case .number(let text) = value, let (minimum, maximum) = bounded.bounds(ofNumberAt: key.stringValue) else { return }
+        let below: Bool, above: Bool
+        if let integer = Int64(text) {
+            below = minimum.map { integer < $0 } ?? false
+            above = maximum.map { integer > $0 } ?? false
+        } else if let number = Double(text), number.isFinite {
+            below = minimum.map { number < Double($0) } ?? false
+            above = maximum.map { number > Double($0) } ?? false
+        } else {
+            below = text.hasPrefix("-")
+            above = !below
+        }
+        guard below || above else { return }
+        let range = switch (minimum, maximum) {
+        case let (low?, high?): "\(low) to \(high)"
+        case let (low?, nil): "at least \(low)"
+        case let (nil, high?): "at most \(high)"
+        case (nil, nil): ""
+        }
+        throw DecodingError.dataCorrupted(.init(codingPath: codingPath + [key], debugDescription: "must be \(range)"))
     }
 }
 
@@ -184,11 +220,14 @@ struct StrictKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         // A null reaches the type, which refuses it ("must be a string, not null") unless it takes null itself.
-        try decoder.child(try require(key), key: key).decodeValue(T.self)
+        let value = try require(key)
+        try decoder.checkBounds(value, key: key)
+        return try decoder.child(value, key: key).decodeValue(T.self)
     }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
         guard let value = lookup(key), value != .null else { return nil }
+        try decoder.checkBounds(value, key: key)
         return try decoder.child(value, key: key).decodeValue(T.self)
     }
 
@@ -263,6 +302,10 @@ struct StrictSingleValue: SingleValueDecodingContainer {
 
     func decode(_ type: String.Type) throws -> String {
         guard case .string(let s) = value else { throw mismatch(type, "a string") }
+        // No text the API takes holds NUL, and PostgreSQL could not store it.
+        guard !s.utf8.contains(0) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "must not contain NUL characters"))
+        }
         return s
     }
 

@@ -72,6 +72,8 @@ public enum ErrorMapping {
         Entry(code: ErrorCode.bodyTooLarge, status: 413, meaning: "The body is over the route's limit."),
         Entry(code: ErrorCode.metadataTooLarge, status: 413, meaning: "A metadata or properties field is over its size."),
         Entry(code: ErrorCode.idempotencyKeyReused, status: 422, meaning: "The `Idempotency-Key` was used with a different request."),
+        Entry(code: ErrorCode.totalOutOfRange, status: 422,
+              meaning: "The write would take a stored total (a link's figures, a balance) past 2^63−1, or the totals asked for add up past it."),
         Entry(code: ErrorCode.rateLimited, status: 429, meaning: "Too many requests from this address or key; `Retry-After` says when to retry."),
         Entry(code: ErrorCode.internalError, status: 500, meaning: "A fault of the server; it is logged."),
         Entry(code: ErrorCode.appStoreAPIFailed, status: 502, meaning: "Apple's App Store Server API answered an error, or not at all."),
@@ -112,7 +114,7 @@ public enum ErrorMapping {
                 return httpError(for: RequestError.missingField("\(field) is required", field: field))
             case .invalidField(let field, let reason):
                 if field.isEmpty { return httpError(for: RequestError.invalidJSON("the body \(reason)")) }
-                return httpError(ErrorBody.Detail(code: ErrorCode.invalidField, message: "\(field) \(reason)", field: field))
+                return httpError(ErrorBody.Detail.field(ErrorCode.invalidField, field, reason))
             }
         case let error as StoreError:
             switch error {
@@ -120,6 +122,8 @@ public enum ErrorMapping {
                 return httpError(ErrorBody.Detail(code: ErrorCode.conflict, message: "this conflicts with something that already exists"))
             case .constraint:
                 return httpError(ErrorBody.Detail(code: ErrorCode.conflict, message: "this refers to something that does not exist or is in use"))
+            case .outOfRange:
+                return httpError(ErrorBody.Detail(code: ErrorCode.totalOutOfRange, message: "the totals would pass what can be counted (2^63−1)"))
             case .unavailable, .transactionConflict:
                 return httpError(ErrorBody.Detail(code: ErrorCode.storeUnavailable, message: "the database is unavailable; retry shortly"), retryAfter: 1)
             case .corrupt, .failed:

@@ -33,7 +33,9 @@ public struct MonotonicClock: Sendable {
 public enum Timestamp {
     /// `2026-11-30T05:19:19.123Z`. Written digit by digit: it is in nearly every answer, and `String(format:)` was a
     /// measurable share of a request.
-    public static func iso(_ milliseconds: Int64) -> String {
+    /// A time outside the years 1 to 9999 (none the API takes) is written as the nearer end of them, never trapped on.
+    public static func iso(_ stored: Int64) -> String {
+        let milliseconds = min(max(stored, earliest), latest)
         let fraction = Int(((milliseconds % 1000) + 1000) % 1000)
         var seconds = time_t((milliseconds - Int64(fraction)) / 1000)
         var parts = tm()
@@ -60,4 +62,14 @@ public enum Timestamp {
         put(fraction, width: 3, at: 20)
         return String(decoding: text, as: UTF8.self)
     }
+
+    /// `2026-11-30`: the UTC day `day` (days since 1970), clamped as `iso` clamps times.
+    public static func isoDay(_ day: Int64) -> String {
+        String(iso(min(max(day, earliest / dayMilliseconds), latest / dayMilliseconds) * dayMilliseconds).prefix(10))
+    }
+
+    static let dayMilliseconds: Int64 = 86_400_000
+    /// 0001-01-01T00:00:00.000Z and 9999-12-31T23:59:59.999Z.
+    static let earliest: Int64 = -62_135_596_800_000
+    static let latest: Int64 = 253_402_300_799_999
 }

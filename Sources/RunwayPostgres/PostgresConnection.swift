@@ -156,6 +156,7 @@ final class PostgresConnection: EngineConnection, @unchecked Sendable {
         case "40001", "40P01": return .transactionConflict(message)
         case "55P03", "57014": return .unavailable("retry: \(message)")
         case "XX001", "XX002": return .corrupt(message)
+        case "22003": return .outOfRange(message)
         default:
             if sqlstate.hasPrefix("08") || sqlstate.hasPrefix("53") || sqlstate.hasPrefix("57P") { return .unavailable(message) }
             return .failed(sqlstate.isEmpty ? message : "\(sqlstate): \(message)")
@@ -184,6 +185,7 @@ final class PostgresConnection: EngineConnection, @unchecked Sendable {
         out.reserveCapacity(digits.count / 2)
         var i = 0
         while i < digits.count {
+            // trap-safe: digits.count is even, checked above
             guard let byte = UInt8(String(decoding: digits[i..<i + 2], as: UTF8.self), radix: 16) else { return nil }
             out.append(byte)
             i += 2

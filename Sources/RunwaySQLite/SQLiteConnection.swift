@@ -156,10 +156,12 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
         case .real(let d): return sqlite3_bind_double(statement, index, d)
         case .text:
             // An explicit byte length keeps text after an embedded NUL; an empty string still binds as text.
+            // trap-safe: a non-zero bit pattern always makes a pointer
             let start = UnsafeRawPointer(arena.baseAddress.map { $0 + slot.lowerBound } ?? UnsafePointer(bitPattern: 1)!)
             return sqlite3_bind_text(statement, index, start.assumingMemoryBound(to: CChar.self), Int32(slot.count), lr_sqlite_static())
         case .blob(let b):
             if b.isEmpty { return sqlite3_bind_zeroblob(statement, index, 0) }
+            // trap-safe: a non-empty blob is in the arena, so it has a base address
             return sqlite3_bind_blob(statement, index, arena.baseAddress! + slot.lowerBound, Int32(slot.count), lr_sqlite_static())
         }
     }
@@ -195,6 +197,8 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
         case SQLITE_READONLY: return .unavailable("read-only: \(message)")
         case SQLITE_CANTOPEN, SQLITE_IOERR: return .unavailable("\(message) (SQLite code \(code))")
         case SQLITE_CORRUPT, SQLITE_NOTADB: return .corrupt(message)
+        // SUM() and abs() of 64-bit integers report an overflow as an error of this text (SQLITE_ERROR).
+        case SQLITE_ERROR where message == "integer overflow": return .outOfRange(message)
         default: return .failed(message)
         }
     }

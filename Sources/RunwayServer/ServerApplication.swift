@@ -62,6 +62,7 @@ public enum ServerApplication {
             accessLog,
             MetricsMiddleware(metrics: metrics),
             errors,
+            NULTextMiddleware(),
             BodyLimitMiddleware(defaultLimit: maxBodyBytes),
             ConsoleMiddleware(services: services, router: router),
             AuthMiddleware(authenticator: services.authenticator),

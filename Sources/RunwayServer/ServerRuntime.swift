@@ -92,6 +92,9 @@ public final class ServerRuntime: Sendable {
             let applied = try await store.migrate(Schema.migrations)
             if !applied.isEmpty { logger.info("migrated", ["applied": .array(applied.map { .string($0) })]) }
             for note in try await Schema.notes(afterApplying: applied, store) { logger.warn(note) }
+            if !applied.isEmpty {
+                for finding in try await StoredTotals.findings(store) { logger.warn(finding.sentence) }
+            }
             let bootstrap = try await Bootstrap.run(store: store, clock: clock, linkDomain: configuration.firstLinkDomain)
             let box: SecretBox
             do {

@@ -96,3 +96,15 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
     /// The SQLite text; never includes parameter values, so it is safe to log.
     public var description: String { text(for: .sqlite) }
 }
+
+/// SQL text both backends run the same way.
+public enum SQLText {
+    /// `a + b` of two 64-bit integer expressions, refused with `StoreError.outOfRange` when it would pass what 64 bits
+    /// hold: PostgreSQL raises on an overflowing `+` itself, but SQLite would turn it into a real, so past the bound the
+    /// expression takes `abs` of the smallest integer, which both raise as an out-of-range error. The minimum is made
+    /// from a column, not a constant, so neither planner evaluates it ahead of the rows.
+    public static func checkedSum(_ a: String, _ b: String) -> String {
+        "CASE WHEN (\(b) > 0 AND \(a) > 9223372036854775807 - \(b)) OR (\(b) < 0 AND \(a) < -9223372036854775807 - 1 - \(b)) "
+            + "THEN abs(\(a) - \(a) - 9223372036854775807 - 1) ELSE \(a) + \(b) END"
+    }
+}

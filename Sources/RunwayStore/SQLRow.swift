@@ -28,7 +28,7 @@ public struct SQLRow: Sendable {
     }
 
     public func int(_ name: String) throws -> Int64 {
-        guard case .integer(let i) = self[name] else { throw StoreError.corrupt("column \(name) is not an integer") }
+        guard case .integer(let i) = self[name] else { throw notAnInteger(name) }
         return i
     }
 
@@ -36,8 +36,17 @@ public struct SQLRow: Sendable {
         switch self[name] {
         case .null: return nil
         case .integer(let i): return i
-        default: throw StoreError.corrupt("column \(name) is not an integer")
+        default: throw notAnInteger(name)
         }
+    }
+
+    /// A column that should hold an integer: a whole number past 64 bits is a total that went out of range (a SUM on
+    /// PostgreSQL is `numeric`; SQLite turns an overflowing `+` into a real), anything else is corrupt.
+    private func notAnInteger(_ name: String) -> StoreError {
+        if case .real(let d) = self[name], d.rounded() == d, d.magnitude >= 9.2e18 {
+            return .outOfRange("column \(name) holds \(d), past a 64-bit integer")
+        }
+        return .corrupt("column \(name) is not an integer")
     }
 
     public func bool(_ name: String) throws -> Bool { try int(name) != 0 }

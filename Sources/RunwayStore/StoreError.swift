@@ -9,6 +9,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A deadlock or serialization failure with another transaction. The store runs such a write again in a
     /// transaction of its own and reports this (HTTP 503) only when that keeps failing.
     case transactionConflict(String)
+    /// A number would pass what a 64-bit integer holds: a write that would take a stored total past it, or totals
+    /// stored before totals were checked that add up past it (HTTP 422 `total_out_of_range`, never a trap).
+    case outOfRange(String)
     /// The database holds something this binary does not understand (a newer schema, a bad column).
     case corrupt(String)
     /// Anything else the backend reported.
@@ -20,6 +23,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .constraint(let m): return "constraint violated: \(m)"
         case .unavailable(let m): return "store unavailable: \(m)"
         case .transactionConflict(let m): return "transaction conflict: \(m)"
+        case .outOfRange(let m): return "out of range: \(m)"
         case .corrupt(let m): return "store corrupt: \(m)"
         case .failed(let m): return "store failed: \(m)"
         }

@@ -1,4 +1,5 @@
 import Foundation
+import RunwayStore
 
 /// `doctor`: checks a running deployment from the outside and prints what to fix.
 enum DoctorCommand {
@@ -16,11 +17,14 @@ enum DoctorCommand {
                                     .value("--key", "key", "An admin or server key (default $LINKRUNWAY_KEY); without one, apps and the server's domains are skipped."),
                                     .value("--domain", "url", "Also check this link domain (a hostname, or a URL such as https://links.example.com); comma-separated for several."),
                                     .flag("--local", "Check only link domains on this machine (localhost), as on a development machine."),
+                                    .value("--database-url", "url", "Also read the database (default $LINKRUNWAY_DATABASE_URL; `sqlite:<path>` or `postgres://...`) for stored rows out of range."),
                                     .flag("--json", "Print the findings as JSON."),
                                 ],
                                 details: """
                                     Exit 0 when nothing failed (warnings allowed), 1 otherwise. A link domain without DNS yet is a
-                                    warning, not a failure.
+                                    warning, not a failure. With a database, rows stored before amounts were bounded whose
+                                    amounts no write accepts now are a warning each: reports that add them answer 422
+                                    total_out_of_range.
                                     """) { arguments, context in
         let server = arguments.value("--server") ?? context.environment["LINKRUNWAY_URL"] ?? "http://127.0.0.1:8080"
         guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
@@ -33,8 +37,14 @@ enum DoctorCommand {
             return domain
         }
         let key = arguments.value("--key") ?? context.environment["LINKRUNWAY_KEY"]
-        let findings = await Doctor(server: url, key: key?.isEmpty == false ? key : nil, domains: domains,
+        var findings = await Doctor(server: url, key: key?.isEmpty == false ? key : nil, domains: domains,
                                     localOnly: arguments.flag("--local"), now: { Date() }).run()
+        if let database = arguments.value("--database-url") ?? context.environment["LINKRUNWAY_DATABASE_URL"], !database.isEmpty {
+            guard let location = DatabaseLocation(url: database) else {
+                throw UsageError("--database-url must be sqlite:<path> or postgres://...")
+            }
+            findings += await Doctor.storedTotalFindings(location)
+        }
         let failures = findings.filter { $0.level == .failure }.count
         let warnings = findings.filter { $0.level == .warning }.count
         if arguments.flag("--json") {

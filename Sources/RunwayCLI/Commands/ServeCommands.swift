@@ -72,7 +72,9 @@ enum ServeCommands {
                                            .flag("--create", "Create the SQLite database if it does not exist yet.")],
                                  details: """
                                      A SQLite path that does not exist is refused unless --create is given, so a typo in the
-                                     path does not leave an empty database behind.
+                                     path does not leave an empty database behind. Afterwards it names any stored rows whose
+                                     amounts are beyond what the API now accepts (kept from before amounts were bounded):
+                                     reports that add them answer 422 total_out_of_range until they are corrected.
                                      """) { arguments, context in
         let configuration = try configuration(arguments, context)
         if case .sqlite(let path) = configuration.database, path != ":memory:", !arguments.flag("--create"),
@@ -88,9 +90,11 @@ enum ServeCommands {
         do {
             let applied = try await store.migrate(Schema.migrations)
             let notes = try await Schema.notes(afterApplying: applied, store)
+            let outOfRange = try await StoredTotals.findings(store)
             await store.close()
             context.output(applied.isEmpty ? "The database is up to date." : "Applied: \(applied.joined(separator: ", "))")
             notes.forEach(context.output)
+            outOfRange.map(\.sentence).forEach(context.output)
         } catch {
             await store.close()
             throw CommandFailure("migration failed: \(error)")

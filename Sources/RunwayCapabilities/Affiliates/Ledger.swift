@@ -143,7 +143,7 @@ enum Ledger {
                                      notificationUUID: notificationUUID, transactionId: transactionId),
                          entries: [(from, taken), (expense, -taken)], now: now)
             }
-            total[currency, default: 0] += taken
+            try Checked.add(taken, to: &total, at: currency)
         }
         return total
     }

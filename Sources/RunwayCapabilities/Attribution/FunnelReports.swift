@@ -55,17 +55,17 @@ enum FunnelReports {
         func row(_ key: SQLValue) -> String {
             switch key {
             case .null: return "(none)"
-            case .integer(let day) where groupBy == "day": return String(Timestamp.iso(day * 86_400_000).prefix(10))
+            case .integer(let day) where groupBy == "day": return Timestamp.isoDay(day)
             case .integer(let n): return String(n)
-            case .real(let d) where groupBy == "day": return String(Timestamp.iso(Int64(d) * 86_400_000).prefix(10))
+            case .real(let d) where groupBy == "day": return Int64(exactly: d.rounded(.down)).map(Timestamp.isoDay) ?? "(none)"
             case .text(let s): return s
             default: return "(none)"
             }
         }
-        func bump(_ key: SQLValue, _ update: (inout FunnelRow) -> Void) {
+        func bump(_ key: SQLValue, _ update: (inout FunnelRow) throws -> Void) throws {
             let name = row(key)
             var entry = rows[name] ?? FunnelRow(key: name, clicks: 0, installs: 0, opens: 0, previews: 0, bots: 0, events: [:], revenue: [:])
-            update(&entry)
+            try update(&entry)
             rows[name] = entry
         }
         let appFilter: SQL = appId.map { " AND l.app_id = \($0)" } ?? ""
@@ -77,9 +77,11 @@ enum FunnelReports {
             WHERE c.workspace_id = \(workspaceId) AND c.created_at >= \(from) AND c.created_at < \(to)\(appFilter)
             GROUP BY \(raw: visitGroups)
             """) {
-            let n = Int(try visit.int("n"))
+            let n = try visit.int("n")
             let kind = try visit.string("kind")
-            bump(visit["k"]) { kind == "click" ? ($0.clicks += n) : ($0.opens += n) }
+            try bump(visit["k"]) { row in
+                if kind == "click" { row.clicks = try Checked.add(row.clicks, n) } else { row.opens = try Checked.add(row.opens, n) }
+            }
         }
         // Previews and bots are counted by UTC day: a range that starts within a day takes in that whole day. They have
         // no variant and are neither scans nor taps.
@@ -91,9 +93,11 @@ enum FunnelReports {
             WHERE v.workspace_id = \(workspaceId) AND v.day >= \(from / 86_400_000) AND v.day * 86400000 < \(to)\(appFilter)
             GROUP BY \(raw: automatedGroups)
             """) {
-            let n = Int(try visit.int("n"))
+            let n = try visit.int("n")
             let kind = try visit.string("kind")
-            bump(visit["k"]) { kind == "preview" ? ($0.previews += n) : ($0.bots += n) }
+            try bump(visit["k"]) { row in
+                if kind == "preview" { row.previews = try Checked.add(row.previews, n) } else { row.bots = try Checked.add(row.bots, n) }
+            }
         }
         // Installs and events carry their attribution; the UTM values are their link's, joined only for those groupings.
         let utm = groupBy.hasPrefix("utm")
@@ -106,8 +110,8 @@ enum FunnelReports {
             WHERE i.workspace_id = \(workspaceId) AND i.matched_at >= \(from) AND i.matched_at < \(to) AND i.source <> 'returning'\(installFilter)\(realInstalls)
             GROUP BY \(raw: installKey)
             """) {
-            let n = Int(try install.int("n"))
-            bump(install["k"]) { $0.installs += n }
+            let n = try install.int("n")
+            try bump(install["k"]) { $0.installs = try Checked.add($0.installs, n) }
         }
         let eventFilter: SQL = appId.map { " AND e.app_id = \($0)" } ?? ""
         let realEvents: SQL = includeSimulated ? "" : """
@@ -122,13 +126,13 @@ enum FunnelReports {
             WHERE e.workspace_id = \(workspaceId) AND e.received_at >= \(from) AND e.received_at < \(to)\(eventFilter)\(realEvents)
             GROUP BY \(raw: eventKey), e.type, e.currency
             """) {
-            let n = Int(try event.int("n"))
+            let n = try Checked.int(try event.int("n"))
             let type = try event.string("type")
             let currency = try event.optionalString("currency")
             let net = try event.optionalInt("net") ?? 0
-            bump(event["k"]) { entry in
-                entry.events[type, default: 0] += n
-                if let currency { entry.revenue[currency, default: 0] += net }
+            try bump(event["k"]) { entry in
+                try Checked.add(n, to: &entry.events, at: type)
+                if let currency { try Checked.add(net, to: &entry.revenue, at: currency) }
             }
         }
         return FunnelReport(from: Timestamp.iso(from), to: Timestamp.iso(to), groupBy: groupBy,

@@ -48,6 +48,8 @@ struct LinkRollup {
     static func measure(_ base: String, simulated: Bool) -> String { simulated ? "simulated:" + base : base }
 
     private(set) var amounts: [Key: Int64] = [:]
+    /// Set when amounts added up past 64 bits: `write` and `remove` then refuse, with the rest of their transaction.
+    private(set) var overflowed = false
 
     var isEmpty: Bool { amounts.isEmpty }
 
@@ -55,8 +57,13 @@ struct LinkRollup {
         let day = milliseconds / Self.day
         let month = Self.monthStart(day)
         func add(_ dimension: String, _ value: String) {
-            amounts[Key(linkId: linkId, dimension: dimension, period: "day", day: day, value: value, measure: measure), default: 0] += amount
-            amounts[Key(linkId: linkId, dimension: dimension, period: "month", day: month, value: value, measure: measure), default: 0] += amount
+            bump(Key(linkId: linkId, dimension: dimension, period: "day", day: day, value: value, measure: measure))
+            bump(Key(linkId: linkId, dimension: dimension, period: "month", day: month, value: value, measure: measure))
+        }
+        func bump(_ key: Key) {
+            let (sum, overflow) = amounts[key, default: 0].addingReportingOverflow(amount)
+            amounts[key] = sum
+            if overflow { overflowed = true }
         }
         add(Self.total, "")
         add("platform", facts.platform)
@@ -98,6 +105,7 @@ struct LinkRollup {
     /// which commit side by side, would otherwise queue on the row locks of a busy link's counts, one commit at a time.
     /// Upserts of up to 64 rows each, in key order, so that statements that do meet take the locks in one order.
     func write(_ db: any SQLExecutor) throws {
+        if overflowed { throw StoreError.outOfRange("a link's figures add up past a 64-bit integer") }
         let entries = amounts.filter { $0.value != 0 }.sorted { $0.key < $1.key }
         var index = 0
         var size = Self.rowsPerStatement
@@ -105,6 +113,7 @@ struct LinkRollup {
             // Statements of 64, 32, … rows: at most seven texts, each made and prepared once.
             while size > entries.count - index { size /= 2 }
             let lane = SQLValue.integer(Int64(db.lane))
+            // trap-safe: size <= entries.count - index, made so on the line above
             try Self.upsert.insert(entries[index..<(index + size)].map { key, amount in
                 [.text(key.linkId), .text(key.dimension), .text(key.period), .integer(key.day), .text(key.value), .text(key.measure),
                  .integer(amount), lane]
@@ -117,6 +126,7 @@ struct LinkRollup {
     /// folded into one row holding what is left, and none when nothing is, so nothing shows that something was there.
     /// A row that is not stored is left alone.
     func remove(from db: any SQLExecutor) throws {
+        if overflowed { throw StoreError.outOfRange("a link's figures add up past a 64-bit integer") }
         for (key, amount) in amounts.sorted(by: { $0.key < $1.key }) where amount != 0 {
             let row: SQL = """
                 link_id = \(key.linkId) AND dimension = \(key.dimension) AND period = \(key.period) AND day = \(key.day) AND value = \(key.value)
@@ -124,7 +134,7 @@ struct LinkRollup {
                 """
             let lanes = try db.query("SELECT amount FROM link_stats WHERE " + row)
             guard !lanes.isEmpty else { continue }
-            let left = try lanes.reduce(Int64(0)) { $0 + (try $1.int("amount")) } - amount
+            let left = try Checked.subtract(try Checked.sum(lanes.map { try $0.int("amount") }), amount)
             try db.execute("DELETE FROM link_stats WHERE " + row)
             if left != 0 {
                 try db.execute("""
@@ -140,5 +150,6 @@ struct LinkRollup {
     /// Rows added to the amounts already stored.
     private static let upsert = InsertTarget(
         table: "link_stats", columns: ["link_id", "dimension", "period", "day", "value", "measure", "amount", "lane"],
-        then: "ON CONFLICT (link_id, dimension, period, day, value, measure, lane) DO UPDATE SET amount = link_stats.amount + excluded.amount")
+        then: "ON CONFLICT (link_id, dimension, period, day, value, measure, lane) DO UPDATE SET amount = "
+            + SQLText.checkedSum("link_stats.amount", "excluded.amount"))
 }

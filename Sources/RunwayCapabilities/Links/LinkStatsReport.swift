@@ -11,20 +11,21 @@ enum LinkStatsReport {
         var days: [Int64: LinkStatsRow] = [:]
         func blank(_ number: Int64) -> LinkStatsRow { LinkStatsRow(key: iso(number), installs: 0, events: [:], revenue: [:], previews: 0, bots: 0) }
         for entry in try LinkStatsQueries.days(db, linkId: linkId, first: first, last: last) {
-            add(entry.amount, entry.measure, to: &days[entry.day, default: blank(entry.day)], includeSimulated: query.includeSimulated)
+            try add(entry.amount, entry.measure, to: &days[entry.day, default: blank(entry.day)], includeSimulated: query.includeSimulated)
         }
         for entry in try LinkStatsQueries.automated(db, linkId: linkId, first: first, last: last) {
-            let visits = Int(entry.visits)
+            var day = days[entry.day, default: blank(entry.day)]
             if entry.kind == "preview" {
-                days[entry.day, default: blank(entry.day)].previews? += visits
+                day.previews = try Checked.add(day.previews ?? 0, entry.visits)
             } else {
-                days[entry.day, default: blank(entry.day)].bots? += visits
+                day.bots = try Checked.add(day.bots ?? 0, entry.visits)
             }
+            days[entry.day] = day
         }
         // A day with only simulated figures, left out, is no day with activity.
         let active = days.sorted { $0.key < $1.key }.map(\.value).filter { !$0.isEmpty }
         var total = LinkStatsRow(key: LinkRollup.total, installs: 0, events: [:], revenue: [:], previews: 0, bots: 0)
-        for row in active { total = sum(total, row) }
+        for row in active { total = try sum(total, row) }
         var breakdowns: [LinkStatsBreakdown] = []
         for dimension in query.by where dimension != "day" {
             // Country and referrer rows count clicks and opens only, so they have no installs, events or revenue at all.
@@ -33,7 +34,7 @@ enum LinkStatsReport {
             var rows: [String: LinkStatsRow] = [:]
             for entry in try LinkStatsQueries.breakdown(db, linkId: linkId, dimension: dimension, first: first, last: last) {
                 let key = entry.key.isEmpty ? LinkStats.noValue : entry.key
-                add(entry.amount, entry.measure, to: &rows[key, default: blank(key)], includeSimulated: query.includeSimulated)
+                try add(entry.amount, entry.measure, to: &rows[key, default: blank(key)], includeSimulated: query.includeSimulated)
             }
             breakdowns.append(LinkStatsBreakdown(dimension: dimension, rows: rows.values.filter { !$0.isEmpty }.sorted {
                 ($0.clicks, $0.installs ?? 0, $1.key) > ($1.clicks, $1.installs ?? 0, $0.key)
@@ -43,36 +44,38 @@ enum LinkStatsReport {
                          days: query.by.contains("day") ? active : nil, breakdowns: breakdowns)
     }
 
-    static func iso(_ day: Int64) -> String { String(Timestamp.iso(day * LinkRollup.day).prefix(10)) }
+    static func iso(_ day: Int64) -> String { Timestamp.isoDay(day) }
 
     /// Adds one stored amount to a row by its measure (`LinkRollup.measure`); those of simulated installs only when
-    /// asked for.
-    static func add(_ amount: Int64, _ measure: String, to row: inout LinkStatsRow, includeSimulated: Bool) {
+    /// asked for. Checked: totals stored by an older release may add up past 64 bits.
+    static func add(_ amount: Int64, _ measure: String, to row: inout LinkStatsRow, includeSimulated: Bool) throws {
         var name = Substring(measure)
         if name.hasPrefix(simulated) {
             guard includeSimulated else { return }
             name = name.dropFirst(simulated.count)
         }
         switch name {
-        case "click": row.clicks += Int(amount)
-        case "open": row.opens += Int(amount)
-        case "install": row.installs = (row.installs ?? 0) + Int(amount)
+        case "click": row.clicks = try Checked.add(row.clicks, amount)
+        case "open": row.opens = try Checked.add(row.opens, amount)
+        case "install": row.installs = try Checked.add(row.installs ?? 0, amount)
         default:
-            if name.hasPrefix("event:") {
-                row.events?[String(name.dropFirst(6)), default: 0] += Int(amount)
-            } else if name.hasPrefix("revenue:") {
-                row.revenue?[String(name.dropFirst(8)), default: 0] += amount
+            if name.hasPrefix("event:"), var events = row.events {
+                try Checked.add(try Checked.int(amount), to: &events, at: String(name.dropFirst(6)))
+                row.events = events
+            } else if name.hasPrefix("revenue:"), var revenue = row.revenue {
+                try Checked.add(amount, to: &revenue, at: String(name.dropFirst(8)))
+                row.revenue = revenue
             }
         }
     }
 
     private static let simulated = "simulated:"
 
-    static func sum(_ a: LinkStatsRow, _ b: LinkStatsRow) -> LinkStatsRow {
-        LinkStatsRow(key: a.key, clicks: a.clicks + b.clicks, opens: a.opens + b.opens, installs: (a.installs ?? 0) + (b.installs ?? 0),
-                     events: (a.events ?? [:]).merging(b.events ?? [:], uniquingKeysWith: +),
-                     revenue: (a.revenue ?? [:]).merging(b.revenue ?? [:], uniquingKeysWith: +),
-                     previews: (a.previews ?? 0) + (b.previews ?? 0), bots: (a.bots ?? 0) + (b.bots ?? 0))
+    static func sum(_ a: LinkStatsRow, _ b: LinkStatsRow) throws -> LinkStatsRow {
+        LinkStatsRow(key: a.key, clicks: try Checked.add(a.clicks, b.clicks), opens: try Checked.add(a.opens, b.opens),
+                     installs: try Checked.add(a.installs ?? 0, b.installs ?? 0),
+                     events: try Checked.merge(a.events ?? [:], b.events ?? [:]), revenue: try Checked.merge(a.revenue ?? [:], b.revenue ?? [:]),
+                     previews: try Checked.add(a.previews ?? 0, b.previews ?? 0), bots: try Checked.add(a.bots ?? 0, b.bots ?? 0))
     }
 
     /// One line per row: the total, the days, then each breakdown's values; a column per event type and currency

@@ -1,6 +1,7 @@
 import Foundation
 import LinkRunwayAPI
 import RunwayKit
+import RunwayStore
 
 /// A link's analytics on its page, from `GET /v1/links/{id}/stats` (the daily rollups): the overview's range form
 /// and presets, tiles, a chart of clicks, installs and events per day and one of revenue per currency, and a table for
@@ -44,7 +45,7 @@ enum LinkStatsPanel {
         let counts = ConsoleChart(title: "Clicks, installs and events of this link per day", days: range.days, series: [
             .init(name: "Clicks", style: "clicks", points: days.map { ($0.key, Int64($0.clicks)) }),
             .init(name: "Installs", style: "installs", points: days.map { ($0.key, Int64($0.installs ?? 0)) }),
-            .init(name: "Events", style: "events", points: days.map { ($0.key, Int64(($0.events ?? [:]).values.reduce(0, +))) }),
+            .init(name: "Events", style: "events", points: try days.map { ($0.key, try Checked.sum(($0.events ?? [:]).values.lazy.map(Int64.init))) }),
         ], partial: partial)
         let money = ConsoleChart.revenue(days.map { ($0.key, $0.revenue ?? [:]) }, days: range.days, partial: partial, subject: " of this link")
         let csv = context.link(path + "/stats.csv", query)
@@ -61,7 +62,7 @@ enum LinkStatsPanel {
             \(form)
             \(ConsoleRangeForm.hint(range, simulated: choice.simulated, f))
             \(ConsoleRangeForm.tiles(clicks: Int64(total.clicks), installs: Int64(total.installs ?? 0),
-                                     events: Int64((total.events ?? [:]).values.reduce(0, +)), revenue: total.revenue ?? [:], f))
+                                     events: try Checked.sum((total.events ?? [:]).values.lazy.map(Int64.init)), revenue: total.revenue ?? [:], f))
             <p>Opened in the app: \(f.number(total.opens)). Previews: \(f.number(total.previews ?? 0)); bots: \(f.number(total.bots ?? 0)) (never counted as clicks).</p>
             \(content)
             """), [])

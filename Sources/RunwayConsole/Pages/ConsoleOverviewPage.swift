@@ -1,6 +1,7 @@
 import Foundation
 import LinkRunwayAPI
 import RunwayKit
+import RunwayStore
 
 /// Clicks → installs → events → revenue, per UTC day, over a chosen range (the last 30 days unless the GET form or a
 /// preset link says otherwise): the figures as tiles, a chart of the counts and one of revenue per currency.
@@ -20,11 +21,11 @@ enum OverviewPage {
         typealias Points = [(day: String, value: Int64)]
         let clicks: Points = report.rows.map { ($0.key, Int64($0.clicks)) }
         let installs: Points = report.rows.map { ($0.key, Int64($0.installs)) }
-        let events: Points = report.rows.map { ($0.key, Int64($0.events.values.reduce(0, +))) }
+        let events: Points = try report.rows.map { ($0.key, try Checked.sum($0.events.values.lazy.map(Int64.init))) }
         var revenue: [String: Int64] = [:]
-        for row in report.rows { for (currency, amount) in row.revenue { revenue[currency, default: 0] += amount } }
-        let tiles = ConsoleRangeForm.tiles(clicks: clicks.reduce(0) { $0 + $1.value }, installs: installs.reduce(0) { $0 + $1.value },
-                                           events: events.reduce(0) { $0 + $1.value }, revenue: revenue, f)
+        for row in report.rows { revenue = try Checked.merge(revenue, row.revenue) }
+        let tiles = ConsoleRangeForm.tiles(clicks: try Checked.sum(clicks.lazy.map(\.value)), installs: try Checked.sum(installs.lazy.map(\.value)),
+                                           events: try Checked.sum(events.lazy.map(\.value)), revenue: revenue, f)
         let partial = range.last == choice.today ? [range.toText: "today, so far"] : [:]
         let counts = ConsoleChart(title: "Clicks, installs and events per day", days: range.days, series: [
             .init(name: "Clicks", style: "clicks", points: clicks), .init(name: "Installs", style: "installs", points: installs),

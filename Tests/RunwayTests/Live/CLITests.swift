@@ -8,6 +8,8 @@ import RunwayCrypto
 import RunwayHTTP
 import RunwayKit
 import RunwayServer
+import RunwaySQLite
+import RunwayStore
 import Testing
 
 /// The CLI against a real server (in this process, on a real socket).
@@ -159,6 +161,27 @@ struct CLITests {
         #expect(second.output.contains("up to date"))
         let bad = await CLITests.run(["migrate", "--database-url", "mysql://x"])
         #expect(bad.status == 64)
+    }
+
+    @Test("migrate and doctor --database-url name stored amounts beyond the API's bounds, kept from before amounts were bounded")
+    func storedAmountsOutOfRange() async throws {
+        let directory = TemporaryDirectory()
+        let url = "sqlite:\(directory.path("o.db"))"
+        #expect(await CLITests.run(["migrate", "--create", "--database-url", url]).status == 0)
+        let store = try SQLiteStore(path: directory.path("o.db"))
+        try await store.write { db in
+            try db.execute("""
+                INSERT INTO link_stats (link_id, dimension, period, day, value, measure, amount)
+                VALUES ('lnk_old', 'all', 'day', 20000, '', 'revenue:EUR', 9223372036854775000)
+                """)
+        }
+        await store.close()
+        let again = await CLITests.run(["migrate", "--database-url", url])
+        #expect(again.status == 0 && again.output.contains("1 row(s) of link_stats") && again.output.contains("total_out_of_range"), "\(again.output)")
+        let doctor = await CLITests.run(["doctor", "--server", "http://127.0.0.1:9", "--json", "--database-url", url])
+        #expect(doctor.output.contains("link_stats beyond the API's bounds"), "\(doctor.output)")
+        let clean = TemporaryDirectory()
+        #expect(await CLITests.run(["migrate", "--create", "--database-url", "sqlite:\(clean.path("c.db"))"]).output.contains("row(s)") == false)
     }
 }
 
