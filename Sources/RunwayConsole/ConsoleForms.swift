@@ -25,7 +25,7 @@ enum ConsoleForms {
     static func field(_ name: String, _ label: String, value: String?, error: ConsoleAPIError?, errorField: String? = nil,
                       type: String = "text", hint: String? = nil, required: Bool = false) -> Markup {
         let failed = error.map { ($0.field ?? "") == (errorField ?? name) } ?? false
-        return input(name, label, value: value, problem: failed ? error!.reason : nil, type: type, hint: hint, required: required)
+        return input(name, label, value: value, problem: failed ? error?.reason : nil, type: type, hint: hint, required: required)
     }
 
     /// A text field that shows `problem` beside it when there is one.

@@ -83,6 +83,17 @@ package struct FormFields: Sendable {
         guard let value = self[name]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
         return value
     }
+
+    /// A number of rows a page sent back (a hidden field): the whole number in `range` it names, the nearer end of the
+    /// range for one outside it, `fallback` when it is absent or not a number.
+    package func count(_ name: String, in range: ClosedRange<Int>, fallback: Int) -> Int {
+        Self.count(self[name], in: range, fallback: fallback)
+    }
+
+    package static func count(_ text: String?, in range: ClosedRange<Int>, fallback: Int) -> Int {
+        guard let text, let number = Int(text) else { return fallback }
+        return min(max(number, range.lowerBound), range.upperBound)
+    }
 }
 
 /// A query string for console links (`?ws=…&app=…`), escaped.

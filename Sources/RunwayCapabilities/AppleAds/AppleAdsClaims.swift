@@ -147,8 +147,9 @@ package final class AppleAdsClaims: Sendable {
         var error = failure
         switch status {
         case 200?:
-            reading = AppleAdsPayload.read(body)
-            switch reading! {
+            let answer = AppleAdsPayload.read(body)
+            reading = answer
+            switch answer {
             case .attributed: newStatus = "attributed"
             case .notAttributed: newStatus = "not_attributed"
             case .unreadable(let why):

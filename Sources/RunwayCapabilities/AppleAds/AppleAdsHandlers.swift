@@ -47,8 +47,12 @@ struct AppleAdsHandlers: Sendable {
             return false
         }
         if isNew { try await claims.attempt(appId: appId, installId: installId) }
-        let claim = try await services.store.read { db in
-            try AppleAdsQueries.claim(db, appId: appId, installId: installId, now: services.clock.nowMilliseconds())!
+        // The install can be forgotten while Apple is asked; its claim then goes with it, and the answer is as for an
+        // install that is not there.
+        guard let claim = try await services.store.read({ db in
+            try AppleAdsQueries.claim(db, appId: appId, installId: installId, now: services.clock.nowMilliseconds())
+        }) else {
+            throw AttributionError.installNotMatched(installId)
         }
         return try .json(claim, status: claim.status == "pending" ? 202 : 200)
     }

@@ -52,6 +52,6 @@ enum AppleAdsPayload {
         // Insert the missing seconds after `HH:MM`.
         let b = Array(text.utf8)
         guard b.count >= 17, b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: "t"), b[13] == UInt8(ascii: ":") else { return nil }
-        return ISOTime.milliseconds(String(decoding: b[..<16], as: UTF8.self) + ":00" + String(decoding: b[16...], as: UTF8.self))
+        return ISOTime.milliseconds(String(decoding: b.prefix(16), as: UTF8.self) + ":00" + String(decoding: b.dropFirst(16), as: UTF8.self))
     }
 }

@@ -76,18 +76,20 @@ enum ProgramForm {
         let kind = form["kind"] ?? "percent"
         var basisPoints: Int?
         if kind == "percent" {
-            guard let percent = Double(form.text("percent") ?? ""), percent.isFinite else {
-                return try await refused("commission.basisPoints", "must be a percentage such as 30 or 12.5")
+            // A percentage from 0.01 to 100, in basis points; anything else (1e300 among them) is refused here, before
+            // it is turned into an integer.
+            guard let percent = Double(form.text("percent") ?? ""), percent.isFinite, (0.01...100).contains(percent) else {
+                return try await refused("commission.basisPoints", "must be a percentage such as 30 or 12.5, from 0.01 to 100")
             }
             basisPoints = Int((percent * 100).rounded())
         }
         let amount = kind == "fixed" ? form.text("amount") : nil
-        guard amount == nil || Int64(amount!) != nil else { return try await refused("commission.amount", "must be a whole number of minor units") }
+        guard amount.map({ Int64($0) != nil }) ?? true else { return try await refused("commission.amount", "must be a whole number of minor units") }
         let duration = form["duration"] ?? "lifetime"
         let months = duration == "months" ? form.text("months") : nil
-        guard months == nil || Int(months!) != nil else { return try await refused("commission.months", "must be a number of months") }
+        guard months.map({ Int($0) != nil }) ?? true else { return try await refused("commission.months", "must be a number of months") }
         let hold = form.text("holdDays")
-        guard hold == nil || Int(hold!) != nil else { return try await refused("holdDays", "must be a number of days") }
+        guard hold.map({ Int($0) != nil }) ?? true else { return try await refused("holdDays", "must be a number of days") }
         let rule = CommissionRule(kind: kind, basisPoints: basisPoints, amount: amount.flatMap { Int64($0) },
                                   currency: kind == "fixed" ? form.text("currency")?.uppercased() : nil, duration: duration,
                                   months: months.flatMap { Int($0) } ?? (duration == "months" ? 0 : nil))

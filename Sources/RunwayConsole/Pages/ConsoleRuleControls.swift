@@ -26,7 +26,7 @@ extension LinkRoutingForm {
             let message: Markup = error.map { "<span class=\"error\" id=\"\(first)-error\">\($0)</span>" } ?? ""
             return "<fieldset><legend>\(legend)</legend>\(boxes)\(message)</fieldset>"
         }
-        let rows = max(1, Int(values["ruleRows"] ?? "") ?? 1)
+        let rows = FormFields.count(values["ruleRows"], in: 1...(LinkRoutingLimits.rules + 1), fallback: 1)
         let rules = Markup.join((0..<rows).map { row in
             let last = row == rows - 1
             let remove: Markup = last ? "" : "<label class=\"check\"><input type=\"checkbox\" id=\"\(id(row, "remove"))\" name=\"\(id(row, "remove"))\"\(values[id(row, "remove")] == "on" ? Markup(" checked") : "")> remove this rule</label>"

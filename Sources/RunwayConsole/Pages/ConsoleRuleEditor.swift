@@ -46,7 +46,7 @@ struct LinkRoutingForm {
             let items = (form.text(control) ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
             return items.isEmpty ? nil : items
         }
-        for row in 0..<min(Int(form["ruleRows"] ?? "") ?? 0, LinkRoutingLimits.rules + 1) {
+        for row in 0..<form.count("ruleRows", in: 0...(LinkRoutingLimits.rules + 1), fallback: 0) {
             let names = ruleControls.map { id(row, $0) }
             guard form[id(row, "remove")] != "on", names.contains(where: { form.text($0) != nil }) else { continue }
             let platforms = LinkCondition.platformValues.filter { form[id(row, "platform-" + $0)] == "on" }
@@ -79,7 +79,7 @@ struct LinkRoutingForm {
     func control(for field: String) -> String? {
         guard field.hasPrefix("rules["), let close = field.firstIndex(of: "]"), let index = Int(field.dropFirst(6).prefix(upTo: close)),
               index < rows.count else { return Self.fields.first { id, apiField in (apiField ?? id) == field }?.key }
-        let rest = field[field.index(after: close)...]
+        let rest = field[field.index(after: close)...]  // trap-safe: close is an index of field
         let control: String = switch rest {
         case _ where rest.hasPrefix(".name"): "name"
         case _ where rest.hasPrefix(".when.platforms"): "platform-ios"
@@ -128,7 +128,7 @@ struct LinkRoutingForm {
 
     /// The raw values a form sent, to show again beside its problems (with one blank rule row more).
     static func typed(_ form: FormFields) -> [String: String] {
-        let rows = min(Int(form["ruleRows"] ?? "") ?? 0, LinkRoutingLimits.rules + 1)
+        let rows = form.count("ruleRows", in: 0...(LinkRoutingLimits.rules + 1), fallback: 0)
         var values = Dictionary(uniqueKeysWithValues: fields.keys.map { ($0, form[$0] ?? "") })
         for row in 0..<rows { for control in ruleControls { values[id(row, control)] = form[id(row, control)] ?? "" } }
         values["ruleRows"] = String(rows)

@@ -50,14 +50,16 @@ enum SchemaPage {
             var window = 1
             if rest.hasPrefix("laterWindows[") {
                 rest = rest.dropFirst("laterWindows[".count)
-                guard let close = rest.firstIndex(of: "]"), let k = Int(rest[..<close]), k < laterOrder.count else { return nil }
+                // trap-safe: close is an index of rest, and k is checked against laterOrder
+                guard let close = rest.firstIndex(of: "]"), let k = Int(rest[..<close]), laterOrder.indices.contains(k) else { return nil }
                 window = laterOrder[k]
-                rest = rest[rest.index(after: close)...].drop { $0 == "." }
+                rest = rest[rest.index(after: close)...].drop { $0 == "." }  // trap-safe: close is an index of rest
             }
             guard rest.hasPrefix("rules[") else { return nil }
             rest = rest.dropFirst("rules[".count)
-            guard let close = rest.firstIndex(of: "]"), let n = Int(rest[..<close]), let rows = used[window], n < rows.count,
-                  let column = rest[close...].split(separator: ".").last else { return nil }
+            // trap-safe: close is an index of rest, and n is checked against rows
+            guard let close = rest.firstIndex(of: "]"), let n = Int(rest[..<close]), let rows = used[window], rows.indices.contains(n),
+                  let column = rest[close...].split(separator: ".").last else { return nil }  // trap-safe: close is an index of rest
             return (window, rows[n], String(column))
         }
     }
@@ -70,14 +72,16 @@ enum SchemaPage {
         var sent = Sent()
         for window in windows {
             let p = prefix(window)
-            let count = min(Int(form[p + "rows"] ?? "") ?? 0, 200)
-            rows[window] = (0..<count).map { i in
+            let count = form.count(p + "rows", in: 0...200, fallback: 0)
+            let sentRows = (0..<count).map { i in
                 Row(type: form["\(p)type\(i)"] ?? "", name: form["\(p)name\(i)"] ?? "", minAmount: form["\(p)minAmount\(i)"] ?? "",
                     fine: form["\(p)fine\(i)"] ?? "", coarse: form["\(p)coarse\(i)"] ?? "", lock: form["\(p)lock\(i)"] == "on")
             }
-            sent.used[window] = rows[window]!.indices.filter { !rows[window]![$0].type.trimmingCharacters(in: .whitespaces).isEmpty }
+            rows[window] = sentRows
+            let used = sentRows.indices.filter { !sentRows[$0].type.trimmingCharacters(in: .whitespaces).isEmpty }
+            sent.used[window] = used
             // A later window without rules is left out (Apple then sends no coarse value for it).
-            if window > 1, !sent.used[window]!.isEmpty { sent.laterOrder.append(window) }
+            if window > 1, !used.isEmpty { sent.laterOrder.append(window) }
         }
         // Every cell the console cannot read is marked at once; what the API refuses comes back one rule at a time.
         var marks: [Mark] = []
@@ -85,8 +89,9 @@ enum SchemaPage {
         var laterWindows: [LaterWindow] = []
         for window in windows {
             var later: [LaterWindowRule] = []
-            for index in sent.used[window]! {
-                let row = rows[window]![index]
+            let windowRows = rows[window] ?? []
+            for index in sent.used[window] ?? [] {
+                let row = windowRows[index]
                 let minimum = row.minAmount.trimmingCharacters(in: .whitespaces)
                 if !minimum.isEmpty, Int64(minimum) == nil {
                     marks.append(Mark(window: window, row: index, column: "minAmount", reason: "must be a whole number of minor units (cents)"))
