@@ -30,7 +30,7 @@ stop() {
 trap stop EXIT
 "${as_owner[@]}" "$bin/initdb" -D "$dir/data" -U linkrunway --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
 "${as_owner[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-  -o "-h 127.0.0.1 -p $port -k $dir -c max_connections=500 -c shared_buffers=64MB ${durability[*]}" start >/dev/null
+  -o "-h 127.0.0.1 -p $port -k $dir -c max_connections=2000 -c shared_buffers=64MB ${durability[*]}" start >/dev/null
 export LINKRUNWAY_TEST_POSTGRES_URL="postgres://linkrunway@127.0.0.1:$port/postgres"
 echo "PostgreSQL $("$bin/postgres" --version | awk '{print $3}') for the tests on 127.0.0.1:$port"
 "$@"

@@ -88,7 +88,13 @@ public final class ThreadedStore: Store, @unchecked Sendable {
             let job = WriteJob(
                 run: { connection in box.value = try body(connection) },
                 finish: { error in
-                    if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: box.value!) }
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else if let value = box.value {
+                        continuation.resume(returning: value)
+                    } else {
+                        continuation.resume(throwing: StoreError.failed("a write finished without running"))
+                    }
                 })
             if !writes.push(job) { continuation.resume(throwing: StoreError.unavailable("the store is closed")) }
         }
@@ -294,7 +300,11 @@ public final class ThreadedStore: Store, @unchecked Sendable {
                 answers.append((job, error))
             }
         }
-        for job in again { answers += commit([job], on: connection, transactions: transactions, observer: observer, attempt: attempt + 1) }
+        for job in again {
+            // The writer it lost to still holds its locks: wait a little, longer each time and never in step with it.
+            usleep(Self.backoffMicroseconds(attempt: attempt))
+            answers += commit([job], on: connection, transactions: transactions, observer: observer, attempt: attempt + 1)
+        }
         return answers
     }
 
@@ -308,6 +318,7 @@ public final class ThreadedStore: Store, @unchecked Sendable {
 
         func run(on connection: any EngineConnection) throws {
             if let row = jobs[0].row {
+                // trap-safe: a unit made of rows holds only jobs with rows (units())
                 try row.target.insert(jobs.map { $0.row!.values }, on: connection)
             } else {
                 try jobs[0].run?(connection)
@@ -329,6 +340,7 @@ public final class ThreadedStore: Store, @unchecked Sendable {
             var size = rowsPerStatement
             while index < end {
                 while size > end - index { size /= 2 }
+                // trap-safe: size <= end - index, made so on the line above
                 units.append(Unit(jobs: Array(jobs[index..<(index + size)])))
                 index += size
             }
@@ -398,8 +410,16 @@ public final class ThreadedStore: Store, @unchecked Sendable {
     static let busyBatch = 8
     static let gatheredBatch = 48
 
-    /// How many times a write that keeps losing deadlocks is run before its caller gets the error.
-    static let maxAttempts = 4
+    /// How many times a write that keeps losing deadlocks is run before its caller gets the error: with the backoff
+    /// below, a quarter of a second of pauses in all besides the tries themselves, so that writers slowed by a machine
+    /// busy with other work still get through.
+    static let maxAttempts = 8
+
+    /// The pause before try `attempt + 1`: 2, 4, 8 … ms up to 256, with jitter of up to half of it either way.
+    static func backoffMicroseconds(attempt: Int) -> UInt32 {
+        let base = UInt32(1000 << min(max(attempt, 1), 8))
+        return base / 2 + UInt32.random(in: 0...base)
+    }
 }
 
 /// A queued write: either a group-committed closure with its completion, or an exclusive closure.
