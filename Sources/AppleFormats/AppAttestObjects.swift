@@ -110,15 +110,18 @@ public struct AuthenticatorData: Sendable, Equatable {
     /// `attested` data carries the AAGUID and credential after the counter.
     public static func parse(_ bytes: [UInt8], attested: Bool) throws(AppAttestFailure) -> AuthenticatorData {
         guard bytes.count >= 37 else { throw .malformed("authenticator data shorter than 37 bytes") }
+        // trap-safe: every range below lies within the lengths the guards check
         let counter = bytes[33..<37].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard attested else {
+            // trap-safe: bytes.count >= 37, checked above
             return AuthenticatorData(rpIdHash: Array(bytes[0..<32]), flags: bytes[32], counter: counter, aaguid: nil, credentialId: nil)
         }
         guard bytes.count >= 55 else { throw .malformed("no attested credential data") }
         let length = Int(bytes[53]) << 8 | Int(bytes[54])
         guard bytes.count >= 55 + length else { throw .malformed("credential id beyond the data") }
+        // trap-safe: bytes.count >= 55 + length, checked on the line above
         return AuthenticatorData(rpIdHash: Array(bytes[0..<32]), flags: bytes[32], counter: counter, aaguid: Array(bytes[37..<53]),
-                                 credentialId: Array(bytes[55..<(55 + length)]))
+                                 credentialId: Array(bytes[55..<(55 + length)]))  // trap-safe: bytes.count >= 55 + length, checked above
     }
 }
 
@@ -132,11 +135,11 @@ enum DER {
         if length & 0x80 != 0 {
             let count = length & 0x7f
             guard count >= 1, count <= 3, start + count <= bytes.count else { return nil }
-            length = bytes[start..<(start + count)].reduce(0) { $0 << 8 | Int($1) }
+            length = bytes[start..<(start + count)].reduce(0) { $0 << 8 | Int($1) }  // trap-safe: start + count <= bytes.count, checked above
             start += count
         }
         guard start + length <= bytes.count else { return nil }
-        return (bytes[start..<(start + length)], start + length)
+        return (bytes[start..<(start + length)], start + length)  // trap-safe: start + length <= bytes.count, checked above
     }
 
     static func appAttestNonce(_ extensionValue: [UInt8]) -> [UInt8]? {

@@ -157,7 +157,9 @@ public final class AppStoreVerifier: Sendable {
         switch verify(text, environment: environment, now: now) {
         case .failure(let failure): return .failure(failure)
         case .success(let verified):
-            guard let transaction = AppStoreTransaction(verified.payload) else { return .failure(.invalidFormat("the transaction is not an object")) }
+            guard let transaction = AppStoreTransaction(verified.payload) else {
+                return .failure(.invalidFormat("the transaction is not an object, or a field is outside Apple's format"))
+            }
             guard transaction.bundleId == bundleId else {
                 return .failure(.invalidAppIdentifier("the transaction is for \(transaction.bundleId ?? "no bundle")"))
             }

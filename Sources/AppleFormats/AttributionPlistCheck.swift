@@ -31,9 +31,9 @@ public struct AttributionPlistCheck {
     public static func check(_ plist: PropertyList, serverHosts: [String]) -> [Finding] {
         var checker = AttributionPlistCheck(serverHosts: serverHosts.map { $0.lowercased() })
         checker.checkTop(plist)
-        let order: [Finding.Level] = [.error, .warning]
+        // Errors first, then warnings, each in the order they were found.
         return checker.findings.enumerated().sorted { a, b in
-            let (x, y) = (order.firstIndex(of: a.element.level)!, order.firstIndex(of: b.element.level)!)
+            let (x, y) = (a.element.level == .error ? 0 : 1, b.element.level == .error ? 0 : 1)
             return x != y ? x < y : a.offset < b.offset
         }.map(\.element)
     }

@@ -96,7 +96,7 @@ private struct CBORReader {
         guard count <= UInt64(bytes.count - index) else { throw error("length beyond the input") }
         let start = index
         index += Int(count)
-        return bytes[start..<index]
+        return bytes[start..<index]  // trap-safe: count <= bytes.count - index, checked above
     }
 
     /// The argument of a head: the low five bits, or the 1, 2, 4 or 8 bytes after it.

@@ -39,6 +39,7 @@ public struct CompactJWS: Sendable {
             throw .malformed("an ES256 signature is 64 bytes of base64url")
         }
         return CompactJWS(header: header, payload: payload, headerText: String(decoding: headerBytes, as: UTF8.self),
+                          // trap-safe: the first two parts and their dot are a prefix of bytes
                           signingInput: Array(bytes[..<(parts[0].utf8.count + 1 + parts[1].utf8.count)]), signature: signature)
     }
 

@@ -39,7 +39,10 @@ extension WireProbe {
             return try Decoder(recorder: nested, depth: depth + 1).unkeyedContainer()
         }
 
-        func superDecoder() throws -> any Swift.Decoder { try superDecoder(forKey: Key(stringValue: "super")!) }
+        func superDecoder() throws -> any Swift.Decoder {
+            guard let key = Key(stringValue: "super") else { throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "\(Key.self) has no key super")) }
+            return try superDecoder(forKey: key)
+        }
 
         func superDecoder(forKey key: Key) throws -> any Swift.Decoder {
             let nested = Recorder()

@@ -10,10 +10,13 @@ enum WireProbe {
     static func probe<T: Decodable>(_ type: T.Type, depth: Int) throws -> (value: T, shape: WireShape) {
         if let value = "" as? T, T.self == String.self { return (value, .string) }
         if let value = false as? T, T.self == Bool.self { return (value, .boolean) }
+        // trap-safe: T is the type checked on this line
         if let integer = T.self as? any FixedWidthInteger.Type { return (integer.zero as! T, .integer) }
+        // trap-safe: T is the type checked on this line
         if let floating = T.self as? any BinaryFloatingPoint.Type { return (floating.zero as! T, .number) }
-        if T.self == Decimal.self { return (Decimal() as! T, .number) }
-        if T.self == JSONLiteral.self { return (JSONLiteral.null as! T, .anyJSON) }
+        if T.self == Decimal.self { return (Decimal() as! T, .number) }  // trap-safe: T is the type checked on this line
+        if T.self == JSONLiteral.self { return (JSONLiteral.null as! T, .anyJSON) }  // trap-safe: T is the type checked on this line
+        // trap-safe: T is the enumeration checked on this line
         if let enumeration = T.self as? any WireEnumeration.Type { return (enumeration.anyValue as! T, .values(enumeration.wireValues)) }
         guard depth < maxDepth else { throw WireProbeError.tooDeep(String(describing: T.self)) }
         let recorder = Recorder()

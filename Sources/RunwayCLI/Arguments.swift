@@ -40,7 +40,7 @@ struct ParsedArguments: Sendable {
             let argument = arguments[i]
             i += 1
             if argument == "--" {
-                positionals.append(contentsOf: arguments[i...])
+                positionals.append(contentsOf: arguments[i...])  // trap-safe: i <= arguments.count: it was just past an element
                 break
             }
             guard argument.hasPrefix("--") else {
@@ -50,8 +50,8 @@ struct ParsedArguments: Sendable {
             var name = argument
             var inline: String?
             if let eq = argument.firstIndex(of: "=") {
-                name = String(argument[..<eq])
-                inline = String(argument[argument.index(after: eq)...])
+                name = String(argument[..<eq])  // trap-safe: eq is an index of argument
+                inline = String(argument[argument.index(after: eq)...])  // trap-safe: eq is an index of argument, so its successor is at most the end
             }
             guard let spec = options.first(where: { $0.name == name }) else {
                 let guess = Suggestion.closest(to: name, among: options.map(\.name))
@@ -75,7 +75,7 @@ struct ParsedArguments: Sendable {
 
     /// `--a`, `--a and --b`, `--a, --b and --c`.
     static func list(_ names: [String]) -> String {
-        names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
+        names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
     }
 
     func value(_ name: String) -> String? { values[name] }

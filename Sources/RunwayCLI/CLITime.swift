@@ -17,7 +17,7 @@ enum CLITime {
     /// passed on for the server to check.
     static func moment(_ text: String, now: Date) -> String {
         var formatter = Date.ISO8601FormatStyle()
-        formatter.timeZone = TimeZone(identifier: "UTC")!
+        formatter.timeZone = .gmt
         if let unit = text.last, let hours = ["h": 1.0, "d": 24.0][String(unit)], let count = Double(text.dropLast()), count >= 0 {
             return now.addingTimeInterval(-count * hours * 3600).formatted(formatter)
         }

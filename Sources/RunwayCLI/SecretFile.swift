@@ -15,6 +15,7 @@ enum SecretFile {
         let bytes = Array(text.utf8)
         var written = 0
         while written < bytes.count {
+            // trap-safe: bytes is not empty inside this loop, so it has a base address
             let n = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress! + written, $0.count - written) }
             guard n > 0 else {
                 let reason = String(cString: strerror(errno))

@@ -32,7 +32,7 @@ struct ChartScale: Equatable, Sendable {
             if chosen == nil, overflow { chosen = (whole, 1) }
             magnitude = next
         }
-        let (step, count) = chosen!
+        let (step, count) = chosen ?? (whole, 1)
         // A top past Int64 (values near its end) keeps the largest value itself as the only tick above 0.
         let (stepInUnits, overflow) = step.multipliedReportingOverflow(by: unit)
         guard !overflow, !stepInUnits.multipliedReportingOverflow(by: count).overflow else {

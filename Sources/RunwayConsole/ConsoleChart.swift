@@ -59,7 +59,7 @@ struct ConsoleChart: Sendable {
     var shownDays: [String] {
         let values = self.values
         guard let first = days.firstIndex(where: { day in values.contains { ($0[day] ?? 0) != 0 } }) else { return [] }
-        return Array(days[first...])
+        return Array(days[first...])  // trap-safe: first is an index of days
     }
 
     var isEmpty: Bool { shownDays.isEmpty }
@@ -154,7 +154,7 @@ struct ConsoleChart: Sendable {
     private func notes(_ shown: [String], _ format: ConsoleFormat) -> Markup {
         var notes: [String] = []
         if shown[0] != days[0] { notes.append("Nothing before \(format.day(shown[0], year: true)); the chart starts there.") }
-        let partial = shown.filter { self.partial[$0] != nil }.map { "\(format.day($0)) (\(self.partial[$0]!))" }
+        let partial = shown.compactMap { day in self.partial[day].map { "\(format.day(day)) (\($0))" } }
         if !partial.isEmpty { notes.append((shown.count > 1 ? "Dashed: " : "Not a whole day: ") + partial.joined(separator: ", ") + ".") }
         return notes.isEmpty ? "" : "<p class=\"hint\">\(notes.joined(separator: " "))</p>"
     }

@@ -31,7 +31,7 @@ struct ConsoleDateRange: Sendable, Equatable {
         last == today ? Self.presets.first { $0 == count } : nil
     }
 
-    static func iso(_ day: Int64) -> String { String(Timestamp.iso(day * dayMilliseconds).prefix(10)) }
+    static func iso(_ day: Int64) -> String { Timestamp.isoDay(day) }
 
     static func today(_ milliseconds: Int64) -> Int64 {
         milliseconds >= 0 ? milliseconds / dayMilliseconds : (milliseconds - dayMilliseconds + 1) / dayMilliseconds

@@ -11,10 +11,10 @@ struct ConsoleFormat: Sendable {
 
     init(request: HTTPRequestLike) {
         let zone = request.cookie("lr_tz").flatMap { TimeZone(identifier: $0) }
-        timeZone = zone ?? TimeZone(identifier: "UTC")!
+        timeZone = zone ?? .gmt
         let language = request.header("Accept-Language")?.split(separator: ",").first?
             .split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) }
-        locale = Locale(identifier: (language?.isEmpty == false ? language! : "en-US").replacingOccurrences(of: "-", with: "_"))
+        locale = Locale(identifier: (language.flatMap { $0.isEmpty ? nil : $0 } ?? "en-US").replacingOccurrences(of: "-", with: "_"))
     }
 
     var zoneName: String { timeZone.identifier }
@@ -64,7 +64,7 @@ struct ConsoleFormat: Sendable {
         guard let milliseconds = ISOTime.dayStart(iso) else { return iso }
         let formatter = DateFormatter()
         formatter.locale = locale
-        formatter.timeZone = TimeZone(identifier: "UTC")!
+        formatter.timeZone = .gmt
         formatter.setLocalizedDateFormatFromTemplate(year ? "d MMM yyyy" : "d MMM")
         return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }

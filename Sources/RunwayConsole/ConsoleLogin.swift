@@ -78,8 +78,9 @@ enum ConsoleLogin {
                 return response
             }
             if matches, let row {
-                userId = try row.string("id")
-                principal = Principal(keyId: userId!, kind: .server, workspaceId: try row.string("workspace_id"), appId: nil)
+                let id = try row.string("id")
+                userId = id
+                principal = Principal(keyId: id, kind: .server, workspaceId: try row.string("workspace_id"), appId: nil)
             }
         }
         guard let principal else {

@@ -73,7 +73,7 @@ public final class Certificate: @unchecked Sendable {
         guard let name = X509_get_subject_name(certificate) else { return "" }
         var buffer = [CChar](repeating: 0, count: 512)
         X509_NAME_oneline(name, &buffer, Int32(buffer.count))
-        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }  // trap-safe: buffer has 512 elements, so it has a base address
     }
 }
 

@@ -42,6 +42,7 @@ extension Digest {
         let status = password.withUnsafeBufferPointer { p in
             salt.withUnsafeBufferPointer { s in
                 out.withUnsafeMutableBufferPointer { o in
+                    // trap-safe: the caller never passes an empty password (a buffer of at least one)
                     p.baseAddress!.withMemoryRebound(to: CChar.self, capacity: max(1, p.count)) { text in
                         PKCS5_PBKDF2_HMAC(text, Int32(p.count), s.baseAddress, Int32(s.count), Int32(iterations), EVP_sha256(),
                                           Int32(length), o.baseAddress)

@@ -67,7 +67,7 @@ public final class PublicKey: @unchecked Sendable {
             ERR_clear_error()
             return nil
         }
-        return name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return name.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }  // trap-safe: name is a non-empty buffer
     }
 
     public enum Digest: Sendable { case sha256, sha384 }
@@ -103,6 +103,7 @@ public enum ECDSASignature {
         guard let signature = ECDSA_SIG_new() else { return nil }
         defer { ECDSA_SIG_free(signature) }
         let r = raw.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, Int32(half), nil) }
+        // trap-safe: raw has 2 × half bytes, checked above
         let s = raw.withUnsafeBufferPointer { BN_bin2bn($0.baseAddress! + half, Int32(half), nil) }
         guard let r, let s, ECDSA_SIG_set0(signature, r, s) == 1 else { return nil }
         var out: UnsafeMutablePointer<UInt8>?
@@ -124,6 +125,7 @@ public enum ECDSASignature {
         guard let r = ECDSA_SIG_get0_r(parsed), let s = ECDSA_SIG_get0_s(parsed) else { return nil }
         var out = [UInt8](repeating: 0, count: size * 2)
         guard BN_bn2binpad(r, &out, Int32(size)) == Int32(size) else { return nil }
+        // trap-safe: out has 2 × size bytes
         let written = out.withUnsafeMutableBufferPointer { BN_bn2binpad(s, $0.baseAddress! + size, Int32(size)) }
         guard written == Int32(size) else { return nil }
         return out
@@ -135,7 +137,7 @@ public enum PEM {
     public static func decode(_ text: String, label: String) -> [UInt8]? {
         let begin = "-----BEGIN \(label)-----", end = "-----END \(label)-----"
         guard let start = text.range(of: begin), let stop = text.range(of: end, range: start.upperBound..<text.endIndex) else { return nil }
-        let body = text[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }
+        let body = text[start.upperBound..<stop.lowerBound].filter { !$0.isWhitespace }  // trap-safe: stop was searched for after start in text
         return Data(base64Encoded: String(body)).map(Array.init)
     }
 
@@ -144,8 +146,9 @@ public enum PEM {
         var blocks: [[UInt8]] = []
         var rest = Substring(text)
         while let start = rest.range(of: "-----BEGIN \(label)-----"), let stop = rest.range(of: "-----END \(label)-----", range: start.upperBound..<rest.endIndex) {
+            // trap-safe: stop was searched for after start in rest
             if let der = decode(String(rest[start.lowerBound..<stop.upperBound]), label: label) { blocks.append(der) }
-            rest = rest[stop.upperBound...]
+            rest = rest[stop.upperBound...]  // trap-safe: stop is a range of rest
         }
         return blocks
     }

@@ -32,6 +32,7 @@ public struct SecretBox: Sendable {
     public func open(_ sealed: String, purpose: String) -> String? {
         guard Self.isSealed(sealed), let bytes = ByteEncoding.fromBase64url(String(sealed.dropFirst(Self.prefix.count))),
               bytes.count >= 28 else { return nil }
+        // trap-safe: bytes.count >= 28, checked above
         let nonce = Array(bytes[0..<12]), tag = Array(bytes[(bytes.count - 16)...]), ciphertext = Array(bytes[12..<(bytes.count - 16)])
         guard let (plaintext, _) = crypt(encrypt: false, ciphertext, nonce: nonce, purpose: purpose, tag: tag) else { return nil }
         return String(validating: plaintext, as: UTF8.self)
@@ -56,6 +57,7 @@ public struct SecretBox: Sendable {
         var total = Int(length)
         if encrypt {
             var finalLength: Int32 = 0
+            // trap-safe: output is sized for the whole text and its final block
             guard output.withUnsafeMutableBufferPointer({ EVP_EncryptFinal_ex(context, $0.baseAddress! + total, &finalLength) }) == 1 else { return nil }
             total += Int(finalLength)
             var tag = [UInt8](repeating: 0, count: 16)
@@ -65,6 +67,7 @@ public struct SecretBox: Sendable {
         guard var expected = tag, EVP_CIPHER_CTX_ctrl(context, EVP_CTRL_GCM_SET_TAG, 16, &expected) == 1 else { return nil }
         var finalLength: Int32 = 0
         // The tag is checked here: a wrong key, purpose or a changed byte fails.
+        // trap-safe: output is sized for the whole text and its final block
         guard output.withUnsafeMutableBufferPointer({ EVP_DecryptFinal_ex(context, $0.baseAddress! + total, &finalLength) }) == 1 else { return nil }
         total += Int(finalLength)
         return (Array(output.prefix(total)), [])

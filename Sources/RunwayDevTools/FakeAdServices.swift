@@ -58,8 +58,9 @@ public final class FakeAdServices: Sendable {
         guard request.headers["Content-Type"]?.hasPrefix("text/plain") == true else { return HTTPResponse(status: 400) }
         let token = String(decoding: request.body, as: UTF8.self)
         let count = counts.withLock { counts -> Int in
-            counts[token, default: 0] += 1
-            return counts[token]!
+            let count = counts[token, default: 0] + 1
+            counts[token] = count
+            return count
         }
         switch token {
         case "tap", "slow": return json(Self.tap)

@@ -50,6 +50,7 @@ public struct TrustedProxies: Sendable, Equatable {
         var v6 = in6_addr()
         guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
         let all = withUnsafeBytes(of: &v6) { Array($0) }
+        // trap-safe: all is the 16 bytes of an in6_addr
         if all[0..<10].allSatisfy({ $0 == 0 }) && all[10] == 0xFF && all[11] == 0xFF { return Array(all[12...]) }
         return all
     }

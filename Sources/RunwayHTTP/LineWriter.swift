@@ -166,6 +166,7 @@ final class LineWriter: @unchecked Sendable {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
+                // trap-safe: buffer is not empty inside this loop
                 let n = Foundation.write(fileDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
                 if n > 0 {
                     offset += n

@@ -6,7 +6,14 @@ import Synchronization
 public enum LogLevel: String, Sendable, Comparable, CaseIterable {
     case debug, info, warn, error
 
-    var rank: Int { Self.allCases.firstIndex(of: self)! }
+    var rank: Int {
+        switch self {
+        case .debug: 0
+        case .info: 1
+        case .warn: 2
+        case .error: 3
+        }
+    }
     public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rank < b.rank }
 }
 

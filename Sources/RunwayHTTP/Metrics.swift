@@ -41,10 +41,11 @@ public final class MetricsRegistry: Sendable {
     public func counter(_ name: String, labels: [(String, String)] = []) -> CounterSeries? {
         let key = Self.labelText(labels)
         return families.withLock { families -> CounterSeries? in
-            guard families[name] != nil, !families[name]!.isHistogram else { return nil }
-            if let series = families[name]!.counters[key] { return series }
+            guard var family = families[name], !family.isHistogram else { return nil }
+            if let series = family.counters[key] { return series }
             let series = CounterSeries()
-            families[name]!.counters[key] = series
+            family.counters[key] = series
+            families[name] = family
             return series
         }
     }
@@ -53,10 +54,11 @@ public final class MetricsRegistry: Sendable {
     public func histogram(_ name: String, labels: [(String, String)] = []) -> HistogramSeries? {
         let key = Self.labelText(labels)
         return families.withLock { families -> HistogramSeries? in
-            guard let family = families[name], family.isHistogram else { return nil }
+            guard var family = families[name], family.isHistogram else { return nil }
             if let series = family.histograms[key] { return series }
             let series = HistogramSeries(buckets: family.buckets)
-            families[name]!.histograms[key] = series
+            family.histograms[key] = series
+            families[name] = family
             return series
         }
     }
@@ -75,12 +77,11 @@ public final class MetricsRegistry: Sendable {
     public func render() -> String {
         let snapshot = families.withLock { $0 }
         var out = ""
-        for name in snapshot.keys.sorted() {
-            let family = snapshot[name]!
+        for (name, family) in snapshot.sorted(by: { $0.key < $1.key }) {
             out += "# HELP \(name) \(family.help)\n# TYPE \(name) \(family.isHistogram ? "histogram" : "counter")\n"
             if family.isHistogram {
-                for key in family.histograms.keys.sorted() {
-                    let h = family.histograms[key]!.snapshot
+                for (key, series) in family.histograms.sorted(by: { $0.key < $1.key }) {
+                    let h = series.snapshot
                     var cumulative: UInt64 = 0
                     for (i, bound) in family.buckets.enumerated() {
                         cumulative += h.counts[i]
@@ -91,8 +92,8 @@ public final class MetricsRegistry: Sendable {
                     out += "\(name)_count\(Self.braced(key)) \(h.count)\n"
                 }
             } else {
-                for key in family.counters.keys.sorted() {
-                    out += "\(name)\(Self.braced(key)) \(Self.number(family.counters[key]!.value))\n"
+                for (key, series) in family.counters.sorted(by: { $0.key < $1.key }) {
+                    out += "\(name)\(Self.braced(key)) \(Self.number(series.value))\n"
                 }
             }
         }

@@ -14,8 +14,8 @@ public struct TestClient: Sendable {
         var path = target
         var query: [(String, String)] = []
         if let q = target.firstIndex(of: "?") {
-            path = String(target[..<q])
-            query = target[target.index(after: q)...].split(separator: "&").map { pair in
+            path = String(target[..<q])  // trap-safe: q is an index of target
+            query = target[target.index(after: q)...].split(separator: "&").map { pair in  // trap-safe: q is an index of target
                 let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncodingOrSelf }
                 return (parts[0], parts.count > 1 ? parts[1] : "")
             }

@@ -125,11 +125,13 @@ private func hotRequest(_ connection: OpaquePointer, _ url: UnsafePointer<CChar>
 }
 
 /// `HotPath.headerNames` as C strings, for comparing without making Strings of the others.
+// trap-safe: strdup fails only when memory is exhausted, at start
 nonisolated(unsafe) private let hotHeaderNames: [UnsafeMutablePointer<CChar>] = HotPath.headerNames.map { strdup($0)! }
 
 /// The peer's numeric address.
 private func clientAddress(_ connection: OpaquePointer) -> String? {
     withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { buffer in
+        // trap-safe: a temporary allocation of 64 has a base address
         lr_mhd_client_address(connection, buffer.baseAddress, 64) == 0 ? String(cString: buffer.baseAddress!) : nil
     }
 }

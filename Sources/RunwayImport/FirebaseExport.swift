@@ -25,6 +25,7 @@ enum FirebaseExport {
     static func parameter(_ header: String) -> String {
         let text = header.lowercased().trimmingCharacters(in: .whitespaces)
         if let open = text.lastIndex(of: "("), let close = text.lastIndex(of: ")"), open < close {
+            // trap-safe: open < close, both indices of text
             return String(text[text.index(after: open)..<close]).trimmingCharacters(in: .whitespaces)
         }
         switch text {

@@ -86,7 +86,7 @@ public enum Cell {
     public static func endOfDayOrTime(_ text: String) -> String {
         guard text.utf8.count == 10, let day = try? Date(text + "T00:00:00Z", strategy: .iso8601) else { return text }
         var formatter = Date.ISO8601FormatStyle()
-        formatter.timeZone = TimeZone(identifier: "UTC")!
+        formatter.timeZone = .gmt
         return day.addingTimeInterval(86_400).formatted(formatter)
     }
 

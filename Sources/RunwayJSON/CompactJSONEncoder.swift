@@ -210,6 +210,7 @@ struct KeyedTree<Key: CodingKey>: KeyedEncodingContainerProtocol, TreeWriting {
         return UnkeyedTree(slot: child, codingPath: codingPath + [key])
     }
 
+    // trap-safe: no type encoded by this encoder has keys that cannot be made from a string
     mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {

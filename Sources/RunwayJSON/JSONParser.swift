@@ -134,7 +134,7 @@ private struct Reader {
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        return String(decoding: bytes[start..<index], as: UTF8.self)
+        return String(decoding: bytes[start..<index], as: UTF8.self)  // trap-safe: start <= index <= bytes.count
     }
 
     func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
@@ -147,7 +147,7 @@ private struct Reader {
         while index < bytes.count {
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
-                guard let s = String(validating: bytes[start..<index], as: UTF8.self) else {
+                guard let s = String(validating: bytes[start..<index], as: UTF8.self) else {  // trap-safe: start <= index < bytes.count
                     throw error("invalid UTF-8 in string")
                 }
                 index += 1
@@ -156,7 +156,7 @@ private struct Reader {
             if b == UInt8(ascii: "\\") || b < 0x20 { break }
             index += 1
         }
-        out.append(contentsOf: bytes[start..<index])
+        out.append(contentsOf: bytes[start..<index])  // trap-safe: start <= index <= bytes.count
         while index < bytes.count {
             let b = bytes[index]
             switch b {

@@ -26,8 +26,9 @@ public struct AutomatedClientPattern: Sendable, Equatable {
         for line in text.split(whereSeparator: \.isNewline) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            // trap-safe: space is an index of trimmed
             guard let space = trimmed.firstIndex(of: " "), let kind = Kind(rawValue: String(trimmed[..<space])) else { return nil }
-            let token = trimmed[space...].trimmingCharacters(in: .whitespaces)
+            let token = trimmed[space...].trimmingCharacters(in: .whitespaces)  // trap-safe: space is an index of trimmed
             guard !token.isEmpty, token.utf8.count <= 200 else { return nil }
             patterns.append(AutomatedClientPattern(token: token, kind: kind))
         }

@@ -42,12 +42,15 @@ public struct MultipartForm: Sendable, Equatable {
         at += delimiter.count
         var parts: [Part] = []
         while true {
+            // trap-safe: at is never past the end: each step moves it to a match that fits in body
             if body[at...].starts(with: [0x2D, 0x2D]) { break }  // "--": the closing delimiter
             while at < body.count, body[at] == 0x20 || body[at] == 0x09 { at += 1 }  // transport padding
+            // trap-safe: the padding loop stops at the end at most
             guard body[at...].starts(with: [0x0D, 0x0A]), parts.count < Self.maxParts else { return nil }
             at += 2
             guard let headersEnd = Self.find([0x0D, 0x0A, 0x0D, 0x0A], in: body, from: at, within: Self.maxHeaderBytes),
                   let end = Self.find(separator, in: body, from: headersEnd + 4),
+                  // trap-safe: at <= headersEnd < headersEnd + 4 <= end, all found in body
                   let part = Self.part(headers: body[at..<headersEnd], data: Array(body[(headersEnd + 4)..<end])) else { return nil }
             parts.append(part)
             at = end + separator.count
@@ -60,8 +63,8 @@ public struct MultipartForm: Sendable, Equatable {
         var name: String?, filename: String?, contentType: String?
         for line in String(decoding: headers, as: UTF8.self).components(separatedBy: "\r\n") {
             guard let colon = line.firstIndex(of: ":") else { return nil }
-            let field = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let field = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()  // trap-safe: colon is an index of line
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)  // trap-safe: colon is an index of line
             switch field {
             case "content-disposition":
                 let parameters = Self.parameters(value)
@@ -124,6 +127,7 @@ public struct MultipartForm: Sendable, Equatable {
         guard from <= last else { return nil }
         var index = from
         while index <= last {
+            // trap-safe: index <= haystack.count - needle.count
             if haystack[index] == needle[0], haystack[index..<(index + needle.count)].elementsEqual(needle) { return index }
             index += 1
         }

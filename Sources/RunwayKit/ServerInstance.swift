@@ -82,7 +82,7 @@ public struct ServerInstance: Sendable, Equatable {
     package static func startTicks(of pid: Int32) -> UInt64? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let close = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        let fields = stat[stat.index(after: close)...].split(separator: " ")  // trap-safe: close is an index of stat
         // Fields after the name start at 3 (state); the start time is field 22.
         guard fields.count > 19 else { return nil }
         return UInt64(fields[19])

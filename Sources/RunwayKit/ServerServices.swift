@@ -106,11 +106,12 @@ private final class SharedObjects: Sendable {
 
     package func object<T: SharedObject>(_ type: T.Type, _ services: ServerServices) -> T {
         let key = ObjectIdentifier(type)
+        // trap-safe: objects are stored under their own type's identifier
         if let made = objects.withLock({ $0[key] }) { return made as! T }
         // Made outside the lock, so that making one may ask for another; the first one stored wins.
         let made = T(services)
         return objects.withLock { objects in
-            if let first = objects[key] { return first as! T }
+            if let first = objects[key] { return first as! T }  // trap-safe: objects are stored under their own type's identifier
             objects[key] = made
             return made
         }

@@ -12,6 +12,7 @@ package func withTimeout<T: Sendable>(seconds: Double, _ body: @escaping @Sendab
             throw TimeoutError()
         }
         defer { group.cancelAll() }
-        return try await group.next()!
+        guard let first = try await group.next() else { throw TimeoutError() }
+        return first
     }
 }

@@ -33,12 +33,15 @@ public enum OutboundAddress {
     public static func refusal(ipv6 bytes: [UInt8]) -> String? {
         precondition(bytes.count == 16)
         let embedded = UInt32(bytes[12]) << 24 | UInt32(bytes[13]) << 16 | UInt32(bytes[14]) << 8 | UInt32(bytes[15])
+        // trap-safe: bytes has 16 elements, a precondition above
         if bytes[0..<15].allSatisfy({ $0 == 0 }) { return bytes[15] == 1 ? "loopback" : (bytes[15] == 0 ? "unspecified" : refusal(ipv4: embedded) ?? "reserved") }
         // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible): the IPv4 address decides.
+        // trap-safe: bytes has 16 elements
         if bytes[0..<10].allSatisfy({ $0 == 0 }) && ((bytes[10] == 0xff && bytes[11] == 0xff) || (bytes[10] == 0 && bytes[11] == 0)) {
             return refusal(ipv4: embedded).map { "IPv4-mapped \($0)" }
         }
         // 64:ff9b::/96 (NAT64) carries the IPv4 address in its last four bytes.
+        // trap-safe: bytes has 16 elements
         if bytes[0..<12] == [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0][...] { return refusal(ipv4: embedded).map { "NAT64 \($0)" } }
         // 2002::/16 (6to4) carries it in bytes 2 to 5.
         if bytes[0] == 0x20 && bytes[1] == 0x02 {
@@ -65,7 +68,7 @@ public enum OutboundAddress {
         if host.hasPrefix("[") && host.hasSuffix("]") {
             var address = in6_addr()
             var text = String(host.dropFirst().dropLast())
-            if let zone = text.firstIndex(of: "%") { text = String(text[..<zone]) }
+            if let zone = text.firstIndex(of: "%") { text = String(text[..<zone]) }  // trap-safe: zone is an index of text
             guard inet_pton(AF_INET6, text, &address) == 1 else { return nil }
             return .ipv6(withUnsafeBytes(of: &address) { Array($0) })
         }

@@ -115,6 +115,7 @@ public enum OutboundPost {
     /// The policy's verdict on the address a connection is about to be opened to. libcurl's `curl_sockaddr` ends in a
     /// `sockaddr` that has room for the whole address (`addrlen` bytes), IPv6 included, so it is read in place.
     static func refusal(_ address: UnsafePointer<curl_sockaddr>) -> String? {
+        // trap-safe: a stored property always has an offset
         let raw = UnsafeRawPointer(address) + MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr)!
         switch address.pointee.family {
         case AF_INET where address.pointee.addrlen >= MemoryLayout<sockaddr_in>.size:

@@ -28,6 +28,7 @@ enum PNGDecoder {
             guard offset + 12 <= data.count else { throw Failure("the file ends inside a chunk") }
             let length = Int(be32(data, offset))
             guard length <= data.count - offset - 12 else { throw Failure("a chunk runs past the end of the file") }
+            // trap-safe: length <= data.count - offset - 12, checked above
             let typed = Array(data[(offset + 4)..<(offset + 8 + length)])
             guard be32(data, offset + 8 + length) == PNGEncoder.crc32(typed) else { throw Failure("a chunk's CRC is wrong") }
             let type = String(decoding: typed.prefix(4), as: UTF8.self)

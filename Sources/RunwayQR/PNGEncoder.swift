@@ -25,6 +25,7 @@ enum PNGEncoder {
         rows.reserveCapacity((rowBytes + 1) * height)
         for y in 0..<height {
             rows.append(0)  // filter: none
+            // trap-safe: the renderers pass width × height pixels of their own making
             rows += pixels[(y * rowBytes)..<((y + 1) * rowBytes)]
         }
         var header = be32(UInt32(width)) + be32(UInt32(height))

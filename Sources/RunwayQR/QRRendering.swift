@@ -50,7 +50,7 @@ extension QRCode {
                 }
             }
         }
-        guard case .png(let image, _)? = style.logo else {
+        guard let logo = style.logo, case .png(let image, _) = logo else {
             return PNGEncoder.indexed(width: side, height: side, palette: [style.background, style.foreground], indices: indices)
         }
         var rgb = [UInt8]()
@@ -59,7 +59,7 @@ extension QRCode {
             let color = index == 0 ? style.background : style.foreground
             rgb += [color.red, color.green, color.blue]
         }
-        let frame = covered.frame(of: style.logo!, margin: margin, scale: scale)
+        let frame = covered.frame(of: logo, margin: margin, scale: scale)
         LogoCompositor.draw(image, into: &rgb, side: side, frame: frame, background: style.background)
         return PNGEncoder.rgb(width: side, height: side, pixels: rgb)
     }

@@ -88,7 +88,7 @@ struct SVGReader {
             at += 1
         }
         guard at > start, at - start <= 100 else { throw Failure("the XML is malformed near character \(start)") }
-        return String(String.UnicodeScalarView(scalars[start..<at]))
+        return String(String.UnicodeScalarView(scalars[start..<at]))  // trap-safe: start < at <= scalars.count
     }
 
     /// A quoted attribute value with its entities and character references replaced.
@@ -110,6 +110,7 @@ struct SVGReader {
         let start = at
         while at < scalars.count, scalars[at] != ";", at - start < 12 { at += 1 }
         guard at < scalars.count, scalars[at] == ";" else { throw Failure("an entity is not closed with ;") }
+        // trap-safe: scalars[start] is "&" and at < scalars.count, checked above
         let body = String(String.UnicodeScalarView(scalars[(start + 1)..<at]))
         at += 1
         let named: [String: Unicode.Scalar] = ["lt": "<", "gt": ">", "amp": "&", "quot": "\"", "apos": "'"]

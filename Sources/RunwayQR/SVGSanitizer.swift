@@ -128,11 +128,12 @@ enum SVGSanitizer {
         guard allowed else { throw Failure("<\(element)> \(attribute)=\"\(value.prefix(40))\" has characters that are not accepted") }
         var rest = Substring(value.lowercased())
         while let start = rest.range(of: "url(") {
-            rest = rest[start.upperBound...]
+            rest = rest[start.upperBound...]  // trap-safe: start is a range of rest
+            // trap-safe: rest is not empty (its first is "#") and end is an index of it
             guard rest.first == "#", let end = rest.firstIndex(of: ")"), rest[rest.index(after: rest.startIndex)..<end].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
                 throw Failure("<\(element)> \(attribute) refers to something outside the file; only url(#id) is accepted")
             }
-            rest = rest[end...]
+            rest = rest[end...]  // trap-safe: end is an index of rest
         }
         return value
     }
@@ -147,11 +148,11 @@ enum SVGSanitizer {
     static func frame(_ root: [String: String]) throws(Failure) -> (String, Double, Double) {
         func sized(_ width: Double, _ height: Double) -> Bool { width > 0 && height > 0 && width <= maxExtent && height <= maxExtent }
         if let viewBox = root["viewBox"] {
-            let numbers = viewBox.split(whereSeparator: { $0 == "," || $0.isWhitespace }).map { Double($0) }
-            guard numbers.count == 4, numbers.allSatisfy({ $0?.isFinite == true }), sized(numbers[2]!, numbers[3]!) else {
+            let numbers = viewBox.split(whereSeparator: { $0 == "," || $0.isWhitespace }).compactMap { Double($0) }
+            guard numbers.count == 4, numbers.allSatisfy(\.isFinite), sized(numbers[2], numbers[3]) else {
                 throw Failure("its viewBox is not four numbers with a width and height from 0 to \(Int(maxExtent))")
             }
-            return (viewBox, numbers[2]!, numbers[3]!)
+            return (viewBox, numbers[2], numbers[3])
         }
         func length(_ name: String) -> Double? {
             root[name].flatMap { Double($0.hasSuffix("px") ? String($0.dropLast(2)) : $0) }

@@ -96,6 +96,7 @@ enum SecretKeyFile {
             fsync(directory)
             close(directory)
         }
-        return SecretBox(key: key)!
+        guard let box = SecretBox(key: key) else { throw Refused(description: "the secret key made for \(path) is not 32 bytes") }
+        return box
     }
 }

@@ -24,24 +24,25 @@ public struct TimePartitionedTable: Sendable, Equatable {
 
     static let utc: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.timeZone = .gmt
         return calendar
     }()
 
     /// The start of the period containing `date`.
     func periodStart(_ date: Date) -> Date {
         let parts: Set<Calendar.Component> = period == .day ? [.year, .month, .day] : [.year, .month]
-        return Self.utc.date(from: Self.utc.dateComponents(parts, from: date))!
+        return Self.utc.date(from: Self.utc.dateComponents(parts, from: date)) ?? date
     }
 
     func periodAfter(_ start: Date) -> Date {
-        Self.utc.date(byAdding: period == .day ? .day : .month, value: 1, to: start)!
+        Self.utc.date(byAdding: period == .day ? .day : .month, value: 1, to: start) ?? start.addingTimeInterval(period == .day ? 86_400 : 31 * 86_400)
     }
 
     /// `events_p202611` (month) or `events_p20261130` (day).
     func partitionName(_ start: Date) -> String {
         let c = Self.utc.dateComponents([.year, .month, .day], from: start)
-        let stamp = period == .day ? String(format: "%04d%02d%02d", c.year!, c.month!, c.day!) : String(format: "%04d%02d", c.year!, c.month!)
+        let (year, month, day) = (c.year ?? 1970, c.month ?? 1, c.day ?? 1)
+        let stamp = period == .day ? String(format: "%04d%02d%02d", year, month, day) : String(format: "%04d%02d", year, month)
         return "\(name)_p\(stamp)"
     }
 

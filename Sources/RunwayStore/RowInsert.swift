@@ -107,6 +107,7 @@ extension SQLExecutor {
         while start < rows.count {
             while size > rows.count - start { size /= 2 }
             let end = start + size
+            // trap-safe: size <= rows.count - start, made so above
             let chunk = Array(rows[start..<end])
             if target.suffix.contains("RETURNING") {
                 returned += try query(target.sql(chunk, dialect: dialect))

@@ -56,9 +56,9 @@ enum LinkImportCommand {
                       error: row.problem.map { ErrorBody.Detail(code: ErrorCode.invalidField, message: $0) },
                       notes: row.notes.isEmpty ? (row.skipped.map { [$0] }) : row.notes)
         }
-        let sendable = rows.indices.filter { rows[$0].link != nil }
-        for batch in try batches(sendable.map { index in
-            var link = rows[index].link!
+        let sendable = rows.indices.compactMap { index in rows[index].link.map { (index, $0) } }
+        for batch in try batches(sendable.map { index, found in
+            var link = found
             link.domain = link.domain ?? a.value("--domain")
             link.appId = link.appId ?? a.value("--app")
             return (index, link)

@@ -56,7 +56,7 @@ struct LinkRoutingOptions {
 
     static func iso(_ date: Date) -> String {
         var formatter = Date.ISO8601FormatStyle()
-        formatter.timeZone = TimeZone(identifier: "UTC")!
+        formatter.timeZone = .gmt
         return date.formatted(formatter)
     }
 }

@@ -74,7 +74,7 @@ enum CommissionRules {
                 SELECT MIN(purchase_date) AS first FROM commissions WHERE program_id = \(programId) AND original_transaction_id = \(originalTransactionId)
                 """)?.optionalInt("first") else { return true }
             var calendar = Calendar(identifier: .gregorian)
-            calendar.timeZone = TimeZone(identifier: "UTC")!
+            calendar.timeZone = .gmt
             let start = Date(timeIntervalSince1970: Double(first) / 1000)
             guard let end = calendar.date(byAdding: .month, value: rule.months ?? 0, to: start) else { return false }
             return Double(purchaseDate) / 1000 < end.timeIntervalSince1970

@@ -230,7 +230,8 @@ final class EventWriter {
             count(ready)
             try notify(ready)
         }
-        return outcomes.map { $0! }
+        // Every index was given its outcome above; one left without would be a fault of this function, answered as such.
+        return outcomes.map { $0 ?? .rejected(StoreError.failed("an event of the batch was left without an outcome")) }
     }
 
     /// Adds a stored event to its link's daily figures.

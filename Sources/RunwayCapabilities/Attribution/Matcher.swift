@@ -175,12 +175,14 @@ enum Matcher {
             let option = options[index]
             index += 1
             if option.method == "probabilistic" {
-                let token = option.clickToken!
+                // A probabilistic option is a click: it always has a token; one without could not be claimed.
+                guard let token = option.clickToken else { continue }
                 guard try db.execute("""
                     INSERT INTO click_claims (token, app_id, install_id, claimed_at)
                     VALUES (\(token), \(input.app.id), \(input.installId), \(input.now)) ON CONFLICT (token) DO NOTHING
                     """) == 1 else {
                     lostRaces.insert(token)
+                    // trap-safe: index <= options.count: it was just past an element
                     if !options[index...].contains(where: { $0.method == "probabilistic" }) {
                         options.insert(contentsOf: try freshClicks(input, db: db, excluding: lostRaces), at: index)
                     }
@@ -258,7 +260,9 @@ enum Matcher {
             found.reason = "the most recent unmatched click from this address once the planned ones were taken, \(winner.ageSeconds) s before"
             candidates.append(found)
         }
-        let finalWinner = candidates.first { winner != nil && $0.method == winner!.method && $0.linkId == winner!.linkId && $0.impressionId == winner!.impressionId && $0.eligible }
+        let finalWinner = winner.flatMap { winner in
+            candidates.first { $0.method == winner.method && $0.linkId == winner.linkId && $0.impressionId == winner.impressionId && $0.eligible }
+        }
         var rules = rules(input.app.attribution)
         if input.returning { rules.append(returningRule) }
         return Explanation(settings: input.app.attribution, rules: rules, candidates: candidates, winner: finalWinner)

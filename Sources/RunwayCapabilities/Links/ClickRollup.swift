@@ -17,6 +17,7 @@ struct ClickRollup: InsertFollowUp {
 
     /// `columns`: those of the click rows' `InsertTarget`.
     init(columns: [String]) {
+        // trap-safe: the columns are the click rows' own constant list, which names each of these
         func index(_ name: String) -> Int { columns.firstIndex(of: name)! }
         kind = index("kind")
         link = index("link_id")

@@ -19,7 +19,7 @@ enum Clicks {
                     out[position] = symbols[Int(rest % 62)]
                     rest /= 62
                 }
-                SecureRandom.fill(UnsafeMutableBufferPointer(rebasing: out[8..<32]), from: symbols)
+                SecureRandom.fill(UnsafeMutableBufferPointer(rebasing: out[8..<32]), from: symbols)  // trap-safe: out has 32 bytes
             }
             return 32
         }
@@ -154,9 +154,9 @@ extension HTTPRequest {
         guard var host = headers["Host"]?.lowercased(), !host.isEmpty else { return nil }
         if host.hasPrefix("[") {
             guard let end = host.firstIndex(of: "]") else { return nil }
-            host = String(host[host.index(after: host.startIndex)..<end])
+            host = String(host[host.index(after: host.startIndex)..<end])  // trap-safe: host starts with "[" and end is the index of its "]"
         } else if let colon = host.lastIndex(of: ":") {
-            host = String(host[..<colon])
+            host = String(host[..<colon])  // trap-safe: colon is an index of host
         }
         if host.hasSuffix(".") { host.removeLast() }
         return host.isEmpty ? nil : host
@@ -176,6 +176,7 @@ func appendingQuery(_ url: String, _ query: [(name: String, value: String)]) -> 
     let text = query.map { pair in
         (pair.name.addingPercentEncoding(withAllowedCharacters: allowed) ?? "") + "=" + (pair.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
     }.joined(separator: "&")
+    // trap-safe: the index is one of url
     let (base, fragment) = url.firstIndex(of: "#").map { (String(url[..<$0]), String(url[$0...])) } ?? (url, "")
     return base + (base.contains("?") ? "&" : "?") + text + fragment
 }

@@ -81,7 +81,7 @@ enum ClientClass: Sendable, Equatable {
     static func version(in text: [UInt8], after marker: [UInt8], separator: UInt8) -> String? {
         guard let start = find(marker, in: text) else { return nil }
         var parts: [[UInt8]] = [[]]
-        for byte in text[(start + marker.count)...] {
+        for byte in text[(start + marker.count)...] {  // trap-safe: find returns where the whole marker fits in text
             if byte >= 0x30 && byte <= 0x39 {
                 parts[parts.count - 1].append(byte)
             } else if byte == separator && parts.count < 2 && !parts[0].isEmpty {

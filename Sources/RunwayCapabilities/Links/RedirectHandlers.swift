@@ -191,7 +191,7 @@ struct RedirectHandlers: Sendable {
             paths[row.appID, default: []].append(row.path)
         }
         let details: [JSONValue] = order.map { appID in
-            let appPaths = paths[appID]!
+            let appPaths = paths[appID] ?? []
             let components: [JSONValue]
             if appPaths.count > Self.componentLimit {
                 components = LinkValidate.reservedSegments.sorted().map { .object([("/", .string("/\($0)/*")), ("exclude", true)]) }

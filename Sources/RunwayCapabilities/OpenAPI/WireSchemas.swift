@@ -59,8 +59,8 @@ struct WireSchemas {
         case .described(let type):
             if let name = type.componentName {
                 pending.append((type, sent))
-                let reference = JSONValue.object([("$ref", .string("#/components/schemas/\(name)"))])
-                members = nullable ? [("anyOf", [reference, .object([("type", "null")])])] : [("$ref", reference["$ref"]!)]
+                let target = JSONValue.string("#/components/schemas/\(name)")
+                members = nullable ? [("anyOf", [.object([("$ref", target)]), .object([("type", "null")])])] : [("$ref", target)]
                 return .object(members + Self.described(description))
             }
             members = (object(type, sent: sent).objectValue ?? []).filter { $0.0 != "description" }

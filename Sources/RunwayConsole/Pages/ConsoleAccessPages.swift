@@ -76,7 +76,7 @@ enum AdNetworkPages {
                 ["\(network.adNetworkId)", "<code class=\"key\">\(network.publicKey)</code>", "\(context.format.time(network.createdAt))"]
             }, caption: "Ad network identities")
         let pemFailed = error?.field == "privateKeyPem"
-        let pemError: Markup = pemFailed ? "<span class=\"error\" id=\"privateKeyPem-error\">\(error!.reason)</span>" : ""
+        let pemError: Markup = (pemFailed ? error : nil).map { "<span class=\"error\" id=\"privateKeyPem-error\">\($0.reason)</span>" } ?? ""
         let pemInvalid: Markup = pemFailed ? " aria-invalid=\"true\" aria-describedby=\"privateKeyPem-error\"" : ""
         let form: Markup = """
             <form method="post" action="/console/ad-networks" class="card">

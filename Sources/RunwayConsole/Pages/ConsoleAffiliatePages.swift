@@ -138,7 +138,7 @@ enum AffiliatePages {
     static func recordPayout(_ context: ConsoleContext) async throws -> ConsoleResult {
         let form = context.form
         let amount = form.text("amount")
-        guard amount == nil || Int64(amount!) != nil else {
+        guard amount.map({ Int64($0) != nil }) ?? true else {
             return .page(try await detailPage(context, error: ConsoleAPIError(status: 400, code: ErrorCode.invalidField,
                                                                           message: "must be a whole number of minor units (cents)", field: "amount"), form: "payout"))
         }

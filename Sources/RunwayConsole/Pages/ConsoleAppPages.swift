@@ -130,7 +130,7 @@ enum AppPages {
 
     /// A problem for every window that is not a whole number (all at once).
     static func numberProblems(_ typed: [String: String]) -> [FormProblem] {
-        numbers.filter { !(typed[$0] ?? "").isEmpty && Int(typed[$0]!) == nil }
+        numbers.filter { name in typed[name].map { !$0.isEmpty && Int($0) == nil } ?? false }
             .map { FormProblem(fieldId: $0, message: "\($0): must be a whole number") }
     }
 

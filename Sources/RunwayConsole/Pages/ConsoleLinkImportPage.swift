@@ -26,14 +26,14 @@ enum ConsoleLinkImportPage {
         } catch {
             return try await answer("<p class=\"error\" role=\"alert\">\(String(describing: error))</p>", status: 400)
         }
-        let sendable = rows.filter { $0.link != nil }
+        let sendable = rows.compactMap(\.link)
         guard sendable.count <= ImportLinksRequest.batchLimit else {
             return try await answer("<p class=\"error\" role=\"alert\">The console imports up to \(ImportLinksRequest.batchLimit) rows at once; this file has \(sendable.count). Use linkrunway link import for larger files.</p>", status: 400)
         }
         var results: [LinkImportResult] = []
         if !sendable.isEmpty {
-            let links = sendable.map { row in
-                var link = row.link!
+            let links = sendable.map { found in
+                var link = found
                 link.domain = link.domain ?? form.text("domain")
                 link.appId = link.appId ?? form.text("app")
                 return link

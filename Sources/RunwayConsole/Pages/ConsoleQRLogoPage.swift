@@ -84,7 +84,7 @@ enum QRLogoPage {
     /// The file's name without its folder and extension, or "Logo".
     static func defaultName(_ filename: String?) -> String {
         let base = (filename ?? "").split(whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
-        let stem = base.contains(".") ? String(base[..<base.lastIndex(of: ".")!]) : base
+        let stem = base.lastIndex(of: ".").map { String(base[..<$0]) } ?? base  // trap-safe: the index is one of base
         let trimmed = String(stem.trimmingCharacters(in: .whitespaces).prefix(100))
         return trimmed.isEmpty ? "Logo" : trimmed
     }

@@ -12,7 +12,7 @@ enum ReportPages {
     static func postbacks(_ context: ConsoleContext) async throws -> ConsoleResult {
         let apps = try await context.apps()
         let app = context.request.queryValue("app").flatMap { $0.isEmpty ? nil : $0 }
-        let groupBy = postbackGroupings.map(\.0).contains(context.request.queryValue("groupBy") ?? "") ? context.request.queryValue("groupBy")! : "network"
+        let groupBy = context.request.queryValue("groupBy").flatMap { asked in postbackGroupings.map(\.0).contains(asked) ? asked : nil } ?? "network"
         let report = try await context.api.get("/v1/reports/postbacks", query: [("workspaceId", context.workspace.id), ("groupBy", groupBy), ("appId", app)],
                                                as: PostbackReport.self)
         let invalid = try await context.api.get("/v1/postbacks", query: [("workspaceId", context.workspace.id), ("status", "invalid"), ("appId", app),
