@@ -52,8 +52,12 @@ mutate: deps
 	@bash scripts/install-deps.sh $(TEST_DEPS)
 	bash scripts/with-postgres.sh --no-fsync python3 scripts/mutate.py $(MUTATE_ARGS)
 
-fuzz:
+# The parsers under libFuzzer, then every route in-process with many more rounds than make test gives it.
+fuzz: deps
+	@bash scripts/install-deps.sh $(TEST_DEPS)
 	FUZZ_SECONDS=$${FUZZ_SECONDS:-120} bash scripts/fuzz.sh
+	$(SWIFT) build --build-tests
+	LINKRUNWAY_FUZZ_ROUNDS=$${LINKRUNWAY_FUZZ_ROUNDS:-200} bash scripts/with-postgres.sh --no-fsync $(SWIFT) test --skip-build --filter RouteFuzzTests
 
 # Rewrites the generated reference pages (docs/configuration.md, docs/cli.md, docs/api-reference.md) from the code.
 docs: deps
