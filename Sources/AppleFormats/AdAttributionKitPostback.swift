@@ -26,8 +26,8 @@ public enum AdAttributionKitPostback {
         fields.coarseValue = stanza.text("coarse-conversion-value")
         fields.countryCode = stanza.text("country-code")
         fields.interactionType = stanza.text("ad-interaction-type")
-        if let detail = PostbackBounds.violation(stanza) {
-            return .failure(.adattributionkit, "out_of_range", detail, fields: fields)
+        if let (reason, detail) = PostbackBounds.violation(stanza) {
+            return .failure(.adattributionkit, reason, detail, fields: fields)
         }
         guard stanza.has("jws-string") else {
             return .failure(.adattributionkit, "missing_field", "jws-string is required", fields: fields)
@@ -49,8 +49,8 @@ public enum AdAttributionKitPostback {
         let kid = jws.header["kid"]?.stringValue
         if let payload = PostbackObject(jws.payload) {
             read(payload, into: &fields)
-            if let detail = PostbackBounds.violation(payload) {
-                return .failure(.adattributionkit, "out_of_range", detail, kid: kid, signedMessage: jws.headerText, fields: fields)
+            if let (reason, detail) = PostbackBounds.violation(payload) {
+                return .failure(.adattributionkit, reason, detail, kid: kid, signedMessage: jws.headerText, fields: fields)
             }
         }
         guard let kid, let entry = keys[kid] else {
@@ -71,7 +71,8 @@ public enum AdAttributionKitPostback {
                             kid: kid, environment: environment, signedMessage: jws.headerText, fields: fields)
         }
         return PostbackVerdict(framework: .adattributionkit, valid: true, reason: nil, detail: nil, version: nil, kid: kid,
-                               environment: environment, signedMessage: jws.headerText, fields: fields)
+                               environment: environment, signedMessage: jws.headerText, fields: fields,
+                               signedDigest: ByteEncoding.hex(Digest.sha256(jws.signingInput)))
     }
 
     static func read(_ payload: PostbackObject, into fields: inout PostbackFields) {

@@ -43,8 +43,8 @@ public struct PostbackVerdict: Sendable, Equatable {
     /// True when Apple's signature verified over the fields it covers.
     public let valid: Bool
     /// A stable code when not valid: `unreadable`, `unsupported_version`, `missing_field`, `unsigned`,
-    /// `bad_signature_encoding`, `signature_mismatch`, `unsupported_alg`, `unknown_kid`, `development_key`, `out_of_range` (a
-    /// field outside the values Apple's format allows: `PostbackBounds`).
+    /// `bad_signature_encoding`, `signature_mismatch`, `unsupported_alg`, `unknown_kid`, `development_key`, `wrong_type` and
+    /// `out_of_range` (a field of another JSON type than Apple's, or outside the values its format allows: `PostbackBounds`).
     public let reason: String?
     /// What went wrong, for people.
     public let detail: String?
@@ -57,6 +57,10 @@ public struct PostbackVerdict: Sendable, Equatable {
     /// SKAdNetwork: the exact string that was verified. AdAttributionKit: the JWS header JSON.
     public let signedMessage: String?
     public let fields: PostbackFields
+    /// On a valid verdict, the SHA-256 (hex) of exactly what Apple's signature covers: SKAdNetwork's signed string, or
+    /// AdAttributionKit's JWS `header.payload`. Two bodies with the same digest are the same postback, whatever else
+    /// they carry unsigned.
+    public var signedDigest: String? = nil
 
     /// The same postback refused for a reason of the receiver's (say, a development key an app does not accept).
     public func refused(_ reason: String, _ detail: String) -> PostbackVerdict {

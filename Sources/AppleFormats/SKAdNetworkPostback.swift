@@ -40,9 +40,9 @@ public enum SKAdNetworkPostback {
         guard let json = try? JSONParser(maxDepth: 8).parse(body), let object = PostbackObject(json) else {
             return .failure(.skadnetwork, "unreadable", "the body is not a JSON object")
         }
-        let fields = Self.fields(object)
-        if let detail = PostbackBounds.violation(object) {
-            return .failure(.skadnetwork, "out_of_range", detail, fields: fields)
+        var fields = Self.fields(object)
+        if let (reason, detail) = PostbackBounds.violation(object) {
+            return .failure(.skadnetwork, reason, detail, fields: fields)
         }
         let version: String
         if object.has("version") {
@@ -57,6 +57,9 @@ public enum SKAdNetworkPostback {
             return .failure(.skadnetwork, "unsupported_version", "version \(version) is not one of \(versions.joined(separator: ", "))",
                             version: version, fields: fields)
         }
+        // Before 4.0 there is one postback and its window index is not signed: one sent along is not read, so a
+        // replay with another index is the same postback.
+        if !order.contains(where: { $0.name == "postback-sequence-index" }) { fields.sequenceIndex = 0 }
         var values: [String] = []
         for (name, required) in order {
             if let value = object.text(name) {
@@ -80,7 +83,8 @@ public enum SKAdNetworkPostback {
                             version: version, signedMessage: message, fields: fields)
         }
         return PostbackVerdict(framework: .skadnetwork, valid: true, reason: nil, detail: nil, version: version, kid: nil,
-                               environment: "production", signedMessage: message, fields: fields)
+                               environment: "production", signedMessage: message, fields: fields,
+                               signedDigest: ByteEncoding.hex(Digest.sha256(message)))
     }
 
     static func fields(_ object: PostbackObject) -> PostbackFields {

@@ -54,6 +54,11 @@ enum PostbackQueries {
             """) == 1
     }
 
+    /// Whether a postback already holds `key` in `scope`.
+    static func hasKey(_ db: any SQLExecutor, scope: String, key: String) throws -> Bool {
+        try db.first("SELECT 1 AS found FROM postback_keys WHERE scope = \(scope) AND dedup_key = \(key)") != nil
+    }
+
     /// Stores one received postback with its verdict and what it decodes to.
     static func insertPostback(_ db: any SQLExecutor, id: String, now: Int64, framework: PostbackVerdict.Framework, hostname: String?,
                                workspaceId: String?, appId: String?, body: [UInt8], status: String, verdict: PostbackVerdict,

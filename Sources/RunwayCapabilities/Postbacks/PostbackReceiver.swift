@@ -48,9 +48,10 @@ package enum PostbackReceiver {
             }
             if verdict.valid {
                 let scope = workspaceId ?? "-"
-                let key = [framework.rawValue, fields.adNetworkId ?? "", fields.transactionId ?? "", String(fields.sequenceIndex)].joined(separator: "|")
-                let first = try PostbackQueries.claimKey(db, scope: scope, key: key, postbackId: id, now: now)
-                if !first { status = "duplicate" }
+                if try !PostbackQueries.claimKey(db, scope: scope, key: dedupKey(verdict), postbackId: id, now: now)
+                    || PostbackQueries.hasKey(db, scope: scope, key: legacyDedupKey(verdict)) {
+                    status = "duplicate"
+                }
                 if let app, let schema = try ConversionSchemas.inForce(db, appId: app.id, receivedAt: now) {
                     schemaVersion = schema.version
                     decoded = ConversionSchemas.decode(fine: fields.fineValue, coarse: fields.coarseValue, window: window, schema: schema)
@@ -70,6 +71,21 @@ package enum PostbackReceiver {
         }
         services.metrics.increment("linkrunway_postbacks_total", labels: [("framework", framework.rawValue), ("status", status)])
         return PostbackReceipt(id: id, status: status, reason: verdict.reason)
+    }
+
+    /// What makes a verified postback the same as another: its framework and the digest of exactly what Apple signed.
+    /// Nothing unsigned takes part (before SKAdNetwork 4.0 that includes the window index), so a replay with other
+    /// unsigned values, or a value that re-splits the signed string, is a duplicate.
+    static func dedupKey(_ verdict: PostbackVerdict) -> String {
+        "\(verdict.framework.rawValue)|sha256:\(verdict.signedDigest ?? "")"
+    }
+
+    /// The key stored before keys were digests (network, transaction and window; 0 before SKAdNetwork 4.0, as Apple
+    /// sent them), looked up so that a postback received before the upgrade stays a duplicate until its key ages out of
+    /// `postback_keys`.
+    static func legacyDedupKey(_ verdict: PostbackVerdict) -> String {
+        let fields = verdict.fields
+        return [verdict.framework.rawValue, fields.adNetworkId ?? "", fields.transactionId ?? "", String(fields.sequenceIndex)].joined(separator: "|")
     }
 
     /// Unsigned or unverified text is kept, but never more than 200 characters of it.

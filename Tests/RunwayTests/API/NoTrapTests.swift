@@ -42,7 +42,7 @@ struct NoTrapTests {
     @Test("postback fields outside Apple's formats are refused by name, signed with a key made here or not",
           arguments: [("postback-sequence-index", JSONValue.number("3")), ("conversion-value", .number("64")), ("conversion-value", .number("-1")),
                       ("fidelity-type", .number("2")), ("coarse-conversion-value", .string("huge")), ("source-identifier", .string("12345")),
-                      ("app-id", .string("12a")), ("transaction-id", .string(String(repeating: "t", count: 129))),
+                      ("app-id", .number("1234567890123456789012")), ("transaction-id", .string(String(repeating: "t", count: 129))),
                       ("postback-sequence-index", .number("1e308"))])
     func postbackBounds(_ field: String, _ value: JSONValue) throws {
         let key = try #require(PrivateKey.generateP256())

@@ -295,6 +295,53 @@ struct PostbackAPITests {
         await partner.server.shutdown()
     }
 
+    @Test("one real postback counts once however it is replayed: another unsigned window index before 4.0, other unsigned values, another JSON type",
+          .enabled(if: PostbackVectors.available, "../shared/vectors is absent"), arguments: StoreBackend.all)
+    func replaysCountOnce(_ backend: StoreBackend) async throws {
+        let partner = try WebhookTests.Receiver(failures: 0)
+        let w = try await Self.world(backend, postbacks: #"{"acceptDevelopment":false,"forwardUrls":["\#(partner.url)"],"campaigns":[]}"#,
+                                     outbound: OutboundPolicy(allowPrivateTargets: true))
+        let genuine = try PostbackVectors.bytes("skadnetwork/postbacks/example123-3.0.json")
+        guard case .object(let members)? = try? JSONParser().parse(genuine) else { Issue.record("the vector is not an object"); return }
+        func replay(_ changes: [(String, JSONValue)]) -> [UInt8] {
+            JSONValue.object(members.filter { member in !changes.contains { $0.0 == member.0 } } + changes).serializedBytes()
+        }
+        #expect(try await Self.post(w, Self.skadPath, genuine).decoded(PostbackReceipt.self).status == "valid")
+        // Version 3.0 signs no window index: each of these is the same postback, signature and all.
+        let replays: [[(String, JSONValue)]] = [[("postback-sequence-index", .number("1"))], [("postback-sequence-index", .number("2"))],
+                                                [("conversion-value", .number("63"))],
+                                                [("postback-sequence-index", .number("1")), ("coarse-conversion-value", .string("high"))]]
+        for changes in replays {
+            let receipt = try await Self.post(w, Self.skadPath, replay(changes)).decoded(PostbackReceipt.self)
+            #expect(receipt.status == "duplicate", "\(changes.map(\.0)): \(receipt.status) \(receipt.reason ?? "")")
+        }
+        let retyped = try await Self.post(w, Self.skadPath, replay([("app-id", .string("525463029"))])).decoded(PostbackReceipt.self)
+        #expect(retyped.status == "invalid" && retyped.reason == "wrong_type", "a signed value under another type than Apple's")
+        let report = try await w.server.admin.get("/v1/reports/postbacks?groupBy=framework&workspaceId=\(w.server.defaultWorkspace.id)&from=2026-01-01T00:00:00Z")
+            .decoded(PostbackReport.self)
+        #expect(report.rows.map { $0.postbacks } == [1] && report.rows.map { $0.duplicates } == [4], "\(report.rows)")
+        let dispatcher = OutboxDispatcher(services: w.server.services, queue: PostbackReceiver.forwardOutbox, settings: .init(baseDelayMilliseconds: 0, timeoutSeconds: 60))
+        #expect(try await dispatcher.sendDue() == 1, "only the first valid copy is forwarded")
+        #expect(partner.requests.map { $0.body } == [genuine])
+        await w.server.stop()
+        await partner.server.shutdown()
+    }
+
+    @Test("a postback stored under the key of earlier releases stays a duplicate after the upgrade",
+          .enabled(if: PostbackVectors.available, "../shared/vectors is absent"))
+    func legacyKeysStillDuplicate() async throws {
+        let w = try await Self.world()
+        try await w.server.store.write { db in
+            try db.execute("""
+                INSERT INTO postback_keys (scope, dedup_key, postback_id, received_at)
+                VALUES (\(w.server.defaultWorkspace.id), 'skadnetwork|com.example|6aafb7a5-0170-41b5-bbe4-fe71dedf1e30|0', 'pb_old', 1)
+                """)
+        }
+        let receipt = try await Self.post(w, Self.skadPath, try PostbackVectors.bytes("skadnetwork/postbacks/com.example-4.0.json")).decoded(PostbackReceipt.self)
+        #expect(receipt.status == "duplicate")
+        await w.server.stop()
+    }
+
     @Test("the conversion schema: validated field by field, versioned, and served to the SDK with ETag and 304")
     func schemaAndMobileConfig() async throws {
         let w = try await Self.world()

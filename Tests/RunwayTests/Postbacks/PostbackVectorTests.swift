@@ -165,6 +165,60 @@ struct PostbackSigningTests {
         #expect(SKAdNetworkPostback.verify(Self.signed(v21, fields: fields2, key: p192), p256: p256.publicKey, p192: p192.publicKey).reason == "signature_mismatch")
     }
 
+    static let fields40 = ["version", "ad-network-id", "source-identifier", "app-id", "transaction-id", "redownload", "source-app-id",
+                           "source-domain", "fidelity-type", "did-win", "postback-sequence-index"]
+    static let members40: [(String, JSONValue)] = [("version", "4.0"), ("ad-network-id", "example.skadnetwork"), ("source-identifier", "5239"),
+                                                   ("app-id", 525463029), ("transaction-id", "t-40"), ("redownload", false),
+                                                   ("source-domain", "example.com"), ("fidelity-type", 1), ("did-win", true),
+                                                   ("postback-sequence-index", 1)]
+
+    @Test("no value may move into another field under the same signature: U+2063 inside a value, a source app id read as a domain")
+    func valuesStayInTheirFields() throws {
+        let key = try #require(PrivateKey.generateP256())
+        #expect(SKAdNetworkPostback.verify(Self.signed(Self.members40, fields: Self.fields40, key: key), p256: key.publicKey).valid)
+        // Apple's separator inside a value would let the signed string split into other fields: refused, though signed.
+        let separated = Self.members40.map { $0.0 == "transaction-id" ? ($0.0, JSONValue.string("t\u{2063}40")) : $0 }
+        let refused = SKAdNetworkPostback.verify(Self.signed(separated, fields: Self.fields40, key: key), p256: key.publicKey)
+        #expect(!refused.valid && refused.reason == "out_of_range" && refused.detail?.contains("U+2063") == true, "\(refused.reason ?? "valid")")
+        // Both optional fields sit side by side in the signed string: a publisher app 1234 signs the same text as a
+        // source domain "1234". Only the first is what Apple sends.
+        let withApp = Self.members40.filter { $0.0 != "source-domain" } + [("source-app-id", JSONValue.number("1234"))]
+        let signed = Self.signed(withApp, fields: Self.fields40, key: key)
+        #expect(SKAdNetworkPostback.verify(signed, p256: key.publicKey).fields.sourceAppId == "1234")
+        guard case .object(let members)? = try? JSONParser().parse(signed) else { Issue.record("not an object"); return }
+        let moved = JSONValue.object(members.map { $0.0 == "source-app-id" ? ("source-domain", .string("1234")) : $0 }).serializedBytes()
+        let domain = SKAdNetworkPostback.verify(moved, p256: key.publicKey)
+        #expect(!domain.valid && domain.reason == "out_of_range" && domain.detail?.hasPrefix("source-domain") == true, "\(domain.reason ?? "valid")")
+    }
+
+    @Test("signed fields of another JSON type than Apple's are refused as wrong_type, though the signed text is the same",
+          arguments: [("did-win", JSONValue.string("true")), ("redownload", .number("0")), ("app-id", .string("525463029")),
+                      ("fidelity-type", .string("1")), ("source-identifier", .number("5239")), ("postback-sequence-index", .string("1"))])
+    func wrongTypes(_ field: String, _ value: JSONValue) throws {
+        let key = try #require(PrivateKey.generateP256())
+        let members = Self.members40.map { $0.0 == field ? (field, value) : $0 }
+        let verdict = SKAdNetworkPostback.verify(Self.signed(members, fields: Self.fields40, key: key), p256: key.publicKey)
+        #expect(!verdict.valid && verdict.reason == "wrong_type" && verdict.detail?.hasPrefix(field) == true, "\(verdict.reason ?? "valid")")
+    }
+
+    @Test("the digest covers exactly what Apple signs: before 4.0 a window index sent along changes nothing, in 4.0 it is another postback")
+    func digestOfWhatIsSigned() throws {
+        let key = try #require(PrivateKey.generateP256())
+        let v3: [(String, JSONValue)] = [("version", "3.0"), ("ad-network-id", "n.skadnetwork"), ("campaign-id", 7), ("app-id", 525463029),
+                                         ("transaction-id", "t-3"), ("redownload", false), ("fidelity-type", 1), ("did-win", true)]
+        let fields3 = ["version", "ad-network-id", "campaign-id", "app-id", "transaction-id", "redownload", "source-app-id", "fidelity-type", "did-win"]
+        let plain = SKAdNetworkPostback.verify(Self.signed(v3, fields: fields3, key: key), p256: key.publicKey)
+        let indexed = SKAdNetworkPostback.verify(Self.signed(v3 + [("postback-sequence-index", 2), ("conversion-value", 9)], fields: fields3, key: key),
+                                                 p256: key.publicKey)
+        #expect(plain.valid && indexed.valid)
+        #expect(indexed.fields.sequenceIndex == 0, "3.0 signs no window: the index sent along is not read")
+        #expect(plain.signedDigest != nil && plain.signedDigest == indexed.signedDigest)
+        let first = SKAdNetworkPostback.verify(Self.signed(Self.members40, fields: Self.fields40, key: key), p256: key.publicKey)
+        let later = SKAdNetworkPostback.verify(Self.signed(Self.members40.map { $0.0 == "postback-sequence-index" ? ($0.0, 2) : $0 },
+                                                           fields: Self.fields40, key: key), p256: key.publicKey)
+        #expect(first.valid && later.valid && first.signedDigest != later.signedDigest, "4.0 signs its window")
+    }
+
     @Test("bad SKAdNetwork bodies are refused with their reason")
     func skadnetworkBadInput() {
         func reason(_ text: String) -> String? { SKAdNetworkPostback.verify(Array(text.utf8)).reason }
