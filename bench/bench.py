@@ -97,7 +97,7 @@ def start_linkrunway(workdir, port, database_url=None, extra_env=None, rate_limi
     env = {k: v for k, v in os.environ.items() if not k.startswith("LINKRUNWAY_")}
     env.update(LINKRUNWAY_PORT=str(port), LINKRUNWAY_DATABASE_URL=database_url or f"sqlite:{workdir}/bench.db", **(extra_env or {}))
     if not rate_limits:
-        env.update(LINKRUNWAY_RATE_LIMIT_ADDRESS="0", LINKRUNWAY_RATE_LIMIT_KEY="0")
+        env.update(LINKRUNWAY_RATE_LIMIT_ADDRESS="0", LINKRUNWAY_RATE_LIMIT_KEY="0", LINKRUNWAY_RATE_LIMIT_INSTALL_EVENTS="0")
     log = open(os.path.join(workdir, f"linkrunway-{port}.log"), "ab")
     process = subprocess.Popen([BINARY, "serve"], env=env, stdout=subprocess.PIPE, stderr=log, text=True)
     admin_key = None
@@ -533,7 +533,9 @@ def wrk_script(port, path, script, workdir, name):
 def events_setup(workdir, database_url):
     """A server with an app, a publishable key and a matched install named `bench`."""
     port = free_port()
-    process, key = start_linkrunway(workdir, port, database_url)
+    # One loopback client stands for many devices, so the per-client limits (events among the rate-limited routes,
+    # each install's daily allowance) are off, as for the match and postback benchmarks.
+    process, key = start_linkrunway(workdir, port, database_url, rate_limits=False)
     workspace = api_get(port, "/v1/workspaces", key)["items"][0]["id"]
     app = api_post(port, "/v1/apps", key, {"workspaceId": workspace, "name": "Events", "teamId": "ABCDE12345", "bundleId": "com.bench.events"})
     publishable = api_post(port, "/v1/keys", key, {"kind": "publishable", "appId": app["id"]})["secret"]

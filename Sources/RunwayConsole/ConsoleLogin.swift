@@ -49,12 +49,14 @@ enum ConsoleLogin {
               ConstantTime.equal(Array(cookie.utf8), Array(sent.utf8)), ConsoleMiddleware.sameOrigin(request) else {
             return page(request, error: "The sign-in form was old or not from this console. Try again.", status: 403)
         }
-        // Both limits apply before any hashing. The account's is counted per address, so guesses from elsewhere never
-        // hold back the account's owner.
-        let address = request.remoteAddress ?? "unknown"
+        // The limits apply before any hashing: per address (IPv6 by /64), per account from that address, and per account
+        // from anywhere once it has failed many times (a back-off, so guesses spread over many addresses stay slow
+        // while the owner is only delayed, never locked out).
+        let address = AddressBucket.key(for: request.remoteAddress ?? "unknown")
         let account = form.text("email")?.lowercased() ?? String((form.text("key") ?? "").prefix(14))
         let byAddress = middleware.attemptsByAddress.take("address:" + address)
-        let wait: Int? = if let byAddress { byAddress } else { try await SignInAttempts.limited(account, from: address, services: middleware.services) }
+        var wait: Int? = if let byAddress { byAddress } else { try await SignInAttempts.limited(account, from: address, services: middleware.services) }
+        if wait == nil { wait = try await SignInAttempts.backoff(account, services: middleware.services) }
         if let wait {
             var response = page(request, error: "Too many attempts. Wait \(wait) seconds and try again.", status: 429)
             response.headers.set("Retry-After", String(wait))
@@ -84,8 +86,10 @@ enum ConsoleLogin {
             }
         }
         guard let principal else {
+            try await SignInAttempts.recordFailure(account, services: services)
             return page(request, error: "That key, email or password is not right.", status: 401)
         }
+        try await SignInAttempts.clearFailures(account, services: services)
         let session = try await ConsoleSessions.start(principal: principal, userId: userId, keyId: userId == nil ? principal.keyId : nil,
                                                      services: services)
         let next = form["next"].flatMap { $0.hasPrefix("/console") && !$0.contains("//") && !$0.contains("\\") ? $0 : nil } ?? "/console"

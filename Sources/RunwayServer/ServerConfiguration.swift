@@ -237,15 +237,21 @@ public struct ServerConfiguration: Sendable {
             return true
         },
         Setting(environment: "LINKRUNWAY_RATE_LIMIT_ADDRESS", flag: "--rate-limit-address", defaultValue: "600",
-                summary: "Requests a minute one client address may send to the routes apps and Apple call (match, resolve, App Attest, binds, postbacks, notifications); beyond it, 429 with `Retry-After`. `0` turns it off. Counted in each process.") { c, v in
+                summary: "Requests a minute one client address may send to the routes apps and Apple call (match, resolve, events, App Attest, binds, postbacks, notifications), each event of a batch counted as one; beyond it, 429 with `Retry-After`. IPv6 addresses count by /64. `0` turns it off. Counted in each process.") { c, v in
             guard let n = Int(v), n >= 0 else { return false }
             c.rateLimits.perAddressPerMinute = n
             return true
         },
         Setting(environment: "LINKRUNWAY_RATE_LIMIT_KEY", flag: "--rate-limit-key", defaultValue: "60000",
-                summary: "Requests a minute one key may send to the same routes (every install of an app shares its publishable key). `0` turns it off.") { c, v in
+                summary: "Requests a minute one key may send to the same routes, each event of a batch counted as one (every install of an app shares its publishable key). `0` turns it off.") { c, v in
             guard let n = Int(v), n >= 0 else { return false }
             c.rateLimits.perKeyPerMinute = n
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_RATE_LIMIT_INSTALL_EVENTS", flag: "--rate-limit-install-events", defaultValue: "10000",
+                summary: "Events one install may send in a day with the app's publishable key (a server key is not held to it); past it each event is rejected with `rate_limited`. `0` turns it off. Counted in each process.") { c, v in
+            guard let n = Int(v), (0...100_000_000).contains(n) else { return false }
+            c.rateLimits.eventsPerInstallPerDay = n
             return true
         },
         Setting(environment: "LINKRUNWAY_OUTBOUND_PRIVATE_TARGETS", flag: "--outbound-private-targets", defaultValue: "off",

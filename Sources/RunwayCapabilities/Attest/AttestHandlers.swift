@@ -22,7 +22,7 @@ struct AttestHandlers: Sendable {
 
     func challenge(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let app = try await attestingApp(context, requested: nil)
-        if let wait = limiter.take("\(app.id)|\(request.remoteAddress ?? "")") {
+        if let wait = limiter.take("\(app.id)|\(AddressBucket.key(for: request.remoteAddress ?? ""))") {
             throw RateLimited(seconds: wait, what: "challenges")
         }
         let now = services.clock.nowMilliseconds()

@@ -13,6 +13,14 @@ struct AttributionHandlers: Sendable {
 
     let services: ServerServices
 
+    /// Counts an event against its install's daily allowance (`RateLimitSettings.eventsPerInstallPerDay`) when a
+    /// publishable key sent it; a backend's server key is not held to it.
+    func withinInstallAllowance(_ event: Events.Checked, principal: Principal, _ context: RequestContext) throws -> Events.Checked {
+        guard principal.kind == .publishable else { return event }
+        try context[RateLimitCharge.Key.self]?.takeEvent(of: event.appId + "|" + event.installId)
+        return event
+    }
+
     func matchInstall(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let body = try request.decode(MatchInstallRequest.self)
@@ -67,7 +75,8 @@ struct AttributionHandlers: Sendable {
 
     func recordEvent(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
-        let event = try Events.Checked(try request.decode(EventRequest.self), principal: principal, services: services)
+        let event = try withinInstallAllowance(try Events.Checked(try request.decode(EventRequest.self), principal: principal, services: services),
+                                                principal: principal, context)
         let now = services.clock.nowMilliseconds()
         let known = try await EventWriter.Known.load([event.appId], services: services)
         let result = try await services.store.write { db in try EventWriter(db: db, now: now, services: services, known: known).write([.success(event)])[0] }
@@ -91,10 +100,14 @@ struct AttributionHandlers: Sendable {
         guard (1...Events.batchLimit).contains(items.count) else {
             throw RequestError.invalidField("events", "must hold 1 to \(Events.batchLimit) events")
         }
+        // The request took one token of its address and key; each further event takes one more.
+        try context[RateLimitCharge.Key.self]?.take(items.count - 1)
         // Each event is checked on its own, so one bad event does not sink the others.
         let checked: [Result<Events.Checked, any Error>] = items.map { item in
             do {
-                return .success(try Events.Checked(try StrictJSONDecoder().decode(EventRequest.self, from: item), principal: principal, services: services))
+                return .success(try withinInstallAllowance(
+                    try Events.Checked(try StrictJSONDecoder().decode(EventRequest.self, from: item), principal: principal, services: services),
+                    principal: principal, context))
             } catch {
                 return .failure(error)
             }

@@ -27,7 +27,7 @@ extension Operation {
         id: "recordEvent", summary: "Record one event of an install (a retry with the same eventId is stored once)",
         tag: "Events", access: .keys(["publishable", "server"]), requestSchema: .of(EventRequest.self),
         responses: [.json(201, EventResult.self, "Stored."), .json(200, EventResult.self, "Already stored before (a retry).")],
-        maxBodyBytes: 16 * 1024, errors: [404, 409])
+        maxBodyBytes: 16 * 1024, errors: [404, 409], rateLimited: true)
 
     static let listEvents = Operation(
         id: "listEvents", summary: "Recent events, newest received first, with their install and whether it was simulated",
@@ -36,7 +36,7 @@ extension Operation {
     static let recordEvents = Operation(
         id: "recordEvents", summary: "Record up to 500 events; each gets its own result, the good ones are stored",
         tag: "Events", access: .keys(["publishable", "server"]), requestSchema: .of(EventBatchRequest.self),
-        responses: [.json(200, EventBatchResponse.self, "One result per event, in order.")], maxBodyBytes: 2 * 1024 * 1024)
+        responses: [.json(200, EventBatchResponse.self, "One result per event, in order.")], maxBodyBytes: 2 * 1024 * 1024, rateLimited: true)
 
     static let funnelReport = Operation(
         id: "funnelReport", summary: "Clicks, installs, opens, events by type and net revenue by currency, grouped",

@@ -73,9 +73,6 @@ struct RateLimitTests {
         // Routes every installed app calls that a publishable key reaches but that are not limited, each with its reason.
         let unlimited: Set<String> = [
             "GET /v1/me",  // answers only about the key that asks
-            // Every install sends these from an outbox that retries, and they are stored once per event id; whether
-            // they need a cap per key is still open.
-            "POST /v1/events", "POST /v1/events/batch",
         ]
         for route in server.application.router.routes {
             guard case .keys(let kinds) = route.operation.access, kinds.contains("publishable") else { continue }
@@ -100,10 +97,105 @@ struct RateLimitTests {
         await server.stop()
     }
 
+    @Test("events are limited by address and key, each event of a batch counted, and an install has a daily allowance under the publishable key")
+    func eventsCounted() async throws {
+        var settings = RateLimitSettings()
+        settings.perAddressPerMinute = 50
+        settings.perKeyPerMinute = 0
+        let clock = ManualClock()
+        let server = try await TestServer.start(monotonic: clock.monotonic, rateLimits: settings)
+        let app = try await server.createApp(in: server.defaultWorkspace.id)
+        let client = server.client(try await server.createKey(.publishable, app: app.id).secret)
+        func batch(_ count: Int, from address: String, first: Int = 0, install: String = "inst-r") async -> HTTPResponse {
+            let events = (first..<(first + count)).map { EventTests.event("r-\($0)", install: install) }.joined(separator: ",")
+            return await client.send("POST", "/v1/events/batch", body: Array(#"{"events":[\#(events)]}"#.utf8), remoteAddress: address)
+        }
+        let large = await batch(60, from: "198.51.100.30")
+        #expect(large.status == 429 && large.errorCode == "rate_limited", "sixty events are more than the address's fifty: \(large.status)")
+        clock.advance(seconds: 60)
+        #expect(await batch(40, from: "198.51.100.30").status == 200)
+        let more = await batch(20, from: "198.51.100.30", first: 40)
+        #expect(more.status == 429, "forty and twenty events in a minute are sixty")
+        #expect(await batch(9, from: "198.51.100.30", first: 60).status == 200, "the refused batch took one request's worth: nine are left")
+        let single = await client.send("POST", "/v1/events", body: Array(EventTests.event("one").utf8), remoteAddress: "198.51.100.30")
+        #expect(single.status == 429, "one event is counted as a request like any other")
+
+        // An install's allowance: ten thousand events a day, whatever the addresses; the next one is refused by name.
+        var unlimited = RateLimitSettings()
+        unlimited.perAddressPerMinute = 0
+        unlimited.perKeyPerMinute = 0
+        let open = try await TestServer.start(monotonic: clock.monotonic, rateLimits: unlimited)
+        let openApp = try await open.createApp(in: open.defaultWorkspace.id)
+        let openClient = open.client(try await open.createKey(.publishable, app: openApp.id).secret)
+        let perDay = unlimited.eventsPerInstallPerDay
+        for start in stride(from: 0, to: perDay, by: Events.batchLimit) {
+            let events = (start..<(start + Events.batchLimit)).map { EventTests.event("d-\($0)", install: "busy") }.joined(separator: ",")
+            let answer = try await openClient.send("POST", "/v1/events/batch", body: Array(#"{"events":[\#(events)]}"#.utf8),
+                                                   remoteAddress: "198.51.100.\(start % 200)").decoded(EventBatchResponse.self)
+            #expect(!answer.results.contains { $0.error?.code == "rate_limited" }, "within the allowance (from \(start))")
+        }
+        let over = try await openClient.send("POST", "/v1/events/batch",
+                                             body: Array(#"{"events":[\#(EventTests.event("d-over", install: "busy")),\#(EventTests.event("d-other", install: "calm"))]}"#.utf8))
+            .decoded(EventBatchResponse.self)
+        #expect(over.results.first?.error?.code == "rate_limited" && over.results.last?.error?.code != "rate_limited",
+                "another install is not held back: \(over.results)")
+        #expect(over.results.first?.error?.message.contains("this install") == true)
+        await server.stop()
+        await open.stop()
+    }
+
+    @Test("a bucket held back stays held back through a flood of new keys; the least recently used and the full go first")
+    func evictionKeepsHeldBuckets() {
+        let clock = ManualClock()
+        let limiter = RateLimiter(capacity: 2, perMinute: 1, clock: clock.monotonic, maxBuckets: 100)
+        #expect(limiter.take("attacker") == nil && limiter.take("attacker") == nil && limiter.take("attacker") != nil)
+        var letThrough = 0
+        for i in 0..<1_000 {
+            clock.advance(seconds: 0.001)
+            _ = limiter.take("fresh-\(i)")
+            if limiter.take("attacker") == nil { letThrough += 1 }
+        }
+        #expect(letThrough == 0, "the flood never emptied the table and the held bucket with it")
+        #expect(limiter.count <= 100)
+        #expect(limiter.take("batch", count: 2) == nil && limiter.take("batch") != nil, "a batch takes a token per item")
+        #expect(limiter.take("huge", count: 50) == nil, "more than the bucket holds costs all of it, once")
+        #expect(limiter.take("huge") != nil)
+    }
+
+    @Test("addresses are counted whole for IPv4 and by /64 for IPv6; an IPv4-mapped address as its IPv4 one")
+    func addressBuckets() {
+        #expect(AddressBucket.key(for: "203.0.113.7") == "203.0.113.7")
+        #expect(AddressBucket.key(for: "2001:db8:1:2:a:b:c:d") == "2001:db8:1:2::/64")
+        #expect(AddressBucket.key(for: "2001:db8:1:2::1") == AddressBucket.key(for: "2001:0db8:0001:0002:ffff::9"))
+        #expect(AddressBucket.key(for: "2001:db8:1:3::1") != AddressBucket.key(for: "2001:db8:1:2::1"))
+        #expect(AddressBucket.key(for: "::ffff:198.51.100.4") == "198.51.100.4")
+        #expect(AddressBucket.key(for: "fe80::1%eth0") == "fe80:0:0:0::/64")
+        #expect(AddressBucket.key(for: "not an address") == "not an address")
+    }
+
+    @Test("every address of one IPv6 /64 shares one allowance")
+    func ipv6Network() async throws {
+        var settings = RateLimitSettings()
+        settings.perAddressPerMinute = 3
+        let clock = ManualClock()
+        let server = try await TestServer.start(monotonic: clock.monotonic, rateLimits: settings)
+        var statuses: [Int] = []
+        for i in 1...4 {
+            statuses.append(await server.client().send("POST", "/.well-known/skadnetwork/report-attribution/", body: Array("{}".utf8),
+                                                       remoteAddress: "2001:db8:7:7::\(i)").status)
+        }
+        #expect(statuses == [200, 200, 200, 429], "\(statuses)")
+        #expect(await server.client().send("POST", "/.well-known/skadnetwork/report-attribution/", body: Array("{}".utf8),
+                                           remoteAddress: "2001:db8:7:8::1").status == 200, "the next /64 is another subscriber")
+        await server.stop()
+    }
+
     @Test("limits are settings; 0 turns one off")
     func settings() throws {
-        let configuration = try ServerConfiguration.load(environment: ["LINKRUNWAY_RATE_LIMIT_ADDRESS": "0", "LINKRUNWAY_RATE_LIMIT_KEY": "120"], flags: [:])
+        let configuration = try ServerConfiguration.load(environment: ["LINKRUNWAY_RATE_LIMIT_ADDRESS": "0", "LINKRUNWAY_RATE_LIMIT_KEY": "120",
+                                                                       "LINKRUNWAY_RATE_LIMIT_INSTALL_EVENTS": "0"], flags: [:])
         #expect(configuration.rateLimits.perAddressPerMinute == 0 && configuration.rateLimits.perKeyPerMinute == 120)
+        #expect(RateLimitMiddleware(configuration.rateLimits).eventsByInstall == nil)
         #expect(RateLimitMiddleware(configuration.rateLimits).byAddress == nil)
         #expect(throws: ServerConfiguration.InvalidSetting.self) { try ServerConfiguration.load(environment: ["LINKRUNWAY_RATE_LIMIT_KEY": "-1"], flags: [:]) }
     }

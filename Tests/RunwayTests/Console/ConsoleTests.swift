@@ -219,6 +219,52 @@ struct ConsoleTests {
         await server.stop()
     }
 
+    @Test("failed sign-ins of one account from many addresses bring a back-off that doubles, and the owner's sign-in clears it")
+    func accountBackoffAcrossAddresses() async throws {
+        let clock = ManualClock()
+        let server = try await TestServer.start(clock: clock.wall)
+        _ = try await server.admin.post("/v1/users", json: #"{"workspaceId":"\#(server.defaultWorkspace.id)","email":"ash@example.com","password":"ash's long password"}"#)
+            .decoded(ConsoleUser.self, status: 201)
+        func attempt(_ password: String, from address: String) async -> HTTPResponse {
+            let visitor = Visitor(server.application)
+            visitor.address = address
+            return await visitor.signIn(email: "ash@example.com", password: password)
+        }
+        // Ten addresses, one guess each: no per-address limit is reached, and ten failures are free.
+        for i in 0..<SignInAttempts.freeFailures {
+            #expect(await attempt("guess \(i)", from: "198.51.100.\(100 + i)").status == 401)
+        }
+        let held = await attempt("guess 10", from: "198.51.100.150")
+        #expect(held.status == 429 && held.headers["Retry-After"] == "2", "\(held.status) \(held.headers["Retry-After"] ?? "")")
+        clock.advance(seconds: 2)
+        #expect(await attempt("guess 11", from: "198.51.100.151").status == 401)
+        let longer = await attempt("guess 12", from: "198.51.100.152")
+        #expect(longer.status == 429 && longer.headers["Retry-After"] == "4", "the wait doubles with each failure")
+        // Another account is not slowed by them.
+        #expect(await Visitor(server.application).signIn(email: "other@example.com", password: "x").status == 401)
+        clock.advance(seconds: 4)
+        #expect(await attempt("ash's long password", from: "203.0.113.40").status == 303, "the owner gets in once the wait is over")
+        #expect(await attempt("one typo", from: "203.0.113.40").status == 401, "and the failures before no longer count")
+        #expect(await attempt("ash's long password", from: "203.0.113.41").status == 303)
+        await server.stop()
+    }
+
+    @Test("sign-in attempts from one IPv6 /64 share the per-address limit")
+    func attemptsLimitedPerIPv6Network() async throws {
+        let server = try await TestServer.start()
+        // Each guess names another key, so only the address's limit can hold one back.
+        func guess(_ i: Int, from address: String) async -> Int {
+            let visitor = Visitor(server.application)
+            visitor.address = address
+            return await visitor.signIn(key: "lr_ak_" + String(format: "%08d", i) + String(repeating: "x", count: 40)).status
+        }
+        var statuses: [Int] = []
+        for i in 0..<20 { statuses.append(await guess(i, from: "2001:db8:5:5::\(i + 1)")) }
+        #expect(statuses.prefix(5).allSatisfy { $0 == 401 } && statuses.last == 429, "\(statuses)")
+        #expect(await guess(99, from: "2001:db8:5:6::1") == 401, "the next /64 has its own allowance")
+        await server.stop()
+    }
+
     @Test("when the password threads are full, a sign-in is turned away at once without hashing, and gets through once they free up")
     func passwordThreadsFull() async throws {
         let server = try await TestServer.start()
