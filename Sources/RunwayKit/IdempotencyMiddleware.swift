@@ -8,8 +8,9 @@ import Synchronization
 /// 24 hours; a retry with the same key and the same request gets that answer again (`Idempotent-Replayed: true`),
 /// from whichever server process it reaches. While the first is still running a retry gets 409
 /// `idempotency_key_in_use`; the same key with a different request gets 422 `idempotency_key_reused`. Answers of 500
-/// and above are not kept, so the retry runs again. Keys are scoped to the caller's workspace (admin keys share one
-/// scope).
+/// and above are not kept, so the retry runs again. Keys are scoped to the caller: the API key, or the console user,
+/// that sent the first request. A publishable key that ships in an app can so never claim a key a backend will use
+/// (`payout-<affiliate>-<month>`), nor see its answer.
 ///
 /// Across a crash: a handler stores its answer in the transaction that writes what it answers
 /// (`IdempotencyClaim.write`), so a retry finds either nothing done (and runs) or the answer (and replays). A claim
@@ -41,10 +42,12 @@ public struct IdempotencyMiddleware: Middleware {
             throw IdempotencyError.invalidKey
         }
         let principal = try context.principal()
-        let claim = IdempotencyClaim(scope: principal.workspaceId ?? "admin", key: key,
+        let claim = IdempotencyClaim(scope: Self.scope(of: principal), key: key,
                                      requestHash: ByteEncoding.hex(Digest.sha256(Array("\(request.method) \(request.path)\n".utf8) + request.body)))
         let now = clock.nowMilliseconds()
-        let outcome = try await store.write { db in try Self.claim(claim, db, now: now) }
+        let outcome = try await store.write { db in
+            try Self.legacyAnswer(claim, workspaceScope: principal.workspaceId ?? "admin", db, now: now) ?? Self.claim(claim, db, now: now)
+        }
 
         switch outcome {
         case .replay(let status, let contentType, let body):
@@ -68,6 +71,21 @@ public struct IdempotencyMiddleware: Middleware {
             if response.status < 500 { try await remember(response, claim) } else { try await release(claim) }
             return response
         }
+    }
+
+    /// Whose keys these are: one scope per API key or console user.
+    package static func scope(of principal: Principal) -> String { "principal:" + principal.keyId }
+
+    /// Until the answers kept before keys were scoped to their caller expire (24 hours after the upgrade), the answer
+    /// to the very same request under the workspace's old scope is still replayed; a different request under it is
+    /// someone else's and does not hold this caller back.
+    static func legacyAnswer(_ claim: IdempotencyClaim, workspaceScope: String, _ db: any SQLExecutor, now: Int64) throws -> Outcome? {
+        guard let row = try db.first("""
+            SELECT status, content_type, response_body FROM idempotency_keys
+            WHERE scope = \(workspaceScope) AND idempotency_key = \(claim.key) AND request_hash = \(claim.requestHash)
+            AND status IS NOT NULL AND created_at >= \(now - retentionMilliseconds)
+            """), let status = try row.optionalInt("status") else { return nil }
+        return .replay(status: Int(status), contentType: try row.optionalString("content_type"), body: try row.optionalString("response_body") ?? "")
     }
 
     /// Takes the key for this request, or says why not: the answer to replay, or 409 while its first request runs.

@@ -46,7 +46,7 @@ struct IdempotencyTests {
         await server.stop()
     }
 
-    @Test("keys are checked, scoped per workspace, and ignored where a route does not offer them")
+    @Test("keys are checked, scoped per API key, and ignored where a route does not offer them")
     func rules() async throws {
         let server = try await TestServer.start()
         let ws = server.defaultWorkspace.id
@@ -69,6 +69,40 @@ struct IdempotencyTests {
         let two = await server.client(otherKey.secret).post("/v1/apps", json: Self.appBody(other.id, bundle: "com.idem.scope2"), headers: [("Idempotency-Key", "shared")])
         #expect(one.status == 201 && two.status == 201)
         #expect(two.headers["Idempotent-Replayed"] == nil)
+
+        // The app's publishable key (anyone has it) cannot take a key a backend of the same workspace will use.
+        let app = try await server.createApp(in: ws)
+        let publishable = try await server.createKey(.publishable, app: app.id)
+        let squatted = await server.client(publishable.secret).post("/v1/shares", json: #"{"installId":"sq-1","appPath":"/p"}"#,
+                                                                   headers: [("Idempotency-Key", "payout-aff-2026-12")])
+        #expect(squatted.status == 201)
+        let backend = await server.client(mine.secret).post("/v1/apps", json: Self.appBody(ws, bundle: "com.idem.backend"),
+                                                           headers: [("Idempotency-Key", "payout-aff-2026-12")])
+        #expect(backend.status == 201 && backend.headers["Idempotent-Replayed"] == nil, "\(backend.status) \(backend.bodyText)")
+        let again = await server.client(mine.secret).post("/v1/apps", json: Self.appBody(ws, bundle: "com.idem.backend"),
+                                                         headers: [("Idempotency-Key", "payout-aff-2026-12")])
+        #expect(again.headers["Idempotent-Replayed"] == "true" && again.body == backend.body, "its own retry still replays")
+        await server.stop()
+    }
+
+    @Test("an answer kept before keys were scoped per caller is still replayed to the same request of its workspace, and holds back no other")
+    func answersKeptBeforeScoping() async throws {
+        let server = try await TestServer.start()
+        let ws = server.defaultWorkspace.id
+        let key = try await server.createKey(.server, workspace: ws)
+        let body = Self.appBody(ws, bundle: "com.idem.legacy")
+        let hash = ByteEncoding.hex(Digest.sha256(Array("POST /v1/apps\n".utf8) + Array(body.utf8)))
+        let now = server.services.clock.nowMilliseconds()
+        try await server.store.write { db in
+            try db.execute("""
+                INSERT INTO idempotency_keys (scope, idempotency_key, request_hash, created_at, owner, claim, status, content_type, response_body)
+                VALUES (\(ws), 'before', \(hash), \(now - 1000), 'gone', 'old', 201, 'application/json', '{"kept":true}')
+                """)
+        }
+        let replayed = await server.client(key.secret).post("/v1/apps", json: body, headers: [("Idempotency-Key", "before")])
+        #expect(replayed.headers["Idempotent-Replayed"] == "true" && replayed.bodyText == #"{"kept":true}"#)
+        let other = await server.client(key.secret).post("/v1/apps", json: Self.appBody(ws, bundle: "com.idem.other"), headers: [("Idempotency-Key", "before")])
+        #expect(other.status == 201 && other.headers["Idempotent-Replayed"] == nil, "another request under the old scope runs")
         await server.stop()
     }
 
@@ -90,13 +124,19 @@ struct IdempotencyTests {
         await server.stop()
     }
 
+    /// The scope of the test server's admin key.
+    static func adminScope(_ server: TestServer) async throws -> String {
+        "principal:" + (try await server.admin.get("/v1/me").decoded(WhoAmI.self).keyId)
+    }
+
     /// Plants a claim on `key` for the app request `body`, as a first request owned by `owner` left it.
     static func plantClaim(_ server: TestServer, key: String, body: String, owner: String, createdAt: Int64) async throws {
         let hash = ByteEncoding.hex(Digest.sha256(Array("POST /v1/apps\n".utf8) + Array(body.utf8)))
+        let scope = try await adminScope(server)
         try await server.store.write { db in
             try db.execute("""
                 INSERT INTO idempotency_keys (scope, idempotency_key, request_hash, created_at, owner, claim)
-                VALUES ('admin', \(key), \(hash), \(createdAt), \(owner), 'planted')
+                VALUES (\(scope), \(key), \(hash), \(createdAt), \(owner), 'planted')
                 """)
         }
     }
