@@ -115,14 +115,38 @@ enum AffiliateQueries {
     }
 
     /// The newest click on an affiliate link of the app from the address `hash` since `since`, with its program's window.
-    static func latestAffiliateClick(_ db: any SQLExecutor, workspaceId: String, appId: String, addressHash hash: String, since: Int64) throws -> SQLRow? {
-        try db.first("""
+    /// The affiliate clicks of iPhone and iPad browsers from one hashed address since `since`, newest first, that no
+    /// other install took: neither matched to another install nor bound to one before.
+    static func affiliateClicks(_ db: any SQLExecutor, workspaceId: String, appId: String, addressHash hash: String, since: Int64,
+                                installId: String?, claimant: String) throws -> [SQLRow] {
+        try db.query("""
             SELECT c.token, c.created_at, a.affiliate_id, a.program_id, p.offer_code, p.deferred_minutes
             FROM clicks c JOIN affiliate_links a ON a.link_id = c.link_id JOIN affiliate_programs p ON p.id = a.program_id
-            WHERE c.workspace_id = \(workspaceId) AND c.address_hash = \(hash) AND c.kind = 'click' AND p.app_id = \(appId)
-              AND c.created_at >= \(since)
-            ORDER BY c.created_at DESC LIMIT 1
+            WHERE c.workspace_id = \(workspaceId) AND c.address_hash = \(hash) AND c.kind = 'click' AND c.platform = 'ios'
+              AND p.app_id = \(appId) AND c.created_at >= \(since)
+              AND NOT EXISTS (SELECT 1 FROM click_claims k WHERE k.token = c.token AND k.install_id <> \(installId ?? ""))
+              AND NOT EXISTS (SELECT 1 FROM deferred_click_claims d WHERE d.token = c.token AND d.claimant <> \(claimant))
+            ORDER BY c.created_at DESC LIMIT 8
             """)
+    }
+
+    /// The affiliate click the install was matched to, if its link is an affiliate link of one of the app's programs.
+    static func matchedAffiliateClick(_ db: any SQLExecutor, appId: String, installId: String) throws -> SQLRow? {
+        try db.first("""
+            SELECT c.token, c.created_at, a.affiliate_id, a.program_id, p.offer_code, p.deferred_minutes
+            FROM installs i JOIN clicks c ON c.token = i.click_token JOIN affiliate_links a ON a.link_id = c.link_id
+            JOIN affiliate_programs p ON p.id = a.program_id
+            WHERE i.app_id = \(appId) AND i.install_id = \(installId) AND p.app_id = \(appId)
+            """)
+    }
+
+    /// Takes `token` for one claimant (an install, or one anonymous bind): true when it is this claimant's now.
+    static func claimDeferredClick(_ db: any SQLExecutor, token: String, appId: String, claimant: String, now: Int64) throws -> Bool {
+        try db.execute("""
+            INSERT INTO deferred_click_claims (token, app_id, claimant, claimed_at) VALUES (\(token), \(appId), \(claimant), \(now))
+            ON CONFLICT (token) DO NOTHING
+            """)
+        return try db.first("SELECT claimant FROM deferred_click_claims WHERE token = \(token)")?.string("claimant") == claimant
     }
 
     static func insertToken(_ db: any SQLExecutor, token: String, app: App, affiliateId: String, programId: String, method: String,

@@ -42,6 +42,10 @@ package struct AffiliatesCapability: Capability {
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
         ["affiliateBindsUnlinked": try db.execute("""
             UPDATE app_account_tokens SET install_id = NULL, click_token = NULL WHERE app_id = \(install.appId) AND install_id = \(install.installId)
+            """),
+         // The click stays taken, by nobody anyone can name.
+         "deferredClickClaims": try db.execute("""
+            UPDATE deferred_click_claims SET claimant = 'forgotten' WHERE app_id = \(install.appId) AND claimant = \("install:" + install.installId)
             """)]
     }
 
@@ -58,5 +62,7 @@ package struct AffiliatesCapability: Capability {
     /// Commissions past their holding period become payable even when nobody reads a balance.
     package func maintain(_ services: ServerServices, policy: RetentionPolicy, now: Int64, report: inout RetentionReport) async throws {
         _ = try await services.store.write { db in try Ledger.releaseDue(db, now: now) }
+        // Deferred binds reach back only as far as clicks keep their address hashes (at most 30 days).
+        _ = try await services.store.write { db in try db.execute("DELETE FROM deferred_click_claims WHERE claimed_at < \(now - 31 * 86_400_000)") }
     }
 }

@@ -10,6 +10,17 @@ enum AffiliatesSchema {
                   sqlite: oneCommissionPerTransactionSQL(now: "CAST(strftime('%s', 'now') AS BIGINT) * 1000"),
                   postgres: oneCommissionPerTransactionSQL(now: "CAST(EXTRACT(EPOCH FROM now()) * 1000 AS BIGINT)")),
         Migration(id: "0022_app_store_2026", sql: appStore2026SQL),
+        // A deferred bind takes its affiliate click for one install (or one anonymous bind), so one tap behind a shared
+        // address does not earn the binds of everyone behind it.
+        Migration(id: "0042_deferred_click_claims", sql: """
+            CREATE TABLE deferred_click_claims (
+                token TEXT PRIMARY KEY,
+                app_id TEXT NOT NULL,
+                claimant TEXT NOT NULL,
+                claimed_at BIGINT NOT NULL
+            );
+            CREATE INDEX deferred_click_claims_by_age ON deferred_click_claims (claimed_at);
+            """),
     ]
 
     /// After step 0015: how many commissions stored twice were marked, and how many of them reversed.

@@ -95,13 +95,24 @@ struct BindHandlers: Sendable {
         var reached = [try await services.addresses.hash(address, at: now)]
         if AddressHasher.day(now - reach) != AddressHasher.day(now) { reached.append(try await services.addresses.hash(address, at: now - reach)) }
         let hashes = reached
+        // A bind without an install id claims its click for itself alone.
+        let claimant = installId.map { "install:" + $0 } ?? "bind:" + Identifier.make("dbd")
         let binding = try await services.store.write { db -> BindResponse in
+            func within(_ row: SQLRow) throws -> Bool { try row.int("created_at") >= now - (try row.int("deferred_minutes")) * Matcher.minute }
+            // The install's own matched click first: it is this device's, whoever else shares the address.
+            var candidates: [SQLRow] = []
+            if let installId, let matched = try AffiliateQueries.matchedAffiliateClick(db, appId: app.id, installId: installId) {
+                candidates.append(matched)
+            }
             for hash in hashes {
-                if let row = try AffiliateQueries.latestAffiliateClick(db, workspaceId: app.workspaceId, appId: app.id, addressHash: hash, since: now - reach),
-                   try row.int("created_at") >= now - (try row.int("deferred_minutes")) * Matcher.minute {
-                    return try Self.mint(db, app: app, referral: row, method: "deferred", clickToken: try row.string("token"), installId: installId,
-                                         attested: attested, now: now)
-                }
+                candidates += try AffiliateQueries.affiliateClicks(db, workspaceId: app.workspaceId, appId: app.id, addressHash: hash,
+                                                                   since: now - reach, installId: installId, claimant: claimant)
+            }
+            // Each click serves one install: the first bind to take it keeps it.
+            for row in candidates where try within(row) {
+                let token = try row.string("token")
+                guard try AffiliateQueries.claimDeferredClick(db, token: token, appId: app.id, claimant: claimant, now: now) else { continue }
+                return try Self.mint(db, app: app, referral: row, method: "deferred", clickToken: token, installId: installId, attested: attested, now: now)
             }
             throw AffiliatesError.noMatch
         }

@@ -294,6 +294,71 @@ struct AffiliateAPITests {
         await w.server.stop()
     }
 
+    @Test("a deferred bind takes an iPhone or iPad click for one install: not a desktop tap, not everyone behind the address, the install's own click first",
+          arguments: StoreBackend.all)
+    func deferredClicksClaimedOnce(_ backend: StoreBackend) async throws {
+        let w = try await Self.world(backend)
+        let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)"
+        let desktop = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15"
+        let first = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/links", json: #"{"programId":"\#(w.program.id)","path":"tap-one"}"#)
+            .decoded(Link.self, status: 201)
+        let second = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/links", json: #"{"programId":"\#(w.program.id)","path":"tap-two"}"#)
+            .decoded(Link.self, status: 201)
+        func tap(_ path: String, _ agent: String, from address: String) async throws -> String {
+            w.clock.advance(seconds: 1)
+            _ = await w.server.client().send("GET", path, headers: [("User-Agent", agent)], remoteAddress: address)
+            return try await w.server.store.read { db in
+                try db.first("SELECT token FROM clicks WHERE kind = 'click' ORDER BY created_at DESC, token LIMIT 1")?.string("token") ?? ""
+            }
+        }
+        func deferred(_ install: String?, from address: String) async -> HTTPResponse {
+            let installField = install.map { #","installId":"\#($0)""# } ?? ""
+            return await w.client.send("POST", "/v1/app-store/bind/deferred",
+                                       body: Array(#"{"surfaceId":"\#(w.production.surface.id)"\#(installField)}"#.utf8), remoteAddress: address)
+        }
+        func boundClick(_ response: HTTPResponse) async throws -> String? {
+            let token = try response.decoded(BindResponse.self).appAccountToken
+            return try await w.server.store.read { db in try db.first("SELECT click_token FROM app_account_tokens WHERE token = \(token)")?.optionalString("click_token") }
+        }
+
+        // A desktop tap on a campus network earns no bind.
+        _ = try await tap("/tap-one", desktop, from: "198.51.100.40")
+        #expect(await deferred("laptop-neighbour", from: "198.51.100.40").errorCode == "no_match")
+
+        // One iPhone tap serves the one install that binds first; a stranger behind the same address gets nothing, and
+        // the same install binding again is served the same click.
+        let tapped = try await tap("/tap-one", iPhone, from: "198.51.100.41")
+        #expect(try await boundClick(await deferred("tapper", from: "198.51.100.41")) == tapped)
+        #expect(await deferred("stranger", from: "198.51.100.41").errorCode == "no_match")
+        #expect(await deferred(nil, from: "198.51.100.41").errorCode == "no_match", "nor a bind that names no install")
+        #expect(try await boundClick(await deferred("tapper", from: "198.51.100.41")) == tapped)
+
+        // Two clicks from one address: the install matched to the older one binds that one, not the newest.
+        let own = try await tap("/tap-one", iPhone, from: "198.51.100.42")
+        w.clock.advance(seconds: 5)
+        let newer = try await tap("/tap-two", iPhone, from: "198.51.100.42")
+        #expect(own != newer)
+        _ = try await w.client.send("POST", "/v1/installs/match",
+                                    body: Array(#"{"installId":"owner","platform":"ios","consent":true,"clickToken":"\#(own)"}"#.utf8),
+                                    remoteAddress: "198.51.100.42").decoded(InstallMatch.self)
+        #expect(try await boundClick(await deferred("owner", from: "198.51.100.42")) == own)
+        #expect(try await boundClick(await deferred("neighbour", from: "198.51.100.42")) == newer, "the other click is still there for another")
+
+        // Many installs behind one address bind at the same instant: one gets the click.
+        let contested = try await tap("/tap-two", iPhone, from: "198.51.100.43")
+        let answers = await withTaskGroup(of: Int.self) { group in
+            for i in 0..<8 { group.addTask { await deferred("racer-\(i)", from: "198.51.100.43").status } }
+            return await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(answers.filter { $0 == 200 }.count == 1 && answers.filter { $0 == 404 }.count == 7, "\(answers)")
+        let binds = try await w.server.store.read { db in
+            try db.first("SELECT COUNT(*) AS n FROM app_account_tokens WHERE click_token = \(contested)")?.int("n")
+        }
+        #expect(binds == 1)
+        #expect(first.url.hasSuffix("/tap-one") && second.url.hasSuffix("/tap-two"))
+        await w.server.stop()
+    }
+
     @Test("the same notification delivered many times at once accrues once", arguments: StoreBackend.all)
     func concurrentDuplicates(_ backend: StoreBackend) async throws {
         let w = try await Self.world(backend)
