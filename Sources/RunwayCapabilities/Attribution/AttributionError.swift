@@ -34,7 +34,7 @@ enum AttributionError: Refusal, Equatable {
             ErrorBody.Detail(code: ErrorCode.revenueRequiresServerKey, message: "\(type) events come from your backend with a server key")
         case .installSecretMismatch:
             ErrorBody.Detail(code: ErrorCode.installSecretMismatch,
-                             message: "this install was made with a secret; send it in LinkRunway-Install-Secret to forget it")
+                             message: "this install's secret is needed: send it in LinkRunway-Install-Secret to forget the install, or as installSecret to match it again")
         case .notAnEventBatch:
             ErrorBody.Detail(code: ErrorCode.invalidField, message: "the body must be {\"events\": [...]}", field: "events")
         }

@@ -240,9 +240,12 @@ struct AttributionHandlers: Sendable {
     private func match(_ input: Matcher.Input) async throws -> InstallMatch {
         var planned = try await services.store.read { db in try Matcher.plan(input, db: db) }
         if let existing = planned.existing {
-            // An install made before its SDK sent secrets takes the first one sent.
-            if let hash = input.secretHash {
-                try await services.store.write { db in try InstallSecrets.keep(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
+            // A simulated install is made with a server key, which may see any install of its workspace.
+            if !input.simulated {
+                try await services.store.write { db in
+                    try InstallSecrets.admitRematch(db, appId: input.app.id, installId: input.installId, presented: input.secretHash,
+                                                    matchedAt: existing.matchedAt, now: input.now)
+                }
             }
             let link = try await existing.linkId.asyncMap { id in try await services.store.read { try LinkRecord.find($0, id: id) } } ?? nil
             return existing.wire(link: link, localPort: services.listening.port)

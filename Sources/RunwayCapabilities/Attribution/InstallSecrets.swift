@@ -4,10 +4,14 @@ import RunwayHTTP
 import RunwayKit
 import RunwayStore
 
-/// The secret a device sends with its install's first match, so that only that device can forget the install with the
-/// app's publishable key (which anyone can read out of the app). Only its SHA-256 is kept; the first one sent for an
-/// install stays. Installs whose SDK never sent one can still be forgotten without it.
+/// The secret a device sends with its install's first match, so that only that device can forget the install, or see
+/// its stored answer again, with the app's publishable key (which anyone can read out of the app). Only its SHA-256 is
+/// kept; the first one sent for an install stays. An install whose SDK sent none takes a first secret only within
+/// `adoptionMilliseconds` of its match; installs that have none can still be forgotten without it.
 enum InstallSecrets {
+    /// How long after its match an install without a secret takes one, and answers a match that proves none.
+    static let adoptionMilliseconds: Int64 = 3_600_000
+
     /// The hash to keep, or nil when none was sent; 400 for one that is not 16 to 128 visible ASCII characters.
     static func hash(_ secret: String?) throws -> String? {
         guard let secret else { return nil }
@@ -23,6 +27,18 @@ enum InstallSecrets {
             INSERT INTO install_secrets (app_id, install_id, secret_hash, created_at) VALUES (\(appId), \(installId), \(hash), \(now))
             ON CONFLICT (app_id, install_id) DO NOTHING
             """)
+    }
+
+    /// Whether a later match of an install may be given its stored answer (and keep the secret it sends, if the install
+    /// has none yet): when it proves the install's secret, or, for an install without one, within an hour of its match.
+    /// Anything else is someone holding the app's key and an install id: 403, and nothing stored is answered.
+    static func admitRematch(_ db: any SQLExecutor, appId: String, installId: String, presented: String?, matchedAt: Int64, now: Int64) throws {
+        if let stored = try db.first("SELECT secret_hash FROM install_secrets WHERE app_id = \(appId) AND install_id = \(installId)")?.string("secret_hash") {
+            guard let presented, ConstantTime.equal(Array(presented.utf8), Array(stored.utf8)) else { throw AttributionError.installSecretMismatch }
+            return
+        }
+        guard now - matchedAt <= adoptionMilliseconds else { throw AttributionError.installSecretMismatch }
+        if let presented { try keep(db, appId: appId, installId: installId, hash: presented, now: now) }
     }
 
     /// 403 `install_secret_mismatch` unless `given` is the install's secret (or the install has none).

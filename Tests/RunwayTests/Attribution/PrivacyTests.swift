@@ -85,7 +85,7 @@ struct PrivacyTests {
         await w.server.stop()
     }
 
-    @Test("a publishable key forgets an install made with a secret only with that secret; the first secret sent stays", arguments: StoreBackend.all)
+    @Test("a publishable key forgets or re-matches an install made with a secret only with that secret; the first secret sent stays", arguments: StoreBackend.all)
     func installSecrets(_ backend: StoreBackend) async throws {
         let w = try await MatchingTests.world(backend)
         let client = w.server.client(w.key)
@@ -97,7 +97,10 @@ struct PrivacyTests {
             await client.send("POST", "/v1/installs/\(install)/forget", headers: secret.map { [("LinkRunway-Install-Secret", $0)] } ?? [], body: Array("{}".utf8))
         }
         #expect(await match("mine", secret: "the-device-secret-0001").status == 200)
-        #expect(await match("mine", secret: "someone-elses-secret-02").status == 200, "a later match cannot replace the secret")
+        let stranger = await match("mine", secret: "someone-elses-secret-02")
+        #expect(stranger.errorCode == "install_secret_mismatch" && !stranger.bodyText.contains("method"), "a later match cannot replace the secret, nor read the answer")
+        #expect(await match("mine", secret: nil).errorCode == "install_secret_mismatch")
+        #expect(await match("mine", secret: "the-device-secret-0001").status == 200, "the device itself asks again")
         #expect(await forget("mine", secret: nil).errorCode == "install_secret_mismatch")
         #expect(await forget("mine", secret: "someone-elses-secret-02").errorCode == "install_secret_mismatch")
         #expect(await w.server.admin.get("/v1/installs/mine/attribution").status == 200, "nothing was deleted")
@@ -112,6 +115,16 @@ struct PrivacyTests {
         #expect(await forget("legacy", secret: "adopted-later-secret-03").status == 200)
         #expect(await match("older", secret: nil).status == 200)
         #expect(await forget("older", secret: nil).status == 200)
+
+        // An hour after its match, an install without a secret takes none, and its answer is no longer given to a
+        // re-match: someone who learnt the install id cannot lock the device out of forgetting it, nor read it.
+        #expect(await match("late", secret: nil).status == 200)
+        #expect(await match("late", secret: nil).status == 200, "the SDK's own retry, soon after")
+        w.clock.advance(seconds: 3_601)
+        #expect(await match("late", secret: "squatters-secret-000004").errorCode == "install_secret_mismatch")
+        #expect(await match("late", secret: nil).errorCode == "install_secret_mismatch")
+        #expect(try await w.server.store.read { try $0.query("SELECT * FROM install_secrets WHERE install_id = 'late'").count } == 0)
+        #expect(await forget("late", secret: nil).status == 200, "the device can still forget it")
         await w.server.stop()
     }
 }
