@@ -11,6 +11,12 @@ enum ConsoleSchema {
             CREATE TABLE console_sign_in_attempts (account_hash TEXT NOT NULL, attempted_at BIGINT NOT NULL);
             CREATE INDEX console_sign_in_attempts_by_account ON console_sign_in_attempts (account_hash, attempted_at);
             """),
+        // Who made each console user (a key id or another user's id), so that removing one, or revoking the key,
+        // removes the users they made too.
+        Migration(id: "0043_console_user_makers", sql: """
+            ALTER TABLE console_users ADD COLUMN created_by TEXT;
+            CREATE INDEX console_users_by_maker ON console_users (created_by) WHERE created_by IS NOT NULL;
+            """)
     ]
 
     /// Console users (a PBKDF2 hash of their password, one workspace each) and console sessions (the hash of the

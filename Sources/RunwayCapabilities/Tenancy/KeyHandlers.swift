@@ -43,12 +43,12 @@ struct KeyHandlers: Sendable {
         let principal = try context.principal()
         let id = try context.parameter("keyId")
         let now = services.clock.nowMilliseconds()
-        let response = try await IdempotencyClaim.write(services.store, context, { db -> APIKey in
+        let (value, response) = try await IdempotencyClaim.write(services.store, context, { db -> (key: APIKey, alsoRevoked: [String]) in
             guard let key = try TenancyQueries.key(db, id: id) else {
                 throw RequestError.notFound("no key \(id)")
             }
             try Self.requireReach(principal, to: key)
-            if key.revokedAt != nil { return key }
+            if key.revokedAt != nil { return (key, []) }
             if key.kind == .admin {
                 // Revocations of admin keys wait here for each other, so two at once cannot leave none.
                 try TenancyQueries.lockAdminKeys(db)
@@ -57,11 +57,14 @@ struct KeyHandlers: Sendable {
                 }
             }
             try TenancyQueries.revokeKey(db, id: id, now: now)
+            // What it made goes with it: the keys and console users made with this key, and what those made.
+            let alsoRevoked = try TenancyQueries.offboard(madeBy: id, sparing: principal.keyId, db, now: now).keys
             var revoked = key
             revoked.revokedAt = Timestamp.iso(now)
-            return revoked
-        }, answer: { try HTTPResponse.json($0) }).response
+            return (revoked, alsoRevoked)
+        }, answer: { try HTTPResponse.json($0.key) })
         services.authenticator.forget(keyId: id)
+        for key in value.alsoRevoked { services.authenticator.forget(keyId: key) }
         return response
     }
 

@@ -20,7 +20,7 @@ enum TenancyError: Refusal, Equatable {
         case .emailTaken(let email):
             ErrorBody.Detail(code: ErrorCode.emailTaken, message: "\(email) already has a console user")
         case .lastAdminKey:
-            ErrorBody.Detail(code: ErrorCode.lastAdminKey, message: "this is the last admin key; create another before revoking it")
+            ErrorBody.Detail(code: ErrorCode.lastAdminKey, message: "no admin key would be left (the keys a key made are revoked with it); create another admin key before revoking it")
         case .passwordHashingBusy:
             ErrorBody.Detail(code: ErrorCode.storeUnavailable, message: "password hashing is busy; retry in a second")
         }

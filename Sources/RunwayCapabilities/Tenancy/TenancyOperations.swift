@@ -53,7 +53,8 @@ extension Operation {
         responses: [.json(200, APIKey.self, "The key.")])
 
     static let revokeKey = Operation(
-        id: "revokeKey", summary: "Revoke an API key at once (idempotent)", tag: "Keys", access: Access.management,
+        id: "revokeKey", summary: "Revoke an API key at once (idempotent), with the keys and console users it made (and what those made), except the caller's own key",
+        tag: "Keys", access: Access.management,
         responses: [.json(200, APIKey.self, "The revoked key.")], errors: [409], idempotent: true)
 
     static let whoAmI = Operation(
@@ -71,7 +72,7 @@ extension Operation {
         query: [QueryParameterDoc("workspaceId", "Only this workspace's.")] + pageQuery, errors: [404])
 
     static let deleteUser = Operation(
-        id: "deleteUser", summary: "Remove a console user: their sessions end and the keys they made (and the keys those made) are revoked at once",
+        id: "deleteUser", summary: "Remove a console user: their sessions end, and the keys and console users they made (and what those made) go at once",
         tag: "Users", access: Access.management,
         responses: [ResponseDoc(status: 204, description: "Removed.")])
 }

@@ -113,27 +113,45 @@ enum TenancyQueries {
         try db.execute("UPDATE api_keys SET revoked_at = \(now) WHERE id = \(id)")
     }
 
-    /// Revokes the keys `maker` (a console user or a key) made, and the keys those made, in turn; returns their ids.
-    static func revokeKeys(madeBy maker: String, _ db: any SQLExecutor, now: Int64) throws -> [String] {
-        var revoked: [String] = []
-        var makers = [maker]
-        while !makers.isEmpty, revoked.count < 100_000 {
-            var next: [String] = []
-            for maker in makers {
-                next += try db.query("SELECT id FROM api_keys WHERE created_by = \(maker) AND revoked_at IS NULL").map { try $0.string("id") }
-                try db.execute("UPDATE api_keys SET revoked_at = \(now) WHERE created_by = \(maker) AND revoked_at IS NULL")
-            }
-            revoked += next
-            makers = next
-        }
-        return revoked
+    /// What an offboarding took with it: the keys revoked and the console users removed.
+    struct Offboarded {
+        var keys: [String] = []
+        var users: [String] = []
     }
 
-    /// Stores a console user with the PBKDF2 hash of their password.
-    static func insertUser(_ db: any SQLExecutor, _ user: ConsoleUser, passwordHash hash: String, now: Int64) throws {
+    /// Revokes the keys and removes the console users that `maker` (a console user or a key) made, and what those
+    /// made, in turn, except `sparing` (the caller doing it) and what it made: a key made with the old one revokes the
+    /// old one and stays. Refused with `lastAdminKey` when no admin key would be left.
+    static func offboard(madeBy maker: String, sparing: String? = nil, _ db: any SQLExecutor, now: Int64) throws -> Offboarded {
+        let spared = sparing ?? ""
+        try lockAdminKeys(db)
+        var gone = Offboarded()
+        var makers = [maker]
+        while !makers.isEmpty, gone.keys.count + gone.users.count < 100_000 {
+            var next: [String] = []
+            for maker in makers {
+                let keys = try db.query("SELECT id FROM api_keys WHERE created_by = \(maker) AND revoked_at IS NULL AND id <> \(spared)")
+                    .map { try $0.string("id") }
+                try db.execute("UPDATE api_keys SET revoked_at = \(now) WHERE created_by = \(maker) AND revoked_at IS NULL AND id <> \(spared)")
+                let users = try db.query("SELECT id FROM console_users WHERE created_by = \(maker) AND id <> \(spared)").map { try $0.string("id") }
+                for user in users { try deleteUser(db, id: user) }
+                gone.keys += keys
+                gone.users += users
+                next += keys + users
+            }
+            makers = next
+        }
+        if try db.first("SELECT COUNT(*) AS n FROM api_keys WHERE kind = 'admin' AND revoked_at IS NULL")?.int("n") == 0 {
+            throw TenancyError.lastAdminKey
+        }
+        return gone
+    }
+
+    /// Stores a console user with the PBKDF2 hash of their password, and who made them.
+    static func insertUser(_ db: any SQLExecutor, _ user: ConsoleUser, passwordHash hash: String, createdBy: String?, now: Int64) throws {
         try db.execute("""
-            INSERT INTO console_users (id, workspace_id, email, password_hash, created_at)
-            VALUES (\(user.id), \(user.workspaceId), \(user.email), \(hash), \(now))
+            INSERT INTO console_users (id, workspace_id, email, password_hash, created_at, created_by)
+            VALUES (\(user.id), \(user.workspaceId), \(user.email), \(hash), \(now), \(createdBy))
             """)
     }
 

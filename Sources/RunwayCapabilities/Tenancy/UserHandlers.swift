@@ -34,7 +34,7 @@ struct UserHandlers: Sendable {
         let now = services.clock.nowMilliseconds()
         let user = ConsoleUser(id: Identifier.make("usr"), workspaceId: workspaceId, email: email, createdAt: Timestamp.iso(now))
         do {
-            try await services.store.write { db in try TenancyQueries.insertUser(db, user, passwordHash: hash, now: now) }
+            try await services.store.write { db in try TenancyQueries.insertUser(db, user, passwordHash: hash, createdBy: principal.keyId, now: now) }
         } catch StoreError.conflict {
             throw TenancyError.emailTaken(email)
         } catch StoreError.constraint {
@@ -55,15 +55,15 @@ struct UserHandlers: Sendable {
         let principal = try context.principal()
         let id = try context.parameter("userId")
         let now = services.clock.nowMilliseconds()
-        let revoked = try await services.store.write { db -> [String] in
+        let gone = try await services.store.write { db -> TenancyQueries.Offboarded in
             guard let workspaceId = try TenancyQueries.userWorkspace(db, id: id) else {
                 throw RequestError.notFound("no user \(id)")
             }
             try principal.requireWorkspace(workspaceId)
             try TenancyQueries.deleteUser(db, id: id)
-            return try TenancyQueries.revokeKeys(madeBy: id, db, now: now)
+            return try TenancyQueries.offboard(madeBy: id, sparing: principal.keyId, db, now: now)
         }
-        for key in revoked { services.authenticator.forget(keyId: key) }
+        for key in gone.keys { services.authenticator.forget(keyId: key) }
         return HTTPResponse(status: 204)
     }
 }

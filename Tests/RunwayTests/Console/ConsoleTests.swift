@@ -484,6 +484,56 @@ struct ConsoleTests {
         await server.stop()
     }
 
+    @Test("offboarding reaches what was made: a removed user's users, a revoked key's keys and users; the caller's own key and a last admin key stay")
+    func offboardingCascades() async throws {
+        let (server, admin, csrf, ws) = try await Self.signedIn()
+        func addUser(_ visitor: Visitor, _ email: String) async throws -> String {
+            let added = await visitor.send("POST", "/console/users", form: [("csrf", await visitor.csrf()), ("ws", ws), ("email", email)])
+            return try #require(added.bodyText.range(of: #"<p class="secret">[A-Za-z0-9]{20}</p>"#, options: .regularExpression)
+                .map { String(added.bodyText[$0].dropFirst(18).prefix(20)) })
+        }
+        func users() async throws -> [String] {
+            try await server.admin.get("/v1/users?workspaceId=\(ws)&limit=100").decoded(Page<ConsoleUser>.self).items.map(\.email)
+        }
+        _ = csrf
+        // Lou, added by the admin, adds Max; Max signs in.
+        let lou = Visitor(server.application)
+        lou.address = "203.0.113.51"
+        #expect(await lou.signIn(email: "lou@example.com", password: try await addUser(admin, "lou@example.com")).status == 303)
+        let max = Visitor(server.application)
+        max.address = "203.0.113.52"
+        #expect(await max.signIn(email: "max@example.com", password: try await addUser(lou, "max@example.com")).status == 303)
+        // A server key Lou made adds Sam and a key of its own.
+        let made = await lou.send("POST", "/console/keys", form: [("csrf", await lou.csrf()), ("ws", ws), ("kind", "server"), ("name", "lou's key")])
+        let lousKey = try #require(made.bodyText.range(of: #"lr_sk_[A-Za-z0-9_]+"#, options: .regularExpression).map { String(made.bodyText[$0]) })
+        let lousKeyId = try await server.client(lousKey).get("/v1/me").decoded(WhoAmI.self).keyId
+        _ = try await server.client(lousKey).post("/v1/users", json: #"{"workspaceId":"\#(ws)","email":"sam@example.com","password":"sam's long password"}"#)
+            .decoded(ConsoleUser.self, status: 201)
+        let grandchild = try await server.client(lousKey).post("/v1/keys", json: #"{"kind":"server","name":"made by lou's key"}"#).decoded(CreatedKey.self, status: 201)
+        #expect(try await users().sorted() == ["lou@example.com", "max@example.com", "sam@example.com"])
+
+        // Revoking Lou's key takes the user and the key it made.
+        #expect(try await server.admin.send("POST", "/v1/keys/\(lousKeyId)/revoke").status == 200)
+        #expect(await server.client(grandchild.secret).get("/v1/me").status == 401)
+        #expect(try await users().sorted() == ["lou@example.com", "max@example.com"], "Sam, made with the revoked key, is gone")
+        // Removing Lou takes Max, whose session ends at once.
+        let louId = try #require(try await server.admin.get("/v1/users?workspaceId=\(ws)&limit=100").decoded(Page<ConsoleUser>.self).items.first { $0.email == "lou@example.com" }).id
+        #expect(try await server.admin.send("DELETE", "/v1/users/\(louId)").status == 204)
+        #expect(try await users().isEmpty)
+        #expect(await max.send("GET", "/console/keys?ws=\(ws)").status == 303, "Max's session ended with Lou")
+
+        // Rotating the first admin key: the new one, made with it, revokes it and stays.
+        let rotated = try await server.admin.post("/v1/keys", json: #"{"kind":"admin","name":"rotated"}"#).decoded(CreatedKey.self, status: 201)
+        let firstId = try await server.admin.get("/v1/me").decoded(WhoAmI.self).keyId
+        let byFirst = try await server.admin.post("/v1/keys", json: #"{"kind":"server","workspaceId":"\#(ws)","name":"made by the first"}"#).decoded(CreatedKey.self, status: 201)
+        #expect(await server.admin.send("POST", "/v1/keys/\(firstId)/revoke").errorCode == "last_admin_key",
+                "revoked by itself it would take the rotated key with it, and no admin key would be left")
+        #expect(try await server.client(rotated.secret).send("POST", "/v1/keys/\(firstId)/revoke").status == 200)
+        #expect(await server.client(rotated.secret).get("/v1/me").status == 200, "the caller's own key is spared")
+        #expect(await server.client(byFirst.secret).get("/v1/me").status == 401, "the other keys the first made go with it")
+        await server.stop()
+    }
+
     @Test("users are added with a password shown once that signs in, and removing one ends their session")
     func userPages() async throws {
         let (server, admin, csrf, ws) = try await Self.signedIn()
