@@ -8,6 +8,21 @@ import RunwayStore
 /// What apps call with their publishable key: resolve a link that opened them, share a place, get a referral code.
 struct ClientLinkHandlers: Sendable {
     let services: ServerServices
+    /// Shares a day, in each process: per install, far more than a person shares; per app, so that the publishable key
+    /// (anyone has it) cannot fill a domain with links.
+    let sharesPerInstall: RateLimiter
+    let sharesPerApp: RateLimiter
+
+    static let sharesPerInstallPerDay = 100
+    static let sharesPerAppPerDay = 100_000
+
+    init(services: ServerServices) {
+        self.services = services
+        sharesPerInstall = RateLimiter(capacity: Double(Self.sharesPerInstallPerDay), perSecond: Double(Self.sharesPerInstallPerDay) / 86_400,
+                                       clock: services.monotonic)
+        sharesPerApp = RateLimiter(capacity: Double(Self.sharesPerAppPerDay), perSecond: Double(Self.sharesPerAppPerDay) / 86_400,
+                                   clock: services.monotonic)
+    }
 
     /// Letters and digits people cannot confuse: no 0/O, 1/I/L.
     static let referralAlphabet: [Character] = Array("23456789ABCDEFGHJKMNPQRSTUVWXYZ")
@@ -60,6 +75,12 @@ struct ClientLinkHandlers: Sendable {
             throw AccessError.keyKindForbidden(
                 "a share takes its preview from the app's link to the same appPath; previews are set with a server key",
                 field: "preview")
+        }
+        if let installId, let wait = sharesPerInstall.take(appId + "|" + installId) {
+            throw RateLimited(seconds: wait, what: "shares from this install today (\(Self.sharesPerInstallPerDay) a day)")
+        }
+        if let wait = sharesPerApp.take(appId) {
+            throw RateLimited(seconds: wait, what: "shares of this app today (\(Self.sharesPerAppPerDay) a day)")
         }
         let now = services.clock.nowMilliseconds()
         let (link, response) = try await IdempotencyClaim.write(services.store, context, { db -> LinkRecord in

@@ -33,6 +33,10 @@ final class LinkDirectory: Sendable {
     private let links = Mutex<[String: Entry<LinkRecord>]>([:])
     private let apps = Mutex<[String: Entry<App>]>([:])
     private let appsByStoreId = Mutex<[String: Entry<[AppOwner]>]>([:])
+    /// Each domain's `apple-app-site-association` body: anyone may ask for it, and it reads every link of the domain.
+    private let associations = Mutex<[String: Entry<[UInt8]>]>([:])
+    /// How long another process's change takes to show in an association file (this process's shows at once).
+    static let associationTTL: Duration = .seconds(60)
     private static let limit = 100_000
 
     init(store: any Store, clock: MonotonicClock = .system, ttl: Duration = .seconds(5)) {
@@ -100,10 +104,34 @@ final class LinkDirectory: Sendable {
         return age < (entry.value == nil ? negativeTTL : ttl) ? .some(entry.value) : nil
     }
 
-    /// Forgets what this process cached about a link (after it changed) or a hostname.
-    func forget(link: LinkRecord) { links.withLock { _ = $0.removeValue(forKey: link.domain + "/" + LinkRecord.key(link.path)) } }
-    func forget(hostname: String) { domains.withLock { _ = $0.removeValue(forKey: hostname) } }
-    func forget(appId: String) { apps.withLock { _ = $0.removeValue(forKey: appId) } }
+    /// The association file of `hostname`, made by `make` when it is not cached or older than `associationTTL`.
+    func association(hostname: String, make: @Sendable () async throws -> [UInt8]) async throws -> [UInt8] {
+        let now = clock.now()
+        if let entry = associations.withLock({ $0[hostname] }), let body = entry.value, entry.loadedAt.duration(to: now) < Self.associationTTL {
+            return body
+        }
+        let body = try await make()
+        associations.withLock { entries in
+            if entries.count >= Self.limit { entries.removeAll() }
+            entries[hostname] = Entry(value: body, loadedAt: now)
+        }
+        return body
+    }
+
+    /// Forgets what this process cached about a link (after it changed) or a hostname, its domain's association file
+    /// with it; an app's change (its identity, its platforms) makes every association file be made again.
+    func forget(link: LinkRecord) {
+        links.withLock { _ = $0.removeValue(forKey: link.domain + "/" + LinkRecord.key(link.path)) }
+        associations.withLock { _ = $0.removeValue(forKey: link.domain) }
+    }
+    func forget(hostname: String) {
+        domains.withLock { _ = $0.removeValue(forKey: hostname) }
+        associations.withLock { _ = $0.removeValue(forKey: hostname) }
+    }
+    func forget(appId: String) {
+        apps.withLock { _ = $0.removeValue(forKey: appId) }
+        associations.withLock { $0.removeAll() }
+    }
     func forget(appStoreId: String) { appsByStoreId.withLock { _ = $0.removeValue(forKey: appStoreId) } }
 
     private func cached<Value: Sendable>(_ cache: borrowing Mutex<[String: Entry<Value>]>, _ key: String,

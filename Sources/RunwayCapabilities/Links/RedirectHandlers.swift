@@ -182,8 +182,20 @@ struct RedirectHandlers: Sendable {
     /// (matched without case), or the whole domain but the server's own routes when it has very many.
     func appleAppSiteAssociation(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let domain = try await domain(request)
-        let now = services.clock.nowMilliseconds()
-        let rows = try await services.store.read { db in try LinkQueries.associatedPaths(db, domain, now: now) }
+        // Cached per domain until one of its links or an app changes: every unauthenticated GET would read them all.
+        let body = try await services.links.association(hostname: domain.hostname) { [services] in
+            let now = services.clock.nowMilliseconds()
+            let rows = try await services.store.read { db in try LinkQueries.associatedPaths(db, domain, now: now) }
+            return Self.association(rows).serializedBytes()
+        }
+        var response = HTTPResponse(status: 200, body: body)
+        response.headers.set("Content-Type", "application/json")
+        response.headers.set("Cache-Control", "public, max-age=3600")
+        return response
+    }
+
+    /// The association file's JSON for a domain's links.
+    static func association(_ rows: [(appID: String, platforms: String, path: String)]) -> JSONValue {
         var order: [String] = []
         var paths: [String: [String]] = [:]
         for row in rows where row.platforms.split(separator: ",").contains(where: { $0 != "tvos" }) {
@@ -193,7 +205,7 @@ struct RedirectHandlers: Sendable {
         let details: [JSONValue] = order.map { appID in
             let appPaths = paths[appID] ?? []
             let components: [JSONValue]
-            if appPaths.count > Self.componentLimit {
+            if appPaths.count > componentLimit {
                 components = LinkValidate.reservedSegments.sorted().map { .object([("/", .string("/\($0)/*")), ("exclude", true)]) }
                     + [.object([("/", "/*"), ("caseSensitive", false)])]
             } else {
@@ -201,9 +213,7 @@ struct RedirectHandlers: Sendable {
             }
             return .object([("appIDs", .array([.string(appID)])), ("components", .array(components))])
         }
-        var response = HTTPResponse.json(.object([("applinks", .object([("details", .array(details))]))]))
-        response.headers.set("Cache-Control", "public, max-age=3600")
-        return response
+        return .object([("applinks", .object([("details", .array(details))]))])
     }
 
     /// Digital Asset Links for the workspace's apps that have an Android identity.

@@ -22,6 +22,22 @@ struct LinkClientTests {
         #expect(Set(same).count == 1000 && Set(same.map { $0.prefix(8) }).count == 1)
     }
 
+    @Test("shares are capped per install and per app a day, so the app's key cannot fill a domain with links")
+    func sharesCapped() async throws {
+        let server = try await TestServer.start()
+        let app = try await server.createApp(in: server.defaultWorkspace.id)
+        let client = server.client(try await server.createKey(.publishable, app: app.id).secret)
+        var statuses: [Int] = []
+        for i in 0...ClientLinkHandlers.sharesPerInstallPerDay {
+            statuses.append(await client.post("/v1/shares", json: #"{"installId":"sharer","appPath":"/p/\#(i)"}"#).status)
+        }
+        #expect(statuses.dropLast().allSatisfy { $0 == 201 } && statuses.last == 429, "\(Set(statuses))")
+        let refused = await client.post("/v1/shares", json: #"{"installId":"sharer","appPath":"/p/x"}"#)
+        #expect(refused.errorCode == "rate_limited" && refused.bodyText.contains("this install"))
+        #expect(await client.post("/v1/shares", json: #"{"installId":"another","appPath":"/p/y"}"#).status == 201)
+        await server.stop()
+    }
+
     @Test("the AASA names each app once with its live links' paths, as JSON, never redirected", arguments: StoreBackend.all)
     func appleAppSiteAssociation(_ backend: StoreBackend) async throws {
         let server = try await TestServer.start(backend)
@@ -49,6 +65,28 @@ struct LinkClientTests {
             #expect(byApp["ZYXWV98765.com.example.second"]?.compactMap { $0["/"]?.stringValue } == ["/other"])
         }
         #expect(await server.follow("/.well-known/apple-app-site-association", userAgent: nil, host: "unknown.example").status == 404)
+        await server.stop()
+    }
+
+    @Test("the association file is made once per domain: a change here shows at once, one made by another process within a minute")
+    func associationCached() async throws {
+        let clock = ManualClock()
+        let server = try await TestServer.start(monotonic: clock.monotonic)
+        let ws = server.defaultWorkspace.id
+        let app = try await server.createApp(in: ws)
+        let summer = try await server.createLink(#"{"workspaceId":"\#(ws)","appId":"\#(app.id)","path":"summer"}"#)
+        func paths() async throws -> [String] {
+            let document = try #require(await server.follow("/.well-known/apple-app-site-association", userAgent: nil).json)
+            return document["applinks"]?["details"]?.arrayValue?.first?["components"]?.arrayValue?.compactMap { $0["/"]?.stringValue } ?? []
+        }
+        #expect(try await paths() == ["/summer"])
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","appId":"\#(app.id)","path":"winter"}"#)
+        #expect(try await paths() == ["/summer", "/winter"], "a link made through this process shows at once")
+        // Another process renames a link: this one answers from its copy until the minute is up.
+        try await server.store.write { db in try db.execute("UPDATE links SET path = 'autumn' WHERE id = \(summer.id)") }
+        #expect(try await paths() == ["/summer", "/winter"], "served from the cache, not read again")
+        clock.advance(seconds: 61)
+        #expect(try await paths().sorted() == ["/autumn", "/winter"])
         await server.stop()
     }
 
