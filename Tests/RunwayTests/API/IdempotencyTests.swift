@@ -147,6 +147,9 @@ struct IdempotencyTests {
         let server = try await TestServer.start(backend)
         let now = server.services.clock.nowMilliseconds()
         let here = ServerInstance.current
+        // Claims made "now" are planted an hour ahead, so they stay within the minute however slowly a loaded machine
+        // runs this test; only the claim meant to be abandoned is planted in the past.
+        let fresh = now + 3_600_000
         @Sendable func send(_ key: String, _ bundle: String) async -> HTTPResponse {
             await server.admin.post("/v1/apps", json: Self.appBody(server.defaultWorkspace.id, bundle: bundle), headers: [("Idempotency-Key", key)])
         }
@@ -155,14 +158,14 @@ struct IdempotencyTests {
         let finished = try Subprocess("/bin/true", [])
         finished.wait()
         let gone = ServerInstance(id: "inst_gone", machine: here.machine, pid: finished.pid, startTicks: here.startTicks)
-        try await Self.plantClaim(server, key: "gone", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.gone"), owner: gone.owner, createdAt: now)
+        try await Self.plantClaim(server, key: "gone", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.gone"), owner: gone.owner, createdAt: fresh)
         #expect(await send("gone", "com.idem.gone").status == 201)
 
         // This very process (as good as another live one), and a reused pid: the start time tells them apart.
-        try await Self.plantClaim(server, key: "alive", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.alive"), owner: here.owner, createdAt: now)
+        try await Self.plantClaim(server, key: "alive", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.alive"), owner: here.owner, createdAt: fresh)
         #expect(await send("alive", "com.idem.alive").errorCode == "idempotency_key_in_use")
         let reused = ServerInstance(id: "inst_reused", machine: here.machine, pid: here.pid, startTicks: here.startTicks + 1)
-        try await Self.plantClaim(server, key: "reused", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.reused"), owner: reused.owner, createdAt: now)
+        try await Self.plantClaim(server, key: "reused", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.reused"), owner: reused.owner, createdAt: fresh)
         #expect(await send("reused", "com.idem.reused").status == 201)
 
         // Another machine: its heartbeat decides, and without one the claim is held for a minute.
@@ -171,14 +174,14 @@ struct IdempotencyTests {
             // A heartbeat from the future stays fresh however slowly this test runs.
             try db.execute("INSERT INTO server_instances (id, owner, started_at, heartbeat_at) VALUES ('inst_far', \(far.owner), 0, \(now + 3_600_000))")
         }
-        try await Self.plantClaim(server, key: "far", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.far"), owner: far.owner, createdAt: now)
+        try await Self.plantClaim(server, key: "far", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.far"), owner: far.owner, createdAt: fresh)
         #expect(await send("far", "com.idem.far").errorCode == "idempotency_key_in_use")
         try await server.store.write { db in
             try db.execute("UPDATE server_instances SET heartbeat_at = \(now - ServerInstance.heartbeatFreshMilliseconds - 1000) WHERE id = 'inst_far'")
         }
         #expect(await send("far", "com.idem.far").status == 201)
         let silent = ServerInstance(id: "inst_silent", machine: "elsewhere/boot", pid: 1, startTicks: 1)
-        try await Self.plantClaim(server, key: "silent", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.silent"), owner: silent.owner, createdAt: now)
+        try await Self.plantClaim(server, key: "silent", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.silent"), owner: silent.owner, createdAt: fresh)
         #expect(await send("silent", "com.idem.silent").errorCode == "idempotency_key_in_use")
         try await Self.plantClaim(server, key: "old", body: Self.appBody(server.defaultWorkspace.id, bundle: "com.idem.old"), owner: silent.owner,
                                   createdAt: now - IdempotencyMiddleware.abandonedMilliseconds - 1)
