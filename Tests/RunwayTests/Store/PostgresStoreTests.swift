@@ -71,6 +71,11 @@ struct PostgresStoreTests {
     func poolWaitTimeout() async throws {
         let location = try await StoreBackend.postgres.makeLocation()
         let store = PostgresStore(url: location.url, options: .init(readers: 1, queueTimeout: 0.2))
+        // The reader connects first, so the held read below is taken at once: on a loaded machine opening the
+        // connection alone can take longer than the 0.2 s a read may wait.
+        var connected = false
+        for _ in 0..<50 where !connected { connected = (try? await store.read { try $0.query("SELECT 1 AS one") }) != nil }
+        #expect(connected)
         // The reader is held until the test lets it go, and the second read is let through only once it has sat in
         // the queue past its timeout, however slowly this machine runs.
         let started = Atomic<Bool>(false)
