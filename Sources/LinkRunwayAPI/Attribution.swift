@@ -18,15 +18,20 @@ public struct MatchInstallRequest: Codable, Sendable {
     /// withdrawn and given again): the new id is registered unmatched and left out of install counts. It names no
     /// earlier id.
     public var returning: Bool?
-    /// StoreKit 2's `AppTransaction.appTransactionID`, kept with the install so purchases can later be joined to it.
-    /// Ignored when `returning` is true.
+    /// StoreKit 2's `AppTransaction.appTransactionID` as the client reports it: kept with the install, never used to
+    /// credit a purchase. Ignored when `returning` is true or `signedAppTransaction` is sent.
     public var appTransactionId: String?
+    /// `AppTransaction.shared`'s `jwsRepresentation`: verified to Apple's root for the app's bundle id, App Store id
+    /// and environment, its id is owned by the first install that proves it, and purchases made without the bind's
+    /// appAccountToken are credited through it. Ignored when `returning` is true.
+    public var signedAppTransaction: String?
 
     public init(installId: String, platform: String, osVersion: String? = nil, language: String? = nil, consent: Bool,
                 clickToken: String? = nil, attestation: String? = nil, installSecret: String? = nil, returning: Bool? = nil,
-                appTransactionId: String? = nil) {
+                appTransactionId: String? = nil, signedAppTransaction: String? = nil) {
         self.returning = returning
         self.appTransactionId = appTransactionId
+        self.signedAppTransaction = signedAppTransaction
         self.installId = installId
         self.platform = platform
         self.osVersion = osVersion
@@ -51,8 +56,10 @@ extension MatchInstallRequest: DescribedWireType {
         "installSecret": FieldNote("A random secret the device keeps; forgetting the install then needs it in LinkRunway-Install-Secret.",
                                    pattern: "^[!-~]{16,128}$", minLength: 16, maxLength: 128),
         "returning": FieldNote("This device reported its installation before, under an id it has since deleted: register unmatched and leave out of install counts."),
-        "appTransactionId": FieldNote("StoreKit 2's AppTransaction.appTransactionID, kept with the install (ignored when returning).",
+        "appTransactionId": FieldNote("StoreKit 2's AppTransaction.appTransactionID as reported: kept with the install, never used to credit a purchase (ignored when returning or signedAppTransaction is sent).",
                                       pattern: "^[A-Za-z0-9-]{1,64}$", minLength: 1, maxLength: 64),
+        "signedAppTransaction": FieldNote("AppTransaction.shared's jwsRepresentation, verified to Apple's root for the app's bundle id, App Store id and environment; the first install to prove its id owns it (ignored when returning).",
+                                          minLength: 1, maxLength: 16_384),
     ]
 }
 

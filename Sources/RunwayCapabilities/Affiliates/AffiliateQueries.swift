@@ -196,18 +196,6 @@ enum AffiliateQueries {
             """)
     }
 
-    /// The newest bind of the install the SDK reported with this app transaction id (a purchase made without the
-    /// bind's appAccountToken is still joined to its install this way), with what `tokenBinding` gives.
-    static func appTransactionBinding(_ db: any SQLExecutor, appTransactionId: String, appId: String) throws -> SQLRow? {
-        try db.first("""
-            SELECT t.token, t.affiliate_id, t.program_id, p.commission, p.hold_days FROM installs i
-            JOIN app_account_tokens t ON t.app_id = i.app_id AND t.install_id = i.install_id
-            JOIN affiliate_programs p ON p.id = t.program_id
-            WHERE i.app_id = \(appId) AND i.app_transaction_id = \(appTransactionId)
-            ORDER BY t.created_at DESC, t.token LIMIT 1
-            """)
-    }
-
     /// Locks the token's row until the transaction ends.
     static func lockToken(_ db: any SQLExecutor, token: String, appId: String) throws {
         try db.execute("UPDATE app_account_tokens SET method = method WHERE token = \(token) AND app_id = \(appId)")

@@ -13,6 +13,8 @@ package struct AffiliatesCapability: Capability {
 
     package func routes(_ services: ServerServices) -> [Route] {
         services.metrics.declareCounter("linkrunway_app_store_notifications_total", help: "App Store notifications, by status.")
+        services.metrics.declareCounter("linkrunway_app_transactions_total",
+                                        help: "Signed app transactions sent with matches, by outcome: owner, disputed (another install proved the id first) or refused.")
         let affiliates = AffiliateHandlers(services: services)
         let binds = BindHandlers(services: services)
         let notifications = NotificationHandlers(services: services)
@@ -46,7 +48,8 @@ package struct AffiliatesCapability: Capability {
          // The click stays taken, by nobody anyone can name.
          "deferredClickClaims": try db.execute("""
             UPDATE deferred_click_claims SET claimant = 'forgotten' WHERE app_id = \(install.appId) AND claimant = \("install:" + install.installId)
-            """)]
+            """),
+         "appTransactionClaims": try AppTransactionOwnership.forget(appId: install.appId, installId: install.installId, db)]
     }
 
     package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {

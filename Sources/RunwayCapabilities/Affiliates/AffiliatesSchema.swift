@@ -21,6 +21,28 @@ enum AffiliatesSchema {
             );
             CREATE INDEX deferred_click_claims_by_age ON deferred_click_claims (claimed_at);
             """),
+        // App transaction ids proven by Apple's signature: the first install to prove one owns it, later ones dispute it.
+        Migration(id: "0044_app_transaction_owners", sql: """
+            CREATE TABLE app_transaction_owners (
+                app_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                app_transaction_id TEXT NOT NULL,
+                install_id TEXT NOT NULL,
+                proven_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, environment, app_transaction_id)
+            );
+            CREATE INDEX app_transaction_owners_by_install ON app_transaction_owners (app_id, install_id);
+            CREATE TABLE app_transaction_disputes (
+                app_id TEXT NOT NULL,
+                environment TEXT NOT NULL,
+                app_transaction_id TEXT NOT NULL,
+                install_id TEXT NOT NULL,
+                owner_install_id TEXT NOT NULL,
+                reported_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, environment, app_transaction_id, install_id)
+            );
+            CREATE INDEX app_transaction_disputes_by_install ON app_transaction_disputes (app_id, install_id);
+            """),
     ]
 
     /// After step 0015: how many commissions stored twice were marked, and how many of them reversed.

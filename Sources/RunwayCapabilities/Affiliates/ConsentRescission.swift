@@ -52,6 +52,7 @@ enum ConsentRescission {
             WHERE app_transaction_id = \(appTransactionId) AND \(commissionsOfApp)
             """)
         counts["installs"] = try db.execute("UPDATE installs SET app_transaction_id = NULL WHERE app_id = \(appId) AND app_transaction_id = \(appTransactionId)")
+        counts["appTransactionClaims"] = try AppTransactionOwnership.rescind(appId: appId, appTransactionId: appTransactionId, db)
         counts["notifications"] = try db.execute("""
             UPDATE app_store_notifications SET app_transaction_id = NULL
             WHERE app_transaction_id = \(appTransactionId) AND surface_id IN (SELECT id FROM app_store_surfaces WHERE app_id = \(appId))

@@ -113,12 +113,14 @@ struct NotificationHandlers: Sendable {
     }
 
     /// What a payment, refund or reversal posts, for the affiliate the purchase is bound to: by the appAccountToken
-    /// minted at bind, or else by the install whose app transaction the purchase belongs to.
+    /// minted at bind, or else by the oldest bind of the install that proved the purchase's app transaction id.
     static func post(_ db: any SQLExecutor, type: String, transaction: AppStoreTransaction, transactionId: String, surface: Surface, uuid: String,
                      now: Int64, result: AppStoreNotificationResult) throws -> AppStoreNotificationResult {
         var result = result
         let binding = try transaction.appAccountToken.flatMap { token in try AffiliateQueries.tokenBinding(db, token: token, appId: surface.app.id) }
-            ?? transaction.appTransactionId.flatMap { id in try AffiliateQueries.appTransactionBinding(db, appTransactionId: id, appId: surface.app.id) }
+            ?? transaction.appTransactionId.flatMap { id in
+                try AppTransactionOwnership.binding(db, appTransactionId: id, appId: surface.app.id, environment: surface.environment)
+            }
         guard let binding else {
             result.status = "unattributed"
             return result

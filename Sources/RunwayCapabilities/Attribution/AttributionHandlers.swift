@@ -35,6 +35,18 @@ struct AttributionHandlers: Sendable {
                                          simulated: false, returning: body.returning ?? false)
         input.returning = body.returning ?? false
         input.appTransactionId = try Self.appTransactionId(body.appTransactionId)
+        if let signed = body.signedAppTransaction, !input.returning {
+            switch AppTransactionOwnership.verify(signed, app: app, verifier: services.appStoreVerifier, now: services.clock.now()) {
+            case .verified(let proof):
+                input.appTransactionProof = proof
+                input.appTransactionId = proof.appTransactionId
+            case .refused(let status):
+                // The install is still matched: a misconfigured app must not stop attribution. The id proves nothing.
+                input.appTransactionId = nil
+                services.metrics.increment("linkrunway_app_transactions_total", labels: [("outcome", "refused")])
+                services.logger.warn("signed app transaction refused", ["appId": .string(app.id), "status": .string(status)])
+            }
+        }
         input.secretHash = try InstallSecrets.hash(body.installSecret)
         input.attested = app.attestation.policy != "off" && AttestationToken.attests(body.attestation, appId: app.id, installId: input.installId, secrets: services.secrets,
                                                   now: services.clock.now())
@@ -242,10 +254,12 @@ struct AttributionHandlers: Sendable {
         if let existing = planned.existing {
             // A simulated install is made with a server key, which may see any install of its workspace.
             if !input.simulated {
-                try await services.store.write { db in
+                let claim = try await services.store.write { db in
                     try InstallSecrets.admitRematch(db, appId: input.app.id, installId: input.installId, presented: input.secretHash,
                                                     matchedAt: existing.matchedAt, now: input.now)
+                    return try claimAppTransaction(input, db)
                 }
+                countClaim(claim)
             }
             let link = try await existing.linkId.asyncMap { id in try await services.store.read { try LinkRecord.find($0, id: id) } } ?? nil
             return existing.wire(link: link, localPort: services.listening.port)
@@ -253,23 +267,36 @@ struct AttributionHandlers: Sendable {
         planned.expectedExplanation = Matcher.explain(input, plan: planned, winner: planned.options.first, lostRaces: []).json
         let plan = planned
         let port = services.listening.port
-        let (install, link, created): (InstallRecord, LinkRecord?, Bool) = try await services.store.write { db in
+        let (install, link, created, claim): (InstallRecord, LinkRecord?, Bool, AppTransactionOwnership.Claim?) = try await services.store.write { db in
             let (install, created) = try Matcher.commit(input, plan: plan, db: db)
             if let hash = input.secretHash { try InstallSecrets.keep(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
+            let claim = try claimAppTransaction(input, db)
             let link = try install.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil
             if created, !input.simulated, !input.returning {
                 try Webhooks.enqueue(db, workspaceId: install.workspaceId, topic: "install", payload: install.wire(link: link, localPort: port), now: input.now)
             }
-            return (install, link, created)
+            return (install, link, created, claim)
         }
+        countClaim(claim)
         if created, !input.returning { services.metrics.increment("linkrunway_installs_matched_total", labels: [("method", install.method)]) }
         return install.wire(link: link, localPort: port)
     }
 
-    /// StoreKit 2's app transaction id: Apple documents it as a string; up to 64 letters, digits and dashes are kept.
+    /// The install's claim on the app transaction id it proved, if it proved one.
+    private func claimAppTransaction(_ input: Matcher.Input, _ db: any SQLExecutor) throws -> AppTransactionOwnership.Claim? {
+        guard let proof = input.appTransactionProof else { return nil }
+        return try AppTransactionOwnership.claim(db, appId: input.app.id, installId: input.installId, proof: proof, now: input.now)
+    }
+
+    private func countClaim(_ claim: AppTransactionOwnership.Claim?) {
+        guard let claim else { return }
+        services.metrics.increment("linkrunway_app_transactions_total", labels: [("outcome", claim.rawValue)])
+    }
+
+    /// StoreKit 2's app transaction id as a client reports it.
     private static func appTransactionId(_ text: String?) throws -> String? {
         guard let text else { return nil }
-        guard (1...64).contains(text.utf8.count), text.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else {
+        guard AppTransactionOwnership.isWellFormed(text) else {
             throw RequestError.invalidField("appTransactionId", "must be 1 to 64 letters, digits or dashes")
         }
         return text

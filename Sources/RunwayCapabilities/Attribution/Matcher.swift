@@ -31,6 +31,8 @@ enum Matcher {
         var returning = false
         /// StoreKit 2's app transaction id, kept with a first report.
         var appTransactionId: String?
+        /// The signed app transaction the request proved, which claims its id for the install.
+        var appTransactionProof: AppTransactionOwnership.Proof?
     }
 
     /// What the search found: everything considered, and the eligible options in the order they are tried.

@@ -154,11 +154,12 @@ struct AppStoreNotifications2026Tests {
         await w.server.stop()
     }
 
-    @Test("appTransactionId joins a purchase without a token to the install the SDK reported it with; offers are recorded, ONE_TIME included")
+    @Test("appTransactionId joins a purchase without a token to the install that proved it with its signed app transaction; offers are recorded, ONE_TIME included")
     func appTransactionJoin() async throws {
         let w = try await T.world()
-        _ = try await w.client.post("/v1/installs/match", json: #"{"installId":"j-1","platform":"ios","consent":true,"appTransactionId":"880000000000000001"}"#)
-            .decoded(InstallMatch.self)
+        let signed = w.signer.appTransaction(id: "880000000000000001", bundleId: T.bundleId, appAppleId: T.appAppleId,
+                                             signedDate: w.server.services.clock.nowMilliseconds())
+        _ = try await AppTransactionOwnershipTests.match(w, "j-1", signed: signed)
         _ = try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"alice","installId":"j-1"}"#).decoded(BindResponse.self)
         let offer: [(String, JSONValue)] = [("appTransactionId", "880000000000000001"), ("offerType", 2), ("offerDiscountType", "ONE_TIME"),
                                             ("offerPeriod", "P1M")]

@@ -200,6 +200,46 @@ struct SDKEndToEndTests {
         func appTransactionID() async -> String? { "704289572311469613" }
     }
 
+    /// StoreKit on a device: the id and Apple's signed copy of the app transaction.
+    struct SignedAppTransaction: AppTransactionProvider {
+        let id: String
+        let jws: String
+        func appTransactionID() async -> String? { id }
+        func signedAppTransaction() async -> String? { jws }
+    }
+
+    @Test("the SDK sends Apple's signed app transaction with its first match, and a renewal without a token then credits the install's bind")
+    func signedAppTransaction() async throws {
+        let directory = TemporaryDirectory()
+        let signer = AppStoreTestSigner()
+        let rootPath = directory.path("app-store-root.der")
+        try Data(signer.root.der).write(to: URL(fileURLWithPath: rootPath))
+        let d = try await Deployment.start(directory, environment: ["LINKRUNWAY_APP_STORE_ROOT": rootPath])
+        let program = try #require((try await d.admin.call("POST", "/v1/affiliate-programs", #"{"appId":"\#(d.appId)","name":"Creators","commission":{"kind":"percent","basisPoints":2000,"duration":"lifetime"},"holdDays":0}"#)).1["id"] as? String)
+        let affiliate = try #require((try await d.admin.call("POST", "/v1/affiliates", #"{"workspaceId":"\#(d.workspace)","name":"Alice"}"#)).1["id"] as? String)
+        #expect((try await d.admin.call("POST", "/v1/affiliates/\(affiliate)/codes", #"{"programId":"\#(program)","code":"alice"}"#)).0 == 201)
+        let surface = try #require((try await d.admin.call("POST", "/v1/apps/\(d.appId)/app-store-surfaces", #"{"environment":"production"}"#)).1["surface"]
+            as? [String: Any])
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let id = "704289572311469999"
+        let jws = signer.appTransaction(id: id, bundleId: "com.example.runway", appAppleId: 525_463_029, signedDate: now)
+        let runway = d.runway(suite: "sdk-e2e-\(UUID())", clock: DeviceClock(), appTransaction: SignedAppTransaction(id: id, jws: jws))
+        await runway.setConsent(true)
+        _ = try await runway.matchInstall()
+        _ = try #require(try await runway.bindAffiliate(refCode: "alice"))
+
+        // A renewal on another device of the account carries no appAccountToken, only the app transaction id.
+        let transaction = signer.transaction(id: "e2e-1", bundleId: "com.example.runway", token: nil, purchaseDate: now,
+                                             extra: [("appTransactionId", .string(id))])
+        let notification = signer.notification("DID_RENEW", bundleId: "com.example.runway", appAppleId: 525_463_029, transaction: transaction,
+                                               signedDate: now)
+        let path = try #require(surface["notificationPath"] as? String)
+        let (status, result) = try await d.admin.call("POST", path, #"{"signedPayload":"\#(notification)"}"#)
+        #expect(status == 200 && result["status"] as? String == "ok" && result["amount"] as? Int == 199, "\(result)")
+        _ = try await d.server.stop(signal: SIGTERM)
+        _ = directory
+    }
+
     @Test("consent withdrawn and given again: every call works, the installation is counted once, and nothing ties the two ids")
     func consentGivenAgain() async throws {
         let directory = TemporaryDirectory()

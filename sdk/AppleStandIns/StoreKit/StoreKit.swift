@@ -74,3 +74,9 @@ public struct AppTransaction: Sendable {
     /// 18.4, macOS 15.4, tvOS 18.4, watchOS 11.4, visionOS 2.4, so available wherever AppTransaction is).
     public var appTransactionID: String { "" }
 }
+
+@available(iOS 16.0, macOS 13.0, tvOS 16.0, watchOS 9.0, visionOS 1.0, *)
+extension VerificationResult where SignedType == AppTransaction {
+    /// https://developer.apple.com/documentation/storekit/verificationresult/jwsrepresentation-6ma59
+    public var jwsRepresentation: String { "" }
+}

@@ -5,8 +5,8 @@ extension LinkRunway {
     /// concurrent calls get it without a request. After consent was withdrawn and given again, the new install id is
     /// registered as returning: the server decides no match for it and does not count the installation again, and the
     /// answer is unmatched (the SDK makes this request itself before the first event, claim or bind when the app does
-    /// not). The first match of a first installation also carries StoreKit 2's app transaction id. Nil without
-    /// consent.
+    /// not). The first match of a first installation also carries StoreKit 2's app transaction, signed by Apple. Nil
+    /// without consent.
     public func matchInstall() async throws -> InstallMatch? {
         guard let installId = try gate() else { return nil }
         if let stored = storage.string(.match).flatMap(Self.decodeMatch) { return stored }
@@ -37,9 +37,10 @@ extension LinkRunway {
         if let attestation { body["attestation"] = attestation }
         if returning {
             body["returning"] = true
-        } else if let appTransactionID = await environment.appTransaction?.appTransactionID() {
+        } else if let provider = environment.appTransaction {
             // Only with a first report: the same Apple account sends the same id, which would tie a returning id to the old one.
-            body["appTransactionId"] = appTransactionID
+            if let appTransactionID = await provider.appTransactionID() { body["appTransactionId"] = appTransactionID }
+            if let signed = await provider.signedAppTransaction() { body["signedAppTransaction"] = signed }
         }
         guard started == epoch else { return nil }
         storage.set(true, .matchRequested)

@@ -16,11 +16,19 @@ extension ConversionFramework {
     public var takesReengagementUpdates: Bool { false }
 }
 
-/// StoreKit 2's app transaction: its id goes with the first match, so the server can join purchases to the install
-/// without user accounts.
+/// StoreKit 2's app transaction: Apple's signed copy goes with the first match, so the server can join purchases made
+/// without the bind's appAccountToken to the install without user accounts.
 public protocol AppTransactionProvider: Sendable {
     /// `AppTransaction.appTransactionID` when StoreKit can verify the app transaction (iOS and tvOS 16 and later).
     func appTransactionID() async -> String?
+    /// `AppTransaction.shared`'s `jwsRepresentation` when StoreKit can verify it: the server checks Apple's signature
+    /// and credits purchases through the id only to the first install that sent it this way.
+    func signedAppTransaction() async -> String?
+}
+
+extension AppTransactionProvider {
+    /// A provider made before 1.1.1 sends the id alone, which the server keeps but never credits a purchase by.
+    public func signedAppTransaction() async -> String? { nil }
 }
 
 /// AdServices: the token Apple Ads attribution is claimed with.

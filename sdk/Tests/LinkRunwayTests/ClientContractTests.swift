@@ -63,7 +63,7 @@ struct ClientContractTests {
         }
     }
 
-    @Test("every request carries Authorization: Bearer <key>, JSON headers and the user agent LinkRunwaySDK/1.1.0 iOS")
+    @Test("every request carries Authorization: Bearer <key>, JSON headers and the user agent LinkRunwaySDK/1.1.1 iOS")
     func headers() async throws {
         let server = StubServer(Fixture.standard)
         let runway = Fixture.runway(server)
@@ -74,13 +74,13 @@ struct ClientContractTests {
         #expect(server.paths() == ["GET /v1/mobile/config/app_1", "POST /v1/installs/match", "POST /v1/events"])
         for request in server.requests {
             #expect(request.headers["authorization"] == "Bearer lr_pk_" + String(repeating: "a", count: 48))
-            #expect(request.headers["user-agent"] == "LinkRunwaySDK/1.1.0 iOS")
+            #expect(request.headers["user-agent"] == "LinkRunwaySDK/1.1.1 iOS")
             #expect(request.headers["accept"] == "application/json")
         }
         #expect(server.requests.filter { $0.method == "POST" }.allSatisfy { $0.headers["content-type"] == "application/json" })
     }
 
-    @Test("on tvOS the user agent is LinkRunwaySDK/1.1.0 tvOS")
+    @Test("on tvOS the user agent is LinkRunwaySDK/1.1.1 tvOS")
     func tvOSUserAgent() async throws {
         let server = StubServer(Fixture.standard)
         let runway = Fixture.runway(server, platform: "tvos")
@@ -88,7 +88,7 @@ struct ClientContractTests {
         _ = try await runway.matchInstall()
         try await runway.track(type: "SIGNUP")
         #expect(server.requests.count == 2)
-        #expect(server.requests.allSatisfy { $0.headers["user-agent"] == "LinkRunwaySDK/1.1.0 tvOS" })
+        #expect(server.requests.allSatisfy { $0.headers["user-agent"] == "LinkRunwaySDK/1.1.1 tvOS" })
     }
 
     @Test("three tries on 429, 5xx and network errors, backing off 0.5 s then 1 s")

@@ -25,13 +25,24 @@ struct MatchingTests {
         #expect(secret.count == 32 && secret.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) })
     }
 
-    @Test("a first report sends the StoreKit app transaction id as appTransactionId")
+    @Test("a first report sends Apple's signed app transaction as signedAppTransaction, with its id as appTransactionId")
     func appTransactionId() async throws {
         let server = StubServer(Fixture.standard)
-        let runway = Fixture.runway(server, appTransaction: FakeAppTransaction(id: "2000000123456789"))
+        let runway = Fixture.runway(server, appTransaction: FakeAppTransaction(id: "2000000123456789", jws: "eyJhbGciOiJFUzI1NiJ9.e30.c2ln"))
         await runway.setConsent(true)
         _ = try await runway.matchInstall()
         #expect(server.requests.first?.body?["appTransactionId"] as? String == "2000000123456789")
+        #expect(server.requests.first?.body?["signedAppTransaction"] as? String == "eyJhbGciOiJFUzI1NiJ9.e30.c2ln")
+    }
+
+    @Test("a provider written before 1.1.1 still sends the id, and no signedAppTransaction")
+    func idOnlyProvider() async throws {
+        let server = StubServer(Fixture.standard)
+        let runway = Fixture.runway(server, appTransaction: IdOnlyAppTransaction(id: "2000000123456789"))
+        await runway.setConsent(true)
+        _ = try await runway.matchInstall()
+        #expect(server.requests.first?.body?["appTransactionId"] as? String == "2000000123456789")
+        #expect(server.requests.first?.body?["signedAppTransaction"] == nil)
     }
 
     @Test("on tvOS the match says platform tvos, while open(_:) posts to /v1/resolve with platform ios")

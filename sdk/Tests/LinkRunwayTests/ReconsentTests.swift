@@ -13,10 +13,10 @@ struct ReconsentTests {
         await runway.setConsent(true)
     }
 
-    @Test("after withdrawal and new consent the match sends \"returning\": true and no appTransactionId; the first match sent no \"returning\" key")
+    @Test("after withdrawal and new consent the match sends \"returning\": true and no app transaction; the first match sent no \"returning\" key")
     func returningMatch() async throws {
         let server = StubServer(Fixture.standard)
-        let runway = Fixture.runway(server, appTransaction: FakeAppTransaction(id: "atx-1"))
+        let runway = Fixture.runway(server, appTransaction: FakeAppTransaction(id: "atx-1", jws: "signed.atx.1"))
         await runway.setConsent(true)
         _ = try await runway.matchInstall()
         await Self.reconsent(runway)
@@ -27,7 +27,8 @@ struct ReconsentTests {
         #expect(matches[0]["returning"] == nil)
         #expect(matches[0]["appTransactionId"] as? String == "atx-1")
         #expect(matches[1]["returning"] as? Bool == true)
-        #expect(matches[1]["appTransactionId"] == nil)
+        #expect(matches[1]["appTransactionId"] == nil && matches[1]["signedAppTransaction"] == nil)
+        #expect(matches[0]["signedAppTransaction"] as? String == "signed.atx.1")
         #expect(matches[1]["installId"] as? String == newId && matches[0]["installId"] as? String != newId)
     }
 

@@ -232,9 +232,17 @@ struct FakeAdServices: AdServicesTokenProvider {
     func attributionToken() throws -> String { token }
 }
 
-/// StoreKit 2's app transaction id, scripted.
+/// StoreKit 2's app transaction id and its signed copy, scripted.
 struct FakeAppTransaction: AppTransactionProvider {
     let id: String?
+    var jws: String? = nil
+    func appTransactionID() async -> String? { id }
+    func signedAppTransaction() async -> String? { jws }
+}
+
+/// A provider written before 1.1.1, which knows the id alone.
+struct IdOnlyAppTransaction: AppTransactionProvider {
+    let id: String
     func appTransactionID() async -> String? { id }
 }
 

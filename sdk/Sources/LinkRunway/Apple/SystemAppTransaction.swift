@@ -2,12 +2,18 @@
 #if (os(iOS) || os(tvOS) || LINKRUNWAY_APPLE_STANDINS) && canImport(StoreKit)
 import StoreKit
 
-/// The verified app transaction's id; nil before iOS 16 or when StoreKit cannot verify it.
+/// The verified app transaction's id and Apple's signed copy of it; nil before iOS 16 or when StoreKit cannot verify it.
 struct SystemAppTransaction: AppTransactionProvider {
     func appTransactionID() async -> String? {
         guard #available(iOS 16.0, tvOS 16.0, *) else { return nil }
         guard case .verified(let transaction)? = try? await AppTransaction.shared else { return nil }
         return transaction.appTransactionID
+    }
+
+    func signedAppTransaction() async -> String? {
+        guard #available(iOS 16.0, tvOS 16.0, *) else { return nil }
+        guard let result = try? await AppTransaction.shared, case .verified = result else { return nil }
+        return result.jwsRepresentation
     }
 }
 #endif

@@ -1,0 +1,99 @@
+import AppleFormats
+import Foundation
+import LinkRunwayAPI
+import RunwayStore
+
+/// StoreKit app transaction ids proven by Apple's signature, and the install that owns each. A purchase made without
+/// the bind's appAccountToken (a renewal on another device, an offer-code redemption) is credited through its app
+/// transaction id only to a bind of the install that first sent Apple's signed app transaction with that id. An id a
+/// client merely reports is kept with its install and moves no money.
+enum AppTransactionOwnership {
+    /// An app transaction whose signature, chain, bundle id, App Store id (in production) and environment verified.
+    struct Proof: Sendable, Equatable {
+        let appTransactionId: String
+        /// `Production` or `Sandbox`: Apple's `receiptType`.
+        let environment: String
+        let appAppleId: Int64?
+    }
+
+    enum Verdict: Sendable, Equatable {
+        case verified(Proof)
+        /// Why the signed app transaction proves nothing: it is then ignored and the install matched without it.
+        case refused(String)
+    }
+
+    /// Whether claiming made the install the owner or recorded it disputing an older owner.
+    enum Claim: String, Sendable {
+        case owner, disputed
+    }
+
+    /// Checks `AppTransaction.shared`'s `jwsRepresentation` as Apple's libraries check an app transaction, for `app`.
+    /// StoreKit Testing's environments (`Xcode`, `LocalTesting`) are signed without Apple's chain and prove nothing.
+    static func verify(_ text: String, app: App, verifier: AppStoreVerifier?, now: Date) -> Verdict {
+        guard let verifier else { return .refused("unconfigured") }
+        guard let jws = try? CompactJWS.parse(text) else { return .refused("INVALID_JWT_FORMAT") }
+        guard let receiptType = jws.payload["receiptType"]?.stringValue, let environment = AppStoreVerifier.Environment(rawValue: receiptType),
+              environment == .production || environment == .sandbox else {
+            return .refused("INVALID_ENVIRONMENT")
+        }
+        switch verifier.verifyAppTransaction(text, bundleId: app.bundleId, appAppleId: app.appStoreId.flatMap { Int64($0) },
+                                             environment: environment, now: now) {
+        case .failure(let failure): return .refused(failure.status)
+        case .success(let transaction):
+            guard let id = transaction.appTransactionId, isWellFormed(id) else { return .refused("NO_APP_TRANSACTION_ID") }
+            return .verified(Proof(appTransactionId: id, environment: environment.rawValue, appAppleId: transaction.appAppleId))
+        }
+    }
+
+    /// Apple documents the id as a string; up to 64 letters, digits and dashes are kept.
+    static func isWellFormed(_ id: String) -> Bool {
+        (1...64).contains(id.utf8.count) && id.utf8.allSatisfy { byte in
+            byte == UInt8(ascii: "-") || (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+        }
+    }
+
+    /// The first install to prove an id owns it. A later install proving the same id (another device of the Apple
+    /// account, or someone replaying a signed app transaction) is recorded as disputing it and takes nothing.
+    static func claim(_ db: any SQLExecutor, appId: String, installId: String, proof: Proof, now: Int64) throws -> Claim {
+        let id = proof.appTransactionId, environment = proof.environment
+        if try db.execute("""
+            INSERT INTO app_transaction_owners (app_id, environment, app_transaction_id, install_id, proven_at)
+            VALUES (\(appId), \(environment), \(id), \(installId), \(now)) ON CONFLICT DO NOTHING
+            """) == 1 {
+            return .owner
+        }
+        let owner = try db.first("""
+            SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(environment) AND app_transaction_id = \(id)
+            """)?.string("install_id")
+        guard let owner, owner != installId else { return .owner }
+        try db.execute("""
+            INSERT INTO app_transaction_disputes (app_id, environment, app_transaction_id, install_id, owner_install_id, reported_at)
+            VALUES (\(appId), \(environment), \(id), \(installId), \(owner), \(now)) ON CONFLICT DO NOTHING
+            """)
+        return .disputed
+    }
+
+    /// The oldest bind of the install that owns the app transaction id in the surface's environment, with what
+    /// `AffiliateQueries.tokenBinding` gives.
+    static func binding(_ db: any SQLExecutor, appTransactionId: String, appId: String, environment: AppStoreVerifier.Environment) throws -> SQLRow? {
+        try db.first("""
+            SELECT t.token, t.affiliate_id, t.program_id, p.commission, p.hold_days FROM app_transaction_owners o
+            JOIN app_account_tokens t ON t.app_id = o.app_id AND t.install_id = o.install_id
+            JOIN affiliate_programs p ON p.id = t.program_id
+            WHERE o.app_id = \(appId) AND o.environment = \(environment.rawValue) AND o.app_transaction_id = \(appTransactionId)
+            ORDER BY t.created_at, t.token LIMIT 1
+            """)
+    }
+
+    /// A forgotten install owns and disputes nothing.
+    static func forget(appId: String, installId: String, _ db: any SQLExecutor) throws -> Int {
+        try db.execute("DELETE FROM app_transaction_owners WHERE app_id = \(appId) AND install_id = \(installId)")
+            + db.execute("DELETE FROM app_transaction_disputes WHERE app_id = \(appId) AND install_id = \(installId)")
+    }
+
+    /// Consent rescinded for an app transaction: nobody owns it any more.
+    static func rescind(appId: String, appTransactionId: String, _ db: any SQLExecutor) throws -> Int {
+        try db.execute("DELETE FROM app_transaction_owners WHERE app_id = \(appId) AND app_transaction_id = \(appTransactionId)")
+            + db.execute("DELETE FROM app_transaction_disputes WHERE app_id = \(appId) AND app_transaction_id = \(appTransactionId)")
+    }
+}
