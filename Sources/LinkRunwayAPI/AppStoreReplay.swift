@@ -77,6 +77,29 @@ extension ReplayNotificationsRequest: DescribedWireType {
     ]
 }
 
+/// What `POST /v1/apps/{appId}/app-store/test-notification` did: Apple's `TEST` notification, fetched with the app's
+/// In-App Purchase key and processed at its production surface, proves its App Store id.
+public struct AppStoreTestNotificationResult: Codable, Sendable, Equatable {
+    public var testNotificationToken: String
+    /// What processing the notification gave (`ignored` for a TEST, `duplicate` when Apple's delivery came first).
+    public var notificationStatus: String
+    public var appStoreId: AppStoreIdStatus
+
+    public init(testNotificationToken: String, notificationStatus: String, appStoreId: AppStoreIdStatus) {
+        self.testNotificationToken = testNotificationToken
+        self.notificationStatus = notificationStatus
+        self.appStoreId = appStoreId
+    }
+}
+
+extension AppStoreTestNotificationResult: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "testNotificationToken": FieldNote("Apple's token for the test."),
+        "notificationStatus": FieldNote("What processing the TEST notification gave."),
+        "appStoreId": FieldNote("The app's App Store id and its proof after the test."),
+    ]
+}
+
 /// What one page of a replay did.
 public struct NotificationReplayPage: Codable, Sendable, Equatable {
     public var environment: String

@@ -264,6 +264,37 @@ extension FieldNote {
     ]
 }
 
+/// Whether an app's App Store id is proven: Apple-signed postbacks for the id follow only the app that proved it.
+public struct AppStoreIdStatus: Codable, Sendable, Equatable {
+    public var appId: String
+    public var appStoreId: String?
+    public var proven: Bool
+    /// `notification`, `app_transaction`, `admin` or `held_before_proofs`.
+    public var proof: String?
+    public var provenAt: String?
+    /// Postbacks kept unrouted for the id (or held by an app with a weaker proof) that moved to this app with this call.
+    public var postbacksMoved: Int?
+
+    public init(appId: String, appStoreId: String?, proven: Bool, proof: String? = nil, provenAt: String? = nil, postbacksMoved: Int? = nil) {
+        self.appId = appId
+        self.appStoreId = appStoreId
+        self.proven = proven
+        self.proof = proof
+        self.provenAt = provenAt
+        self.postbacksMoved = postbacksMoved
+    }
+}
+
+extension AppStoreIdStatus: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "appId": .id("App."), "appStoreId": FieldNote("The App Store id the app names."),
+        "proven": FieldNote("Whether postbacks for the id are routed to this app."),
+        "proof": .oneOf(["notification", "app_transaction", "admin", "held_before_proofs"],
+                        "How it was proven: a verified production App Store notification, a signed production app transaction from the SDK, an admin key, or held with a verified notification before proofs were asked for."),
+        "provenAt": .timestamp, "postbacksMoved": FieldNote("Postbacks that moved to the app with this call."),
+    ]
+}
+
 /// Fields to change; absent fields stay as they are.
 public struct UpdateAppRequest: Codable, Sendable {
     public var name: String?

@@ -11,6 +11,11 @@ import Synchronization
 /// it was given whose `signedDate` falls in the span, oldest first, `pageSize` at a time, with `hasMore` and a
 /// `paginationToken` as Apple's does.
 ///
+/// With `testNotification` (which signs a `TEST` notification as Apple would), it also answers Request a Test
+/// Notification (`POST /inApps/v1/notifications/test`: `{testNotificationToken}`) and Get Test Notification Status
+/// (`GET /inApps/v1/notifications/test/{token}`: `{signedPayload, sendAttempts}`, or 404 with Apple's error 4040008 for
+/// an unknown token, and for the first `statusNotFoundTimes` checks of a known one, as while Apple is still sending).
+///
 /// The bearer token is checked as Apple documents it: a JWT whose header says `alg` ES256, `typ` JWT and the
 /// expected `kid`, signed by the expected public key, with `iss` the issuer id, `aud` `appstoreconnect-v1`, `bid` the
 /// bundle id, `iat` not in the future and `exp` in the future and at most an hour after `iat`. Any failure is 401
@@ -38,12 +43,18 @@ public final class FakeAppStoreServerAPI: Sendable {
     private let history = Mutex<[(sentAt: Int64, signedPayload: String)]>([])
     private let refused = Mutex<[String]>([])
     private let served = Atomic<Int>(0)
+    private let testNotification: (@Sendable () -> String)?
+    private let statusNotFoundTimes: Int
+    /// Test notifications by token, with how many status checks each has had.
+    private let tests = Mutex<[String: (signedPayload: String, checks: Int)]>([:])
 
     public init(port: UInt16 = 0, credentials: Credentials, pageSize: Int = 20, now: @escaping @Sendable () -> Date = { Date() },
-                logger: Logger) throws {
+                testNotification: (@Sendable () -> String)? = nil, statusNotFoundTimes: Int = 0, logger: Logger) throws {
         self.credentials = credentials
         self.pageSize = max(1, pageSize)
         self.now = now
+        self.testNotification = testNotification
+        self.statusNotFoundTimes = statusNotFoundTimes
         let box = Box()
         server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: port, threads: 1, maxConnectionsPerAddress: 0),
                             logger: logger) { request in
@@ -78,11 +89,15 @@ public final class FakeAppStoreServerAPI: Sendable {
     public var pagesServed: Int { served.load(ordering: .relaxed) }
 
     func answer(_ request: HTTPRequest) -> HTTPResponse {
-        guard request.method == "POST", request.path == "/inApps/v1/notifications/history" else { return HTTPResponse(status: 404) }
+        let testPath = "/inApps/v1/notifications/test"
+        let isTest = testNotification != nil && ((request.method == "POST" && request.path == testPath)
+                                                  || (request.method == "GET" && request.path.hasPrefix(testPath + "/")))
+        guard isTest || (request.method == "POST" && request.path == "/inApps/v1/notifications/history") else { return HTTPResponse(status: 404) }
         if let why = refusal(request.headers["Authorization"]) {
             refused.withLock { $0.append(why) }
             return HTTPResponse(status: 401)
         }
+        if isTest { return answerTest(request, testPath: testPath) }
         guard let body = try? JSONParser(maxDepth: 4).parse(request.body), let start = body["startDate"]?.int64Value,
               let end = body["endDate"]?.int64Value, start < end else {
             return appleError(4000012, "Invalid request: startDate and endDate (milliseconds) are required, startDate before endDate.")
@@ -135,7 +150,27 @@ public final class FakeAppStoreServerAPI: Sendable {
         return nil
     }
 
-    private func appleError(_ code: Int, _ message: String) -> HTTPResponse {
-        .json(["errorCode": .number(String(code)), "errorMessage": .string(message)], status: 400)
+    private func answerTest(_ request: HTTPRequest, testPath: String) -> HTTPResponse {
+        if request.method == "POST", let sign = testNotification {
+            let token = UUID().uuidString.lowercased()
+            let payload = sign()
+            tests.withLock { $0[token] = (payload, 0) }
+            return .json(["testNotificationToken": .string(token)])
+        }
+        let token = String(request.path.dropFirst(testPath.count + 1))
+        let found = tests.withLock { tests -> String? in
+            guard var entry = tests[token] else { return nil }
+            entry.checks += 1
+            tests[token] = entry
+            return entry.checks > statusNotFoundTimes ? entry.signedPayload : nil
+        }
+        guard let found else { return appleError(4040008, "Test notification not found.", status: 404) }
+        let sentAt = (try? CompactJWS.parse(found))?.payload["signedDate"]?.int64Value ?? 0
+        return .json(["signedPayload": .string(found),
+                      "sendAttempts": [["attemptDate": .number(String(sentAt)), "sendAttemptResult": "SUCCESS"]]])
+    }
+
+    private func appleError(_ code: Int, _ message: String, status: Int = 400) -> HTTPResponse {
+        .json(["errorCode": .number(String(code)), "errorMessage": .string(message)], status: status)
     }
 }

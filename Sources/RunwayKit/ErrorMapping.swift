@@ -54,7 +54,7 @@ public enum ErrorMapping {
         Entry(code: ErrorCode.methodNotAllowed, status: 405, meaning: "The route does not take this method; `Allow` lists those it takes."),
         Entry(code: ErrorCode.conflict, status: 409, meaning: "The request conflicts with something that exists, or refers to something that does not."),
         Entry(code: ErrorCode.appExists, status: 409, meaning: "The workspace already has an app with this team and bundle id."),
-        Entry(code: ErrorCode.appIdentityTaken, status: 409, meaning: "Another app already holds this App Store id, or team and bundle id."),
+        Entry(code: ErrorCode.appIdentityTaken, status: 409, meaning: "Another app already holds this team and bundle id, or an admin proved this App Store id for another app."),
         Entry(code: ErrorCode.lastAdminKey, status: 409, meaning: "The last admin key cannot be revoked."),
         Entry(code: ErrorCode.pathTaken, status: 409, meaning: "The link domain already has a link at this path."),
         Entry(code: ErrorCode.hostnameTaken, status: 409, meaning: "The hostname is already a link domain."),

@@ -82,7 +82,13 @@ struct NotificationHandlers: Sendable {
             return AppStoreNotificationResult(status: first ? status : "duplicate", notificationUUID: notification.notificationUUID,
                                               notificationType: notification.notificationType)
         case .process(let checked):
-            return try await services.store.write { db in try Self.apply(db, checked, surface: surface, now: now) }
+            let (result, proved) = try await services.store.write { db in
+                // Apple sends a production app's notifications only to the URL its developer set: proof of its App Store id.
+                let proved = try surface.environment == .production && AppStoreIdentity.prove(db, app: surface.app, proof: .notification, now: now).changed
+                return (try Self.apply(db, checked, surface: surface, now: now), proved)
+            }
+            if proved, let appStoreId = app.appStoreId { services.links.forget(appStoreId: appStoreId) }
+            return result
         }
     }
 

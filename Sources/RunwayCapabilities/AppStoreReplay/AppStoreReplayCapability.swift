@@ -17,6 +17,7 @@ package struct AppStoreReplayCapability: Capability {
             Route(.GET, "/v1/apps/{appId}/app-store-key", .getAppStoreKey, use: handlers.key),
             Route(.DELETE, "/v1/apps/{appId}/app-store-key", .deleteAppStoreKey, use: handlers.deleteKey),
             Route(.POST, "/v1/apps/{appId}/app-store/replay", .replayAppStoreNotifications, use: handlers.replay),
+            Route(.POST, "/v1/apps/{appId}/app-store/test-notification", .requestAppStoreTestNotification, use: handlers.testNotification),
         ]
     }
 

@@ -73,20 +73,7 @@ struct AppStoreReplayHandlers: Sendable {
         guard since >= now - historyDays * 86_400_000 else {
             throw RequestError.invalidField("since", "Apple keeps \(historyDays) days of \(environment) history")
         }
-        let (surfaceId, keyRow) = try await services.store.read { db in
-            (try AppStoreReplayQueries.replaySurface(db, appId: app.id, environment: environment), try AppStoreReplayQueries.key(db, appId: app.id))
-        }
-        guard let surfaceId else { throw AppStoreReplayError.noSurface(environment: environment) }
-        guard let keyRow else { throw AppStoreReplayError.keyMissing }
-        guard let pem = services.secretBox.open(try keyRow.string("private_key"), purpose: Self.keyPurpose),
-              let privateKey = AppStoreServerAPIToken.privateKey(pem: pem) else {
-            throw StoreError.failed("the app's In-App Purchase key does not open with the secret key file")
-        }
-        let client = NotificationHistoryClient(
-            baseURL: NotificationHistoryClient.baseURL(environment: environment, configured: services.appStoreAPIURL),
-            token: AppStoreServerAPIToken(issuerId: try keyRow.string("issuer_id"), keyId: try keyRow.string("key_id"), bundleId: app.bundleId,
-                                          key: privateKey),
-            timeoutSeconds: Self.requestTimeoutSeconds)
+        let (surfaceId, client) = try await self.client(app, environment: environment)
         let page = try await client.page(startDate: since, endDate: until, paginationToken: body.paginationToken, now: services.clock.now())
         var result = NotificationReplayPage(environment: environment, surfaceId: surfaceId, since: Timestamp.iso(since), until: Timestamp.iso(until),
                                             fetched: page.signedPayloads.count, new: 0, duplicate: 0, refused: 0, refusals: [],
@@ -106,5 +93,47 @@ struct AppStoreReplayHandlers: Sendable {
         }
         services.metrics.increment("linkrunway_app_store_replayed_total", labels: [("environment", environment)], by: Double(result.fetched))
         return try .json(result)
+    }
+
+    /// The app's surface of `environment` and a client signing with its In-App Purchase key.
+    private func client(_ app: App, environment: String) async throws -> (surfaceId: String, client: AppStoreServerAPIClient) {
+        let (surfaceId, keyRow) = try await services.store.read { db in
+            (try AppStoreReplayQueries.replaySurface(db, appId: app.id, environment: environment), try AppStoreReplayQueries.key(db, appId: app.id))
+        }
+        guard let surfaceId else { throw AppStoreReplayError.noSurface(environment: environment) }
+        guard let keyRow else { throw AppStoreReplayError.keyMissing }
+        guard let pem = services.secretBox.open(try keyRow.string("private_key"), purpose: Self.keyPurpose),
+              let privateKey = AppStoreServerAPIToken.privateKey(pem: pem) else {
+            throw StoreError.failed("the app's In-App Purchase key does not open with the secret key file")
+        }
+        let client = AppStoreServerAPIClient(
+            baseURL: AppStoreServerAPIClient.baseURL(environment: environment, configured: services.appStoreAPIURL),
+            token: AppStoreServerAPIToken(issuerId: try keyRow.string("issuer_id"), keyId: try keyRow.string("key_id"), bundleId: app.bundleId,
+                                          key: privateKey),
+            timeoutSeconds: Self.requestTimeoutSeconds)
+        return (surfaceId, client)
+    }
+
+    /// Apple signs the `TEST` notification for the app's bundle id and App Store id and sends it only to its
+    /// developer's URL, and the key that asks is the developer's: processed at the production surface, it proves the
+    /// App Store id. Apple may need a moment before the test's status is there; it is asked three times, a second apart.
+    func testNotification(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let app = try await TenancyQueries.managedApp(context, services, try context.principal())
+        let (surfaceId, client) = try await self.client(app, environment: "production")
+        let token = try await client.requestTestNotification(now: services.clock.now())
+        var signedPayload: String?
+        for attempt in 1...3 {
+            do {
+                signedPayload = try await client.testNotification(token: token, now: services.clock.now())
+                break
+            } catch {
+                if attempt == 3 { throw error }
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+        let delivery: JSONValue = ["signedPayload": .string(signedPayload ?? "")]
+        let processed = try await NotificationHandlers(services: services).counted(delivery.serializedBytes(), surfaceId: surfaceId)
+        let status = try await services.store.read { db in try AppHandlers.status(db, app) }
+        return try .json(AppStoreTestNotificationResult(testNotificationToken: token, notificationStatus: processed.status, appStoreId: status))
     }
 }

@@ -22,4 +22,11 @@ extension Operation {
         tag: "App Store replay", access: Access.management, requestSchema: .of(ReplayNotificationsRequest.self),
         responses: [.json(200, NotificationReplayPage.self, "What the page held and what became of it.")], maxBodyBytes: 4 * 1024,
         errors: [409, 502], idempotent: true)
+
+    static let requestAppStoreTestNotification = Operation(
+        id: "requestAppStoreTestNotification",
+        summary: "Ask Apple for a TEST notification with the app's In-App Purchase key (Request a Test Notification, then Get Test Notification Status) and process it at the app's production surface, which proves the app's App Store id",
+        tag: "App Store replay", access: Access.management,
+        responses: [.json(200, AppStoreTestNotificationResult.self, "The test and the App Store id's proof after it.")],
+        errors: [400, 409, 502])
 }

@@ -259,7 +259,7 @@ struct AttributionHandlers: Sendable {
                                                     matchedAt: existing.matchedAt, now: input.now)
                     return try claimAppTransaction(input, db)
                 }
-                countClaim(claim)
+                countClaim(claim, app: input.app)
             }
             let link = try await existing.linkId.asyncMap { id in try await services.store.read { try LinkRecord.find($0, id: id) } } ?? nil
             return existing.wire(link: link, localPort: services.listening.port)
@@ -267,7 +267,7 @@ struct AttributionHandlers: Sendable {
         planned.expectedExplanation = Matcher.explain(input, plan: planned, winner: planned.options.first, lostRaces: []).json
         let plan = planned
         let port = services.listening.port
-        let (install, link, created, claim): (InstallRecord, LinkRecord?, Bool, AppTransactionOwnership.Claim?) = try await services.store.write { db in
+        let (install, link, created, claim): (InstallRecord, LinkRecord?, Bool, AppTransactionClaim?) = try await services.store.write { db in
             let (install, created) = try Matcher.commit(input, plan: plan, db: db)
             if let hash = input.secretHash { try InstallSecrets.keep(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
             let claim = try claimAppTransaction(input, db)
@@ -277,20 +277,30 @@ struct AttributionHandlers: Sendable {
             }
             return (install, link, created, claim)
         }
-        countClaim(claim)
+        countClaim(claim, app: input.app)
         if created, !input.returning { services.metrics.increment("linkrunway_installs_matched_total", labels: [("method", install.method)]) }
         return install.wire(link: link, localPort: port)
     }
 
-    /// The install's claim on the app transaction id it proved, if it proved one.
-    private func claimAppTransaction(_ input: Matcher.Input, _ db: any SQLExecutor) throws -> AppTransactionOwnership.Claim? {
+    /// The install's claim on the app transaction id it proved, if it proved one. A production app transaction also
+    /// proves the app's App Store id (the weakest proof: any customer's device holds one).
+    private func claimAppTransaction(_ input: Matcher.Input, _ db: any SQLExecutor) throws -> AppTransactionClaim? {
         guard let proof = input.appTransactionProof else { return nil }
-        return try AppTransactionOwnership.claim(db, appId: input.app.id, installId: input.installId, proof: proof, now: input.now)
+        let claim = try AppTransactionOwnership.claim(db, appId: input.app.id, installId: input.installId, proof: proof, now: input.now)
+        let provesStoreId = proof.environment == "Production" && proof.appAppleId.map(String.init) == input.app.appStoreId
+        let proved = try provesStoreId && AppStoreIdentity.prove(db, app: input.app, proof: .appTransaction, now: input.now).changed
+        return AppTransactionClaim(claim: claim, provedAppStoreId: proved)
     }
 
-    private func countClaim(_ claim: AppTransactionOwnership.Claim?) {
+    struct AppTransactionClaim: Sendable {
+        let claim: AppTransactionOwnership.Claim
+        let provedAppStoreId: Bool
+    }
+
+    private func countClaim(_ claim: AppTransactionClaim?, app: App) {
         guard let claim else { return }
-        services.metrics.increment("linkrunway_app_transactions_total", labels: [("outcome", claim.rawValue)])
+        services.metrics.increment("linkrunway_app_transactions_total", labels: [("outcome", claim.claim.rawValue)])
+        if claim.provedAppStoreId, let appStoreId = app.appStoreId { services.links.forget(appStoreId: appStoreId) }
     }
 
     /// StoreKit 2's app transaction id as a client reports it.

@@ -80,14 +80,11 @@ final class LinkDirectory: Sendable {
         }
     }
 
-    /// The app that holds an App Store id (none or one), whatever its workspace.
+    /// The app that proved an App Store id (none or one), whatever its workspace (see `AppStoreIdentity`).
     func apps(appStoreId: String) async throws -> [AppOwner] {
         try await cached(appsByStoreId, appStoreId) { [store] in
             try await store.read { db in
-                // The one app that holds the App Store id (see AppHandlers.claimIdentities).
-                try db.query("SELECT app_id, workspace_id FROM app_identities WHERE identity = \("store:" + appStoreId)").map {
-                    AppOwner(appId: try $0.string("app_id"), workspaceId: try $0.string("workspace_id"))
-                }
+                try AppStoreIdentity.holder(db, appStoreId: appStoreId).map { [AppOwner(appId: $0.appId, workspaceId: $0.workspaceId)] } ?? []
             }
         } ?? []
     }

@@ -99,7 +99,50 @@ package enum PostbackReceiver {
         return String(name.prefix(253))
     }
 
-    /// The app a postback is for: the one app that holds its App Store id, in whichever workspace.
+    /// The most postbacks one proof moves (the rest stay unrouted, and the next proof moves them).
+    static let adoptionLimit: Int64 = 10_000
+
+    /// Moves the verified postbacks of an App Store id that were kept unrouted (or routed to `previous`, an app that
+    /// lost the id to a stronger proof) to `app`: decoded with its schema, named with its campaigns, their duplicate
+    /// keys taken into its workspace (a copy received on two hosts becomes a duplicate), and the valid ones queued for
+    /// its forwarding URLs, as they would have been on arrival. Returns how many moved.
+    static func adopt(_ db: any SQLExecutor, app: App, appStoreId: String, from previous: String?, now: Int64) throws -> Int {
+        let owners: SQL = previous.map { "(app_id IS NULL OR app_id = \($0))" } ?? "app_id IS NULL"
+        let rows = try db.query("""
+            SELECT id, status, body, received_at, fine_value, coarse_value, sequence_index, ad_network_id, source_identifier, campaign_id
+            FROM postbacks WHERE app_store_id = \(appStoreId) AND status IN ('valid', 'duplicate') AND \(owners)
+            ORDER BY received_at, id LIMIT \(adoptionLimit)
+            """)
+        for row in rows {
+            let id = try row.string("id")
+            var status = try row.string("status")
+            if status == "valid", let key = try db.first("SELECT dedup_key FROM postback_keys WHERE postback_id = \(id)")?.string("dedup_key"),
+               try !PostbackQueries.claimKey(db, scope: app.workspaceId, key: key, postbackId: id, now: try row.int("received_at")) {
+                status = "duplicate"
+            }
+            let schema = try ConversionSchemas.inForce(db, appId: app.id, receivedAt: try row.int("received_at"))
+            let window = Int(try row.int("sequence_index")) + 1
+            let decoded = try schema.flatMap { schema in
+                ConversionSchemas.decode(fine: try row.optionalInt("fine_value").map(Int.init), coarse: try row.optionalString("coarse_value"),
+                                         window: window, schema: schema).map(PostbackDecoding.encode)
+            }
+            let campaign = PostbackDecoding.campaignName(network: try row.optionalString("ad_network_id"),
+                                                         identifier: try row.optionalString("source_identifier") ?? row.optionalString("campaign_id"),
+                                                         settings: app.postbacks)
+            try db.execute("""
+                UPDATE postbacks SET app_id = \(app.id), workspace_id = \(app.workspaceId), status = \(status), campaign = \(campaign),
+                    schema_version = \(schema.map { Int64($0.version) }), decoded = \(decoded)
+                WHERE id = \(id)
+                """)
+            if status == "valid" {
+                let body = try row.blob("body")
+                for url in app.postbacks.forwardUrls { try PostbackQueries.queueForward(db, postbackId: id, appId: app.id, url: url, body: body, now: now) }
+            }
+        }
+        return rows.count
+    }
+
+    /// The app a postback is for: the one app that proved its App Store id, in whichever workspace.
     static func resolveApp(appStoreId: String?, services: ServerServices) async throws -> App? {
         guard let appStoreId, !appStoreId.isEmpty, appStoreId.count <= 20 else { return nil }
         return try await services.links.apps(appStoreId: appStoreId).first.asyncFlatMap { try await services.links.app(id: $0.appId) }

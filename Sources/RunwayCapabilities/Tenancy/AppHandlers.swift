@@ -27,7 +27,7 @@ struct AppHandlers: Sendable {
                       createdAt: Timestamp.iso(now), updatedAt: Timestamp.iso(now))
         let response = try await IdempotencyClaim.write(services.store, context) { db in
             try Self.insertUnique(db, app: app, now: now)
-            try Self.claimIdentities(db, of: app, previous: nil, now: now)
+            try Self.claimIdentities(db, of: app, previous: nil, principal: principal, now: now)
             return try HTTPResponse.json(app, status: 201)
         }
         if let appStoreId { services.links.forget(appStoreId: appStoreId) }
@@ -82,12 +82,40 @@ struct AppHandlers: Sendable {
             } catch StoreError.conflict {
                 throw Self.appExists(app)
             }
-            try Self.claimIdentities(db, of: app, previous: previous, now: now)
+            try Self.claimIdentities(db, of: app, previous: previous, principal: principal, now: now)
             return (previousStoreId, app)
         }, answer: { try HTTPResponse.json($0.1) })
         services.links.forget(appId: updated.id)
         for storeId in [previousStoreId, updated.appStoreId].compactMap({ $0 }) { services.links.forget(appStoreId: storeId) }
         return response
+    }
+
+    func appStoreId(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let app = try await TenancyQueries.managedApp(context, services, try context.principal())
+        return try .json(try await services.store.read { db in try Self.status(db, app) })
+    }
+
+    /// An admin's word proves the App Store id; another app proven by an admin keeps it (409).
+    func proveAppStoreId(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        let app = try await TenancyQueries.managedApp(context, services, try context.principal())
+        guard let appStoreId = app.appStoreId else { throw RequestError.invalidField("appStoreId", "the app names no App Store id") }
+        let now = services.clock.nowMilliseconds()
+        let status = try await services.store.write { db in
+            let outcome = try AppStoreIdentity.prove(db, app: app, proof: .admin, now: now)
+            guard outcome.holds else { throw TenancyError.appIdentityTaken("App Store id \(appStoreId)") }
+            var status = try Self.status(db, app)
+            status.postbacksMoved = outcome.postbacksMoved
+            return status
+        }
+        services.links.forget(appStoreId: appStoreId)
+        return try .json(status)
+    }
+
+    static func status(_ db: any SQLExecutor, _ app: App) throws -> AppStoreIdStatus {
+        let holder = try app.appStoreId.flatMap { try AppStoreIdentity.holder(db, appStoreId: $0) }
+        guard let holder, holder.appId == app.id else { return AppStoreIdStatus(appId: app.id, appStoreId: app.appStoreId, proven: false) }
+        return AppStoreIdStatus(appId: app.id, appStoreId: app.appStoreId, proven: true, proof: holder.proof.rawValue,
+                                provenAt: Timestamp.iso(holder.provenAt))
     }
 
     /// Inserts a new app; a team and bundle its workspace already has is 409 `app_exists`.
@@ -101,25 +129,31 @@ struct AppHandlers: Sendable {
         }
     }
 
-    /// What an app claims for itself across every workspace: its App Store id and its team and bundle id.
+    /// What an app claims for itself alone across every workspace: its team and bundle id.
     static func identities(_ app: App) -> [String] {
-        (app.appStoreId.map { ["store:" + $0] } ?? []) + ["bundle:\(app.teamId).\(app.bundleId)"]
+        ["bundle:\(app.teamId).\(app.bundleId)"]
     }
 
     /// Claims the identities the app has and `previous` did not (all of them for a new app) and gives up the ones it no
-    /// longer has, so postbacks for an App Store id go to one app only. An identity another app holds is 409
-    /// `app_identity_taken`, whichever workspace that app is in (which is not said). One unchanged is left as it is, so an
-    /// app that lost an identity to an older app before claims existed can still be edited.
-    static func claimIdentities(_ db: any SQLExecutor, of app: App, previous: App?, now: Int64) throws {
+    /// longer has. A team and bundle id another app holds is 409 `app_identity_taken`, whichever workspace that app is
+    /// in (which is not said); one unchanged is left as it is, so an app that lost an identity to an older app before
+    /// claims existed can still be edited. An App Store id is claimed unproven (`AppStoreIdentity`), so naming one takes
+    /// nothing from the app that proved it; an admin key's word proves it, and is 409 only against another admin's.
+    static func claimIdentities(_ db: any SQLExecutor, of app: App, previous: App?, principal: Principal, now: Int64) throws {
         let wanted = identities(app), had = previous.map(identities) ?? []
         for identity in had where !wanted.contains(identity) {
             try TenancyQueries.releaseIdentity(db, identity, appId: app.id)
         }
         for identity in wanted where !had.contains(identity) {
             guard try TenancyQueries.claimIdentity(db, identity, for: app, now: now) else {
-                let what = identity.hasPrefix("store:") ? "App Store id \(app.appStoreId ?? "")" : "team \(app.teamId) with bundle \(app.bundleId)"
-                throw TenancyError.appIdentityTaken(what)
+                throw TenancyError.appIdentityTaken("team \(app.teamId) with bundle \(app.bundleId)")
             }
+        }
+        if let old = previous?.appStoreId, old != app.appStoreId { try AppStoreIdentity.release(db, appStoreId: old, appId: app.id) }
+        guard let appStoreId = app.appStoreId, appStoreId != previous?.appStoreId else { return }
+        try AppStoreIdentity.claim(db, appStoreId: appStoreId, app: app, now: now)
+        if principal.kind == .admin, try !AppStoreIdentity.prove(db, app: app, proof: .admin, now: now).holds {
+            throw TenancyError.appIdentityTaken("App Store id \(appStoreId)")
         }
     }
 

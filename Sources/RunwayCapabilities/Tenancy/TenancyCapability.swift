@@ -21,6 +21,8 @@ package struct TenancyCapability: Capability {
             Route(.GET, "/v1/apps", .listApps, use: apps.list),
             Route(.GET, "/v1/apps/{appId}", .getApp, use: apps.get),
             Route(.PATCH, "/v1/apps/{appId}", .updateApp, use: apps.update),
+            Route(.GET, "/v1/apps/{appId}/app-store-id", .getAppStoreId, use: apps.appStoreId),
+            Route(.POST, "/v1/apps/{appId}/app-store-id/prove", .proveAppStoreId, use: apps.proveAppStoreId),
 
             Route(.POST, "/v1/keys", .createKey, use: keys.create),
             Route(.GET, "/v1/keys", .listKeys, use: keys.list),

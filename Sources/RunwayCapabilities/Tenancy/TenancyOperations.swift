@@ -37,6 +37,15 @@ extension Operation {
         requestSchema: .of(UpdateAppRequest.self), responses: [.json(200, App.self, "The app as changed.")],
         maxBodyBytes: 16 * 1024, errors: [409], idempotent: true)
 
+    static let getAppStoreId = Operation(
+        id: "getAppStoreId", summary: "Show whether the app has proven its App Store id, which postbacks are routed by", tag: "Apps",
+        access: Access.management, responses: [.json(200, AppStoreIdStatus.self, "The App Store id and its proof.")])
+
+    static let proveAppStoreId = Operation(
+        id: "proveAppStoreId", summary: "Assert the app's App Store id as an admin, moving its unrouted postbacks to the app",
+        tag: "Apps", access: Access.admin, responses: [.json(200, AppStoreIdStatus.self, "The App Store id, now proven.")],
+        errors: [409])
+
     static let createKey = Operation(
         id: "createKey", summary: "Create an API key; its secret is in this response only", tag: "Keys",
         access: Access.management, requestSchema: .of(CreateKeyRequest.self),

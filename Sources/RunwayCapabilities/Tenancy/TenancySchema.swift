@@ -64,6 +64,30 @@ enum TenancySchema {
                 SELECT 'bundle:' || team_id || '.' || bundle_id, id, workspace_id, created_at FROM apps WHERE team_id IS NOT NULL ORDER BY created_at, id
                 ON CONFLICT (identity) DO NOTHING;
             """),
+        // Any app may name an App Store id; postbacks follow the one that proved it (AppStoreIdentity). A holder from
+        // before keeps its proof when a production surface of it received a verified notification naming the app.
+        // (The old `store:` rows of app_identities are left as they were and no longer read.)
+        Migration(id: "0045_app_store_id_claims", sql: """
+            CREATE TABLE app_store_id_claims (
+                app_store_id TEXT NOT NULL,
+                app_id TEXT NOT NULL REFERENCES apps (id),
+                workspace_id TEXT NOT NULL,
+                created_at BIGINT NOT NULL,
+                proven_at BIGINT,
+                proof TEXT,
+                PRIMARY KEY (app_store_id, app_id)
+            );
+            CREATE UNIQUE INDEX app_store_id_claims_proven ON app_store_id_claims (app_store_id) WHERE proven_at IS NOT NULL;
+            CREATE INDEX app_store_id_claims_by_app ON app_store_id_claims (app_id);
+            INSERT INTO app_store_id_claims (app_store_id, app_id, workspace_id, created_at)
+                SELECT app_store_id, id, workspace_id, created_at FROM apps WHERE app_store_id IS NOT NULL;
+            UPDATE app_store_id_claims SET proven_at = created_at, proof = 'held_before_proofs'
+                WHERE EXISTS (SELECT 1 FROM app_identities i WHERE i.identity = 'store:' || app_store_id_claims.app_store_id
+                                AND i.app_id = app_store_id_claims.app_id)
+                  AND EXISTS (SELECT 1 FROM app_store_surfaces s JOIN app_store_notifications n ON n.surface_id = s.id
+                              WHERE s.app_id = app_store_id_claims.app_id AND s.environment = 'production'
+                                AND n.status NOT IN ('ignored', 'ignored_non_production'));
+            """),
     ]
 
     /// After step 0017: the apps that lost an identity to an older app and must change theirs.
@@ -79,6 +103,15 @@ enum TenancySchema {
             guard !losers.isEmpty else { return nil }
             return "\(losers.count) apps share an App Store id or a team and bundle id with an older app: the older one keeps it " +
                 "(postbacks go to it alone), and these must change theirs: \(losers.prefix(20).joined(separator: ", "))"
+        },
+        "0045_app_store_id_claims": { store in
+            let unproven = try await store.read { db in
+                try db.query("SELECT app_id FROM app_store_id_claims WHERE proven_at IS NULL ORDER BY app_id").map { try $0.string("app_id") }
+            }
+            guard !unproven.isEmpty else { return nil }
+            return "\(unproven.count) apps name an App Store id they have not proven, and their postbacks are kept unrouted until they do " +
+                "(a verified production App Store notification, a signed app transaction from the SDK, or an admin key's " +
+                "POST /v1/apps/{appId}/app-store-id/prove): \(unproven.prefix(20).joined(separator: ", "))"
         },
     ]
 }

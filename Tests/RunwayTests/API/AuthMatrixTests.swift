@@ -106,6 +106,11 @@ struct AuthMatrixTests {
             "GET /v1/apps": Probe(method: "GET", path: "/v1/apps?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
             "GET /v1/apps/{appId}": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)", body: "", workspaceScoped: true),
             "PATCH /v1/apps/{appId}": Probe(method: "PATCH", path: "/v1/apps/\(w.appA.id)", body: #"{"name":"Y"}"#, workspaceScoped: true),
+            "GET /v1/apps/{appId}/app-store-id": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)/app-store-id", body: "", workspaceScoped: true),
+            "POST /v1/apps/{appId}/app-store-id/prove": Probe(method: "POST", path: "/v1/apps/\(w.appA.id)/app-store-id/prove", body: "{}", workspaceScoped: true),
+            // The app has no production surface and no key: the call stops before asking Apple.
+            "POST /v1/apps/{appId}/app-store/test-notification": Probe(method: "POST", path: "/v1/apps/\(w.appA.id)/app-store/test-notification",
+                                                                       body: "{}", workspaceScoped: true),
             "POST /v1/keys": Probe(method: "POST", path: "/v1/keys", body: #"{"kind":"server","workspaceId":"\#(w.workspaceA)"}"#, workspaceScoped: true),
             "GET /v1/keys": Probe(method: "GET", path: "/v1/keys?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
             "GET /v1/keys/{keyId}": Probe(method: "GET", path: "/v1/keys/\(w.serverKeyA.key.id)", body: "", workspaceScoped: true),

@@ -39,19 +39,27 @@ struct PostbackAPITests {
         await w.server.client().send("POST", path, headers: [("Host", host)], body: body)
     }
 
-    @Test("another workspace cannot take an app's App Store id, and a postback goes to the app that holds it whatever Host it arrives on",
+    static func storeIdStatus(_ client: TestClient, _ appId: String) async throws -> AppStoreIdStatus {
+        try await client.get("/v1/apps/\(appId)/app-store-id").decoded(AppStoreIdStatus.self)
+    }
+
+    @Test("another workspace naming an app's App Store id takes nothing, and a postback goes to the app that proved it whatever Host it arrives on",
           .enabled(if: PostbackVectors.available, "../shared/vectors is absent"))
     func postbacksRoutedByVerifiedFacts() async throws {
         let w = try await Self.world()
         let squatter = try await w.server.createWorkspace("Squatter")
         let squatterKey = try await w.server.createKey(.server, workspace: squatter.id).secret
-        let taken = await w.server.client(squatterKey).post("/v1/apps", json: #"{"name":"Mine","teamId":"ZZZZZ99999","bundleId":"com.squat.ads","appStoreId":"525463029"}"#)
-        #expect(taken.status == 409 && taken.errorCode == "app_identity_taken")
-        #expect(!taken.bodyText.contains(w.server.defaultWorkspace.id), "whose it is stays unsaid")
+        let claimed = try await w.server.client(squatterKey).post("/v1/apps", json: #"{"name":"Claim","teamId":"ZZZZZ99999","bundleId":"com.squat.claim","appStoreId":"525463029"}"#)
+            .decoded(App.self, status: 201)
+        let unproven = try await Self.storeIdStatus(w.server.client(squatterKey), claimed.id)
+        #expect(!unproven.proven && unproven.proof == nil, "named, not proven")
+        let owner = try await Self.storeIdStatus(w.server.admin, w.app.id)
+        #expect(owner.proven && owner.proof == "admin", "an admin key's word proves it")
         let sameBundle = await w.server.client(squatterKey).post("/v1/apps", json: #"{"name":"Mine","teamId":"ABCDE12345","bundleId":"com.example.ads"}"#)
         #expect(sameBundle.errorCode == "app_identity_taken")
         let own = try await w.server.client(squatterKey).post("/v1/apps", json: #"{"name":"Mine","teamId":"ZZZZZ99999","bundleId":"com.squat.ads"}"#).decoded(App.self, status: 201)
-        #expect(await w.server.client(squatterKey).send("PATCH", "/v1/apps/\(own.id)", body: Array(#"{"appStoreId":"525463029"}"#.utf8)).errorCode == "app_identity_taken")
+        #expect(try await w.server.client(squatterKey).send("PATCH", "/v1/apps/\(own.id)", body: Array(#"{"appStoreId":"525463029"}"#.utf8))
+            .decoded(App.self).appStoreId == "525463029")
         _ = try await w.server.client(squatterKey).post("/v1/domains", json: #"{"hostname":"squat.example.com"}"#).decoded(LinkDomain.self, status: 201)
 
         let valid = try PostbackVectors.bytes("skadnetwork/postbacks/com.example-2.1.json")
@@ -61,9 +69,13 @@ struct PostbackAPITests {
         #expect(try stored.optionalString("app_id") == w.app.id && stored.optionalString("workspace_id") == w.server.defaultWorkspace.id,
                 "the Host named the squatter's domain; the signed App Store id decides")
 
-        // Once the holder lets the id go, it is free.
+        // Once the holder lets the id go, naming it still proves nothing: its postbacks are kept unrouted.
         _ = try await w.server.admin.send("PATCH", "/v1/apps/\(w.app.id)", body: Array(#"{"appStoreId":"525463030"}"#.utf8)).decoded(App.self)
-        #expect(try await w.server.client(squatterKey).send("PATCH", "/v1/apps/\(own.id)", body: Array(#"{"appStoreId":"525463029"}"#.utf8)).decoded(App.self).appStoreId == "525463029")
+        #expect(try await !Self.storeIdStatus(w.server.client(squatterKey), own.id).proven)
+        let later = try await Self.post(w, Self.skadPath, try PostbackVectors.bytes("skadnetwork/postbacks/com.example-2.2.json"),
+                                        host: "squat.example.com").decoded(PostbackReceipt.self)
+        let unrouted = try await w.server.store.read { db in try db.first("SELECT app_id FROM postbacks WHERE id = \(later.id)")! }
+        #expect(try later.status == "valid" && unrouted.optionalString("app_id") == nil)
         await w.server.stop()
     }
 

@@ -5,15 +5,21 @@ import FoundationNetworking
 #endif
 import RunwayJSON
 
-/// Asks the App Store Server API's Get Notification History for one page (up to 20) of the notifications Apple sent
-/// in a span: https://developer.apple.com/documentation/appstoreserverapi/get-notification-history
-/// (`POST /inApps/v1/notifications/history?paginationToken=…` with `{startDate, endDate}` in milliseconds; the answer
-/// is a `NotificationHistoryResponse`: `notificationHistory[].signedPayload`, `hasMore`, `paginationToken`).
-struct NotificationHistoryClient: Sendable {
+/// The calls the server makes to the App Store Server API with an app's In-App Purchase key:
+///
+/// - Get Notification History, one page (up to 20) of the notifications Apple sent in a span
+///   (https://developer.apple.com/documentation/appstoreserverapi/get-notification-history:
+///   `POST /inApps/v1/notifications/history?paginationToken=…` with `{startDate, endDate}` in milliseconds; the answer
+///   is a `NotificationHistoryResponse`: `notificationHistory[].signedPayload`, `hasMore`, `paginationToken`);
+/// - Request a Test Notification (`POST /inApps/v1/notifications/test`, answering `{testNotificationToken}`) and Get
+///   Test Notification Status (`GET /inApps/v1/notifications/test/{testNotificationToken}`, answering
+///   `{signedPayload, sendAttempts}`), https://developer.apple.com/documentation/appstoreserverapi/request-a-test-notification.
+struct AppStoreServerAPIClient: Sendable {
     /// Apple's hosts, by environment (https://developer.apple.com/documentation/appstoreserverapi).
     static let productionURL = "https://api.storekit.itunes.apple.com"
     static let sandboxURL = "https://api.storekit-sandbox.itunes.apple.com"
     static let path = "/inApps/v1/notifications/history"
+    static let testPath = "/inApps/v1/notifications/test"
 
     /// One page of history.
     struct Page: Sendable {
@@ -32,19 +38,46 @@ struct NotificationHistoryClient: Sendable {
     }
 
     func page(startDate: Int64, endDate: Int64, paginationToken: String?, now: Date) async throws(AppStoreReplayError) -> Page {
-        var address = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
-        address += Self.path
+        var path = Self.path
         if let paginationToken {
-            address += "?paginationToken=" + (paginationToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? paginationToken)
+            path += "?paginationToken=" + (paginationToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? paginationToken)
         }
+        let body: JSONValue = ["startDate": .number(String(startDate)), "endDate": .number(String(endDate))]
+        return try Self.page(try await call("POST", path, body: body, now: now))
+    }
+
+    /// Asks Apple to send a `TEST` notification; returns its `testNotificationToken`.
+    func requestTestNotification(now: Date) async throws(AppStoreReplayError) -> String {
+        let answer = try await call("POST", Self.testPath, body: nil, now: now)
+        guard let token = (try? JSONParser(maxDepth: 4).parse(answer))?["testNotificationToken"]?.stringValue,
+              !token.isEmpty, token.utf8.count <= 256 else {
+            throw .apiFailed("the answer has no testNotificationToken")
+        }
+        return token
+    }
+
+    /// The `signedPayload` of the test notification `token` names.
+    func testNotification(token: String, now: Date) async throws(AppStoreReplayError) -> String {
+        let path = Self.testPath + "/" + (token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token)
+        let answer = try await call("GET", path, body: nil, now: now)
+        guard let payload = (try? JSONParser(maxDepth: 8).parse(answer))?["signedPayload"]?.stringValue, !payload.isEmpty else {
+            throw .apiFailed("the test notification's status has no signedPayload")
+        }
+        return payload
+    }
+
+    /// One authenticated request; the body of a 200 answer.
+    private func call(_ method: String, _ path: String, body: JSONValue?, now: Date) async throws(AppStoreReplayError) -> [UInt8] {
+        let address = (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL) + path
         guard let url = URL(string: address) else { throw .apiFailed("the base URL \(baseURL) is not a URL") }
         guard let bearer = token.signed(now: now) else { throw .apiFailed("the In-App Purchase key could not sign a token") }
         var request = URLRequest(url: url, timeoutInterval: timeoutSeconds)
-        request.httpMethod = "POST"
+        request.httpMethod = method
         request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization")
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        let body: JSONValue = ["startDate": .number(String(startDate)), "endDate": .number(String(endDate))]
-        request.httpBody = Data(body.serializedBytes())
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(body.serializedBytes())
+        }
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeoutSeconds
         configuration.timeoutIntervalForResource = timeoutSeconds
@@ -59,7 +92,7 @@ struct NotificationHistoryClient: Sendable {
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard status != 401 else { throw .keyRejected }
         guard status == 200 else { throw .apiFailed("HTTP \(status)\(Self.appleError(data))") }
-        return try Self.page(Array(data))
+        return Array(data)
     }
 
     /// Reads a `NotificationHistoryResponse`; fields Apple may add are ignored.
