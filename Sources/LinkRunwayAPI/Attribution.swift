@@ -602,7 +602,7 @@ extension WebhookDelivery: DescribedWireType {
     public static let notes: [String: FieldNote] = [
         "id": FieldNote("Delivery id."), "webhookId": FieldNote("Webhook."), "topic": FieldNote("install, event, click, or ping for a test."),
         "status": .oneOf(["pending", "delivered", "failed"], "State."),
-        "lastError": FieldNote("Last failure: dns_failed, connect_failed, blocked_address, blocked_scheme, tls_failed, timeout, http_<status> or send_failed."),
+        "lastError": FieldNote("Last failure: dns_failed, connect_failed, blocked_address, blocked_port, blocked_scheme, tls_failed, timeout, http_<status> or send_failed."),
         "nextAttemptAt": .timestamp, "createdAt": .timestamp, "deliveredAt": .timestamp,
     ]
 }

@@ -54,6 +54,8 @@ struct Doctor: Sendable {
     /// Check only link domains on this machine (`localhost`, loopback addresses), as on a development machine.
     var localOnly = false
     let now: @Sendable () -> Date
+    /// `LINKRUNWAY_METRICS_TOKEN`, which opens `/readyz` to a doctor on another machine.
+    var operationsToken: String?
 
     /// Seconds of clock difference beyond which signed data (App Store notifications, click ids) goes wrong.
     static let clockTolerance: TimeInterval = 30
@@ -124,7 +126,23 @@ struct Doctor: Sendable {
             findings += await associationFindings(domain, apps: expected)
             findings += await postbackFindings(domain)
         }
+        // Asked last: the link domains fetched above went through the proxy, if there is one.
+        if let proxy = await untrustedProxyFinding() { findings.append(proxy) }
         return findings
+    }
+
+    /// `/readyz`, with the operations token when there is one.
+    func readyz() async throws -> Answer {
+        try await Self.fetch(server.appendingPathComponent("readyz"), bearer: operationsToken)
+    }
+
+    /// A warning when the server saw a proxy terminate TLS (`X-Forwarded-Proto: https`) without being trusted.
+    func untrustedProxyFinding() async -> Finding? {
+        guard let answer = try? await readyz(), let status = try? JSONDecoder().decode(ReadinessStatus.self, from: answer.body),
+              let proxy = status.untrustedProxy else { return nil }
+        return Finding(level: .warning, subject: "proxy", message: "\(proxy) terminates TLS but is not a trusted proxy: clients' addresses are "
+                       + "taken as its own (rate limits, hashes) and console cookies go out without Secure",
+                       fix: "set LINKRUNWAY_TRUSTED_PROXIES=\(proxy) (or its range) and restart")
     }
 
     /// The server's `Date` header against this machine's clock.
@@ -171,9 +189,13 @@ struct Doctor: Sendable {
     func readiness() async -> Finding {
         let answer: Answer
         do {
-            answer = try await Self.fetch(server.appendingPathComponent("readyz"))
+            answer = try await readyz()
         } catch {
             return Finding(level: .failure, subject: "database", message: "/readyz did not answer: \(error.localizedDescription)")
+        }
+        if answer.status == 404 {
+            return Finding(level: .warning, subject: "database", message: "not checked: /readyz answers only the server's machine, its trusted proxies and the metrics token",
+                           fix: "run doctor on the server's machine, or set LINKRUNWAY_METRICS_TOKEN to the server's")
         }
         guard let status = try? JSONDecoder().decode(ReadinessStatus.self, from: answer.body) else {
             return Finding(level: .failure, subject: "database", message: "/readyz answered \(answer.status) without a readiness status")
@@ -308,8 +330,9 @@ struct Doctor: Sendable {
                 fix: "point its DNS at this server (A/AAAA or CNAME), or run doctor --local on a development machine")
     }
 
-    static func fetch(_ url: URL) async throws -> Answer {
+    static func fetch(_ url: URL, bearer: String? = nil) async throws -> Answer {
         var request = URLRequest(url: url, timeoutInterval: 15)
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         request.setValue("linkrunway-doctor/\(LinkRunwayVersion.current)", forHTTPHeaderField: "User-Agent")
         let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
         defer { session.finishTasksAndInvalidate() }

@@ -43,6 +43,13 @@ public struct TrustedProxies: Sendable, Equatable {
         }
     }
 
+    /// 127.0.0.0/8 or ::1 (IPv4-mapped included).
+    public static func isLoopback(_ address: String) -> Bool {
+        guard let bytes = bytes(address) else { return false }
+        // trap-safe: bytes gives 4 or 16 bytes
+        return bytes.count == 4 ? bytes[0] == 127 : bytes == Array(repeating: 0, count: 15) + [1]
+    }
+
     /// 4 or 16 bytes; IPv4-mapped IPv6 (`::ffff:a.b.c.d`) as the IPv4 address.
     static func bytes(_ text: String) -> [UInt8]? {
         var v4 = in_addr()
@@ -61,8 +68,21 @@ public struct TrustedProxies: Sendable, Equatable {
 /// are ignored, so a client cannot forge its address.
 public struct ForwardedForMiddleware: Middleware {
     let trusted: TrustedProxies
+    /// Told of a peer that is not trusted yet says the client used TLS (`X-Forwarded-Proto: https`): a proxy that
+    /// terminates TLS but is missing from the trusted list.
+    let untrustedTLSProxy: (@Sendable (String) -> Void)?
 
-    public init(trusted: TrustedProxies) { self.trusted = trusted }
+    /// Where a proxy of the operator's can be: this machine or a private network (anyone on the internet can send the
+    /// header too, and is no misconfigured proxy).
+    static let proxyLike = TrustedProxies("127.0.0.0/8, ::1, 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, fc00::/7") ?? .none
+
+    /// Headers a proxy adds for the client it relays; a request holding any of them is not the proxy's own.
+    static let forwardingHeaders = ["X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "X-Real-IP", "Forwarded", "Via"]
+
+    public init(trusted: TrustedProxies, untrustedTLSProxy: (@Sendable (String) -> Void)? = nil) {
+        self.trusted = trusted
+        self.untrustedTLSProxy = untrustedTLSProxy
+    }
 
     public func handle(_ request: HTTPRequest, context: RequestContext, next: Responder) async throws -> HTTPResponse {
         try await next(client(request), context)
@@ -70,8 +90,18 @@ public struct ForwardedForMiddleware: Middleware {
 
     /// The request as the client behind the trusted proxies sent it.
     func client(_ request: HTTPRequest) -> HTTPRequest {
-        guard !trusted.isEmpty, let peer = request.remoteAddress, trusted.contains(peer) else { return request }
+        guard let peer = request.remoteAddress else { return request }
+        let isTrusted = !trusted.isEmpty && trusted.contains(peer)
         var request = request
+        request.connectionPeer = peer
+        request.connectionPeerTrusted = isTrusted
+        guard isTrusted else {
+            if let untrustedTLSProxy, request.headers["X-Forwarded-Proto"]?.lowercased().contains("https") == true,
+               Self.proxyLike.contains(peer) {
+                untrustedTLSProxy(peer)
+            }
+            return request
+        }
         let chain = request.headers.filter { $0.name.lowercased() == "x-forwarded-for" }.flatMap { $0.value.split(separator: ",") }
             .map { String($0).trimmingCharacters(in: .whitespaces) }.filter { TrustedProxies.bytes($0) != nil }
         if let client = chain.last(where: { !trusted.contains($0) }) ?? chain.first {

@@ -52,6 +52,16 @@ public struct HTTPRequest: Sendable {
     public var remoteAddress: String?
     /// `http`, or `https` when a trusted proxy says the client used TLS.
     public var scheme = "http"
+    /// The address the connection itself came from, and whether it is a trusted proxy (set by `ForwardedForMiddleware`).
+    var connectionPeer: String?
+    var connectionPeerTrusted = false
+
+    /// The connection came from this machine or a trusted proxy and passed on no client (no forwarding header): a
+    /// check by the operator's own machine or proxy, never a request from the internet relayed by a proxy.
+    public var isLocalCheck: Bool {
+        guard let peer = connectionPeer, connectionPeerTrusted || TrustedProxies.isLoopback(peer) else { return false }
+        return !ForwardedForMiddleware.forwardingHeaders.contains { headers[$0] != nil }
+    }
 
     public init(method: String, path: String, query: [(String, String)] = [], headers: HTTPHeaders = HTTPHeaders(),
                 body: [UInt8] = [], remoteAddress: String? = nil) {

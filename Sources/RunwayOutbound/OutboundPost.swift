@@ -6,9 +6,19 @@ public struct OutboundPolicy: Sendable, Equatable {
     /// Private, loopback and link-local targets, and plain `http://`, for a server on a private network
     /// (`LINKRUNWAY_OUTBOUND_PRIVATE_TARGETS`). Off by default.
     public var allowPrivateTargets: Bool
+    /// The ports a URL may name (`LINKRUNWAY_OUTBOUND_PORTS`); nil for the default: 443, or any port when private
+    /// targets are allowed. Checked again at the address connected to.
+    public var allowedPorts: Set<Int>?
 
-    public init(allowPrivateTargets: Bool = false) {
+    public init(allowPrivateTargets: Bool = false, allowedPorts: Set<Int>? = nil) {
         self.allowPrivateTargets = allowPrivateTargets
+        self.allowedPorts = allowedPorts
+    }
+
+    /// Whether a connection to `port` may be made.
+    public func allows(port: Int) -> Bool {
+        if let allowedPorts { return allowedPorts.contains(port) }
+        return allowPrivateTargets || port == 443
     }
 
     /// Why a URL may not be sent to, checked when a tenant gives it: https only, and no host that means this machine or
@@ -18,8 +28,16 @@ public struct OutboundPolicy: Sendable, Equatable {
               components.user == nil, components.password == nil else {
             return "must be an absolute https:// URL"
         }
-        if allowPrivateTargets { return ["https", "http"].contains(components.scheme?.lowercased()) ? nil : "must be an https:// or http:// URL" }
-        guard components.scheme?.lowercased() == "https" else { return "must be an https:// URL" }
+        let scheme = components.scheme?.lowercased()
+        if allowPrivateTargets {
+            guard scheme == "https" || scheme == "http" else { return "must be an https:// or http:// URL" }
+        } else {
+            guard scheme == "https" else { return "must be an https:// URL" }
+        }
+        if !allows(port: components.port ?? (scheme == "http" ? 80 : 443)) {
+            return "must use port \((allowedPorts ?? [443]).sorted().map(String.init).joined(separator: ", ")) (LINKRUNWAY_OUTBOUND_PORTS allows others)"
+        }
+        if allowPrivateTargets { return nil }
         // An IPv6 host, with or without the brackets URLComponents may keep.
         let written = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
         return OutboundAddress.refusal(host: written).map { "must not name a \($0) address or host" }
@@ -33,7 +51,7 @@ public enum OutboundPost {
     /// would turn the delivery log into a port scanner).
     public enum Outcome: Sendable, Equatable {
         case delivered(status: Int)
-        /// `dns_failed`, `connect_failed`, `blocked_address`, `blocked_scheme`, `tls_failed`, `timeout`,
+        /// `dns_failed`, `connect_failed`, `blocked_address`, `blocked_port`, `blocked_scheme`, `tls_failed`, `timeout`,
         /// `http_<status>` (a 3xx included: redirects are not followed) or `send_failed`.
         case failed(reason: String, status: Int?)
     }
@@ -44,7 +62,8 @@ public enum OutboundPost {
     public static func send(url: String, headers: [String: String], body: [UInt8], timeoutSeconds: Double,
                             policy: OutboundPolicy) async -> Outcome {
         if let refusal = policy.refusal(url: url) {
-            return .failed(reason: refusal.contains("address") ? "blocked_address" : "blocked_scheme", status: nil)
+            let reason = refusal.contains("port") ? "blocked_port" : refusal.contains("address") ? "blocked_address" : "blocked_scheme"
+            return .failed(reason: reason, status: nil)
         }
         return await withCheckedContinuation { continuation in
             Thread { continuation.resume(returning: perform(url: url, headers: headers, body: body, timeoutSeconds: timeoutSeconds, policy: policy)) }
@@ -56,6 +75,7 @@ public enum OutboundPost {
     private final class Guard {
         let policy: OutboundPolicy
         var blocked = false
+        var blockedPort = false
         init(policy: OutboundPolicy) { self.policy = policy }
     }
 
@@ -91,6 +111,10 @@ public enum OutboundPost {
                         check.blocked = true
                         return -1
                     }
+                    if let port = OutboundPost.port(address), !check.policy.allows(port: port) {
+                        check.blockedPort = true
+                        return -1
+                    }
                     return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
                 }
                 return withExtendedLifetime(check) { curl_easy_perform(handle) }
@@ -101,7 +125,8 @@ public enum OutboundPost {
             let status = lr_curl_response_code(handle)
             return (200..<300).contains(status) ? .delivered(status: status) : .failed(reason: "http_\(status)", status: status)
         case CURLE_COULDNT_RESOLVE_HOST: return .failed(reason: "dns_failed", status: nil)
-        case CURLE_COULDNT_CONNECT: return .failed(reason: check.blocked ? "blocked_address" : "connect_failed", status: nil)
+        case CURLE_COULDNT_CONNECT:
+            return .failed(reason: check.blocked ? "blocked_address" : check.blockedPort ? "blocked_port" : "connect_failed", status: nil)
         case CURLE_OPERATION_TIMEDOUT: return .failed(reason: "timeout", status: nil)
         case CURLE_UNSUPPORTED_PROTOCOL: return .failed(reason: "blocked_scheme", status: nil)
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE,
@@ -114,6 +139,20 @@ public enum OutboundPost {
 
     /// The policy's verdict on the address a connection is about to be opened to. libcurl's `curl_sockaddr` ends in a
     /// `sockaddr` that has room for the whole address (`addrlen` bytes), IPv6 included, so it is read in place.
+    /// The port a connection is about to be opened to; nil for an address family other than IPv4 and IPv6.
+    static func port(_ address: UnsafePointer<curl_sockaddr>) -> Int? {
+        // trap-safe: a stored property always has an offset
+        let raw = UnsafeRawPointer(address) + MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr)!
+        switch address.pointee.family {
+        case AF_INET where address.pointee.addrlen >= MemoryLayout<sockaddr_in>.size:
+            return Int(UInt16(bigEndian: raw.loadUnaligned(as: sockaddr_in.self).sin_port))
+        case AF_INET6 where address.pointee.addrlen >= MemoryLayout<sockaddr_in6>.size:
+            return Int(UInt16(bigEndian: raw.loadUnaligned(as: sockaddr_in6.self).sin6_port))
+        default:
+            return nil
+        }
+    }
+
     static func refusal(_ address: UnsafePointer<curl_sockaddr>) -> String? {
         // trap-safe: a stored property always has an offset
         let raw = UnsafeRawPointer(address) + MemoryLayout<curl_sockaddr>.offset(of: \curl_sockaddr.addr)!

@@ -50,7 +50,8 @@ public enum ServerApplication {
                             rateLimits: RateLimitSettings = RateLimitSettings()) -> HTTPApplication {
         let logger = services.logger
         let router = Router(routes: routes(services))
-        let forwardedFor = ForwardedForMiddleware(trusted: trustedProxies)
+        let witness = services.proxyWitness
+        let forwardedFor = ForwardedForMiddleware(trusted: trustedProxies, untrustedTLSProxy: { witness.saw($0) })
         let accessLog = AccessLogMiddleware(logger: logger)
         let metrics = RouteMetrics(services.metrics)
         let errors = ErrorMiddleware(map: ErrorMapping.httpError(for:)) { error, context in

@@ -263,6 +263,17 @@ public struct ServerConfiguration: Sendable {
             }
             return true
         },
+        Setting(environment: "LINKRUNWAY_OUTBOUND_PORTS", flag: "--outbound-ports", defaultValue: "443 (any with private targets on)",
+                summary: "The ports webhooks and forwarded postbacks may reach (`443, 8443`), or `any`. A URL naming another port is refused when given, and a delivery to one fails with `blocked_port`.") { c, v in
+            if v.lowercased() == "any" {
+                c.outbound.allowedPorts = Set(1...65_535)
+                return true
+            }
+            let ports = v.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !ports.isEmpty, ports.allSatisfy({ $0.map { (1...65_535).contains($0) } ?? false }) else { return false }
+            c.outbound.allowedPorts = Set(ports.compactMap { $0 })
+            return true
+        },
         Setting(environment: "LINKRUNWAY_SECRET_KEY_FILE", flag: "--secret-key-file", defaultValue: "linkrunway.key beside the SQLite database (the working folder for PostgreSQL)",
                 summary: "The key that seals stored secrets (webhook secrets, ad networks' private keys, the instance key, the day keys of address hashes), outside the database. The first start creates it (mode 0600); every server of one database needs a copy; keep it out of database backups.") { c, v in
             guard !v.isEmpty else { return false }

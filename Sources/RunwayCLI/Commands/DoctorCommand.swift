@@ -24,7 +24,9 @@ enum DoctorCommand {
                                     Exit 0 when nothing failed (warnings allowed), 1 otherwise. A link domain without DNS yet is a
                                     warning, not a failure. With a database, rows stored before amounts were bounded whose
                                     amounts no write accepts now are a warning each: reports that add them answer 422
-                                    total_out_of_range.
+                                    total_out_of_range. From another machine, /readyz answers only with
+                                    $LINKRUNWAY_METRICS_TOKEN set to the server's. A proxy that terminates TLS
+                                    without being in the server's LINKRUNWAY_TRUSTED_PROXIES is a warning.
                                     """) { arguments, context in
         let server = arguments.value("--server") ?? context.environment["LINKRUNWAY_URL"] ?? "http://127.0.0.1:8080"
         guard let url = URL(string: server), url.scheme == "http" || url.scheme == "https", url.host != nil else {
@@ -38,7 +40,8 @@ enum DoctorCommand {
         }
         let key = arguments.value("--key") ?? context.environment["LINKRUNWAY_KEY"]
         var findings = await Doctor(server: url, key: key?.isEmpty == false ? key : nil, domains: domains,
-                                    localOnly: arguments.flag("--local"), now: { Date() }).run()
+                                    localOnly: arguments.flag("--local"), now: { Date() },
+                                    operationsToken: context.environment["LINKRUNWAY_METRICS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }).run()
         if let database = arguments.value("--database-url") ?? context.environment["LINKRUNWAY_DATABASE_URL"], !database.isEmpty {
             guard let location = DatabaseLocation(url: database) else {
                 throw UsageError("--database-url must be sqlite:<path> or postgres://...")

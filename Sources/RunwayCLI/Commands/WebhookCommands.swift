@@ -27,7 +27,7 @@ enum WebhookCommands {
     static let deliveries = Command(["webhook", "deliveries"], summary: "Recent deliveries of an endpoint, with why the last attempt failed.",
                                     arguments: "<webhook-id>", options: [jsonFlag] + APIClient.options,
                                     details: "REASON is why the last attempt failed, in a word: dns_failed, connect_failed, blocked_address,\n"
-                                        + "blocked_scheme, tls_failed, timeout, send_failed, or http_ and the status answered (http_500).") { a, c in
+                                        + "blocked_port, blocked_scheme, tls_failed, timeout, send_failed, or http_ and the status answered (http_500).") { a, c in
         let webhookId = try onlyPositional(a, "give exactly one webhook id")
         let items = try await recent(APIClient(a, c), webhookId: webhookId)
         c.output(a.flag("--json") ? try Output.json(items) : Output.table(["ID", "TOPIC", "STATUS", "ATTEMPTS", "ANSWER", "REASON", "CREATED"],

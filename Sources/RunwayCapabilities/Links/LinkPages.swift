@@ -1,26 +1,45 @@
+import Foundation
 import LinkRunwayAPI
+import RunwayCrypto
 import RunwayHTTP
 import RunwayKit
 
-/// The HTML a link domain serves to people and to preview fetchers. Self-contained: no script or style from elsewhere.
+/// The HTML a link domain serves to people and to preview fetchers. Self-contained: no script or style from elsewhere,
+/// and a Content-Security-Policy that lets only the page's own style and script (by hash) run, in no frame.
 enum LinkPages {
     static func escape(_ text: String) -> String { Markup.escape(text) }
 
-    static let style = """
-        <style>body{font:17px/1.5 -apple-system,system-ui,sans-serif;margin:0;display:flex;min-height:100vh;align-items:center;\
+    static let styleText = """
+        body{font:17px/1.5 -apple-system,system-ui,sans-serif;margin:0;display:flex;min-height:100vh;align-items:center;\
         justify-content:center;background:#f5f5f7;color:#1d1d1f}main{max-width:28rem;padding:2rem;text-align:center}\
         img{max-width:100%;border-radius:12px}a.button{display:block;margin:.75rem 0;padding:.9rem;border-radius:12px;\
-        background:#0071e3;color:#fff;text-decoration:none;font-weight:600}a.secondary{background:#e8e8ed;color:#1d1d1f}</style>
+        background:#0071e3;color:#fff;text-decoration:none;font-weight:600}a.secondary{background:#e8e8ed;color:#1d1d1f}
         """
+
+    /// The interstitial's one script: "Get the app" also puts the signed click on the clipboard.
+    static let clipboardScript = """
+        document.getElementById("get").addEventListener("click",function(e){var a=e.currentTarget;\
+        if(navigator.clipboard){e.preventDefault();navigator.clipboard.writeText(a.dataset.click).finally(function(){location.href=a.href;});}});
+        """
+
+    /// Images may come from any https host (a link's preview image is the tenant's); nothing else loads, no form posts,
+    /// no base changes, and no other site may frame the page (clickjacking the "Get the app" button).
+    static let contentSecurityPolicy = "default-src 'none'; style-src '\(hash(styleText))'; script-src '\(hash(clipboardScript))'; "
+        + "img-src https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    /// A CSP source for inline text: `sha256-` and the base64 of its SHA-256.
+    static func hash(_ text: String) -> String { "sha256-" + Data(Digest.sha256(Array(text.utf8))).base64EncodedString() }
 
     static func page(status: Int, title: String, head: String = "", body: String, cache: String = "no-store") -> HTTPResponse {
         var response = HTTPResponse.text("""
             <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">\
-            <meta name="robots" content="noindex"><title>\(escape(title))</title>\(head)\(style)</head><body><main>\(body)</main></body></html>
+            <meta name="robots" content="noindex"><title>\(escape(title))</title>\(head)<style>\(styleText)</style></head><body><main>\(body)</main></body></html>
             """, status: status, contentType: "text/html; charset=utf-8")
         response.headers.set("Cache-Control", cache)
         response.headers.set("X-Content-Type-Options", "nosniff")
         response.headers.set("Referrer-Policy", "no-referrer")
+        response.headers.set("Content-Security-Policy", contentSecurityPolicy)
+        response.headers.set("X-Frame-Options", "DENY")
         return response
     }
 
@@ -77,10 +96,7 @@ enum LinkPages {
         if let description = link.previewDescription { body += "<p>\(escape(description))</p>" }
         body += "<a class=\"button\" id=\"get\" href=\"\(escape(appStore))\" data-click=\"\(escape(signedClickId))\">Get the app</a>"
         if let web { body += "<a class=\"button secondary\" href=\"\(escape(web))\">Continue on the web</a>" }
-        body += """
-            <script>document.getElementById("get").addEventListener("click",function(e){var a=e.currentTarget;\
-            if(navigator.clipboard){e.preventDefault();navigator.clipboard.writeText(a.dataset.click).finally(function(){location.href=a.href;});}});</script>
-            """
+        body += "<script>\(clipboardScript)</script>"
         return page(status: 200, title: title, body: body)
     }
 }

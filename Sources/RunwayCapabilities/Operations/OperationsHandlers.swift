@@ -22,28 +22,43 @@ struct OperationsHandlers: Sendable {
         try .json(HealthStatus(status: "ok", version: LinkRunwayVersion.current))
     }
 
+    /// Answered to this machine and the trusted proxies' own checks, or with the operations token; to anyone else the
+    /// route does not exist. The store's error goes to the log, never into the answer.
     func readiness(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
+        guard request.isLocalCheck || hasToken(request) else { throw RequestError.notFound("no route GET /readyz") }
+        let proxy = services.proxyWitness.untrustedTLSProxy
         do {
             let schema = try await withTimeout(seconds: 2) {
                 try await services.store.read { try OperationsQueries.newestMigration($0) }
             }
-            return try .json(ReadinessStatus(status: "ready", store: "ok", schema: schema))
+            return try .json(ReadinessStatus(status: "ready", store: "ok", schema: schema, untrustedProxy: proxy))
         } catch {
-            return try .json(ReadinessStatus(status: "unavailable", store: "\(error)"), status: 503)
+            services.logger.error("readiness: the store does not answer", ["requestId": .string(context.requestId), "error": .string("\(error)")])
+            return try .json(ReadinessStatus(status: "unavailable", store: "unreachable", untrustedProxy: proxy), status: 503)
         }
     }
 
+    /// With `LINKRUNWAY_METRICS_TOKEN` only for that bearer; without it only to this machine and the trusted proxies'
+    /// own requests. Never on a link domain.
     func metrics(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        if let token = services.metricsToken {
-            let given = Array((request.headers["Authorization"] ?? "").utf8)
-            guard ConstantTime.equal(Digest.sha256(given), Digest.sha256(Array("Bearer \(token)".utf8))) else {
+        if services.metricsToken != nil {
+            guard hasToken(request) else {
                 throw AccessError.invalidKey("/metrics needs Authorization: Bearer <LINKRUNWAY_METRICS_TOKEN>")
             }
+        } else if !request.isLocalCheck {
+            throw RequestError.notFound("no route GET /metrics")
         }
         // Every phone and crawler reaches the link domains; what the server does is the operator's business.
         if let host = request.hostName, try await services.links.domain(hostname: host) != nil {
             throw RequestError.notFound("no route GET /metrics")
         }
         return .text(services.metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+    }
+
+    /// `Authorization: Bearer <LINKRUNWAY_METRICS_TOKEN>`, compared in constant time; false when no token is set.
+    private func hasToken(_ request: HTTPRequest) -> Bool {
+        guard let token = services.metricsToken else { return false }
+        let given = Array((request.headers["Authorization"] ?? "").utf8)
+        return ConstantTime.equal(Digest.sha256(given), Digest.sha256(Array("Bearer \(token)".utf8)))
     }
 }

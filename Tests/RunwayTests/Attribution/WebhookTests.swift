@@ -181,6 +181,51 @@ struct WebhookTests {
         await w.server.stop()
     }
 
+    @Test("webhooks and forwarding URLs reach port 443 only unless the operator allows others, checked again at the socket",
+          arguments: StoreBackend.all)
+    func ports(_ backend: StoreBackend) async throws {
+        let w = try await MatchingTests.world(backend)
+        let ws = w.server.defaultWorkspace.id
+        for url in ["https://example.com:8443/h", "https://example.com:22/h", "https://93.184.216.34:6379/", "http://example.com:443/h"] {
+            let refused = await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"\#(url)","topics":["install"]}"#)
+            #expect(refused.status == 400 && refused.errorField == "url", "\(url) was not refused: \(refused.status)")
+            let forward = await w.server.admin.send("PATCH", "/v1/apps/\(w.app.id)", body: Array(#"{"postbacks":{"acceptDevelopment":false,"forwardUrls":["\#(url)"],"campaigns":[]}}"#.utf8))
+            #expect(forward.errorField == "postbacks.forwardUrls[0]", "\(url) was not refused as a forwarding target")
+        }
+        let refusal = await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"https://example.com:8443/h","topics":["install"]}"#)
+        #expect(refusal.bodyText.contains("must use port 443"), "\(refusal.bodyText)")
+        #expect(await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"https://example.com:443/h","topics":["install"]}"#).status == 201)
+        await w.server.stop()
+
+        let wider = try await MatchingTests.world(backend, outbound: OutboundPolicy(allowedPorts: [443, 8443]))
+        let wws = wider.server.defaultWorkspace.id
+        #expect(await wider.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(wws)","url":"https://example.com:8443/h","topics":["install"]}"#).status == 201)
+        #expect(await wider.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(wws)","url":"https://example.com:22/h","topics":["install"]}"#).errorField == "url")
+        await wider.server.stop()
+
+        // The port libcurl really connects to is checked too: a loopback receiver on its own port, with private
+        // targets on but only 443 allowed, is never reached.
+        let receiver = try Receiver(failures: 0)
+        let onlyTLS = OutboundPolicy(allowPrivateTargets: true, allowedPorts: [443])
+        #expect(OutboundPost.perform(url: receiver.url, headers: [:], body: [], timeoutSeconds: 5, policy: onlyTLS) == .failed(reason: "blocked_port", status: nil))
+        #expect(await OutboundPost.send(url: receiver.url, headers: [:], body: [], timeoutSeconds: 5, policy: onlyTLS) == .failed(reason: "blocked_port", status: nil))
+        #expect(receiver.requests.isEmpty)
+        // Sent from a thread of its own: the receiver answers on the cooperative pool this test would otherwise hold.
+        #expect(await OutboundPost.send(url: receiver.url, headers: [:], body: [], timeoutSeconds: 5, policy: Self.privateNetwork) == .delivered(status: 204),
+                "private targets on and no port list: any port, as before")
+        await receiver.server.shutdown()
+
+        let any = try ServerConfiguration.load(environment: ["LINKRUNWAY_OUTBOUND_PORTS": "any"], flags: [:])
+        #expect(any.outbound.allows(port: 8080) && any.outbound.allows(port: 443))
+        let listed = try ServerConfiguration.load(environment: ["LINKRUNWAY_OUTBOUND_PORTS": "443, 8443"], flags: [:])
+        #expect(listed.outbound.allowedPorts == [443, 8443])
+        #expect(try ServerConfiguration.load(environment: [:], flags: [:]).outbound.allows(port: 443))
+        #expect(try !ServerConfiguration.load(environment: [:], flags: [:]).outbound.allows(port: 8443))
+        for bad in ["0", "65536", "443;8443", "https", "-1"] {
+            #expect(throws: (any Error).self, "\(bad)") { try ServerConfiguration.load(environment: ["LINKRUNWAY_OUTBOUND_PORTS": bad], flags: [:]) }
+        }
+    }
+
     @Test("at send time the address connected to is checked again: a stored loopback target is never reached without the switch")
     func sendTimeCheck() async throws {
         let w = try await MatchingTests.world()

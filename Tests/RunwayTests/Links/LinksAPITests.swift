@@ -2,6 +2,7 @@ import Foundation
 import LinkRunwayAPI
 @testable import RunwayCapabilities
 @testable import RunwayConsole
+import RunwayCrypto
 import RunwayHTTP
 @testable import RunwayKit
 import RunwayOutbound
@@ -148,6 +149,45 @@ struct LinksAPITests {
         let verified = try SignedClickId.verify(String(signed), key: server.services.secrets.clickSigningKey, now: Date()).get()
         #expect(verified.linkId == link.id)
         #expect(try await server.clicks().map { try $0.string("token") } == [verified.clickToken])
+        await server.stop()
+    }
+
+    @Test("every link page has a Content-Security-Policy that admits exactly its own style and script, and no frame")
+    func pagePolicy() async throws {
+        let (server, _) = try await Self.fixture()
+        let ws = server.defaultWorkspace.id
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"branded","interstitial":true,"preview":{"title":"T","imageUrl":"https://cdn.example.com/a.png"},"destinations":{"web":"https://example.com"}}"#)
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"gone","expiresAt":"2020-01-01T00:00:00Z","destinations":{"web":"https://example.com"}}"#)
+        let pages = [
+            ("interstitial", await server.follow("/branded", userAgent: UserAgents.iPhone)),
+            ("preview", await server.follow("/branded", userAgent: UserAgents.crawlers[3])),
+            ("not found", await server.follow("/no-such-link", userAgent: UserAgents.iPhone)),
+            ("expired", await server.follow("/gone", userAgent: UserAgents.iPhone)),
+        ]
+        func inline(_ tag: String, _ html: String) -> [String] {
+            html.components(separatedBy: "<\(tag)>").dropFirst().compactMap { $0.components(separatedBy: "</\(tag)>").first }
+        }
+        for (name, page) in pages {
+            #expect(page.headers["Content-Type"]?.hasPrefix("text/html") == true, "\(name)")
+            let policy = try #require(page.headers["Content-Security-Policy"], "\(name) has no policy")
+            let directives = Dictionary(policy.split(separator: ";").map { part -> (String, [String]) in
+                let words = part.split(separator: " ").map(String.init)
+                return (words.first ?? "", Array(words.dropFirst()))
+            }, uniquingKeysWith: { a, _ in a })
+            #expect(directives["default-src"] == ["'none'"] && directives["frame-ancestors"] == ["'none'"], "\(name): \(policy)")
+            #expect(directives["base-uri"] == ["'none'"] && directives["form-action"] == ["'none'"], "\(name)")
+            #expect(page.headers["X-Frame-Options"] == "DENY", "\(name)")
+            // What the browser would hash: the text between the tags, byte for byte.
+            for (tag, directive) in [("style", "style-src"), ("script", "script-src")] {
+                for text in inline(tag, page.bodyText) {
+                    let hash = "'sha256-" + Data(Digest.sha256(Array(text.utf8))).base64EncodedString() + "'"
+                    #expect(directives[directive]?.contains(hash) == true, "\(name): its \(tag) is not admitted by \(policy)")
+                }
+            }
+            #expect(!policy.contains("unsafe-inline") && !policy.contains("*"), "\(name)")
+        }
+        #expect(inline("script", pages[0].1.bodyText).count == 1, "the interstitial has its clipboard script")
+        #expect(pages[0].1.bodyText.contains("https://cdn.example.com/a.png"), "a preview image from the tenant's https host is allowed by img-src https:")
         await server.stop()
     }
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import LinkRunwayAPI
 @testable import RunwayCLI
 import RunwayCapabilities
@@ -98,6 +101,39 @@ struct DoctorTests {
         await textPlain.shutdown(grace: .seconds(1))
         await redirecting.shutdown(grace: .seconds(1))
         await runtime.stop()
+    }
+
+    @Test("a proxy terminating TLS that the server does not trust is a warning; /readyz from afar needs the metrics token")
+    func proxyAndToken() async throws {
+        let (runtime, _, environment) = try await CLITests.startServer()
+        let clean = await CLITests.run(["doctor"], environment: environment)
+        #expect(!clean.output.contains("proxy:"), "\(clean.output)")
+        // What nginx in front of it sends for a phone on HTTPS, while LINKRUNWAY_TRUSTED_PROXIES is unset.
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(runtime.port)/no-such-link")!)
+        request.setValue("https", forHTTPHeaderField: "X-Forwarded-Proto")
+        request.setValue("198.51.100.4", forHTTPHeaderField: "X-Forwarded-For")
+        _ = try await URLSession.shared.data(for: request)
+        let warned = await CLITests.run(["doctor"], environment: environment)
+        #expect(warned.status == 0)
+        #expect(warned.output.contains("warn  proxy: 127.0.0.1 terminates TLS but is not a trusted proxy"), "\(warned.output)")
+        #expect(warned.output.contains("fix: set LINKRUNWAY_TRUSTED_PROXIES=127.0.0.1"))
+        await runtime.stop()
+
+        // A server seen from another machine: /readyz is hidden unless the doctor has the token.
+        let remote = try Self.fake { request in
+            switch request.path {
+            case "/healthz": return (try? HTTPResponse.json(HealthStatus(status: "ok", version: LinkRunwayVersion.current))) ?? HTTPResponse(status: 500)
+            case "/readyz" where request.headers["Authorization"] == "Bearer ops-token-0123456789":
+                return (try? HTTPResponse.json(ReadinessStatus(status: "ready", store: "ok", schema: Schema.migrations.last?.id))) ?? HTTPResponse(status: 500)
+            default: return .text("not found", status: 404)
+            }
+        }
+        let far = ["LINKRUNWAY_URL": "http://127.0.0.1:\(remote.port)"]
+        let hidden = await CLITests.run(["doctor", "--local"], environment: far)
+        #expect(hidden.output.contains("warn  database: not checked: /readyz answers only"), "\(hidden.output)")
+        let opened = await CLITests.run(["doctor", "--local"], environment: far.merging(["LINKRUNWAY_METRICS_TOKEN": "ops-token-0123456789"]) { a, _ in a })
+        #expect(opened.output.contains("ok    database: reachable"), "\(opened.output)")
+        await remote.shutdown(grace: .seconds(1))
     }
 
     @Test("a server that is down, a clock that is off, and plain HTTP on a public domain are failures")

@@ -74,10 +74,10 @@ struct ProxyTests {
         let key = try #require((try await admin.call("POST", "/v1/keys", #"{"kind":"publishable","appId":"\#(appA)"}"#)).1["secret"] as? String)
 
         // The shipped example, with this test's port, names, certificate and upstream.
-        let port = Self.freePort()
+        let port = Self.freePort(), plainPort = Self.freePort()
         var site = try String(contentsOf: Self.root.appendingPathComponent("deploy/nginx.conf"), encoding: .utf8)
-        site = site.replacingOccurrences(of: "listen 443 ssl http2;", with: "listen 127.0.0.1:\(port) ssl http2;")
-            .replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(Self.freePort());")
+        site = site.replacingOccurrences(of: "listen 443 ", with: "listen 127.0.0.1:\(port) ")
+            .replacingOccurrences(of: "listen 80", with: "listen 127.0.0.1:\(plainPort)")
             .replacingOccurrences(of: "go.example.com links.example.com", with: "go.example.test links.example.test")
             .replacingOccurrences(of: "/etc/ssl/linkrunway/fullchain.pem", with: directory.path("cert.pem"))
             .replacingOccurrences(of: "/etc/ssl/linkrunway/privkey.pem", with: directory.path("key.pem"))
@@ -114,6 +114,28 @@ struct ProxyTests {
         #expect(aasaA.body.contains("ABCDE12345.com.example.a") && !aasaA.body.contains("com.example.b"))
         let aasaB = try await tls("links.example.test", "/.well-known/apple-app-site-association")
         #expect(aasaB.body.contains("FGHIJ67890.com.example.b") && !aasaB.body.contains("com.example.a"), "\(aasaB.status) \(aasaB.body)")
+        // The operations routes are the operator's: not through the proxy, whatever the Host; and a Host that is not a
+        // link domain gets no answer at all (no TLS handshake, and nothing over plain HTTP).
+        for path in ["/readyz", "/metrics"] {
+            #expect(try await tls("go.example.test", path).status == 404, "\(path) through the proxy")
+            let otherHost = (try? await tls("go.example.test", path, ["-H", "Host: 127.0.0.1"]))?.status
+            #expect(otherHost == nil || otherHost == 404, "\(path) with another Host: \(otherHost ?? 0)")
+        }
+        await #expect(throws: (any Error).self, "an unknown name gets no TLS handshake") {
+            try await tls("unknown.example.test", "/metrics")
+        }
+        await #expect(throws: (any Error).self, "an unknown Host over plain HTTP gets no answer") {
+            try await Self.curl(["-H", "Host: unknown.example.test", "http://127.0.0.1:\(plainPort)/metrics"])
+        }
+        let redirected = try await Self.curl(["-H", "Host: go.example.test", "http://127.0.0.1:\(plainPort)/tap"])
+        #expect(redirected.status == 308 && redirected.headers.contains("location: https://go.example.test/tap"))
+        let local = try await Self.curl(["http://127.0.0.1:\(server.port)/readyz"])
+        #expect(local.status == 200 && local.body.contains(#""status":"ready""#) && !local.body.contains("untrustedProxy"), "\(local.body)")
+        // Link pages carry their Content-Security-Policy through the proxy, and may not be framed.
+        let missing = try await tls("go.example.test", "/no-such-link")
+        #expect(missing.status == 404 && missing.headers.contains("content-security-policy: default-src 'none';"))
+        #expect(missing.headers.contains("frame-ancestors 'none'") && missing.headers.contains("x-frame-options: deny"))
+
         let postback = try await tls("go.example.test", "/.well-known/skadnetwork/report-attribution/", ["-X", "POST", "-H", "Content-Type: application/json", "--data", "{}"])
         #expect(postback.status == 200 && postback.body.contains(#""status":"invalid""#))
 
