@@ -18,6 +18,8 @@ run: build
 test: deps
 	@bash scripts/install-deps.sh $(TEST_DEPS)
 	$(SWIFT) build --build-tests
+	# Public User-Agent corpora from PyPI for the classifier's test (.build/user-agents/, fetched once).
+	bash scripts/user-agent-corpora.sh
 	# A hung test fails the run after 20 minutes instead of holding CI.
 	bash scripts/with-postgres.sh --no-fsync timeout 1200 $(SWIFT) test --skip-build --skip SlowClientTests
 	# Alone, so its thousands of connections and the timings it measures do not share the machine with the others.

@@ -621,7 +621,7 @@ def match_latency(workdir):
         publishable = api_post(port, "/v1/keys", key, {"kind": "publishable", "appId": app["id"]})["secret"]
         import http.client
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-        connection.request("GET", "/m", headers={"Host": "localhost", "User-Agent": "iPhone OS 17_4"})  # creates today's address key
+        connection.request("GET", "/m", headers={"Host": "localhost", "User-Agent": "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)"})  # creates today's address key
         assert connection.getresponse().status == 302
     finally:
         stop(process)

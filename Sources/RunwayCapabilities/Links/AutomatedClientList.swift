@@ -4,8 +4,8 @@ import Synchronization
 /// The built-in patterns and the operator's, searched on every visit of a link.
 final class AutomatedClientList: SharedObject {
     let patterns: [AutomatedClientPattern]
-    /// The patterns' tokens as bytes, for `ClientClass`.
-    let needles: [ClientClass.Needle]
+    /// The patterns' tokens, for `ClientClass`.
+    let needles: ClientClass.Tokens
     /// Classes of the User-Agent strings seen lately: most visits come from a few hundred browser versions, and
     /// searching a string for every pattern costs more than the rest of a redirect's own work. Emptied when full, so
     /// strings made up by a client cannot grow it.
@@ -14,7 +14,7 @@ final class AutomatedClientList: SharedObject {
 
     init(_ services: ServerServices) {
         patterns = AutomatedClients.builtIn.map(\.pattern) + services.extraAutomatedClients
-        needles = ClientClass.needles(patterns)
+        needles = ClientClass.tokens(patterns)
     }
 
     /// The class of a User-Agent, from `recent` when it was seen lately.
@@ -29,9 +29,9 @@ final class AutomatedClientList: SharedObject {
         return found
     }
 
-    /// The kind of a token `ClientClass` found, `.preview` for one no longer listed.
+    /// The kind of a token `ClientClass` found: its pattern's, else that of a sign of a machine.
     func kind(of token: String) -> AutomatedClientPattern.Kind {
-        patterns.first { $0.token == token }?.kind ?? .preview
+        patterns.first { $0.token == token }?.kind ?? AutomatedClients.kind(ofUnlisted: token)
     }
 }
 

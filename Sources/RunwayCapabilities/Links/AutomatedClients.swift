@@ -64,6 +64,48 @@ enum AutomatedClients {
         Entry(.bot, "updown.io", example: "updown.io daemon 2.11"),
     ]
 
+    /// HTTP client libraries, command-line tools, headless browsers, test and monitoring tools, and a few named
+    /// services whose User-Agents are otherwise a browser's: searched after the list above, each recorded as the
+    /// visit's agent (a bot).
+    static let clientTools = [
+        "curl", "wget", "python", "aiohttp", "httpx", "go-http-client", "java/", "java ", "(java)", "apache-httpclient",
+        "httpclient", "okhttp", "node-fetch", "node.js", "axios", "undici", "libwww", "lwp::", "lwp-", "php/", "php ",
+        "guzzle", "ruby", "faraday", "http.rb", "rest-client", "dart:", "dart/", "postman", "insomnia", "httpie",
+        "powershell", "winhttp", "wininet", "scrapy", "colly", "headless", "phantomjs", "puppeteer", "playwright",
+        "selenium", "lighthouse", "gtmetrix", "pagespeed", "nutch", "heritrix", "wordpress", "jakarta", "urllib", "perl",
+        "libcurl", "zgrab", "masscan", "nmap", "nikto", "sqlmap", "cfnetwork", "dalvik", "reqwest", "hackney", "mechanize",
+        "ia_archiver", "feedparser", "grpc", "aws-sdk", "cloudflare", "datadog", "newrelic", "zabbix", "nagios",
+        "check_http", "jetty", "synapse", "indy library", "qt/", "libfetch", "htmlunit", "jsdom", "httrack",
+        "offline explorer", "webcopier", "webzip", "screaming frog", "xenu", "w3c_", "ahc/", "reactor-netty", "vert.x",
+        "akka-http", "netty/", "electron/", "ptst/", "favicon", "outbrain", "datanyze", "google-", "newsai", "hardenize",
+        "silktide", "linktiger", "securityheaders", "hotjar", "readable/", "marketgoo", "openvas", "rigor", "netcraft",
+        "appinsights", "dareboost", "sindup", "foregenix", "collapsify", "splash", "manus-user", "physicalweb",
+    ]
+
+    /// Words (and their common spellings) that name what an unnamed machine does; "preview" makes a preview, the
+    /// rest bots.
+    static let machineWords = [
+        "bot", "crawl", "spider", "scrap", "preview", "monitor", "checker", "check", "fetch", "archiv", "scan", "probe",
+        "analy", "feed", "uptime", "audit", "seo", "sitemap", "screenshot", "capture", "validator", "verif", "inspect",
+        "parser", "extract", "harvest", "grabber", "collector", "tracker", "sniffer", "resolver", "agent", "finder",
+        "slurp", "robot", "indexer", "survey", "optimizer",
+    ]
+
+    /// Words of people's User-Agents that hold a machine word (a phone maker): the word search skips them.
+    static let peopleWords = ["cubot"]
+
+    /// A URL, a domain or a contact address in the User-Agent: browsers never carry one, crawlers say who they are.
+    static let contactSignatures = ["http://", "https://", "+http", "www.", "mailto:", ".com", ".net", ".org", ".io", ".fr"]
+
+    /// The agents recorded for machines recognised by a sign rather than a token.
+    static let noUserAgent = "no-user-agent"
+    static let contactSignature = "contact-in-user-agent"
+    static let compatibleSignature = "compatible-not-msie"
+    static let notABrowser = "not-a-browser"
+
+    /// The kind of an agent that is not on the named list: "preview" for the word, a bot otherwise.
+    static func kind(ofUnlisted token: String) -> AutomatedClientPattern.Kind { token == "preview" ? .preview : .bot }
+
     /// Whether a `Purpose` or `Sec-Purpose` header announces a prefetch (`prefetch`, `prefetch;prerender`, …).
     static func isPrefetch(purpose: String?, secPurpose: String?) -> Bool {
         [purpose, secPurpose].contains { $0?.lowercased().contains("prefetch") == true }

@@ -27,38 +27,82 @@ enum ClientClass: Sendable, Equatable {
         }
     }
 
-    /// A token to search for, as lower-case bytes.
-    typealias Needle = (token: String, bytes: [UInt8])
+    /// Named tokens searched in a User-Agent, in order: the first of the list found wins.
+    struct Tokens: Sendable {
+        let tokens: [String]
+        let set: NeedleSet
 
-    /// The built-in tokens of previews and bots (`AutomatedClients`) as bytes, made once.
-    static let crawlerNeedles = needles(AutomatedClients.builtIn.map(\.pattern))
+        init(_ tokens: [String]) {
+            self.tokens = tokens
+            set = NeedleSet(tokens.map { Array($0.utf8) })
+        }
 
-    static func needles(_ patterns: [AutomatedClientPattern]) -> [Needle] {
-        patterns.map { (token: $0.token, bytes: Array($0.token.utf8)) }
+        /// The first token of the list that `text` (lower-case bytes) holds.
+        func first(in text: [UInt8]) -> String? { set.firstMatch(in: text).map { tokens[$0] } }  // trap-safe: the set's indexes are the list's
     }
+
+    /// The built-in tokens of previews and bots (`AutomatedClients`), made once.
+    static let builtInCrawlers = tokens(AutomatedClients.builtIn.map(\.pattern))
+    static let clientTools = Tokens(AutomatedClients.clientTools)
+    static let machineWords = Tokens(AutomatedClients.machineWords)
+    static let peopleWords = AutomatedClients.peopleWords.map { Array($0.utf8) }
+    static let contactSignatures = NeedleSet(AutomatedClients.contactSignatures.map { Array($0.utf8) })
+
+    static func tokens(_ patterns: [AutomatedClientPattern]) -> Tokens { Tokens(patterns.map(\.token)) }
 
     static let appleNeedles = ["iphone", "ipad", "ipod"].map { Array($0.utf8) }
     static let androidNeedle = Array("android".utf8)
     static let iosVersionMarker = Array(" os ".utf8)
+    static let safariVersionMarker = Array("version/".utf8)
     static let androidVersionMarker = Array("android ".utf8)
+    static let compatibleMarker = Array("compatible;".utf8)
+    static let internetExplorerMarkers = ["msie", "trident"].map { Array($0.utf8) }
+    static let browserPrefixes = ["mozilla/", "opera/"].map { Array($0.utf8) }
 
-    /// The class of `userAgent`: `.crawler` with the first of `crawlers` it contains, else its platform.
-    init(userAgent: String?, crawlers: [Needle] = crawlerNeedles) {
-        guard let userAgent, !userAgent.isEmpty else {
-            self = .desktop
-            return
-        }
+    /// The class of `userAgent`: `.crawler` with the first of `crawlers` it contains, else with the first sign of a
+    /// machine (a tool, a machine word, a contact, a non-browser form, none at all), else its platform.
+    init(userAgent: String?, crawlers: Tokens = builtInCrawlers) {
         // Byte searches on the lower-cased text: this runs on every click.
-        let lower = Array(userAgent.utf8.prefix(1024).map { $0 >= 0x41 && $0 <= 0x5a ? $0 | 0x20 : $0 })
-        if let crawler = crawlers.first(where: { Self.find($0.bytes, in: lower) != nil }) {
-            self = .crawler(crawler.token)
+        let lower = Array((userAgent ?? "").utf8.prefix(1024).map { $0 >= 0x41 && $0 <= 0x5a ? $0 | 0x20 : $0 })
+        if let crawler = crawlers.first(in: lower) ?? Self.unlistedMachine(lower) {
+            self = .crawler(crawler)
         } else if Self.appleNeedles.contains(where: { Self.find($0, in: lower) != nil }) {
-            self = .ios(osVersion: Self.version(in: lower, after: Self.iosVersionMarker, separator: UInt8(ascii: "_")))
+            self = .ios(osVersion: Self.iosVersion(in: lower))
         } else if Self.find(Self.androidNeedle, in: lower) != nil {
             self = .android(osVersion: Self.version(in: lower, after: Self.androidVersionMarker, separator: UInt8(ascii: ".")))
         } else {
             self = .desktop
         }
+    }
+
+    /// The agent of a machine that names nothing on the list, or nil for a browser.
+    static func unlistedMachine(_ lower: [UInt8]) -> String? {
+        // Leading spaces and quotes (a header copied with them) are not the client's name.
+        let name = lower.drop { $0 == 0x20 || $0 == 0x22 || $0 == 0x27 || $0 == 0x09 }
+        if name.isEmpty { return AutomatedClients.noUserAgent }
+        if let tool = clientTools.first(in: lower) { return tool }
+        var words = lower
+        for word in peopleWords {
+            while let at = find(word, in: words) { words.replaceSubrange(at..<(at + word.count), with: repeatElement(0x20, count: word.count)) }  // trap-safe: find returns where the whole word fits
+        }
+        if let word = machineWords.first(in: words) { return word }
+        if contactSignatures.firstMatch(in: lower) != nil { return AutomatedClients.contactSignature }
+        if find(compatibleMarker, in: lower) != nil, !internetExplorerMarkers.contains(where: { find($0, in: lower) != nil }) {
+            return AutomatedClients.compatibleSignature
+        }
+        if !browserPrefixes.contains(where: { name.starts(with: $0) }) { return AutomatedClients.notABrowser }
+        return nil
+    }
+
+    /// The iOS version: the OS's, except where Safari froze it (from Safari 26 the User-Agent says `18_6` or `18_7`,
+    /// and only `Version/` tells the real one). A frozen value with no `Version/` (a web view, another browser) is
+    /// unknown, since it may be iOS 18.6 as well as 26.
+    static func iosVersion(in lower: [UInt8]) -> String? {
+        let reported = version(in: lower, after: iosVersionMarker, separator: UInt8(ascii: "_"))
+        guard let reported, reported == "18.6" || reported == "18.7" else { return reported }
+        guard let safari = version(in: lower, after: safariVersionMarker, separator: UInt8(ascii: ".")) else { return nil }
+        let major = Int(safari.prefix { $0 != "." }) ?? 0
+        return major >= 26 ? safari : reported
     }
 
     /// Where `needle` starts in `haystack`, or nil.
@@ -94,5 +138,40 @@ enum ClientClass: Sendable, Equatable {
         let major = String(decoding: parts[0], as: UTF8.self)
         guard parts.count > 1, !parts[1].isEmpty else { return major }
         return major + "." + String(decoding: parts[1].prefix(3), as: UTF8.self)
+    }
+}
+
+/// Many byte strings searched in one pass over a text: each position looks only at the needles that start with its
+/// byte, so a few hundred needles cost little more than a few.
+struct NeedleSet: Sendable {
+    let needles: [[UInt8]]
+    /// For each byte value, the indexes of the needles that start with it, in list order.
+    let startingWith: [[Int]]
+
+    init(_ needles: [[UInt8]]) {
+        self.needles = needles
+        var buckets = Array(repeating: [Int](), count: 256)
+        for (index, needle) in needles.enumerated() {
+            guard let first = needle.first else { continue }
+            buckets[Int(first)].append(index)  // trap-safe: a byte is below 256
+        }
+        startingWith = buckets
+    }
+
+    /// The lowest index of a needle that `text` holds, or nil.
+    func firstMatch(in text: [UInt8]) -> Int? {
+        var best = Int.max
+        text.withUnsafeBufferPointer { text in
+            for start in text.indices {
+                for index in startingWith[Int(text[start])] where index < best {  // trap-safe: a byte is below 256; start is an index of text
+                    let needle = needles[index]  // trap-safe: the buckets hold indexes of needles
+                    guard needle.count <= text.count - start else { continue }
+                    var offset = 1
+                    while offset < needle.count && text[start + offset] == needle[offset] { offset += 1 }  // trap-safe: start + offset < text.count, offset < needle.count
+                    if offset == needle.count { best = index }
+                }
+            }
+        }
+        return best == Int.max ? nil : best
     }
 }

@@ -18,9 +18,16 @@ struct RedirectHandlers: Sendable {
         return domain
     }
 
+    /// `/v1` and below are the API's, whose clients expect its JSON error, never a link page: no link may take such a
+    /// path, so one that reaches here is a route that does not exist.
+    static func isAPIPath(_ path: String) -> Bool {
+        path.utf8.starts(with: "v1".utf8) && (path.utf8.count == 2 || path.utf8.dropFirst(2).first == UInt8(ascii: "/"))
+    }
+
     func follow(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        let domain = try await domain(request)
         let path = context.parameters["path"] ?? ""
+        if Self.isAPIPath(path) { throw RequestError.notFound("no route for \(request.method) \(request.path)") }
+        let domain = try await domain(request)
         let found = path.isEmpty ? nil : try await services.links.link(domain: domain.hostname, path: path)
         guard let link = Self.usable(found, on: domain) else { return LinkPages.notFound() }
         let app = try await link.appId.asyncMap { try await services.links.app(id: $0) } ?? nil
@@ -45,9 +52,10 @@ struct RedirectHandlers: Sendable {
     /// does it all. A click is handed to the group-committing writer, and the 302 goes out once it is durable.
     func followImmediately(_ request: HTTPRequest, _ context: RequestContext) -> HTTPResponse? {
         // An unknown host gets the router's 404 from the asynchronous path.
-        guard let host = request.hostName, case .some(let cachedDomain) = services.links.cachedDomain(hostname: LinkDirectory.linkHostname(host)),
-              let domain = cachedDomain else { return nil }
         let path = context.parameters["path"] ?? ""
+        guard !Self.isAPIPath(path), let host = request.hostName,
+              case .some(let cachedDomain) = services.links.cachedDomain(hostname: LinkDirectory.linkHostname(host)),
+              let domain = cachedDomain else { return nil }
         var found: LinkRecord?
         if !path.isEmpty {
             guard case .some(let cached) = services.links.cachedLink(domain: domain.hostname, path: path) else { return nil }

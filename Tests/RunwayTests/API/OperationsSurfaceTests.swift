@@ -99,3 +99,32 @@ struct OperationsSurfaceTests {
         await server.stop()
     }
 }
+
+/// API clients get the API's JSON error for every path under `/v1`, whatever the Host and the method.
+@Suite("Unknown API routes")
+struct UnknownAPIRouteTests {
+    @Test("every unknown /v1 path and unsupported method answers the JSON error, on a link domain too; link pages keep HTML")
+    func jsonForTheAPI() async throws {
+        let server = try await TestServer.start()
+        let client = server.client()
+        for host in ["localhost", "127.0.0.1:8080", "unknown.example.com"] {
+            for path in ["/v1/no-such-thing", "/v1", "/v1/", "/v1/links/lnk_x/no-such", "/v1/apps/x/y/z?q=1"] {
+                for method in ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "BREW"] {
+                    let answer = await client.send(method, path, headers: [("Host", host)], remoteAddress: "203.0.113.9")
+                    #expect([404, 405].contains(answer.status), "\(method) \(path) on \(host): \(answer.status)")
+                    #expect(answer.headers["Content-Type"]?.hasPrefix("application/json") == true,
+                            "\(method) \(path) on \(host): \(answer.headers["Content-Type"] ?? "none")")
+                    if method != "HEAD" {
+                        #expect(["not_found", "method_not_allowed"].contains(answer.errorCode ?? ""), "\(method) \(path) on \(host)")
+                    }
+                }
+            }
+        }
+        // A link page is still a page, and a path that only starts with v1 may be a link.
+        let page = await client.send("GET", "/no-such-link", headers: [("Host", "localhost"), ("User-Agent", UserAgents.iPhone)])
+        #expect(page.status == 404 && page.headers["Content-Type"]?.hasPrefix("text/html") == true)
+        _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"v1launch","destinations":{"web":"https://example.com"}}"#)
+        #expect(await server.follow("/v1launch", userAgent: UserAgents.desktop).status == 302)
+        await server.stop()
+    }
+}

@@ -14,7 +14,26 @@ struct ClientClassifierTests {
         ("Mozilla/5.0 (Linux; Android 9; SM-G960F) Chrome/120", ClientClass.android(osVersion: "9")),
         ("Mozilla/5.0 (Linux; Android 14.1.2; Pixel)", ClientClass.android(osVersion: "14.1")),
         ("Mozilla/5.0 (Windows NT 10.0; Win64; x64) Chrome/124", ClientClass.desktop),
-        ("", ClientClass.desktop),
+        ("", ClientClass.crawler("no-user-agent")),
+        ("  ", ClientClass.crawler("no-user-agent")),
+        ("curl/8.0.1", ClientClass.crawler("curl")),
+        ("python-requests/2.31.0", ClientClass.crawler("python")),
+        ("Go-http-client/2.0", ClientClass.crawler("go-http-client")),
+        ("Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36", ClientClass.crawler("headless")),
+        ("spbot/5.0.3 (+http://OpenLinkProfiler.org/bot )", ClientClass.crawler("bot")),
+        ("Mozilla/5.0 (compatible; BufferLinkPreviewBot/1.0)", ClientClass.crawler("bot")),
+        ("Feeder/2.0 (+https://feeder.co)", ClientClass.crawler("feed")),
+        ("WPMUDEV Uptime Monitor", ClientClass.crawler("monitor")),
+        ("Google Trust Services (DCV Check)", ClientClass.crawler("check")),
+        ("Mozilla/5.0 (compatible; TrendsmapResolver/0.1)", ClientClass.crawler("resolver")),
+        ("Mozilla/5.0 (compatible; Attracta)", ClientClass.crawler("compatible-not-msie")),
+        ("Mozilla/5.0 (compatible; upday/1.0; +upday)", ClientClass.crawler("compatible-not-msie")),
+        ("Mozilla/5.0 (Windows NT 10.0) ExampleFetcher see example.com", ClientClass.crawler("fetch")),
+        ("Mozilla/5.0 (Windows NT 10.0) Acme/1.0 see acme.com", ClientClass.crawler("contact-in-user-agent")),
+        ("AcmeApp/3.2 (build 7)", ClientClass.crawler("not-a-browser")),
+        ("Mozilla/5.0 (Linux; Android 13; CUBOT KINGKONG 9) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Mobile Safari/537.36",
+         ClientClass.android(osVersion: "13")),
+        ("Mozilla/4.0 (compatible; MSIE 8.0; Windows NT 6.1; Trident/4.0)", ClientClass.desktop),
         ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) [FBAN/FBIOS;FBAV/460.0]", ClientClass.ios(osVersion: "17.4")),
         ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) Instagram 300.0.0", ClientClass.ios(osVersion: "17.0")),
         ("Mozilla/5.0 (iPhone) LinkedInApp/9.29", ClientClass.ios(osVersion: nil)),
@@ -23,5 +42,33 @@ struct ClientClassifierTests {
     ])
     func classes(_ userAgent: String, _ expected: ClientClass) {
         #expect(ClientClass(userAgent: userAgent) == expected)
+    }
+
+    @Test("Safari 26 is iOS 26 though its OS says 18_6 or 18_7; a web view with the frozen value is unknown; older ones as they say",
+          arguments: [
+        ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.5 Mobile/15E148 Safari/604.1", "18.5"),
+        ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.6 Mobile/15E148 Safari/604.1", "18.6"),
+        ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.0 Mobile/15E148 Safari/604.1", "26.0"),
+        ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.1 Mobile/15E148 Safari/604.1", "26.1"),
+        ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_6_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.0.1 Mobile/15E148 Safari/604.1", "26.0"),
+        ("Mozilla/5.0 (iPad; CPU OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.0 Mobile/15E148 Safari/604.1", "26.0"),
+        ("Mozilla/5.0 (iPad; CPU OS 17_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.7 Mobile/15E148 Safari/604.1", "17.7"),
+        ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148", nil),
+        ("Mozilla/5.0 (iPad; CPU OS 18_7 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148", nil),
+        ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) CriOS/138.0.7204.156 Mobile/15E148 Safari/604.1", nil),
+        ("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148", "17.4"),
+    ] as [(String, String?)])
+    func frozenVersions(_ userAgent: String, _ expected: String?) {
+        #expect(ClientClass(userAgent: userAgent) == .ios(osVersion: expected))
+    }
+
+    @Test("the one-pass search finds the first needle of the list, wherever it is in the text")
+    func needleSet() {
+        let set = NeedleSet(["twitterbot", "bot", "telegrambot", ""].map { Array($0.utf8) })
+        #expect(set.firstMatch(in: Array("telegrambot (like twitterbot)".utf8)) == 0)
+        #expect(set.firstMatch(in: Array("telegrambot".utf8)) == 1)
+        #expect(set.firstMatch(in: Array("bo".utf8)) == nil)
+        #expect(set.firstMatch(in: []) == nil)
+        #expect(set.firstMatch(in: Array("twitterbo".utf8)) == nil)
     }
 }

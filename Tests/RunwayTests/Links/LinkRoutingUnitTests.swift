@@ -33,7 +33,8 @@ struct LinkRoutingUnitTests {
         #expect(Self.rule(LinkCondition(platforms: ["ios"])).holds(&iphone) && Self.rule(LinkCondition(platforms: ["ios"])).holds(&ipad))
         #expect(!Self.rule(LinkCondition(platforms: ["ios"])).holds(&android))
         #expect(Self.rule(LinkCondition(platforms: ["android", "desktop"])).holds(&desktop))
-        #expect(Self.rule(LinkCondition(platforms: ["desktop"])).holds(&nothing), "no User-Agent is a desktop, as for redirects")
+        #expect(!Self.rule(LinkCondition(platforms: ["desktop"])).holds(&nothing), "no User-Agent is a machine, never a desktop")
+        #expect(nothing.client == .crawler("no-user-agent"))
         #expect([iphone.device, ipad.device, android.device, androidTablet.device, desktop.device, tv.device]
                 == [.phone, .tablet, .phone, .tablet, .desktop, .tv])
         #expect(Self.rule(LinkCondition(devices: ["tablet"])).holds(&ipad) && !Self.rule(LinkCondition(devices: ["tablet"])).holds(&iphone))

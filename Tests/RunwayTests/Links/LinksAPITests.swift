@@ -152,6 +152,22 @@ struct LinksAPITests {
         await server.stop()
     }
 
+    @Test("Safari 26 is routed and counted as iOS 26; a web view whose OS is frozen has no version and matches no version rule",
+          arguments: StoreBackend.all)
+    func safari26(_ backend: StoreBackend) async throws {
+        let (server, _) = try await Self.fixture(backend)
+        _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"new-ios","rules":[{"when":{"platforms":["ios"],"osVersion":{"min":"26.0"}},"url":"https://example.com/ios26"},{"when":{"platforms":["ios"]},"url":"https://example.com/older"}],"destinations":{"web":"https://example.com"}}"#)
+        let safari26 = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.0 Mobile/15E148 Safari/604.1"
+        let safari18 = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.6 Mobile/15E148 Safari/604.1"
+        let webView = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148"
+        #expect(await server.follow("/new-ios", userAgent: safari26).headers["Location"] == "https://example.com/ios26")
+        #expect(await server.follow("/new-ios", userAgent: safari18).headers["Location"] == "https://example.com/older")
+        #expect(await server.follow("/new-ios", userAgent: webView).headers["Location"] == "https://example.com/older")
+        let versions = try await server.clicks().map { try? $0.string("os_version") }
+        #expect(versions == ["26.0", "18.6", nil], "\(versions)")
+        await server.stop()
+    }
+
     @Test("every link page has a Content-Security-Policy that admits exactly its own style and script, and no frame")
     func pagePolicy() async throws {
         let (server, _) = try await Self.fixture()

@@ -97,7 +97,7 @@ struct BackupTests {
         let restored = try await ServerProcess(databaseURL: "sqlite:" + restoredPath)
         #expect(restored.printedAdminKey == nil, "a restored database is not a new one")
         let restoredPort = restored.port
-        let redirect = try await offloaded { try RawHTTPConnection(port: restoredPort).request("GET", "/load", headers: ["Host": "localhost"]) }
+        let redirect = try await offloaded { try RawHTTPConnection(port: restoredPort).request("GET", "/load", headers: ["Host": "localhost", "User-Agent": UserAgents.desktop]) }
         #expect(redirect.status == 302)
         let listed = try await offloaded { try RawHTTPConnection(port: restoredPort).request("GET", "/v1/workspaces", headers: admin) }
         #expect(listed.status == 200)
