@@ -487,7 +487,7 @@ public struct FunnelReport: Codable, Sendable, Equatable {
 extension FunnelReport: DescribedWireType {
     /// What a funnel report can be grouped by.
     public static let groupings = ["day", "link", "campaign", "channel", "source", "appleAdsCampaign", "appleAdsAdGroup", "appleAdsKeyword",
-                                   "variant", "qr", "utmSource", "utmMedium", "utmCampaign", "utmTerm", "utmContent"]
+                                   "variant", "qr", "country", "utmSource", "utmMedium", "utmCampaign", "utmTerm", "utmContent"]
 
     public static let notes: [String: FieldNote] = [
         "from": .timestamp, "to": .timestamp, "groupBy": .oneOf(groupings, "Grouping."), "rows": .list(of: nil, "Rows, by key."),

@@ -16,6 +16,8 @@ enum FunnelReports {
         let time: String, link: String, campaign: String, channel: String, source: String
         var appleAds: String? = nil
         var variant: String? = nil
+        /// The address's country: clicks and opens only (an install never keeps one).
+        var country: String? = nil
         /// Whether a row came from the QR code (1) or not (0), when it came from a link.
         var qr: String? = nil
         var linked: String? = nil
@@ -23,7 +25,7 @@ enum FunnelReports {
     }
 
     /// The SQL that buckets a row: day numbers (days since 1970), link ids, tags, sources, Apple Ads ids, variants,
-    /// `scan` or `tap`, or the link's UTM values (what a table has none of groups under `(none)`).
+    /// countries, `scan` or `tap`, or the link's UTM values (what a table has none of groups under `(none)`).
     static func key(_ groupBy: String, _ c: Columns) -> String {
         switch groupBy {
         case "day": return "(\(c.time) / 86400000)"
@@ -34,6 +36,7 @@ enum FunnelReports {
         case "appleAdsAdGroup": return c.appleAds.map { "\($0)apple_ads_ad_group_id" } ?? "NULL"
         case "appleAdsKeyword": return c.appleAds.map { "\($0)apple_ads_keyword_id" } ?? "NULL"
         case "variant": return c.variant ?? "NULL"
+        case "country": return c.country ?? "NULL"
         case "qr":
             guard let qr = c.qr else { return "NULL" }
             return "(CASE WHEN \(qr) = 1 THEN 'scan' WHEN \(c.linked ?? "1 = 1") THEN 'tap' END)"
@@ -44,7 +47,8 @@ enum FunnelReports {
         }
     }
 
-    /// Groupings under which every row of a table has one constant key, which PostgreSQL will not group by.
+    /// Groupings under which every row of a table has one constant key, which PostgreSQL will not group by (the
+    /// queries group by the workspace instead, one value under their filter).
     static func constant(_ groupBy: String, _ key: String) -> Bool {
         key == "NULL" || groupBy == "source" && key == "'link'"
     }
@@ -70,7 +74,7 @@ enum FunnelReports {
         }
         let appFilter: SQL = appId.map { " AND l.app_id = \($0)" } ?? ""
         let visitKey = key(groupBy, Columns(time: "c.created_at", link: "c.link_id", campaign: "l.campaign", channel: "l.channel", source: "'link'",
-                                            variant: "c.variant", qr: "c.qr", links: "l"))
+                                            variant: "c.variant", country: "c.country", qr: "c.qr", links: "l"))
         let visitGroups = constant(groupBy, visitKey) ? "c.kind" : "\(visitKey), c.kind"
         for visit in try db.query("""
             SELECT \(raw: visitKey) AS k, c.kind, COUNT(*) AS n FROM clicks c JOIN links l ON l.id = c.link_id
@@ -108,7 +112,7 @@ enum FunnelReports {
         for install in try db.query("""
             SELECT \(raw: installKey) AS k, COUNT(*) AS n FROM installs i\(raw: utm ? " LEFT JOIN links l ON l.id = i.link_id" : "")
             WHERE i.workspace_id = \(workspaceId) AND i.matched_at >= \(from) AND i.matched_at < \(to) AND i.source <> 'returning'\(installFilter)\(realInstalls)
-            GROUP BY \(raw: installKey)
+            GROUP BY \(raw: constant(groupBy, installKey) ? "i.workspace_id" : installKey)
             """) {
             let n = try install.int("n")
             try bump(install["k"]) { $0.installs = try Checked.add($0.installs, n) }
@@ -124,7 +128,7 @@ enum FunnelReports {
                    SUM(CASE WHEN e.type = 'REFUND' THEN -e.amount WHEN e.type IN ('PURCHASE', 'SUBSCRIPTION') THEN e.amount ELSE 0 END) AS net
             FROM events e\(raw: utm ? " LEFT JOIN links l ON l.id = e.link_id" : "")
             WHERE e.workspace_id = \(workspaceId) AND e.received_at >= \(from) AND e.received_at < \(to)\(eventFilter)\(realEvents)
-            GROUP BY \(raw: eventKey), e.type, e.currency
+            GROUP BY \(raw: constant(groupBy, eventKey) ? "e.workspace_id" : eventKey), e.type, e.currency
             """) {
             let n = try Checked.int(try event.int("n"))
             let type = try event.string("type")

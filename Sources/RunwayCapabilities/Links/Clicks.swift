@@ -114,7 +114,7 @@ enum Clicks {
         if !listening.isEmpty {
             let notice = ClickNotice(clickToken: token, linkId: link.id, url: link.url(services), platform: visit.platform,
                                      osVersion: visit.osVersion, campaign: link.campaign, channel: link.channel, feature: link.feature,
-                                     createdAt: Timestamp.iso(now))
+                                     variant: visit.variant, country: visit.country, qr: visit.qr, createdAt: Timestamp.iso(now))
             alongside = { [workspaceId = link.workspaceId] db in
                 try Webhooks.enqueue(db, workspaceId: workspaceId, topic: "click", payload: notice, now: now, subscriptions: listening)
             }
@@ -145,6 +145,12 @@ struct ClickNotice: Encodable, Sendable {
     let campaign: String?
     let channel: String?
     let feature: String?
+    /// The variant of the link or rule the click was given.
+    let variant: String?
+    /// The address's country, from the operator's country database.
+    let country: String?
+    /// Whether the click came from the link's QR code.
+    let qr: Bool
     let createdAt: String
 }
 

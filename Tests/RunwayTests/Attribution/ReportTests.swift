@@ -2,6 +2,7 @@ import Foundation
 import LinkRunwayAPI
 @testable import RunwayCapabilities
 @testable import RunwayConsole
+import RunwayGeo
 import RunwayHTTP
 @testable import RunwayKit
 @testable import RunwayServer
@@ -70,5 +71,23 @@ struct ReportTests {
         #expect(all.rows.map(\.installs).reduce(0, +) == 2 && all.rows.map { $0.events["PURCHASE"] ?? 0 }.reduce(0, +) == 2)
         #expect(await server.get("/v1/reports/funnel?includeSimulated=yes").errorField == "includeSimulated")
         await w.server.stop()
+    }
+
+    @Test("the funnel groups clicks by the country of their address; installs, which keep none, stay under (none)", arguments: StoreBackend.all)
+    func byCountry(_ backend: StoreBackend) async throws {
+        let folder = TemporaryDirectory()
+        let countries = try CountryDatabase(path: try CountryDatabaseTests.database(in: folder))
+        let server = try await TestServer.start(backend, countries: countries)
+        _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"abroad","destinations":{"web":"https://example.com"}}"#)
+        for address in ["203.0.113.7", "203.0.113.8", "198.51.100.1", "10.0.0.9"] {
+            let answer = await server.client().send("GET", "/abroad", headers: [("Host", "localhost"), ("User-Agent", UserAgents.desktop)], remoteAddress: address)
+            #expect(answer.status == 302)
+        }
+        let report = try await server.admin.get("/v1/reports/funnel?groupBy=country&workspaceId=\(server.defaultWorkspace.id)").decoded(FunnelReport.self)
+        #expect(report.groupBy == "country")
+        #expect(Dictionary(uniqueKeysWithValues: report.rows.map { ($0.key, $0.clicks) }) == ["FR": 2, "US": 1, "(none)": 1], "\(report.rows)")
+        let csv = await server.admin.get("/v1/reports/funnel?groupBy=country&workspaceId=\(server.defaultWorkspace.id)", headers: [("Accept", "text/csv")]).bodyText
+        #expect(csv.hasPrefix("country,clicks") && csv.contains("\nFR,2,"), "\(csv)")
+        await server.stop()
     }
 }

@@ -3,6 +3,7 @@ import LinkRunwayAPI
 @testable import RunwayCapabilities
 @testable import RunwayConsole
 import RunwayCrypto
+import RunwayGeo
 import RunwayHTTP
 import RunwayHTTPServer
 @testable import RunwayKit
@@ -126,8 +127,30 @@ struct WebhookTests {
         #expect(!text.contains("203.0.113.7"))
         let hash = try await w.server.store.read { try $0.first("SELECT address_hash FROM clicks")!.string("address_hash") }
         #expect(!text.contains(hash))
+        let data = try #require((try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["data"] as? [String: Any])
+        #expect(data["qr"] as? Bool == false && data["variant"] == nil && data["country"] == nil, "\(data)")
         await receiver.server.shutdown()
         await w.server.stop()
+    }
+
+    @Test("a click webhook carries the variant drawn, the address's country and whether it was a scan", arguments: StoreBackend.all)
+    func clickDetails(_ backend: StoreBackend) async throws {
+        let folder = TemporaryDirectory()
+        let countries = try CountryDatabase(path: try CountryDatabaseTests.database(in: folder))
+        let server = try await TestServer.start(backend, outbound: Self.privateNetwork, countries: countries)
+        let receiver = try Receiver(failures: 0)
+        _ = try await server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(server.defaultWorkspace.id)","url":"\#(receiver.url)","topics":["click"]}"#)
+            .decoded(CreatedWebhook.self, status: 201)
+        _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"drawn","variants":[{"name":"only","weight":1,"url":"https://example.com/v"}],"destinations":{"web":"https://example.com"}}"#)
+        #expect(await server.follow("/drawn?qr=1", userAgent: UserAgents.iPhone).status == 302)
+        let dispatcher = OutboxDispatcher(services: server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, timeoutSeconds: 60))
+        #expect(try await dispatcher.sendDue() == 1)
+        let body = try #require(receiver.requests.first).body
+        let data = try #require((try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])?["data"] as? [String: Any])
+        #expect(data["variant"] as? String == "only" && data["country"] as? String == "FR" && data["qr"] as? Bool == true, "\(data)")
+        #expect(!String(decoding: body, as: UTF8.self).contains("203.0.113.7"), "the country, never the address")
+        await receiver.server.shutdown()
+        await server.stop()
     }
 
     /// The `t` of a delivery's `LinkRunway-Signature`, once its `v1` is checked as a receiver would: the hex HMAC-SHA256 of
