@@ -121,23 +121,27 @@ struct WebhookEnvelope<Payload: Encodable>: Encodable {
 /// endpoint added through another process hears of clicks within five seconds).
 final class SubscriptionCache: Sendable {
     private let store: any Store
+    private let clock: MonotonicClock
     private let entries = Mutex<[String: (subscriptions: [Webhooks.Subscription], loadedAt: ContinuousClock.Instant)]>([:])
 
-    init(store: any Store) { self.store = store }
+    init(store: any Store, clock: MonotonicClock = .system) {
+        self.store = store
+        self.clock = clock
+    }
 
     func subscriptions(workspaceId: String) async throws -> [Webhooks.Subscription] {
-        if let entry = entries.withLock({ $0[workspaceId] }), entry.loadedAt.duration(to: .now) < .seconds(5) { return entry.subscriptions }
+        if let entry = entries.withLock({ $0[workspaceId] }), entry.loadedAt.duration(to: clock.now()) < .seconds(5) { return entry.subscriptions }
         let loaded = try await store.read { db in try Webhooks.subscriptions(db, workspaceId: workspaceId) }
         entries.withLock { entries in
             if entries.count > 10_000 { entries.removeAll() }
-            entries[workspaceId] = (loaded, .now)
+            entries[workspaceId] = (loaded, clock.now())
         }
         return loaded
     }
 
     /// The cached subscriptions if they are fresh; nil when only `subscriptions(workspaceId:)` can tell.
     func cachedSubscriptions(workspaceId: String) -> [Webhooks.Subscription]? {
-        guard let entry = entries.withLock({ $0[workspaceId] }), entry.loadedAt.duration(to: .now) < .seconds(5) else { return nil }
+        guard let entry = entries.withLock({ $0[workspaceId] }), entry.loadedAt.duration(to: clock.now()) < .seconds(5) else { return nil }
         return entry.subscriptions
     }
 
@@ -146,7 +150,7 @@ final class SubscriptionCache: Sendable {
 
 extension SubscriptionCache: SharedObject {
     convenience init(_ services: ServerServices) {
-        self.init(store: services.store)
+        self.init(store: services.store, clock: services.monotonic)
     }
 }
 

@@ -117,7 +117,10 @@ struct LinkPrecedenceTests {
 
     @Test("each row of the table, alone and combined, answers the same on both paths", arguments: cases)
     func row(_ row: Case) async throws {
-        let (server, _) = try await LinkRoutingTests.server()
+        // The caches' clock stands still: under load a write took longer than their five seconds, and the transport's
+        // path, which answers only from them, then had nothing to answer from however often the other path filled them.
+        let start = ContinuousClock.now
+        let (server, _) = try await LinkRoutingTests.server(monotonic: MonotonicClock { start })
         defer { Task { await server.stop() } }
         let ws = server.defaultWorkspace.id
         let extra = row.fields.isEmpty ? "" : "," + row.fields
@@ -134,13 +137,7 @@ struct LinkPrecedenceTests {
         let request = HTTPRequest(method: row.method, path: "/p", query: Self.query(row.query), headers: HTTPHeaders(headers), remoteAddress: "203.0.113.7")
         var requests = 1
         check(await server.application.respond(to: request), row.answer, "asynchronous")
-        var immediate = server.application.respondImmediately(to: request)
-        while immediate == nil && requests < 5 {
-            // A cache that expired on a slow machine: the asynchronous path fills it again.
-            _ = await server.application.respond(to: request)
-            requests += 1
-            immediate = server.application.respondImmediately(to: request)
-        }
+        let immediate = server.application.respondImmediately(to: request)
         let answer = try #require(immediate, "the caches are warm: the redirect answers on the transport's thread")
         check(await ImmediateTests.released(answer), row.answer, "immediate")
         requests += 1

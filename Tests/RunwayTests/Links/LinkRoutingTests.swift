@@ -11,10 +11,11 @@ import Testing
 @Suite("Link rules, variants and UTM")
 struct LinkRoutingTests {
     /// A server with the test country database (203.0.113.0/24 is FR, 198.51.100.0/25 US, 198.51.100.128/25 CA).
-    static func server(_ backend: StoreBackend = .sqlite) async throws -> (TestServer, App) {
+    /// `monotonic`: the clock of the caches' ages (a stopped one keeps what they hold however slow the machine).
+    static func server(_ backend: StoreBackend = .sqlite, monotonic: MonotonicClock = .system) async throws -> (TestServer, App) {
         let folder = TemporaryDirectory()
         let countries = try CountryDatabase(path: try CountryDatabaseTests.database(in: folder))
-        let server = try await TestServer.start(backend, countries: countries)
+        let server = try await TestServer.start(backend, monotonic: monotonic, countries: countries)
         let app = try await server.createApp(in: server.defaultWorkspace.id)
         return (server, app)
     }
