@@ -69,6 +69,7 @@ instrumented AppleFormats Sources/AppleFormats/*.swift
 instrumented RunwayImport Sources/RunwayImport/*.swift
 "$SWIFTC" -package-name LinkRunway -O -g -sanitize=fuzzer,address -parse-as-library -module-name InputsFuzz -I "$INPUTS/modules" -I Sources/COpenSSL \
     fuzz/InputsFuzz.swift Sources/RunwayCapabilities/Links/ClientClassifier.swift Sources/RunwayCapabilities/Links/DeviceClass.swift \
+    Sources/RunwayCapabilities/Links/InAppBrowsers.swift \
     Sources/RunwayCapabilities/Links/AutomatedClients.swift Sources/RunwayKit/AutomatedClientPattern.swift \
     Sources/RunwayKit/MultipartForm.swift -L "$INPUTS" \
     -lRunwayImport -lAppleFormats -lRunwayHTTP -lRunwayCrypto -lLinkRunwayAPI -lRunwayJSON -lssl -lcrypto -o "$OUT/inputs-fuzz" \

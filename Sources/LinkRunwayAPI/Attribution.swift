@@ -487,7 +487,7 @@ public struct FunnelReport: Codable, Sendable, Equatable {
 extension FunnelReport: DescribedWireType {
     /// What a funnel report can be grouped by.
     public static let groupings = ["day", "link", "campaign", "channel", "source", "appleAdsCampaign", "appleAdsAdGroup", "appleAdsKeyword",
-                                   "variant", "qr", "country", "utmSource", "utmMedium", "utmCampaign", "utmTerm", "utmContent"]
+                                   "variant", "qr", "country", "inAppBrowser", "utmSource", "utmMedium", "utmCampaign", "utmTerm", "utmContent"]
 
     public static let notes: [String: FieldNote] = [
         "from": .timestamp, "to": .timestamp, "groupBy": .oneOf(groupings, "Grouping."), "rows": .list(of: nil, "Rows, by key."),
@@ -748,10 +748,12 @@ public struct StoredVisit: Codable, Sendable, Equatable {
     public var country: String?
     /// True when it came from the link's QR code.
     public var qr: Bool?
+    /// The app whose own browser it came from (`instagram`, `tiktok`…).
+    public var inAppBrowser: String?
     public var createdAt: String
 
     public init(token: String, kind: String, linkId: String, platform: String, osVersion: String?, referrerHost: String?,
-                variant: String? = nil, country: String? = nil, qr: Bool? = nil, createdAt: String) {
+                variant: String? = nil, country: String? = nil, qr: Bool? = nil, inAppBrowser: String? = nil, createdAt: String) {
         self.token = token
         self.kind = kind
         self.linkId = linkId
@@ -761,6 +763,7 @@ public struct StoredVisit: Codable, Sendable, Equatable {
         self.variant = variant
         self.country = country
         self.qr = qr
+        self.inAppBrowser = inAppBrowser
         self.createdAt = createdAt
     }
 }
@@ -770,7 +773,7 @@ extension StoredVisit: DescribedWireType {
         "token": FieldNote("Token."), "kind": .oneOf(["click", "open"], "Kind."), "linkId": FieldNote("Link."),
         "platform": FieldNote("Platform."), "osVersion": FieldNote("OS version."), "referrerHost": FieldNote("Referrer host."),
         "variant": FieldNote("Variant."), "country": FieldNote("Country of the address."), "qr": FieldNote("From the QR code."),
-        "createdAt": .timestamp,
+        "inAppBrowser": FieldNote("The app whose own browser it came from."), "createdAt": .timestamp,
     ]
 }
 

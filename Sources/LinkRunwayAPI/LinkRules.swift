@@ -41,24 +41,31 @@ public struct LinkCondition: Codable, Sendable, Equatable {
     public var languages: [String]?
     /// `phone`, `tablet`, `desktop`, `tv`, from the User-Agent.
     public var devices: [String]?
+    /// The app whose own browser the click comes from (`instagram`, `tiktok`…), `any` of them, or `none` (a browser).
+    public var inAppBrowsers: [String]?
     /// The rule holds from this time…
     public var from: String?
     /// …until this one (excluded).
     public var until: String?
 
     public init(platforms: [String]? = nil, osVersion: LinkVersionRange? = nil, countries: [String]? = nil, languages: [String]? = nil,
-                devices: [String]? = nil, from: String? = nil, until: String? = nil) {
+                devices: [String]? = nil, inAppBrowsers: [String]? = nil, from: String? = nil, until: String? = nil) {
         self.platforms = platforms
         self.osVersion = osVersion
         self.countries = countries
         self.languages = languages
         self.devices = devices
+        self.inAppBrowsers = inAppBrowsers
         self.from = from
         self.until = until
     }
 
     public static let platformValues = ["ios", "android", "desktop"]
     public static let deviceValues = ["phone", "tablet", "desktop", "tv"]
+    /// The in-app browsers recognised (`webview`: one that names no app), then `any` of them and `none`.
+    public static let inAppBrowserValues = ["threads", "messenger", "instagram", "facebook", "tiktok", "linkedin", "x", "snapchat", "wechat",
+                                            "line", "pinterest", "telegram", "discord", "google", "kakaotalk", "gmail", "webview", "any",
+                                            "none"]
 }
 
 extension LinkCondition: DescribedWireType {
@@ -71,6 +78,9 @@ extension LinkCondition: DescribedWireType {
         "languages": .list(of: FieldNote("A language tag (en, pt-BR).", pattern: "^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$", maxLength: 35),
                            "Matched against the first language of Accept-Language; en matches en-GB.", minItems: 1, maxItems: 50),
         "devices": .list(of: .oneOf(deviceValues, "A device class."), "The device class, from the User-Agent.", minItems: 1, maxItems: 4),
+        "inAppBrowsers": .list(of: .oneOf(inAppBrowserValues, "An app, any, or none."),
+                               "The app whose own browser the click comes from, from the User-Agent; any of them; none (a browser).",
+                               minItems: 1, maxItems: inAppBrowserValues.count),
         "from": FieldNote("The rule holds from this time.", format: "date-time"),
         "until": FieldNote("The rule holds until this time (excluded).", format: "date-time"),
     ]

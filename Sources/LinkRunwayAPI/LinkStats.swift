@@ -1,5 +1,5 @@
 /// A link's figures over a range of UTC days (`GET /v1/links/{id}/stats`): the total, each day, and breakdowns by
-/// platform, OS version, country, referrer, variant and QR source, read from the daily rollups the writer keeps.
+/// platform, OS version, country, referrer, in-app browser, variant and QR source, read from the daily rollups the writer keeps.
 public struct LinkStats: Codable, Sendable, Equatable {
     public var linkId: String
     /// The first and last UTC day of the range, both included (`2026-11-01`).
@@ -25,11 +25,11 @@ public struct LinkStats: Codable, Sendable, Equatable {
 
 extension LinkStats: DescribedWireType {
     /// What a link's figures are broken down by.
-    public static let dimensions = ["platform", "osVersion", "country", "referrer", "variant", "qr"]
+    public static let dimensions = ["platform", "osVersion", "country", "referrer", "inAppBrowser", "variant", "qr"]
     /// What `by` may ask for: the days, and the dimensions.
     public static let groupings = ["day"] + dimensions
-    /// The dimensions whose rows count clicks and opens only: an install keeps no country and no referrer.
-    public static let clickOnlyDimensions: Set<String> = ["country", "referrer"]
+    /// The dimensions whose rows count clicks and opens only: an install keeps no country, referrer or in-app browser.
+    public static let clickOnlyDimensions: Set<String> = ["country", "referrer", "inAppBrowser"]
     /// The longest range one request covers, in days.
     public static let maxDays = 366
 

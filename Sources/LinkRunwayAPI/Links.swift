@@ -190,6 +190,8 @@ public struct Link: Codable, Sendable, Equatable {
     public var preview: LinkPreview?
     /// Show a branded page before the App Store on iOS.
     public var interstitial: Bool
+    /// People in an app's own browser (Instagram, TikTok…) get a page that helps them out of it instead of the redirect.
+    public var inAppBrowserPage: Bool
     /// Append the click's query string to web and Android destinations.
     public var passQuery: Bool
     public var enabled: Bool
@@ -210,7 +212,7 @@ public struct Link: Codable, Sendable, Equatable {
                 channel: String?, feature: String?, preview: LinkPreview?, interstitial: Bool, passQuery: Bool, enabled: Bool,
                 expiresAt: String?, referrerInstallId: String?, rules: [LinkRule]? = nil, variants: [LinkVariant]? = nil,
                 startsAt: String? = nil, clickLimit: Int? = nil, fallbacks: LinkFallbacks? = nil, utm: LinkUTM? = nil,
-                createdAt: String, updatedAt: String) {
+                inAppBrowserPage: Bool = false, createdAt: String, updatedAt: String) {
         self.id = id
         self.workspaceId = workspaceId
         self.appId = appId
@@ -226,6 +228,7 @@ public struct Link: Codable, Sendable, Equatable {
         self.feature = feature
         self.preview = preview
         self.interstitial = interstitial
+        self.inAppBrowserPage = inAppBrowserPage
         self.passQuery = passQuery
         self.enabled = enabled
         self.expiresAt = expiresAt
@@ -267,6 +270,7 @@ public struct CreateLinkRequest: Codable, Sendable {
     public var feature: String?
     public var preview: LinkPreview?
     public var interstitial: Bool?
+    public var inAppBrowserPage: Bool?
     public var passQuery: Bool?
     public var expiresAt: String?
     public var rules: [LinkRule]?
@@ -280,7 +284,8 @@ public struct CreateLinkRequest: Codable, Sendable {
                 metadata: [String: JSONLiteral]? = nil, destinations: LinkDestinations? = nil, campaign: String? = nil,
                 channel: String? = nil, feature: String? = nil, preview: LinkPreview? = nil, interstitial: Bool? = nil,
                 passQuery: Bool? = nil, expiresAt: String? = nil, rules: [LinkRule]? = nil, variants: [LinkVariant]? = nil,
-                startsAt: String? = nil, clickLimit: Int? = nil, fallbacks: LinkFallbacks? = nil, utm: LinkUTM? = nil) {
+                startsAt: String? = nil, clickLimit: Int? = nil, fallbacks: LinkFallbacks? = nil, utm: LinkUTM? = nil,
+                inAppBrowserPage: Bool? = nil) {
         self.workspaceId = workspaceId
         self.appId = appId
         self.domain = domain
@@ -293,6 +298,7 @@ public struct CreateLinkRequest: Codable, Sendable {
         self.feature = feature
         self.preview = preview
         self.interstitial = interstitial
+        self.inAppBrowserPage = inAppBrowserPage
         self.passQuery = passQuery
         self.expiresAt = expiresAt
         self.rules = rules
@@ -323,6 +329,7 @@ public struct UpdateLinkRequest: Codable, Sendable {
     public var feature: String?
     public var preview: LinkPreview?
     public var interstitial: Bool?
+    public var inAppBrowserPage: Bool?
     public var passQuery: Bool?
     public var enabled: Bool?
     public var expiresAt: String?
@@ -339,7 +346,7 @@ public struct UpdateLinkRequest: Codable, Sendable {
                 campaign: String? = nil, channel: String? = nil, feature: String? = nil, preview: LinkPreview? = nil,
                 interstitial: Bool? = nil, passQuery: Bool? = nil, enabled: Bool? = nil, expiresAt: String? = nil,
                 rules: [LinkRule]? = nil, variants: [LinkVariant]? = nil, startsAt: String? = nil, clickLimit: Int? = nil,
-                fallbacks: LinkFallbacks? = nil, utm: LinkUTM? = nil) {
+                fallbacks: LinkFallbacks? = nil, utm: LinkUTM? = nil, inAppBrowserPage: Bool? = nil) {
         self.appPath = appPath
         self.metadata = metadata
         self.destinations = destinations
@@ -348,6 +355,7 @@ public struct UpdateLinkRequest: Codable, Sendable {
         self.feature = feature
         self.preview = preview
         self.interstitial = interstitial
+        self.inAppBrowserPage = inAppBrowserPage
         self.passQuery = passQuery
         self.enabled = enabled
         self.expiresAt = expiresAt

@@ -4,7 +4,8 @@
 Signs in, creates a link in a form (with a rule from the rule editor), follows it with a plain HTTP client and sees
 the clicks counted, draws its QR code in brand colours and with a logo uploaded as a file (zbarimg reads the PNGs),
 picks the overview's date range and reads its chart at 375 px, reads the link's analytics (tiles, its chart and a
-table per breakdown, the presets and date form, the CSV) on its page and at 375 px, edits the conversion schema with an invalid value and sees the error beside it (and
+table per breakdown, the presets and date form, the CSV) on its page and at 375 px, opens a link in Instagram's and
+TikTok's browsers (their User-Agents) and uses the page's ways out, edits the conversion schema with an invalid value and sees the error beside it (and
 adds a later-window rule), revokes a key, adds an affiliate and a webhook, replays missed App Store notifications from
 a stand-in of Apple's history with the app page's button and sees a 12-month commitment's committed total in the
 affiliate's ledger, and checks that a user of one workspace cannot reach another's data by URL. Every page is checked
@@ -40,7 +41,11 @@ DOCUMENTED = {"05-overview": "console-overview.png"}
 # The app's In-App Purchase key, as App Store Connect names it.
 ISSUER_ID = "57246542-96fe-1a63-e053-0824d011072a"
 KEY_ID = "2X9R4HXF34"
-IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148"
+IPHONE = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Mobile/15E148 Safari/604.1"
+INSTAGRAM = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 "
+             "Instagram 356.0.0.23.109 (iPhone15,3; iOS 18_1; en_US; en; scale=3.00; 1290x2796; 654932120; IABMV/1)")
+TIKTOK_ANDROID = ("Mozilla/5.0 (Linux; Android 13; Pixel 7 Build/TQ3A.230805.001; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 "
+                  "Chrome/116.0.0.0 Mobile Safari/537.36 trill_2023105030 JsSdk/1.0 AppName/trill BytedanceWebview/d8a21c6")
 
 
 class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -419,7 +424,7 @@ def check_link_analytics(browser, server, ws, link):
           "the link's chart is named")
     captions = [c.text for c in browser.driver.find_elements(By.CSS_SELECTOR, f"{panel} .scroll table caption")]
     names = [c.split(",")[0] for c in captions if not c.startswith(("Clicks", "Revenue"))]
-    check(names == ["Platform", "OS version", "Country", "Referrer", "Variant", "Scan or tap"], f"a table per breakdown: {captions}")
+    check(names == ["Platform", "OS version", "Country", "Referrer", "In-app browser", "Variant", "Scan or tap"], f"a table per breakdown: {captions}")
     def table(name):
         return browser.driver.find_element(By.XPATH, f"//section[@aria-labelledby='analytics']//table[starts-with(caption, '{name},')]")
     platforms = [row.text.split()[:2] for row in table("Platform").find_elements(By.CSS_SELECTOR, "tbody tr")]
@@ -448,6 +453,54 @@ def check_link_analytics(browser, server, ws, link):
         csv = response.read().decode()
     check(csv.startswith("dimension,key,clicks,opens,installs,previews,bots") and f"\r\ntotal,total,{total['clicks']}," in csv, f"the CSV: {csv[:200]}")
     check_chart_phone(browser, path + "#analytics", "14c-link-analytics-375")
+
+
+def check_in_app_page(browser, server, ws, app):
+    """A link that asks for it, opened in Instagram's browser on an iPhone (its User-Agent): the page says where the
+    person is, offers Safari with the same click, the App Store and the link to copy (the button works under the page's
+    policy), passes axe-core, and counts one click named instagram; the continue link followed counts no other. In
+    TikTok on Android, the first button is an intent."""
+    link = server.api("POST", "/v1/links", {"workspaceId": ws, "appId": app["id"], "path": "social", "inAppBrowserPage": True,
+                                            "destinations": {"web": "https://example.com/social"}})
+    driver = browser.driver
+    own = driver.execute_script("return navigator.userAgent")
+    page = browser.base.replace("127.0.0.1", "localhost") + "/social"
+    try:
+        driver.execute_cdp_cmd("Emulation.setUserAgentOverride", {"userAgent": INSTAGRAM})
+        driver.get(page)
+        browser.settle()
+        check("You are in Instagram\u2019s own browser, which cannot open Runway Demo." in browser.text(), f"the page says where: {browser.text()}")
+        problems = accessibility.audit(driver, browser.axe)
+        check(not problems, "accessibility of the in-app browser's page:\n  " + "\n  ".join(problems))
+        browser.audited += 1
+        safari = browser.find("#open").get_attribute("href")
+        signed = browser.find("#get").get_attribute("data-click")
+        check(browser.find("#open").text == "Open in Safari" and safari.endswith("/social?lr_continue=" + signed) and safari.startswith("x-safari-http"),
+              f"Safari gets the same click: {safari}")
+        check(browser.find("#get").get_attribute("href") == "https://apps.apple.com/app/id1234567890", "the App Store is the second way")
+        browser.shot("14f-in-app-browser")
+        origin = browser.base.replace("127.0.0.1", "localhost")
+        driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": origin, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+        browser.find("#copy").click()
+        WebDriverWait(driver, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "#copy").text == "Link copied")
+        copied = driver.execute_async_script("navigator.clipboard.readText().then(arguments[0], e => arguments[0]('refused: ' + e))")
+        check(copied == browser.find("#copy").get_attribute("data-link") and copied.endswith("lr_continue=" + signed),
+              f"the copy button, which the page's policy lets run, puts the link with its click on the clipboard: {copied}")
+        figures = server.api("GET", f"/v1/links/{link['id']}/stats")
+        named = {row["key"]: row["clicks"] for b in figures["breakdowns"] if b["dimension"] == "inAppBrowser" for row in b["rows"]}
+        check(named == {"instagram": 1}, f"one click, named instagram: {named}")
+        continued = copied[copied.index("/social"):]
+        check(server.follow(continued) == 302, "the continue link, opened in Safari, answers the link")
+        again = server.api("GET", f"/v1/links/{link['id']}/stats")["total"]["clicks"]
+        check(again == 1, f"and counts no second click ({again})")
+        driver.execute_cdp_cmd("Emulation.setUserAgentOverride", {"userAgent": TIKTOK_ANDROID})
+        driver.get(page)
+        browser.settle()
+        check(browser.find("#open").get_attribute("href").startswith("intent://localhost") and "S.browser_fallback_url=" in browser.find("#open").get_attribute("href"),
+              f"TikTok on Android gets an intent: {browser.find('#open').get_attribute('href')}")
+        check("TikTok\u2019s own browser" in browser.text(), "named TikTok")
+    finally:
+        driver.execute_cdp_cmd("Emulation.setUserAgentOverride", {"userAgent": own})
 
 
 def main():
@@ -502,11 +555,12 @@ def main():
             browser.fill("form.card", {"previewImage": "", "metadata": "not json"})
             check_error_summary(browser, ["metadata", "web"])
             browser.fill("form.card", {"web": "https://example.com/spring", "metadata": '{"promo": "spring"}', "android": "https://play.example.com/runway",
-                                       "previewTitle": "Spring offer", "interstitial": True})
+                                       "previewTitle": "Spring offer", "interstitial": True, "inAppBrowserPage": True})
             check(browser.heading() == "Link /spring", f"the new link's page, got {browser.heading()}")
             made = server.api("GET", "/v1/links?q=spring")["items"][0]
             check(made["metadata"] == {"promo": "spring"} and made["destinations"]["android"]["url"] == "https://play.example.com/runway"
-                  and made["preview"]["title"] == "Spring offer" and made["interstitial"] is True, f"every field reaches the link: {made}")
+                  and made["preview"]["title"] == "Spring offer" and made["interstitial"] is True and made["inAppBrowserPage"] is True,
+                  f"every field reaches the link: {made}")
             check("Link created" in browser.text(), "a notice says so")
             browser.fill("form.card", {"campaign": "spring-2", "interstitial": False})
             check("Saved." in browser.text() and server.api("GET", f"/v1/links/{made['id']}")["interstitial"] is False, "the link is edited")
@@ -658,6 +712,7 @@ def main():
                                               "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "amount": 299, "currency": "EUR"},
                        key=backend)
             check_link_analytics(browser, server, ws, made)
+            check_in_app_page(browser, server, ws, app)
             for path, name, heading in [(f"/console/postbacks?ws={ws}", "11-postbacks", "Postbacks"), (f"/console/apple-ads?ws={ws}", "12-apple-ads", "Apple Ads"),
                                         (f"/console/affiliates?ws={ws}", "13-affiliates", "Affiliates"),
                                         (f"/console/ad-networks?ws={ws}", "13b-ad-networks", "Ad networks"),

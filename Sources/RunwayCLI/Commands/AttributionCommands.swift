@@ -66,7 +66,7 @@ enum AttributionCommands {
 
     static let reportFunnel = Command(["report", "funnel"], summary: "Clicks, installs, opens, events and revenue, grouped.", options: [
         .value("--from", "time", "Start: a day (2026-11-01) or an ISO 8601 time (default 30 days ago)."), .value("--to", "time", "End: a day (2026-11-30, through its end) or an ISO 8601 time (default now)."),
-        .value("--group-by", "key", "day, link, campaign, channel, source, variant, qr (scan or tap), country (clicks and opens), utmSource, utmMedium, utmCampaign, utmTerm, utmContent or an Apple Ads id (default day)."), .value("--app", "id", "Only this app."),
+        .value("--group-by", "key", "day, link, campaign, channel, source, variant, qr (scan or tap), country (clicks and opens), inAppBrowser (clicks), utmSource, utmMedium, utmCampaign, utmTerm, utmContent or an Apple Ads id (default day)."), .value("--app", "id", "Only this app."),
         .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."),
         .flag("--include-simulated", "Count simulated installs and their events too."), .flag("--csv", "Print CSV."), jsonFlag,
     ] + APIClient.options) { a, c in

@@ -51,6 +51,7 @@ enum LinkCommands {
         .value("--preview-image", "url", "An https image for previews."),
         .value("--interstitial", "on|off", "Show a branded page before the App Store on iOS."),
         .value("--pass-query", "on|off", "Pass the click's query string to web and Android destinations."),
+        .value("--in-app-browser-page", "on|off", "In an app's own browser (Instagram, TikTok…), show a page that helps people out of it."),
         .value("--expires", "time", "Expiry: an ISO 8601 time (2026-12-31T18:00:00Z), or a day (2026-12-31: at its end, UTC)."),
         .value("--starts", "time", "Start: before it the link answers 404 or goes to --fallback-before-start (ISO 8601 time or a day: its start, UTC)."),
         .value("--click-limit", "n", "Clicks counted before the link answers 410 or goes to --fallback-over-limit (0: no limit)."),
@@ -77,7 +78,7 @@ enum LinkCommands {
                                         feature: fields.feature, preview: fields.preview, interstitial: fields.interstitial,
                                         passQuery: fields.passQuery, expiresAt: fields.expiresAt, rules: fields.rules, variants: fields.variants,
                                         startsAt: fields.startsAt, clickLimit: fields.clickLimit, fallbacks: fields.fallbacks(over: nil),
-                                        utm: fields.utm(over: nil))
+                                        utm: fields.utm(over: nil), inAppBrowserPage: fields.inAppBrowserPage)
         let link = try await client.post("/v1/links", request, as: Link.self)
         c.output(a.flag("--json") ? try Output.json(link) : "Created \(link.id): \(link.url)")
     }
@@ -96,7 +97,8 @@ enum LinkCommands {
                                         interstitial: fields.interstitial, passQuery: fields.passQuery,
                                         enabled: try LinkFields.onOff(a, "--enabled"), expiresAt: fields.expiresAt, rules: fields.rules,
                                         variants: fields.variants, startsAt: fields.startsAt, clickLimit: fields.clickLimit,
-                                        fallbacks: fields.fallbacks(over: current?.fallbacks), utm: fields.utm(over: current?.utm))
+                                        fallbacks: fields.fallbacks(over: current?.fallbacks), utm: fields.utm(over: current?.utm),
+                                        inAppBrowserPage: fields.inAppBrowserPage)
         let link = try await client.send("PATCH", path, request, as: Link.self)
         c.output(a.flag("--json") ? try Output.json(link) : "Updated \(link.id): \(link.url)")
     }
@@ -169,7 +171,7 @@ struct LinkFields {
     var hasDestinations: Bool
     var campaign: String?, channel: String?, feature: String?
     var preview: LinkPreview?
-    var interstitial: Bool?, passQuery: Bool?
+    var interstitial: Bool?, passQuery: Bool?, inAppBrowserPage: Bool?
     var expiresAt: String?
     var routing: LinkRoutingOptions
     var rules: [LinkRule]? { routing.rules }
@@ -199,6 +201,7 @@ struct LinkFields {
         preview = title != nil || description != nil || image != nil ? LinkPreview(title: title, description: description, imageUrl: image) : nil
         interstitial = try Self.onOff(a, "--interstitial")
         passQuery = try Self.onOff(a, "--pass-query")
+        inAppBrowserPage = try Self.onOff(a, "--in-app-browser-page")
         expiresAt = a.value("--expires").map(CLITime.endOfDayOrTime)
         routing = try LinkRoutingOptions(a)
     }

@@ -40,7 +40,8 @@ enum LinkStatsCommand {
             }))
         }
         for breakdown in stats.breakdowns where !breakdown.rows.isEmpty {
-            let heading = breakdown.dimension == "qr" ? "SCAN OR TAP" : breakdown.dimension == "osVersion" ? "OS" : breakdown.dimension.uppercased()
+            let headings = ["qr": "SCAN OR TAP", "osVersion": "OS", "inAppBrowser": "IN-APP BROWSER"]
+            let heading = headings[breakdown.dimension] ?? breakdown.dimension.uppercased()
             if LinkStats.clickOnlyDimensions.contains(breakdown.dimension) {
                 sections.append(Output.table([heading, "CLICKS", "OPENS"], breakdown.rows.map { [$0.key, String($0.clicks), String($0.opens)] }))
             } else {

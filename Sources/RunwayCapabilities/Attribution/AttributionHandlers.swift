@@ -193,13 +193,14 @@ struct AttributionHandlers: Sendable {
         var random = SystemRandomNumberGenerator()
         let choice = routing.choose(&facts, random: &random)
         let (target, interstitialStore, _) = routing.target(choice, client: client, appStore: appStore, interstitial: link.interstitial,
-                                                             query: link.passQuery ? query.filter { $0.name != LinkRouting.qrMarker } : [])
+                                                             query: link.passQuery ? query.filter { !LinkRouting.markers.contains($0.name) } : [])
         guard try await services.clickAllowances.takeReserving(link) else {
             throw LinksError.linkExpired("the link has reached its click limit")
         }
         let token = try await Clicks.record(Clicks.Visit(kind: "click", platform: client.platform, osVersion: client.osVersion,
                                                          address: address, referrerHost: nil, installId: nil, variant: choice.variant?.name,
-                                                         country: facts.country, qr: query.contains { $0.name == LinkRouting.qrMarker && $0.value == "1" }),
+                                                         country: facts.country, qr: query.contains { $0.name == LinkRouting.qrMarker && $0.value == "1" },
+                                                         inAppBrowser: client.inAppBrowser?.rawValue),
                                             of: link, services: services)
         return try .json(SimulatedClick(clickToken: token, linkId: link.id, platform: client.platform,
                                         location: interstitialStore ?? target, variant: choice.variant?.name), status: 201)

@@ -18,6 +18,8 @@ enum FunnelReports {
         var variant: String? = nil
         /// The address's country: clicks and opens only (an install never keeps one).
         var country: String? = nil
+        /// The app whose own browser a click came from: clicks only.
+        var inAppBrowser: String? = nil
         /// Whether a row came from the QR code (1) or not (0), when it came from a link.
         var qr: String? = nil
         var linked: String? = nil
@@ -25,7 +27,7 @@ enum FunnelReports {
     }
 
     /// The SQL that buckets a row: day numbers (days since 1970), link ids, tags, sources, Apple Ads ids, variants,
-    /// countries, `scan` or `tap`, or the link's UTM values (what a table has none of groups under `(none)`).
+    /// countries, in-app browsers, `scan` or `tap`, or the link's UTM values (what a table has none of groups under `(none)`).
     static func key(_ groupBy: String, _ c: Columns) -> String {
         switch groupBy {
         case "day": return "(\(c.time) / 86400000)"
@@ -37,6 +39,7 @@ enum FunnelReports {
         case "appleAdsKeyword": return c.appleAds.map { "\($0)apple_ads_keyword_id" } ?? "NULL"
         case "variant": return c.variant ?? "NULL"
         case "country": return c.country ?? "NULL"
+        case "inAppBrowser": return c.inAppBrowser ?? "NULL"
         case "qr":
             guard let qr = c.qr else { return "NULL" }
             return "(CASE WHEN \(qr) = 1 THEN 'scan' WHEN \(c.linked ?? "1 = 1") THEN 'tap' END)"
@@ -74,7 +77,7 @@ enum FunnelReports {
         }
         let appFilter: SQL = appId.map { " AND l.app_id = \($0)" } ?? ""
         let visitKey = key(groupBy, Columns(time: "c.created_at", link: "c.link_id", campaign: "l.campaign", channel: "l.channel", source: "'link'",
-                                            variant: "c.variant", country: "c.country", qr: "c.qr", links: "l"))
+                                            variant: "c.variant", country: "c.country", inAppBrowser: "c.in_app_browser", qr: "c.qr", links: "l"))
         let visitGroups = constant(groupBy, visitKey) ? "c.kind" : "\(visitKey), c.kind"
         for visit in try db.query("""
             SELECT \(raw: visitKey) AS k, c.kind, COUNT(*) AS n FROM clicks c JOIN links l ON l.id = c.link_id

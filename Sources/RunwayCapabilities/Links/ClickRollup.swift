@@ -13,7 +13,7 @@ struct ClickRollup: InsertFollowUp {
         let facts: LinkRollup.Facts
     }
 
-    private let kind: Int, link: Int, platform: Int, osVersion: Int, referrer: Int, createdAt: Int, variant: Int, country: Int, qr: Int
+    private let kind: Int, link: Int, platform: Int, osVersion: Int, referrer: Int, createdAt: Int, variant: Int, country: Int, qr: Int, inAppBrowser: Int
 
     /// `columns`: those of the click rows' `InsertTarget`.
     init(columns: [String]) {
@@ -28,6 +28,7 @@ struct ClickRollup: InsertFollowUp {
         variant = index("variant")
         country = index("country")
         qr = index("qr")
+        inAppBrowser = index("in_app_browser")
     }
 
     func inserted(_ rows: [[SQLValue]], db: any SQLExecutor) throws {
@@ -53,7 +54,7 @@ struct ClickRollup: InsertFollowUp {
         if case .integer(let value) = row[qr] { scanned = value != 0 }
         return Click(kind: text(kind) ?? "click", linkId: text(link) ?? "", day: milliseconds / LinkRollup.day,
                      facts: LinkRollup.Facts(platform: text(platform) ?? "", osVersion: text(osVersion), variant: text(variant), qr: scanned,
-                                             place: .init(country: text(country), referrer: text(referrer))))
+                                             place: .init(country: text(country), referrer: text(referrer), inAppBrowser: text(inAppBrowser))))
     }
 
     /// The contribution of stored clicks and opens (rows with the click columns these name), for taking it out again.
@@ -64,12 +65,13 @@ struct ClickRollup: InsertFollowUp {
                               facts: LinkRollup.Facts(platform: try row.string("platform"), osVersion: try row.optionalString("os_version"),
                                                       variant: try row.optionalString("variant"), qr: try row.bool("qr"),
                                                       place: .init(country: try row.optionalString("country"),
-                                                                   referrer: try row.optionalString("referrer_host"))))
+                                                                   referrer: try row.optionalString("referrer_host"),
+                                                                   inAppBrowser: try row.optionalString("in_app_browser"))))
             add(click, count: 1, to: &rollup)
         }
         return rollup
     }
 
     /// The columns `stored` reads.
-    static let storedColumns = "token, kind, link_id, platform, os_version, variant, qr, country, referrer_host, created_at"
+    static let storedColumns = "token, kind, link_id, platform, os_version, variant, qr, country, referrer_host, in_app_browser, created_at"
 }

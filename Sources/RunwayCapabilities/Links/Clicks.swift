@@ -38,6 +38,8 @@ enum Clicks {
         var country: String? = nil
         /// Whether it came from the link's QR code (its URL carries `?qr=1`).
         var qr = false
+        /// The app whose own browser it came from (`InAppBrowser`), for a click.
+        var inAppBrowser: String? = nil
     }
 
     /// A visit ready to store: its token, its row, what else its write does (queue a webhook), and the metric to
@@ -69,7 +71,7 @@ enum Clicks {
 
     /// The columns of a click row, in the order `prepare` gives its values.
     static let columns = ["token", "kind", "link_id", "workspace_id", "app_id", "platform", "os_version", "address_hash", "referrer_host",
-                          "install_id", "created_at", "variant", "country", "qr"]
+                          "install_id", "created_at", "variant", "country", "qr", "in_app_browser"]
 
     /// Click rows, counted in the link's daily figures in the same statement's savepoint (`ClickRollup`).
     static let rows = InsertTarget(table: "clicks", columns: columns, followUp: ClickRollup(columns: columns))
@@ -109,12 +111,14 @@ enum Clicks {
         let row = RowInsert(into: rows, values: [.text(token), .text(visit.kind), .text(link.id), .text(link.workspaceId), link.appId.sqlValue,
                                                   .text(visit.platform), visit.osVersion.sqlValue, addressHash.sqlValue,
                                                   visit.referrerHost.sqlValue, visit.installId.sqlValue, .integer(now),
-                                                  visit.variant.sqlValue, visit.country.sqlValue, visit.qr.sqlValue])
+                                                  visit.variant.sqlValue, visit.country.sqlValue, visit.qr.sqlValue,
+                                                  visit.inAppBrowser.sqlValue])
         var alongside: (@Sendable (any SQLExecutor) throws -> Void)?
         if !listening.isEmpty {
             let notice = ClickNotice(clickToken: token, linkId: link.id, url: link.url(services), platform: visit.platform,
                                      osVersion: visit.osVersion, campaign: link.campaign, channel: link.channel, feature: link.feature,
-                                     variant: visit.variant, country: visit.country, qr: visit.qr, createdAt: Timestamp.iso(now))
+                                     variant: visit.variant, country: visit.country, qr: visit.qr, inAppBrowser: visit.inAppBrowser,
+                                     createdAt: Timestamp.iso(now))
             alongside = { [workspaceId = link.workspaceId] db in
                 try Webhooks.enqueue(db, workspaceId: workspaceId, topic: "click", payload: notice, now: now, subscriptions: listening)
             }
@@ -151,6 +155,8 @@ struct ClickNotice: Encodable, Sendable {
     let country: String?
     /// Whether the click came from the link's QR code.
     let qr: Bool
+    /// The app whose own browser the click came from (`instagram`, `tiktok`…), if any.
+    let inAppBrowser: String?
     let createdAt: String
 }
 

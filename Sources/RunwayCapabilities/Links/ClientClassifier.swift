@@ -7,8 +7,9 @@ import RunwayKit
 enum ClientClass: Sendable, Equatable {
     /// A link preview or a bot (`AutomatedClients`), named by its token; never counted as a click.
     case crawler(String)
-    case ios(osVersion: String?)
-    case android(osVersion: String?)
+    /// `inApp`: the app whose own browser followed the link (`InAppBrowser`), nil for a browser.
+    case ios(osVersion: String?, inApp: InAppBrowser? = nil)
+    case android(osVersion: String?, inApp: InAppBrowser? = nil)
     case desktop
 
     var platform: String {
@@ -22,7 +23,20 @@ enum ClientClass: Sendable, Equatable {
 
     var osVersion: String? {
         switch self {
-        case .ios(let v), .android(let v): return v
+        case .ios(let v, _), .android(let v, _): return v
+        default: return nil
+        }
+    }
+
+    /// The same class, with the app an Android custom tab's Referer names when the User-Agent named none.
+    func referred(by referrer: String?) -> ClientClass {
+        guard case .android(let version, nil) = self, let referrer, let app = InAppBrowser.of(androidReferrer: referrer) else { return self }
+        return .android(osVersion: version, inApp: app)
+    }
+
+    var inAppBrowser: InAppBrowser? {
+        switch self {
+        case .ios(_, let app), .android(_, let app): return app
         default: return nil
         }
     }
@@ -67,9 +81,10 @@ enum ClientClass: Sendable, Equatable {
         if let crawler = crawlers.first(in: lower) ?? Self.unlistedMachine(lower) {
             self = .crawler(crawler)
         } else if Self.appleNeedles.contains(where: { Self.find($0, in: lower) != nil }) {
-            self = .ios(osVersion: Self.iosVersion(in: lower))
+            self = .ios(osVersion: Self.iosVersion(in: lower), inApp: InAppBrowser.of(lower, android: false))
         } else if Self.find(Self.androidNeedle, in: lower) != nil {
-            self = .android(osVersion: Self.version(in: lower, after: Self.androidVersionMarker, separator: UInt8(ascii: ".")))
+            self = .android(osVersion: Self.version(in: lower, after: Self.androidVersionMarker, separator: UInt8(ascii: ".")),
+                            inApp: InAppBrowser.of(lower, android: true))
         } else {
             self = .desktop
         }

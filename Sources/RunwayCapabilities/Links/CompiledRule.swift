@@ -7,6 +7,8 @@ import RunwayKit
 struct CompiledRule: Sendable, Equatable {
     let platforms: UInt8
     let devices: UInt8
+    /// Bits of `LinkCondition.inAppBrowserValues`.
+    let inAppBrowsers: UInt32
     let minimum: OSVersion?
     let maximum: OSVersion?
     let countries: [UInt16]
@@ -20,6 +22,9 @@ struct CompiledRule: Sendable, Equatable {
         let when = rule.when
         platforms = Self.mask(when.platforms, of: LinkCondition.platformValues)
         devices = Self.mask(when.devices, of: LinkCondition.deviceValues)
+        inAppBrowsers = (when.inAppBrowsers ?? []).reduce(0) { mask, value in
+            LinkCondition.inAppBrowserValues.firstIndex(of: value).map { mask | 1 << UInt32($0) } ?? mask
+        }
         minimum = when.osVersion?.min.flatMap { OSVersion($0) }
         maximum = when.osVersion?.max.flatMap { OSVersion($0) }
         countries = (when.countries ?? []).compactMap(Self.packed)
@@ -33,6 +38,15 @@ struct CompiledRule: Sendable, Equatable {
     /// Bit `i` for each of `values[i]` named in `list`; 0 (any) for no list.
     static func mask(_ list: [String]?, of values: [String]) -> UInt8 {
         (list ?? []).reduce(0) { mask, value in values.firstIndex(of: value).map { mask | 1 << UInt8($0) } ?? mask }
+    }
+
+    static let anyInAppBrowser: UInt32 = 1 << UInt32(LinkCondition.inAppBrowserValues.count - 2)
+    static let noInAppBrowser: UInt32 = 1 << UInt32(LinkCondition.inAppBrowserValues.count - 1)
+
+    /// The condition's bits a client meets: its app's and `any`, or `none` for a browser.
+    static func inAppBrowserBits(_ app: InAppBrowser?) -> UInt32 {
+        guard let app else { return noInAppBrowser }
+        return (LinkCondition.inAppBrowserValues.firstIndex(of: app.rawValue).map { 1 << UInt32($0) } ?? 0) | anyInAppBrowser
     }
 
     /// Two ASCII capitals as one number (`FR` → 0x4652).
@@ -50,6 +64,7 @@ struct CompiledRule: Sendable, Equatable {
             guard let bit = LinkCondition.platformValues.firstIndex(of: facts.client.platform), platforms & 1 << UInt8(bit) != 0 else { return false }
         }
         if devices != 0, devices & 1 << facts.device.rawValue == 0 { return false }
+        if inAppBrowsers != 0, inAppBrowsers & Self.inAppBrowserBits(facts.client.inAppBrowser) == 0 { return false }
         if minimum != nil || maximum != nil {
             guard let version = facts.osVersion else { return false }
             if let minimum, version < minimum { return false }

@@ -63,7 +63,7 @@ struct LinkImport {
         DefinedField("preview.imageUrl", \.previewImageURL), DefinedField("interstitial", \.interstitial),
         DefinedField("passQuery", \.passQuery), DefinedField("expiresAt", \.expiresAt), DefinedField("rules", \.rules),
         DefinedField("variants", \.variants), DefinedField("startsAt", \.startsAt), DefinedField("clickLimit", \.clickLimit),
-        DefinedField("fallbacks", \.fallbacks), DefinedField("utm", \.utm),
+        DefinedField("fallbacks", \.fallbacks), DefinedField("utm", \.utm), DefinedField("inAppBrowserPage", \.inAppBrowserPage),
     ]
 
     /// The names of the fields in which `existing` differs from what a row wants.

@@ -13,7 +13,9 @@ enum LinkPages {
         body{font:17px/1.5 -apple-system,system-ui,sans-serif;margin:0;display:flex;min-height:100vh;align-items:center;\
         justify-content:center;background:#f5f5f7;color:#1d1d1f}main{max-width:28rem;padding:2rem;text-align:center}\
         img{max-width:100%;border-radius:12px}a.button{display:block;margin:.75rem 0;padding:.9rem;border-radius:12px;\
-        background:#0071e3;color:#fff;text-decoration:none;font-weight:600}a.secondary{background:#e8e8ed;color:#1d1d1f}
+        background:#0071e3;color:#fff;text-decoration:none;font-weight:600}a.secondary,button.secondary{background:#e8e8ed;color:#1d1d1f}\
+        button.button{display:block;width:100%;margin:.75rem 0;padding:.9rem;border:0;border-radius:12px;font:inherit;font-weight:600}\
+        p.hint{font-size:15px;color:#515154}
         """
 
     /// The interstitial's one script: "Get the app" also puts the signed click on the clipboard.
@@ -22,9 +24,15 @@ enum LinkPages {
         if(navigator.clipboard){e.preventDefault();navigator.clipboard.writeText(a.dataset.click).finally(function(){location.href=a.href;});}});
         """
 
+    /// The "open in the app" page's script: "Copy the link" puts the link (with its click) on the clipboard.
+    static let copyScript = """
+        document.getElementById("copy").addEventListener("click",function(e){var b=e.currentTarget;\
+        if(navigator.clipboard){navigator.clipboard.writeText(b.dataset.link).then(function(){b.textContent="Link copied";});}});
+        """
+
     /// Images may come from any https host (a link's preview image is the tenant's); nothing else loads, no form posts,
     /// no base changes, and no other site may frame the page (clickjacking the "Get the app" button).
-    static let contentSecurityPolicy = "default-src 'none'; style-src '\(hash(styleText))'; script-src '\(hash(clipboardScript))'; "
+    static let contentSecurityPolicy = "default-src 'none'; style-src '\(hash(styleText))'; script-src '\(hash(clipboardScript))' '\(hash(copyScript))'; "
         + "img-src https: data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     /// A CSP source for inline text: `sha256-` and the base64 of its SHA-256.
@@ -33,7 +41,7 @@ enum LinkPages {
     static func page(status: Int, title: String, head: String = "", body: String, cache: String = "no-store") -> HTTPResponse {
         var response = HTTPResponse.text("""
             <!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">\
-            <meta name="robots" content="noindex"><title>\(escape(title))</title>\(head)<style>\(styleText)</style></head><body><main>\(body)</main></body></html>
+            <meta name="robots" content="noindex"><title>\(escape(title))</title>\(head)<style>\(styleText)</style></head><body><main id="main">\(body)</main></body></html>
             """, status: status, contentType: "text/html; charset=utf-8")
         response.headers.set("Cache-Control", cache)
         response.headers.set("X-Content-Type-Options", "nosniff")
@@ -98,5 +106,66 @@ enum LinkPages {
         if let web { body += "<a class=\"button secondary\" href=\"\(escape(web))\">Continue on the web</a>" }
         body += "<script>\(clipboardScript)</script>"
         return page(status: 200, title: title, body: body)
+    }
+
+    /// What a person in an app's own browser needs to reach the app: one line saying where they are, and the ways out
+    /// that work from there (docs/links.md lists them per app). `continueURL` is the link again with its click
+    /// (`LinkRouting.continueMarker`), so following it from the browser is the same click.
+    struct InAppBrowserExit {
+        let inApp: InAppBrowser
+        let android: Bool
+        let continueURL: String
+        /// The App Store page (iOS), or nil.
+        let appStore: String?
+        /// The Android app's package, which the intent opens directly.
+        let androidPackage: String?
+        let signedClickId: String
+    }
+
+    static func inAppBrowser(link: LinkRecord, appName: String?, exit: InAppBrowserExit) -> HTTPResponse {
+        let name = appName ?? "the app"
+        let title = link.previewTitle ?? appName ?? "Open in the app"
+        var body = ""
+        if let image = link.previewImageURL { body += "<img src=\"\(escape(image))\" alt=\"\">" }
+        body += "<h1>\(escape(title))</h1>"
+        body += "<p>You are in \(escape(exit.inApp.displayName))\u{2019}s own browser, which cannot open \(escape(name)).</p>"
+        if exit.android {
+            body += "<a class=\"button\" id=\"open\" href=\"\(escape(androidIntent(exit)))\">Open in \(escape(name))</a>"
+        } else {
+            body += "<a class=\"button\" id=\"open\" href=\"\(escape("x-safari-" + exit.continueURL))\">Open in Safari</a>"
+            if let store = exit.appStore {
+                body += "<a class=\"button secondary\" id=\"get\" href=\"\(escape(store))\" data-click=\"\(escape(exit.signedClickId))\">Get the app</a>"
+            }
+        }
+        body += "<button class=\"button secondary\" id=\"copy\" type=\"button\" data-link=\"\(escape(exit.continueURL))\">Copy the link</button>"
+        body += "<p class=\"hint\">\(escape(menuHint(exit.inApp, android: exit.android)))</p>"
+        body += "<script>\(copyScript)</script>"
+        if !exit.android && exit.appStore != nil { body += "<script>\(clipboardScript)</script>" }
+        return page(status: 200, title: title, body: body)
+    }
+
+    /// An Android intent for the link: its app when the package is known (else whatever handles the link, the app
+    /// itself when its App Links are verified), and the link in the browser when nothing can.
+    static func androidIntent(_ exit: InAppBrowserExit) -> String {
+        let scheme = exit.continueURL.hasPrefix("http://") ? "http" : "https"
+        let rest = exit.continueURL.dropFirst(scheme.count + 3)
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        let fallback = exit.continueURL.addingPercentEncoding(withAllowedCharacters: allowed) ?? ""
+        let package = exit.androidPackage.map { "package=\($0);" } ?? ""
+        return "intent://\(rest)#Intent;scheme=\(scheme);\(package)S.browser_fallback_url=\(fallback);end"
+    }
+
+    /// Where each app's own menu opens the page in the browser, as the apps showed it in 2025–26.
+    static func menuHint(_ app: InAppBrowser, android: Bool) -> String {
+        let browser = android ? "your browser" : "Safari"
+        switch app {
+        case .instagram, .facebook, .threads, .messenger:
+            return "Or tap \u{22EF} at the top right and choose Open in external browser."
+        case .tiktok, .linkedin, .wechat:
+            return "Or tap \u{22EF} at the top right and choose to open the page in \(browser)."
+        default:
+            return "Or open this app\u{2019}s menu and choose to open the page in \(browser)."
+        }
     }
 }

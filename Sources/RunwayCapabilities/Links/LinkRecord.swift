@@ -38,6 +38,8 @@ struct LinkRecord: Sendable, Equatable {
     var clickLimit: Int64?
     var fallbacks = LinkFallbacks()
     var utm = LinkUTM()
+    /// People in an app's own browser get the page that helps them out of it (`LinkPages.inAppBrowser`).
+    var inAppBrowserPage = false
     /// The rules, variants, destinations and UTM parameters compiled, made when the record is read from its row.
     private(set) var routing = CompiledRouting()
 
@@ -45,7 +47,8 @@ struct LinkRecord: Sendable, Equatable {
         id, workspace_id, app_id, kind, domain, path, app_path, metadata, ios_app_store_id, ios_url, android_url, web_url,
         campaign, channel, feature, preview_title, preview_description, preview_image_url, interstitial, pass_query,
         enabled, expires_at, referrer_install_id, created_at, updated_at, rules, variants, starts_at, click_limit,
-        fallback_before_start, fallback_expired, fallback_over_limit, utm_source, utm_medium, utm_campaign, utm_term, utm_content
+        fallback_before_start, fallback_expired, fallback_over_limit, utm_source, utm_medium, utm_campaign, utm_term, utm_content,
+        in_app_browser_page
         """
 
     /// Paths match without regard to case.
@@ -115,6 +118,7 @@ struct LinkRecord: Sendable, Equatable {
         utm = LinkUTM(source: try row.optionalString("utm_source"), medium: try row.optionalString("utm_medium"),
                       campaign: try row.optionalString("utm_campaign"), term: try row.optionalString("utm_term"),
                       content: try row.optionalString("utm_content"))
+        inAppBrowserPage = try row.bool("in_app_browser_page")
         compile()
     }
 
@@ -143,7 +147,7 @@ struct LinkRecord: Sendable, Equatable {
                     \(previewDescription), \(previewImageURL), \(interstitial), \(passQuery), \(enabled), \(expiresAt),
                     \(referrerInstallId), \(createdAt), \(updatedAt), \(Self.stored(rules)), \(Self.stored(variants)), \(startsAt),
                     \(clickLimit), \(fallbacks.beforeStart), \(fallbacks.expired), \(fallbacks.overLimit), \(utm.source), \(utm.medium),
-                    \(utm.campaign), \(utm.term), \(utm.content), \(Self.key(path)))
+                    \(utm.campaign), \(utm.term), \(utm.content), \(inAppBrowserPage), \(Self.key(path)))
             """
         return try db.execute(unlessTaken ? insert + " ON CONFLICT DO NOTHING" : insert) == 1
     }
@@ -158,7 +162,8 @@ struct LinkRecord: Sendable, Equatable {
                 updated_at = \(updatedAt), rules = \(Self.stored(rules)), variants = \(Self.stored(variants)), starts_at = \(startsAt),
                 click_limit = \(clickLimit), fallback_before_start = \(fallbacks.beforeStart), fallback_expired = \(fallbacks.expired),
                 fallback_over_limit = \(fallbacks.overLimit), utm_source = \(utm.source), utm_medium = \(utm.medium),
-                utm_campaign = \(utm.campaign), utm_term = \(utm.term), utm_content = \(utm.content)
+                utm_campaign = \(utm.campaign), utm_term = \(utm.term), utm_content = \(utm.content),
+                in_app_browser_page = \(inAppBrowserPage)
             WHERE id = \(id)
             """)
     }
@@ -196,7 +201,7 @@ struct LinkRecord: Sendable, Equatable {
                     referrerInstallId: referrerInstallId, rules: rules.isEmpty ? nil : rules, variants: variants.isEmpty ? nil : variants,
                     startsAt: startsAt.map(Timestamp.iso), clickLimit: clickLimit.map { Int($0) },
                     fallbacks: fallbacks == LinkFallbacks() ? nil : fallbacks, utm: utm == LinkUTM() ? nil : utm,
-                    createdAt: Timestamp.iso(createdAt), updatedAt: Timestamp.iso(updatedAt))
+                    inAppBrowserPage: inAppBrowserPage, createdAt: Timestamp.iso(createdAt), updatedAt: Timestamp.iso(updatedAt))
     }
 
     /// The record as it shows a variant's preview: each of its fields instead of the link's own.

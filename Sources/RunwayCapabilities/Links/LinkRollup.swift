@@ -24,7 +24,7 @@ struct LinkRollup {
     }
 
     /// What a counted row says about itself. Installs and events have no `place`: an install's row keeps no
-    /// country and no referrer, so they are counted by platform, OS version, variant and QR source only.
+    /// country, referrer or in-app browser, so they are counted by platform, OS version, variant and QR source only.
     struct Facts: Hashable {
         var platform: String
         var osVersion: String?
@@ -35,6 +35,7 @@ struct LinkRollup {
         struct Place: Hashable {
             var country: String?
             var referrer: String?
+            var inAppBrowser: String?
         }
     }
 
@@ -73,6 +74,7 @@ struct LinkRollup {
         if let place = facts.place {
             add("country", place.country ?? "")
             add("referrer", place.referrer ?? "")
+            add("inAppBrowser", place.inAppBrowser ?? "")
         }
     }
 

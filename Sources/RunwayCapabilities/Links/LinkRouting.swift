@@ -80,6 +80,11 @@ struct LinkRouting: Sendable, Equatable {
 
     /// The query parameter that marks a visit from the link's QR code (`?qr=1`); never passed on.
     static let qrMarker = "qr"
+    /// Carries the signed click of an "open in the app" page (`LinkPages.inAppBrowser`) when the person follows the link
+    /// again from their browser: that visit is the same click, never a second.
+    static let continueMarker = "lr_continue"
+    /// The link's own query parameters, never passed on to a destination.
+    static let markers: Set<String> = [qrMarker, continueMarker]
 
     let rules: [CompiledRule]
     /// The default's variants, used when no rule holds.

@@ -33,6 +33,7 @@ extension LinkValidate {
         var condition = value
         try choices(value.platforms, from: LinkCondition.platformValues, field: field + ".platforms")
         try choices(value.devices, from: LinkCondition.deviceValues, field: field + ".devices")
+        try choices(value.inAppBrowsers, from: LinkCondition.inAppBrowserValues, field: field + ".inAppBrowsers")
         if let range = value.osVersion {
             let minimum = try version(range.min, field: field + ".osVersion.min")
             let maximum = try version(range.max, field: field + ".osVersion.max")

@@ -110,7 +110,7 @@ struct LinkDraft: Sendable {
     let destinations: LinkDestinations
     let campaign: String?, channel: String?, feature: String?
     let preview: LinkPreview?
-    let interstitial: Bool, passQuery: Bool
+    let interstitial: Bool, passQuery: Bool, inAppBrowserPage: Bool
     let expiresAt: Int64?
     let routing: LinkRoutingFields
 
@@ -124,6 +124,7 @@ struct LinkDraft: Sendable {
         preview = try LinkValidate.preview(body.preview)
         interstitial = body.interstitial ?? false
         passQuery = body.passQuery ?? false
+        inAppBrowserPage = body.inAppBrowserPage ?? false
         expiresAt = try Validate.timestamp(body.expiresAt, field: "expiresAt")
         routing = try LinkRoutingFields(rules: body.rules, variants: body.variants, startsAt: body.startsAt, clickLimit: body.clickLimit,
                                         fallbacks: body.fallbacks, utm: body.utm)
@@ -140,6 +141,7 @@ struct LinkDraft: Sendable {
         link.feature = feature
         link.interstitial = interstitial
         link.passQuery = passQuery
+        link.inAppBrowserPage = inAppBrowserPage
         link.expiresAt = expiresAt
     }
 }
@@ -151,7 +153,7 @@ struct LinkChange: Sendable {
     let destinations: LinkDestinations?
     let campaign: String?, channel: String?, feature: String?
     let preview: LinkPreview?
-    let interstitial: Bool?, passQuery: Bool?, enabled: Bool?
+    let interstitial: Bool?, passQuery: Bool?, enabled: Bool?, inAppBrowserPage: Bool?
     let expiresAt: Int64?
     let routing: LinkRoutingFields
 
@@ -166,6 +168,7 @@ struct LinkChange: Sendable {
         interstitial = body.interstitial
         passQuery = body.passQuery
         enabled = body.enabled
+        inAppBrowserPage = body.inAppBrowserPage
         expiresAt = try Validate.timestamp(body.expiresAt, field: "expiresAt")
         routing = try LinkRoutingFields(rules: body.rules, variants: body.variants, startsAt: body.startsAt, clickLimit: body.clickLimit,
                                         fallbacks: body.fallbacks, utm: body.utm)
@@ -187,6 +190,7 @@ struct LinkChange: Sendable {
         if let interstitial { link.interstitial = interstitial }
         if let passQuery { link.passQuery = passQuery }
         if let enabled { link.enabled = enabled }
+        if let inAppBrowserPage { link.inAppBrowserPage = inAppBrowserPage }
         if let expiresAt { link.expiresAt = expiresAt }
         try LinkValidate.schedule(startsAt: link.startsAt, expiresAt: link.expiresAt)
     }

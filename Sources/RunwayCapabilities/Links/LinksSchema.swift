@@ -45,6 +45,16 @@ enum LinksSchema {
             """),
         // Each link's daily figures, kept up by the writer and filled from what was stored before (LinkStatsSchema).
         LinkStatsSchema.migration,
+        // A click records the app whose own browser it came from (InAppBrowser), and a link may send such people to a
+        // page that helps them out of it. The clicks counted before had none: the new dimension's rows are those of
+        // the referrer's (every click and open has one referrer value), under no value.
+        Migration(id: "0046_in_app_browsers", sql: """
+            ALTER TABLE clicks ADD COLUMN in_app_browser TEXT;
+            ALTER TABLE links ADD COLUMN in_app_browser_page BIGINT NOT NULL DEFAULT 0;
+            INSERT INTO link_stats (link_id, dimension, period, day, value, measure, lane, amount)
+            SELECT link_id, 'inAppBrowser', period, day, '', measure, lane, SUM(amount) FROM link_stats WHERE dimension = 'referrer'
+            GROUP BY link_id, period, day, measure, lane;
+            """),
     ]
 
     static let routingSQL = """

@@ -118,7 +118,7 @@ struct RedirectHandlers: Sendable {
         let appStore = (link.iosAppStoreId ?? app?.appStoreId).map { "https://apps.apple.com/app/id\($0)" }
         let automated = services.automatedClients
         let userAgent = request.headers["User-Agent"]
-        let client = automated.classify(userAgent)
+        let client = automated.classify(userAgent).referred(by: request.headers["Referer"])
         let routing = link.routing.value ?? LinkRouting(link)
         var facts = RequestFacts(client: client, userAgent: userAgent, acceptLanguage: request.headers["Accept-Language"],
                                  address: request.remoteAddress, countries: services.countries, now: now)
@@ -131,9 +131,27 @@ struct RedirectHandlers: Sendable {
             return .answer(LinkPages.preview(link: shown, url: link.url(services), appName: app?.name,
                                              target: choice.destination?.tagged ?? routing.web?.tagged ?? appStore))
         }
-        let query = link.passQuery ? request.query.filter { $0.name != LinkRouting.qrMarker } : []
+        let query = link.passQuery ? request.query.filter { !LinkRouting.markers.contains($0.name) } : []
         let (target, interstitialStore, web) = routing.target(choice, client: client, appStore: appStore, interstitial: link.interstitial, query: query)
         guard let target else { return .answer(LinkPages.noDestination()) }
+        // The click of this link's "open in the app" page, followed again from a browser: its answer, not a second click.
+        if let continued = continuedClick(request, link: link) {
+            guard let store = interstitialStore else { return .answer(Self.redirect(to: target)) }
+            return .answer(LinkPages.interstitial(link: shown, appName: app?.name, appStore: store, web: web, signedClickId: continued))
+        }
+        // People in an app's own browser, on a link that asks for it: the page that helps them out, given the click.
+        let exit = link.inAppBrowserPage && (app != nil || appStore != nil) ? client.inAppBrowser : nil
+        let exitPage: (@Sendable (String) -> HTTPResponse)? = exit.map { [services, app] exit in
+            let android = client.platform == "android"
+            let url = link.url(services)
+            let store = interstitialStore ?? appStore
+            return { signedClickId in
+                let continueURL = signedClickId.isEmpty ? url : appendingQuery(url, [(LinkRouting.continueMarker, signedClickId)])
+                return LinkPages.inAppBrowser(link: shown, appName: app?.name, exit: LinkPages.InAppBrowserExit(
+                    inApp: exit, android: android, continueURL: continueURL, appStore: store,
+                    androidPackage: app?.android?.packageName, signedClickId: signedClickId))
+            }
+        }
         // HEAD asks what would happen without it happening, and a prefetch may never be followed: the same answer, no
         // click (so no click id on the page), counted as a bot or a preview.
         let prefetch = AutomatedClients.isPrefetch(purpose: request.headers["Purpose"], secPurpose: request.headers["Sec-Purpose"])
@@ -143,6 +161,7 @@ struct RedirectHandlers: Sendable {
             AutomatedVisits.count(prefetch ? .preview : .bot, agent: prefetch ? AutomatedVisits.prefetchAgent : AutomatedVisits.headAgent,
                                   link: link, services: services)
             if limit == .exhausted { return .answer(LinkGates.overLimit(link, metrics: services.metrics)) }
+            if let exitPage { return .answer(exitPage("")) }
             guard let store = interstitialStore else { return .answer(Self.redirect(to: target)) }
             return .answer(LinkPages.interstitial(link: shown, appName: app?.name, appStore: store, web: web, signedClickId: ""))
         }
@@ -153,15 +172,24 @@ struct RedirectHandlers: Sendable {
         }
         let visit = Clicks.Visit(kind: "click", platform: client.platform, osVersion: client.osVersion, address: request.remoteAddress,
                                  referrerHost: request.referrerHost, installId: nil, variant: choice.variant?.name, country: facts.country,
-                                 qr: request.queryValue(LinkRouting.qrMarker) == "1")
+                                 qr: request.queryValue(LinkRouting.qrMarker) == "1", inAppBrowser: client.inAppBrowser?.rawValue)
         let appName = app?.name
         return .click(visit) { token in
+            if let exitPage { return exitPage(Clicks.signedClickId(token: token, link: link, services: services)) }
             if let store = interstitialStore {
                 return LinkPages.interstitial(link: shown, appName: appName, appStore: store, web: web,
                                               signedClickId: Clicks.signedClickId(token: token, link: link, services: services))
             }
             return Self.redirect(to: target)
         }
+    }
+
+    /// The signed click of this link that the request carries (`LinkRouting.continueMarker`), if it is valid.
+    func continuedClick(_ request: HTTPRequest, link: LinkRecord) -> String? {
+        guard let text = request.queryValue(LinkRouting.continueMarker),
+              case .success(let click) = SignedClickId.verify(text, key: services.secrets.clickSigningKey, now: services.clock.now()),
+              click.linkId == link.id else { return nil }
+        return text
     }
 
     static func redirect(to target: String) -> HTTPResponse {

@@ -11,7 +11,7 @@ struct LinkForm {
     var preview: LinkPreview?
     var metadata: [String: JSONLiteral]?
     var expiresAt: String?
-    var interstitial = false, passQuery = false
+    var interstitial = false, passQuery = false, inAppBrowserPage = false
     var routing = LinkRoutingForm()
 
     /// Form controls and the API fields their errors come back under.
@@ -60,6 +60,7 @@ struct LinkForm {
         }
         link.interstitial = form["interstitial"] == "on"
         link.passQuery = form["passQuery"] == "on"
+        link.inAppBrowserPage = form["inAppBrowserPage"] == "on"
         let (routing, routingProblems) = LinkRoutingForm.read(form, format: format)
         link.routing = routing
         return (link, problems + routingProblems)
@@ -85,6 +86,7 @@ struct LinkForm {
         }
         if link.interstitial { values["interstitial"] = "on" }
         if link.passQuery { values["passQuery"] = "on" }
+        if link.inAppBrowserPage { values["inAppBrowserPage"] = "on" }
         return values.merging(LinkRoutingForm.values(of: link, format: format)) { $1 }
     }
 
@@ -119,6 +121,7 @@ struct LinkForm {
             <fieldset><legend>Options</legend>
             \(check("interstitial", "show a page that opens the app or the store (instead of redirecting at once)"))
             \(check("passQuery", "pass the link's query string on to the destination"))
+            \(check("inAppBrowserPage", "in an app's own browser (Instagram, TikTok…), show a page that helps people out of it"))
             </fieldset>
             \(LinkRoutingForm.controls(values, problems: problems, zone: zone))
             """

@@ -13,7 +13,7 @@ enum ConsoleLinkPages {
 
     /// The raw values a form sent, to show again beside its problems.
     static func typed(_ form: FormFields) -> [String: String] {
-        Dictionary(uniqueKeysWithValues: (Array(LinkForm.fields.keys) + ["interstitial", "passQuery", "enabled"]).map { ($0, form[$0] ?? "") })
+        Dictionary(uniqueKeysWithValues: (Array(LinkForm.fields.keys) + ["interstitial", "passQuery", "inAppBrowserPage", "enabled"]).map { ($0, form[$0] ?? "") })
             .merging(LinkRoutingForm.typed(form)) { $1 }
     }
 
@@ -92,6 +92,7 @@ enum ConsoleLinkPages {
             request.expiresAt = fields.expiresAt
             request.interstitial = fields.interstitial
             request.passQuery = fields.passQuery
+            request.inAppBrowserPage = fields.inAppBrowserPage
             let routing = fields.routing
             request.rules = routing.rules.isEmpty ? nil : routing.rules
             request.variants = routing.variants.isEmpty ? nil : routing.variants
@@ -172,6 +173,7 @@ enum ConsoleLinkPages {
             change.expiresAt = fields.expiresAt
             change.interstitial = fields.interstitial
             change.passQuery = fields.passQuery
+            change.inAppBrowserPage = fields.inAppBrowserPage
             change.enabled = form["enabled"] != "off"
             // The form is the whole routing: what it leaves empty is removed (a start, like an expiry, is only moved).
             let routing = fields.routing

@@ -11,11 +11,12 @@ enum LinkStatsPanel {
     static let rowsShown = 20
 
     static let titles = ["platform": "Platform", "osVersion": "OS version", "country": "Country", "referrer": "Referrer",
-                         "variant": "Variant", "qr": "Scan or tap"]
+                         "inAppBrowser": "In-app browser", "variant": "Variant", "qr": "Scan or tap"]
 
     /// What `(none)` means in each breakdown.
     static let none = ["platform": "not known", "osVersion": "version not known", "country": "not known (no country database, or not in it)",
-                       "referrer": "none (typed, scanned, or from an app)", "variant": "no variant", "qr": "not known"]
+                       "referrer": "none (typed, scanned, or from an app)",
+                       "inAppBrowser": "none (a browser, or counted before in-app browsers were)", "variant": "no variant", "qr": "not known"]
 
     /// The panel, and what was wrong with the range asked for.
     static func render(_ context: ConsoleContext, link: Link) async throws -> (Markup, [FormProblem]) {

@@ -37,6 +37,7 @@ extension LinkRoutingForm {
                 \(checks(row, "device", LinkCondition.deviceValues, "Devices (none ticked: any)"))
                 <div class="fields">
                 \(field(id(row, "countries"), "Countries (ISO codes, e.g. FR, BE)")) \(field(id(row, "languages"), "Languages (e.g. en, pt-BR)"))
+                \(field(id(row, "inAppBrowsers"), "In-app browsers (e.g. instagram, tiktok; any; none)"))
                 \(field(id(row, "osMin"), "Lowest OS version (e.g. 17)")) \(field(id(row, "osMax"), "Highest OS version (e.g. 18.4)"))
                 \(field(id(row, "from"), "From", type: "datetime-local", hint: "In your time zone, \(zone)")) \(field(id(row, "until"), "Until", type: "datetime-local"))
                 \(field(id(row, "url"), "Send matching clicks to (https://…)", type: "url"))

@@ -21,7 +21,7 @@ struct LinkRoutingForm {
         "fallbackExpired": "fallbacks.expired", "fallbackOverLimit": "fallbacks.overLimit", "utmSource": "utm.source",
         "utmMedium": "utm.medium", "utmCampaign": "utm.campaign", "utmTerm": "utm.term", "utmContent": "utm.content",
     ]
-    static let ruleControls = ["name", "countries", "languages", "osMin", "osMax", "from", "until", "url", "variants", "remove"]
+    static let ruleControls = ["name", "countries", "languages", "inAppBrowsers", "osMin", "osMax", "from", "until", "url", "variants", "remove"]
         + LinkCondition.platformValues.map { "platform-" + $0 } + LinkCondition.deviceValues.map { "device-" + $0 }
 
     static func id(_ row: Int, _ control: String) -> String { "rule\(row)-\(control)" }
@@ -55,7 +55,8 @@ struct LinkRoutingForm {
             let when = LinkCondition(platforms: platforms.isEmpty ? nil : platforms,
                                      osVersion: osMin == nil && osMax == nil ? nil : LinkVersionRange(min: osMin, max: osMax),
                                      countries: list(id(row, "countries")), languages: list(id(row, "languages")),
-                                     devices: devices.isEmpty ? nil : devices, from: time(id(row, "from"), "rule \(row + 1), from"),
+                                     devices: devices.isEmpty ? nil : devices, inAppBrowsers: list(id(row, "inAppBrowsers")),
+                                     from: time(id(row, "from"), "rule \(row + 1), from"),
                                      until: time(id(row, "until"), "rule \(row + 1), until"))
             routing.rules.append(LinkRule(name: form.text(id(row, "name")), when: when, url: form.text(id(row, "url")),
                                           variants: json([LinkVariant].self, id(row, "variants"), "rule \(row + 1), variants")))
@@ -86,6 +87,7 @@ struct LinkRoutingForm {
         case _ where rest.hasPrefix(".when.devices"): "device-phone"
         case _ where rest.hasPrefix(".when.countries"): "countries"
         case _ where rest.hasPrefix(".when.languages"): "languages"
+        case _ where rest.hasPrefix(".when.inAppBrowsers"): "inAppBrowsers"
         case _ where rest.hasPrefix(".when.osVersion.max"): "osMax"
         case _ where rest.hasPrefix(".when.osVersion"): "osMin"
         case _ where rest.hasPrefix(".when.from"): "from"
@@ -114,6 +116,7 @@ struct LinkRoutingForm {
             values[id(row, "name")] = rule.name ?? ""
             values[id(row, "countries")] = (when.countries ?? []).joined(separator: ", ")
             values[id(row, "languages")] = (when.languages ?? []).joined(separator: ", ")
+            values[id(row, "inAppBrowsers")] = (when.inAppBrowsers ?? []).joined(separator: ", ")
             values[id(row, "osMin")] = when.osVersion?.min ?? ""
             values[id(row, "osMax")] = when.osVersion?.max ?? ""
             values[id(row, "from")] = when.from.flatMap { LinkForm.local($0, format: format) } ?? ""

@@ -30,7 +30,7 @@ struct ConsoleLinkStatsTests {
         #expect(page.contains("(today, so far)") && page.contains("the link was made that day"), "neither end is a whole day")
         let range = "\(ConsoleOverviewTests.us.day("2026-11-18", year: true)) to \(ConsoleOverviewTests.us.day("2026-11-19", year: true))"
         #expect(Self.captions(page).filter { !$0.hasPrefix("Clicks, installs") && !$0.hasPrefix("Revenue") }
-                == ["Platform", "OS version", "Country", "Referrer", "Variant", "Scan or tap"].map { "\($0), \(range)" })
+                == ["Platform", "OS version", "Country", "Referrer", "In-app browser", "Variant", "Scan or tap"].map { "\($0), \(range)" })
         #expect(page.contains("<th scope=\"col\">country</th><th scope=\"col\" class=\"num\">clicks</th><th scope=\"col\" class=\"num\">opens</th></tr>"),
                 "the country table counts clicks and opens only")
         #expect(page.contains("<td>ios 17</td><td class=\"num\">2</td><td class=\"num\">0</td><td class=\"num\">1</td><td class=\"num\">2</td><td class=\"num\">€3.00</td>"))

@@ -51,6 +51,17 @@ struct ClientCorpusTests {
         return entries.flatMap { $0["instances"] as? [String] ?? [] }
     }
 
+    /// The corpus's browsers by the name its parser gave them, for those on iOS and Android.
+    static func mobileBrowsers() throws -> [(agent: String, browser: String)] {
+        let text = try String(contentsOf: folder.appendingPathComponent("browsers.jsonl"), encoding: .utf8)
+        return try text.split(separator: "\n").compactMap { line in
+            let row = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            guard let agent = row?["useragent"] as? String, let browser = row?["browser"] as? String,
+                  ["iOS", "Android"].contains(row?["os"] as? String) else { return nil }
+            return (agent, browser)
+        }
+    }
+
     static func browsers() throws -> [String] {
         let text = try String(contentsOf: folder.appendingPathComponent("browsers.jsonl"), encoding: .utf8)
         let agents = try text.split(separator: "\n").compactMap { line -> String? in
@@ -73,5 +84,25 @@ struct ClientCorpusTests {
               + "(\(String(format: "%.1f", recognised * 100))%), \(taken.count) of \(browsers.count + Self.people.count) people taken for machines")
         #expect(recognised >= 0.98, "missed: \(missed.prefix(20))")
         #expect(taken.isEmpty, "people taken for machines: \(taken)")
+    }
+
+    /// The corpus's parser (ua-parser) names the in-app browsers it knows; the rest of its phones' browsers are none.
+    static let corpusInAppNames: [String: InAppBrowser] = [
+        "Facebook": .facebook, "Instagram": .instagram, "Twitter": .x, "LINE": .line, "Google": .google,
+        "Mobile Safari UI/WKWebView": .webview, "Chrome Mobile WebView": .webview,
+    ]
+
+    @Test("the corpus's in-app browsers are named as its parser names them, and none of its phones' browsers is taken for one",
+          .enabled(if: present, "the corpora are absent: run scripts/user-agent-corpora.sh (make test does)"))
+    func inAppBrowsers() throws {
+        let rows = try Self.mobileBrowsers()
+        let inApp = rows.filter { Self.corpusInAppNames[$0.browser] != nil }
+        #expect(inApp.count >= 200 && rows.count - inApp.count > 2_000, "the corpus is not what the script fetches")
+        let misnamed = inApp.filter { ClientClass(userAgent: $0.agent).inAppBrowser != Self.corpusInAppNames[$0.browser] }
+        let taken = rows.filter { Self.corpusInAppNames[$0.browser] == nil && ClientClass(userAgent: $0.agent).inAppBrowser != nil }
+        print("In-app browsers: \(inApp.count - misnamed.count) of \(inApp.count) named as the corpus names them, "
+              + "\(taken.count) of \(rows.count - inApp.count) browsers taken for one")
+        #expect(misnamed.isEmpty, "misnamed: \(misnamed.prefix(10).map { "\($0.browser): \($0.agent)" })")
+        #expect(taken.isEmpty, "browsers taken for in-app ones: \(taken.prefix(10).map { "\($0.browser): \($0.agent)" })")
     }
 }

@@ -189,8 +189,9 @@ struct LinkStatsTests {
         }
     }
 
-    /// Drops the figures and applies step 0041 again, whose backfill counts them from the raw rows, and expects the
-    /// same figures as the writer kept; returns how many there are.
+    /// Drops the figures and applies step 0041 again, whose backfill counts them from the raw rows, then counts the
+    /// in-app browser dimension (step 0046, which came later, copied the referrer's rows as clicks had none) from the
+    /// clicks the same way, and expects the same figures as the writer kept; returns how many there are.
     @discardableResult
     static func expectBackfillAgrees(_ store: any Store, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Int {
         let live = try await figures(store)
@@ -199,6 +200,17 @@ struct LinkStatsTests {
             try db.execute("DELETE FROM schema_migrations WHERE id = '0041_link_stats'")
         }
         #expect(try await store.migrate(Schema.migrations) == ["0041_link_stats"], sourceLocation: sourceLocation)
+        let dialect = store.dialect
+        try await store.write { db in
+            for (period, start) in [("day", "c.created_at / 86400000"), ("month", LinkStatsSchema.monthStart("c.created_at", dialect: dialect))] {
+                let text = """
+                    INSERT INTO link_stats (link_id, dimension, period, day, value, measure, amount)
+                    SELECT c.link_id, 'inAppBrowser', '\(period)', \(start), COALESCE(c.in_app_browser, ''), c.kind, COUNT(*) FROM clicks c
+                    GROUP BY c.link_id, \(start), COALESCE(c.in_app_browser, ''), c.kind
+                    """
+                try db.execute("\(raw: text)")
+            }
+        }
         #expect(live == (try await figures(store)), "what the writer kept is what the raw rows count", sourceLocation: sourceLocation)
         return live.count
     }

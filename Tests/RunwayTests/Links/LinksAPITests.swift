@@ -174,11 +174,13 @@ struct LinksAPITests {
         let ws = server.defaultWorkspace.id
         _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"branded","interstitial":true,"preview":{"title":"T","imageUrl":"https://cdn.example.com/a.png"},"destinations":{"web":"https://example.com"}}"#)
         _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"gone","expiresAt":"2020-01-01T00:00:00Z","destinations":{"web":"https://example.com"}}"#)
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"helped","inAppBrowserPage":true,"destinations":{"web":"https://example.com"}}"#)
         let pages = [
             ("interstitial", await server.follow("/branded", userAgent: UserAgents.iPhone)),
             ("preview", await server.follow("/branded", userAgent: UserAgents.crawlers[3])),
             ("not found", await server.follow("/no-such-link", userAgent: UserAgents.iPhone)),
             ("expired", await server.follow("/gone", userAgent: UserAgents.iPhone)),
+            ("in-app browser", await server.follow("/helped", userAgent: UserAgents.facebookInApp)),
         ]
         func inline(_ tag: String, _ html: String) -> [String] {
             html.components(separatedBy: "<\(tag)>").dropFirst().compactMap { $0.components(separatedBy: "</\(tag)>").first }
@@ -203,6 +205,7 @@ struct LinksAPITests {
             #expect(!policy.contains("unsafe-inline") && !policy.contains("*"), "\(name)")
         }
         #expect(inline("script", pages[0].1.bodyText).count == 1, "the interstitial has its clipboard script")
+        #expect(inline("script", pages[4].1.bodyText).count == 2, "the in-app browser's page has its copy and clipboard scripts")
         #expect(pages[0].1.bodyText.contains("https://cdn.example.com/a.png"), "a preview image from the tenant's https host is allowed by img-src https:")
         await server.stop()
     }

@@ -235,14 +235,14 @@ struct CLILinkTests {
         #expect(created.status == 0, "\(created.errors)")
         let link = try JSONDecoder().decode(Link.self, from: Data(created.output.utf8))
         #expect(link.url == "https://go.example.com/summer")
-        #expect(link.interstitial)
+        #expect(link.interstitial && !link.inAppBrowserPage)
         #expect(link.metadata?["sku"] == .number(42))
         #expect(await run(["link", "create", "--workspace", workspace.id, "--web", "http://insecure"]).status == 1)
         #expect(await run(["link", "create", "--interstitial", "maybe"]).status == 64)
 
-        let updated = await run(["link", "update", link.id, "--campaign", "july", "--enabled", "off", "--json"])
+        let updated = await run(["link", "update", link.id, "--campaign", "july", "--enabled", "off", "--in-app-browser-page", "on", "--json"])
         let changed = try JSONDecoder().decode(Link.self, from: Data(updated.output.utf8))
-        #expect(changed.campaign == "july" && !changed.enabled)
+        #expect(changed.campaign == "july" && !changed.enabled && changed.inAppBrowserPage)
         #expect(changed.destinations.web == "https://example.com/s")
         #expect(await run(["link", "list", "--campaign", "july"]).output.contains(link.id))
 
