@@ -157,33 +157,65 @@ enum ClientClass: Sendable, Equatable {
 }
 
 /// Many byte strings searched in one pass over a text: each position looks only at the needles that start with its
-/// byte, so a few hundred needles cost little more than a few.
+/// two bytes, so a few hundred needles cost little more than a few. The needles are kept in flat arrays read through
+/// buffer pointers: the search runs on every click, and nested arrays would retain and release at each position.
 struct NeedleSet: Sendable {
-    let needles: [[UInt8]]
-    /// For each byte value, the indexes of the needles that start with it, in list order.
-    let startingWith: [[Int]]
+    /// Every needle's bytes, one after another; needle `i` is `bytes[offsets[i]..<offsets[i + 1]]`.
+    private let bytes: [UInt8]
+    private let offsets: [Int]
+    /// For each pair of first bytes (`first << 8 | second`), the needles that start with it, in list order:
+    /// `order[pairStarts[pair]..<pairStarts[pair + 1]]`.
+    private let pairStarts: [Int]
+    private let order: [Int]
+    /// For each byte, the lowest index of a needle that is only that byte, or `Int.max`.
+    private let single: [Int]
 
     init(_ needles: [[UInt8]]) {
-        self.needles = needles
-        var buckets = Array(repeating: [Int](), count: 256)
+        bytes = needles.flatMap { $0 }
+        offsets = needles.reduce(into: [0]) { offsets, needle in offsets.append((offsets.last ?? 0) + needle.count) }
+        var single = Array(repeating: Int.max, count: 256)
+        var buckets = Array(repeating: [Int](), count: 65_536)
         for (index, needle) in needles.enumerated() {
             guard let first = needle.first else { continue }
-            buckets[Int(first)].append(index)  // trap-safe: a byte is below 256
+            if needle.count == 1 {
+                single[Int(first)] = min(single[Int(first)], index)  // trap-safe: a byte is below 256
+            } else {
+                buckets[Int(first) << 8 | Int(needle[1])].append(index)  // trap-safe: two bytes make less than 65,536; the needle has two
+            }
         }
-        startingWith = buckets
+        self.single = single
+        order = buckets.flatMap { $0 }
+        pairStarts = buckets.reduce(into: [0]) { starts, bucket in starts.append((starts.last ?? 0) + bucket.count) }
     }
 
     /// The lowest index of a needle that `text` holds, or nil.
     func firstMatch(in text: [UInt8]) -> Int? {
         var best = Int.max
         text.withUnsafeBufferPointer { text in
-            for start in text.indices {
-                for index in startingWith[Int(text[start])] where index < best {  // trap-safe: a byte is below 256; start is an index of text
-                    let needle = needles[index]  // trap-safe: the buckets hold indexes of needles
-                    guard needle.count <= text.count - start else { continue }
-                    var offset = 1
-                    while offset < needle.count && text[start + offset] == needle[offset] { offset += 1 }  // trap-safe: start + offset < text.count, offset < needle.count
-                    if offset == needle.count { best = index }
+            bytes.withUnsafeBufferPointer { bytes in
+                offsets.withUnsafeBufferPointer { offsets in
+                    pairStarts.withUnsafeBufferPointer { pairStarts in
+                        order.withUnsafeBufferPointer { order in
+                            single.withUnsafeBufferPointer { single in
+                                for start in text.indices {
+                                    let first = Int(text[start])  // trap-safe: start is an index of text
+                                    best = min(best, single[first])  // trap-safe: a byte is below 256
+                                    guard start + 1 < text.count else { break }
+                                    let pair = first << 8 | Int(text[start + 1])  // trap-safe: start + 1 < text.count
+                                    // In list order, so the first needle at or past the best ends the look at this position.
+                                    for slot in pairStarts[pair]..<pairStarts[pair + 1] {  // trap-safe: pairStarts has 65,537 entries
+                                        let index = order[slot]  // trap-safe: the slots of a pair are indexes of order
+                                        guard index < best else { break }
+                                        let from = offsets[index], count = offsets[index + 1] - from  // trap-safe: offsets has a needle more
+                                        guard count <= text.count - start else { continue }
+                                        var offset = 2
+                                        while offset < count && text[start + offset] == bytes[from + offset] { offset += 1 }  // trap-safe: start + offset < text.count, from + offset < bytes.count
+                                        if offset == count { best = index }
+                                    }
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
