@@ -259,6 +259,8 @@ def healthz_vs_nginx(workdir):
     }
 
 
+SAFARI_26 = ("Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.0 "
+             "Mobile/15E148 Safari/604.1")
 IPHONE = "User-Agent: Mozilla/5.0 (iPhone; CPU iPhone OS 17_4_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148"
 
 
@@ -370,13 +372,17 @@ def redirect_rules_vs_plain(workdir):
     }
 
 
-WRITE_SCRIPT = """
+# The start of wrk scripts that number their threads (`tid`) and count their requests (`counter`).
+NUMBERED_THREADS = """
 local counter = 0
 local threads = {}
 function setup(thread)
   thread:set("tid", #threads + 1)
   table.insert(threads, thread)
 end
+"""
+
+WRITE_SCRIPT = NUMBERED_THREADS + """
 function init(args)
   prefix = "com.bench.t" .. tid .. ".n"
 end
@@ -473,13 +479,7 @@ def writes_vs_bulk(workdir, backend):
     }
 
 
-EVENT_SCRIPT = """
-local counter = 0
-local threads = {}
-function setup(thread)
-  thread:set("tid", #threads + 1)
-  table.insert(threads, thread)
-end
+EVENT_SCRIPT = NUMBERED_THREADS + """
 function request()
   local body
   if BATCH > 1 then
@@ -497,13 +497,7 @@ function request()
 end
 """
 
-MATCH_SCRIPT = """
-local counter = 0
-local threads = {}
-function setup(thread)
-  thread:set("tid", #threads + 1)
-  table.insert(threads, thread)
-end
+MATCH_SCRIPT = NUMBERED_THREADS + """
 function request()
   counter = counter + 1
   local body = '{"installId":"m' .. tid .. '-' .. counter .. '","platform":"ios","consent":true}'
@@ -976,12 +970,107 @@ def link_stats_year(workdir):
     }
 
 
+UNSEEN_AGENTS_SCRIPT = """
+local agents = {}
+for line in io.lines("AGENTS") do agents[#agents + 1] = line end
+""" + NUMBERED_THREADS + """
+-- Made before the load, so that sending a request costs wrk the same whatever its User-Agent.
+local requests = {}
+function init(args)
+  for i = 1, 20000 do
+    local agent = agents[i % #agents + 1] .. UNIQUE
+    requests[i] = wrk.format("GET", "/p", {["Host"] = "localhost", ["User-Agent"] = agent, ["Sec-Purpose"] = "prefetch"})
+  end
+end
+function request()
+  counter = counter + 1
+  return requests[counter % #requests + 1]
+end
+"""
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def people_agents():
+    """The real browsers' User-Agents of the classifier's test corpus (fetched from PyPI the first time)."""
+    subprocess.run(["bash", os.path.join(ROOT, "scripts", "user-agent-corpora.sh")], check=True, cwd=ROOT)
+    with open(os.path.join(ROOT, ".build", "user-agents", "browsers.jsonl")) as f:
+        return sorted({json.loads(line)["useragent"] for line in f if line.strip()})
+
+
+def classifier_unseen_agents(workdir):
+    """Every visit a User-Agent the server has not seen lately, beside the same visit from one it classified before: what
+    telling people from machines, reading the OS and naming the in-app browser costs a request (target: within 20%).
+    The visits are prefetches (`Sec-Purpose: prefetch`), answered as the link would be but with no click written, so
+    the write path does not hide the classifier."""
+    agents = people_agents()
+    agents_file = os.path.join(workdir, "agents.txt")
+    with open(agents_file, "w") as f:
+        f.write("\n".join(agents) + "\n")
+    port = free_port()
+    process, key = start_linkrunway(workdir, port, f"sqlite:{workdir}/agents.db")
+    seen_file = os.path.join(workdir, "seen.txt")
+    with open(seen_file, "w") as f:
+        f.write(SAFARI_26 + "\n")
+    try:
+        workspace = api_get(port, "/v1/workspaces", key)["items"][0]["id"]
+        api_post(port, "/v1/apps", key, {"workspaceId": workspace, "name": "Bench", "teamId": "ABCDE12345",
+                                          "bundleId": "com.bench.app", "appStoreId": "123456789"})
+        api_post(port, "/v1/links", key, {"workspaceId": workspace, "path": "p", "destinations": {"web": "https://example.com/p"}})
+        # Every one of them is a person (a machine would get the preview page): the redirect, without a click.
+        opener = urllib.request.build_opener(NoRedirect)
+        for i, agent in enumerate(agents[::max(1, len(agents) // 50)]):
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/p", headers={"Host": "localhost", "User-Agent": f"{agent} r0.{i}",
+                                                                                    "Sec-Purpose": "prefetch"})
+            try:
+                opener.open(request, timeout=5)
+                sys.exit(f"classifier_unseen_agents: {agent} was not redirected")
+            except urllib.error.HTTPError as answer:
+                if answer.code != 302:
+                    sys.exit(f"classifier_unseen_agents: {agent} got {answer.code}, not the redirect")
+        # The same script for both, so wrk's own work (on the same two cores) is the same: one User-Agent, unchanged,
+        # for the limit.
+        script = UNSEEN_AGENTS_SCRIPT.replace("AGENTS", agents_file).replace("UNIQUE", '" r" .. tid .. "." .. i')
+        seen = UNSEEN_AGENTS_SCRIPT.replace("AGENTS", seen_file).replace("UNIQUE", '""')
+        ours_runs, limit_runs = [], []
+        pair = [("unseen", script, ours_runs), ("seen", seen, limit_runs)]
+        for name, text, _ in pair:
+            wrk_script(port, "/p", text, workdir, name)  # warm-up
+        # As many rounds as the rules' benchmark: the difference sought is of the size of this machine's noise.
+        for i in range(2 * ROUNDS + 1):
+            for name, text, runs in (pair if i % 2 == 0 else pair[::-1]):
+                runs.append(wrk_script(port, "/p", text, workdir, name))
+        ours, limit = median_run(ours_runs), median_run(limit_runs)
+        where = profile(process.pid, f"http://127.0.0.1:{port}/p", script=wrk_script_file(workdir, "unseen", script))
+    finally:
+        stop(process)
+    import sqlite3
+    stored = sqlite3.connect(f"{workdir}/agents.db").execute("SELECT COUNT(*) FROM clicks").fetchone()[0]
+    return {
+        "name": "classifier_unseen_agents",
+        "what": f"GET /<link> as a prefetch (no click written), each request a User-Agent not seen lately (the {len(agents):,} real "
+                "browsers of the classifier's corpus made into 20,000 distinct ones a wrk thread by a counter and sent in "
+                "turn, so the server's cache of the last 2,048 never holds the next) vs the same request from one Safari 26 "
+                f"User-Agent it has classified before; both made before the load by the same wrk script; median of "
+                f"{2 * ROUNDS + 1} alternating rounds",
+        "ours": {**ours, "agents": len(agents), "clicks_stored": stored},
+        "limit": {"name": "one User-Agent, seen before", **limit},
+        "throughput_ratio": round(ours["requests_per_second"] / limit["requests_per_second"], 3),
+        "rounds": {"ours": [r["requests_per_second"] for r in ours_runs], "limit": [r["requests_per_second"] for r in limit_runs]},
+        "profile": where,
+    }
+
+
 # Every benchmark by the name its result carries, in the order they run.
 BENCHMARKS = [
     ("healthz_vs_nginx", healthz_vs_nginx),
     ("allocations_per_request", allocations_per_request),
     ("redirect_vs_nginx", redirect_vs_nginx),
     ("redirect_rules_vs_plain", redirect_rules_vs_plain),
+    ("classifier_unseen_agents", classifier_unseen_agents),
     ("link_stats_year", link_stats_year),
     ("writes_sqlite", lambda w: writes_vs_bulk(w, "sqlite")),
     ("events_single_sqlite", lambda w: events_vs_bulk(w, 1)),
