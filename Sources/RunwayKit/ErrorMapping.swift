@@ -126,7 +126,7 @@ public enum ErrorMapping {
                 return httpError(ErrorBody.Detail(code: ErrorCode.totalOutOfRange, message: "the totals would pass what can be counted (2^63−1)"))
             case .unavailable, .transactionConflict:
                 return httpError(ErrorBody.Detail(code: ErrorCode.storeUnavailable, message: "the database is unavailable; retry shortly"), retryAfter: 1)
-            case .corrupt, .failed:
+            case .corrupt, .newerSchema, .failed:
                 return httpError(ErrorBody.Detail(code: ErrorCode.internalError, message: "internal error"))
             }
         default:

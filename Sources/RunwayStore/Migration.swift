@@ -26,7 +26,8 @@ extension Migration {
     public static func pending(_ migrations: [Migration], applied: Set<String>) throws -> [Migration] {
         let known = Set(migrations.map(\.id))
         if let unknown = applied.subtracting(known).sorted().first {
-            throw StoreError.corrupt("the database has migration \(unknown), which this version does not know; upgrade linkrunway")
+            throw StoreError.newerSchema("it has step \(unknown), which this version does not know; run that version or a later one "
+                                         + "(upgrade linkrunway), never an older one")
         }
         return migrations.filter { !applied.contains($0.id) }
     }

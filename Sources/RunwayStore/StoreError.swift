@@ -12,8 +12,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A number would pass what a 64-bit integer holds: a write that would take a stored total past it, or totals
     /// stored before totals were checked that add up past it (HTTP 422 `total_out_of_range`, never a trap).
     case outOfRange(String)
-    /// The database holds something this binary does not understand (a newer schema, a bad column).
+    /// The database holds something this binary does not understand (a bad column).
     case corrupt(String)
+    /// A newer version migrated the database: this binary must not touch it.
+    case newerSchema(String)
     /// Anything else the backend reported.
     case failed(String)
 
@@ -25,6 +27,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .transactionConflict(let m): return "transaction conflict: \(m)"
         case .outOfRange(let m): return "out of range: \(m)"
         case .corrupt(let m): return "store corrupt: \(m)"
+        case .newerSchema(let m): return "the database was migrated by a newer linkrunway: \(m)"
         case .failed(let m): return "store failed: \(m)"
         }
     }
