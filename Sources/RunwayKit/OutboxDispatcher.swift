@@ -3,6 +3,7 @@ import RunwayCrypto
 import RunwayHTTP
 import RunwayOutbound
 import RunwayStore
+import Synchronization
 
 /// A table of queued HTTP POSTs (webhook deliveries, forwarded postbacks) and how to send one of its rows. The
 /// table has `id`, `status` (pending, delivered, failed), `attempts`, `next_attempt_at`, `lease_until`,
@@ -56,6 +57,10 @@ package final class OutboxDispatcher: Sendable {
     package let services: ServerServices
     package let queue: OutboxQueue
     package let settings: Settings
+    /// The targets whose refusal by the outbound policy this dispatcher has logged: once each, so an endpoint the
+    /// operator's policy no longer allows (stored before an upgrade tightened it) shows in the log without a line per
+    /// attempt. Bounded, so endpoints a tenant makes up cannot grow it.
+    private let refusedTargets = Mutex<Set<String>>([])
 
     package init(services: ServerServices, queue: OutboxQueue, settings: Settings = Settings()) {
         self.services = services
@@ -119,5 +124,15 @@ package final class OutboxDispatcher: Sendable {
                 """)
         }
         services.metrics.increment(queue.metric, labels: [("result", newStatus)])
+        if let failure, failure.hasPrefix("blocked_") { logRefusal(of: item.url, reason: failure) }
+    }
+
+    /// The first refusal of a target: its host and why, never its path or query (which may hold a tenant's token).
+    private func logRefusal(of url: String, reason: String) {
+        let first = refusedTargets.withLock { seen in seen.count < 10_000 && seen.insert(url).inserted }
+        guard first else { return }
+        services.logger.warn("outbound delivery refused by the outbound policy", [
+            "table": .string(queue.table), "reason": .string(reason), "host": .string(URLComponents(string: url)?.host ?? "(none)"),
+        ])
     }
 }

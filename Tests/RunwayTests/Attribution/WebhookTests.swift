@@ -153,6 +153,26 @@ struct WebhookTests {
         await server.stop()
     }
 
+    @Test("a delivery the outbound policy refuses is logged once per endpoint, with its host and reason, never its path")
+    func refusedDeliveryLogged() async throws {
+        let server = try await TestServer.start()
+        defer { Task { await server.stop() } }
+        let ws = server.defaultWorkspace.id
+        let hook = try await server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"https://hooks.example.com/h","topics":["click"]}"#)
+            .decoded(CreatedWebhook.self, status: 201)
+        // As an older release, whose policy allowed it, stored it: the policy refuses it only when it is sent.
+        try await server.store.write { db in try db.execute("UPDATE webhooks SET url = 'http://127.0.0.1:9/secret-path' WHERE id = \(hook.webhook.id)") }
+        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"told","destinations":{"web":"https://example.com"}}"#)
+        #expect(await server.follow("/told", userAgent: UserAgents.desktop).status == 302)
+        let dispatcher = OutboxDispatcher(services: server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, timeoutSeconds: 5))
+        #expect(try await dispatcher.sendDue() == 1)
+        #expect(try await dispatcher.sendDue() == 1, "retried, as the policy may change")
+        let told = server.logs.lines.filter { $0.contains("outbound delivery refused by the outbound policy") }
+        #expect(told.count == 1, "once for the endpoint, not once an attempt: \(told)")
+        #expect(told.first?.contains("127.0.0.1") == true && told.first?.contains("blocked_") == true, "\(told)")
+        #expect(told.first?.contains("secret-path") == false, "the path may hold the tenant's token")
+    }
+
     /// The `t` of a delivery's `LinkRunway-Signature`, once its `v1` is checked as a receiver would: the hex HMAC-SHA256 of
     /// "t." and the raw body under the whole secret.
     static func signedAt(_ request: HTTPRequest, secret: String) throws -> Int64 {
