@@ -67,7 +67,7 @@ struct InAppBrowserTests {
     func continued() async throws {
         let (server, link) = try await Self.world()
         defer { Task { await server.stop() } }
-        let other = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"other","inAppBrowserPage":true,"destinations":{"web":"https://example.com/o"}}"#)
+        _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"other","inAppBrowserPage":true,"destinations":{"web":"https://example.com/o"}}"#)
         let signed = try #require(Self.attribute("data-click", of: "get", in: await server.follow("/promo", userAgent: Self.instagram).bodyText))
         let followed = await server.follow("/promo?lr_continue=\(signed)", userAgent: Self.safari)
         #expect(followed.status == 302 && followed.headers["Location"] == "https://apps.apple.com/app/id123456789", "\(followed.status)")
