@@ -76,7 +76,7 @@ extension LinkRunway {
         guard let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
               let matched = json["matched"] as? Bool, let method = json["method"] as? String else { return nil }
         return InstallMatch(matched: matched, method: MatchMethod(method), clickId: json["clickId"] as? String, path: json["path"] as? String,
-                            url: json["url"] as? String, metadata: metadataText(json["metadata"]))
+                            url: json["url"] as? String, metadata: metadataText(json["metadata"]), variant: json["variant"] as? String)
     }
 
     static func metadataText(_ value: Any?) -> String? {

@@ -45,6 +45,8 @@ public struct InstallMatch: Sendable, Equatable {
     public let url: String?
     /// The link's metadata, as JSON text.
     public let metadata: String?
+    /// The variant drawn for the matched click, when its link or rule has variants: show what that variant promised.
+    public let variant: String?
 }
 
 /// A link the app was opened with, resolved by the server.

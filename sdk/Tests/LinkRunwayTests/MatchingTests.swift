@@ -69,7 +69,7 @@ struct MatchingTests {
         await runway.setConsent(true)
         let match = try #require(try await runway.matchInstall())
         #expect(match == InstallMatch(matched: true, method: .referrer, clickId: "clk-1", path: "/welcome", url: "https://go.example/w",
-                                      metadata: #"{"k":"v"}"#))
+                                      metadata: #"{"k":"v"}"#, variant: "blue"))
         try await runway.install()
         try await runway.track(type: "SIGNUP")
         #expect(server.events.map { $0["clickToken"] as? String } == ["clk-1", "clk-1"])

@@ -48,4 +48,11 @@ struct PackageTests {
         #expect(version.split(separator: ".").count == 3)
         #expect(String(version) == LinkRunway.version)
     }
+
+    @Test("the SDK's guides give the User-Agent of this version", arguments: ["docs/sdk.md", "docs/sdk-with-curl.md"])
+    func guideVersion(_ path: String) throws {
+        let text = try String(contentsOf: Self.packageRoot.deletingLastPathComponent().appendingPathComponent(path), encoding: .utf8)
+        let agents = text.components(separatedBy: "LinkRunwaySDK/").dropFirst().map { $0.prefix { $0.isNumber || $0 == "." } }
+        #expect(!agents.isEmpty && agents.allSatisfy { String($0) == LinkRunway.version }, "\(path): \(agents)")
+    }
 }

@@ -319,7 +319,7 @@ enum Fixture {
     }
 
     static func matched(_ click: String = "clk-1") -> StubServer.Reply {
-        StubServer.Reply(status: 200, json: #"{"installId":"x","appId":"app_1","matched":true,"method":"referrer","confidence":1,"source":"link","clickId":"\#(click)","path":"/welcome","url":"https://go.example/w","metadata":{"k":"v"},"matchedAt":"2026-01-01T00:00:00.000Z"}"#)
+        StubServer.Reply(status: 200, json: #"{"installId":"x","appId":"app_1","matched":true,"method":"referrer","confidence":1,"source":"link","clickId":"\#(click)","path":"/welcome","url":"https://go.example/w","metadata":{"k":"v"},"variant":"blue","matchedAt":"2026-01-01T00:00:00.000Z"}"#)
     }
 
     static let unmatched = StubServer.Reply(status: 200, json: #"{"installId":"x","appId":"app_1","matched":false,"method":"unmatched"}"#)
