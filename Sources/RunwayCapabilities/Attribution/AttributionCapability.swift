@@ -54,7 +54,9 @@ package struct AttributionCapability: Capability {
                                           winner: explanation?.winner, simulated: record.simulated)
         }
         export.events = try db.query("""
-            SELECT * FROM events WHERE app_id = \(install.appId) AND install_id = \(install.installId) ORDER BY occurred_at, event_id
+            SELECT event_id, type, name, user_id, occurred_at, received_at, amount, currency, properties, attested, method, source, link_id,
+                campaign, channel, feature, apple_ads_campaign_id, apple_ads_ad_group_id, apple_ads_keyword_id, variant, qr
+            FROM events WHERE app_id = \(install.appId) AND install_id = \(install.installId) ORDER BY occurred_at, event_id
             """).map { row in
             StoredEvent(eventId: try row.string("event_id"), type: try row.string("type"), name: try row.optionalString("name"),
                         userId: try row.optionalString("user_id"), occurredAt: Timestamp.iso(try row.int("occurred_at")),

@@ -20,6 +20,10 @@ enum LinkRows {
         DomainVerification(recordName: "_linkrunway-challenge." + hostname, recordValue: "linkrunway-verification=" + token)
     }
 
+    /// The columns `referralCode(_:)` reads, named so a column added later cannot change a prepared statement's shape
+    /// under a server still running the previous release (PostgreSQL refuses a cached plan whose result changed).
+    static let referralCodeColumns = "code, app_id, install_id, user_id, created_at"
+
     static func referralCode(_ row: SQLRow) throws -> ReferralCode {
         ReferralCode(code: try row.string("code"), appId: try row.string("app_id"), installId: try row.optionalString("install_id"),
                      userId: try row.optionalString("user_id"), createdAt: Timestamp.iso(try row.int("created_at")))
@@ -149,8 +153,8 @@ enum LinkQueries {
     /// The app's code for `userId` when there is one, else for `installId` (and no user).
     static func referralCode(_ db: any SQLExecutor, appId: String, installId: String?, userId: String?) throws -> ReferralCode? {
         let existing = userId != nil
-            ? try db.first("SELECT * FROM referral_codes WHERE app_id = \(appId) AND user_id = \(userId)")
-            : try db.first("SELECT * FROM referral_codes WHERE app_id = \(appId) AND install_id = \(installId) AND user_id IS NULL")
+            ? try db.first("SELECT \(raw: LinkRows.referralCodeColumns) FROM referral_codes WHERE app_id = \(appId) AND user_id = \(userId)")
+            : try db.first("SELECT \(raw: LinkRows.referralCodeColumns) FROM referral_codes WHERE app_id = \(appId) AND install_id = \(installId) AND user_id IS NULL")
         return try existing.map(LinkRows.referralCode)
     }
 
@@ -165,9 +169,9 @@ enum LinkQueries {
     /// Code `code` (upper case) of workspace `workspaceId`, or of any workspace when that is nil.
     static func referralCode(_ db: any SQLExecutor, code: String, workspaceId: String?) throws -> ReferralCode? {
         let row = if let workspaceId {
-            try db.first("SELECT * FROM referral_codes WHERE code = \(code) AND workspace_id = \(workspaceId)")
+            try db.first("SELECT \(raw: LinkRows.referralCodeColumns) FROM referral_codes WHERE code = \(code) AND workspace_id = \(workspaceId)")
         } else {
-            try db.first("SELECT * FROM referral_codes WHERE code = \(code)")
+            try db.first("SELECT \(raw: LinkRows.referralCodeColumns) FROM referral_codes WHERE code = \(code)")
         }
         return try row.map(LinkRows.referralCode)
     }

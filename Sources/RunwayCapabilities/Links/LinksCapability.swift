@@ -81,7 +81,7 @@ package struct LinksCapability: Capability {
                         qr: try row.bool("qr") ? true : nil, inAppBrowser: try row.optionalString("in_app_browser"),
                         createdAt: Timestamp.iso(try row.int("created_at")))
         }
-        export.referralCodes = try db.query("SELECT * FROM referral_codes WHERE app_id = \(install.appId) AND install_id = \(install.installId)")
+        export.referralCodes = try db.query("SELECT \(raw: LinkRows.referralCodeColumns) FROM referral_codes WHERE app_id = \(install.appId) AND install_id = \(install.installId)")
             .map(LinkRows.referralCode)
         export.sharedLinkIds = try db.query("""
             SELECT id FROM links WHERE workspace_id = \(install.workspaceId) AND referrer_install_id = \(install.installId) ORDER BY created_at

@@ -26,13 +26,15 @@ enum WebhookQueries {
 
     /// Delivery `id` of webhook `webhookId` with the body it sends, or nil when that endpoint has no such delivery.
     static func delivery(_ db: any SQLExecutor, id: String, webhookId: String) throws -> (delivery: WebhookDelivery, body: String)? {
-        try db.first("SELECT * FROM webhook_deliveries WHERE id = \(id) AND webhook_id = \(webhookId)").map {
+        try db.first("SELECT \(raw: Webhooks.deliveryColumns), payload FROM webhook_deliveries WHERE id = \(id) AND webhook_id = \(webhookId)").map {
             (try Webhooks.delivery($0), try $0.string("payload"))
         }
     }
 
     /// The newest 100 deliveries of webhook `id`.
     static func deliveries(_ db: any SQLExecutor, webhookId id: String) throws -> [WebhookDelivery] {
-        try db.query("SELECT * FROM webhook_deliveries WHERE webhook_id = \(id) ORDER BY created_at DESC, id DESC LIMIT 100").map(Webhooks.delivery)
+        try db.query("""
+            SELECT \(raw: Webhooks.deliveryColumns) FROM webhook_deliveries WHERE webhook_id = \(id) ORDER BY created_at DESC, id DESC LIMIT 100
+            """).map(Webhooks.delivery)
     }
 }

@@ -99,6 +99,9 @@ package enum Webhooks {
                         createdAt: Timestamp.iso(try row.int("created_at")))
     }
 
+    /// The columns `delivery(_:)` reads, named so that a column added later leaves prepared statements' shape alone.
+    static let deliveryColumns = "id, webhook_id, topic, status, attempts, last_status, last_error, next_attempt_at, created_at, delivered_at"
+
     static func delivery(_ row: SQLRow) throws -> WebhookDelivery {
         let status = try row.string("status")
         return WebhookDelivery(id: try row.string("id"), webhookId: try row.string("webhook_id"), topic: try row.string("topic"), status: status,

@@ -29,6 +29,36 @@ struct PrivacyTests {
         }
     }
 
+    @Test("an export answers the same after every table gains a column, as a newer server's migration does beside this one",
+          arguments: StoreBackend.all)
+    func exportAcrossAddedColumns(_ backend: StoreBackend) async throws {
+        let w = try await MatchingTests.world(backend, settings: #"{"probabilisticMinutes":30}"#)
+        defer { Task { await w.server.stop() } }
+        let client = w.server.client(w.key)
+        _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
+        _ = try await MatchingTests.match(w, install: "kept")
+        _ = try await client.post("/v1/events", json: EventTests.event("e1", install: "kept")).decoded(EventResult.self, status: 201)
+        _ = try await client.post("/v1/referral-codes", json: #"{"installId":"kept"}"#).decoded(ReferralCode.self, status: 201)
+        // Every reader connection prepares the export's statements (PostgreSQL keeps a plan per connection).
+        let before = try await w.server.admin.get("/v1/installs/kept/export").decoded(InstallExport.self)
+        for _ in 0..<8 { _ = await w.server.admin.get("/v1/installs/kept/export") }
+        try await w.server.store.write { db in
+            // Partitioned tables take the column for their partitions.
+            let tables = db.dialect == .sqlite
+                ? try db.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                : try db.query("""
+                    SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                    WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+                    """)
+            for table in try tables.map({ try $0.string("name") }) { try db.execute("ALTER TABLE \(raw: table) ADD COLUMN added_later TEXT") }
+        }
+        for _ in 0..<8 {
+            let after = await w.server.admin.get("/v1/installs/kept/export")
+            #expect(after.status == 200, "a statement whose result changed shape: \(after.bodyText)")
+            #expect(try after.decoded(InstallExport.self) == before)
+        }
+    }
+
     @Test("deleting an install leaves nothing of it in any table, and the export holds everything first", arguments: StoreBackend.all)
     func deletion(_ backend: StoreBackend) async throws {
         let w = try await MatchingTests.world(backend, settings: #"{"probabilisticMinutes":30}"#)
