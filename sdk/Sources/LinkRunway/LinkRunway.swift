@@ -50,6 +50,10 @@ public actor LinkRunway {
                               userAgent: Self.userAgent(platform: environment.device.platform), sleep: environment.sleep)
         storage = SDKStorage(suiteName: suiteName, endpoint: endpoint, publishableKey: publishableKey)
         self.environment = environment
+        // Apple's conversion windows start at the first launch, not at consent: kept on the device only.
+        if configurationError == nil, storage.double(.firstLaunchAt) == nil {
+            storage.set(environment.now().timeIntervalSince1970, .firstLaunchAt)
+        }
     }
 
     /// `LinkRunwaySDK/<version> iOS`, or `tvOS` on Apple TV.
@@ -58,7 +62,8 @@ public actor LinkRunway {
     // MARK: Consent and identity
 
     /// Records the user's decision. Granting creates the install id the first time; withdrawing deletes everything the
-    /// SDK stored (but three flags that keep a later consent from reporting the same installation twice), drops
+    /// SDK stored (but three flags that keep a later consent from reporting the same installation twice, and the first
+    /// launch's local time, where conversion windows start), drops
     /// queued events and conversion updates, and discards answers still in flight. After consent is given again, the
     /// new install id is registered with the server as a returning one (by `matchInstall()`, or by the SDK itself
     /// before the first event, Apple Ads claim or bind): every call works, and the installation is not counted twice.
@@ -71,7 +76,6 @@ public actor LinkRunway {
                 // Ads claim) was of this device's installation under an earlier id.
                 let returning = SDKStorage.Key.survivors.contains { storage.bool($0) }
                 storage.set(UUID().uuidString.lowercased(), .installId)
-                storage.set(environment.now().timeIntervalSince1970, .firstLaunchAt)
                 storage.set(returning ? 1 : 0, .matchReturning)
             }
             if let appId = pendingConversionsAppId { _ = try? await configureConversions(appId: appId) }

@@ -13,7 +13,10 @@ final class SDKStorage: @unchecked Sendable {
     }
 
     enum Key: String, CaseIterable {
-        case consent, installId, installSecret, match, clickToken, firstLaunchAt, conversionTag, conversionTagAt
+        case consent, installId, installSecret, match, clickToken, conversionTag, conversionTagAt
+        /// The first launch's local time (seconds since 1970), where Apple's conversion windows start: recorded at the
+        /// first start whatever the consent, never sent, and kept through a withdrawal. Not an identifier.
+        case firstLaunchAt
         /// Whether this install id is a returning one (1 or 0): decided when the id is made, or at its first match
         /// request for an id made by an SDK older than 1.0.1.
         case matchReturning
@@ -28,7 +31,8 @@ final class SDKStorage: @unchecked Sendable {
         case installReported, adServicesReported, matchRequested
 
         static let survivors: [Key] = [.installReported, .adServicesReported, .matchRequested]
-        var survivesWithdrawal: Bool { Self.survivors.contains(self) }
+        /// What a withdrawal keeps: the three booleans and the first launch's time.
+        var survivesWithdrawal: Bool { Self.survivors.contains(self) || self == .firstLaunchAt }
     }
 
     func string(_ key: Key) -> String? { defaults.string(forKey: prefix + key.rawValue) }
@@ -45,7 +49,7 @@ final class SDKStorage: @unchecked Sendable {
         if let value { defaults.set(value, forKey: prefix + key.rawValue) } else { defaults.removeObject(forKey: prefix + key.rawValue) }
     }
 
-    /// Deletes everything but the three booleans.
+    /// Deletes everything but the three booleans and the first launch's time.
     func forgetAll() {
         for key in Key.allCases where !key.survivesWithdrawal { defaults.removeObject(forKey: prefix + key.rawValue) }
     }

@@ -6,7 +6,10 @@ import Testing
 /// Consent: nothing without it, the install identity, withdrawal, late answers, and forgetting an installation.
 @Suite("Consent")
 struct ConsentTests {
-    @Test("without consent no call sends or stores anything, and each returns nil (or 0)")
+    /// The SDK's key names among what it stored, without their prefix.
+    static func names(_ stored: [String: Any]) -> Set<String> { Set(stored.keys.compactMap { $0.split(separator: ".").last.map(String.init) }) }
+
+    @Test("without consent no call sends anything or stores more than the first launch's time, and each returns nil (or 0)")
     func nothingWithoutConsent() async throws {
         let server = StubServer(Fixture.standard)
         let log = ConversionLog()
@@ -28,7 +31,7 @@ struct ConsentTests {
         try await runway.forgetInstallation()
         #expect(await runway.installId() == nil)
         #expect(server.requests.isEmpty)
-        #expect(await runway.storage.everything.isEmpty)
+        #expect(Self.names(await runway.storage.everything) == ["firstLaunchAt"], "the first launch's time only, never sent")
         #expect(attest.keys.isEmpty && log.all.isEmpty)
     }
 
@@ -39,7 +42,7 @@ struct ConsentTests {
         await #expect(throws: LinkRunwayError.consentRequired) { try await runway.createShare(appPath: "/x") }
         await #expect(throws: LinkRunwayError.consentRequired) { try await runway.createReferralCode(userId: "u-1") }
         #expect(server.requests.isEmpty)
-        #expect(await runway.storage.everything.isEmpty)
+        #expect(Self.names(await runway.storage.everything) == ["firstLaunchAt"], "the first launch's time only, never sent")
     }
 
     @Test("configureConversions and attest remember the app id without consent and act once it is given")
@@ -78,7 +81,7 @@ struct ConsentTests {
         #expect(second != id && UUID(uuidString: second) != nil && second == second.lowercased())
     }
 
-    @Test("withdrawal keeps only installReported, adServicesReported and matchRequested, which hold no identifier")
+    @Test("withdrawal keeps only installReported, adServicesReported, matchRequested and the first launch's time, none an identifier")
     func withdrawalKeepsThreeBooleans() async throws {
         let server = StubServer(Fixture.standard)
         let runway = Fixture.runway(server, frameworks: ConversionLog().frameworks, adServices: FakeAdServices(token: "tok"),
@@ -94,8 +97,9 @@ struct ConsentTests {
         await runway.setConsent(false)
         let left = await runway.storage.everything
         let prefix = "linkrunway.\(server.host).lr_pk_aaaaaaaaaaaaaa."
-        #expect(Set(left.keys) == [prefix + "installReported", prefix + "adServicesReported", prefix + "matchRequested"])
-        #expect(left.values.allSatisfy { ($0 as? Bool) == true }, "\(left)")
+        #expect(Set(left.keys) == [prefix + "installReported", prefix + "adServicesReported", prefix + "matchRequested", prefix + "firstLaunchAt"])
+        #expect(left.filter { !$0.key.hasSuffix(".firstLaunchAt") }.values.allSatisfy { ($0 as? Bool) == true }, "\(left)")
+        #expect(left[prefix + "firstLaunchAt"] as? Double == 1_790_000_000, "the start's time, as the SDK was made")
         #expect(!left.values.contains { "\($0)".contains(installId) })
     }
 
@@ -252,7 +256,7 @@ struct ConsentTests {
         #expect(forget.headers["linkrunway-install-secret"] == secret)
         #expect(await runway.installId() == nil)
         let left = await runway.storage.everything
-        #expect(left.keys.allSatisfy { $0.hasSuffix(".installReported") || $0.hasSuffix(".adServicesReported") || $0.hasSuffix(".matchRequested") })
+        #expect(Self.names(left).isSubset(of: ["installReported", "adServicesReported", "matchRequested", "firstLaunchAt"]))
         #expect(left.keys.contains { $0.hasSuffix(".matchRequested") })
     }
 

@@ -299,6 +299,33 @@ struct ConversionTests {
         #expect(log.all.map(\.fine) == [30, 30, 30, 30, 30, 30])
     }
 
+    @Test("windows count from the first launch, not from consent given later, and through a withdrawal and a new consent")
+    func windowsFromFirstLaunch() async throws {
+        let windows = #"""
+            [{"window":2,"rules":[{"type":"SUBSCRIPTION","coarse":"medium"}]},
+             {"window":3,"rules":[{"type":"SUBSCRIPTION","coarse":"high"}]}]
+            """#
+        let server = StubServer { request in
+            request.path.hasPrefix("/v1/mobile/config/") ? Fixture.config(rules: Self.rules, laterWindows: windows) : Fixture.standard(request)
+        }
+        let clock = TestClock(), suite = Fixture.suite()
+        let runway = Fixture.runway(server, clock: clock, frameworks: ConversionLog().frameworks, suite: suite)
+        // Consent three days after the first launch: the second window already.
+        clock.advance(3 * 86_400)
+        await runway.setConsent(true)
+        #expect(try await runway.configureConversions(appId: "app_1") == 3)
+        #expect(await runway.recordConversion(event: "SUBSCRIPTION")?.coarse == .medium)
+        // Withdrawn and given again on day 8, in a later launch: the third window, from the same first launch.
+        await runway.setConsent(false)
+        clock.advance(5 * 86_400)
+        let later = Fixture.runway(server, clock: clock, frameworks: ConversionLog().frameworks, suite: suite)
+        await later.setConsent(true)
+        #expect(try await later.configureConversions(appId: "app_1") == 3)
+        #expect(await later.recordConversion(event: "SUBSCRIPTION")?.coarse == .high)
+        #expect(await later.storage.double(.firstLaunchAt) == 1_790_000_000)
+        #expect(server.requests.allSatisfy { !String(decoding: $0.raw ?? Data(), as: UTF8.self).contains("1790000000") }, "the first launch's time is never sent")
+    }
+
     // MARK: Re-engagement
 
     static let reengagementURL = URL(string: "https://go.example/r?AdAttributionKitReengagementOpen=t-1")!
