@@ -13,6 +13,11 @@ extension LinkRunway {
 
     static let firstWait: Double = 300
     static let longestWait: Double = 300 * 64
+    /// Each new key raises a counter Apple keeps for the device for good: at most this many a day.
+    static let keysPerDay = 3
+    /// An assertion failing with these means the key id outlived its key (a restore, a migration to a new device):
+    /// the key is replaced at once.
+    static let lostKey: [AppAttestFailure] = [.invalidKey, .invalidInput, .unknownSystemFailure]
 
     /// Proves with App Attest that this is the genuine app, and keeps the token the server returns for events. Never
     /// throws: without a token, events go out unattested. Without consent the app id is remembered for later.
@@ -78,17 +83,23 @@ extension LinkRunway {
                 storage.set(KeyState.registered.rawValue, .attestKeyState)
                 return keep(answer)
             } catch LinkRunwayError.server(status: 404, _) {
-                // The server does not know the key: the only answer that replaces it, in this same call.
+                // The server does not know the key: the only answer of the server that replaces it, in this same call.
                 guard started == epoch else { return false }
-                forgetKey()
-                guard let fresh = try? await fetchChallenge(), started == epoch else { return false }
-                return await register(appId: appId, installId: installId, challenge: fresh, provider: provider, epoch: started)
+                return await replaceKey(appId: appId, installId: installId, provider: provider, epoch: started)
             } catch {
-                if started == epoch, provider.classify(error) == .invalidKey { forgetKey() }
-                return false
+                // The device no longer has the key: replaced in this same call, or the device would never attest again.
+                guard started == epoch, Self.lostKey.contains(provider.classify(error)) else { return false }
+                return await replaceKey(appId: appId, installId: installId, provider: provider, epoch: started)
             }
         }
         return await register(appId: appId, installId: installId, challenge: challenge, provider: provider, epoch: started)
+    }
+
+    /// Forgets the key and registers a new one under a fresh challenge.
+    func replaceKey(appId: String, installId: String, provider: any AppAttestProvider, epoch started: Int) async -> Bool {
+        forgetKey()
+        guard let fresh = try? await fetchChallenge(), started == epoch else { return false }
+        return await register(appId: appId, installId: installId, challenge: fresh, provider: provider, epoch: started)
     }
 
     func register(appId: String, installId: String, challenge: String, provider: any AppAttestProvider, epoch started: Int) async -> Bool {
@@ -97,7 +108,9 @@ extension LinkRunway {
         if let existing = storage.string(.attestKeyId) {
             keyId = existing
         } else {
+            guard mayMakeKey() else { return false }
             guard let made = try? await provider.generateKey(), started == epoch else { return false }
+            countNewKey()
             keyId = made
             storage.set(made, .attestKeyId)
             storage.set(KeyState.generated.rawValue, .attestKeyState)
@@ -108,9 +121,11 @@ extension LinkRunway {
                 attestation = try await provider.attestKey(keyId, clientDataHash: hash)
                 break
             } catch {
-                // An Apple outage is retried with the same key and hash; any other failure means the key is unusable.
-                guard provider.classify(error) == .serviceUnavailable else {
-                    if started == epoch { forgetKey() }
+                // An Apple outage is retried with the same key and hash. Only invalidKey makes the key unusable: a new
+                // key costs the device for good, so any other failure keeps it for the next attempt.
+                let failure = provider.classify(error)
+                guard failure == .serviceUnavailable else {
+                    if started == epoch, failure == .invalidKey { forgetKey() }
                     return false
                 }
             }
@@ -143,6 +158,19 @@ extension LinkRunway {
         storage.set(expires?.timeIntervalSince1970 ?? 0, .attestTokenExpiresAt)
         storage.set(environment.now().timeIntervalSince1970, .attestTokenReceivedAt)
         return true
+    }
+
+    var today: Int { Int(environment.now().timeIntervalSince1970 / 86_400) }
+
+    /// Whether a key may be made today (`keysPerDay`).
+    func mayMakeKey() -> Bool {
+        storage.int(.attestKeysDay) != today || (storage.int(.attestKeysMade) ?? 0) < Self.keysPerDay
+    }
+
+    func countNewKey() {
+        let made = storage.int(.attestKeysDay) == today ? storage.int(.attestKeysMade) ?? 0 : 0
+        storage.set(today, .attestKeysDay)
+        storage.set(made + 1, .attestKeysMade)
     }
 
     func forgetKey() {

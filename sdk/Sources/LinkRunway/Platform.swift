@@ -40,6 +40,11 @@ public protocol AdServicesTokenProvider: Sendable {
 public enum AppAttestFailure: Sendable {
     /// The device says the key is gone or unusable: discard it.
     case invalidKey
+    /// The device refused the request's input (`DCError.invalidInput`); after a restore or a migration, a key id whose
+    /// key did not come along.
+    case invalidInput
+    /// The device's service failed unexpectedly (`DCError.unknownSystemFailure`), also a key lost to a restore.
+    case unknownSystemFailure
     /// Apple's service could not be reached: try again with the same key.
     case serviceUnavailable
     case other

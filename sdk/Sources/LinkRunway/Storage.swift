@@ -26,6 +26,8 @@ final class SDKStorage: @unchecked Sendable {
         case adServicesClaimed
         case schema, schemaFetchedDay, schemaFailedAt, highestFine, reengagementHighestFine
         case attestKeyId, attestKeyState, attestToken, attestTokenExpiresAt, attestTokenReceivedAt, attestFailures, attestNextAttemptAt
+        /// The UTC day (days since 1970) of the App Attest keys made lately, and how many were made on it.
+        case attestKeysDay, attestKeysMade
         /// The three booleans that outlive a withdrawal: this device's installation was reported (INSTALL, its Apple
         /// Ads claim, its first match), so consent given again reports nothing twice. None holds an identifier.
         case installReported, adServicesReported, matchRequested

@@ -243,7 +243,7 @@ struct AttestationTests {
         #expect(await runway.storage.string(.attestToken) == "tok-1")
     }
 
-    @Test("a key the device reports unusable (invalidKey, or attestKey failing other than by an outage) is discarded; the next attempt makes a new one")
+    @Test("only invalidKey discards a key at attestKey; another failure keeps it, and the next attempt attests it again")
     func unusableKeyDiscarded() async throws {
         let server = AttestServer()
         let clock = TestClock()
@@ -257,20 +257,54 @@ struct AttestationTests {
         clock.advance(301)
         await runway.attest(appId: "app_1")
         #expect(attest.keys.count == 2 && server.paths().last == "POST /v1/attest/apple/register")
+        // A lost key at the assertion is replaced at once; the new key's attestKey fails for another reason.
         attest.assertFailures = [.invalidKey]
+        attest.attestFailures = [.broken]
         clock.advance(86_400)
         await runway.attest(appId: "app_1")
-        #expect(await runway.storage.string(.attestKeyId) == nil, "invalidKey at the assertion")
-        attest.attestFailures = [.broken]
-        clock.advance(601)
+        let third = try #require(attest.keys[safe: 2])
+        #expect(await runway.storage.string(.attestKeyId) == third, "attestKey failed for another reason than invalidKey: the key stays")
+        clock.advance(301)
         await runway.attest(appId: "app_1")
+        #expect(attest.keys.count == 3 && attest.attested.suffix(2).map(\.0) == [third, third], "the same key, attested again")
+        #expect(server.stub.requests.last?.body?["keyId"] as? String == third)
+        #expect(await runway.storage.string(.attestToken) == "tok-2")
+    }
+
+    @Test("an assertion failing as it does after a restore or a migration (invalidKey, invalidInput, unknownSystemFailure) replaces the key in the same call",
+          arguments: [FakeAppAttest.Failure.invalidKey, .invalidInput, .systemFailure])
+    func lostKeyReplaced(_ failure: FakeAppAttest.Failure) async throws {
+        let (server, clock, attest, runway) = await Self.attestedOnce()
+        attest.assertFailures = [failure]
+        clock.advance(86_400)
+        let before = server.stub.requests.count
+        await runway.attest(appId: "app_1")
+        #expect(server.paths().dropFirst(before) == ["POST /v1/attest/apple/challenge", "POST /v1/attest/apple/challenge",
+                                                     "POST /v1/attest/apple/register"])
+        #expect(attest.keys.count == 2 && attest.asserted.map(\.0) == [attest.keys[0]])
+        let storage = await runway.storage
+        #expect(storage.string(.attestKeyId) == attest.keys[safe: 1] && storage.string(.attestToken) == "tok-2")
+    }
+
+    @Test("at most three new keys a day, each of which Apple counts for the device for good; the next day another")
+    func keysPerDay() async throws {
+        let server = AttestServer()
+        let clock = TestClock()
+        let attest = FakeAppAttest()
+        attest.attestFailures = [.invalidKey, .invalidKey, .invalidKey]
+        let runway = Fixture.runway(server.stub, clock: clock, appAttest: attest)
+        await runway.setConsent(true)
+        for wait in [301.0, 601, 1201] {
+            await runway.attest(appId: "app_1")
+            clock.advance(wait)
+        }
         #expect(attest.keys.count == 3)
-        #expect(await runway.storage.string(.attestKeyId) == nil, "attestKey failed for another reason than an outage")
-        clock.advance(1201)
         await runway.attest(appId: "app_1")
-        #expect(attest.keys.count == 4)
-        #expect(server.stub.requests.last?.body?["keyId"] as? String == attest.keys[safe: 3])
-        #expect(await runway.storage.string(.attestKeyId) == attest.keys[safe: 3])
+        #expect(attest.keys.count == 3 && attest.attested.count == 3, "a fourth key waits for tomorrow")
+        clock.advance(86_400)
+        await runway.attest(appId: "app_1")
+        #expect(attest.keys.count == 4 && server.paths().last == "POST /v1/attest/apple/register")
+        #expect(await runway.storage.string(.attestToken) == "tok-1")
     }
 
     @Test("an Apple outage during attestKey is retried twice with the same key and hash, then the key is kept for the next attempt")

@@ -248,7 +248,7 @@ struct IdOnlyAppTransaction: AppTransactionProvider {
 
 /// DeviceCheck's App Attest, scripted.
 final class FakeAppAttest: AppAttestProvider, @unchecked Sendable {
-    enum Failure: Error { case invalidKey, outage, broken }
+    enum Failure: Error { case invalidKey, invalidInput, systemFailure, outage, broken }
     let lock = NSLock()
     var generated: [String] = []
     var attested: [(String, Data)] = []
@@ -284,6 +284,8 @@ final class FakeAppAttest: AppAttestProvider, @unchecked Sendable {
     func classify(_ error: any Error) -> AppAttestFailure {
         switch error as? Failure {
         case .invalidKey?: return .invalidKey
+        case .invalidInput?: return .invalidInput
+        case .systemFailure?: return .unknownSystemFailure
         case .outage?: return .serviceUnavailable
         default: return .other
         }

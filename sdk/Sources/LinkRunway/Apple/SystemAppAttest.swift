@@ -14,11 +14,14 @@ struct SystemAppAttest: AppAttestProvider {
         try await DCAppAttestService.shared.generateAssertion(keyId, clientDataHash: clientDataHash)
     }
 
-    /// `invalidKey` discards the key; `serverUnavailable` retries with the same key and hash, as Apple directs.
+    /// `invalidKey` discards the key (and, at an assertion, `invalidInput` and `unknownSystemFailure`: a key lost to a
+    /// restore); `serverUnavailable` retries with the same key and hash, as Apple directs.
     func classify(_ error: any Error) -> AppAttestFailure {
         guard let error = error as? DCError else { return .other }
         switch error.code {
         case .invalidKey: return .invalidKey
+        case .invalidInput: return .invalidInput
+        case .unknownSystemFailure: return .unknownSystemFailure
         case .serverUnavailable: return .serviceUnavailable
         default: return .other
         }
