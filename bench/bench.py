@@ -69,7 +69,7 @@ http {{
         listen 127.0.0.1:{port};
         location = /healthz {{
             default_type application/json;
-            return 200 '{{"status":"ok","version":"0.1.0"}}';
+            return 200 '{{"status":"ok","version":"0.2.0"}}';
         }}
         location = /r {{
             return 302 https://apps.apple.com/app/id123456789;

@@ -45,5 +45,5 @@ extension ReadinessStatus: DescribedWireType {
 
 /// The version this build reports.
 public enum LinkRunwayVersion {
-    public static let current = "0.1.0"
+    public static let current = "0.2.0"
 }
