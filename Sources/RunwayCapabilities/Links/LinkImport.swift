@@ -36,7 +36,7 @@ struct LinkImport {
         }
 
         /// The metadata, compared as JSON rather than as text: PostgreSQL writes the JSON it changed in its own layout
-        /// (step 0030 moved `utm` out of the metadata).
+        /// (step 0047 put back `utm` in the metadata).
         static let metadata = DefinedField(name: "metadata", differs: { decoded($0.metadata) != decoded($1.metadata) },
                                            copy: { $0.metadata = $1.metadata })
 

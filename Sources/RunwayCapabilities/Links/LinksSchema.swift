@@ -33,9 +33,10 @@ enum LinksSchema {
             CREATE INDEX link_automated_visits_by_workspace ON link_automated_visits (workspace_id, day);
             """),
         // A link's rules and variants (JSON, compiled when the link is read), its start, click limit and fallbacks, and
-        // its UTM parameters as fields of their own: those the import kept in metadata.utm move there. A click records
-        // its variant, the country of its address (never the address) and whether it came from the link's QR code.
-        Migration(id: "0030_link_routing", sqlite: routingSQL + LinkUTMMove.sqlite, postgres: routingSQL + LinkUTMMove.postgres),
+        // its UTM parameters as fields of their own. A click records its variant, the country of its address (never the
+        // address) and whether it came from the link's QR code. (0.2.0's step also moved metadata.utm into the new
+        // fields; it was the customer's own JSON, so the step now only adds, and 0047 puts back what it moved.)
+        Migration(id: "0030_link_routing", sql: routingSQL),
         // How many clicks of a capped link the processes have reserved between them (ClickAllowances).
         Migration(id: "0032_link_click_allowances", sql: """
             CREATE TABLE link_click_allowances (
@@ -55,6 +56,9 @@ enum LinksSchema {
             SELECT link_id, 'inAppBrowser', period, day, '', measure, lane, SUM(amount) FROM link_stats WHERE dimension = 'referrer'
             GROUP BY link_id, period, day, measure, lane;
             """),
+        // Puts back in metadata.utm what 0.2.0's step 0030 moved out of it, on the links nobody changed since: their UTM
+        // fields can only have come from there.
+        Migration(id: "0047_link_metadata_restored", sqlite: LinkMetadataRestore.sqlite, postgres: LinkMetadataRestore.postgres),
     ]
 
     static let routingSQL = """

@@ -94,36 +94,70 @@ struct VariantAttributionTests {
         await server.stop()
     }
 
-    @Test("step 0030 moves the import's metadata.utm to the UTM fields, keeping everything else", arguments: StoreBackend.all)
-    func utmMoved(_ backend: StoreBackend) async throws {
+    /// Links stored before step 0030: `path` and the metadata the customer wrote.
+    static let metadataBefore0030: [(String, String?)] = [
+        ("a", #"{"sku":42,"utm":{"campaign":"summer","source":"newsletter"}}"#),
+        ("b", #"{"utm":{"medium":"email"}}"#),
+        ("c", #"{"utm":{"source":7,"term":"shoes"}}"#),
+        ("d", #"{"other":true}"#),
+        ("e", nil),
+    ]
+
+    static func insertLink(_ db: any SQLExecutor, workspace: String, path: String, metadata: String?, updatedAt: Int64 = 0) throws {
+        try db.execute("""
+            INSERT INTO links (id, workspace_id, kind, domain, path, path_key, metadata, interstitial, pass_query, enabled, created_at, updated_at)
+            VALUES (\("lnk_utm" + path + "aaaaaaaa"), \(workspace), 'link', 'localhost', \(path), \(path), \(metadata), 0, 0, 1, 0, \(updatedAt))
+            """)
+    }
+
+    static func decoded(_ text: String?) -> [String: JSONLiteral]? {
+        text.flatMap { try? JSONDecoder().decode([String: JSONLiteral].self, from: Data($0.utf8)) }
+    }
+
+    @Test("step 0030 leaves the customer's metadata.utm as it was and sets no UTM field", arguments: StoreBackend.all)
+    func utmKept(_ backend: StoreBackend) async throws {
         let location = try await backend.makeLocation()
         let store = try backend.open(location.url, nil)
         defer { Task { await store.close() } }
         _ = try await store.migrate(Schema.migrations.filter { $0.id < "0030" })
         guard let bootstrap = try await Bootstrap.run(store: store, clock: .system) else { throw UnexpectedResponse(description: "no bootstrap") }
-        let ws = bootstrap.workspace.id
-        let rows: [(String, String?)] = [
-            ("a", #"{"sku":42,"utm":{"campaign":"summer","source":"newsletter"}}"#),
-            ("b", #"{"utm":{"medium":"email"}}"#),
-            ("c", #"{"utm":{"source":7,"term":"shoes"}}"#),
-            ("d", #"{"other":true}"#),
-            ("e", nil),
-        ]
         try await store.write { db in
-            for (path, metadata) in rows {
-                try db.execute("""
-                    INSERT INTO links (id, workspace_id, kind, domain, path, path_key, metadata, interstitial, pass_query, enabled, created_at, updated_at)
-                    VALUES (\("lnk_utm" + path + "aaaaaaaa"), \(ws), 'link', 'localhost', \(path), \(path), \(metadata), 0, 0, 1, 0, 0)
-                    """)
-            }
+            for (path, metadata) in Self.metadataBefore0030 { try Self.insertLink(db, workspace: bootstrap.workspace.id, path: path, metadata: metadata) }
         }
         _ = try await store.migrate(Schema.migrations)
         let links = try await store.read { db in try db.query("SELECT \(raw: LinkRecord.columns) FROM links ORDER BY path").map(LinkRecord.init(row:)) }
-        func metadata(_ link: LinkRecord) -> [String: JSONLiteral]? { link.wire(localPort: 0).metadata }
-        #expect(links.map(\.utm) == [LinkUTM(source: "newsletter", campaign: "summer"), LinkUTM(medium: "email"), LinkUTM(term: "shoes"), LinkUTM(), LinkUTM()])
-        #expect(metadata(links[0]) == ["sku": .number(42)])
-        #expect(links[1].metadata == nil, "nothing left: no metadata")
-        #expect(metadata(links[2]) == ["utm": .object(["source": .number(7)])], "what is not text stays where it was")
-        #expect(metadata(links[3]) == ["other": .bool(true)] && links[4].metadata == nil)
+        #expect(links.map(\.utm) == Array(repeating: LinkUTM(), count: 5), "no UTM field comes from the metadata")
+        #expect(links.map(\.metadata) == Self.metadataBefore0030.map(\.1), "the metadata is the text the customer stored")
     }
+
+    @Test("step 0047 puts back in metadata.utm what 0.2.0's step 0030 moved, on links unchanged since", arguments: StoreBackend.all)
+    func utmRestored(_ backend: StoreBackend) async throws {
+        let location = try await backend.makeLocation()
+        let store = try backend.open(location.url, nil)
+        defer { Task { await store.close() } }
+        _ = try await store.migrate(Schema.migrations.filter { $0.id < "0047" })
+        guard let bootstrap = try await Bootstrap.run(store: store, clock: .system) else { throw UnexpectedResponse(description: "no bootstrap") }
+        let ws = bootstrap.workspace.id
+        // What 0.2.0's step 0030 left of metadataBefore0030, at 0030's time of 1,000; "f" was given a UTM field since.
+        try await store.write { db in
+            try db.execute("UPDATE schema_migrations SET applied_at = 1000 WHERE id = '0030_link_routing'")
+            try Self.insertLink(db, workspace: ws, path: "a", metadata: #"{"sku":42}"#)
+            try Self.insertLink(db, workspace: ws, path: "b", metadata: nil)
+            try Self.insertLink(db, workspace: ws, path: "c", metadata: #"{"utm":{"source":7}}"#)
+            try Self.insertLink(db, workspace: ws, path: "d", metadata: #"{"other":true}"#)
+            try Self.insertLink(db, workspace: ws, path: "e", metadata: nil)
+            try Self.insertLink(db, workspace: ws, path: "f", metadata: #"{"kept":1}"#, updatedAt: 2000)
+            try db.execute("UPDATE links SET utm_source = 'newsletter', utm_campaign = 'summer' WHERE path = 'a'")
+            try db.execute("UPDATE links SET utm_medium = 'email' WHERE path = 'b'")
+            try db.execute("UPDATE links SET utm_term = 'shoes' WHERE path = 'c'")
+            try db.execute("UPDATE links SET utm_source = 'partner' WHERE path = 'f'")
+        }
+        _ = try await store.migrate(Schema.migrations)
+        let links = try await store.read { db in try db.query("SELECT \(raw: LinkRecord.columns) FROM links ORDER BY path").map(LinkRecord.init(row:)) }
+        #expect(links.prefix(5).map(\.utm) == Array(repeating: LinkUTM(), count: 5), "the moved values left the UTM fields")
+        #expect(links.prefix(5).map { Self.decoded($0.metadata) } == Self.metadataBefore0030.map { Self.decoded($0.1) },
+                "each link's metadata is the JSON the customer wrote")
+        #expect(links[5].utm == LinkUTM(source: "partner") && links[5].metadata == #"{"kept":1}"#, "a link changed since 0030 is left alone")
+    }
+
 }

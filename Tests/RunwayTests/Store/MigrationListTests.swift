@@ -40,11 +40,18 @@ struct MigrationListTests {
         ("0026_qr_logos", "66ef945da04146246ac318c0f3f1a664ce5a645f1fd969a0ebc939bf1b07b549"),
         ("0027_link_automated_visits", "9f60231d44aea7b3832961d92fcfa100a8ba9a187b62964f704589bc54de750d"),
         ("0028_ad_placements", "a833d76f32432662ccd52408d19a42f7afb59f283752e6ab215dcfae3580a57b"),
-        ("0030_link_routing", "7911cda7c75be620a50db8c04b6da9281bb2fd432bf2d4b47136480790fa9bfd"),
+        // Changed once, after 0.2.0: it had moved metadata.utm, the customer's own JSON, into the UTM fields; it now only
+        // adds them, and 0047 puts back what it moved (0.2.0's SQL hashed to 7911cda7…).
+        ("0030_link_routing", "330eb3fcc7a5804cc48a5e2223b03bd58393f07b24efb45e30b22179363e4029"),
         ("0031_variant_attribution", "09b4bad84458d8bf2baf6eda51b03e29a8801224877467e8f4f3c7971b257cc4"),
         ("0032_link_click_allowances", "742a48ca83861e73684168e8e56f08949e4b4ce03d931d70b01c6f607afcf83e"),
         ("0040_clicks_by_install_partial", "d4f5a432970b7b04a76a039f631e26dd466eb4f65fc37fe9cd71387c68f4c034"),
         ("0041_link_stats", "8935da774102bdbcd97c6ae1fd0ca4346ec541de56114a585dbb05f3e8474b9f"),
+        ("0042_deferred_click_claims", "97342dfeaa65360f7561098eff7f3952f9ed7b77adb6f144280b79c8511dc683"),
+        ("0043_console_user_makers", "ca5c40cdcd3902edbb774dcf22de8cffd54c8e51bbcccbde6a9f9164659df0cb"),
+        ("0044_app_transaction_owners", "d3873de8b337061f5cb695f9985949bfbfd48012f6453ef65e11e2d86b1bdfaf"),
+        ("0045_app_store_id_claims", "ecb903ae5c16f30a7e0e217958eeb11c60dc904b95b2953986860155034de603"),
+        ("0046_in_app_browsers", "dfed48dc86da828458f612f2bcb0f1e093fde527bc69ade265509c54ff5b7b8e"),
     ]
 
     static func fingerprint(_ migration: Migration) -> String {
