@@ -180,13 +180,16 @@ public struct App: Codable, Sendable, Equatable {
     public var attribution: AttributionSettings
     public var attestation: AttestationSettings
     public var postbacks: PostbackSettings
+    /// Where Apple-signed postbacks for `appStoreId` go: `this_app`, `awaiting_proof` (kept unrouted until the app
+    /// proves the id) or `another_app` (an app that proved the id receives them); nil without an App Store id.
+    public var appStoreIdRouting: String?
     public var createdAt: String
     public var updatedAt: String
 
     public init(id: String, workspaceId: String, name: String, teamId: String, bundleId: String, appStoreId: String?,
                 platforms: [Platform], android: AndroidApp? = nil, attribution: AttributionSettings = AttributionSettings(),
                 attestation: AttestationSettings = AttestationSettings(), postbacks: PostbackSettings = PostbackSettings(),
-                createdAt: String, updatedAt: String) {
+                appStoreIdRouting: String? = nil, createdAt: String, updatedAt: String) {
         self.id = id
         self.workspaceId = workspaceId
         self.name = name
@@ -198,6 +201,7 @@ public struct App: Codable, Sendable, Equatable {
         self.attribution = attribution
         self.attestation = attestation
         self.postbacks = postbacks
+        self.appStoreIdRouting = appStoreIdRouting
         self.createdAt = createdAt
         self.updatedAt = updatedAt
     }
@@ -210,6 +214,8 @@ extension App: DescribedWireType {
         "bundleId": FieldNote("Bundle ID.", pattern: WirePattern.bundleId),
         "appStoreId": FieldNote("Numeric App Store ID.", pattern: WirePattern.appStoreId),
         "platforms": .list(of: .platform, "Platforms.", minItems: 1), "attribution": FieldNote("How installs are matched."),
+        "appStoreIdRouting": .oneOf(["this_app", "awaiting_proof", "another_app"],
+                                    "Where Apple-signed postbacks for the App Store id go: to this app (it proved the id), kept unrouted until it proves it, or to another app that proved it (GET /v1/apps/{appId}/app-store-id). Absent without an App Store id."),
         "createdAt": .timestamp, "updatedAt": .timestamp,
     ]
 }

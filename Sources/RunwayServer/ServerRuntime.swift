@@ -95,6 +95,7 @@ public final class ServerRuntime: Sendable {
             if !applied.isEmpty {
                 for finding in try await StoredTotals.findings(store) { logger.warn(finding.sentence) }
             }
+            for sentence in try await UpgradeFindings.sentences(store, outbound: configuration.outbound) { logger.warn(sentence) }
             let bootstrap = try await Bootstrap.run(store: store, clock: clock, linkDomain: configuration.firstLinkDomain)
             let box: SecretBox
             do {

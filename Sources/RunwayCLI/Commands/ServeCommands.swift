@@ -74,7 +74,10 @@ enum ServeCommands {
                                      A SQLite path that does not exist is refused unless --create is given, so a typo in the
                                      path does not leave an empty database behind. Afterwards it names any stored rows whose
                                      amounts are beyond what the API now accepts (kept from before amounts were bounded):
-                                     reports that add them answer 422 total_out_of_range until they are corrected.
+                                     reports that add them answer 422 total_out_of_range until they are corrected. Then
+                                     what this version does differently with this database's data: webhooks and postback
+                                     forwards whose URL the outbound policy refuses, and apps whose App Store id's
+                                     postbacks go to another app or wait for a proof (the server says the same at start).
                                      """) { arguments, context in
         let configuration = try configuration(arguments, context)
         if case .sqlite(let path) = configuration.database, path != ":memory:", !arguments.flag("--create"),
@@ -91,10 +94,12 @@ enum ServeCommands {
             let applied = try await store.migrate(Schema.migrations)
             let notes = try await Schema.notes(afterApplying: applied, store)
             let outOfRange = try await StoredTotals.findings(store)
+            let changes = try await UpgradeFindings.sentences(store, outbound: configuration.outbound)
             await store.close()
             context.output(applied.isEmpty ? "The database is up to date." : "Applied: \(applied.joined(separator: ", "))")
             notes.forEach(context.output)
             outOfRange.map(\.sentence).forEach(context.output)
+            changes.forEach(context.output)
         } catch {
             await store.close()
             throw CommandFailure("migration failed: \(error)")

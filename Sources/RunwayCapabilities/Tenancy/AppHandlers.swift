@@ -28,7 +28,7 @@ struct AppHandlers: Sendable {
         let response = try await IdempotencyClaim.write(services.store, context) { db in
             try Self.insertUnique(db, app: app, now: now)
             try Self.claimIdentities(db, of: app, previous: nil, principal: principal, now: now)
-            return try HTTPResponse.json(app, status: 201)
+            return try HTTPResponse.json(try TenancyQueries.app(db, id: app.id) ?? app, status: 201)
         }
         if let appStoreId { services.links.forget(appStoreId: appStoreId) }
         return response
@@ -83,7 +83,7 @@ struct AppHandlers: Sendable {
                 throw Self.appExists(app)
             }
             try Self.claimIdentities(db, of: app, previous: previous, principal: principal, now: now)
-            return (previousStoreId, app)
+            return (previousStoreId, try TenancyQueries.app(db, id: app.id) ?? app)
         }, answer: { try HTTPResponse.json($0.1) })
         services.links.forget(appId: updated.id)
         for storeId in [previousStoreId, updated.appStoreId].compactMap({ $0 }) { services.links.forget(appStoreId: storeId) }

@@ -31,6 +31,7 @@ enum TenancyRows {
                            throw StoreError.corrupt("an app's postback settings are unreadable")
                        }
                    } ?? PostbackSettings(),
+                   appStoreIdRouting: try row.optionalString("app_store_id_routing"),
                    createdAt: Timestamp.iso(try row.int("created_at")), updatedAt: Timestamp.iso(try row.int("updated_at")))
     }
 
@@ -48,7 +49,15 @@ enum TenancyRows {
     }
 
     static let workspaceColumns = "id, name, created_at"
-    static let appColumns = "id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package, android_fingerprints, probabilistic_minutes, view_through_hours, click_window_days, attest_policy, attest_environments, postback_settings, created_at, updated_at"
+    static let appColumns = "id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package, android_fingerprints, probabilistic_minutes, view_through_hours, click_window_days, attest_policy, attest_environments, postback_settings, created_at, updated_at, " + appStoreIdRouting
+
+    /// `App.appStoreIdRouting`, from the App Store id's claims (AppStoreIdentity).
+    static let appStoreIdRouting = """
+        CASE WHEN apps.app_store_id IS NULL THEN NULL
+             WHEN EXISTS (SELECT 1 FROM app_store_id_claims c WHERE c.app_store_id = apps.app_store_id AND c.app_id = apps.id AND c.proven_at IS NOT NULL) THEN 'this_app'
+             WHEN EXISTS (SELECT 1 FROM app_store_id_claims c WHERE c.app_store_id = apps.app_store_id AND c.proven_at IS NOT NULL) THEN 'another_app'
+             ELSE 'awaiting_proof' END AS app_store_id_routing
+        """
     static let keyColumns = "id, kind, name, workspace_id, app_id, display_prefix, created_at, revoked_at, created_by"
     static let userColumns = "id, workspace_id, email, created_at"
 }

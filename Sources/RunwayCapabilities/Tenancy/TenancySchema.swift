@@ -104,14 +104,5 @@ enum TenancySchema {
             return "\(losers.count) apps share an App Store id or a team and bundle id with an older app: the older one keeps it " +
                 "(postbacks go to it alone), and these must change theirs: \(losers.prefix(20).joined(separator: ", "))"
         },
-        "0045_app_store_id_claims": { store in
-            let unproven = try await store.read { db in
-                try db.query("SELECT app_id FROM app_store_id_claims WHERE proven_at IS NULL ORDER BY app_id").map { try $0.string("app_id") }
-            }
-            guard !unproven.isEmpty else { return nil }
-            return "\(unproven.count) apps name an App Store id they have not proven, and their postbacks are kept unrouted until they do " +
-                "(a verified production App Store notification, a signed app transaction from the SDK, or an admin key's " +
-                "POST /v1/apps/{appId}/app-store-id/prove): \(unproven.prefix(20).joined(separator: ", "))"
-        },
     ]
 }

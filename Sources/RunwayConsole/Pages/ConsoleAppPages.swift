@@ -20,7 +20,7 @@ enum AppPages {
         let apps = try await context.apps()
         let list: Markup = apps.isEmpty ? ConsoleLayout.empty("No apps yet. Register the first one below; links, keys and reports are per app.")
             : ConsoleLayout.table(["app", "bundle id", "team", "App Store id", "probabilistic matching", "App Attest"], apps.map { app in
-                ["<a href=\"\(context.link("/console/apps/\(app.id)"))\">\(app.name)</a>", "\(app.bundleId)", "\(app.teamId)", "\(app.appStoreId ?? "–")",
+                ["<a href=\"\(context.link("/console/apps/\(app.id)"))\">\(app.name)</a>", "\(app.bundleId)", "\(app.teamId)", appStoreIdCell(app),
                  "\(app.attribution.probabilisticMinutes == 0 ? "off" : "\(app.attribution.probabilisticMinutes) minutes")", "\(app.attestation.policy)"]
             }, caption: "Apps of this workspace")
         let form = self.form(context, action: "/console/apps", heading: "New app", button: "Register app", typed: typed, problems: problems)
@@ -55,7 +55,7 @@ enum AppPages {
         async throws -> ConsolePage {
         let form = self.form(context, action: "/console/apps/\(app.id)", heading: "Edit", button: "Save", typed: typed, problems: problems)
         let facts: Markup = """
-            <div class="card"><dl><dt>Id</dt><dd><code>\(app.id)</code></dd><dt>Registered</dt><dd>\(context.format.time(app.createdAt))</dd></dl></div>
+            <div class="card"><dl><dt>Id</dt><dd><code>\(app.id)</code></dd><dt>Registered</dt><dd>\(context.format.time(app.createdAt))</dd>\(routingFact(app))</dl></div>
             """
         let replayCard = try await AppStoreReplayForm.card(context, app: app, typed: replay.typed, problems: replay.problems)
         let replayed = replay.outcome.map { AppStoreReplayForm.result(context, app: app, $0) } ?? ""
@@ -79,6 +79,32 @@ enum AppPages {
             }
         }
         return .page(try await detailPage(context, app: app, typed: typed, problems: problems))
+    }
+
+    /// The App Store id, and a word when its postbacks do not come here.
+    static func appStoreIdCell(_ app: App) -> Markup {
+        guard let id = app.appStoreId else { return "–" }
+        switch app.appStoreIdRouting {
+        case "another_app": return "\(id) (another app receives its postbacks)"
+        case "awaiting_proof": return "\(id) (not proven yet)"
+        default: return "\(id)"
+        }
+    }
+
+    /// Where the App Store id's postbacks go, said on the app's page.
+    static func routingFact(_ app: App) -> Markup {
+        guard let id = app.appStoreId else { return "" }
+        let sentence: String
+        switch app.appStoreIdRouting {
+        case "this_app": sentence = "Postbacks for App Store id \(id) come to this app."
+        case "another_app":
+            sentence = "Another app proved App Store id \(id) and receives its postbacks. If this app is the one published under it, "
+                + "prove it with an App Store notification to this app's URL, or change the id."
+        default:
+            sentence = "Postbacks for App Store id \(id) are kept until the app proves it: an App Store notification to this app's URL, "
+                + "or a signed app transaction from the SDK."
+        }
+        return "<dt>App Store id</dt><dd id=\"app-store-id-routing\">\(sentence)</dd>"
     }
 
     /// The app named in the path, when it is the shown workspace's.

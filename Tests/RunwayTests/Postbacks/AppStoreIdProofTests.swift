@@ -64,6 +64,7 @@ struct AppStoreIdProofTests {
           .enabled(if: PostbackVectors.available, "../shared/vectors is absent"), arguments: StoreBackend.all)
     func proofs(_ backend: StoreBackend) async throws {
         let w = try await Self.world(backend)
+        #expect(w.squatter.appStoreIdRouting == "awaiting_proof" && w.owner.appStoreIdRouting == "awaiting_proof")
         let waiting = try await Self.postback(w, "com.example-2.1.json")
         #expect(waiting.status == "valid")
         #expect(try await Self.routedTo(w, waiting) == nil, "nobody proved the id: kept unrouted")
@@ -84,6 +85,12 @@ struct AppStoreIdProofTests {
         #expect(owned.proven && owned.proof == "notification")
         #expect(try await !Self.status(w, key: w.squatterKey, app: w.squatter).proven)
         #expect(try await Self.routedTo(w, waiting) == w.owner.id)
+        // Each app says where its id's postbacks go, in the API (and so on the console's app page).
+        #expect(try await w.server.client(w.ownerKey).get("/v1/apps/\(w.owner.id)").decoded(App.self).appStoreIdRouting == "this_app")
+        let lost = try await w.server.client(w.squatterKey).get("/v1/apps/\(w.squatter.id)").decoded(App.self)
+        #expect(lost.appStoreIdRouting == "another_app")
+        let listed = try await w.server.client(w.squatterKey).get("/v1/apps").decoded(Page<App>.self)
+        #expect(listed.items.map(\.appStoreIdRouting) == ["another_app"])
         let forwards = try await w.server.store.read { db in
             try db.first("SELECT COUNT(*) AS n FROM postback_forwards WHERE postback_id = \(waiting.id) AND app_id = \(w.owner.id)")!.int("n")
         }
