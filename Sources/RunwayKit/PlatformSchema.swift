@@ -29,5 +29,8 @@ package enum PlatformSchema {
                 heartbeat_at BIGINT NOT NULL
             );
             """),
+        // Each running server says the newest schema step it knows, so a newer one can tell that an older one still runs
+        // (its heartbeat has none, or an older step) and wait before changing what the older one reads.
+        Migration(id: "0048_server_instance_steps", sql: "ALTER TABLE server_instances ADD COLUMN newest_step TEXT;"),
     ]
 }

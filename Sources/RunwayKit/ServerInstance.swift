@@ -46,14 +46,25 @@ public struct ServerInstance: Sendable, Equatable {
     /// How often a running server writes its heartbeat.
     public static let heartbeatInterval: Duration = .seconds(2)
 
-    /// Records (or refreshes) this process's heartbeat, and forgets those of processes silent for a day.
-    package static func beat(_ db: any SQLExecutor, now: Int64) throws {
+    /// Records (or refreshes) this process's heartbeat with the newest schema step it knows, and forgets those of
+    /// processes silent for a day.
+    package static func beat(_ db: any SQLExecutor, now: Int64, newestStep: String) throws {
         let me = ServerInstance.current
         try db.execute("""
-            INSERT INTO server_instances (id, owner, started_at, heartbeat_at) VALUES (\(me.id), \(me.owner), \(now), \(now))
-            ON CONFLICT (id) DO UPDATE SET heartbeat_at = \(now)
+            INSERT INTO server_instances (id, owner, started_at, heartbeat_at, newest_step) VALUES (\(me.id), \(me.owner), \(now), \(now), \(newestStep))
+            ON CONFLICT (id) DO UPDATE SET heartbeat_at = \(now), newest_step = \(newestStep)
             """)
         try db.execute("DELETE FROM server_instances WHERE heartbeat_at < \(now - 86_400_000)")
+    }
+
+    /// How many other processes with a fresh heartbeat run a version older than one knowing `newestStep`: their
+    /// heartbeat names an older step, or none (a release before 0.3.0). A release before 0.2.0 writes no heartbeat at
+    /// all, so it is never counted: docs/deployment.md asks for all of those to be stopped before an upgrade.
+    package static func olderAlive(_ db: any SQLExecutor, now: Int64, newestStep: String) throws -> Int64 {
+        try db.first("""
+            SELECT COUNT(*) AS n FROM server_instances WHERE id <> \(ServerInstance.current.id) AND heartbeat_at >= \(now - heartbeatFreshMilliseconds)
+            AND (newest_step IS NULL OR newest_step < \(newestStep))
+            """)?.int("n") ?? 0
     }
 
     /// A clean stop: this process no longer owns anything.

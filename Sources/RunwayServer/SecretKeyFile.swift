@@ -48,9 +48,12 @@ enum SecretKeyFile {
         return box
     }
 
-    /// Seals what was stored before sealing existed; returns how many values it sealed.
-    static func sealStored(_ store: any Store, box: SecretBox) async throws -> Int {
+    /// Seals what was stored before sealing existed, or before this version sealed its column; returns how many values
+    /// it sealed. While a server of an older version runs on the database, which might not read a value sealed here,
+    /// nothing changes and the answer is nil: the caller tries again once they are gone (`ServerRuntime.beat`).
+    static func sealStored(_ store: any Store, box: SecretBox, now: Int64) async throws -> Int? {
         try await store.write { db in
+            guard try ServerInstance.olderAlive(db, now: now, newestStep: Schema.newestStep) == 0 else { return nil }
             var sealed = 0
             for place in sealedColumns {
                 for row in try db.query("SELECT \(raw: place.key) AS k, \(raw: place.column) AS v FROM \(raw: place.table) WHERE \(raw: place.rows)") {

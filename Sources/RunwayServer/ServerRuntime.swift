@@ -26,7 +26,7 @@ public final class ServerRuntime: Sendable {
     public var port: UInt16 { http.port }
 
     private init(configuration: ServerConfiguration, services: ServerServices, application: HTTPApplication,
-                 bootstrap: Bootstrap.Result?, http: HTTPServer) {
+                 bootstrap: Bootstrap.Result?, http: HTTPServer, sealPending: Bool) {
         self.configuration = configuration
         self.services = services
         self.application = application
@@ -39,17 +39,29 @@ public final class ServerRuntime: Sendable {
         self.appleAds = Task { await claims.run() }
         let forwarder = OutboxDispatcher(services: services, queue: PostbackReceiver.forwardOutbox)
         self.postbackForwards = Task { await forwarder.run() }
-        self.heartbeat = Task { await Self.beat(services) }
+        self.heartbeat = Task { await Self.beat(services, sealPending: sealPending) }
     }
 
-    /// Tells the other processes on the database that this one runs (see `ServerInstance`), every two seconds.
-    static func beat(_ services: ServerServices) async {
+    /// Tells the other processes on the database that this one runs (see `ServerInstance`), every two seconds; while
+    /// sealing waits for older servers, tries it again after each beat.
+    static func beat(_ services: ServerServices, sealPending: Bool) async {
+        var sealPending = sealPending
         while !Task.isCancelled {
             let now = services.clock.nowMilliseconds()
             do {
-                try await services.store.write { db in try ServerInstance.beat(db, now: now) }
+                try await services.store.write { db in try ServerInstance.beat(db, now: now, newestStep: Schema.newestStep) }
             } catch {
                 services.logger.warn("heartbeat not written", ["error": .string("\(error)")])
+            }
+            if sealPending {
+                do {
+                    if let sealed = try await SecretKeyFile.sealStored(services.store, box: services.secretBox, now: now) {
+                        sealPending = false
+                        services.logger.info("secrets sealed with the key file", ["count": .number(String(sealed))])
+                    }
+                } catch {
+                    services.logger.warn("sealing stored secrets failed; trying again", ["error": .string("\(error)")])
+                }
             }
             try? await Task.sleep(for: ServerInstance.heartbeatInterval)
         }
@@ -103,8 +115,9 @@ public final class ServerRuntime: Sendable {
             } catch let refused as SecretKeyFile.Refused {
                 throw StartupFailure(description: refused.description)
             }
-            let sealed = try await SecretKeyFile.sealStored(store, box: box)
-            if sealed > 0 { logger.info("secrets sealed with the key file", ["count": .number(String(sealed))]) }
+            let sealed = try await SecretKeyFile.sealStored(store, box: box, now: clock.nowMilliseconds())
+            if let sealed, sealed > 0 { logger.info("secrets sealed with the key file", ["count": .number(String(sealed))]) }
+            if sealed == nil { logger.info("sealing stored secrets waits until no server of an older version runs on the database") }
             let secrets = try await InstanceSecrets.load(store, box: box)
             // Apple's roots are built in; a setting replaces one (tests, or Apple rotating a root).
             let root = try configuration.appAttestRootPath.map { path -> Certificate in
@@ -142,7 +155,7 @@ public final class ServerRuntime: Sendable {
             logger.info("listening", ["host": .string(configuration.http.host), "port": .number(String(http.port)),
                                       "threads": .number(String(configuration.http.threads))])
             return ServerRuntime(configuration: configuration, services: services, application: application,
-                                 bootstrap: bootstrap, http: http)
+                                 bootstrap: bootstrap, http: http, sealPending: sealed == nil)
         } catch {
             await store.close()
             throw error

@@ -3,6 +3,7 @@ import LinkRunwayAPI
 @testable import RunwayCapabilities
 @testable import RunwayConsole
 import RunwayCrypto
+import RunwayHTTP
 @testable import RunwayKit
 import RunwaySQLite
 @testable import RunwayServer
@@ -114,5 +115,47 @@ struct SecretsAtRestTests {
         #expect(box.open(click, purpose: InstanceSecrets.purpose) == String(repeating: "ab", count: 32))
         #expect(box.open(day, purpose: "address_keys.secret") == String(repeating: "cd", count: 32))
         #expect(box.open(hook, purpose: Webhooks.secretPurpose) == "whsec_stored_in_the_clear")
+    }
+
+    @Test("while a server of an older version runs on the database, stored secrets stay as it reads them; sealed once it is gone")
+    func sealingWaitsForOlderServers() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path("rolling.db")
+        let store = try SQLiteStore(path: path)
+        _ = try await store.migrate(Schema.migrations)
+        _ = try await Bootstrap.run(store: store, clock: .system)
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        try await store.write { db in
+            let workspace = try db.first("SELECT id FROM workspaces")!.string("id")
+            try db.execute("""
+                INSERT INTO webhooks (id, workspace_id, url, secret, topics, enabled, created_at)
+                VALUES ('whk_old', \(workspace), 'https://hooks.example.com/old', 'whsec_stored_in_the_clear', 'click', 1, 0)
+                """)
+            // 0.2.0's heartbeat names no step; a server of this version's names the newest; a silent one is gone.
+            try db.execute("INSERT INTO server_instances (id, owner, started_at, heartbeat_at) VALUES ('inst_old', 'inst_old 1 1 elsewhere', \(now), \(now + 60_000))")
+            try db.execute("""
+                INSERT INTO server_instances (id, owner, started_at, heartbeat_at, newest_step)
+                VALUES ('inst_same', 'inst_same 2 2 elsewhere', \(now), \(now + 60_000), \(Schema.newestStep)),
+                       ('inst_silent', 'inst_silent 3 3 elsewhere', 0, 0, NULL)
+                """)
+        }
+        func hookSecret() async throws -> String {
+            try await store.read { db in try db.first("SELECT secret FROM webhooks WHERE id = 'whk_old'")!.string("secret") }
+        }
+        var configuration = ServerConfiguration(database: .sqlite(path: path))
+        configuration.http.port = 0
+        configuration.logLevel = .info
+        let sink = LogSink.memory()
+        let runtime = try await ServerRuntime.start(configuration, logSink: sink)
+        #expect(try await hookSecret() == "whsec_stored_in_the_clear", "the older server signs with what it reads")
+        #expect(sink.lines.contains { $0.contains("sealing stored secrets waits until no server of an older version runs") }, "\(sink.lines)")
+
+        try await store.write { db in try db.execute("DELETE FROM server_instances WHERE id = 'inst_old'") }
+        let deadline = Date().addingTimeInterval(30)
+        while try await !SecretBox.isSealed(hookSecret()), Date() < deadline { try await Task.sleep(for: .milliseconds(200)) }
+        await runtime.stop()
+        let box = try SecretKeyFile.read(directory.path("linkrunway.key"))
+        #expect(box.open(try await hookSecret(), purpose: Webhooks.secretPurpose) == "whsec_stored_in_the_clear", "sealed after the older server left")
+        await store.close()
     }
 }
