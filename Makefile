@@ -42,6 +42,10 @@ test: deps
 	timeout 900 bash scripts/api-fuzz.sh .build/debug/linkrunway
 	# The console in Chromium (screenshots in test-artifacts/console/).
 	timeout 600 bash scripts/browser-tests.sh .build/debug/linkrunway
+	# Upgrades from the released servers (each built once from its commit into .build/releases/): filled by 0.1.0 on
+	# both backends and served by this build, and a rolling upgrade beside a 0.2.0 server on one PostgreSQL.
+	timeout 900 bash scripts/build-releases.sh
+	timeout 900 bash scripts/with-postgres.sh --no-fsync python3 scripts/upgrade_test.py .build/debug/linkrunway
 
 # Runs the guides' commands against a real server (sh blocks), checks the operator's steps (bash blocks) and the links between docs.
 docs-check: deps
