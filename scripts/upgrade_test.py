@@ -405,6 +405,30 @@ def every_read(server, fill, label):
     return len(paths)
 
 
+def writes(server, fill, tag):
+    """The management and client writes beside the traffic: each must succeed on either server."""
+    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    steps = [
+        ("POST", "/v1/links", {"workspaceId": fill.workspace, "appId": fill.app, "domain": fill.domain, "path": f"r-{tag}",
+                               "destinations": {"web": "https://example.com/r"}}, fill.admin, (201,)),
+        ("PATCH", f"/v1/links/{fill.plain}", {"campaign": f"autumn-{tag}"}, fill.admin, (200,)),
+        ("PATCH", f"/v1/apps/{fill.app}", {"attribution": {"clickWindowDays": 7}}, fill.admin, (200,)),
+        ("POST", "/v1/resolve", {"url": f"https://{fill.domain}/spring", "platform": "ios", "installId": fill.installs[0]},
+         fill.publishable, (200,)),
+        ("POST", "/v1/events/batch", {"events": [{"eventId": uuid.uuid4().hex, "type": "CUSTOM", "name": "level_up",
+                                                  "installId": fill.installs[0], "timestamp": now}]}, fill.publishable, (200, 201, 202)),
+        ("POST", "/v1/simulate/clicks", {"url": f"https://{fill.domain}/spring", "ip": "198.51.100.7"}, fill.admin, (200, 201)),
+    ]
+    for method, path, body, key, statuses in steps:
+        status, answer, _ = server.request(method, path, body, key=key)
+        check(status in statuses, f"{server.name}: {method} {path} answered {status} {answer[:200]!r}")
+    key = server.request("POST", "/v1/keys", {"kind": "server", "workspaceId": fill.workspace}, key=fill.admin)
+    check(key[0] == 201, f"{server.name}: key create answered {key[0]}")
+    if key[0] == 201:
+        revoked = server.request("POST", f"/v1/keys/{json_of(key)['key']['id']}/revoke", key=fill.admin)
+        check(revoked[0] == 200, f"{server.name}: key revoke answered {revoked[0]}")
+
+
 def rolling(binary, base_url, work):
     print("rolling upgrade from 0.2.0 on postgres")
     receiver = http.server.ThreadingHTTPServer(("127.0.0.1", 0), HookReceiver)
@@ -426,10 +450,7 @@ def rolling(binary, base_url, work):
     for round_number in range(3):
         for server in (old, new):
             fill.traffic(server, f"{server.name}-{round_number}")
-            link = server.request("POST", "/v1/links", {"workspaceId": fill.workspace, "appId": fill.app, "domain": fill.domain,
-                                                        "path": f"r-{server.name}-{round_number}",
-                                                        "destinations": {"web": "https://example.com/r"}}, key=fill.admin)
-            check(link[0] == 201, f"{server.name}: link create answered {link[0]} {link[1][:200]!r}")
+            writes(server, fill, f"{server.name}-{round_number}")
     every_read(old, fill, "0.2.0 beside today's server")
     every_read(new, fill, "today's server beside 0.2.0")
     old.stop()
