@@ -44,8 +44,9 @@ struct QRHandlers: Sendable {
         let style: QRStyle
         do {
             style = try QRStyle(foreground: foreground, background: background, margin: margin, logo: logo)
-        } catch let refusal as QRStyle.Refusal {
-            throw QRError.colours(refusal)
+        } catch {
+            // QRStyle's initialiser throws only its Refusal.
+            throw QRError.colours(error)
         }
         // The code's URL carries the QR marker, so a scan is told apart from a tap on the click and in reports.
         let code = try QRCode(text: link.url(services) + "?\(LinkRouting.qrMarker)=1", correction: style.correction(requested: requested))
