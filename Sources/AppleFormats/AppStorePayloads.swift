@@ -86,6 +86,16 @@ public struct AppStoreTransaction: Sendable, Equatable {
     /// The commitment of a plan billed in parts:
     /// https://developer.apple.com/documentation/appstoreservernotifications/transactioncommitmentinfo
     public var commitment: Commitment?
+    /// How many products or seats the customer bought (a multiseat subscription's seats; API 1.22):
+    /// https://developer.apple.com/documentation/appstoreserverapi/quantity
+    public var quantity: Int64?
+    /// `PURCHASED`, `FAMILY_SHARED`, or `ASSIGNED` (a seat an organization or group purchaser gave the customer; API
+    /// 1.22), stored as sent whatever Apple adds:
+    /// https://developer.apple.com/documentation/appstoreserverapi/inappownershiptype
+    public var inAppOwnershipType: String?
+    /// The original transaction id of the subscription before it migrated (notifications 2.16, `MIGRATION`):
+    /// https://developer.apple.com/documentation/appstoreservernotifications/previousoriginaltransactionid
+    public var previousOriginalTransactionId: String?
 
     /// A monthly plan's commitment, as `commitmentInfo` gives it.
     public struct Commitment: Sendable, Equatable {
@@ -128,6 +138,9 @@ public struct AppStoreTransaction: Sendable, Equatable {
         revocationPercentage = AppStoreDates.milliseconds(payload["revocationPercentage"])
         transactionReason = payload["transactionReason"]?.stringValue
         billingPlanType = payload["billingPlanType"]?.stringValue
+        quantity = AppStoreDates.milliseconds(payload["quantity"])
+        inAppOwnershipType = payload["inAppOwnershipType"]?.stringValue
+        previousOriginalTransactionId = payload["previousOriginalTransactionId"].flatMap(AppStoreDates.text)
         if let info = payload["commitmentInfo"], info.objectValue != nil {
             commitment = Commitment(billingPeriodNumber: AppStoreDates.milliseconds(info["billingPeriodNumber"]).flatMap { Int(exactly: $0) },
                                     totalBillingPeriods: AppStoreDates.milliseconds(info["totalBillingPeriods"]).flatMap { Int(exactly: $0) },
@@ -155,8 +168,18 @@ public struct AppStoreTransaction: Sendable, Equatable {
         if !within(commitment?.billingPeriodNumber.map(Int64.init), 0...1000) { return "commitmentInfo.billingPeriodNumber" }
         if !within(commitment?.totalBillingPeriods.map(Int64.init), 0...1000) { return "commitmentInfo.totalBillingPeriods" }
         if !within(offerType.map(Int64.init), 0...100) { return "offerType" }
+        if !within(quantity, 0...Self.maxQuantity) { return "quantity" }
         return nil
     }
+
+    /// The most products or seats one transaction may carry (Apple's field is an int32; a commission is multiplied by it).
+    public static let maxQuantity: Int64 = 1_000_000
+
+    /// A seat an organization or group purchaser assigned: the member paid nothing, so it earns nothing.
+    public var isAssignedSeat: Bool { inAppOwnershipType == "ASSIGNED" }
+
+    /// How many seats a commission counts: the quantity, at least one.
+    public var seats: Int64 { max(quantity ?? 1, 1) }
 
     /// A free trial: an introductory offer given free, or a price of zero.
     public var isFreeTrial: Bool { offerDiscountType == "FREE_TRIAL" || price == 0 }

@@ -176,10 +176,12 @@ enum AffiliateQueries {
         return try db.execute("""
             INSERT INTO app_store_notifications (surface_id, notification_uuid, notification_type, subtype, status, transaction_id, received_at,
                                                  app_transaction_id, offer_type, offer_discount_type, offer_period, revocation_type,
-                                                 revocation_percentage, billing_plan_type)
+                                                 revocation_percentage, billing_plan_type, quantity, in_app_ownership_type,
+                                                 previous_original_transaction_id)
             VALUES (\(surfaceId), \(uuid), \(type), \(subtype), 'processing', \(t?.transactionId), \(now), \(appTransactionId),
                     \(t?.offerType.map(Int64.init)), \(t?.offerDiscountType), \(t?.offerPeriod), \(t?.revocationType), \(t?.revocationPercentage),
-                    \(t?.billingPlanType))
+                    \(t?.billingPlanType), \(t?.quantity), \(t?.inAppOwnershipType.map { String($0.prefix(64)) }),
+                    \(t?.previousOriginalTransactionId.map { String($0.prefix(64)) }))
             ON CONFLICT (surface_id, notification_uuid) DO NOTHING
             """) == 1
     }
@@ -202,6 +204,36 @@ enum AffiliateQueries {
     }
 
     /// Whether the program has a commission on the transaction already.
+    /// Records that the subscription now known by `original` was `previous` before it migrated.
+    static func recordMigration(_ db: any SQLExecutor, appId: String, original: String, previous: String, now: Int64) throws {
+        try db.execute("""
+            INSERT INTO app_store_subscription_migrations (app_id, original_transaction_id, previous_original_transaction_id, recorded_at)
+            VALUES (\(appId), \(original), \(previous), \(now)) ON CONFLICT (app_id, original_transaction_id) DO NOTHING
+            """)
+    }
+
+    /// The binding of a subscription from the commissions of its earlier payments: under its original transaction id,
+    /// or under the ids it had before it migrated (a few steps back at most).
+    static func subscriptionBinding(_ db: any SQLExecutor, original: String, previous: String?, appId: String) throws -> SQLRow? {
+        var id: String? = original, seen: Set<String> = [], next = previous
+        while let current = id, seen.count < 5, seen.insert(current).inserted {
+            if let token = try db.first("""
+                SELECT app_account_token FROM commissions WHERE original_transaction_id = \(current)
+                AND program_id IN (SELECT id FROM affiliate_programs WHERE app_id = \(appId))
+                AND app_account_token <> \(ConsentRescission.unlinkedToken) ORDER BY created_at LIMIT 1
+                """)?.string("app_account_token"), let binding = try tokenBinding(db, token: token, appId: appId) {
+                return binding
+            }
+            let recorded = try db.first("""
+                SELECT previous_original_transaction_id FROM app_store_subscription_migrations
+                WHERE app_id = \(appId) AND original_transaction_id = \(current)
+                """)?.string("previous_original_transaction_id")
+            id = next ?? recorded
+            next = nil
+        }
+        return nil
+    }
+
     static func hasCommission(_ db: any SQLExecutor, programId: String, transactionId: String) throws -> Bool {
         try db.first("SELECT 1 AS one FROM commissions WHERE program_id = \(programId) AND transaction_id = \(transactionId) LIMIT 1") != nil
     }

@@ -21,6 +21,20 @@ enum AffiliatesSchema {
             );
             CREATE INDEX deferred_click_claims_by_age ON deferred_click_claims (claimed_at);
             """),
+        // A subscription that migrated (MIGRATION) keeps its referrer: its new original transaction id leads to the one
+        // before (previousOriginalTransactionId). Notifications record seats and ownership (multiseat, API 1.22).
+        Migration(id: "0049_subscription_migrations", sql: """
+            CREATE TABLE app_store_subscription_migrations (
+                app_id TEXT NOT NULL,
+                original_transaction_id TEXT NOT NULL,
+                previous_original_transaction_id TEXT NOT NULL,
+                recorded_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, original_transaction_id)
+            );
+            ALTER TABLE app_store_notifications ADD COLUMN quantity BIGINT;
+            ALTER TABLE app_store_notifications ADD COLUMN in_app_ownership_type TEXT;
+            ALTER TABLE app_store_notifications ADD COLUMN previous_original_transaction_id TEXT;
+            """),
         // App transaction ids proven by Apple's signature: the first install to prove one owns it, later ones dispute it.
         Migration(id: "0044_app_transaction_owners", sql: """
             CREATE TABLE app_transaction_owners (

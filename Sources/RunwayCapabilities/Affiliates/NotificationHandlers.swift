@@ -105,6 +105,13 @@ struct NotificationHandlers: Sendable {
             result.status = "duplicate"
             return result
         }
+        // A migrated subscription (MIGRATION; the changelog spells it MIGRATE) names the id it had before: its later
+        // payments find their referrer through it.
+        if !rescinded, let transaction = checked.transaction, let previous = transaction.previousOriginalTransactionId,
+           let original = transaction.originalTransactionId, previous != original {
+            try AffiliateQueries.recordMigration(db, appId: surface.app.id, original: String(original.prefix(64)),
+                                                 previous: String(previous.prefix(64)), now: now)
+        }
         if type == rescindConsent, let appTransactionId = checked.appTransaction?.appTransactionId {
             try ConsentRescission.apply(db, appId: surface.app.id, appTransactionId: appTransactionId, now: now)
             result.status = "consent_rescinded"
@@ -123,10 +130,17 @@ struct NotificationHandlers: Sendable {
     static func post(_ db: any SQLExecutor, type: String, transaction: AppStoreTransaction, transactionId: String, surface: Surface, uuid: String,
                      now: Int64, result: AppStoreNotificationResult) throws -> AppStoreNotificationResult {
         var result = result
+        // A seat an organization or group purchaser assigned earns nothing, and taking it back is no refund: the
+        // purchaser's commission counted the seats (multiseat, App Store Server API 1.22).
+        if transaction.isAssignedSeat || transaction.revocationType == "ASSIGNMENT_REVOKE" {
+            return result
+        }
+        let original = transaction.originalTransactionId ?? transactionId
         let binding = try transaction.appAccountToken.flatMap { token in try AffiliateQueries.tokenBinding(db, token: token, appId: surface.app.id) }
             ?? transaction.appTransactionId.flatMap { id in
                 try AppTransactionOwnership.binding(db, appTransactionId: id, appId: surface.app.id, environment: surface.environment)
             }
+            ?? AffiliateQueries.subscriptionBinding(db, original: original, previous: transaction.previousOriginalTransactionId, appId: surface.app.id)
         guard let binding else {
             result.status = "unattributed"
             return result
@@ -138,7 +152,6 @@ struct NotificationHandlers: Sendable {
         try AffiliateQueries.lockToken(db, token: token, appId: surface.app.id)
         let programId = try binding.string("program_id"), affiliateId = try binding.string("affiliate_id")
         let holdDays = Int(try binding.int("hold_days"))
-        let original = transaction.originalTransactionId ?? transactionId
         if paymentTypes.contains(type) {
             return try accrue(db, transaction: transaction, transactionId: transactionId, original: original, token: token,
                               affiliateId: affiliateId, programId: programId, rule: try CommissionRules.decode(try binding.string("commission")),
@@ -176,7 +189,10 @@ struct NotificationHandlers: Sendable {
             result.amount = 0
             return result
         }
-        let (amount, commissionCurrency) = CommissionRules.amount(rule, price: price, currency: currency)
+        // Apple's price is of one product or seat; a multiseat purchase earns for each seat it bought.
+        let (perSeat, commissionCurrency) = CommissionRules.amount(rule, price: price, currency: currency)
+        let (product, overflow) = perSeat.multipliedReportingOverflow(by: transaction.seats)
+        let amount = overflow ? WireLimits.money : min(product, WireLimits.money)
         let committed = transaction.commitment.flatMap { CommissionRules.committedAmount(rule, commitment: $0, currency: currency) }
         guard try Ledger.accrue(db, Ledger.Commission(workspaceId: surface.app.workspaceId, affiliateId: affiliateId, programId: programId, token: token,
                                                       transactionId: transactionId, originalTransactionId: original, purchaseDate: purchaseDate,

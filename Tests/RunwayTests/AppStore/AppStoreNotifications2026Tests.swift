@@ -94,6 +94,74 @@ struct AppStoreNotifications2026Tests {
         await w.server.stop()
     }
 
+    /// A notification of `type` about transaction `id` of the subscription first bought as `original`.
+    static func subscription(_ w: T.World, _ type: String, id: String, original: String, token: String? = nil,
+                             fields: [(String, JSONValue)] = []) -> String {
+        let now = w.server.services.clock.nowMilliseconds()
+        let transaction = w.signer.transaction(id: id, original: original, bundleId: T.bundleId, token: token, purchaseDate: now, extra: fields)
+        return w.signer.notification(type, bundleId: T.bundleId, appAppleId: T.appAppleId, transaction: transaction, signedDate: now)
+    }
+
+    @Test("a migrated subscription keeps its referrer: MIGRATION (or the changelog's MIGRATE) names the id before, and later payments without a token earn for the same affiliate",
+          arguments: StoreBackend.all)
+    func migratedSubscriptions(_ backend: StoreBackend) async throws {
+        let w = try await T.world(backend)
+        for (spelling, n) in [("MIGRATION", "1"), ("MIGRATE", "2")] {
+            let token = try await T.bind(w)
+            let first = try await Self.result(w, Self.subscription(w, "SUBSCRIBED", id: "pre-\(n)", original: "before-\(n)", token: token))
+            #expect(first.status == "ok" && first.amount == 299)
+            let previous: [(String, JSONValue)] = [("previousOriginalTransactionId", .string("before-\(n)"))]
+            let migrated = try await Self.result(w, Self.subscription(w, spelling, id: "mig-\(n)", original: "after-\(n)", fields: previous))
+            #expect(migrated.status == "ignored" && migrated.notificationType == spelling, "a migration is no payment")
+            // Renewals of the migrated subscription carry neither the token nor, necessarily, the id before.
+            let renewed = try await Self.result(w, Self.subscription(w, "DID_RENEW", id: "post-\(n)", original: "after-\(n)"))
+            #expect(renewed.status == "ok" && renewed.amount == 299, "\(spelling): the referrer followed the migration")
+            let again = try await Self.result(w, Self.subscription(w, "DID_RENEW", id: "post2-\(n)", original: "after-\(n)", fields: previous))
+            #expect(again.status == "ok" && again.amount == 299)
+        }
+        let stranger = try await Self.result(w, Self.subscription(w, "DID_RENEW", id: "x-1", original: "never-bound",
+                                                                  fields: [("previousOriginalTransactionId", .string("also-never"))]))
+        #expect(stranger.status == "unattributed", "a subscription no bind led to earns nothing")
+        let (affiliates, recorded) = try await w.server.store.read { db in
+            (try db.query("SELECT DISTINCT affiliate_id FROM commissions").count,
+             try db.first("SELECT previous_original_transaction_id FROM app_store_notifications WHERE transaction_id = 'mig-1'")?.optionalString("previous_original_transaction_id"))
+        }
+        #expect(affiliates == 1 && recorded == "before-1")
+        #expect(try await T.balance(w, "USD")?.pending == 299 * 6)
+        try await T.checkLedger(w.server)
+        await w.server.stop()
+    }
+
+    @Test("multiseat: the purchaser's commission counts its seats, an assigned seat earns nothing, and taking a seat back is no refund",
+          arguments: StoreBackend.all)
+    func multiseat(_ backend: StoreBackend) async throws {
+        let w = try await T.world(backend)
+        let token = try await T.bind(w)
+        let bought = try await Self.result(w, Self.subscription(w, "SUBSCRIBED", id: "seat-1", original: "seats", token: token,
+                                                                fields: [("quantity", 5), ("inAppOwnershipType", "PURCHASED")]))
+        #expect(bought.status == "ok" && bought.amount == 299 * 5, "five seats")
+        // A member's seat, even one whose own device was bound to the affiliate.
+        let memberToken = try await T.bind(w)
+        let member = try await Self.result(w, Self.subscription(w, "SUBSCRIBED", id: "member-1", original: "member", token: memberToken,
+                                                                fields: [("inAppOwnershipType", "ASSIGNED")]))
+        #expect(member.status == "ignored" && member.amount == nil)
+        let revoked = try await Self.result(w, Self.subscription(w, "REVOKE", id: "seat-1", original: "seats", token: token, fields: [
+            ("revocationDate", .number(String(w.server.services.clock.nowMilliseconds()))), ("revocationType", "ASSIGNMENT_REVOKE"),
+        ]))
+        #expect(revoked.status == "ignored" && revoked.amount == nil, "a seat taken back changes the seats, not the money")
+        #expect(try await T.balance(w, "USD")?.pending == 299 * 5)
+        let huge = await T.notify(w, w.production, Self.subscription(w, "SUBSCRIBED", id: "seat-2", original: "seats-2", token: token,
+                                                                     fields: [("quantity", 1_000_001)]))
+        #expect(huge.status == 400 && huge.bodyText.contains("outside Apple's format"), "more than a million seats is refused, never multiplied")
+        let stored = try await w.server.store.read { db in
+            try db.query("SELECT quantity, in_app_ownership_type FROM app_store_notifications WHERE notification_type = 'SUBSCRIBED' AND transaction_id IN ('seat-1', 'member-1')")
+                .map { "\(try $0.optionalInt("quantity").map(String.init) ?? "-")/\(try $0.optionalString("in_app_ownership_type") ?? "-")" }
+        }
+        #expect(Set(stored) == ["5/PURCHASED", "-/ASSIGNED"], "\(stored)")
+        try await T.checkLedger(w.server)
+        await w.server.stop()
+    }
+
     @Test("a prorated refund claws back its share, rounded down in the affiliate's favour; a full refund after it takes the rest; a reversal returns it all")
     func proratedRefunds() async throws {
         let w = try await T.world()
