@@ -75,7 +75,8 @@ enum PostbackReports {
                 if !winning {
                     row.nonWinning += n
                 } else {
-                    if type == "re-engagement" {
+                    // Apple's JSON spells it `re-engagement`, its prose `reengagement`; both are read.
+                    if type == "re-engagement" || type == "reengagement" {
                         row.reengagements += n
                     } else if try group.int("sequence_index") == 0 {
                         row.installs += n

@@ -158,6 +158,11 @@ struct PostbackAPITests {
             .decoded(PostbackReport.self)
         #expect(sandbox.environment == "development")
         #expect(sandbox.rows == [PostbackReportRow(key: "adattributionkit", postbacks: 1, reengagements: 1, withheld: 1, duplicates: 1)])
+        // Apple's prose spells the type `reengagement`: stored as sent, counted the same.
+        try await testing.server.store.write { db in try db.execute("UPDATE postbacks SET conversion_type = 'reengagement' WHERE id = \(valid.id)") }
+        let prose = try await testing.server.admin.get("/v1/reports/postbacks?groupBy=framework&environment=development&workspaceId=\(testing.server.defaultWorkspace.id)")
+            .decoded(PostbackReport.self)
+        #expect(prose.rows == sandbox.rows)
         await testing.server.stop()
     }
 
