@@ -170,10 +170,17 @@ package final class AppleAdsClaims: Sendable {
         }
         if newStatus == "pending", next >= expiresAt { newStatus = "expired" }
         let final = newStatus != "pending"
+        let failed = ["invalid", "expired"].contains(newStatus), keepsAttribution = failed || newStatus == "not_attributed"
         let finalStatus = newStatus, nextAttempt = next, notFoundCount = notFound, lastError = error, answer = reading
         try await services.store.write { db in
+            // A claim asked again with a new token (`AppleAdsQueries.renew`) keeps its attribution when the new token
+            // fails or is not attributed: tracking consent adds detail to Apple's answer, it does not take the ad away.
             try db.execute("""
-                UPDATE apple_ads_claims SET status = \(finalStatus), attempts = \(attempts), not_found_in_a_row = \(notFoundCount),
+                UPDATE apple_ads_claims SET status = CASE
+                        WHEN renewals > 0 AND campaign_id IS NOT NULL AND \(keepsAttribution ? 1 : 0) = 1 THEN 'attributed'
+                        WHEN renewals > 0 AND \(failed ? 1 : 0) = 1 THEN 'not_attributed'
+                        ELSE \(finalStatus) END,
+                    attempts = \(attempts), not_found_in_a_row = \(notFoundCount),
                     next_attempt_at = \(nextAttempt), lease_until = NULL, last_status = \(status.map(Int64.init)), last_error = \(lastError),
                     resolved_at = \(final ? now : nil), token = \(final ? nil : taken.token)
                 WHERE app_id = \(appId) AND install_id = \(installId)

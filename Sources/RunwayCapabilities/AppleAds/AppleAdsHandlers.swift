@@ -40,11 +40,13 @@ struct AppleAdsHandlers: Sendable {
             if try AppleAdsQueries.insertPending(db, appId: appId, installId: installId, workspaceId: install.workspaceId, token: body.token, now: now) {
                 return true
             }
-            // A fresher token helps while Apple has no answer; a final answer is never asked for again.
+            // A fresher token helps while Apple has no answer. An answer is asked for again only with another token
+            // (AdServices makes one when the user changes tracking consent), a few times at most; the claim stays one.
             if try AppleAdsQueries.status(db, appId: appId, installId: installId) == "pending" {
                 try AppleAdsQueries.refreshToken(db, appId: appId, installId: installId, token: body.token)
+                return false
             }
-            return false
+            return try AppleAdsQueries.renew(db, appId: appId, installId: installId, token: body.token, now: now)
         }
         if isNew { try await claims.attempt(appId: appId, installId: installId) }
         // The install can be forgotten while Apple is asked; its claim then goes with it, and the answer is as for an

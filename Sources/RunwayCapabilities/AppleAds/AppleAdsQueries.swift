@@ -1,4 +1,5 @@
 import LinkRunwayAPI
+import RunwayCrypto
 import RunwayKit
 import RunwayStore
 
@@ -9,8 +10,8 @@ enum AppleAdsQueries {
     static func insertPending(_ db: any SQLExecutor, appId: String, installId: String, workspaceId: String, token: String, now: Int64) throws -> Bool {
         try db.execute("""
             INSERT INTO apple_ads_claims (app_id, install_id, workspace_id, token, status, attempts, not_found_in_a_row,
-                                          next_attempt_at, test_data, received_at)
-            VALUES (\(appId), \(installId), \(workspaceId), \(token), 'pending', 0, 0, \(now), 0, \(now))
+                                          next_attempt_at, test_data, received_at, token_sha256)
+            VALUES (\(appId), \(installId), \(workspaceId), \(token), 'pending', 0, 0, \(now), 0, \(now), \(tokenDigest(token)))
             ON CONFLICT (app_id, install_id) DO NOTHING
             """) == 1
     }
@@ -21,8 +22,29 @@ enum AppleAdsQueries {
 
     /// A fresher token for a claim Apple has no answer for yet.
     static func refreshToken(_ db: any SQLExecutor, appId: String, installId: String, token: String) throws {
-        try db.execute("UPDATE apple_ads_claims SET token = \(token) WHERE app_id = \(appId) AND install_id = \(installId) AND status = 'pending'")
+        try db.execute("""
+            UPDATE apple_ads_claims SET token = \(token), token_sha256 = \(tokenDigest(token))
+            WHERE app_id = \(appId) AND install_id = \(installId) AND status = 'pending'
+            """)
     }
+
+    /// How many times a new token may ask Apple again about an install it has answered for: consent changes are rare,
+    /// and each asks Apple once more.
+    static let maxRenewals: Int64 = 3
+
+    /// A new token for an answered claim (the user changed tracking consent, and AdServices made another): the claim
+    /// is pending again with it, keeping its answer until Apple gives the new one. False for the token it was answered
+    /// for, and once `maxRenewals` new tokens have asked.
+    static func renew(_ db: any SQLExecutor, appId: String, installId: String, token: String, now: Int64) throws -> Bool {
+        try db.execute("""
+            UPDATE apple_ads_claims SET token = \(token), token_sha256 = \(tokenDigest(token)), status = 'pending', attempts = 0,
+                not_found_in_a_row = 0, next_attempt_at = \(now), lease_until = NULL, received_at = \(now), renewals = renewals + 1
+            WHERE app_id = \(appId) AND install_id = \(installId) AND status IN ('attributed', 'not_attributed')
+              AND (token_sha256 IS NULL OR token_sha256 <> \(tokenDigest(token))) AND renewals < \(maxRenewals)
+            """) == 1
+    }
+
+    static func tokenDigest(_ token: String) -> String { ByteEncoding.hex(Digest.sha256(Array(token.utf8))) }
 
     static func claim(_ db: any SQLExecutor, appId: String, installId: String, now: Int64) throws -> AppleAdsClaim? {
         try db.first("SELECT \(raw: AppleAdsClaims.columns) FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)")

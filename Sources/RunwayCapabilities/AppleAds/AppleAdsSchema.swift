@@ -41,5 +41,11 @@ enum AppleAdsSchema {
             ALTER TABLE events ADD COLUMN apple_ads_ad_group_id TEXT;
             ALTER TABLE events ADD COLUMN apple_ads_keyword_id TEXT;
             """),
+        // AdServices makes a new token when the user changes tracking consent: a claim remembers the SHA-256 of the
+        // token it was answered for, and how often a new one has asked Apple again.
+        Migration(id: "0050_apple_ads_token_renewals", sql: """
+            ALTER TABLE apple_ads_claims ADD COLUMN token_sha256 TEXT;
+            ALTER TABLE apple_ads_claims ADD COLUMN renewals BIGINT NOT NULL DEFAULT 0;
+            """),
     ]
 }

@@ -74,6 +74,36 @@ struct AppleAdsTests {
         await Self.stop(w)
     }
 
+    @Test("a new token after a change of tracking consent asks Apple again and updates the one claim; the same token, a failing one or a fourth new one does not",
+          arguments: StoreBackend.all)
+    func newTokenAfterConsent(_ backend: StoreBackend) async throws {
+        let w = try await Self.world(backend)
+        try await Self.install(w, "att-1")
+        // Without tracking consent AdServices answers the standard payload; with it, the detailed one (the click's date).
+        let standard = try await Self.claim(w, install: "att-1", token: "tap-standard").decoded(AppleAdsClaim.self, status: 200)
+        #expect(standard.status == "attributed" && standard.attribution?.clickDate == nil)
+        let detailed = try await Self.claim(w, install: "att-1", token: "tap").decoded(AppleAdsClaim.self, status: 200)
+        #expect(detailed.status == "attributed" && detailed.attribution?.clickDate == "2026-11-29T08:15:00.000Z")
+        #expect(detailed.attribution?.campaignId == "61000", "Apple's new answer replaces the old")
+        #expect(try await Self.claim(w, install: "att-1", token: "tap").decoded(AppleAdsClaim.self) == detailed)
+        #expect(w.fake.requests(for: "tap") == 1 && w.fake.requests(for: "tap-standard") == 1, "the same token is not asked again")
+        // A new token Apple refuses leaves the attribution as it was.
+        let refused = try await Self.claim(w, install: "att-1", token: "invalid").decoded(AppleAdsClaim.self, status: 200)
+        #expect(refused.status == "attributed" && refused.attribution?.campaignId == "61000")
+        // Three renewals at most: a fourth new token is answered from the store.
+        _ = try await Self.claim(w, install: "att-1", token: "search-match").decoded(AppleAdsClaim.self, status: 200)
+        _ = try await Self.claim(w, install: "att-1", token: "view").decoded(AppleAdsClaim.self)
+        #expect(w.fake.requests(for: "view") == 0, "renewals are bounded")
+        let (claims, installs) = try await w.server.store.read { db in
+            (try db.first("SELECT COUNT(*) AS n FROM apple_ads_claims WHERE install_id = 'att-1'")!.int("n"),
+             try db.first("SELECT COUNT(*) AS n FROM installs WHERE install_id = 'att-1'")!.int("n"))
+        }
+        #expect(claims == 1 && installs == 1)
+        let report = try await w.server.admin.get("/v1/reports/apple-ads?workspaceId=\(w.server.defaultWorkspace.id)").decoded(AppleAdsReport.self)
+        #expect(report.rows.map(\.claims).reduce(0, +) == 1, "one install, one claim counted: \(report.rows)")
+        await Self.stop(w)
+    }
+
     @Test("Apple's other answers: no attribution, invalid, test data, search match, ids as strings")
     func otherAnswers() async throws {
         let w = try await Self.world()
