@@ -3,43 +3,54 @@ import LinkRunwayAPI
 
 /// The `linkrunway` command line. Exit codes: 0 success, 1 failure, 64 usage error.
 public enum CLI {
+    /// Commands of one area of `--help`. A named type (not a tuple) keeps the list below quick to type-check.
+    struct CommandGroup {
+        let area: String
+        let commands: [Command]
+
+        init(_ area: String, _ commands: [Command]) {
+            self.area = area
+            self.commands = commands
+        }
+    }
+
     /// Every command, by area, in the order `--help` lists them.
-    static let groups: [(area: String, commands: [Command])] = [
-        ("Run the server", [ServeCommands.serve, ServeCommands.migrate, BackupCommands.backup, BackupCommands.restore,
-                            DoctorCommand.doctor]),
-        ("Workspaces, apps and keys", [
-            TenancyCommands.workspaceCreate, TenancyCommands.workspaceList,
-            TenancyCommands.appCreate, TenancyCommands.appList, TenancyCommands.appShow, TenancyCommands.appUpdate,
-            TenancyCommands.keyCreate, TenancyCommands.keyList, TenancyCommands.keyRevoke,
-            UserCommands.create, UserCommands.list, UserCommands.remove,
-        ]),
-        ("Links", [
-            LinkCommands.domainAdd, LinkCommands.domainList, LinkCommands.domainVerify, LinkCommands.domainRemove,
-            LinkCommands.linkCreate, LinkCommands.linkList, LinkCommands.linkShow, LinkCommands.linkUpdate,
-            LinkCommands.linkDisable, LinkStatsCommand.command, LinkCommands.linkQR, QRLogoCommands.add, QRLogoCommands.list, QRLogoCommands.remove,
-            LinkImportCommand.command,
-        ]),
-        ("Attribution and webhooks", [
-            AttributionCommands.simulateClick, AttributionCommands.simulateInstall,
-            AttributionCommands.installExplain, AttributionCommands.installExport, AttributionCommands.installDelete,
-            AttributionCommands.reportFunnel,
-            WebhookCommands.create, WebhookCommands.list, WebhookCommands.deliveries, WebhookCommands.test,
-            WebhookCommands.redeliver, WebhookCommands.delete,
-        ]),
-        ("Postbacks and conversion values", [PostbackCommands.rulesSet, PostbackCommands.rulesShow,
-                                             PostbackCommands.reportPostbacks, PostbackCommands.keygen,
-                                             PostbackCommands.impressionSign, PlistCommands.fragment, PlistCommands.check,
-                                             PlistCommands.settings]),
-        ("Affiliates", [
-            AffiliateCommands.create, AffiliateCommands.list, AffiliateCommands.program, AffiliateCommands.code,
-            AffiliateCommands.link, AffiliateCommands.balance, AffiliateCommands.payout, AffiliateCommands.payoutsReport,
-            AffiliateCommands.surface, AppStoreReplayCommands.keySet, AppStoreReplayCommands.keyShow, AppStoreReplayCommands.keyDelete,
-            AppStoreReplayCommands.replay,
-        ]),
-        ("Check Apple's signed data offline", [VerifyCommands.appAttest, PostbackCommands.verifySKAdNetwork,
-                                               PostbackCommands.verifyAdAttributionKit, AffiliateCommands.verify]),
-        ("Development", [DevCommands.fakeAdServices, DevCommands.fakeAppStoreAPI]),
-    ]
+    static let groups: [CommandGroup] = [serverCommands, tenancyCommands, linkCommands, attributionCommands, postbackCommands, affiliateCommands, verifyCommands, devCommands]
+
+    static let serverCommands: CommandGroup = CommandGroup("Run the server", [ServeCommands.serve, ServeCommands.migrate, BackupCommands.backup, BackupCommands.restore,
+        DoctorCommand.doctor])
+    static let tenancyCommands: CommandGroup = CommandGroup("Workspaces, apps and keys", [
+        TenancyCommands.workspaceCreate, TenancyCommands.workspaceList,
+        TenancyCommands.appCreate, TenancyCommands.appList, TenancyCommands.appShow, TenancyCommands.appUpdate,
+        TenancyCommands.keyCreate, TenancyCommands.keyList, TenancyCommands.keyRevoke,
+        UserCommands.create, UserCommands.list, UserCommands.remove,
+    ])
+    static let linkCommands: CommandGroup = CommandGroup("Links", [
+        LinkCommands.domainAdd, LinkCommands.domainList, LinkCommands.domainVerify, LinkCommands.domainRemove,
+        LinkCommands.linkCreate, LinkCommands.linkList, LinkCommands.linkShow, LinkCommands.linkUpdate,
+        LinkCommands.linkDisable, LinkStatsCommand.command, LinkCommands.linkQR, QRLogoCommands.add, QRLogoCommands.list, QRLogoCommands.remove,
+        LinkImportCommand.command,
+    ])
+    static let attributionCommands: CommandGroup = CommandGroup("Attribution and webhooks", [
+        AttributionCommands.simulateClick, AttributionCommands.simulateInstall,
+        AttributionCommands.installExplain, AttributionCommands.installExport, AttributionCommands.installDelete,
+        AttributionCommands.reportFunnel,
+        WebhookCommands.create, WebhookCommands.list, WebhookCommands.deliveries, WebhookCommands.test,
+        WebhookCommands.redeliver, WebhookCommands.delete,
+    ])
+    static let postbackCommands: CommandGroup = CommandGroup("Postbacks and conversion values", [PostbackCommands.rulesSet, PostbackCommands.rulesShow,
+        PostbackCommands.reportPostbacks, PostbackCommands.keygen,
+        PostbackCommands.impressionSign, PlistCommands.fragment, PlistCommands.check,
+        PlistCommands.settings])
+    static let affiliateCommands: CommandGroup = CommandGroup("Affiliates", [
+        AffiliateCommands.create, AffiliateCommands.list, AffiliateCommands.program, AffiliateCommands.code,
+        AffiliateCommands.link, AffiliateCommands.balance, AffiliateCommands.payout, AffiliateCommands.payoutsReport,
+        AffiliateCommands.surface, AppStoreReplayCommands.keySet, AppStoreReplayCommands.keyShow, AppStoreReplayCommands.keyDelete,
+        AppStoreReplayCommands.replay,
+    ])
+    static let verifyCommands: CommandGroup = CommandGroup("Check Apple's signed data offline", [VerifyCommands.appAttest, PostbackCommands.verifySKAdNetwork,
+        PostbackCommands.verifyAdAttributionKit, AffiliateCommands.verify])
+    static let devCommands: CommandGroup = CommandGroup("Development", [DevCommands.fakeAdServices, DevCommands.fakeAppStoreAPI])
 
     static let commands: [Command] = groups.flatMap(\.commands)
 

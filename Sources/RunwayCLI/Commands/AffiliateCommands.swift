@@ -7,7 +7,7 @@ import RunwayJSON
 enum AffiliateCommands {
     static let jsonFlag = TenancyCommands.jsonFlag
 
-    static let create = Command(["affiliate", "create"], summary: "Add an affiliate.", options: [
+    static let create: Command = Command(["affiliate", "create"], summary: "Add an affiliate.", options: [
         .required("--name", "name", "Name."), .value("--external-id", "id", "Your reference for them."),
         .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), jsonFlag,
     ] + APIClient.options) { a, c in
@@ -17,7 +17,7 @@ enum AffiliateCommands {
         c.output(a.flag("--json") ? try Output.json(affiliate) : "Created affiliate \(affiliate.id) (\(affiliate.name))")
     }
 
-    static let list = Command(["affiliate", "list"], summary: "List affiliates.", options: [
+    static let list: Command = Command(["affiliate", "list"], summary: "List affiliates.", options: [
         .value("--workspace", "id", "Only this workspace's."), jsonFlag,
     ] + APIClient.options) { a, c in
         let path = "/v1/affiliates" + (a.value("--workspace").map { "?workspaceId=\(APIClient.escape($0))" } ?? "")
@@ -26,7 +26,7 @@ enum AffiliateCommands {
                  : Output.table(["ID", "NAME", "EXTERNAL ID", "CREATED"], affiliates.map { [$0.id, $0.name, $0.externalId ?? "", $0.createdAt] }))
     }
 
-    static let program = Command(["affiliate", "program"], summary: "Add an affiliate program to an app.", options: [
+    static let program: Command = Command(["affiliate", "program"], summary: "Add an affiliate program to an app.", options: [
         .required("--app", "id", "The app."), .required("--name", "name", "Name."),
         .value("--percent", "n", "Commission: this percentage of the customer price (e.g. 30 or 12.5)."),
         .value("--fixed", "amount", "Commission: this many minor units per payment (with --currency)."), .value("--currency", "code", "For --fixed."),
@@ -59,7 +59,7 @@ enum AffiliateCommands {
         c.output(a.flag("--json") ? try Output.json(created) : "Created program \(created.id) (\(created.name)), hold \(created.holdDays) days")
     }
 
-    static let code = Command(["affiliate", "code"], summary: "Give an affiliate a code for a program.", arguments: "<affiliate-id>", options: [
+    static let code: Command = Command(["affiliate", "code"], summary: "Give an affiliate a code for a program.", arguments: "<affiliate-id>", options: [
         .required("--program", "id", "The program."), .value("--code", "code", "The code (made up when absent)."), jsonFlag,
     ] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give one affiliate id") }
@@ -69,7 +69,7 @@ enum AffiliateCommands {
         c.output(a.flag("--json") ? try Output.json(created) : created.code)
     }
 
-    static let link = Command(["affiliate", "link"], summary: "Make a link that carries an affiliate.", arguments: "<affiliate-id>", options: [
+    static let link: Command = Command(["affiliate", "link"], summary: "Make a link that carries an affiliate.", arguments: "<affiliate-id>", options: [
         .required("--program", "id", "The program."), .value("--path", "path", "A custom path."), jsonFlag,
     ] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give one affiliate id") }
@@ -78,7 +78,7 @@ enum AffiliateCommands {
         c.output(a.flag("--json") ? try Output.json(created) : created.url)
     }
 
-    static let balance = Command(["affiliate", "balance"], summary: "An affiliate's pending, payable and paid commissions.", arguments: "<affiliate-id>",
+    static let balance: Command = Command(["affiliate", "balance"], summary: "An affiliate's pending, payable and paid commissions.", arguments: "<affiliate-id>",
                                  options: [jsonFlag] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give one affiliate id") }
         let balance = try await APIClient(a, c).get("/v1/affiliates/\(APIClient.escape(a.positionals[0]))/balance", as: AffiliateBalance.self)
@@ -88,7 +88,7 @@ enum AffiliateCommands {
         }))
     }
 
-    static let payout = Command(["affiliate", "payout"], summary: "Record a payout from an affiliate's payable balance.", arguments: "<affiliate-id>", options: [
+    static let payout: Command = Command(["affiliate", "payout"], summary: "Record a payout from an affiliate's payable balance.", arguments: "<affiliate-id>", options: [
         .required("--currency", "code", "The currency."), .value("--amount", "n", "Minor units (default: all that is payable)."),
         .value("--reference", "text", "Your payment reference."), jsonFlag,
     ] + APIClient.options) { a, c in
@@ -103,7 +103,7 @@ enum AffiliateCommands {
         c.output(a.flag("--json") ? try Output.json(posting) : "Paid \(Currency.text(minorUnits: posting.entries.first?.amount ?? 0, currency: posting.currency)) (\(posting.id))")
     }
 
-    static let payoutsReport = Command(["report", "payouts"], summary: "Every affiliate's live balances, per currency.", options: [
+    static let payoutsReport: Command = Command(["report", "payouts"], summary: "Every affiliate's live balances, per currency.", options: [
         .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), .value("--currency", "code", "Only this currency."), .flag("--csv", "Print CSV."), jsonFlag,
     ] + APIClient.options) { a, c in
         let client = try APIClient(a, c)
@@ -116,7 +116,7 @@ enum AffiliateCommands {
         }))
     }
 
-    static let surface = Command(["app-store", "surface"], summary: "Create where an app's App Store notifications arrive; prints the forwarding secret once.",
+    static let surface: Command = Command(["app-store", "surface"], summary: "Create where an app's App Store notifications arrive; prints the forwarding secret once.",
                                  options: [.required("--app", "id", "The app."), .required("--environment", "env", "production or sandbox."), jsonFlag] + APIClient.options) { a, c in
         let created = try await APIClient(a, c).post("/v1/apps/\(APIClient.escape(try a.required("--app")))/app-store-surfaces",
                                                      CreateSurfaceRequest(environment: try a.required("--environment")), as: CreatedSurface.self)
@@ -151,7 +151,7 @@ enum AffiliateCommands {
         }
     }
 
-    static let verify = Command(["verify", "app-store"], summary: "Check App Store signed data (a notification, transaction, renewal info or app transaction) offline.",
+    static let verify: Command = Command(["verify", "app-store"], summary: "Check App Store signed data (a notification, transaction, renewal info or app transaction) offline.",
                                 arguments: "<file>", options: [
         .value("--bundle-id", "id", "The app's bundle id (required, except for renewal info, which names no app)."),
         .required("--environment", "env", "Production, Sandbox or Xcode (required)."),

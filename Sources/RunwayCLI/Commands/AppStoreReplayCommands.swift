@@ -7,7 +7,7 @@ enum AppStoreReplayCommands {
 
     static func keyPath(_ a: ParsedArguments) throws -> String { "/v1/apps/\(APIClient.escape(try a.required("--app")))/app-store-key" }
 
-    static let keySet = Command(["app-store", "key", "set"], summary: "Store an app's In-App Purchase key, which replaying notifications signs with.",
+    static let keySet: Command = Command(["app-store", "key", "set"], summary: "Store an app's In-App Purchase key, which replaying notifications signs with.",
                                 options: [
         .required("--app", "id", "The app."), .required("--key-file", "p8", "The .p8 file App Store Connect gave (AuthKey_<key id>.p8)."),
         .value("--key-id", "id", "The key's id (default: from the file name AuthKey_<key id>.p8)."),
@@ -27,20 +27,20 @@ enum AppStoreReplayCommands {
         c.output(a.flag("--json") ? try Output.json(status) : "Stored In-App Purchase key \(keyId) (issuer \(status.issuerId ?? ""))")
     }
 
-    static let keyShow = Command(["app-store", "key", "show"], summary: "Show whether an app has an In-App Purchase key, and which (never the key).",
+    static let keyShow: Command = Command(["app-store", "key", "show"], summary: "Show whether an app has an In-App Purchase key, and which (never the key).",
                                  options: [.required("--app", "id", "The app."), jsonFlag] + APIClient.options) { a, c in
         let status = try await APIClient(a, c).get(try keyPath(a), as: AppStoreKeyStatus.self)
         c.output(a.flag("--json") ? try Output.json(status)
                  : status.configured ? "Key \(status.keyId ?? "") of issuer \(status.issuerId ?? ""), set \(status.updatedAt ?? "")" : "No In-App Purchase key")
     }
 
-    static let keyDelete = Command(["app-store", "key", "delete"], summary: "Remove an app's In-App Purchase key.",
+    static let keyDelete: Command = Command(["app-store", "key", "delete"], summary: "Remove an app's In-App Purchase key.",
                                    options: [.required("--app", "id", "The app.")] + APIClient.options) { a, c in
         try await APIClient(a, c).delete(try keyPath(a))
         c.output("Removed the In-App Purchase key")
     }
 
-    static let replay = Command(["app-store", "replay"], summary: "Fetch the notifications Apple sent since a time and process the ones the server missed.",
+    static let replay: Command = Command(["app-store", "replay"], summary: "Fetch the notifications Apple sent since a time and process the ones the server missed.",
                                 options: [
         .required("--app", "id", "The app (it needs an In-App Purchase key: app-store key set)."),
         .required("--since", "time", "Start: an ISO 8601 time, a day (YYYY-MM-DD, UTC) or a span back from now (12h, 3d)."),

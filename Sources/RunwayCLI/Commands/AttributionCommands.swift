@@ -6,7 +6,7 @@ import LinkRunwayAPI
 enum AttributionCommands {
     static let jsonFlag = TenancyCommands.jsonFlag
 
-    static let simulateClick = Command(["simulate", "click"], summary: "Follow a link as a device would (default an iPhone), recording the click.",
+    static let simulateClick: Command = Command(["simulate", "click"], summary: "Follow a link as a device would (default an iPhone), recording the click.",
                                        arguments: "<link-url>", options: [
         .value("--ip", "address", "The device's address (default: this machine's)."),
         .value("--ua", "user-agent", "The device's User-Agent (default: an iPhone)."), jsonFlag,
@@ -18,7 +18,7 @@ enum AttributionCommands {
                  : "Clicked \(click.linkId) as \(click.platform): token \(click.clickToken), sent to \(click.location ?? "nowhere")")
     }
 
-    static let simulateInstall = Command(["simulate", "install"], summary: "A first launch as the SDK would send it, from a chosen address.", options: [
+    static let simulateInstall: Command = Command(["simulate", "install"], summary: "A first launch as the SDK would send it, from a chosen address.", options: [
         .required("--app", "id", "The app."), .value("--ip", "address", "The device's address (default: this machine's)."),
         .value("--install-id", "id", "An install id (default: a new UUID)."), .value("--click-token", "token", "A click token the app would hold."),
         .value("--platform", "ios|tvos", "Default ios."), jsonFlag,
@@ -34,7 +34,7 @@ enum AttributionCommands {
         return "Install \(match.installId): \(match.method) (confidence \(match.confidence)) → \(match.linkId ?? "-") path \(match.path ?? "-")"
     }
 
-    static let installExplain = Command(["install", "explain"], summary: "Why an install was attributed (or not).", arguments: "<install-id>",
+    static let installExplain: Command = Command(["install", "explain"], summary: "Why an install was attributed (or not).", arguments: "<install-id>",
                                         options: [.value("--app", "id", "The app, if the id is known in several."), jsonFlag] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one install id") }
         let query = a.value("--app").map { "?appId=\(APIClient.escape($0))" } ?? ""
@@ -47,14 +47,14 @@ enum AttributionCommands {
         c.output(lines.joined(separator: "\n"))
     }
 
-    static let installExport = Command(["install", "export"], summary: "Everything stored about an install, as JSON.", arguments: "<install-id>",
+    static let installExport: Command = Command(["install", "export"], summary: "Everything stored about an install, as JSON.", arguments: "<install-id>",
                                        options: [.value("--app", "id", "The app, if the id is known in several.")] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one install id") }
         let query = a.value("--app").map { "?appId=\(APIClient.escape($0))" } ?? ""
         c.output(try Output.json(try await APIClient(a, c).get("/v1/installs/\(APIClient.escape(a.positionals[0]))/export\(query)", as: InstallExport.self)))
     }
 
-    static let installDelete = Command(["install", "delete"], summary: "Delete everything stored about an install.", arguments: "<install-id>",
+    static let installDelete: Command = Command(["install", "delete"], summary: "Delete everything stored about an install.", arguments: "<install-id>",
                                        options: [.value("--app", "id", "The app, if the id is known in several."), jsonFlag] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one install id") }
         let query = a.value("--app").map { "?appId=\(APIClient.escape($0))" } ?? ""
@@ -64,7 +64,7 @@ enum AttributionCommands {
                  : "Deleted \(receipt.installId): " + receipt.deleted.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
     }
 
-    static let reportFunnel = Command(["report", "funnel"], summary: "Clicks, installs, opens, events and revenue, grouped.", options: [
+    static let reportFunnel: Command = Command(["report", "funnel"], summary: "Clicks, installs, opens, events and revenue, grouped.", options: [
         .value("--from", "time", "Start: a day (2026-11-01) or an ISO 8601 time (default 30 days ago)."), .value("--to", "time", "End: a day (2026-11-30, through its end) or an ISO 8601 time (default now)."),
         .value("--group-by", "key", "day, link, campaign, channel, source, variant, qr (scan or tap), country (clicks and opens), inAppBrowser (clicks), utmSource, utmMedium, utmCampaign, utmTerm, utmContent or an Apple Ads id (default day)."), .value("--app", "id", "Only this app."),
         .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."),

@@ -7,7 +7,7 @@ import RunwayStore
 enum BackupCommands {
     static let databaseOption = ServeCommands.settingOptions.first { $0.name == "--database-url" }!
 
-    static let backup = Command(["backup"], summary: "Copy the SQLite database to FILE while the server keeps serving.",
+    static let backup: Command = Command(["backup"], summary: "Copy the SQLite database to FILE while the server keeps serving.",
                                 arguments: "FILE", options: [databaseOption],
                                 details: "One consistent snapshot (SQLite's online backup), integrity-checked, as a single file. On PostgreSQL use pg_dump.") { arguments, context in
         let (path, file) = try sqlitePathAndFile(arguments, context, verb: "back up")
@@ -20,7 +20,7 @@ enum BackupCommands {
         }
     }
 
-    static let restore = Command(["restore"], summary: "Replace the SQLite database with the backup in FILE.",
+    static let restore: Command = Command(["restore"], summary: "Replace the SQLite database with the backup in FILE.",
                                  arguments: "FILE", options: [databaseOption, .flag("--replace", "Overwrite an existing database.")],
                                  details: "Stop every server using the database first. The backup is checked (integrity, and no migration newer than this binary) before anything is replaced.") { arguments, context in
         let (path, file) = try sqlitePathAndFile(arguments, context, verb: "restore")

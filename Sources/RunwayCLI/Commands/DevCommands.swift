@@ -6,7 +6,7 @@ import RunwayServer
 
 /// Tools for development and demos.
 enum DevCommands {
-    static let fakeAdServices = Command(["dev", "fake-adservices"], summary: "Run a stand-in for Apple's AdServices API until SIGTERM or SIGINT.",
+    static let fakeAdServices: Command = Command(["dev", "fake-adservices"], summary: "Run a stand-in for Apple's AdServices API until SIGTERM or SIGINT.",
                                         options: [.value("--port", "port", "TCP port on 127.0.0.1 (default 8090).")],
                                         details: """
         Point the server at it with LINKRUNWAY_APPLE_ADS_URL=http://127.0.0.1:<port>. The token decides the answer:
@@ -26,7 +26,7 @@ enum DevCommands {
         await fake.server.shutdown(grace: .seconds(1))
     }
 
-    static let fakeAppStoreAPI = Command(["dev", "fake-app-store-api"],
+    static let fakeAppStoreAPI: Command = Command(["dev", "fake-app-store-api"],
                                          summary: "Run a stand-in for the App Store Server API's notification history until SIGTERM or SIGINT.",
                                          options: [
         .value("--port", "port", "TCP port on 127.0.0.1 (default 8091)."),

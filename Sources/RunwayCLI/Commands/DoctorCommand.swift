@@ -11,7 +11,7 @@ enum DoctorCommand {
         let failures: Int
     }
 
-    static let doctor = Command(["doctor"], summary: "Check a deployment: server, database, clock, key, apps, link domains, postback paths.",
+    static let doctor: Command = Command(["doctor"], summary: "Check a deployment: server, database, clock, key, apps, link domains, postback paths.",
                                 options: [
                                     .value("--server", "url", "The server (default $LINKRUNWAY_URL or http://127.0.0.1:8080)."),
                                     .value("--key", "key", "An admin or server key (default $LINKRUNWAY_KEY); without one, apps and the server's domains are skipped."),

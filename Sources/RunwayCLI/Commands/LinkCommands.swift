@@ -5,7 +5,7 @@ import LinkRunwayAPI
 enum LinkCommands {
     static let jsonFlag = TenancyCommands.jsonFlag
 
-    static let domainAdd = Command(["domain", "add"], summary: "Add a link domain to a workspace.", arguments: "<hostname>",
+    static let domainAdd: Command = Command(["domain", "add"], summary: "Add a link domain to a workspace.", arguments: "<hostname>",
                                    options: [.value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), jsonFlag] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one hostname") }
         let client = try APIClient(a, c)
@@ -15,14 +15,14 @@ enum LinkCommands {
         c.output(a.flag("--json") ? try Output.json(domain) : "Added \(domain.hostname) (\(domain.id)) to \(domain.workspaceId)" + proof)
     }
 
-    static let domainVerify = Command(["domain", "verify"], summary: "Check a link domain's DNS TXT record; once it is there, the domain serves links.",
+    static let domainVerify: Command = Command(["domain", "verify"], summary: "Check a link domain's DNS TXT record; once it is there, the domain serves links.",
                                       arguments: "<domain-id>", options: [jsonFlag] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one domain id") }
         let domain = try await APIClient(a, c).post("/v1/domains/\(APIClient.escape(a.positionals[0]))/verify", [String: String](), as: LinkDomain.self)
         c.output(a.flag("--json") ? try Output.json(domain) : "\(domain.hostname) is verified and serves links")
     }
 
-    static let domainList = Command(["domain", "list"], summary: "List link domains.",
+    static let domainList: Command = Command(["domain", "list"], summary: "List link domains.",
                                     options: [.value("--workspace", "id", "Only this workspace's."), jsonFlag] + APIClient.options) { a, c in
         let path = "/v1/domains" + (a.value("--workspace").map { "?workspaceId=\(APIClient.escape($0))" } ?? "")
         let domains = try await APIClient(a, c).all(path, as: LinkDomain.self)
@@ -30,7 +30,7 @@ enum LinkCommands {
                                                                             domains.map { [$0.id, $0.hostname, $0.workspaceId, $0.verified ? "yes" : "no", $0.createdAt] }))
     }
 
-    static let domainRemove = Command(["domain", "remove"], summary: "Remove a link domain that has no links.", arguments: "<domain-id>",
+    static let domainRemove: Command = Command(["domain", "remove"], summary: "Remove a link domain that has no links.", arguments: "<domain-id>",
                                       options: APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one domain id") }
         try await APIClient(a, c).delete("/v1/domains/\(APIClient.escape(a.positionals[0]))")
@@ -65,7 +65,7 @@ enum LinkCommands {
         .value("--utm-term", "text", "utm_term."), .value("--utm-content", "text", "utm_content."),
     ]
 
-    static let linkCreate = Command(["link", "create"], summary: "Create a link.", options: [
+    static let linkCreate: Command = Command(["link", "create"], summary: "Create a link.", options: [
         .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), .value("--app", "id", "The app it opens."),
         .value("--domain", "hostname", "One of the workspace's link domains (default: its first)."),
         .value("--path", "path", "A custom path (default: 8 generated characters)."),
@@ -83,7 +83,7 @@ enum LinkCommands {
         c.output(a.flag("--json") ? try Output.json(link) : "Created \(link.id): \(link.url)")
     }
 
-    static let linkUpdate = Command(["link", "update"], summary: "Change a link (not its domain or path).", arguments: "<link-id>",
+    static let linkUpdate: Command = Command(["link", "update"], summary: "Change a link (not its domain or path).", arguments: "<link-id>",
                                     options: fieldOptions + [.value("--enabled", "on|off", "Turn the link on or off."), jsonFlag] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one link id") }
         let fields = try LinkFields(a)
@@ -103,7 +103,7 @@ enum LinkCommands {
         c.output(a.flag("--json") ? try Output.json(link) : "Updated \(link.id): \(link.url)")
     }
 
-    static let linkList = Command(["link", "list"], summary: "List links.", options: [
+    static let linkList: Command = Command(["link", "list"], summary: "List links.", options: [
         .value("--workspace", "id", "Only this workspace's."), .value("--app", "id", "Only this app's."),
         .value("--campaign", "tag", "Only this campaign."), .value("--domain", "hostname", "Only this domain."), jsonFlag,
     ] + APIClient.options) { a, c in
@@ -117,7 +117,7 @@ enum LinkCommands {
             links.map { [$0.id, $0.url, $0.appPath ?? "-", $0.campaign ?? "-", $0.enabled ? "yes" : "no", $0.expiresAt ?? "-"] }))
     }
 
-    static let linkShow = Command(["link", "show"], summary: "Show a link.", arguments: "<link-id>", options: [jsonFlag] + APIClient.options) { a, c in
+    static let linkShow: Command = Command(["link", "show"], summary: "Show a link.", arguments: "<link-id>", options: [jsonFlag] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one link id") }
         let link = try await APIClient(a, c).get("/v1/links/\(APIClient.escape(a.positionals[0]))", as: Link.self)
         c.output(a.flag("--json") ? try Output.json(link) : Output.table(["FIELD", "VALUE"], [
@@ -132,14 +132,14 @@ enum LinkCommands {
         ]))
     }
 
-    static let linkDisable = Command(["link", "disable"], summary: "Disable a link at once.", arguments: "<link-id>",
+    static let linkDisable: Command = Command(["link", "disable"], summary: "Disable a link at once.", arguments: "<link-id>",
                                      options: [jsonFlag] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one link id") }
         let link = try await APIClient(a, c).post("/v1/links/\(APIClient.escape(a.positionals[0]))/disable", EmptyBody(), as: Link.self)
         c.output(a.flag("--json") ? try Output.json(link) : "Disabled \(link.id)")
     }
 
-    static let linkQR = Command(["link", "qr"], summary: "Save a link's QR code as SVG or PNG.", arguments: "<link-id>", options: [
+    static let linkQR: Command = Command(["link", "qr"], summary: "Save a link's QR code as SVG or PNG.", arguments: "<link-id>", options: [
         .value("--format", "svg|png", "Picture format (default png)."), .value("--size", "pixels", "Pixels per side (default 512)."),
         .value("--margin", "modules", "Quiet zone (default 4)."), .value("--out", "file", "Where to write it (default <link-id>.<format>)."),
         .value("--fg", "hex", "Module colour (default 000000); darker than --bg, at least 3:1."), .value("--bg", "hex", "Background colour (default ffffff)."),

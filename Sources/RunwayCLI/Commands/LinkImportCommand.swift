@@ -23,7 +23,7 @@ enum LinkImportCommand {
     static let batchRows = ImportLinksRequest.batchLimit
     static let batchBytes = 3 * 1024 * 1024
 
-    static let command = Command(["link", "import"], summary: "Create many links from a CSV file, with a dry run and a report per row.",
+    static let command: Command = Command(["link", "import"], summary: "Create many links from a CSV file, with a dry run and a report per row.",
                                  arguments: "<file.csv>", options: [
         .value("--from", "format", "linkrunway (our columns, the default), firebase (a Dynamic Links export) or branch (a Branch links export)."),
         .flag("--dry-run", "Check every row and report what would happen; change nothing."),

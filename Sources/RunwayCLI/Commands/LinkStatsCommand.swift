@@ -4,7 +4,7 @@ import LinkRunwayAPI
 
 /// `link stats`: a link's figures over a range of UTC days (`GET /v1/links/{id}/stats`), as tables, JSON or CSV.
 enum LinkStatsCommand {
-    static let command = Command(["link", "stats"], summary: "A link's clicks, opens, installs, events and revenue per day, with breakdowns.",
+    static let command: Command = Command(["link", "stats"], summary: "A link's clicks, opens, installs, events and revenue per day, with breakdowns.",
                                  arguments: "<link-id>", options: [
         .value("--from", "day", "The first UTC day, 2026-11-01 (default: 29 days before --to)."),
         .value("--to", "day", "The last UTC day, included (default: today); at most \(LinkStats.maxDays) days in all."),

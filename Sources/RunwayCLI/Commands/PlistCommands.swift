@@ -7,7 +7,7 @@ import RunwayJSON
 enum PlistCommands {
     static let jsonFlag = TenancyCommands.jsonFlag
 
-    static let fragment = Command(["plist"], summary: "Print the Info.plist keys an app needs for AdAttributionKit and SKAdNetwork.",
+    static let fragment: Command = Command(["plist"], summary: "Print the Info.plist keys an app needs for AdAttributionKit and SKAdNetwork.",
                                   arguments: "<app-id>", options: [
         .value("--role", "role", "both (default), advertised (postback copies and attribution rules) or publisher (the workspace's ad networks)."),
         jsonFlag,
@@ -25,7 +25,7 @@ enum PlistCommands {
         for note in fragment.notes { c.errorOutput("note: \(note)") }
     }
 
-    static let check = Command(["plist", "check"], summary: "Check an Info.plist's attribution keys for the mistakes Apple's documentation warns about.",
+    static let check: Command = Command(["plist", "check"], summary: "Check an Info.plist's attribution keys for the mistakes Apple's documentation warns about.",
                                arguments: "<Info.plist>", options: [
         .value("--workspace", "id", "Whose link domains are this server's (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), jsonFlag,
     ] + APIClient.options, details: """
@@ -54,7 +54,7 @@ enum PlistCommands {
         if !result.ok { throw CommandFailure("\(path) has \(result.findings.filter { $0.level == "error" }.count) error(s)") }
     }
 
-    static let settings = Command(["plist", "settings"], summary: "Show or set an app's AdAttributionKit settings (attribution windows, cooldowns, copy opt-ins).",
+    static let settings: Command = Command(["plist", "settings"], summary: "Show or set an app's AdAttributionKit settings (attribution windows, cooldowns, copy opt-ins).",
                                   arguments: "<app-id>", options: [
         .value("--file", "file", "Set them from this JSON file (see docs/postbacks.md); without it, print them."), jsonFlag,
     ] + APIClient.options) { a, c in

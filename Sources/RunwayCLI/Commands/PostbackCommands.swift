@@ -51,7 +51,7 @@ enum PostbackCommands {
     static let verifySKAdNetwork = verdictCommand(["verify", "skadnetwork"], framework: .skadnetwork)
     static let verifyAdAttributionKit = verdictCommand(["verify", "adattributionkit"], framework: .adattributionkit)
 
-    static let keygen = Command(["adnetwork", "keygen"], summary: "Make a P-256 key pair for signing impressions.", options: [
+    static let keygen: Command = Command(["adnetwork", "keygen"], summary: "Make a P-256 key pair for signing impressions.", options: [
         .value("--out", "file", "Write the private key (PKCS#8 PEM) here, readable by you only; print it when absent."),
     ], details: "Prints the public key as base64 SubjectPublicKeyInfo: that is what you give Apple when you register.") { arguments, context in
         guard let key = PrivateKey.generateP256(), let pem = key.pem, let publicKey = key.publicKey else { throw CommandFailure("OpenSSL could not make a key") }
@@ -66,7 +66,7 @@ enum PostbackCommands {
         context.output("Public key (give this to Apple):\n\(Data(publicKey.spki).base64EncodedString())")
     }
 
-    static let impressionSign = Command(["impression", "sign"], summary: "Sign an ad impression with an ad network's key.", options: [
+    static let impressionSign: Command = Command(["impression", "sign"], summary: "Sign an ad impression with an ad network's key.", options: [
         .required("--format", "format", "adattributionkit (a compact JWS) or skadnetwork-4.0 (a signature for StoreKit)."),
         .required("--key", "file", "The ad network's P-256 private key (PEM)."),
         .required("--ad-network-id", "id", "Your ad network id, as registered with Apple (lower-case; capitals are refused)."),
@@ -120,7 +120,7 @@ enum PostbackCommands {
         context.output(try Output.json(signed))
     }
 
-    static let rulesSet = Command(["rules", "set"], summary: "Set an app's conversion schema from a JSON file (a new version).", options: [
+    static let rulesSet: Command = Command(["rules", "set"], summary: "Set an app's conversion schema from a JSON file (a new version).", options: [
         .required("--app", "id", "The app."), .required("--file", "file", "{\"rules\": [...], \"laterWindows\": [...]} (see docs/postbacks.md)."), jsonFlag,
     ] + APIClient.options) { a, c in
         let file = try a.required("--file")
@@ -136,7 +136,7 @@ enum PostbackCommands {
         c.output(a.flag("--json") ? try Output.json(schema) : "Version \(schema.version) of \(schema.appId)'s conversion schema: \(schema.rules.count) rules")
     }
 
-    static let rulesShow = Command(["rules", "show"], summary: "Show an app's current conversion schema.", options: [
+    static let rulesShow: Command = Command(["rules", "show"], summary: "Show an app's current conversion schema.", options: [
         .required("--app", "id", "The app."), jsonFlag,
     ] + APIClient.options) { a, c in
         let schema = try await APIClient(a, c).get("/v1/apps/\(APIClient.escape(try a.required("--app")))/conversion-schema", as: ConversionSchema.self)
@@ -153,7 +153,7 @@ enum PostbackCommands {
         }
     }
 
-    static let reportPostbacks = Command(["report", "postbacks"], summary: "Postbacks, installs and conversion values, grouped.", options: [
+    static let reportPostbacks: Command = Command(["report", "postbacks"], summary: "Postbacks, installs and conversion values, grouped.", options: [
         .value("--from", "time", "Start: a day (2026-11-01) or an ISO 8601 time (default 30 days ago)."), .value("--to", "time", "End: a day (2026-11-30, through its end) or an ISO 8601 time (default now)."),
         .value("--group-by", "key", "day, network, campaign, sourceIdentifier, window, value, conversion, tier, country or framework."),
         .value("--app", "id", "Only this app."), .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."),

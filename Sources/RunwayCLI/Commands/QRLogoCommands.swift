@@ -3,7 +3,7 @@ import LinkRunwayAPI
 
 /// `qr-logo` commands: the logos a workspace's QR codes may carry at their centre (`linkrunway link qr --logo`).
 enum QRLogoCommands {
-    static let add = Command(["qr-logo", "add"], summary: "Upload a PNG or SVG logo for the centre of QR codes.", arguments: "<file>", options: [
+    static let add: Command = Command(["qr-logo", "add"], summary: "Upload a PNG or SVG logo for the centre of QR codes.", arguments: "<file>", options: [
         .value("--name", "name", "A name for people (default: the file's name without its extension)."),
         .value("--format", "png|svg", "The file's format (default: from its first bytes)."),
         .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), LinkCommands.jsonFlag,
@@ -30,7 +30,7 @@ enum QRLogoCommands {
         c.output(a.flag("--json") ? try Output.json(logo) : "Added \(logo.id): \(logo.name) (\(logo.format), \(logo.width)×\(logo.height))")
     }
 
-    static let list = Command(["qr-logo", "list"], summary: "List QR logos.",
+    static let list: Command = Command(["qr-logo", "list"], summary: "List QR logos.",
                               options: [.value("--workspace", "id", "Only this workspace's."), LinkCommands.jsonFlag] + APIClient.options) { a, c in
         let path = "/v1/qr-logos" + (a.value("--workspace").map { "?workspaceId=\(APIClient.escape($0))" } ?? "")
         let logos = try await APIClient(a, c).all(path, as: QRLogo.self)
@@ -39,7 +39,7 @@ enum QRLogoCommands {
         }))
     }
 
-    static let remove = Command(["qr-logo", "remove"], summary: "Remove a QR logo.",
+    static let remove: Command = Command(["qr-logo", "remove"], summary: "Remove a QR logo.",
                                 arguments: "<logo-id>", options: APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one logo id") }
         try await APIClient(a, c).delete("/v1/qr-logos/\(APIClient.escape(a.positionals[0]))")

@@ -9,7 +9,7 @@ enum ServeCommands {
         ServerConfiguration.settings.map { .value($0.flag, "value", "\($0.summary) [$\($0.environment), default \($0.defaultValue)]") }
     }
 
-    static let serve = Command(["serve"], summary: "Run the server until SIGTERM or SIGINT.", options: settingOptions,
+    static let serve: Command = Command(["serve"], summary: "Run the server until SIGTERM or SIGINT.", options: settingOptions,
                                details: "On an empty database it creates a workspace and prints an admin key, once.") { arguments, context in
         let configuration = try configuration(arguments, context)
         let termination = ServerRuntime.terminationSignal()
@@ -67,7 +67,7 @@ enum ServeCommands {
         }
     }
 
-    static let migrate = Command(["migrate"], summary: "Bring the database to the current schema.",
+    static let migrate: Command = Command(["migrate"], summary: "Bring the database to the current schema.",
                                  options: [settingOptions.first { $0.name == "--database-url" }!,
                                            .flag("--create", "Create the SQLite database if it does not exist yet.")],
                                  details: """

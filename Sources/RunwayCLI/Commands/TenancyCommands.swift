@@ -4,20 +4,20 @@ import LinkRunwayAPI
 enum TenancyCommands {
     static let jsonFlag = OptionSpec.flag("--json", "Print JSON instead of a table.")
 
-    static let workspaceCreate = Command(["workspace", "create"], summary: "Create a workspace (admin key).",
+    static let workspaceCreate: Command = Command(["workspace", "create"], summary: "Create a workspace (admin key).",
                                          options: [.required("--name", "name", "Workspace name."), jsonFlag] + APIClient.options) { a, c in
         let client = try APIClient(a, c)
         let workspace = try await client.post("/v1/workspaces", CreateWorkspaceRequest(name: try a.required("--name")), as: Workspace.self)
         c.output(a.flag("--json") ? try Output.json(workspace) : "Created workspace \(workspace.id) \"\(workspace.name)\"")
     }
 
-    static let workspaceList = Command(["workspace", "list"], summary: "List workspaces.", options: [jsonFlag] + APIClient.options) { a, c in
+    static let workspaceList: Command = Command(["workspace", "list"], summary: "List workspaces.", options: [jsonFlag] + APIClient.options) { a, c in
         let workspaces = try await APIClient(a, c).all("/v1/workspaces", as: Workspace.self)
         c.output(a.flag("--json") ? try Output.json(workspaces)
                  : Output.table(["ID", "NAME", "CREATED"], workspaces.map { [$0.id, $0.name, $0.createdAt] }))
     }
 
-    static let appCreate = Command(["app", "create"], summary: "Register an app.", options: [
+    static let appCreate: Command = Command(["app", "create"], summary: "Register an app.", options: [
         .required("--name", "name", "App name."),
         .required("--team-id", "id", "Apple Developer Team ID (10 characters)."),
         .required("--bundle-id", "id", "Bundle ID, e.g. com.example.app."),
@@ -42,7 +42,7 @@ enum TenancyCommands {
         c.output(a.flag("--json") ? try Output.json(app) : "Created app \(app.id) \(app.teamId).\(app.bundleId)")
     }
 
-    static let appList = Command(["app", "list"], summary: "List apps.",
+    static let appList: Command = Command(["app", "list"], summary: "List apps.",
                                  options: [.value("--workspace", "id", "Only this workspace's apps."), jsonFlag] + APIClient.options) { a, c in
         let path = "/v1/apps" + (a.value("--workspace").map { "?workspaceId=\(APIClient.escape($0))" } ?? "")
         let apps = try await APIClient(a, c).all(path, as: App.self)
@@ -51,7 +51,7 @@ enum TenancyCommands {
             apps.map { [$0.id, $0.name, $0.teamId, $0.bundleId, $0.appStoreId ?? "-", $0.platforms.map(\.rawValue).joined(separator: ",")] }))
     }
 
-    static let appShow = Command(["app", "show"], summary: "Show an app.", arguments: "<app-id>",
+    static let appShow: Command = Command(["app", "show"], summary: "Show an app.", arguments: "<app-id>",
                                  options: [jsonFlag] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one app id") }
         let app = try await APIClient(a, c).get("/v1/apps/\(APIClient.escape(a.positionals[0]))", as: App.self)
@@ -62,7 +62,7 @@ enum TenancyCommands {
         ]))
     }
 
-    static let appUpdate = Command(["app", "update"], summary: "Change an app, including how its installs are matched.", arguments: "<app-id>", options: [
+    static let appUpdate: Command = Command(["app", "update"], summary: "Change an app, including how its installs are matched.", arguments: "<app-id>", options: [
         .value("--name", "name", "App name."), .value("--app-store-id", "id", "Numeric App Store ID."),
         .value("--probabilistic-minutes", "n", "Match installs to clicks from the same hashed address within n minutes (0 turns it off)."),
         .value("--view-through-hours", "n", "Match installs to ad impressions from the same hashed address within n hours (0 turns it off)."),
@@ -102,7 +102,7 @@ enum TenancyCommands {
                    + "clicks \(app.attribution.clickWindowDays) days, App Attest \(app.attestation.policy) (\(app.attestation.environments.joined(separator: ", ")))")
     }
 
-    static let keyCreate = Command(["key", "create"], summary: "Create an API key; its secret is printed once.", options: [
+    static let keyCreate: Command = Command(["key", "create"], summary: "Create an API key; its secret is printed once.", options: [
         .required("--kind", "kind", "publishable, server or admin."),
         .value("--name", "name", "A name to recognise it by."),
         .value("--workspace", "id", "Workspace of a server key (required with an admin key)."),
@@ -116,7 +116,7 @@ enum TenancyCommands {
                  : "Created \(kind.rawValue) key \(created.key.id). Its secret is shown only now:\n\n    \(created.secret)\n")
     }
 
-    static let keyList = Command(["key", "list"], summary: "List API keys (never their secrets).", options: [
+    static let keyList: Command = Command(["key", "list"], summary: "List API keys (never their secrets).", options: [
         .value("--workspace", "id", "Only this workspace's keys."), .value("--app", "id", "Only this app's keys."), jsonFlag,
     ] + APIClient.options) { a, c in
         var query: [String] = []
@@ -128,7 +128,7 @@ enum TenancyCommands {
             keys.map { [$0.id, $0.kind.rawValue, $0.name, $0.workspaceId ?? "-", $0.appId ?? "-", $0.displayPrefix, $0.revokedAt ?? "-"] }))
     }
 
-    static let keyRevoke = Command(["key", "revoke"], summary: "Revoke an API key at once.", arguments: "<key-id>",
+    static let keyRevoke: Command = Command(["key", "revoke"], summary: "Revoke an API key at once.", arguments: "<key-id>",
                                    options: [jsonFlag] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one key id") }
         let key = try await APIClient(a, c).post("/v1/keys/\(APIClient.escape(a.positionals[0]))/revoke", EmptyBody(), as: APIKey.self)

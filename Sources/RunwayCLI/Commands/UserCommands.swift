@@ -4,7 +4,7 @@ import RunwayCrypto
 
 /// `user` commands: the people who sign in to the console with a password.
 enum UserCommands {
-    static let create = Command(["user", "create"], summary: "Add a console user; without --password-stdin a password is made and printed once.", options: [
+    static let create: Command = Command(["user", "create"], summary: "Add a console user; without --password-stdin a password is made and printed once.", options: [
         .required("--email", "address", "What they sign in with."),
         .value("--workspace", "id", "The one workspace they see (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."),
         .flag("--password-stdin", "Read the password (12 characters or more) from the first line of standard input."),
@@ -29,7 +29,7 @@ enum UserCommands {
         }
     }
 
-    static let list = Command(["user", "list"], summary: "List console users.", options: [
+    static let list: Command = Command(["user", "list"], summary: "List console users.", options: [
         .value("--workspace", "id", "Only this workspace's."), TenancyCommands.jsonFlag,
     ] + APIClient.options) { a, c in
         let path = "/v1/users" + (a.value("--workspace").map { "?workspaceId=\(APIClient.escape($0))" } ?? "")
@@ -38,7 +38,7 @@ enum UserCommands {
                  : Output.table(["ID", "EMAIL", "WORKSPACE", "CREATED"], users.map { [$0.id, $0.email, $0.workspaceId, $0.createdAt] }))
     }
 
-    static let remove = Command(["user", "remove"], summary: "Remove a console user and end their sessions.", arguments: "<user-id>",
+    static let remove: Command = Command(["user", "remove"], summary: "Remove a console user and end their sessions.", arguments: "<user-id>",
                                 options: APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one user id") }
         try await APIClient(a, c).delete("/v1/users/\(APIClient.escape(a.positionals[0]))")

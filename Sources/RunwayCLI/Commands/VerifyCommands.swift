@@ -18,7 +18,7 @@ enum VerifyCommands {
         var reason: String?
     }
 
-    static let appAttest = Command(["verify", "app-attest"], summary: "Check an App Attest attestation offline, step by step.",
+    static let appAttest: Command = Command(["verify", "app-attest"], summary: "Check an App Attest attestation offline, step by step.",
                                    options: [
         .required("--attestation", "file", "The attestation object, raw CBOR or base64 text (required)."),
         .required("--key-id", "base64", "The key id from generateKey (required)."),

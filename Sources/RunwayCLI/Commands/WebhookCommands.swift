@@ -6,7 +6,7 @@ enum WebhookCommands {
     static let jsonFlag = TenancyCommands.jsonFlag
     static let deliveryJSON = OptionSpec.flag("--json", "Print the delivery as JSON.")
 
-    static let create = Command(["webhook", "create"], summary: "Register an endpoint; prints its signing secret once.", options: [
+    static let create: Command = Command(["webhook", "create"], summary: "Register an endpoint; prints its signing secret once.", options: [
         .required("--url", "url", "https:// endpoint."), .required("--topics", "list", "Comma-separated: install, event, click."),
         .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."), jsonFlag,
     ] + APIClient.options) { a, c in
@@ -18,13 +18,13 @@ enum WebhookCommands {
                  : "Created \(created.webhook.id). Its signing secret is shown only now:\n\n    \(created.secret)\n")
     }
 
-    static let list = Command(["webhook", "list"], summary: "List webhook endpoints.", options: [jsonFlag] + APIClient.options) { a, c in
+    static let list: Command = Command(["webhook", "list"], summary: "List webhook endpoints.", options: [jsonFlag] + APIClient.options) { a, c in
         let hooks = try await APIClient(a, c).all("/v1/webhooks", as: WebhookEndpoint.self)
         c.output(a.flag("--json") ? try Output.json(hooks) : Output.table(["ID", "URL", "TOPICS", "CREATED"],
                                                                         hooks.map { [$0.id, $0.url, $0.topics.joined(separator: ","), $0.createdAt] }))
     }
 
-    static let deliveries = Command(["webhook", "deliveries"], summary: "Recent deliveries of an endpoint, with why the last attempt failed.",
+    static let deliveries: Command = Command(["webhook", "deliveries"], summary: "Recent deliveries of an endpoint, with why the last attempt failed.",
                                     arguments: "<webhook-id>", options: [jsonFlag] + APIClient.options,
                                     details: "REASON is why the last attempt failed, in a word: dns_failed, connect_failed, blocked_address,\n"
                                         + "blocked_port, blocked_scheme, tls_failed, timeout, send_failed, or http_ and the status answered (http_500).") { a, c in
@@ -34,7 +34,7 @@ enum WebhookCommands {
             items.map { [$0.id, $0.topic, $0.status, String($0.attempts), $0.lastStatus.map(String.init) ?? "-", reason($0), $0.createdAt] }))
     }
 
-    static let test = Command(["webhook", "test"], summary: "Send a signed ping to one endpoint and wait for its first attempt.",
+    static let test: Command = Command(["webhook", "test"], summary: "Send a signed ping to one endpoint and wait for its first attempt.",
                               arguments: "<webhook-id>", options: [
         .value("--wait", "seconds", "How long to wait for the first attempt (default 10; 0 returns once queued)."), deliveryJSON,
     ] + APIClient.options, details: "Exits 1 when the first attempt fails; the ping is then retried like any delivery.") { a, c in
@@ -49,7 +49,7 @@ enum WebhookCommands {
         if !a.flag("--json") { c.output(describe(ping, as: "Ping")) }
     }
 
-    static let redeliver = Command(["webhook", "redeliver"], summary: "Send a delivered or failed delivery again, as a new delivery.",
+    static let redeliver: Command = Command(["webhook", "redeliver"], summary: "Send a delivered or failed delivery again, as a new delivery.",
                                    arguments: "<webhook-id> <delivery-id>", options: [deliveryJSON] + APIClient.options,
                                    details: "The new delivery has its own id and attempts and the same body; the original keeps its history.") { a, c in
         guard a.positionals.count == 2 else { throw UsageError("give a webhook id and one of its delivery ids") }
@@ -58,7 +58,7 @@ enum WebhookCommands {
         c.output(a.flag("--json") ? try Output.json(copy) : "Queued \(copy.id), a redelivery of \(a.positionals[1]) (\(copy.topic))")
     }
 
-    static let delete = Command(["webhook", "delete"], summary: "Remove an endpoint and its deliveries.", arguments: "<webhook-id>",
+    static let delete: Command = Command(["webhook", "delete"], summary: "Remove an endpoint and its deliveries.", arguments: "<webhook-id>",
                                 options: APIClient.options) { a, c in
         let webhookId = try onlyPositional(a, "give exactly one webhook id")
         try await APIClient(a, c).delete("/v1/webhooks/\(APIClient.escape(webhookId))")

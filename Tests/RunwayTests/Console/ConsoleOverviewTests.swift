@@ -26,7 +26,9 @@ struct ConsoleOverviewTests {
         let app = #","appId":"\#(w.app.id)""#
         // Day A at 23:00 UTC: four clicks, an install and a purchase of 10 €.
         let start = clock.wall.nowMilliseconds()
-        clock.advance(seconds: Double((start / 86_400_000 + 1) * 86_400_000 - 3_600_000 - start) / 1000)
+        let tomorrow: Int64 = (start / 86_400_000 + 1) * 86_400_000
+        let toElevenPM: Int64 = tomorrow - 3_600_000 - start
+        clock.advance(seconds: Double(toElevenPM) / 1000)
         let dayA = Self.day(clock.wall.nowMilliseconds())
         for _ in 0..<4 { _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone) }
         _ = try await MatchingTests.match(w, install: "r1")

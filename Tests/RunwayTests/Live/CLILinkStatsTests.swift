@@ -22,8 +22,8 @@ struct CLILinkStatsTests {
         #expect(text.output.contains("(UTC): clicks 2, opens 0, installs 0, events 0, revenue -; previews 0, bots 0"), "\(text.output)")
         #expect(text.output.contains("DAY ") && text.output.contains("\(today)  2 "), "\(text.output)")
         let platform = text.output.components(separatedBy: "\n\n").first { $0.hasPrefix("PLATFORM") } ?? ""
-        #expect(platform.split(separator: "\n").map { $0.split(separator: " ").prefix(2).joined(separator: " ") } == ["PLATFORM CLICKS", "android 1", "ios 1"],
-                "\(platform)")
+        let platformRows: [String] = platform.split(separator: "\n").map { (line: Substring) -> String in line.split(separator: " ").prefix(2).joined(separator: " ") }
+        #expect(platformRows == ["PLATFORM CLICKS", "android 1", "ios 1"], "\(platform)")
         #expect(text.output.contains("COUNTRY  CLICKS  OPENS\n(none)   2       0"), "countries without installs: \(text.output)")
 
         let json = await run(["link", "stats", link.id, "--json", "--by", "qr"])
