@@ -7,7 +7,7 @@ had (sealing secrets and the documented derivations apart), a broad set of API r
 fields allowed), the link's redirect goes where it went, and today's start names what it now does differently.
 
 rolling (PostgreSQL): a 0.2.0 server keeps serving while today's `linkrunway migrate` runs and a server of today joins
-it on the same database; traffic on every read route and the main writes goes to both, with no 5xx, and every webhook
+it on the same database; traffic on every route (the main writes for real, the rest refused) goes to both, with no 5xx, and every webhook
 delivery either server sends carries a valid signature.
 
 Usage: scripts/upgrade_test.py <today's linkrunway binary>
@@ -384,25 +384,27 @@ def signature_valid(secret, header, body):
     return hmac.compare_digest(mac, parts["v1"])
 
 
-def every_read(server, fill, label):
-    """Every GET route of the server's OpenAPI document whose parameters the fill can name, and the fill's reads."""
+def every_route(server, fill, label):
+    """Every route of the server's OpenAPI document: each GET with the fill's ids where it can name them (another id
+    otherwise), and each write with an empty JSON body and ids nothing has, so it is routed, authorised and refused
+    without changing what the fill made. None may answer 5xx."""
     document = json_of(server.request("GET", "/openapi.json"))
     names = {"workspaceId": fill.workspace, "appId": fill.app, "linkId": fill.link, "webhookId": fill.hook["webhook"]["id"],
              "installId": fill.installs[0], "surfaceId": fill.surface.get("surface", {}).get("id", "none")}
-    paths = set(fill.reads())
+    requests = {("GET", path) for path in fill.reads()}
     for path, operations in (document or {}).get("paths", {}).items():
-        if "get" not in operations or not path.startswith("/v1/"):
-            continue
-        filled = re.sub(r"\{(\w+)\}", lambda m: names.get(m.group(1), "\0"), path)
-        if "\0" not in filled:
-            paths.add(filled)
+        for method in operations:
+            if method not in ("get", "post", "put", "patch", "delete"):
+                continue
+            known = names if method == "get" else {}
+            requests.add((method.upper(), re.sub(r"\{(\w+)\}", lambda m: known.get(m.group(1), "zz_missing"), path)))
     errors = []
-    for path in sorted(paths):
-        status, body, _ = server.request("GET", path, key=fill.admin)
+    for method, path in sorted(requests):
+        status, body, _ = server.request(method, path, None if method == "GET" else {}, key=fill.admin)
         if status >= 500:
-            errors.append(f"{path}: {status} {body[:200]!r}")
+            errors.append(f"{method} {path}: {status} {body[:200]!r}")
     check(not errors, f"{label}: 5xx on {errors}")
-    return len(paths)
+    return len(requests)
 
 
 def writes(server, fill, tag):
@@ -443,7 +445,7 @@ def rolling(binary, base_url, work):
     migrated = subprocess.run([binary, "migrate", "--database-url", database.url], capture_output=True, text=True, timeout=120)
     check(migrated.returncode == 0, f"migrate failed: {migrated.stdout}{migrated.stderr}")
     fill.traffic(old, "old-after-migrate")
-    read_count = every_read(old, fill, "0.2.0 after migrate")
+    route_count = every_route(old, fill, "0.2.0 after migrate")
 
     new = Server(binary, database.url, work, "rolling-new", env=private)
     check("waits until no server of an older version runs" in new.output(), "today's server does not seal while 0.2.0 runs")
@@ -451,11 +453,11 @@ def rolling(binary, base_url, work):
         for server in (old, new):
             fill.traffic(server, f"{server.name}-{round_number}")
             writes(server, fill, f"{server.name}-{round_number}")
-    every_read(old, fill, "0.2.0 beside today's server")
-    every_read(new, fill, "today's server beside 0.2.0")
+    every_route(old, fill, "0.2.0 beside today's server")
+    every_route(new, fill, "today's server beside 0.2.0")
     old.stop()
     fill.traffic(new, "after-old-stopped")
-    every_read(new, fill, "today's server alone")
+    every_route(new, fill, "today's server alone")
 
     deadline = time.time() + 90
     expected = 0
@@ -471,7 +473,7 @@ def rolling(binary, base_url, work):
     check(len(received) >= expected > 0, f"{len(received)} deliveries received of {expected}")
     bad = [h for h, body in received if not signature_valid(secret, h, body)]
     check(not bad, f"{len(bad)} of {len(received)} webhook signatures do not verify")
-    print(f"  {read_count} read routes, {len(received)} webhook deliveries verified")
+    print(f"  {route_count} route requests, {len(received)} webhook deliveries verified")
     receiver.shutdown()
 
 
