@@ -131,10 +131,11 @@ struct PostgresStoreTests {
         try await second
         let ids = try await store.read { try $0.query("SELECT id FROM items ORDER BY id").map { try $0.string("id") } }
         #expect(ids == ["a", "b"])
-        // PostgreSQL aborts one of the two; under load its rerun may meet the other again, so it may run more than twice.
+        // PostgreSQL aborts at least one of the two, which runs again. Under load a rerun may meet the other again, and
+        // a CI run once saw each aborted once ([2, 2]): what is promised is that both land, each within its attempts.
         let sortedRuns = runs.counts.withLock { $0.values.sorted() }
-        #expect(sortedRuns.count == 2 && sortedRuns[0] == 1 && sortedRuns[1] >= 2,
-                "one write ran once, the one PostgreSQL aborted ran again: \(sortedRuns)")
+        #expect(sortedRuns.count == 2 && sortedRuns.reduce(0, +) >= 3 && sortedRuns.allSatisfy { $0 <= 8 },
+                "both writes ran, an aborted one ran again, none past its attempts: \(sortedRuns)")
         await store.close()
     }
 
