@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // The LinkRunway SDK for Apple apps: no dependencies, no C modules, Swift 6 language mode. Two libraries that share

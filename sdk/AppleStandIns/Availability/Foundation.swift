@@ -1,0 +1,37 @@
+// What the availability check (../availability.sh) needs of Foundation, for Apple targets, where the toolchain here has
+// no Foundation: the types the stand-in modules and the SDK's adapters and Platform.swift name, with no behaviour.
+// Only the `-typecheck` of that script reads this; nothing is built from it for Linux or for a device.
+
+open class NSObject {
+    public init() {}
+}
+
+public protocol LocalizedError: Error {}
+
+public struct Data: Sendable, Hashable {}
+
+public struct URL: Sendable, Hashable {}
+
+public struct Date: Sendable, Hashable {
+    public init() {}
+}
+
+public struct URLError: Error {
+    public enum Code: Sendable { case unsupportedURL }
+    public init(_ code: Code) {}
+}
+
+public struct OperatingSystemVersion: Sendable {
+    public var majorVersion: Int
+    public var minorVersion: Int
+    public var patchVersion: Int
+}
+
+open class ProcessInfo: NSObject {
+    open class var processInfo: ProcessInfo { ProcessInfo() }
+    open var operatingSystemVersion: OperatingSystemVersion { OperatingSystemVersion(majorVersion: 0, minorVersion: 0, patchVersion: 0) }
+}
+
+public struct Locale: Sendable {
+    public static var preferredLanguages: [String] { [] }
+}
