@@ -5,13 +5,16 @@ extension LinkRunway {
 
     /// Posts the AdServices token once per installation (registering a returning install id first, when no match has).
     /// A 202 (Apple has no answer yet) is retried at most three times, five seconds apart unless the server names
-    /// another wait (at most thirty); the server keeps asking Apple after that. Nil without consent or where AdServices
-    /// does not exist.
+    /// another wait (at most thirty); the server keeps asking Apple after that. Nil without consent, where AdServices
+    /// does not exist (the simulator included), and when Apple gives no token within `appleCallTimeout` (a later
+    /// call asks again). The token is fetched off the SDK's actor, so a hung call stalls nothing else.
     @discardableResult
     public func submitAdServicesToken() async throws -> AppleAdsClaim? {
         guard let installId = try gate(), let provider = environment.adServices, !storage.bool(.adServicesReported) else { return nil }
-        let token = try provider.attributionToken()
         let started = epoch
+        guard let fetched = await AppleCall.blocking(within: environment.appleCallTimeout, { try provider.attributionToken() }) else { return nil }
+        let token = try fetched.get()
+        guard started == epoch else { return nil }
         try await registerReturningInstall()
         guard started == epoch else { return nil }
         // Like the match, a claim counts as made once it may have reached the server.

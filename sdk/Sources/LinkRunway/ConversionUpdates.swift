@@ -109,13 +109,13 @@ extension LinkRunway {
             // coarse value.
             var order = environment.conversionFrameworks
             if install.lock { order = order.filter { $0.name == "adattributionkit" } + order.filter { $0.name != "adattributionkit" } }
-            for framework in order where await Self.hand(install, to: framework, tag: nil) { installAccepted.append(framework.name) }
+            for framework in order where await hand(install, to: framework, tag: nil) { installAccepted.append(framework.name) }
         }
         var reengagementUpdate: ReengagementUpdate?
         if let tag, let values = reengagement {
             var accepted: [String] = []
             for framework in environment.conversionFrameworks where framework.takesReengagementUpdates {
-                if await Self.hand(values, to: framework, tag: tag) { accepted.append(framework.name) }
+                if await hand(values, to: framework, tag: tag) { accepted.append(framework.name) }
             }
             reengagementUpdate = ReengagementUpdate(conversionTag: tag, fine: values.fine, coarse: values.coarse, lockWindow: values.lock, frameworks: accepted)
         }
@@ -134,12 +134,13 @@ extension LinkRunway {
         return nil
     }
 
-    static func hand(_ values: Values, to framework: any ConversionFramework, tag: String?) async -> Bool {
-        do {
+    /// Whether the framework took the update within `appleCallTimeout`; one that never answers is left behind, so the
+    /// queue goes on to the next update.
+    func hand(_ values: Values, to framework: any ConversionFramework, tag: String?) async -> Bool {
+        let outcome = await AppleCall.awaiting(within: environment.appleCallTimeout) {
             try await framework.update(fine: values.fine, coarse: values.coarse, lockWindow: values.lock, conversionTag: tag)
-            return true
-        } catch {
-            return false
         }
+        if case .success? = outcome { return true }
+        return false
     }
 }

@@ -97,10 +97,14 @@ public struct LinkRunwayDependencies: Sendable {
     public var now: @Sendable () -> Date
     /// How the SDK waits between retries (seconds).
     public var sleep: @Sendable (Double) async -> Void
+    /// How long one call to Apple (the Apple Ads token, a conversion-value update) may take before the SDK goes on
+    /// without it, in seconds of real time (not `sleep`'s): five by default.
+    public var appleCallTimeout: Double
 
     public init(device: DeviceInfo = .current, conversionFrameworks: [any ConversionFramework] = [], adServices: (any AdServicesTokenProvider)? = nil,
                 appAttest: (any AppAttestProvider)? = nil, appTransaction: (any AppTransactionProvider)? = nil, now: @escaping @Sendable () -> Date = { Date() },
-                sleep: @escaping @Sendable (Double) async -> Void = { seconds in try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000)) }) {
+                sleep: @escaping @Sendable (Double) async -> Void = { seconds in try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000)) },
+                appleCallTimeout: Double = 5) {
         self.device = device
         self.conversionFrameworks = conversionFrameworks
         self.adServices = adServices
@@ -108,10 +112,11 @@ public struct LinkRunwayDependencies: Sendable {
         self.appTransaction = appTransaction
         self.now = now
         self.sleep = sleep
+        self.appleCallTimeout = appleCallTimeout
     }
 
     /// The real frameworks where they exist: SKAdNetwork, AdAttributionKit (iOS 17.4 and later) and AdServices on
-    /// iOS; App Attest and StoreKit 2's app transaction on iOS and tvOS. (`LINKRUNWAY_APPLE_STANDINS` is defined only by
+    /// iOS (not on the simulator, where Apple's token call always fails); App Attest and StoreKit 2's app transaction on iOS and tvOS. (`LINKRUNWAY_APPLE_STANDINS` is defined only by
     /// the build that type-checks these adapters on Linux against stand-ins of Apple's modules.)
     public static var system: LinkRunwayDependencies {
         var frameworks: [any ConversionFramework] = []
@@ -123,7 +128,7 @@ public struct LinkRunwayDependencies: Sendable {
         #if canImport(AdAttributionKit)
         if #available(iOS 17.4, *) { frameworks.append(AdAttributionKitFramework()) }
         #endif
-        #if canImport(AdServices)
+        #if canImport(AdServices) && !targetEnvironment(simulator)
         adServices = SystemAdServices()
         #endif
         #endif

@@ -52,6 +52,24 @@ struct AppleAdsTests {
         #expect(paced.slept == [12, 30])
     }
 
+    @Test("a token call that hangs is given up after appleCallTimeout without holding the SDK; a later call claims")
+    func hangingToken() async throws {
+        let server = Self.server([Self.attributed])
+        let adServices = HangingAdServices()
+        let runway = Fixture.runway(server, adServices: adServices, appleCallTimeout: 0.3)
+        await runway.setConsent(true)
+        let claim = Task { try await runway.submitAdServicesToken() }
+        for _ in 0..<500 where adServices.calls.withLock({ $0 }) == 0 { try await Task.sleep(nanoseconds: 2_000_000) }
+        // While Apple's call hangs, the SDK's actor is free: an event goes out.
+        let receipt = try await runway.track(type: "SIGNUP", eventId: "evt-during")
+        #expect(receipt?.eventId == "evt-during")
+        #expect(try await claim.value == nil, "no token within the deadline: no claim")
+        #expect(!server.paths().contains("POST /v1/claims/apple-ads"))
+        adServices.release.signal()
+        #expect(try await runway.submitAdServicesToken()?.status == "attributed")
+        #expect(server.paths().filter { $0 == "POST /v1/claims/apple-ads" }.count == 1)
+    }
+
     @Test("another failure throws, and a later call posts again")
     func failureLeavesClaimOpen() async throws {
         let server = Self.server([.init(status: 400, json: #"{"error":{"code":"invalid_token"}}"#), Self.attributed])

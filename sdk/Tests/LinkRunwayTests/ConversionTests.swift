@@ -243,6 +243,24 @@ struct ConversionTests {
         #expect(held.calls.map(\.fine) == [10])
     }
 
+    @Test("a framework that never answers is given up after appleCallTimeout: the update goes to the others, the queue goes on")
+    func hungFrameworkLeftBehind() async throws {
+        let hung = HeldFramework("skadnetwork", open: false), other = FakeFramework("adattributionkit")
+        let server = StubServer { request in
+            request.path.hasPrefix("/v1/mobile/config/") ? Fixture.config(rules: Self.rules) : Fixture.standard(request)
+        }
+        let runway = Fixture.runway(server, frameworks: [hung, other], appleCallTimeout: 0.2)
+        await runway.setConsent(true)
+        _ = try await runway.configureConversions(appId: "app_1")
+        let first = await runway.recordConversion(event: "SIGNUP")
+        #expect(first?.frameworks == ["adattributionkit"], "the hung framework did not take it in time")
+        let second = await runway.recordConversion(event: "PURCHASE", amount: 100)
+        #expect(second?.frameworks == ["adattributionkit"])
+        #expect(other.calls.map(\.fine) == [10, 30], "the queue did not wait for the hung call")
+        #expect(hung.started.withLock { $0 } == 2 && hung.calls.isEmpty)
+        hung.open()
+    }
+
     @Test("withdrawal drops the queued updates and the high-water mark")
     func withdrawalDropsQueue() async throws {
         let held = HeldFramework("skadnetwork", open: false)

@@ -232,6 +232,18 @@ struct FakeAdServices: AdServicesTokenProvider {
     func attributionToken() throws -> String { token }
 }
 
+/// AdServices whose first token call hangs (a blocking call, as `AAAttribution.attributionToken()` is) until released,
+/// or for thirty seconds at most; later calls answer at once.
+final class HangingAdServices: AdServicesTokenProvider, Sendable {
+    let release = DispatchSemaphore(value: 0)
+    let calls = Mutex(0)
+
+    func attributionToken() throws -> String {
+        if calls.withLock({ $0 += 1; return $0 }) == 1 { _ = release.wait(timeout: .now() + 30) }
+        return "late-token"
+    }
+}
+
 /// StoreKit 2's app transaction id and its signed copy, scripted.
 struct FakeAppTransaction: AppTransactionProvider {
     let id: String?
@@ -312,11 +324,12 @@ enum Fixture {
     static func runway(_ server: StubServer, clock: TestClock = TestClock(), frameworks: [any ConversionFramework] = [],
                        adServices: (any AdServicesTokenProvider)? = nil, appAttest: (any AppAttestProvider)? = nil,
                        appTransaction: (any AppTransactionProvider)? = nil, platform: String = "ios", key: String = Fixture.key,
-                       suite: String = Fixture.suite()) -> LinkRunway {
+                       suite: String = Fixture.suite(), appleCallTimeout: Double = 5) -> LinkRunway {
         let dependencies = LinkRunwayDependencies(device: DeviceInfo(platform: platform, osVersion: "17.4", language: "en-GB"),
                                                   conversionFrameworks: frameworks, adServices: adServices, appAttest: appAttest,
                                                   appTransaction: appTransaction,
-                                                  now: { clock.now }, sleep: { seconds in clock.waits.withLock { $0.append(seconds) } })
+                                                  now: { clock.now }, sleep: { seconds in clock.waits.withLock { $0.append(seconds) } },
+                                                  appleCallTimeout: appleCallTimeout)
         return LinkRunway(endpoint: server.endpoint, publishableKey: key, suiteName: suite, session: server.session, dependencies: dependencies)
     }
 
