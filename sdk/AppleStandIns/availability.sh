@@ -28,32 +28,34 @@ if [ "$(printf '%s\n6.1\n' "$tools" | sort -V | head -1)" != "6.1" ]; then
 fi
 
 # Apple's frameworks are imported only by the adapters, which are what this script checks.
-if grep -lE '^\s*(@_weakLinked )?import (StoreKit|AdAttributionKit|AdServices|DeviceCheck)\b' -r "$sdk" | grep -v '/Apple/' ; then
+if grep -lE '^\s*(@_weakLinked )?import (StoreKit|AdAttributionKit|AdServices|DeviceCheck|Security)\b' -r "$sdk" | grep -v '/Apple/' ; then
     echo "the files above import an Apple framework outside an Apple/ folder, where no availability check reaches" >&2
     exit 1
 fi
 
-# Builds the standard library, Foundation's stand-in and the four framework stand-ins for one platform's lowest target.
+# Builds the standard library, Foundation's stand-in and the five framework stand-ins for one platform's lowest target.
 modules() {
     local triple=$1 dir="$work/$toolchain/$1"
     if [ ! -f "$dir/.complete" ]; then
-        rm -rf "$dir" && mkdir -p "$dir"
+        # (the interfaces kept out of the search path, where the compiler would rebuild from them, less well)
+        rm -rf "$dir" && mkdir -p "$dir/interfaces"
         for module in Swift _Concurrency; do
             # @backDeployed bodies are not in the interface; without the attribute those members count as
             # available from their @available version only, which is stricter, never looser.
             sed -e "s/-target x86_64-unknown-linux-gnu/-target $triple/" -e 's/@backDeployed(before: [^)]*)//' \
-                "$interfaces/$module.swiftmodule/x86_64-unknown-linux-gnu.swiftinterface" > "$dir/$module.swiftinterface"
-            "$frontend" -compile-module-from-interface "$dir/$module.swiftinterface" -module-name "$module" -parse-stdlib \
+                "$interfaces/$module.swiftmodule/x86_64-unknown-linux-gnu.swiftinterface" > "$dir/interfaces/$module.swiftinterface"
+            "$frontend" -compile-module-from-interface "$dir/interfaces/$module.swiftinterface" -module-name "$module" -parse-stdlib \
                 -target "$triple" -disable-availability-checking -I "$dir" -o "$dir/$module.swiftmodule"
-        done
-        for module in Foundation StoreKit AdAttributionKit AdServices DeviceCheck; do
-            local source=$module/$module.swift
-            [ "$module" = Foundation ] && source=Availability/Foundation.swift
-            "$frontend" -emit-module "$source" -module-name "$module" -parse-as-library -swift-version 6 -O -target "$triple" \
-                -disable-implicit-string-processing-module-import -I "$dir" -o "$dir/$module.swiftmodule"
         done
         touch "$dir/.complete"
     fi
+    # The stand-ins change with the SDK: built on every run (they take a second).
+    for module in Foundation StoreKit AdAttributionKit AdServices DeviceCheck Security; do
+        local source=$module/$module.swift
+        [ "$module" = Foundation ] && source=Availability/Foundation.swift
+        "$frontend" -emit-module "$source" -module-name "$module" -parse-as-library -swift-version 6 -O -target "$triple" \
+            -disable-implicit-string-processing-module-import -I "$dir" -o "$dir/$module.swiftmodule"
+    done
     echo "$dir"
 }
 

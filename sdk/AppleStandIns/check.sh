@@ -22,7 +22,7 @@ for library in LinkRunway LinkRunwayAds; do
     weak=$((weak + count))
 done
 for adapter in LinkRunway/SKAdNetworkFramework LinkRunway/AdAttributionKitFramework LinkRunway/SystemAdServices LinkRunway/SystemAppAttest \
-               LinkRunway/SystemAppTransaction LinkRunwayAds/SystemAppImpressions; do
+               LinkRunway/SystemAppTransaction LinkRunway/SystemKeychain LinkRunwayAds/SystemAppImpressions; do
     # (grep reads all of nm's output: with -q it would stop early, and pipefail would see nm killed by SIGPIPE)
     if ! nm ".build/debug/${adapter%%/*}.build/${adapter#*/}.swift.o" | grep " T " > /dev/null; then
         echo "${adapter#*/}.swift compiled to nothing: its #if conditions no longer hold in this build" >&2

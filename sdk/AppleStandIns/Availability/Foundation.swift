@@ -8,7 +8,15 @@ open class NSObject {
 
 public protocol LocalizedError: Error {}
 
-public struct Data: Sendable, Hashable {}
+/// Bytes: what `Data(value.utf8)` and `String(decoding:as:)` need.
+public struct Data: Sendable, Hashable, RandomAccessCollection {
+    private var bytes: [UInt8] = []
+    public init() {}
+    public init<S: Sequence>(_ elements: S) where S.Element == UInt8 { bytes = Array(elements) }
+    public var startIndex: Int { bytes.startIndex }
+    public var endIndex: Int { bytes.endIndex }
+    public subscript(position: Int) -> UInt8 { bytes[position] }
+}
 
 public struct URL: Sendable, Hashable {}
 

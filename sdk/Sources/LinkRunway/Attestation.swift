@@ -18,6 +18,12 @@ extension LinkRunway {
     /// An assertion failing with these means the key id outlived its key (a restore, a migration to a new device):
     /// the key is replaced at once.
     static let lostKey: [AppAttestFailure] = [.invalidKey, .invalidInput, .unknownSystemFailure]
+    /// After Apple's service was unavailable at `attestKey`, the same key and challenge (so the same client data hash,
+    /// as Apple asks) are tried again after these waits, in seconds; then the usual wait and a new challenge.
+    static let outageWaits: [Double] = [10, 30, 90]
+    /// How long a challenge is kept for those retries: the server accepts one for five minutes, and a minute is left
+    /// for the device's clock and the request.
+    static let challengeReuse: Double = 240
 
     /// Proves with App Attest that this is the genuine app, and keeps the token the server returns for events. Never
     /// throws: without a token, events go out unattested. Without consent the app id is remembered for later.
@@ -31,12 +37,13 @@ extension LinkRunway {
         if attestTask == task { attestTask = nil }
     }
 
-    /// The token to send with a request: waits for an attempt in progress, renews an expired token first when
-    /// `attest(appId:)` was called in this process.
+    /// The token to send with a request: waits for an attempt in progress, renews an expired token first, or tries an
+    /// attestation an Apple outage interrupted again once its wait is over, when `attest(appId:)` was called in this
+    /// process.
     func currentAttestation() async -> String? {
         if let running = attestTask { await running.value }
         if let token = usableToken { return token }
-        if let appId = attestAppId, storage.string(.attestToken) != nil {
+        if let appId = attestAppId, storage.string(.attestToken) != nil || outageChallenge != nil {
             await attest(appId: appId)
             return usableToken
         }
@@ -60,7 +67,10 @@ extension LinkRunway {
         if succeeded {
             storage.set(nil as Int?, .attestFailures)
             storage.set(nil as Double?, .attestNextAttemptAt)
+        } else if let wait = outageRetryWait() {
+            storage.set(environment.now().timeIntervalSince1970 + wait, .attestNextAttemptAt)
         } else {
+            forgetOutageChallenge()
             let failures = (storage.int(.attestFailures) ?? 0) + 1
             storage.set(failures, .attestFailures)
             let wait = min(Self.firstWait * pow(2, Double(failures - 1)), Self.longestWait)
@@ -71,6 +81,10 @@ extension LinkRunway {
     /// One attempt. The challenge comes first, so a refused request creates no key. Whatever arrives after consent
     /// was withdrawn (a key, a token, a refusal) is discarded, like every other late answer.
     func attempt(appId: String, installId: String, provider: any AppAttestProvider, epoch started: Int) async -> Bool {
+        if let challenge = outageChallenge, storage.string(.attestKeyId) != nil, storage.string(.attestKeyState) == KeyState.generated.rawValue {
+            return await register(appId: appId, installId: installId, challenge: challenge, provider: provider, epoch: started)
+        }
+        forgetOutageChallenge()
         guard let challenge = try? await fetchChallenge(), started == epoch else { return false }
         let hash = Data(SHA256.hash(Array(challenge.utf8)))
         if let keyId = storage.string(.attestKeyId), storage.string(.attestKeyState) != KeyState.generated.rawValue {
@@ -115,22 +129,22 @@ extension LinkRunway {
             storage.set(made, .attestKeyId)
             storage.set(KeyState.generated.rawValue, .attestKeyState)
         }
-        var attestation: Data?
-        for _ in 0..<3 {
-            do {
-                attestation = try await provider.attestKey(keyId, clientDataHash: hash)
-                break
-            } catch {
-                // An Apple outage is retried with the same key and hash. Only invalidKey makes the key unusable: a new
-                // key costs the device for good, so any other failure keeps it for the next attempt.
-                let failure = provider.classify(error)
-                guard failure == .serviceUnavailable else {
-                    if started == epoch, failure == .invalidKey { forgetKey() }
-                    return false
-                }
+        let attestation: Data
+        do {
+            attestation = try await provider.attestKey(keyId, clientDataHash: hash)
+        } catch {
+            // An Apple outage is tried again later with the same key and challenge. Only invalidKey makes the key
+            // unusable: a new key costs the device for good, so any other failure keeps it for the next attempt.
+            guard started == epoch else { return false }
+            switch provider.classify(error) {
+            case .serviceUnavailable: countOutage(challenge: challenge)
+            case .invalidKey: forgetKey()
+            default: forgetOutageChallenge()
             }
+            return false
         }
-        guard let attestation, started == epoch else { return false }
+        forgetOutageChallenge()
+        guard started == epoch else { return false }
         // Apple attests a key only once: from here on the key is asserted, whatever the server answers.
         storage.set(KeyState.sent.rawValue, .attestKeyState)
         do {
@@ -176,5 +190,38 @@ extension LinkRunway {
     func forgetKey() {
         storage.set(nil as String?, .attestKeyId)
         storage.set(nil as String?, .attestKeyState)
+        forgetOutageChallenge()
+    }
+
+    /// The challenge an Apple outage left to try again, while the server still takes it.
+    var outageChallenge: String? {
+        guard let challenge = storage.string(.attestOutageChallenge), let at = storage.double(.attestOutageChallengeAt),
+              environment.now().timeIntervalSince1970 - at < Self.challengeReuse else { return nil }
+        return challenge
+    }
+
+    /// The wait before the next try with the outage's challenge, or nil when the retries are used up or the challenge
+    /// would be too old by then.
+    func outageRetryWait() -> Double? {
+        guard let at = storage.double(.attestOutageChallengeAt), storage.string(.attestOutageChallenge) != nil,
+              let outages = storage.int(.attestOutages), outages >= 1, outages <= Self.outageWaits.count else { return nil }
+        let wait = Self.outageWaits[outages - 1]
+        return environment.now().timeIntervalSince1970 + wait - at < Self.challengeReuse ? wait : nil
+    }
+
+    func countOutage(challenge: String) {
+        if storage.string(.attestOutageChallenge) == challenge {
+            storage.set((storage.int(.attestOutages) ?? 0) + 1, .attestOutages)
+        } else {
+            storage.set(challenge, .attestOutageChallenge)
+            storage.set(environment.now().timeIntervalSince1970, .attestOutageChallengeAt)
+            storage.set(1, .attestOutages)
+        }
+    }
+
+    func forgetOutageChallenge() {
+        storage.set(nil as String?, .attestOutageChallenge)
+        storage.set(nil as Double?, .attestOutageChallengeAt)
+        storage.set(nil as Int?, .attestOutages)
     }
 }

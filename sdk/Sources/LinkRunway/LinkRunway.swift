@@ -48,7 +48,7 @@ public actor LinkRunway {
         }
         transport = Transport(endpoint: endpoint, publishableKey: publishableKey, session: session,
                               userAgent: Self.userAgent(platform: environment.device.platform), sleep: environment.sleep)
-        storage = SDKStorage(suiteName: suiteName, endpoint: endpoint, publishableKey: publishableKey)
+        storage = SDKStorage(suiteName: suiteName, endpoint: endpoint, publishableKey: publishableKey, deviceOnly: environment.deviceOnly)
         self.environment = environment
         // Apple's conversion windows start at the first launch, not at consent: kept on the device only.
         if configurationError == nil, storage.double(.firstLaunchAt) == nil {

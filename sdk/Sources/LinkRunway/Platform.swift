@@ -59,6 +59,14 @@ public protocol AppAttestProvider: Sendable {
     func classify(_ error: any Error) -> AppAttestFailure
 }
 
+/// Values kept on this device alone, out of its backups and of a move to a new device (the Keychain's
+/// `kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`). App Attest's key id is kept here: Apple's key never leaves the
+/// device, so an id restored without it would only fail.
+public protocol DeviceOnlyStore: Sendable {
+    func string(_ name: String) -> String?
+    func set(_ value: String?, _ name: String)
+}
+
 /// The platform as the server sees it.
 public struct DeviceInfo: Sendable {
     /// `ios` or `tvos` (a Mac build reports `ios`).
@@ -94,6 +102,8 @@ public struct LinkRunwayDependencies: Sendable {
     public var adServices: (any AdServicesTokenProvider)?
     public var appAttest: (any AppAttestProvider)?
     public var appTransaction: (any AppTransactionProvider)?
+    /// Where App Attest's key id is kept: the Keychain in `.system`; in UserDefaults with the rest when nil.
+    public var deviceOnly: (any DeviceOnlyStore)?
     public var now: @Sendable () -> Date
     /// How the SDK waits between retries (seconds).
     public var sleep: @Sendable (Double) async -> Void
@@ -104,7 +114,7 @@ public struct LinkRunwayDependencies: Sendable {
     public init(device: DeviceInfo = .current, conversionFrameworks: [any ConversionFramework] = [], adServices: (any AdServicesTokenProvider)? = nil,
                 appAttest: (any AppAttestProvider)? = nil, appTransaction: (any AppTransactionProvider)? = nil, now: @escaping @Sendable () -> Date = { Date() },
                 sleep: @escaping @Sendable (Double) async -> Void = { seconds in try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000)) },
-                appleCallTimeout: Double = 5) {
+                appleCallTimeout: Double = 5, deviceOnly: (any DeviceOnlyStore)? = nil) {
         self.device = device
         self.conversionFrameworks = conversionFrameworks
         self.adServices = adServices
@@ -113,6 +123,7 @@ public struct LinkRunwayDependencies: Sendable {
         self.now = now
         self.sleep = sleep
         self.appleCallTimeout = appleCallTimeout
+        self.deviceOnly = deviceOnly
     }
 
     /// The real frameworks where they exist: SKAdNetwork, AdAttributionKit (iOS 17.4 and later) and AdServices on
@@ -138,7 +149,11 @@ public struct LinkRunwayDependencies: Sendable {
         #if (os(iOS) || os(tvOS) || LINKRUNWAY_APPLE_STANDINS) && canImport(StoreKit)
         appTransaction = SystemAppTransaction()
         #endif
+        var deviceOnly: (any DeviceOnlyStore)?
+        #if (os(iOS) || os(tvOS) || os(macOS) || LINKRUNWAY_APPLE_STANDINS) && canImport(Security)
+        deviceOnly = SystemKeychain()
+        #endif
         return LinkRunwayDependencies(device: .current, conversionFrameworks: frameworks, adServices: adServices, appAttest: appAttest,
-                                      appTransaction: appTransaction)
+                                      appTransaction: appTransaction, deviceOnly: deviceOnly)
     }
 }

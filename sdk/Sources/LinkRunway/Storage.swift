@@ -1,16 +1,32 @@
 import Foundation
 
 /// The SDK's state in one UserDefaults suite, under keys scoped to the endpoint and the start of the publishable key,
-/// so two configurations in one app never share an identity.
+/// so two configurations in one app never share an identity. App Attest's key id goes to the device-only store (the
+/// Keychain) when there is one.
 final class SDKStorage: @unchecked Sendable {
     private let defaults: UserDefaults
+    private let deviceOnly: (any DeviceOnlyStore)?
     private let prefix: String
 
-    init(suiteName: String?, endpoint: URL, publishableKey: String) {
+    init(suiteName: String?, endpoint: URL, publishableKey: String, deviceOnly: (any DeviceOnlyStore)? = nil) {
         defaults = suiteName.flatMap(UserDefaults.init(suiteName:)) ?? .standard
+        self.deviceOnly = deviceOnly
         let scope = (endpoint.host ?? "") + (endpoint.port.map { ":\($0)" } ?? "") + endpoint.path
         prefix = "linkrunway.\(scope).\(publishableKey.prefix(20))."
+        guard let deviceOnly else { return }
+        let keyId = prefix + Key.attestKeyId.rawValue
+        if let kept = defaults.string(forKey: keyId) {
+            // SDK 1.1.1 and earlier kept the key id in UserDefaults, which a backup restores: it moves.
+            deviceOnly.set(kept, keyId)
+            defaults.removeObject(forKey: keyId)
+        } else if deviceOnly.string(keyId) != nil, defaults.object(forKey: prefix + Key.attestKeyState.rawValue) == nil {
+            // The Keychain outlives the app's deletion; its UserDefaults and Apple's key do not: a reinstall starts over.
+            deviceOnly.set(nil, keyId)
+        }
     }
+
+    /// What the device-only store keeps, when there is one.
+    static let deviceOnlyKeys: Set<Key> = [.attestKeyId]
 
     enum Key: String, CaseIterable {
         case consent, installId, installSecret, match, clickToken, conversionTag, conversionTagAt
@@ -28,6 +44,9 @@ final class SDKStorage: @unchecked Sendable {
         case attestKeyId, attestKeyState, attestToken, attestTokenExpiresAt, attestTokenReceivedAt, attestFailures, attestNextAttemptAt
         /// The UTC day (days since 1970) of the App Attest keys made lately, and how many were made on it.
         case attestKeysDay, attestKeysMade
+        /// The challenge `attestKey` failed on while Apple's service was unavailable, when it was fetched, and how many
+        /// times it failed: tried again with the same key and hash (`outageWaits`).
+        case attestOutageChallenge, attestOutageChallengeAt, attestOutages
         /// The three booleans that outlive a withdrawal: this device's installation was reported (INSTALL, its Apple
         /// Ads claim, its first match), so consent given again reports nothing twice. None holds an identifier.
         case installReported, adServicesReported, matchRequested
@@ -37,12 +56,18 @@ final class SDKStorage: @unchecked Sendable {
         var survivesWithdrawal: Bool { Self.survivors.contains(self) || self == .firstLaunchAt }
     }
 
-    func string(_ key: Key) -> String? { defaults.string(forKey: prefix + key.rawValue) }
+    func string(_ key: Key) -> String? {
+        if let deviceOnly, Self.deviceOnlyKeys.contains(key) { return deviceOnly.string(prefix + key.rawValue) }
+        return defaults.string(forKey: prefix + key.rawValue)
+    }
     func bool(_ key: Key) -> Bool { defaults.bool(forKey: prefix + key.rawValue) }
     func double(_ key: Key) -> Double? { defaults.object(forKey: prefix + key.rawValue) as? Double }
     func int(_ key: Key) -> Int? { defaults.object(forKey: prefix + key.rawValue) as? Int }
 
-    func set(_ value: String?, _ key: Key) { write(value, key) }
+    func set(_ value: String?, _ key: Key) {
+        if let deviceOnly, Self.deviceOnlyKeys.contains(key) { return deviceOnly.set(value, prefix + key.rawValue) }
+        write(value, key)
+    }
     func set(_ value: Bool, _ key: Key) { write(value, key) }
     func set(_ value: Double?, _ key: Key) { write(value, key) }
     func set(_ value: Int?, _ key: Key) { write(value, key) }
@@ -54,6 +79,7 @@ final class SDKStorage: @unchecked Sendable {
     /// Deletes everything but the three booleans and the first launch's time.
     func forgetAll() {
         for key in Key.allCases where !key.survivesWithdrawal { defaults.removeObject(forKey: prefix + key.rawValue) }
+        for key in Self.deviceOnlyKeys { deviceOnly?.set(nil, prefix + key.rawValue) }
     }
 
     /// Every key this SDK has written in the suite, with its value (for tests: nothing else is there).

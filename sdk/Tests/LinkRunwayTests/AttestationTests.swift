@@ -307,25 +307,57 @@ struct AttestationTests {
         #expect(await runway.storage.string(.attestToken) == "tok-1")
     }
 
-    @Test("an Apple outage during attestKey is retried twice with the same key and hash, then the key is kept for the next attempt")
-    func outageKeepsKey() async throws {
+    @Test("an Apple outage at attestKey is tried again after 10, 30 and 90 s with the same key and challenge; then the usual wait, a new challenge, the same key")
+    func outageRetriedLater() async throws {
         let server = AttestServer()
         let clock = TestClock()
         let attest = FakeAppAttest()
-        attest.attestFailures = [.outage, .outage, .outage]
+        attest.attestFailures = [.outage, .outage, .outage, .outage]
         let runway = Fixture.runway(server.stub, clock: clock, appAttest: attest)
         await runway.setConsent(true)
         await runway.attest(appId: "app_1")
         let key = try #require(attest.keys.first)
-        #expect(attest.attested.map(\.0) == [key, key, key])
-        #expect(Set(attest.attested.map { Self.hex($0.1) }) == ["8b216f57eaed8b13472c03604c17c4324f5cff7fed89c3e2ae17fc2652bd2e62"])
-        #expect(server.paths() == ["POST /v1/attest/apple/challenge"], "nothing to register")
-        #expect(await runway.storage.string(.attestKeyId) == key)
-        clock.advance(301)
+        #expect(attest.attested.count == 1, "not retried at once")
+        for wait in [10.0, 30, 90] {
+            clock.advance(wait - 1)
+            await runway.attest(appId: "app_1")
+            let tries = attest.attested.count
+            clock.advance(1)
+            await runway.attest(appId: "app_1")
+            #expect(attest.attested.count == tries + 1, "tried again once \(wait) s have passed, not before")
+        }
+        #expect(attest.attested.map(\.0) == [key, key, key, key])
+        #expect(Set(attest.attested.map { Self.hex($0.1) }) == ["8b216f57eaed8b13472c03604c17c4324f5cff7fed89c3e2ae17fc2652bd2e62"],
+                "the same client data hash: SHA-256 of ch-1")
+        #expect(server.paths() == ["POST /v1/attest/apple/challenge"], "one challenge, nothing registered")
+        // The retries are used up: the usual five minutes, then a new challenge for the same key.
+        clock.advance(299)
         await runway.attest(appId: "app_1")
-        #expect(attest.keys.count == 1 && attest.attested.count == 4 && attest.attested[safe: 3]?.0 == key)
-        #expect(server.paths().last == "POST /v1/attest/apple/register")
+        #expect(attest.attested.count == 4)
+        clock.advance(1)
+        await runway.attest(appId: "app_1")
+        #expect(attest.keys == [key] && attest.attested.count == 5 && server.challengeCount == 2)
+        #expect(server.paths().last == "POST /v1/attest/apple/register" && server.stub.requests.last?.body?["challenge"] as? String == "ch-2")
         #expect(await runway.storage.string(.attestToken) == "tok-1")
+    }
+
+    @Test("after an outage's wait an event tries the attestation again with the same challenge and goes out with its token")
+    func outageRetriedByEvent() async throws {
+        let server = AttestServer()
+        let clock = TestClock()
+        let attest = FakeAppAttest()
+        attest.attestFailures = [.outage]
+        let runway = Fixture.runway(server.stub, clock: clock, appAttest: attest)
+        await runway.setConsent(true)
+        await runway.attest(appId: "app_1")
+        _ = try await runway.track(type: "OPEN")
+        #expect(attest.attested.count == 1, "within the wait the event goes unattested")
+        clock.advance(10)
+        _ = try await runway.track(type: "SIGNUP")
+        #expect(attest.attested.count == 2 && server.challengeCount == 1)
+        #expect(server.stub.requests(to: "/v1/attest/apple/register").first?.body?["challenge"] as? String == "ch-1")
+        let events = server.stub.requests(to: "/v1/events")
+        #expect(events.first?.body?["attestation"] == nil && events.last?.body?["attestation"] as? String == "tok-1")
     }
 
     @Test("after failures the wait is five minutes, doubling to 300×64 s, kept across launches; a success clears it")
@@ -357,6 +389,70 @@ struct AttestationTests {
         let storage = await runway.storage
         #expect(storage.string(.attestToken) == "tok-1")
         #expect(storage.int(.attestFailures) == nil && storage.double(.attestNextAttemptAt) == nil)
+    }
+
+    @Test("with a device-only store (the Keychain) the key id is kept there and never in UserDefaults; a withdrawal removes it")
+    func keyIdOnDeviceOnly() async throws {
+        let server = AttestServer()
+        let keychain = FakeDeviceOnlyStore()
+        let attest = FakeAppAttest()
+        let clock = TestClock()
+        let suite = Fixture.suite()
+        let runway = Fixture.runway(server.stub, clock: clock, appAttest: attest, suite: suite, deviceOnly: keychain)
+        await runway.setConsent(true)
+        await runway.attest(appId: "app_1")
+        let key = try #require(attest.keys.first)
+        #expect(keychain.items.withLock { $0.values.sorted() } == [key] && keychain.names.allSatisfy { $0.hasSuffix(".attestKeyId") })
+        #expect(await runway.storage.everything.keys.contains { $0.hasSuffix("attestKeyId") } == false)
+        // The next launch asserts with the key the Keychain holds.
+        clock.advance(86_400)
+        await Fixture.runway(server.stub, clock: clock, appAttest: attest, suite: suite, deviceOnly: keychain).attest(appId: "app_1")
+        #expect(attest.asserted.map(\.0) == [key])
+        await runway.setConsent(false)
+        #expect(keychain.names.isEmpty)
+    }
+
+    @Test("restored on a new device (UserDefaults come along, the Keychain item does not): a new key, with no assertion Apple would refuse")
+    func restoredOnNewDevice() async throws {
+        let server = AttestServer()
+        let attest = FakeAppAttest()
+        let clock = TestClock()
+        let suite = Fixture.suite()
+        let runway = Fixture.runway(server.stub, clock: clock, appAttest: attest, suite: suite, deviceOnly: FakeDeviceOnlyStore())
+        await runway.setConsent(true)
+        await runway.attest(appId: "app_1")
+        clock.advance(86_400)
+        let restored = Fixture.runway(server.stub, clock: clock, appAttest: attest, suite: suite, deviceOnly: FakeDeviceOnlyStore())
+        await restored.attest(appId: "app_1")
+        #expect(attest.asserted.isEmpty && attest.keys.count == 2)
+        #expect(server.paths().filter { $0.hasSuffix("/register") }.count == 2)
+        #expect(await restored.storage.string(.attestToken) == "tok-2")
+    }
+
+    @Test("a key id an earlier SDK kept in UserDefaults moves to the Keychain; one the Keychain kept past a reinstall is dropped")
+    func keyIdMovesAndReinstallStartsOver() async throws {
+        let server = AttestServer()
+        let attest = FakeAppAttest()
+        let clock = TestClock()
+        let suite = Fixture.suite()
+        let earlier = Fixture.runway(server.stub, clock: clock, appAttest: attest, suite: suite)
+        await earlier.setConsent(true)
+        await earlier.attest(appId: "app_1")
+        let key = try #require(attest.keys.first)
+        #expect(await earlier.storage.everything.keys.contains { $0.hasSuffix("attestKeyId") })
+        let keychain = FakeDeviceOnlyStore()
+        clock.advance(86_400)
+        let updated = Fixture.runway(server.stub, clock: clock, appAttest: attest, suite: suite, deviceOnly: keychain)
+        #expect(await updated.storage.everything.keys.contains { $0.hasSuffix("attestKeyId") } == false)
+        #expect(keychain.items.withLock { Array($0.values) } == [key])
+        await updated.attest(appId: "app_1")
+        #expect(attest.asserted.map(\.0) == [key], "the same key, asserted")
+        // Deleted and installed again: UserDefaults are gone, the Keychain item is not.
+        let reinstalled = Fixture.runway(server.stub, clock: clock, appAttest: attest, suite: Fixture.suite(), deviceOnly: keychain)
+        #expect(keychain.names.isEmpty)
+        await reinstalled.setConsent(true)
+        await reinstalled.attest(appId: "app_1")
+        #expect(attest.asserted.count == 1 && attest.keys.count == 2)
     }
 
     @Test("after a withdrawal the next attestation makes a new key")

@@ -306,6 +306,14 @@ final class FakeAppAttest: AppAttestProvider, @unchecked Sendable {
     var keys: [String] { lock.withLock { generated } }
 }
 
+/// The Keychain of one device: what a backup, a restore or a move to a new device does not carry.
+final class FakeDeviceOnlyStore: DeviceOnlyStore {
+    let items = Mutex<[String: String]>([:])
+    func string(_ name: String) -> String? { items.withLock { $0[name] } }
+    func set(_ value: String?, _ name: String) { items.withLock { $0[name] = value } }
+    var names: [String] { items.withLock { $0.keys.sorted() } }
+}
+
 /// A clock the test moves, and the waits the SDK asked for.
 final class TestClock: Sendable {
     let current: Mutex<Date>
@@ -324,12 +332,12 @@ enum Fixture {
     static func runway(_ server: StubServer, clock: TestClock = TestClock(), frameworks: [any ConversionFramework] = [],
                        adServices: (any AdServicesTokenProvider)? = nil, appAttest: (any AppAttestProvider)? = nil,
                        appTransaction: (any AppTransactionProvider)? = nil, platform: String = "ios", key: String = Fixture.key,
-                       suite: String = Fixture.suite(), appleCallTimeout: Double = 5) -> LinkRunway {
+                       suite: String = Fixture.suite(), appleCallTimeout: Double = 5, deviceOnly: (any DeviceOnlyStore)? = nil) -> LinkRunway {
         let dependencies = LinkRunwayDependencies(device: DeviceInfo(platform: platform, osVersion: "17.4", language: "en-GB"),
                                                   conversionFrameworks: frameworks, adServices: adServices, appAttest: appAttest,
                                                   appTransaction: appTransaction,
                                                   now: { clock.now }, sleep: { seconds in clock.waits.withLock { $0.append(seconds) } },
-                                                  appleCallTimeout: appleCallTimeout)
+                                                  appleCallTimeout: appleCallTimeout, deviceOnly: deviceOnly)
         return LinkRunway(endpoint: server.endpoint, publishableKey: key, suiteName: suite, session: server.session, dependencies: dependencies)
     }
 
