@@ -76,6 +76,26 @@ extension LinkRunway {
         return task
     }
 
+    /// Registers the installation for postbacks with the lowest value (fine 0, coarse low), once: Apple asks for a
+    /// conversion update at the first launch (SKAdNetwork at once, AdAttributionKit within 60 days), and without one no
+    /// postback exists however the rules run. Each framework gets its own call for the OS version, as for any update.
+    /// Consent gates it like every other call; it is queued first, so no later rule's update is lowered by it.
+    func registerPostback() {
+        guard consented, !storage.bool(.postbackRegistered), storage.int(.highestFine) == nil, !environment.conversionFrameworks.isEmpty else { return }
+        let previous = conversionQueue
+        let started = epoch
+        conversionQueue = Task {
+            await previous?.value
+            guard !Task.isCancelled, started == epoch, consented, storage.int(.highestFine) == nil else { return }
+            let lowest = Values(fine: 0, coarse: .low, lock: false)
+            var accepted = false
+            for framework in environment.conversionFrameworks where await hand(lowest, to: framework, tag: nil) { accepted = true }
+            guard started == epoch, accepted else { return }
+            storage.set(true, .postbackRegistered)
+            if storage.int(.highestFine) == nil { storage.set(0, .highestFine) }
+        }
+    }
+
     /// The values a rule gives, ready for a framework.
     struct Values: Equatable {
         var fine: Int

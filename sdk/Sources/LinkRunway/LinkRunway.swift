@@ -54,6 +54,8 @@ public actor LinkRunway {
         if configurationError == nil, storage.double(.firstLaunchAt) == nil {
             storage.set(environment.now().timeIntervalSince1970, .firstLaunchAt)
         }
+        // A launch with consent given earlier (an installation updated from an SDK before 1.2) registers now.
+        if configurationError == nil, storage.bool(.consent) { Task { await self.registerPostback() } }
     }
 
     /// `LinkRunwaySDK/<version> iOS`, or `tvOS` on Apple TV.
@@ -78,6 +80,7 @@ public actor LinkRunway {
                 storage.set(UUID().uuidString.lowercased(), .installId)
                 storage.set(returning ? 1 : 0, .matchReturning)
             }
+            registerPostback()
             if let appId = pendingConversionsAppId { _ = try? await configureConversions(appId: appId) }
             if let appId = attestAppId { await attest(appId: appId) }
         } else {

@@ -51,9 +51,13 @@ final class SDKStorage: @unchecked Sendable {
         /// Ads claim, its first match), so consent given again reports nothing twice. None holds an identifier.
         case installReported, adServicesReported, matchRequested
 
+        /// This installation's postbacks were registered with Apple (the lowest value, at the first launch with
+        /// consent). Not an identifier, and it never reaches the server.
+        case postbackRegistered
+
         static let survivors: [Key] = [.installReported, .adServicesReported, .matchRequested]
-        /// What a withdrawal keeps: the three booleans and the first launch's time.
-        var survivesWithdrawal: Bool { Self.survivors.contains(self) || self == .firstLaunchAt }
+        /// What a withdrawal keeps: the three booleans, the first launch's time and the postback registration.
+        var survivesWithdrawal: Bool { Self.survivors.contains(self) || self == .firstLaunchAt || self == .postbackRegistered }
     }
 
     func string(_ key: Key) -> String? {

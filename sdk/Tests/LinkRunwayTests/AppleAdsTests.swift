@@ -56,7 +56,7 @@ struct AppleAdsTests {
     func hangingToken() async throws {
         let server = Self.server([Self.attributed])
         let adServices = HangingAdServices()
-        let runway = Fixture.runway(server, adServices: adServices, appleCallTimeout: 0.3)
+        let runway = Fixture.runway(server, adServices: adServices, appleCallTimeout: 1)
         await runway.setConsent(true)
         let claim = Task { try await runway.submitAdServicesToken() }
         for _ in 0..<500 where adServices.calls.withLock({ $0 }) == 0 { try await Task.sleep(nanoseconds: 2_000_000) }

@@ -14,7 +14,7 @@ struct ConsentTests {
         let server = StubServer(Fixture.standard)
         let log = ConversionLog()
         let attest = FakeAppAttest()
-        let runway = Fixture.runway(server, frameworks: log.frameworks, adServices: FakeAdServices(token: "tok"), appAttest: attest,
+        let runway = Fixture.runway(server, postbackRegistered: false, frameworks: log.frameworks, adServices: FakeAdServices(token: "tok"), appAttest: attest,
                                     appTransaction: FakeAppTransaction(id: "atx-1"))
         #expect(try await runway.matchInstall() == nil)
         #expect(try await runway.track(type: "SIGNUP", userId: "u-1") == nil)
@@ -38,7 +38,7 @@ struct ConsentTests {
     @Test("without consent createShare and createReferralCode throw consentRequired and send nothing")
     func sharesNeedConsent() async throws {
         let server = StubServer(Fixture.standard)
-        let runway = Fixture.runway(server)
+        let runway = Fixture.runway(server, postbackRegistered: false)
         await #expect(throws: LinkRunwayError.consentRequired) { try await runway.createShare(appPath: "/x") }
         await #expect(throws: LinkRunwayError.consentRequired) { try await runway.createReferralCode(userId: "u-1") }
         #expect(server.requests.isEmpty)
@@ -49,7 +49,7 @@ struct ConsentTests {
     func rememberedAppIds() async throws {
         let server = StubServer(Fixture.standard)
         let attest = FakeAppAttest()
-        let runway = Fixture.runway(server, appAttest: attest)
+        let runway = Fixture.runway(server, postbackRegistered: false, appAttest: attest)
         _ = try await runway.configureConversions(appId: "app_7")
         await runway.attest(appId: "app_7")
         #expect(server.requests.isEmpty)
@@ -64,12 +64,12 @@ struct ConsentTests {
     func installIdLifecycle() async throws {
         let server = StubServer(Fixture.standard)
         let suite = Fixture.suite()
-        let runway = Fixture.runway(server, suite: suite)
+        let runway = Fixture.runway(server, postbackRegistered: false, suite: suite)
         #expect(await runway.installId() == nil)
         await runway.setConsent(true)
         let id = try #require(await runway.installId())
         #expect(UUID(uuidString: id) != nil && id == id.lowercased() && id != id.uppercased())
-        let later = Fixture.runway(server, suite: suite)
+        let later = Fixture.runway(server, postbackRegistered: false, suite: suite)
         #expect(await later.installId() == id)
         await later.setConsent(true)
         #expect(await later.installId() == id, "consent given again on a later launch keeps the id")
@@ -81,10 +81,10 @@ struct ConsentTests {
         #expect(second != id && UUID(uuidString: second) != nil && second == second.lowercased())
     }
 
-    @Test("withdrawal keeps only installReported, adServicesReported, matchRequested and the first launch's time, none an identifier")
+    @Test("withdrawal keeps only installReported, adServicesReported, matchRequested, the first launch's time and the postback registration, none an identifier")
     func withdrawalKeepsThreeBooleans() async throws {
         let server = StubServer(Fixture.standard)
-        let runway = Fixture.runway(server, frameworks: ConversionLog().frameworks, adServices: FakeAdServices(token: "tok"),
+        let runway = Fixture.runway(server, postbackRegistered: false, frameworks: ConversionLog().frameworks, adServices: FakeAdServices(token: "tok"),
                                     appAttest: FakeAppAttest())
         await runway.setConsent(true)
         await runway.attest(appId: "app_1")
@@ -97,7 +97,8 @@ struct ConsentTests {
         await runway.setConsent(false)
         let left = await runway.storage.everything
         let prefix = "linkrunway.\(server.host).lr_pk_aaaaaaaaaaaaaa."
-        #expect(Set(left.keys) == [prefix + "installReported", prefix + "adServicesReported", prefix + "matchRequested", prefix + "firstLaunchAt"])
+        #expect(Set(left.keys) == [prefix + "installReported", prefix + "adServicesReported", prefix + "matchRequested", prefix + "firstLaunchAt",
+                                   prefix + "postbackRegistered"])
         #expect(left.filter { !$0.key.hasSuffix(".firstLaunchAt") }.values.allSatisfy { ($0 as? Bool) == true }, "\(left)")
         #expect(left[prefix + "firstLaunchAt"] as? Double == 1_790_000_000, "the start's time, as the SDK was made")
         #expect(!left.values.contains { "\($0)".contains(installId) })
@@ -107,7 +108,7 @@ struct ConsentTests {
     func lateMatch() async throws {
         let release = Locked(false)
         let server = StubServer { _ in Fixture.matched().held(by: release) }
-        let runway = Fixture.runway(server)
+        let runway = Fixture.runway(server, postbackRegistered: false)
         await runway.setConsent(true)
         async let late = runway.matchInstall()
         try await Fixture.waitForRequests(server)
@@ -177,7 +178,7 @@ struct ConsentTests {
             }
         }
         let attest = FakeAppAttest()
-        let runway = Fixture.runway(server, appAttest: attest)
+        let runway = Fixture.runway(server, postbackRegistered: false, appAttest: attest)
         await runway.setConsent(true)
         async let attesting: Void = runway.attest(appId: "app_1")
         try await Fixture.waitForRequests(server, 2)
@@ -196,7 +197,7 @@ struct ConsentTests {
     func lateAppleAds() async throws {
         let release = Locked(false)
         let server = StubServer { request in Fixture.standard(request).held(by: release) }
-        let runway = Fixture.runway(server, adServices: FakeAdServices(token: "tok"))
+        let runway = Fixture.runway(server, postbackRegistered: false, adServices: FakeAdServices(token: "tok"))
         await runway.setConsent(true)
         async let late = runway.submitAdServicesToken()
         try await Fixture.waitForRequests(server)
@@ -215,7 +216,7 @@ struct ConsentTests {
     func lateBind() async throws {
         let release = Locked(false)
         let server = StubServer { request in Fixture.standard(request).held(by: release) }
-        let runway = Fixture.runway(server)
+        let runway = Fixture.runway(server, postbackRegistered: false)
         await runway.setConsent(true)
         async let late = runway.bindAffiliate(refCode: "ALICE")
         try await Fixture.waitForRequests(server)
@@ -229,7 +230,7 @@ struct ConsentTests {
     func lateOpen() async throws {
         let release = Locked(false)
         let server = StubServer { request in Fixture.standard(request).held(by: release) }
-        let runway = Fixture.runway(server)
+        let runway = Fixture.runway(server, postbackRegistered: false)
         await runway.setConsent(true)
         async let late = runway.open(URL(string: "https://go.example/summer")!)
         try await Fixture.waitForRequests(server)
@@ -245,7 +246,7 @@ struct ConsentTests {
     @Test("forgetInstallation posts /v1/installs/<id>/forget with the match's install secret, then withdraws")
     func forgetInstallation() async throws {
         let server = StubServer(Fixture.standard)
-        let runway = Fixture.runway(server)
+        let runway = Fixture.runway(server, postbackRegistered: false)
         await runway.setConsent(true)
         _ = try await runway.matchInstall()
         let secret = try #require(server.requests.first?.body?["installSecret"] as? String)
@@ -265,7 +266,7 @@ struct ConsentTests {
         let server = StubServer { request in
             request.path.hasSuffix("/forget") ? .init(status: 500, json: #"{"error":{"code":"internal"}}"#) : Fixture.standard(request)
         }
-        let runway = Fixture.runway(server)
+        let runway = Fixture.runway(server, postbackRegistered: false)
         await runway.setConsent(true)
         _ = try await runway.matchInstall()
         let installId = try #require(await runway.installId())

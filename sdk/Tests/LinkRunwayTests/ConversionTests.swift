@@ -249,7 +249,7 @@ struct ConversionTests {
         let server = StubServer { request in
             request.path.hasPrefix("/v1/mobile/config/") ? Fixture.config(rules: Self.rules) : Fixture.standard(request)
         }
-        let runway = Fixture.runway(server, frameworks: [hung, other], appleCallTimeout: 0.2)
+        let runway = Fixture.runway(server, frameworks: [hung, other], appleCallTimeout: 1)
         await runway.setConsent(true)
         _ = try await runway.configureConversions(appId: "app_1")
         let first = await runway.recordConversion(event: "SIGNUP")
@@ -259,6 +259,53 @@ struct ConversionTests {
         #expect(other.calls.map(\.fine) == [10, 30], "the queue did not wait for the hung call")
         #expect(hung.started.withLock { $0 } == 2 && hung.calls.isEmpty)
         hung.open()
+    }
+
+    @Test("at the first consent the installation registers its postbacks with the lowest value, once, ahead of every rule's update")
+    func registeredAtFirstLaunch() async throws {
+        let log = ConversionLog()
+        let suite = Fixture.suite()
+        let server = StubServer { request in
+            request.path.hasPrefix("/v1/mobile/config/") ? Fixture.config(rules: Self.rules) : Fixture.standard(request)
+        }
+        let runway = Fixture.runway(server, postbackRegistered: false, frameworks: log.frameworks, suite: suite)
+        await runway.conversionQueue?.value
+        #expect(log.all.isEmpty, "consent gates the registration")
+        await runway.setConsent(true)
+        await runway.conversionQueue?.value
+        let lowest = ["skadnetwork", "adattributionkit"].map { FakeFramework.Call(framework: $0, fine: 0, coarse: .low, lock: false, tag: nil) }
+        #expect(log.all == lowest && server.requests.isEmpty, "no rule, no schema, nothing sent to the server")
+        _ = try await runway.configureConversions(appId: "app_1")
+        #expect(await runway.recordConversion(event: "SIGNUP")?.fine == 10)
+        await runway.setConsent(false)
+        await runway.setConsent(true)
+        await Fixture.runway(server, postbackRegistered: false, frameworks: log.frameworks, suite: suite).conversionQueue?.value
+        #expect(log.all.dropFirst(2).map(\.fine) == [10, 10], "registered once for the installation, through withdrawal and launches")
+    }
+
+    @Test("an installation an earlier SDK left with consent and no value registers at its next launch; one with a value sent does not")
+    func registeredAfterUpdate() async throws {
+        let server = StubServer(Fixture.standard)
+        let suite = Fixture.suite()
+        let earlier = SDKStorage(suiteName: suite, endpoint: server.endpoint, publishableKey: Fixture.key)
+        earlier.set(true, .consent)
+        earlier.set("1d8f1d44-0f7e-4b5f-9a57-3d2f0c1e5a11", .installId)
+        let log = ConversionLog()
+        let runway = Fixture.runway(server, postbackRegistered: false, frameworks: log.frameworks, suite: suite)
+        for _ in 0..<500 where log.all.count < 2 { try await Task.sleep(nanoseconds: 2_000_000) }
+        #expect(log.all.map(\.fine) == [0, 0] && log.all.allSatisfy { $0.coarse == .low })
+        await runway.conversionQueue?.value
+        #expect(await runway.storage.bool(.postbackRegistered))
+
+        let valued = Fixture.suite()
+        let before = SDKStorage(suiteName: valued, endpoint: server.endpoint, publishableKey: Fixture.key)
+        before.set(true, .consent)
+        before.set(20, .highestFine)
+        let untouched = ConversionLog()
+        let other = Fixture.runway(server, postbackRegistered: false, frameworks: untouched.frameworks, suite: valued)
+        await other.setConsent(true)
+        await other.conversionQueue?.value
+        #expect(untouched.all.isEmpty, "a postback exists already; 0 would only repeat a lower value")
     }
 
     @Test("withdrawal drops the queued updates and the high-water mark")

@@ -329,7 +329,7 @@ enum Fixture {
 
     static func suite() -> String { "linkrunway-test-\(UUID().uuidString)" }
 
-    static func runway(_ server: StubServer, clock: TestClock = TestClock(), frameworks: [any ConversionFramework] = [],
+    static func runway(_ server: StubServer, postbackRegistered: Bool = true, clock: TestClock = TestClock(), frameworks: [any ConversionFramework] = [],
                        adServices: (any AdServicesTokenProvider)? = nil, appAttest: (any AppAttestProvider)? = nil,
                        appTransaction: (any AppTransactionProvider)? = nil, platform: String = "ios", key: String = Fixture.key,
                        suite: String = Fixture.suite(), appleCallTimeout: Double = 5, deviceOnly: (any DeviceOnlyStore)? = nil) -> LinkRunway {
@@ -338,6 +338,11 @@ enum Fixture {
                                                   appTransaction: appTransaction,
                                                   now: { clock.now }, sleep: { seconds in clock.waits.withLock { $0.append(seconds) } },
                                                   appleCallTimeout: appleCallTimeout, deviceOnly: deviceOnly)
+        // Most tests look at the updates their rules make: their installation registered its postbacks already (the
+        // registration's own tests pass false).
+        if postbackRegistered {
+            SDKStorage(suiteName: suite, endpoint: server.endpoint, publishableKey: key).set(true, .postbackRegistered)
+        }
         return LinkRunway(endpoint: server.endpoint, publishableKey: key, suiteName: suite, session: server.session, dependencies: dependencies)
     }
 
