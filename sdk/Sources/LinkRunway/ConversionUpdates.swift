@@ -112,13 +112,16 @@ extension LinkRunway {
         let chosen = ConversionSchema.choose(schema.rules, type: type, name: name, amount: amount)
         let later = window > 1 ? schema.laterWindows[window].flatMap { ConversionSchema.choose($0, type: type, name: name, amount: amount) } : nil
         let install = Self.installValues(chosen: chosen, later: later, highest: storage.int(.highestFine) ?? -1)
-        // A re-engagement's own postback, for two days after the open that carried its tag (Apple's first window for
-        // it), takes the first window's rule, never lower than what it was sent before.
-        let taggedAt = storage.double(.conversionTagAt) ?? 0
-        let tag = at.timeIntervalSince1970 - taggedAt < 2 * 86_400 ? storage.string(.conversionTag) : nil
+        // A re-engagement's own postback, through Apple's three windows counted from its open (days 0–2, 3–7,
+        // 8–35), takes the rules as the install's does from the first launch, under a high-water mark of its own.
+        let taggedAt = storage.double(.conversionTagAt).map { Date(timeIntervalSince1970: $0) } ?? .distantPast
+        let tag = at.timeIntervalSince(taggedAt) < Self.reengagementDays * 86_400 ? storage.string(.conversionTag) : nil
         var reengagement: Values?
-        if tag != nil, let chosen, let fine = chosen.fine, fine >= storage.int(.reengagementHighestFine) ?? -1 {
-            reengagement = Values(fine: fine, coarse: chosen.coarse, lock: chosen.lockWindow)
+        if tag != nil {
+            let reengagementWindow = ConversionSchema.window(firstLaunch: taggedAt, now: at)
+            let laterForIt = reengagementWindow > 1
+                ? schema.laterWindows[reengagementWindow].flatMap { ConversionSchema.choose($0, type: type, name: name, amount: amount) } : nil
+            reengagement = Self.installValues(chosen: chosen, later: laterForIt, highest: storage.int(.reengagementHighestFine) ?? -1)
         }
         guard install != nil || reengagement != nil else { return nil }
 
@@ -145,6 +148,9 @@ extension LinkRunway {
         let shown = install ?? reengagement!
         return ConversionUpdate(fine: shown.fine, coarse: shown.coarse, lockWindow: shown.lock, frameworks: installAccepted, reengagement: reengagementUpdate)
     }
+
+    /// How long after a re-engagement open its postback takes updates: the end of Apple's third window.
+    static let reengagementDays: Double = 35
 
     /// Never lower: a rule below the highest fine value already handed over is dropped (an equal one is sent again).
     /// In windows 2 and 3 the window's own rule decides the coarse value and the fine value stays.

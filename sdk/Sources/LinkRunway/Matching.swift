@@ -86,11 +86,12 @@ extension LinkRunway {
     }
 
     /// Resolves a universal link the app was opened with and keeps its click token for later events. A
-    /// re-engagement URL's AdAttributionKit conversion tag is kept for conversion updates. Nil without consent.
+    /// re-engagement URL's AdAttributionKit conversion tag is kept for conversion updates; an open that names the key
+    /// with no tag (iOS 18.0–18.3 may) is kept as a re-engagement too, with an empty tag. Nil without consent.
     public func open(_ url: URL) async throws -> ResolvedLink? {
-        if let tag = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "AdAttributionKitReengagementOpen" })?.value {
-            if consented, !tag.isEmpty {
-                storage.set(tag, .conversionTag)
+        if let item = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?.first(where: { $0.name == "AdAttributionKitReengagementOpen" }) {
+            if consented {
+                storage.set(item.value ?? "", .conversionTag)
                 storage.set(environment.now().timeIntervalSince1970, .conversionTagAt)
                 storage.set(nil as Int?, .reengagementHighestFine)
             }

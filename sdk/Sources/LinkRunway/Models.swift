@@ -117,7 +117,8 @@ public struct ConversionUpdate: Sendable, Equatable {
 
 /// An update of one AdAttributionKit re-engagement postback, named by its conversion tag.
 public struct ReengagementUpdate: Sendable, Equatable {
-    /// The value of the `AdAttributionKitReengagementOpen` query item of the URL the app was opened with.
+    /// The value of the `AdAttributionKitReengagementOpen` query item of the URL the app was opened with; empty when
+    /// the open named the key without a tag (iOS 18.0–18.3), the update then going to re-engagement postbacks.
     public let conversionTag: String
     public let fine: Int
     public let coarse: CoarseValue?

@@ -422,17 +422,36 @@ struct ConversionTests {
         #expect(log.all.count == 3)
     }
 
-    @Test("no conversion tag is sent once two days have passed since the re-engagement open")
-    func reengagementTwoDays() async throws {
+    @Test("a re-engagement takes updates through Apple's three windows from its open: days 3–7 and 8–35 by the later rules, none after 35 days")
+    func reengagementWindows() async throws {
+        let later = #"[{"window":2,"rules":[{"type":"SUBSCRIPTION","coarse":"medium"}]},{"window":3,"rules":[{"type":"SUBSCRIPTION","coarse":"high"}]}]"#
         let log = ConversionLog(reengagement: true)
-        let setup = try await Self.setUp(frameworks: log.frameworks)
+        let setup = try await Self.setUp(laterWindows: later, frameworks: log.frameworks)
+        setup.clock.advance(40 * 86_400)
         _ = try await setup.runway.open(Self.reengagementURL)
         setup.clock.advance(2 * 86_400 - 60)
-        #expect(await setup.runway.recordConversion(event: "SIGNUP")?.reengagement?.conversionTag == "t-1")
-        setup.clock.advance(120)
+        #expect(await setup.runway.recordConversion(event: "SIGNUP")?.reengagement == ReengagementUpdate(
+            conversionTag: "t-1", fine: 10, coarse: .medium, lockWindow: false, frameworks: ["adattributionkit"]))
+        // Day 3 after the open: its second window; the fine value stays, the window's rule decides the coarse value.
+        setup.clock.advance(86_400)
+        let second = await setup.runway.recordConversion(event: "SUBSCRIPTION")
+        #expect(second?.reengagement?.fine == 10 && second?.reengagement?.coarse == .medium)
+        setup.clock.advance(10 * 86_400)
+        #expect(await setup.runway.recordConversion(event: "SUBSCRIPTION")?.reengagement?.coarse == .high)
+        setup.clock.advance(23 * 86_400)
         let late = await setup.runway.recordConversion(event: "SIGNUP")
-        #expect(late?.reengagement == nil)
-        #expect(log.all.dropFirst(3).map(\.tag) == [nil, nil])
+        #expect(late?.reengagement == nil, "35 days after the open")
+        #expect(log.all.filter { $0.tag != nil }.count == 3)
+    }
+
+    @Test("an open naming AdAttributionKitReengagementOpen with no tag (iOS 18.0–18.3) still starts a re-engagement, with an empty tag")
+    func reengagementWithoutTag() async throws {
+        let log = ConversionLog(reengagement: true)
+        let setup = try await Self.setUp(frameworks: log.frameworks)
+        _ = try await setup.runway.open(URL(string: "https://go.example/r?AdAttributionKitReengagementOpen")!)
+        let update = await setup.runway.recordConversion(event: "SIGNUP")
+        #expect(update?.reengagement?.conversionTag == "" && update?.reengagement?.frameworks == ["adattributionkit"])
+        #expect(log.all.last == FakeFramework.Call(framework: "adattributionkit", fine: 10, coarse: .medium, lock: false, tag: ""))
     }
 
     @Test("SKAdNetwork never receives a conversion tag")

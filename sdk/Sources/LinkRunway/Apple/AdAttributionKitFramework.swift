@@ -19,11 +19,12 @@ struct AdAttributionKitFramework: ConversionFramework {
 
     /// On iOS 18 and later an install update names the install postbacks (`conversionTypes: [.install]`), so it
     /// still reaches them after a re-engagement; a re-engagement update carries its conversion tag (iOS 18.4), or on
-    /// 18.0–18.3 goes to re-engagement postbacks. On 17.4–17.x, the calls that update every postback.
+    /// 18.0–18.3, or when the open carried an empty tag, goes to re-engagement postbacks. On 17.4–17.x, the calls that
+    /// update every postback.
     func update(fine: Int, coarse: CoarseValue?, lockWindow: Bool, conversionTag: String?) async throws {
         let value: CoarseConversionValue? = coarse.map { coarse in switch coarse { case .low: .low; case .medium: .medium; case .high: .high } }
         if let conversionTag {
-            if #available(iOS 18.4, *) {
+            if #available(iOS 18.4, *), !conversionTag.isEmpty {
                 try await Postback.updateConversionValue(PostbackUpdate(fineConversionValue: fine, lockPostback: lockWindow, conversionTag: conversionTag,
                                                                         coarseConversionValue: value, conversionTypes: nil))
             } else if #available(iOS 18.0, *) {
