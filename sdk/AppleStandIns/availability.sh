@@ -80,7 +80,7 @@ ads=("$sdk"/LinkRunwayAds/Apple/*.swift "$sdk/LinkRunwayAds/AppImpressionFramewo
 ios=$(modules x86_64-apple-ios15.0-simulator)
 tvos=$(modules x86_64-apple-tvos15.0-simulator)
 checked=()
-for version in 15.0 16.0 17.4 18.0 18.4; do
+for version in 15.0 16.0 17.4 18.0 18.4 26.2; do
     typecheck "x86_64-apple-ios$version-simulator" "$ios" LinkRunway "${linkrunway[@]}"
     typecheck "x86_64-apple-ios$version-simulator" "$ios" LinkRunwayAds "${ads[@]}"
     checked+=("iOS $version")
@@ -96,6 +96,7 @@ breaks=(
     "LinkRunway/Apple/SKAdNetworkFramework.swift|#available(iOS 16.1, *)|#available(iOS 15.4, *)"
     "LinkRunway/Platform.swift|if #available(iOS 17.4, *) { frameworks|if true { frameworks"
     "LinkRunwayAds/Apple/SystemAppImpressions.swift|#available(iOS 18.0, *) { return AppImpression|#available(iOS 17.4, *) { return AppImpression"
+    "LinkRunwayAds/Apple/SystemAppImpressions.swift|if #available(iOS 26.2, *) {|if #available(iOS 18.0, *) {"
     "LinkRunway/Apple/SystemAppTransaction.swift|guard #available(iOS 16.0, tvOS 16.0, *) else { return nil }|guard true else { return nil }"
 )
 for entry in "${breaks[@]}"; do
@@ -115,8 +116,14 @@ for entry in "${breaks[@]}"; do
             copy+=("$source")
         fi
     done
-    if typecheck x86_64-apple-ios15.0-simulator "$ios" "$library" "${copy[@]}" 2>/dev/null; then
+    # Refused for its availability, not for anything else the edit could have broken.
+    if typecheck x86_64-apple-ios15.0-simulator "$ios" "$library" "${copy[@]}" 2>"$broken/errors"; then
         echo "a broken guard passed the availability check ($file: $find → $replace)" >&2
+        exit 1
+    fi
+    if ! grep -q 'is only available in' "$broken/errors"; then
+        echo "a broken guard was refused, but not for its availability ($file: $find → $replace):" >&2
+        cat "$broken/errors" >&2
         exit 1
     fi
 done

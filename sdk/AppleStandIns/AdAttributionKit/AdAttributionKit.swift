@@ -94,6 +94,10 @@ public struct AppImpression {
     /// https://developer.apple.com/documentation/adattributionkit/appimpression/endview()
     public func endView() async throws {}
 
+    /// https://developer.apple.com/documentation/adattributionkit/appimpression/handleview()
+    @available(iOS 26.2, *)
+    public func handleView() async throws {}
+
     /// https://developer.apple.com/documentation/adattributionkit/appimpression/handletap()
     public func handleTap() async throws {}
 

@@ -31,11 +31,23 @@ final class SystemAppImpression: AppImpressionRecorder, @unchecked Sendable {
 
     init(_ impression: AppImpression) { self.impression = impression }
 
-    /// https://developer.apple.com/documentation/adattributionkit/appimpression/beginview()
-    func beginView() async throws { try await impression.beginView() }
+    /// https://developer.apple.com/documentation/adattributionkit/appimpression/beginview() before iOS 26.2; from 26.2
+    /// the view is recorded once it has been shown, at `endView()`.
+    func beginView() async throws {
+        guard #unavailable(iOS 26.2) else { return }
+        try await impression.beginView()
+    }
 
-    /// https://developer.apple.com/documentation/adattributionkit/appimpression/endview()
-    func endView() async throws { try await impression.endView() }
+    /// From iOS 26.2, https://developer.apple.com/documentation/adattributionkit/appimpression/handleview() once the ad
+    /// content has been displayed (Apple's publisher guide records it as the ad disappears); before,
+    /// https://developer.apple.com/documentation/adattributionkit/appimpression/endview().
+    func endView() async throws {
+        if #available(iOS 26.2, *) {
+            try await impression.handleView()
+        } else {
+            try await impression.endView()
+        }
+    }
 
     /// https://developer.apple.com/documentation/adattributionkit/appimpression/handletap(reengagementurl:) (iOS 18.0:
     /// opens the installed advertised app at the universal link), else
