@@ -111,11 +111,14 @@ extension LinkRunway {
         let window = ConversionSchema.window(firstLaunch: firstLaunch, now: at)
         let chosen = ConversionSchema.choose(schema.rules, type: type, name: name, amount: amount)
         let later = window > 1 ? schema.laterWindows[window].flatMap { ConversionSchema.choose($0, type: type, name: name, amount: amount) } : nil
-        let install = Self.installValues(chosen: chosen, later: later, highest: storage.int(.highestFine) ?? -1)
+        // After the install's third window (35 days from the first launch) Apple takes no more install updates: none is
+        // made, so none is reported as accepted.
+        let installOpen = at.timeIntervalSince(firstLaunch) < Self.lastWindowDays * 86_400
+        let install = installOpen ? Self.installValues(chosen: chosen, later: later, highest: storage.int(.highestFine) ?? -1) : nil
         // A re-engagement's own postback, through Apple's three windows counted from its open (days 0–2, 3–7,
         // 8–35), takes the rules as the install's does from the first launch, under a high-water mark of its own.
         let taggedAt = storage.double(.conversionTagAt).map { Date(timeIntervalSince1970: $0) } ?? .distantPast
-        let tag = at.timeIntervalSince(taggedAt) < Self.reengagementDays * 86_400 ? storage.string(.conversionTag) : nil
+        let tag = at.timeIntervalSince(taggedAt) < Self.lastWindowDays * 86_400 ? storage.string(.conversionTag) : nil
         var reengagement: Values?
         if tag != nil {
             let reengagementWindow = ConversionSchema.window(firstLaunch: taggedAt, now: at)
@@ -149,8 +152,9 @@ extension LinkRunway {
         return ConversionUpdate(fine: shown.fine, coarse: shown.coarse, lockWindow: shown.lock, frameworks: installAccepted, reengagement: reengagementUpdate)
     }
 
-    /// How long after a re-engagement open its postback takes updates: the end of Apple's third window.
-    static let reengagementDays: Double = 35
+    /// The end of Apple's third conversion window, in days from the first launch (install postbacks) or from the open
+    /// (a re-engagement's).
+    static let lastWindowDays: Double = 35
 
     /// Never lower: a rule below the highest fine value already handed over is dropped (an equal one is sent again).
     /// In windows 2 and 3 the window's own rule decides the coarse value and the fine value stays.

@@ -444,6 +444,20 @@ struct ConversionTests {
         #expect(log.all.filter { $0.tag != nil }.count == 3)
     }
 
+    @Test("35 days after the first launch no install update is made (Apple takes none); a re-engagement's still goes")
+    func installWindowsClose() async throws {
+        let log = ConversionLog(reengagement: true)
+        let setup = try await Self.setUp(frameworks: log.frameworks)
+        setup.clock.advance(35 * 86_400 - 60)
+        #expect(await setup.runway.recordConversion(event: "SIGNUP")?.frameworks == ["skadnetwork", "adattributionkit"])
+        setup.clock.advance(120)
+        #expect(await setup.runway.recordConversion(event: "PURCHASE", amount: 100) == nil)
+        _ = try await setup.runway.open(Self.reengagementURL)
+        let update = await setup.runway.recordConversion(event: "PURCHASE", amount: 100)
+        #expect(update?.frameworks == [] && update?.reengagement?.frameworks == ["adattributionkit"])
+        #expect(log.all.count == 3 && log.all.last?.tag == "t-1")
+    }
+
     @Test("an open naming AdAttributionKitReengagementOpen with no tag (iOS 18.0–18.3) still starts a re-engagement, with an empty tag")
     func reengagementWithoutTag() async throws {
         let log = ConversionLog(reengagement: true)
