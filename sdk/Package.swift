@@ -6,7 +6,7 @@ import PackageDescription
 // publisher side of AdAttributionKit) for an app that shows ads. An app builds only the ones it names.
 let package = Package(
     name: "LinkRunwaySDK",
-    platforms: [.iOS(.v15), .tvOS(.v15), .macOS(.v12)],
+    platforms: [.iOS(.v15), .macCatalyst(.v15), .tvOS(.v15), .macOS(.v12)],
     products: [
         .library(name: "LinkRunway", targets: ["LinkRunway"]),
         .library(name: "LinkRunwayAds", targets: ["LinkRunwayAds"]),

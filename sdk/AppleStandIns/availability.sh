@@ -78,12 +78,19 @@ linkrunway=("$sdk"/LinkRunway/Apple/*.swift "$sdk/LinkRunway/Platform.swift" "$c
 ads=("$sdk"/LinkRunwayAds/Apple/*.swift "$sdk/LinkRunwayAds/AppImpressionFramework.swift")
 
 ios=$(modules x86_64-apple-ios15.0-simulator)
+catalyst=$(modules x86_64-apple-ios15.0-macabi)
 tvos=$(modules x86_64-apple-tvos15.0-simulator)
 checked=()
 for version in 15.0 16.0 17.4 18.0 18.4 26.2; do
     typecheck "x86_64-apple-ios$version-simulator" "$ios" LinkRunway "${linkrunway[@]}"
     typecheck "x86_64-apple-ios$version-simulator" "$ios" LinkRunwayAds "${ads[@]}"
     checked+=("iOS $version")
+done
+# Mac Catalyst has the iOS frameworks, at the iOS versions.
+for version in 15.0 17.4 18.4; do
+    typecheck "x86_64-apple-ios$version-macabi" "$catalyst" LinkRunway "${linkrunway[@]}"
+    typecheck "x86_64-apple-ios$version-macabi" "$catalyst" LinkRunwayAds "${ads[@]}"
+    checked+=("Mac Catalyst $version")
 done
 typecheck x86_64-apple-tvos15.0-simulator "$tvos" LinkRunway "${linkrunway[@]}"
 typecheck x86_64-apple-tvos15.0-simulator "$tvos" LinkRunwayAds "${ads[@]}"

@@ -134,7 +134,7 @@ public struct LinkRunwayDependencies: Sendable {
         var adServices: (any AdServicesTokenProvider)?
         var appAttest: (any AppAttestProvider)?
         var appTransaction: (any AppTransactionProvider)?
-        #if (os(iOS) && !targetEnvironment(macCatalyst)) || LINKRUNWAY_APPLE_STANDINS
+        #if os(iOS) || LINKRUNWAY_APPLE_STANDINS
         frameworks.append(SKAdNetworkFramework())
         #if canImport(AdAttributionKit)
         if #available(iOS 17.4, *) { frameworks.append(AdAttributionKitFramework()) }

@@ -31,7 +31,7 @@ public struct LinkRunwayAdsDependencies: Sendable {
     /// Apple's AdAttributionKit on iOS 17.4 and later, nothing elsewhere. (`LINKRUNWAY_APPLE_STANDINS` is defined only
     /// by the build that type-checks the adapter on Linux against a stand-in of Apple's module.)
     public static var system: LinkRunwayAdsDependencies {
-        #if ((os(iOS) && !targetEnvironment(macCatalyst)) || LINKRUNWAY_APPLE_STANDINS) && canImport(AdAttributionKit)
+        #if (os(iOS) || LINKRUNWAY_APPLE_STANDINS) && canImport(AdAttributionKit)
         if #available(iOS 17.4, *) { return LinkRunwayAdsDependencies(appImpressions: SystemAppImpressions()) }
         #endif
         return LinkRunwayAdsDependencies()

@@ -1,7 +1,7 @@
 // AdAttributionKit: iOS 17.4 and later. Weak-linked (`@_weakLinked`), so every reference to it is weak and the
 // framework is loaded optionally: the app still launches on iOS 15 and 16, where it does not exist. The stand-in
 // build checks that the references are weak (AppleStandIns/check.sh).
-#if ((os(iOS) && !targetEnvironment(macCatalyst)) || LINKRUNWAY_APPLE_STANDINS) && canImport(AdAttributionKit)
+#if (os(iOS) || LINKRUNWAY_APPLE_STANDINS) && canImport(AdAttributionKit)
 @_weakLinked import AdAttributionKit
 
 /// Conversion values for AdAttributionKit postbacks.

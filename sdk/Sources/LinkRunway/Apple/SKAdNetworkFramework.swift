@@ -1,6 +1,6 @@
 // SKAdNetwork, in StoreKit: iOS only (Apple lists no tvOS or macOS). Compiled for iOS, and on Linux against the
 // stand-in in AppleStandIns/ that type-checks it.
-#if (os(iOS) && !targetEnvironment(macCatalyst)) || LINKRUNWAY_APPLE_STANDINS
+#if os(iOS) || LINKRUNWAY_APPLE_STANDINS
 import StoreKit
 
 /// Conversion values for SKAdNetwork postbacks (install postbacks only: SKAdNetwork has no re-engagement).

@@ -1,5 +1,5 @@
 // AdServices: iOS 14.3 and later (no tvOS).
-#if ((os(iOS) && !targetEnvironment(macCatalyst)) || LINKRUNWAY_APPLE_STANDINS) && canImport(AdServices)
+#if (os(iOS) || LINKRUNWAY_APPLE_STANDINS) && canImport(AdServices)
 import AdServices
 
 /// The Apple Ads attribution token.
