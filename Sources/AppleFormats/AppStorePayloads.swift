@@ -202,9 +202,13 @@ public struct AppStoreAppTransaction: Sendable, Equatable {
     /// The environment, under Apple's name for it here.
     public var receiptType: String?
     public var originalPlatform: String?
+    /// The store the app was obtained from (`CONSUMER` is the only value Apple's server documentation lists; StoreKit's
+    /// `AppTransaction.StoreType` adds education and enterprise).
+    public var storeType: String?
 
     public init?(_ payload: JSONValue) {
         guard payload.objectValue != nil else { return nil }
+        storeType = payload["storeType"]?.stringValue
         appTransactionId = payload["appTransactionId"].flatMap(AppStoreDates.text)
         appAppleId = AppStoreDates.milliseconds(payload["appAppleId"])
         bundleId = payload["bundleId"]?.stringValue

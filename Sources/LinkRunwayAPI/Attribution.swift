@@ -25,10 +25,18 @@ public struct MatchInstallRequest: Codable, Sendable {
     /// and environment, its id is owned by the first install that proves it, and purchases made without the bind's
     /// appAccountToken are credited through it. Ignored when `returning` is true.
     public var signedAppTransaction: String?
+    /// iOS 27's `AppTransaction.all`: every signed app transaction of this app version, each verified as
+    /// `signedAppTransaction` is; the stores they name are kept with the install. Ignored when `returning` is true.
+    public var signedAppTransactions: [String]?
+    /// App Attest's `isSupported`, sent where the SDK expected it (a device, not a simulator or an extension).
+    public var appAttestSupported: Bool?
 
     public init(installId: String, platform: String, osVersion: String? = nil, language: String? = nil, consent: Bool,
                 clickToken: String? = nil, attestation: String? = nil, installSecret: String? = nil, returning: Bool? = nil,
-                appTransactionId: String? = nil, signedAppTransaction: String? = nil) {
+                appTransactionId: String? = nil, signedAppTransaction: String? = nil, signedAppTransactions: [String]? = nil,
+                appAttestSupported: Bool? = nil) {
+        self.signedAppTransactions = signedAppTransactions
+        self.appAttestSupported = appAttestSupported
         self.returning = returning
         self.appTransactionId = appTransactionId
         self.signedAppTransaction = signedAppTransaction
@@ -60,6 +68,10 @@ extension MatchInstallRequest: DescribedWireType {
                                       pattern: "^[A-Za-z0-9-]{1,64}$", minLength: 1, maxLength: 64),
         "signedAppTransaction": FieldNote("AppTransaction.shared's jwsRepresentation, verified to Apple's root for the app's bundle id, App Store id and environment; the first install to prove its id owns it (ignored when returning).",
                                           minLength: 1, maxLength: 16_384),
+        "signedAppTransactions": .list(of: FieldNote("An app transaction's jwsRepresentation.", minLength: 1, maxLength: 16_384),
+                                       "AppTransaction.all (iOS 27): each verified as signedAppTransaction is; the stores they name are kept with the install (ignored when returning).",
+                                       minItems: 1, maxItems: 8),
+        "appAttestSupported": FieldNote("App Attest's isSupported where the SDK expected it; false is kept as a fraud signal."),
     ]
 }
 
@@ -102,10 +114,18 @@ public struct InstallMatch: Codable, Sendable, Equatable {
     /// The variant of the matched click, when its link or rule has variants: the app may show what it promised.
     public var variant: String?
     public var matchedAt: String
+    /// The stores Apple's verified app transactions sent with the match name (`CONSUMER`, `EDUCATION`,
+    /// `ENTERPRISE`, or what Apple adds), sorted; absent when none was sent or verified.
+    public var storeTypes: [String]?
+    /// App Attest's `isSupported` as the SDK reported it on a device that should support it; false is a fraud signal.
+    public var appAttestSupported: Bool?
 
     public init(installId: String, appId: String, matched: Bool, method: String, confidence: Double, source: String,
                 clickId: String?, linkId: String?, path: String?, url: String?, metadata: [String: JSONLiteral]?,
-                campaign: String?, channel: String?, feature: String?, variant: String? = nil, matchedAt: String) {
+                campaign: String?, channel: String?, feature: String?, variant: String? = nil, matchedAt: String,
+                storeTypes: [String]? = nil, appAttestSupported: Bool? = nil) {
+        self.storeTypes = storeTypes
+        self.appAttestSupported = appAttestSupported
         self.installId = installId
         self.appId = appId
         self.matched = matched
@@ -131,6 +151,9 @@ extension InstallMatch: DescribedWireType {
         "source": FieldNote("link, ad:<network>, organic or returning (registered again after consent was given again)."),
         "clickId": FieldNote("The matched click's token."), "path": FieldNote("The link's in-app path."), "url": FieldNote("The link."),
         "matchedAt": .timestamp,
+        "storeTypes": .list(of: FieldNote("Apple's storeType: CONSUMER, EDUCATION, ENTERPRISE, or a value Apple adds."),
+                            "The stores Apple's verified app transactions sent with the match name, sorted."),
+        "appAttestSupported": FieldNote("App Attest's isSupported as the SDK reported it where it was expected; false is a fraud signal."),
     ]) { $1 }
 }
 

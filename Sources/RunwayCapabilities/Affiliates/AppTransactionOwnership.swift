@@ -14,6 +14,8 @@ enum AppTransactionOwnership {
         /// `Production` or `Sandbox`: Apple's `receiptType`.
         let environment: String
         let appAppleId: Int64?
+        /// Apple's `storeType`, when the transaction names one.
+        var storeType: String? = nil
     }
 
     enum Verdict: Sendable, Equatable {
@@ -41,7 +43,8 @@ enum AppTransactionOwnership {
         case .failure(let failure): return .refused(failure.status)
         case .success(let transaction):
             guard let id = transaction.appTransactionId, isWellFormed(id) else { return .refused("NO_APP_TRANSACTION_ID") }
-            return .verified(Proof(appTransactionId: id, environment: environment.rawValue, appAppleId: transaction.appAppleId))
+            return .verified(Proof(appTransactionId: id, environment: environment.rawValue, appAppleId: transaction.appAppleId,
+                                   storeType: transaction.storeType))
         }
     }
 

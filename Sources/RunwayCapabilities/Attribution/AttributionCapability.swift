@@ -12,6 +12,8 @@ package struct AttributionCapability: Capability {
 
     package func routes(_ services: ServerServices) -> [Route] {
         services.metrics.declareCounter("linkrunway_installs_matched_total", help: "Installs given their first answer, by method.")
+        services.metrics.declareCounter("linkrunway_app_attest_unsupported_total",
+                                        help: "Matches whose SDK found App Attest unsupported on a device that should support it (a fraud signal Apple names).")
         let handlers = AttributionHandlers(services: services)
         return [
             Route(.POST, "/v1/installs/match", .matchInstall, use: handlers.matchInstall),

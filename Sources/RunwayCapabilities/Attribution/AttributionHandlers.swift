@@ -35,17 +35,35 @@ struct AttributionHandlers: Sendable {
                                          simulated: false, returning: body.returning ?? false)
         input.returning = body.returning ?? false
         input.appTransactionId = try Self.appTransactionId(body.appTransactionId)
+        if let all = body.signedAppTransactions, !(1...8).contains(all.count) || all.contains(where: { $0.isEmpty || $0.utf8.count > 16_384 }) {
+            throw RequestError.invalidField("signedAppTransactions", "1 to 8 signed app transactions of at most 16,384 characters each")
+        }
+        var storeTypes = Set<String>()
         if let signed = body.signedAppTransaction, !input.returning {
             switch AppTransactionOwnership.verify(signed, app: app, verifier: services.appStoreVerifier, now: services.clock.now()) {
             case .verified(let proof):
                 input.appTransactionProof = proof
                 input.appTransactionId = proof.appTransactionId
+                if let type = proof.storeType, Self.isStoreType(type) { storeTypes.insert(type) }
             case .refused(let status):
                 // The install is still matched: a misconfigured app must not stop attribution. The id proves nothing.
                 input.appTransactionId = nil
                 services.metrics.increment("linkrunway_app_transactions_total", labels: [("outcome", "refused")])
                 services.logger.warn("signed app transaction refused", ["appId": .string(app.id), "status": .string(status)])
             }
+        }
+        // iOS 27's AppTransaction.all: only the stores of transactions Apple signed for this app count.
+        if let all = body.signedAppTransactions, !input.returning {
+            for signed in all {
+                guard case .verified(let proof) = AppTransactionOwnership.verify(signed, app: app, verifier: services.appStoreVerifier, now: services.clock.now()),
+                      let type = proof.storeType, Self.isStoreType(type) else { continue }
+                storeTypes.insert(type)
+            }
+        }
+        input.storeTypes = storeTypes.isEmpty ? nil : storeTypes.sorted()
+        input.appAttestSupported = body.appAttestSupported
+        if body.appAttestSupported == false {
+            services.metrics.increment("linkrunway_app_attest_unsupported_total", labels: [])
         }
         input.secretHash = try InstallSecrets.hash(body.installSecret)
         input.attested = app.attestation.policy != "off" && AttestationToken.attests(body.attestation, appId: app.id, installId: input.installId, secrets: services.secrets,
@@ -55,6 +73,11 @@ struct AttributionHandlers: Sendable {
             throw AttestError.required
         }
         return try .json(try await match(input))
+    }
+
+    /// Apple's store types are upper-case words (`CONSUMER`, `EDUCATION`, `ENTERPRISE`); anything else is not kept.
+    static func isStoreType(_ text: String) -> Bool {
+        (1...32).contains(text.utf8.count) && text.utf8.allSatisfy { (0x41...0x5A).contains($0) || $0 == UInt8(ascii: "_") }
     }
 
     func explain(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

@@ -7,7 +7,8 @@ extension Operation {
     static let matchInstall = Operation(
         id: "matchInstall", summary: "First launch: the install's attribution and deep link, decided once and kept",
         tag: "Installs", access: Access.client, requestSchema: .of(MatchInstallRequest.self),
-        responses: [.json(200, InstallMatch.self, "The stored answer (the same for every later call).")], maxBodyBytes: 8 * 1024, rateLimited: true)
+        // Room for nine signed app transactions (the shared one and AppTransaction.all's eight) of up to 16 KiB each.
+        responses: [.json(200, InstallMatch.self, "The stored answer (the same for every later call).")], maxBodyBytes: 160 * 1024, rateLimited: true)
 
     static let listInstalls = Operation(
         id: "listInstalls", summary: "Recent installs, newest first: how each was attributed, and whether it was simulated",

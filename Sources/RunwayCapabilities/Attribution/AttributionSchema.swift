@@ -45,6 +45,13 @@ enum AttributionSchema {
             DROP INDEX clicks_by_install;
             CREATE INDEX clicks_by_install ON clicks (install_id, created_at) WHERE install_id IS NOT NULL;
             """),
+        // What the SDK 1.2 reports at the first match: the stores Apple's signed app transactions name (iOS 27's
+        // AppTransaction.all: consumer, education, enterprise), and App Attest's isSupported where it was expected
+        // (false is a fraud signal Apple names). NULL: not reported.
+        Migration(id: "0051_install_store_types_attest_support", sql: """
+            ALTER TABLE installs ADD COLUMN store_types TEXT;
+            ALTER TABLE installs ADD COLUMN app_attest_supported BIGINT;
+            """),
     ]
 
     /// Attribution settings of apps, installs with their stored answer and explanation, claims that keep a click to

@@ -37,11 +37,15 @@ struct InstallRecord: Sendable, Equatable {
     /// The variant of the matched click, and whether that click came from the link's QR code.
     var variant: String?
     var qr = false
+    /// The stores Apple's verified app transactions named (`CONSUMER`, `EDUCATION`, …), sorted, comma-separated.
+    var storeTypes: String?
+    /// App Attest's `isSupported` on a device that should have it, as the SDK reported it.
+    var appAttestSupported: Bool?
 
     static let columns = """
         app_id, install_id, workspace_id, platform, os_version, language, method, confidence, click_token, impression_id,
         link_id, campaign, channel, feature, source, address_hash, explanation, simulated, matched_at, apple_ads_campaign_id,
-        apple_ads_ad_group_id, apple_ads_keyword_id, attested, app_transaction_id, variant, qr
+        apple_ads_ad_group_id, apple_ads_keyword_id, attested, app_transaction_id, variant, qr, store_types, app_attest_supported
         """
 
     init(row: SQLRow) throws {
@@ -71,6 +75,8 @@ struct InstallRecord: Sendable, Equatable {
         appTransactionId = try row.optionalString("app_transaction_id")
         variant = try row.optionalString("variant")
         qr = try row.bool("qr")
+        storeTypes = try row.optionalString("store_types")
+        appAttestSupported = try row.optionalInt("app_attest_supported").map { $0 != 0 }
     }
 
     init(appId: String, installId: String, workspaceId: String, platform: String, osVersion: String?, language: String?,
@@ -96,7 +102,7 @@ struct InstallRecord: Sendable, Equatable {
             VALUES (\(appId), \(installId), \(workspaceId), \(platform), \(osVersion), \(language), \(method), \(confidence),
                     \(clickToken), \(impressionId), \(linkId), \(campaign), \(channel), \(feature), \(source), \(addressHash),
                     \(explanation), \(simulated), \(matchedAt), \(appleAdsCampaignId), \(appleAdsAdGroupId), \(appleAdsKeywordId), \(attested),
-                    \(appTransactionId), \(variant), \(qr))
+                    \(appTransactionId), \(variant), \(qr), \(storeTypes), \(appAttestSupported.map { $0 ? 1 : 0 } as Int?))
             ON CONFLICT (app_id, install_id) DO NOTHING
             """) == 1
     }
@@ -119,7 +125,8 @@ struct InstallRecord: Sendable, Equatable {
         let linkWire = link?.wire(localPort: localPort)
         return InstallMatch(installId: installId, appId: appId, matched: matched, method: method, confidence: confidence, source: source,
                             clickId: clickToken, linkId: linkId, path: link?.appPath, url: linkWire?.url, metadata: linkWire?.metadata,
-                            campaign: campaign, channel: channel, feature: feature, variant: variant, matchedAt: Timestamp.iso(matchedAt))
+                            campaign: campaign, channel: channel, feature: feature, variant: variant, matchedAt: Timestamp.iso(matchedAt),
+                            storeTypes: storeTypes.map { $0.split(separator: ",").map(String.init) }, appAttestSupported: appAttestSupported)
     }
 }
 

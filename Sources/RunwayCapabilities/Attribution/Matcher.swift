@@ -33,6 +33,9 @@ enum Matcher {
         var appTransactionId: String?
         /// The signed app transaction the request proved, which claims its id for the install.
         var appTransactionProof: AppTransactionOwnership.Proof?
+        /// The stores the verified app transactions named, sorted and distinct.
+        var storeTypes: [String]?
+        var appAttestSupported: Bool?
     }
 
     /// What the search found: everything considered, and the eligible options in the order they are tried.
@@ -217,6 +220,8 @@ enum Matcher {
         record.addressHash = input.addressHashes.first
         record.attested = input.attested
         record.appTransactionId = input.returning ? nil : input.appTransactionId
+        record.storeTypes = input.returning ? nil : input.storeTypes.map { $0.joined(separator: ",") }
+        record.appAttestSupported = input.appAttestSupported
         // The click's variant and whether it was a QR scan travel with the install into its events.
         if let token = winner?.clickToken, let click = try db.first("SELECT variant, qr FROM clicks WHERE token = \(token)") {
             record.variant = try click.optionalString("variant")

@@ -77,7 +77,8 @@ final class AppStoreTestSigner: Sendable {
     }
 
     /// A signed app transaction (`JWSAppTransactionDecodedPayload`), as `RESCIND_CONSENT` carries it.
-    func appTransaction(id: String, bundleId: String, appAppleId: Int64?, environment: String = "Production", signedDate: Int64) -> String {
+    func appTransaction(id: String, bundleId: String, appAppleId: Int64?, environment: String = "Production", signedDate: Int64,
+                        storeType: String? = nil) -> String {
         var members: [(String, JSONValue)] = [
             ("receiptType", .string(environment)), ("bundleId", .string(bundleId)), ("applicationVersion", "1"),
             ("receiptCreationDate", .number(String(signedDate))), ("requestDate", .number(String(signedDate))),
@@ -85,6 +86,7 @@ final class AppStoreTestSigner: Sendable {
             ("appTransactionId", .string(id)), ("originalPlatform", "iOS"),
         ]
         if let appAppleId { members.insert(("appAppleId", .number(String(appAppleId))), at: 1) }
+        if let storeType { members.append(("storeType", .string(storeType))) }
         return sign(.object(members))
     }
 }

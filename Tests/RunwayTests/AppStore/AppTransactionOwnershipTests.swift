@@ -39,6 +39,38 @@ struct AppTransactionOwnershipTests {
         }
     }
 
+    @Test("AppTransaction.all's signed transactions keep the stores Apple named with the install; forged or foreign ones, and a returning id's, count for nothing",
+          arguments: StoreBackend.all)
+    func storeTypes(_ backend: StoreBackend) async throws {
+        let w = try await T.world(backend)
+        let now = w.server.services.clock.nowMilliseconds()
+        let consumer = w.signer.appTransaction(id: "770000000000000101", bundleId: T.bundleId, appAppleId: T.appAppleId, signedDate: now,
+                                               storeType: "CONSUMER")
+        let education = w.signer.appTransaction(id: "770000000000000102", bundleId: T.bundleId, appAppleId: T.appAppleId, signedDate: now,
+                                                storeType: "EDUCATION")
+        let foreign = w.signer.appTransaction(id: "770000000000000103", bundleId: "com.example.other", appAppleId: T.appAppleId, signedDate: now,
+                                              storeType: "ENTERPRISE")
+        let odd = w.signer.appTransaction(id: "770000000000000104", bundleId: T.bundleId, appAppleId: T.appAppleId, signedDate: now,
+                                          storeType: "<b>x</b>")
+        let all = JSONValue.array([.string(education), .string(foreign), .string(odd), .string(consumer), "not a jws"])
+        let body = JSONValue.object([("installId", "store-types-1"), ("platform", "ios"), ("consent", true), ("signedAppTransaction", .string(consumer)),
+                                     ("signedAppTransactions", all), ("appAttestSupported", false)])
+        let match = try await w.client.post("/v1/installs/match", json: body.serialized()).decoded(InstallMatch.self)
+        #expect(match.storeTypes == ["CONSUMER", "EDUCATION"], "the foreign app's and the malformed type are not kept")
+        #expect(match.appAttestSupported == false)
+        let again = try await w.client.post("/v1/installs/match", json: body.serialized()).decoded(InstallMatch.self)
+        #expect(again.storeTypes == ["CONSUMER", "EDUCATION"] && again.appAttestSupported == false, "stored with the install")
+        #expect(w.server.services.metrics.render().contains("linkrunway_app_attest_unsupported_total 2"))
+
+        let returning = JSONValue.object([("installId", "store-types-2"), ("platform", "ios"), ("consent", true), ("returning", true),
+                                          ("signedAppTransactions", .array([.string(education)]))])
+        let registered = try await w.client.post("/v1/installs/match", json: returning.serialized()).decoded(InstallMatch.self)
+        #expect(registered.storeTypes == nil && registered.appAttestSupported == nil)
+        let tooMany = JSONValue.object([("installId", "store-types-3"), ("platform", "ios"), ("consent", true),
+                                        ("signedAppTransactions", .array(Array(repeating: .string(consumer), count: 9)))])
+        #expect(try await w.client.post("/v1/installs/match", json: tooMany.serialized()).errorCode == "invalid_field")
+    }
+
     @Test("a reported id moves no money; the first install to prove an id owns it; a replayed or forged proof takes nothing and is recorded",
           arguments: StoreBackend.all)
     func ownership(_ backend: StoreBackend) async throws {
