@@ -80,8 +80,9 @@ ads=("$sdk"/LinkRunwayAds/Apple/*.swift "$sdk/LinkRunwayAds/AppImpressionFramewo
 ios=$(modules x86_64-apple-ios15.0-simulator)
 catalyst=$(modules x86_64-apple-ios15.0-macabi)
 tvos=$(modules x86_64-apple-tvos15.0-simulator)
+macos=$(modules x86_64-apple-macos12.0)
 checked=()
-for version in 15.0 16.0 17.4 18.0 18.4 26.2; do
+for version in 15.0 16.0 17.4 18.0 18.4 26.2 27.0; do
     typecheck "x86_64-apple-ios$version-simulator" "$ios" LinkRunway "${linkrunway[@]}"
     typecheck "x86_64-apple-ios$version-simulator" "$ios" LinkRunwayAds "${ads[@]}"
     checked+=("iOS $version")
@@ -95,6 +96,11 @@ done
 typecheck x86_64-apple-tvos15.0-simulator "$tvos" LinkRunway "${linkrunway[@]}"
 typecheck x86_64-apple-tvos15.0-simulator "$tvos" LinkRunwayAds "${ads[@]}"
 checked+=("tvOS 15.0")
+for version in 12.0 27.0; do
+    typecheck "x86_64-apple-macos$version" "$macos" LinkRunway "${linkrunway[@]}"
+    typecheck "x86_64-apple-macos$version" "$macos" LinkRunwayAds "${ads[@]}"
+    checked+=("macOS $version")
+done
 
 # Each guard below, broken, must be refused at iOS 15.0: a check that passes them would check nothing.
 broken=$work/broken
@@ -104,6 +110,7 @@ breaks=(
     "LinkRunway/Platform.swift|if #available(iOS 17.4, *) { frameworks|if true { frameworks"
     "LinkRunwayAds/Apple/SystemAppImpressions.swift|#available(iOS 18.0, *) { return AppImpression|#available(iOS 17.4, *) { return AppImpression"
     "LinkRunwayAds/Apple/SystemAppImpressions.swift|if #available(iOS 26.2, *) {|if #available(iOS 18.0, *) {"
+    "LinkRunway/Apple/SystemAppTransaction.swift|guard #available(iOS 27.0, macOS 27.0, tvOS 27.0, *)|guard #available(iOS 18.0, macOS 27.0, tvOS 27.0, *)"
     "LinkRunway/Apple/SystemAppTransaction.swift|guard #available(iOS 16.0, tvOS 16.0, *) else { return nil }|guard true else { return nil }"
 )
 for entry in "${breaks[@]}"; do

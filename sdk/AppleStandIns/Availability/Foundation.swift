@@ -18,7 +18,14 @@ public struct Data: Sendable, Hashable, RandomAccessCollection {
     public subscript(position: Int) -> UInt8 { bytes[position] }
 }
 
-public struct URL: Sendable, Hashable {}
+public struct URL: Sendable, Hashable {
+    public var pathExtension: String { "" }
+}
+
+open class Bundle: NSObject {
+    open class var main: Bundle { Bundle() }
+    open var bundleURL: URL { URL() }
+}
 
 public struct Date: Sendable, Hashable {
     public init() {}

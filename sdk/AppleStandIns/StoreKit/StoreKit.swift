@@ -80,3 +80,22 @@ extension VerificationResult where SignedType == AppTransaction {
     /// https://developer.apple.com/documentation/storekit/verificationresult/jwsrepresentation-6ma59
     public var jwsRepresentation: String { "" }
 }
+
+@available(iOS 27.0, macOS 27.0, tvOS 27.0, watchOS 27.0, visionOS 27.0, *)
+extension AppTransaction {
+    /// https://developer.apple.com/documentation/storekit/apptransaction/all
+    public static var all: AppTransaction.AppTransactions { AppTransactions() }
+
+    /// https://developer.apple.com/documentation/storekit/apptransaction/apptransactions
+    public struct AppTransactions: AsyncSequence, Sendable {
+        public typealias Element = VerificationResult<AppTransaction>
+
+        /// https://developer.apple.com/documentation/storekit/apptransaction/apptransactions/asynciterator
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            /// https://developer.apple.com/documentation/storekit/apptransaction/apptransactions/asynciterator/next()
+            public mutating func next() async -> VerificationResult<AppTransaction>? { nil }
+        }
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
+    }
+}

@@ -22,6 +22,9 @@ extension LinkRunway {
         return try await task.value
     }
 
+    /// Match fields a server before 2026-12-05 does not know (and refuses as `unknown_field`).
+    static let newerFields = ["signedAppTransactions", "appAttestSupported"]
+
     func requestMatch(installId: String, attestation: String?, epoch started: Int) async throws -> InstallMatch? {
         guard started == epoch else { return nil }
         // Decided once per install id, when it was made: a device that reported an installation under an earlier id is
@@ -41,11 +44,23 @@ extension LinkRunway {
             // Only with a first report: the same Apple account sends the same id, which would tie a returning id to the old one.
             if let appTransactionID = await provider.appTransactionID() { body["appTransactionId"] = appTransactionID }
             if let signed = await provider.signedAppTransaction() { body["signedAppTransaction"] = signed }
+            let all = await provider.signedAppTransactions().prefix(8)
+            if !all.isEmpty { body["signedAppTransactions"] = Array(all) }
         }
+        // App Attest missing where it should be there is a fraud signal (Apple's word): the server keeps it.
+        if let appAttest = environment.appAttest, appAttest.isExpected { body["appAttestSupported"] = appAttest.isSupported }
         guard started == epoch else { return nil }
         storage.set(true, .matchRequested)
         do {
-            let answer = try await transport.send("POST", "/v1/installs/match", body: try Transport.json(body))
+            let answer: Transport.Answer
+            do {
+                answer = try await transport.send("POST", "/v1/installs/match", body: try Transport.json(body))
+            } catch LinkRunwayError.server(status: 400, let refusal) where Self.newerFields.contains(where: { body[$0] != nil && refusal.contains("\"field\":\"\($0)\"") }) {
+                // A server older than these fields refuses them as unknown: the match goes again without them.
+                for field in Self.newerFields { body[field] = nil }
+                guard started == epoch else { return nil }
+                answer = try await transport.send("POST", "/v1/installs/match", body: try Transport.json(body))
+            }
             return try storeMatch(answer, epoch: started)
         } catch {
             // Nothing reached the server: this installation is still unreported (unless an earlier id reported it).

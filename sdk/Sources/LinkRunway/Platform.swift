@@ -24,11 +24,16 @@ public protocol AppTransactionProvider: Sendable {
     /// `AppTransaction.shared`'s `jwsRepresentation` when StoreKit can verify it: the server checks Apple's signature
     /// and credits purchases through the id only to the first install that sent it this way.
     func signedAppTransaction() async -> String?
+    /// iOS 27's `AppTransaction.all`: the `jwsRepresentation` of each verified app transaction of this app version
+    /// (each names its store: consumer, education, enterprise), at most eight. The server keeps the stores they name.
+    func signedAppTransactions() async -> [String]
 }
 
 extension AppTransactionProvider {
     /// A provider made before 1.1.1 sends the id alone, which the server keeps but never credits a purchase by.
     public func signedAppTransaction() async -> String? { nil }
+    /// A provider made before 1.2 sends none.
+    public func signedAppTransactions() async -> [String] { [] }
 }
 
 /// AdServices: the token Apple Ads attribution is claimed with.
@@ -57,6 +62,13 @@ public protocol AppAttestProvider: Sendable {
     func attestKey(_ keyId: String, clientDataHash: Data) async throws -> Data
     func generateAssertion(_ keyId: String, clientDataHash: Data) async throws -> Data
     func classify(_ error: any Error) -> AppAttestFailure
+    /// Whether this device should support App Attest (not a simulator, not an app extension; a Mac from macOS 27): when
+    /// it should and `isSupported` is false, the first match says so, as a fraud signal. True by default.
+    var isExpected: Bool { get }
+}
+
+extension AppAttestProvider {
+    public var isExpected: Bool { true }
 }
 
 /// Values kept on this device alone, out of its backups and of a move to a new device (the Keychain's
@@ -127,7 +139,8 @@ public struct LinkRunwayDependencies: Sendable {
     }
 
     /// The real frameworks where they exist: SKAdNetwork, AdAttributionKit (iOS 17.4 and later) and AdServices on
-    /// iOS (not on the simulator, where Apple's token call always fails); App Attest and StoreKit 2's app transaction on iOS and tvOS. (`LINKRUNWAY_APPLE_STANDINS` is defined only by
+    /// iOS (not on the simulator, where Apple's token call always fails); App Attest (and on macOS, where it exists from
+    /// macOS 27: `isSupported` decides) and StoreKit 2's app transaction on iOS and tvOS. (`LINKRUNWAY_APPLE_STANDINS` is defined only by
     /// the build that type-checks these adapters on Linux against stand-ins of Apple's modules.)
     public static var system: LinkRunwayDependencies {
         var frameworks: [any ConversionFramework] = []
@@ -143,7 +156,7 @@ public struct LinkRunwayDependencies: Sendable {
         adServices = SystemAdServices()
         #endif
         #endif
-        #if (os(iOS) || os(tvOS) || LINKRUNWAY_APPLE_STANDINS) && canImport(DeviceCheck)
+        #if (os(iOS) || os(tvOS) || os(macOS) || LINKRUNWAY_APPLE_STANDINS) && canImport(DeviceCheck)
         appAttest = SystemAppAttest()
         #endif
         #if (os(iOS) || os(tvOS) || LINKRUNWAY_APPLE_STANDINS) && canImport(StoreKit)

@@ -35,6 +35,59 @@ struct MatchingTests {
         #expect(server.requests.first?.body?["signedAppTransaction"] as? String == "eyJhbGciOiJFUzI1NiJ9.e30.c2ln")
     }
 
+    @Test("iOS 27's AppTransaction.all goes as signedAppTransactions, at most eight, with a first report only")
+    func allAppTransactions() async throws {
+        let server = StubServer(Fixture.standard)
+        let all = (1...10).map { "eyJhbGciOiJFUzI1NiJ9.e30.\($0)" }
+        let suite = Fixture.suite()
+        let runway = Fixture.runway(server, appTransaction: FakeAppTransaction(id: "2000000123456789", jws: all[0], all: all), suite: suite)
+        await runway.setConsent(true)
+        _ = try await runway.matchInstall()
+        #expect(server.requests.first?.body?["signedAppTransactions"] as? [String] == Array(all.prefix(8)))
+        await runway.setConsent(false)
+        await runway.setConsent(true)
+        _ = try await runway.matchInstall()
+        #expect(server.requests.last?.body?["returning"] as? Bool == true && server.requests.last?.body?["signedAppTransactions"] == nil)
+        let none = StubServer(Fixture.standard)
+        let earlier = Fixture.runway(none, appTransaction: FakeAppTransaction(id: "2000000123456789"))
+        await earlier.setConsent(true)
+        _ = try await earlier.matchInstall()
+        #expect(none.requests.first?.body?["signedAppTransactions"] == nil, "nothing to send: no empty list")
+    }
+
+    @Test("App Attest unsupported where it should be is sent as appAttestSupported false; nothing where it is not expected")
+    func appAttestSupport() async throws {
+        for (supported, expected, sent) in [(false, true, false as Bool?), (true, true, true), (false, false, nil)] {
+            let server = StubServer(Fixture.standard)
+            let attest = FakeAppAttest()
+            attest.isSupported = supported
+            attest.isExpected = expected
+            let runway = Fixture.runway(server, appAttest: attest)
+            await runway.setConsent(true)
+            _ = try await runway.matchInstall()
+            #expect(server.requests(to: "/v1/installs/match").first?.body?["appAttestSupported"] as? Bool == sent)
+        }
+    }
+
+    @Test("a server older than signedAppTransactions and appAttestSupported refuses them as unknown: the match goes again without them")
+    func olderServer() async throws {
+        let server = StubServer { request in
+            guard request.path == "/v1/installs/match" else { return Fixture.standard(request) }
+            for field in ["signedAppTransactions", "appAttestSupported"] where request.body?[field] != nil {
+                return .init(status: 400, json: #"{"error":{"code":"unknown_field","message":"\#(field) is not a field of this request","field":"\#(field)"}}"#)
+            }
+            return Fixture.matched()
+        }
+        let attest = FakeAppAttest()
+        attest.isSupported = false
+        let runway = Fixture.runway(server, appAttest: attest, appTransaction: FakeAppTransaction(id: "2000000123456789", jws: "a.b.c", all: ["a.b.c"]))
+        await runway.setConsent(true)
+        #expect(try await runway.matchInstall()?.matched == true)
+        let matches = server.requests(to: "/v1/installs/match")
+        #expect(matches.count == 2 && matches.last?.body?["signedAppTransaction"] as? String == "a.b.c")
+        #expect(matches.last?.body?["signedAppTransactions"] == nil && matches.last?.body?["appAttestSupported"] == nil)
+    }
+
     @Test("a provider written before 1.1.1 still sends the id, and no signedAppTransaction")
     func idOnlyProvider() async throws {
         let server = StubServer(Fixture.standard)

@@ -248,8 +248,11 @@ final class HangingAdServices: AdServicesTokenProvider, Sendable {
 struct FakeAppTransaction: AppTransactionProvider {
     let id: String?
     var jws: String? = nil
+    /// What iOS 27's AppTransaction.all would give.
+    var all: [String] = []
     func appTransactionID() async -> String? { id }
     func signedAppTransaction() async -> String? { jws }
+    func signedAppTransactions() async -> [String] { all }
 }
 
 /// A provider written before 1.1.1, which knows the id alone.
@@ -268,6 +271,7 @@ final class FakeAppAttest: AppAttestProvider, @unchecked Sendable {
     var attestFailures: [Failure] = []
     var assertFailures: [Failure] = []
     var isSupported = true
+    var isExpected = true
 
     func generateKey() async throws -> String {
         lock.withLock {

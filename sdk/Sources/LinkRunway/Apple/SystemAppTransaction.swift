@@ -10,6 +10,16 @@ struct SystemAppTransaction: AppTransactionProvider {
         return transaction.appTransactionID
     }
 
+    /// https://developer.apple.com/documentation/storekit/apptransaction/all (iOS, macOS and tvOS 27): the verified ones.
+    func signedAppTransactions() async -> [String] {
+        guard #available(iOS 27.0, macOS 27.0, tvOS 27.0, *) else { return [] }
+        var signed: [String] = []
+        for await result in AppTransaction.all where signed.count < 8 {
+            if case .verified = result { signed.append(result.jwsRepresentation) }
+        }
+        return signed
+    }
+
     func signedAppTransaction() async -> String? {
         guard #available(iOS 16.0, tvOS 16.0, *) else { return nil }
         guard let result = try? await AppTransaction.shared, case .verified = result else { return nil }
