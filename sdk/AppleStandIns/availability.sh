@@ -83,14 +83,14 @@ tvos=$(modules x86_64-apple-tvos15.0-simulator)
 macos=$(modules x86_64-apple-macos12.0)
 checked=()
 for version in 15.0 16.0 17.4 18.0 18.4 26.2 27.0; do
-    typecheck "x86_64-apple-ios$version-simulator" "$ios" LinkRunway "${linkrunway[@]}"
-    typecheck "x86_64-apple-ios$version-simulator" "$ios" LinkRunwayAds "${ads[@]}"
+    typecheck "x86_64-apple-ios$version-simulator" "$ios" LinkRunway "${linkrunway[@]}" Availability/Probe.swift
+    typecheck "x86_64-apple-ios$version-simulator" "$ios" LinkRunwayAds "${ads[@]}" Availability/AdsProbe.swift
     checked+=("iOS $version")
 done
 # Mac Catalyst has the iOS frameworks, at the iOS versions.
 for version in 15.0 17.4 18.4; do
-    typecheck "x86_64-apple-ios$version-macabi" "$catalyst" LinkRunway "${linkrunway[@]}"
-    typecheck "x86_64-apple-ios$version-macabi" "$catalyst" LinkRunwayAds "${ads[@]}"
+    typecheck "x86_64-apple-ios$version-macabi" "$catalyst" LinkRunway "${linkrunway[@]}" Availability/Probe.swift
+    typecheck "x86_64-apple-ios$version-macabi" "$catalyst" LinkRunwayAds "${ads[@]}" Availability/AdsProbe.swift
     checked+=("Mac Catalyst $version")
 done
 typecheck x86_64-apple-tvos15.0-simulator "$tvos" LinkRunway "${linkrunway[@]}"

@@ -7,7 +7,7 @@ import FoundationNetworking
 /// App Attest and affiliate binds. Nothing is stored or sent until `setConsent(true)`.
 public actor LinkRunway {
     /// This SDK's version, sent in the user agent (the one place it is written; `CHANGELOG.md` names it too).
-    public static let version = "1.1.1"
+    public static let version = "1.2.0"
 
     let transport: Transport
     let storage: SDKStorage

@@ -10,7 +10,7 @@ import FoundationNetworking
 /// `setConsent(true)`, and nothing is stored on the device, consent included.
 public actor LinkRunwayAds {
     /// The SDK package's version (`LinkRunway.version` is the same), sent in the user agent.
-    public static let version = "1.1.1"
+    public static let version = "1.2.0"
 
     let transport: ImpressionTransport
     let dependencies: LinkRunwayAdsDependencies

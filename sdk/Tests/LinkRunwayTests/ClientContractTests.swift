@@ -63,7 +63,7 @@ struct ClientContractTests {
         }
     }
 
-    @Test("every request carries Authorization: Bearer <key>, JSON headers and the user agent LinkRunwaySDK/1.1.1 iOS")
+    @Test("every request carries Authorization: Bearer <key>, JSON headers and the user agent LinkRunwaySDK/1.2.0 iOS")
     func headers() async throws {
         let server = StubServer(Fixture.standard)
         let runway = Fixture.runway(server)
@@ -74,7 +74,7 @@ struct ClientContractTests {
         #expect(server.paths() == ["GET /v1/mobile/config/app_1", "POST /v1/installs/match", "POST /v1/events"])
         for request in server.requests {
             #expect(request.headers["authorization"] == "Bearer lr_pk_" + String(repeating: "a", count: 48))
-            #expect(request.headers["user-agent"] == "LinkRunwaySDK/1.1.1 iOS")
+            #expect(request.headers["user-agent"] == "LinkRunwaySDK/1.2.0 iOS")
             #expect(request.headers["accept"] == "application/json")
         }
         #expect(server.requests.filter { $0.method == "POST" }.allSatisfy { $0.headers["content-type"] == "application/json" })

@@ -1,0 +1,4 @@
+// As Probe.swift, for LinkRunwayAds.
+func thePublisherAdapterIsCompiled() {
+    if #available(iOS 17.4, *) { _ = SystemAppImpressions() }
+}
