@@ -80,7 +80,7 @@ struct ClientContractTests {
         #expect(server.requests.filter { $0.method == "POST" }.allSatisfy { $0.headers["content-type"] == "application/json" })
     }
 
-    @Test("on tvOS the user agent is LinkRunwaySDK/1.1.1 tvOS")
+    @Test("on tvOS the user agent is LinkRunwaySDK/1.2.0 tvOS")
     func tvOSUserAgent() async throws {
         let server = StubServer(Fixture.standard)
         let runway = Fixture.runway(server, platform: "tvos")
@@ -88,7 +88,7 @@ struct ClientContractTests {
         _ = try await runway.matchInstall()
         try await runway.track(type: "SIGNUP")
         #expect(server.requests.count == 2)
-        #expect(server.requests.allSatisfy { $0.headers["user-agent"] == "LinkRunwaySDK/1.1.1 tvOS" })
+        #expect(server.requests.allSatisfy { $0.headers["user-agent"] == "LinkRunwaySDK/1.2.0 tvOS" })
     }
 
     @Test("three tries on 429, 5xx and network errors, backing off 0.5 s then 1 s")
