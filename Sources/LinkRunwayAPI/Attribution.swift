@@ -1029,20 +1029,26 @@ extension AppleAdsReportRow: DescribedWireType {
     ]
 }
 
-/// `POST /v1/attest/apple/challenge`: a one-time challenge, valid for five minutes.
+/// `POST /v1/attest/apple/challenge`: a one-time challenge, taken by an assertion for five minutes and by an attestation for an hour.
 public struct AttestChallenge: Codable, Sendable, Equatable {
     public var challenge: String
+    /// Until when an assertion takes it.
     public var expiresAt: String
+    /// Until when an attestation takes it (later: a device retries an Apple outage with the same challenge).
+    public var attestationExpiresAt: String?
 
-    public init(challenge: String, expiresAt: String) {
+    public init(challenge: String, expiresAt: String, attestationExpiresAt: String? = nil) {
         self.challenge = challenge
         self.expiresAt = expiresAt
+        self.attestationExpiresAt = attestationExpiresAt
     }
 }
 
 extension AttestChallenge: DescribedWireType {
     public static let notes: [String: FieldNote] = [
-        "challenge": FieldNote("Use its SHA-256 as the client data hash, once, within five minutes."), "expiresAt": .timestamp,
+        "challenge": FieldNote("Use its SHA-256 as the client data hash, once: for an assertion within five minutes, for an attestation within an hour."),
+        "expiresAt": FieldNote("When an assertion stops taking the challenge (five minutes).", format: "date-time"),
+        "attestationExpiresAt": FieldNote("When an attestation stops taking the challenge (an hour): after Apple's service was unavailable at attestKey, the device tries again with the same key and challenge.", format: "date-time"),
     ]
 }
 

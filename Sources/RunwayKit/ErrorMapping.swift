@@ -25,7 +25,7 @@ public enum ErrorMapping {
         Entry(code: ErrorCode.noLinkDomain, status: 400, meaning: "The workspace has no link domain to make the link on."),
         Entry(code: ErrorCode.consentRequired, status: 400, meaning: "Matching was asked without the user's consent."),
         Entry(code: ErrorCode.challengeUnknown, status: 400, meaning: "The App Attest challenge is not one this server issued, or was used."),
-        Entry(code: ErrorCode.challengeExpired, status: 400, meaning: "The App Attest challenge is older than five minutes."),
+        Entry(code: ErrorCode.challengeExpired, status: 400, meaning: "The App Attest challenge is older than it may be: five minutes for an assertion, an hour for an attestation."),
         Entry(code: ErrorCode.attestationInvalid, status: 400, meaning: "The App Attest attestation failed a step of Apple's checks."),
         Entry(code: ErrorCode.assertionInvalid, status: 400, meaning: "The App Attest assertion failed a step of Apple's checks."),
         Entry(code: ErrorCode.counterReplayed, status: 400, meaning: "The assertion's counter is not above the last one seen: a replay."),

@@ -30,7 +30,7 @@ enum AttestError: Refusal, Equatable {
         case .challengeUnknown:
             ErrorBody.Detail(code: ErrorCode.challengeUnknown, message: "the challenge is unknown or was used already", field: "challenge")
         case .challengeExpired:
-            ErrorBody.Detail(code: ErrorCode.challengeExpired, message: "the challenge is older than five minutes; ask for a new one", field: "challenge")
+            ErrorBody.Detail(code: ErrorCode.challengeExpired, message: "the challenge is too old (five minutes for an assertion, an hour for an attestation); ask for a new one", field: "challenge")
         case .attestationInvalid(let message):
             ErrorBody.Detail(code: ErrorCode.attestationInvalid, message: message, field: "attestation")
         case .keyRegistered:

@@ -9,7 +9,11 @@ import RunwayStore
 /// App Attest: one-time challenges, key registration with full attestation checks, assertions with a counter that
 /// only goes up (kept in the store, so a replay fails in every process), and the tokens events carry.
 struct AttestHandlers: Sendable {
+    /// How long a challenge is taken for an assertion.
     static let challengeLifetime: Int64 = 5 * 60_000
+    /// How long a challenge is taken for an attestation: Apple asks a device that met an outage at `attestKey` to try
+    /// again later with the same key and client data hash, so the challenge that hash is of stays good for an hour.
+    static let attestationLifetime: Int64 = 60 * 60_000
 
     let services: ServerServices
     /// Twenty challenges a minute per app and client address.
@@ -28,9 +32,10 @@ struct AttestHandlers: Sendable {
         let now = services.clock.nowMilliseconds()
         let challenge = ByteEncoding.base64url(SecureRandom.bytes(32))
         try await services.store.write { db in
-            try AttestQueries.issueChallenge(db, appId: app.id, challenge: challenge, now: now, sweepBefore: now - 2 * Self.challengeLifetime)
+            try AttestQueries.issueChallenge(db, appId: app.id, challenge: challenge, now: now, sweepBefore: now - 2 * Self.attestationLifetime)
         }
-        return try .json(AttestChallenge(challenge: challenge, expiresAt: Timestamp.iso(now + Self.challengeLifetime)), status: 201)
+        return try .json(AttestChallenge(challenge: challenge, expiresAt: Timestamp.iso(now + Self.challengeLifetime),
+                                         attestationExpiresAt: Timestamp.iso(now + Self.attestationLifetime)), status: 201)
     }
 
     func register(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -43,7 +48,7 @@ struct AttestHandlers: Sendable {
         guard keyId.count == 32 else { throw RequestError.invalidField("keyId", "must be the base64 of a 32-byte key id") }
         let attestation = try Self.base64(body.attestation, field: "attestation", limit: 96 * 1024)
         let installId = try Validate.installID(body.installId, field: "installId")
-        try await consume(body.challenge, app: app)
+        try await consume(body.challenge, app: app, lifetime: Self.attestationLifetime)
         let environments = Set(app.attestation.environments.compactMap(AppAttestEnvironment.init(rawValue:)))
         let verified = AppAttestVerifier(root: root).verifyAttestation(attestation, keyId: keyId, clientDataHash: Digest.sha256(body.challenge),
                                                                        appId: "\(app.teamId).\(app.bundleId)", at: services.clock.now(),
@@ -74,7 +79,7 @@ struct AttestHandlers: Sendable {
         guard let key = try await services.store.read({ db in try AttestQueries.key(db, appId: app.id, keyId: body.keyId) }) else {
             throw AttestError.unknownKey
         }
-        try await consume(body.challenge, app: app)
+        try await consume(body.challenge, app: app, lifetime: Self.challengeLifetime)
         guard let spki = ByteEncoding.fromHex(try key.string("public_key")), let publicKey = PublicKey(spki: spki) else {
             throw StoreError.corrupt("a stored App Attest key is unreadable")
         }
@@ -109,14 +114,14 @@ struct AttestHandlers: Sendable {
         return app
     }
 
-    /// Uses a challenge up: it must be this app's, unused and at most five minutes old.
-    func consume(_ challenge: String, app: App) async throws {
+    /// Uses a challenge up: it must be this app's, unused and at most `lifetime` old.
+    func consume(_ challenge: String, app: App, lifetime: Int64) async throws {
         let now = services.clock.nowMilliseconds()
         let createdAt = try await services.store.write { db in try AttestQueries.spendChallenge(db, appId: app.id, challenge: challenge) }
         guard let createdAt else {
             throw AttestError.challengeUnknown
         }
-        guard createdAt >= now - Self.challengeLifetime else {
+        guard createdAt >= now - lifetime else {
             throw AttestError.challengeExpired
         }
     }

@@ -5,7 +5,7 @@ import RunwayKit
 /// What the OpenAPI document says about each App Attest route.
 extension Operation {
     static let attestChallenge = Operation(
-        id: "attestChallenge", summary: "A one-time App Attest challenge, valid for five minutes", tag: "App Attest",
+        id: "attestChallenge", summary: "A one-time App Attest challenge: five minutes for an assertion, an hour for an attestation", tag: "App Attest",
         access: Access.client, responses: [.json(201, AttestChallenge.self, "The challenge.")], errors: [409, 429], rateLimited: true)
 
     static let attestRegister = Operation(

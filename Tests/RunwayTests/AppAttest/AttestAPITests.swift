@@ -60,7 +60,10 @@ struct AttestAPITests {
             await w.client.post("/v1/attest/apple/assert", json: #"{"appId":"\#(w.app.id)","keyId":"\#(keyId)","assertion":"\#(assertion["assertionBase64"] as! String)","challenge":"\#(challenge)","installId":"dev-1"}"#)
         }
         #expect(await register("wurzelpfropf").errorCode == "challenge_unknown", "a challenge the server never gave")
-        try await Self.plant(w, challenge: "wurzelpfropf")
+        try await Self.plant(w, challenge: "wurzelpfropf", ageSeconds: 3601)
+        #expect(await register("wurzelpfropf").errorCode == "challenge_expired", "an attestation takes a challenge for an hour")
+        // Fifty-nine minutes: a device that met an Apple outage at attestKey tries again with the same challenge.
+        try await Self.plant(w, challenge: "wurzelpfropf", ageSeconds: 3540)
         let grant = try await register("wurzelpfropf").decoded(AttestationGrant.self, status: 201)
         #expect(grant.environment == "development")
         #expect(await register("wurzelpfropf").errorCode == "challenge_unknown", "challenges are one-time")
@@ -163,6 +166,10 @@ struct AttestAPITests {
         // Challenges: given out, rate limited; attestation off means 409 everywhere.
         let challenge = try await w.client.post("/v1/attest/apple/challenge", json: "{}").decoded(AttestChallenge.self, status: 201)
         #expect(challenge.challenge.count == 43)
+        let issued = w.server.services.clock.nowMilliseconds()
+        #expect(challenge.expiresAt == Timestamp.iso(issued + 300_000), "an assertion takes it for five minutes")
+        #expect(challenge.attestationExpiresAt == Timestamp.iso(issued + 3_600_000),
+                "an attestation for an hour, so an Apple outage can be retried with the same hash")
         var limited = 0
         for _ in 0..<25 where await w.client.post("/v1/attest/apple/challenge", json: "{}").status == 429 { limited += 1 }
         #expect(limited == 6, "twenty challenges a minute: the first and nineteen more, then none until time moves")
