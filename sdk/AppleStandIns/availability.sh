@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks every `@available` and `#available` guard of the SDK's adapters to Apple's frameworks against Apple targets:
-# the adapters (Sources/*/Apple), Platform.swift and AppImpressionFramework.swift are type-checked for an iOS and a
+# the adapters (Sources/*/Apple), Platform.swift, AppAttestExpectation.swift and AppImpressionFramework.swift are type-checked for an iOS and a
 # tvOS simulator at each deployment target the SDK supports, against the stand-in modules built for that platform, so
 # an Apple API used on a version before the one its stand-in declares fails here as it would in Xcode.
 #
@@ -74,7 +74,7 @@ typecheck() {
 coarse="$work/CoarseValue.swift"
 sed -n '/^public enum CoarseValue/,/^}/p' "$sdk/LinkRunway/Models.swift" > "$coarse"
 if [ ! -s "$coarse" ]; then echo "CoarseValue is no longer declared in Models.swift" >&2; exit 1; fi
-linkrunway=("$sdk"/LinkRunway/Apple/*.swift "$sdk/LinkRunway/Platform.swift" "$coarse")
+linkrunway=("$sdk"/LinkRunway/Apple/*.swift "$sdk/LinkRunway/Platform.swift" "$sdk/LinkRunway/AppAttestExpectation.swift" "$coarse")
 ads=("$sdk"/LinkRunwayAds/Apple/*.swift "$sdk/LinkRunwayAds/AppImpressionFramework.swift")
 
 ios=$(modules x86_64-apple-ios15.0-simulator)

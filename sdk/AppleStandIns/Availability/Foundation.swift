@@ -45,6 +45,8 @@ public struct OperatingSystemVersion: Sendable {
 open class ProcessInfo: NSObject {
     open class var processInfo: ProcessInfo { ProcessInfo() }
     open var operatingSystemVersion: OperatingSystemVersion { OperatingSystemVersion(majorVersion: 0, minorVersion: 0, patchVersion: 0) }
+    @available(iOS 14.0, macOS 11.0, tvOS 14.0, *)
+    open var isiOSAppOnMac: Bool { false }
 }
 
 public struct Locale: Sendable {

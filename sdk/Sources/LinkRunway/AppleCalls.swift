@@ -9,7 +9,8 @@ enum AppleCall {
     /// on the SDK's actor or Swift's cooperative threads, which a hung call would hold for good.
     static func blocking<T: Sendable>(within seconds: Double, _ operation: @escaping @Sendable () throws -> T) async -> Result<T, any Error>? {
         await race(seconds) { finish in
-            DispatchQueue.global(qos: .utility).async { finish(Result { try operation() }) }
+            // A queue of its own, so a call that hangs holds a thread of its own, not one of the few the global queues share.
+            DispatchQueue(label: "linkrunway.apple-call", qos: .utility).async { finish(Result { try operation() }) }
         }
     }
 
@@ -22,6 +23,8 @@ enum AppleCall {
         }
     }
 
+    private static let timers = DispatchQueue(label: "linkrunway.apple-call-deadlines")
+
     /// Starts the call and a timer; whichever ends first answers, once.
     private static func race<T: Sendable>(_ seconds: Double,
                                           start: (@escaping @Sendable (Result<T, any Error>) -> Void) -> Void) async -> Result<T, any Error>? {
@@ -29,7 +32,8 @@ enum AppleCall {
         return await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, any Error>?, Never>) in
             answer.waiting(continuation)
             start { answer.give($0) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + max(seconds, 0)) { answer.give(nil) }
+            // The deadline fires on a queue of its own too: busy global queues would make it late.
+            timers.asyncAfter(deadline: .now() + max(seconds, 0)) { answer.give(nil) }
         }
     }
 }

@@ -19,11 +19,20 @@ extension LinkRunway {
     /// the key is replaced at once.
     static let lostKey: [AppAttestFailure] = [.invalidKey, .invalidInput, .unknownSystemFailure]
     /// After Apple's service was unavailable at `attestKey`, the same key and challenge (so the same client data hash,
-    /// as Apple asks) are tried again after these waits, in seconds; then the usual wait and a new challenge.
-    static let outageWaits: [Double] = [10, 30, 90]
-    /// How long a challenge is kept for those retries: the server accepts one for five minutes, and a minute is left
-    /// for the device's clock and the request.
+    /// as Apple asks) are tried again after these waits, in seconds, while the server still takes the challenge; then
+    /// the usual wait and a new challenge.
+    static let outageWaits: [Double] = [30, 120, 600, 1800]
+    /// How long after its fetch a challenge is used for an attestation, when the server says nothing more: it takes
+    /// one for five minutes, and a minute is left for the request.
     static let challengeReuse: Double = 240
+    /// `attestKey` asks Apple's servers: it has this many times `appleCallTimeout`.
+    static let attestKeyDeadlineFactor: Double = 4
+
+    /// A challenge, and until when (this device's time, seconds since 1970) an attestation may still use it.
+    struct Challenge {
+        var text: String
+        var usableUntil: Double
+    }
 
     /// Proves with App Attest that this is the genuine app, and keeps the token the server returns for events. Never
     /// throws: without a token, events go out unattested. Without consent the app id is remembered for later.
@@ -86,12 +95,15 @@ extension LinkRunway {
         }
         forgetOutageChallenge()
         guard let challenge = try? await fetchChallenge(), started == epoch else { return false }
-        let hash = Data(SHA256.hash(Array(challenge.utf8)))
+        let hash = Data(SHA256.hash(Array(challenge.text.utf8)))
         if let keyId = storage.string(.attestKeyId), storage.string(.attestKeyState) != KeyState.generated.rawValue {
             do {
-                let assertion = try await provider.generateAssertion(keyId, clientDataHash: hash)
+                // A call that never answers leaves the key as it is: the next attempt asserts again.
+                guard let made = await AppleCall.awaiting(within: environment.appleCallTimeout, { try await provider.generateAssertion(keyId, clientDataHash: hash) })
+                else { return false }
+                let assertion = try made.get()
                 let answer = try await transport.send("POST", "/v1/attest/apple/assert", body: try Transport.json([
-                    "appId": appId, "keyId": keyId, "assertion": assertion.base64EncodedString(), "challenge": challenge, "installId": installId,
+                    "appId": appId, "keyId": keyId, "assertion": assertion.base64EncodedString(), "challenge": challenge.text, "installId": installId,
                 ]))
                 guard started == epoch else { return false }
                 storage.set(KeyState.registered.rawValue, .attestKeyState)
@@ -116,22 +128,32 @@ extension LinkRunway {
         return await register(appId: appId, installId: installId, challenge: fresh, provider: provider, epoch: started)
     }
 
-    func register(appId: String, installId: String, challenge: String, provider: any AppAttestProvider, epoch started: Int) async -> Bool {
-        let hash = Data(SHA256.hash(Array(challenge.utf8)))
+    func register(appId: String, installId: String, challenge: Challenge, provider: any AppAttestProvider, epoch started: Int) async -> Bool {
+        let hash = Data(SHA256.hash(Array(challenge.text.utf8)))
         let keyId: String
         if let existing = storage.string(.attestKeyId) {
             keyId = existing
         } else {
             guard mayMakeKey() else { return false }
-            guard let made = try? await provider.generateKey(), started == epoch else { return false }
+            let generated = await AppleCall.awaiting(within: environment.appleCallTimeout) { try await provider.generateKey() }
+            // A key Apple made after the deadline is lost, but it still counts against the day's keys.
             countNewKey()
+            guard case .success(let made)? = generated, started == epoch else { return false }
             keyId = made
             storage.set(made, .attestKeyId)
             storage.set(KeyState.generated.rawValue, .attestKeyState)
         }
         let attestation: Data
         do {
-            attestation = try await provider.attestKey(keyId, clientDataHash: hash)
+            // Past its deadline the call counts as a failure that keeps the key: the next attempt attests it again.
+            guard let attested = await AppleCall.awaiting(within: environment.appleCallTimeout * Self.attestKeyDeadlineFactor, {
+                try await provider.attestKey(keyId, clientDataHash: hash)
+            }) else {
+                guard started == epoch else { return false }
+                forgetOutageChallenge()
+                return false
+            }
+            attestation = try attested.get()
         } catch {
             // An Apple outage is tried again later with the same key and challenge. Only invalidKey makes the key
             // unusable: a new key costs the device for good, so any other failure keeps it for the next attempt.
@@ -149,7 +171,7 @@ extension LinkRunway {
         storage.set(KeyState.sent.rawValue, .attestKeyState)
         do {
             let answer = try await transport.send("POST", "/v1/attest/apple/register", body: try Transport.json([
-                "appId": appId, "keyId": keyId, "attestation": attestation.base64EncodedString(), "challenge": challenge, "installId": installId,
+                "appId": appId, "keyId": keyId, "attestation": attestation.base64EncodedString(), "challenge": challenge.text, "installId": installId,
             ]))
             guard started == epoch else { return false }
             storage.set(KeyState.registered.rawValue, .attestKeyState)
@@ -159,10 +181,20 @@ extension LinkRunway {
         }
     }
 
-    func fetchChallenge() async throws -> String {
+    /// A new challenge. How long an attestation may use it comes from the server's two expiry times: the time it adds
+    /// for attestations over assertions (an hour in all since 2026-12), on top of `challengeReuse`, so that only the
+    /// server's clock is compared with itself and the device's clock is compared with itself.
+    func fetchChallenge() async throws -> Challenge {
         let json = try Transport.object(try await transport.send("POST", "/v1/attest/apple/challenge"))
         guard let challenge = json["challenge"] as? String else { throw LinkRunwayError.unreadableResponse }
-        return challenge
+        func date(_ key: String) -> Date? {
+            (json[key] as? String).flatMap { ISO8601DateFormatter.withFractions.date(from: $0) ?? ISO8601DateFormatter().date(from: $0) }
+        }
+        var extra = 0.0
+        if let assertions = date("expiresAt"), let attestations = date("attestationExpiresAt") {
+            extra = min(max(attestations.timeIntervalSince(assertions), 0), 86_400)
+        }
+        return Challenge(text: challenge, usableUntil: environment.now().timeIntervalSince1970 + Self.challengeReuse + extra)
     }
 
     func keep(_ answer: Transport.Answer) -> Bool {
@@ -193,35 +225,36 @@ extension LinkRunway {
         forgetOutageChallenge()
     }
 
-    /// The challenge an Apple outage left to try again, while the server still takes it.
-    var outageChallenge: String? {
-        guard let challenge = storage.string(.attestOutageChallenge), let at = storage.double(.attestOutageChallengeAt),
-              environment.now().timeIntervalSince1970 - at < Self.challengeReuse else { return nil }
-        return challenge
+    /// The challenge an Apple outage left to try again, while the server still takes it for an attestation.
+    var outageChallenge: Challenge? {
+        guard let text = storage.string(.attestOutageChallenge), let until = storage.double(.attestOutageChallengeUntil),
+              environment.now().timeIntervalSince1970 < until else { return nil }
+        return Challenge(text: text, usableUntil: until)
     }
 
     /// The wait before the next try with the outage's challenge, or nil when the retries are used up or the challenge
     /// would be too old by then.
     func outageRetryWait() -> Double? {
-        guard let at = storage.double(.attestOutageChallengeAt), storage.string(.attestOutageChallenge) != nil,
+        guard let until = storage.double(.attestOutageChallengeUntil), storage.string(.attestOutageChallenge) != nil,
               let outages = storage.int(.attestOutages), outages >= 1, outages <= Self.outageWaits.count else { return nil }
         let wait = Self.outageWaits[outages - 1]
-        return environment.now().timeIntervalSince1970 + wait - at < Self.challengeReuse ? wait : nil
+        return environment.now().timeIntervalSince1970 + wait < until ? wait : nil
     }
 
-    func countOutage(challenge: String) {
-        if storage.string(.attestOutageChallenge) == challenge {
+    /// Keeps the challenge of an outage with the time it stops being usable, counted from its fetch.
+    func countOutage(challenge: Challenge) {
+        if storage.string(.attestOutageChallenge) == challenge.text {
             storage.set((storage.int(.attestOutages) ?? 0) + 1, .attestOutages)
         } else {
-            storage.set(challenge, .attestOutageChallenge)
-            storage.set(environment.now().timeIntervalSince1970, .attestOutageChallengeAt)
+            storage.set(challenge.text, .attestOutageChallenge)
+            storage.set(challenge.usableUntil, .attestOutageChallengeUntil)
             storage.set(1, .attestOutages)
         }
     }
 
     func forgetOutageChallenge() {
         storage.set(nil as String?, .attestOutageChallenge)
-        storage.set(nil as Double?, .attestOutageChallengeAt)
+        storage.set(nil as Double?, .attestOutageChallengeUntil)
         storage.set(nil as Int?, .attestOutages)
     }
 }

@@ -42,10 +42,16 @@ extension LinkRunway {
             body["returning"] = true
         } else if let provider = environment.appTransaction {
             // Only with a first report: the same Apple account sends the same id, which would tie a returning id to the old one.
-            if let appTransactionID = await provider.appTransactionID() { body["appTransactionId"] = appTransactionID }
-            if let signed = await provider.signedAppTransaction() { body["signedAppTransaction"] = signed }
-            let all = await provider.signedAppTransactions().prefix(8)
-            if !all.isEmpty { body["signedAppTransactions"] = Array(all) }
+            // StoreKit may ask the App Store for them: each has the deadline of Apple's calls, and the match goes without
+            // what did not come in time.
+            let deadline = environment.appleCallTimeout
+            if case .success(let id?)? = await AppleCall.awaiting(within: deadline, { await provider.appTransactionID() }) { body["appTransactionId"] = id }
+            if case .success(let signed?)? = await AppleCall.awaiting(within: deadline, { await provider.signedAppTransaction() }) {
+                body["signedAppTransaction"] = signed
+            }
+            if case .success(let all)? = await AppleCall.awaiting(within: deadline, { await provider.signedAppTransactions() }), !all.isEmpty {
+                body["signedAppTransactions"] = Array(all.prefix(8))
+            }
         }
         // App Attest missing where it should be there is a fraud signal (Apple's word): the server keeps it.
         if let appAttest = environment.appAttest, appAttest.isExpected { body["appAttestSupported"] = appAttest.isSupported }

@@ -44,9 +44,10 @@ final class SDKStorage: @unchecked Sendable {
         case attestKeyId, attestKeyState, attestToken, attestTokenExpiresAt, attestTokenReceivedAt, attestFailures, attestNextAttemptAt
         /// The UTC day (days since 1970) of the App Attest keys made lately, and how many were made on it.
         case attestKeysDay, attestKeysMade
-        /// The challenge `attestKey` failed on while Apple's service was unavailable, when it was fetched, and how many
-        /// times it failed: tried again with the same key and hash (`outageWaits`).
-        case attestOutageChallenge, attestOutageChallengeAt, attestOutages
+        /// The challenge `attestKey` failed on while Apple's service was unavailable, until when (local time) the
+        /// server takes it for an attestation, and how many times it failed: tried again with the same key and hash
+        /// (`outageWaits`).
+        case attestOutageChallenge, attestOutageChallengeUntil, attestOutages
         /// The three booleans that outlive a withdrawal: this device's installation was reported (INSTALL, its Apple
         /// Ads claim, its first match), so consent given again reports nothing twice. None holds an identifier.
         case installReported, adServicesReported, matchRequested

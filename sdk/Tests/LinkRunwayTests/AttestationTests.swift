@@ -13,9 +13,13 @@ final class AttestServer: Sendable {
     /// Statuses for the next assertions; 200 once used up.
     let assertStatuses = Locked<[Int]>([])
     let expiresAt = Locked("2026-09-22T00:00:00.000Z")
+    /// The challenge's `attestationExpiresAt` (55 minutes after its `expiresAt`, as the server answers), or none, as a
+    /// server before 2026-12 answered.
+    let attestationExpiresAt = Locked<String?>("2026-09-21T15:13:20.000Z")
 
     init() {
         let challengeStatus = challengeStatus, registerStatus = registerStatus, assertStatuses = assertStatuses, expiresAt = expiresAt
+        let attestationExpiresAt = attestationExpiresAt
         let challenges = Locked(0), tokens = Locked(0)
         @Sendable func grant(_ status: Int) -> StubServer.Reply {
             let n = tokens.withLock { $0 += 1; return $0 }
@@ -27,7 +31,8 @@ final class AttestServer: Sendable {
                 let status = challengeStatus.value
                 guard status == 201 else { return .init(status: status, json: #"{"error":{"code":"refused"}}"#) }
                 let n = challenges.withLock { $0 += 1; return $0 }
-                return .init(status: 201, json: #"{"challenge":"ch-\#(n)","expiresAt":"2026-09-21T14:18:20.000Z"}"#)
+                let attestation = attestationExpiresAt.value.map { #","attestationExpiresAt":"\#($0)""# } ?? ""
+                return .init(status: 201, json: #"{"challenge":"ch-\#(n)","expiresAt":"2026-09-21T14:18:20.000Z"\#(attestation)}"#)
             case "/v1/attest/apple/register":
                 let status = registerStatus.value
                 if status == 0 { return .failure(.timedOut) }
@@ -307,18 +312,18 @@ struct AttestationTests {
         #expect(await runway.storage.string(.attestToken) == "tok-1")
     }
 
-    @Test("an Apple outage at attestKey is tried again after 10, 30 and 90 s with the same key and challenge; then the usual wait, a new challenge, the same key")
+    @Test("an Apple outage at attestKey is tried again after 30 s, 2, 10 and 30 min with the same key and challenge, which the server takes for an hour; then the usual wait, a new challenge, the same key")
     func outageRetriedLater() async throws {
         let server = AttestServer()
         let clock = TestClock()
         let attest = FakeAppAttest()
-        attest.attestFailures = [.outage, .outage, .outage, .outage]
+        attest.attestFailures = [.outage, .outage, .outage, .outage, .outage]
         let runway = Fixture.runway(server.stub, clock: clock, appAttest: attest)
         await runway.setConsent(true)
         await runway.attest(appId: "app_1")
         let key = try #require(attest.keys.first)
         #expect(attest.attested.count == 1, "not retried at once")
-        for wait in [10.0, 30, 90] {
+        for wait in [30.0, 120, 600, 1800] {
             clock.advance(wait - 1)
             await runway.attest(appId: "app_1")
             let tries = attest.attested.count
@@ -326,19 +331,100 @@ struct AttestationTests {
             await runway.attest(appId: "app_1")
             #expect(attest.attested.count == tries + 1, "tried again once \(wait) s have passed, not before")
         }
-        #expect(attest.attested.map(\.0) == [key, key, key, key])
+        #expect(attest.attested.map(\.0) == [key, key, key, key, key])
         #expect(Set(attest.attested.map { Self.hex($0.1) }) == ["8b216f57eaed8b13472c03604c17c4324f5cff7fed89c3e2ae17fc2652bd2e62"],
                 "the same client data hash: SHA-256 of ch-1")
         #expect(server.paths() == ["POST /v1/attest/apple/challenge"], "one challenge, nothing registered")
         // The retries are used up: the usual five minutes, then a new challenge for the same key.
         clock.advance(299)
         await runway.attest(appId: "app_1")
-        #expect(attest.attested.count == 4)
+        #expect(attest.attested.count == 5)
         clock.advance(1)
         await runway.attest(appId: "app_1")
-        #expect(attest.keys == [key] && attest.attested.count == 5 && server.challengeCount == 2)
+        #expect(attest.keys == [key] && attest.attested.count == 6 && server.challengeCount == 2)
         #expect(server.paths().last == "POST /v1/attest/apple/register" && server.stub.requests.last?.body?["challenge"] as? String == "ch-2")
         #expect(await runway.storage.string(.attestToken) == "tok-1")
+    }
+
+    @Test("a server that names no attestation expiry takes a challenge for five minutes: retries only within four of them, then a new challenge")
+    func outageRetriedWithinFiveMinutes() async throws {
+        let server = AttestServer()
+        server.attestationExpiresAt.set(nil)
+        let clock = TestClock()
+        let attest = FakeAppAttest()
+        attest.attestFailures = [.outage, .outage, .outage]
+        let runway = Fixture.runway(server.stub, clock: clock, appAttest: attest)
+        await runway.setConsent(true)
+        await runway.attest(appId: "app_1")
+        clock.advance(30)
+        await runway.attest(appId: "app_1")
+        clock.advance(120)
+        await runway.attest(appId: "app_1")
+        #expect(attest.attested.count == 3 && server.challengeCount == 1, "150 s after the fetch: the same challenge")
+        // A third retry would come 750 s after the fetch, past what the server takes: the usual wait and a new one.
+        clock.advance(299)
+        await runway.attest(appId: "app_1")
+        #expect(attest.attested.count == 3)
+        clock.advance(1)
+        await runway.attest(appId: "app_1")
+        #expect(attest.attested.count == 4 && server.challengeCount == 2)
+        #expect(server.stub.requests.last?.body?["challenge"] as? String == "ch-2")
+    }
+
+    @Test("the challenge's age counts from its fetch, not from the outage: an attestKey that took long leaves no retry")
+    func outageChallengeAgedFromFetch() async throws {
+        let server = AttestServer()
+        server.attestationExpiresAt.set(nil)
+        let clock = TestClock()
+        let attest = SlowAppAttest(clock: clock, attestTakes: 220)
+        let runway = Fixture.runway(server.stub, clock: clock, appAttest: attest)
+        await runway.setConsent(true)
+        await runway.attest(appId: "app_1")
+        // Fetched at 0, the outage came at 220: a retry 30 s later would be 250 s after the fetch, past the 240 s.
+        clock.advance(30)
+        await runway.attest(appId: "app_1")
+        #expect(attest.attests.withLock { $0 } == 1 && server.challengeCount == 1)
+        clock.advance(270)
+        await runway.attest(appId: "app_1")
+        #expect(attest.attests.withLock { $0 } == 2 && server.challengeCount == 2, "the usual wait, then a new challenge")
+    }
+
+    @Test("Apple's App Attest calls that never answer are given up after their deadline; the key is kept and attested later",
+          arguments: ["generateKey", "attestKey", "generateAssertion"])
+    func hangingAppAttest(call: String) async throws {
+        let server = AttestServer()
+        let clock = TestClock()
+        let attest = FakeAppAttest()
+        // The default deadline (5 s; 20 s for attestKey): a shorter one is missed by calls that answer at once when every
+        // other test of the suite runs beside this one on two cores.
+        let runway = Fixture.runway(server.stub, clock: clock, appAttest: attest)
+        await runway.setConsent(true)
+        if call == "generateAssertion" {
+            await runway.attest(appId: "app_1")
+            #expect(await runway.storage.string(.attestKeyState) == "registered")
+            await runway.storage.set(nil as String?, .attestToken)
+        }
+        attest.lock.withLock { attest.hanging = [call] }
+        let started = Date()
+        await runway.attest(appId: "app_1")
+        #expect(Date().timeIntervalSince(started) < 40, "given up after the deadline, not after the call's 60 s")
+        #expect(await runway.storage.string(.attestToken) == nil)
+        // An event meanwhile goes out, unattested.
+        _ = try await runway.track(type: "OPEN")
+        #expect(server.stub.requests(to: "/v1/events").last?.body?["attestation"] == nil)
+        attest.lock.withLock { attest.hanging = [] }
+        clock.advance(300)
+        await runway.attest(appId: "app_1")
+        #expect(await runway.storage.string(.attestToken) != nil)
+        switch call {
+        case "generateKey":
+            #expect(attest.keys.count == 2, "a key Apple made too late is lost")
+            #expect(await runway.storage.int(.attestKeysMade) == 2, "and counts against the day's three")
+        case "attestKey":
+            #expect(attest.keys.count == 1 && attest.attested.count == 2, "the same key, attested again")
+        default:
+            #expect(attest.keys.count == 1 && server.paths().last == "POST /v1/attest/apple/assert", "the same key, asserted again")
+        }
     }
 
     @Test("after an outage's wait an event tries the attestation again with the same challenge and goes out with its token")
@@ -352,7 +438,7 @@ struct AttestationTests {
         await runway.attest(appId: "app_1")
         _ = try await runway.track(type: "OPEN")
         #expect(attest.attested.count == 1, "within the wait the event goes unattested")
-        clock.advance(10)
+        clock.advance(30)
         _ = try await runway.track(type: "SIGNUP")
         #expect(attest.attested.count == 2 && server.challengeCount == 1)
         #expect(server.stub.requests(to: "/v1/attest/apple/register").first?.body?["challenge"] as? String == "ch-1")
@@ -479,4 +565,25 @@ struct AttestationTests {
         #expect(hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
         #expect(hex(String(repeating: "a", count: 1000)) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
     }
+}
+
+/// App Attest whose `attestKey` takes `attestTakes` seconds of the test's clock and then meets an Apple outage.
+final class SlowAppAttest: AppAttestProvider, Sendable {
+    let clock: TestClock
+    let attestTakes: Double
+    let attests = Mutex(0)
+    struct Outage: Error {}
+    init(clock: TestClock, attestTakes: Double) {
+        self.clock = clock
+        self.attestTakes = attestTakes
+    }
+    var isSupported: Bool { true }
+    func generateKey() async throws -> String { Data(repeating: 7, count: 32).base64EncodedString() }
+    func attestKey(_ keyId: String, clientDataHash: Data) async throws -> Data {
+        attests.withLock { $0 += 1 }
+        clock.advance(attestTakes)
+        throw Outage()
+    }
+    func generateAssertion(_ keyId: String, clientDataHash: Data) async throws -> Data { Data() }
+    func classify(_ error: any Error) -> AppAttestFailure { error is Outage ? .serviceUnavailable : .other }
 }

@@ -69,6 +69,33 @@ struct MatchingTests {
         }
     }
 
+    @Test("StoreKit answering too late holds the match no longer than Apple's call deadline: the match goes without the app transaction")
+    func hangingAppTransaction() async throws {
+        let server = StubServer(Fixture.standard)
+        let runway = Fixture.runway(server, appTransaction: FakeAppTransaction(id: "2000000123456789", jws: "a.b.c", all: ["a.b.c"], hangs: 60))
+        await runway.setConsent(true)
+        let started = Date()
+        _ = try await runway.matchInstall()
+        #expect(Date().timeIntervalSince(started) < 40, "three calls of 60 s each, given up after 5 s each")
+        let body = try #require(server.requests(to: "/v1/installs/match").first?.body)
+        #expect(body["appTransactionId"] == nil && body["signedAppTransaction"] == nil && body["signedAppTransactions"] == nil)
+    }
+
+    @Test("App Attest is expected on iPhone, iPad and Apple TV devices, on a Mac (Mac app, Catalyst, iPhone app) from macOS 27, never on a simulator or in an extension")
+    func appAttestExpectation() {
+        typealias E = AppAttestExpectation
+        #expect(E.expected(host: .device, system: .iOS, version27OrLater: false))
+        #expect(E.expected(host: .device, system: .tvOS, version27OrLater: false))
+        for system in [E.System.macOS, .macCatalyst, .iOSAppOnMac] {
+            #expect(!E.expected(host: .device, system: system, version27OrLater: false), "\(system) before 27")
+            #expect(E.expected(host: .device, system: system, version27OrLater: true), "\(system) from 27")
+        }
+        for system in [E.System.iOS, .tvOS, .macOS, .macCatalyst, .iOSAppOnMac] {
+            #expect(!E.expected(host: .simulator, system: system, version27OrLater: true))
+            #expect(!E.expected(host: .appExtension, system: system, version27OrLater: true))
+        }
+    }
+
     @Test("a server older than signedAppTransactions and appAttestSupported refuses them as unknown: the match goes again without them")
     func olderServer() async throws {
         let server = StubServer { request in

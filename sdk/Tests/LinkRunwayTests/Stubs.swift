@@ -250,9 +250,14 @@ struct FakeAppTransaction: AppTransactionProvider {
     var jws: String? = nil
     /// What iOS 27's AppTransaction.all would give.
     var all: [String] = []
-    func appTransactionID() async -> String? { id }
-    func signedAppTransaction() async -> String? { jws }
-    func signedAppTransactions() async -> [String] { all }
+    /// Each call answers only after this many seconds (StoreKit waiting on the App Store), when set.
+    var hangs: Double? = nil
+    func appTransactionID() async -> String? { await hang(); return id }
+    func signedAppTransaction() async -> String? { await hang(); return jws }
+    func signedAppTransactions() async -> [String] { await hang(); return all }
+    private func hang() async {
+        if let hangs { try? await Task.sleep(nanoseconds: UInt64(hangs * 1_000_000_000)) }
+    }
 }
 
 /// A provider written before 1.1.1, which knows the id alone.
@@ -272,26 +277,40 @@ final class FakeAppAttest: AppAttestProvider, @unchecked Sendable {
     var assertFailures: [Failure] = []
     var isSupported = true
     var isExpected = true
+    /// The calls that answer only after `hangSeconds` (Apple's service not answering), as `generateKey`, `attestKey`
+    /// or `generateAssertion`.
+    var hanging: Set<String> = []
+    var hangSeconds: Double = 60
 
+    private func hang(_ call: String) async {
+        let seconds: Double? = lock.withLock { hanging.contains(call) ? hangSeconds : nil }
+        if let seconds { try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000)) }
+    }
+
+    // Each call is recorded when it is made, before it hangs.
     func generateKey() async throws -> String {
-        lock.withLock {
+        let id = lock.withLock {
             let id = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
             generated.append(id)
             return id
         }
+        await hang("generateKey")
+        return id
     }
 
     func attestKey(_ keyId: String, clientDataHash: Data) async throws -> Data {
-        try lock.withLock {
-            attested.append((keyId, clientDataHash))
+        lock.withLock { attested.append((keyId, clientDataHash)) }
+        await hang("attestKey")
+        return try lock.withLock {
             if !attestFailures.isEmpty { throw attestFailures.removeFirst() }
             return Data("attestation-of-\(keyId)".utf8)
         }
     }
 
     func generateAssertion(_ keyId: String, clientDataHash: Data) async throws -> Data {
-        try lock.withLock {
-            asserted.append((keyId, clientDataHash))
+        lock.withLock { asserted.append((keyId, clientDataHash)) }
+        await hang("generateAssertion")
+        return try lock.withLock {
             if !assertFailures.isEmpty { throw assertFailures.removeFirst() }
             return Data("assertion-by-\(keyId)".utf8)
         }

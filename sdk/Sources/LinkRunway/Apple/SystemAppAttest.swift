@@ -7,20 +7,31 @@ import Foundation
 struct SystemAppAttest: AppAttestProvider {
     var isSupported: Bool { DCAppAttestService.shared.isSupported }
 
-    /// Apple's simulators and app extensions have no App Attest, nor a Mac before macOS 27: there `isSupported == false`
-    /// says nothing about the device.
+    /// Whether App Attest should exist here (`AppAttestExpectation`), from what this process runs as.
     var isExpected: Bool {
         #if targetEnvironment(simulator)
-        return false
+        let host = AppAttestExpectation.Host.simulator
         #else
-        guard Bundle.main.bundleURL.pathExtension != "appex" else { return false }
+        let host: AppAttestExpectation.Host = Bundle.main.bundleURL.pathExtension == "appex" ? .appExtension : .device
+        #endif
         #if os(macOS)
-        if #available(macOS 27.0, *) { return true }
-        return false
+        let system: AppAttestExpectation.System = .macOS
+        let from27: Bool
+        if #available(macOS 27.0, *) { from27 = true } else { from27 = false }
+        #elseif targetEnvironment(macCatalyst)
+        let system: AppAttestExpectation.System = .macCatalyst
+        let from27: Bool
+        if #available(macCatalyst 27.0, *) { from27 = true } else { from27 = false }
+        #elseif os(iOS)
+        // An iPhone or iPad app on a Mac with Apple silicon sees the Mac's version as its iOS version (27 on macOS 27).
+        let system: AppAttestExpectation.System = ProcessInfo.processInfo.isiOSAppOnMac ? .iOSAppOnMac : .iOS
+        let from27: Bool
+        if #available(iOS 27.0, *) { from27 = true } else { from27 = false }
         #else
-        return true
+        let system: AppAttestExpectation.System = .tvOS
+        let from27 = true
         #endif
-        #endif
+        return AppAttestExpectation.expected(host: host, system: system, version27OrLater: from27)
     }
     func generateKey() async throws -> String { try await DCAppAttestService.shared.generateKey() }
     func attestKey(_ keyId: String, clientDataHash: Data) async throws -> Data {

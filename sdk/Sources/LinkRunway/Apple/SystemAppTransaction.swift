@@ -14,8 +14,9 @@ struct SystemAppTransaction: AppTransactionProvider {
     func signedAppTransactions() async -> [String] {
         guard #available(iOS 27.0, macOS 27.0, tvOS 27.0, *) else { return [] }
         var signed: [String] = []
-        for await result in AppTransaction.all where signed.count < 8 {
+        for await result in AppTransaction.all {
             if case .verified = result { signed.append(result.jwsRepresentation) }
+            if signed.count == 8 { break }
         }
         return signed
     }
