@@ -31,7 +31,7 @@ test: deps
 	timeout 600 $(SWIFT) test --package-path sdk --skip-build
 	# The SDK's adapters to Apple's frameworks, type-checked against stand-ins of Apple's modules; AdAttributionKit weak.
 	timeout 600 bash sdk/AppleStandIns/check.sh
-	# Their @available and #available guards, type-checked for iOS 15.0-26.2 and tvOS 15 simulators (about a minute
+	# Their @available and #available guards, type-checked for iOS 15.0-27.0, Mac Catalyst, tvOS 15 and macOS 12 and 27 (a minute
 	# the first time, to compile the standard library from its interface; seconds after that).
 	timeout 600 bash sdk/AppleStandIns/availability.sh
 	# The parsers of outside input under libFuzzer and AddressSanitizer, briefly (15 s a target; make fuzz for longer).

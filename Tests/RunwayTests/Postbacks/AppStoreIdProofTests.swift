@@ -91,6 +91,13 @@ struct AppStoreIdProofTests {
         #expect(lost.appStoreIdRouting == "another_app")
         let listed = try await w.server.client(w.squatterKey).get("/v1/apps").decoded(Page<App>.self)
         #expect(listed.items.map(\.appStoreIdRouting) == ["another_app"])
+        // The console's app pages say it in words.
+        let (visitor, _) = await ConsoleAppStoreTests.visitor(w.server)
+        let lostPage = await visitor.send("GET", "/console/apps/\(w.squatter.id)?ws=\(w.squatter.workspaceId)")
+        #expect(lostPage.status == 200 && lostPage.bodyText.contains(#"<dd id="app-store-id-routing">Another app proved App Store id \#(Self.appStoreId) and receives its postbacks."#),
+                "\(lostPage.bodyText)")
+        let ownPage = await visitor.send("GET", "/console/apps/\(w.owner.id)?ws=\(w.owner.workspaceId)")
+        #expect(ownPage.bodyText.contains(#"<dd id="app-store-id-routing">Postbacks for App Store id \#(Self.appStoreId) come to this app.</dd>"#))
         let forwards = try await w.server.store.read { db in
             try db.first("SELECT COUNT(*) AS n FROM postback_forwards WHERE postback_id = \(waiting.id) AND app_id = \(w.owner.id)")!.int("n")
         }
