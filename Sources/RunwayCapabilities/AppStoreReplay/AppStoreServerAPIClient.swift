@@ -68,6 +68,17 @@ struct AppStoreServerAPIClient: Sendable {
 
     /// One authenticated request; the body of a 200 answer.
     private func call(_ method: String, _ path: String, body: JSONValue?, now: Date) async throws(AppStoreReplayError) -> [UInt8] {
+        let (status, data) = try await Self.exchange(method, baseURL: baseURL, path: path, token: token, body: body, now: now,
+                                                     timeoutSeconds: timeoutSeconds)
+        guard status != 401 else { throw .keyRejected }
+        guard status == 200 else { throw .apiFailed("HTTP \(status)\(Self.appleError(data))") }
+        return Array(data)
+    }
+
+    /// One request to an Apple API signed with an In-App Purchase key: the status and body of the answer, whatever the
+    /// status; no answer at all is `apiFailed`.
+    static func exchange(_ method: String, baseURL: String, path: String, token: AppStoreServerAPIToken, body: JSONValue?, now: Date,
+                         timeoutSeconds: Double) async throws(AppStoreReplayError) -> (status: Int, body: Data) {
         let address = (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL) + path
         guard let url = URL(string: address) else { throw .apiFailed("the base URL \(baseURL) is not a URL") }
         guard let bearer = token.signed(now: now) else { throw .apiFailed("the In-App Purchase key could not sign a token") }
@@ -83,16 +94,12 @@ struct AppStoreServerAPIClient: Sendable {
         configuration.timeoutIntervalForResource = timeoutSeconds
         let session = URLSession(configuration: configuration)
         defer { session.finishTasksAndInvalidate() }
-        let data: Data, response: URLResponse
         do {
-            (data, response) = try await session.data(for: request)
+            let (data, response) = try await session.data(for: request)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
         } catch {
             throw .apiFailed("no answer from \(url.host ?? baseURL): \(String(String(describing: error).prefix(200)))")
         }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard status != 401 else { throw .keyRejected }
-        guard status == 200 else { throw .apiFailed("HTTP \(status)\(Self.appleError(data))") }
-        return Array(data)
     }
 
     /// Reads a `NotificationHistoryResponse`; fields Apple may add are ignored.
