@@ -155,6 +155,9 @@ def figure(result):
     if name == "match_latency_sqlite":
         ours_text = f"{ours['requests_per_second']:,.0f} matches/s{latency}"
         return ours_text, "target p99 ≤ 5 ms", "–", "p99 ≤ 5 ms", "met" if p99 is not None and p99 <= 5 else "not met"
+    if name == "retention_realtime":
+        ours_text = f"{ours['requests_per_second']:,.0f} requests/s{latency}"
+        return ours_text, "target p99 ≤ 70 ms", "–", "p99 ≤ 70 ms (a tenth of Apple's 700 ms)", "met" if p99 is not None and p99 <= 70 else "not met"
     if name == "link_stats_year":
         alone = ours.get("alone_p99_ms")
         ours_text = f"{ours['requests_per_second']:,.0f} req/s{latency}; one answer alone p50 {ours['alone_p50_ms']:.1f} ms, p99 {alone:.1f} ms"

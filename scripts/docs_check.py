@@ -21,7 +21,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GUIDES = ["README.md", "docs/getting-started.md", "docs/sdk-with-curl.md", "docs/links.md", "docs/attribution.md",
           "docs/migrating.md", "docs/webhooks.md", "docs/postbacks.md", "docs/apple-ads.md", "docs/app-attest.md", "docs/affiliates.md",
-          "docs/app-store-replay.md", "docs/publisher-ads.md",
+          "docs/app-store-replay.md", "docs/retention.md", "docs/publisher-ads.md",
           "docs/console.md", "docs/api.md", "docs/deployment.md", "docs/privacy.md", "CONTRIBUTING.md"]
 FENCE = re.compile(r"^```([a-z]*)\n(.*?)^```", re.S | re.M)
 

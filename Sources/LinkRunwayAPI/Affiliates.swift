@@ -216,14 +216,18 @@ public struct AppStoreSurface: Codable, Sendable, Equatable {
     public var notificationPath: String
     /// Or forward from your own server here, HMAC-signed.
     public var forwardingPath: String
+    /// Where Apple asks for retention messages: give `https://<your server>` + this to Configure Realtime URL.
+    public var retentionPath: String
     public var createdAt: String
 
-    public init(id: String, appId: String, environment: String, notificationPath: String, forwardingPath: String, createdAt: String) {
+    public init(id: String, appId: String, environment: String, notificationPath: String, forwardingPath: String, retentionPath: String,
+                createdAt: String) {
         self.id = id
         self.appId = appId
         self.environment = environment
         self.notificationPath = notificationPath
         self.forwardingPath = forwardingPath
+        self.retentionPath = retentionPath
         self.createdAt = createdAt
     }
 }
@@ -231,7 +235,8 @@ public struct AppStoreSurface: Codable, Sendable, Equatable {
 extension AppStoreSurface: DescribedWireType {
     public static let notes: [String: FieldNote] = [
         "id": .id("Id."), "appId": .id("Id."), "environment": .surfaceEnvironment,
-        "notificationPath": FieldNote("For App Store Connect."), "forwardingPath": FieldNote("For your forwarder."), "createdAt": .timestamp,
+        "notificationPath": FieldNote("For App Store Connect."), "forwardingPath": FieldNote("For your forwarder."),
+        "retentionPath": FieldNote("For Apple's Configure Realtime URL (retention messages)."), "createdAt": .timestamp,
     ]
 }
 

@@ -96,6 +96,8 @@ public enum ErrorCode {
     public static let appStoreKeyRejected = "app_store_key_rejected"
     /// Apple's App Store Server API failed or answered an error.
     public static let appStoreAPIFailed = "app_store_api_failed"
+    /// Apple's API refused what was asked of it (its error code and text are in the message).
+    public static let appStoreRefused = "app_store_refused"
     public static let invalidSignature = "invalid_signature"
     public static let insufficientBalance = "insufficient_balance"
     public static let invalidIdempotencyKey = "invalid_idempotency_key"

@@ -46,6 +46,11 @@ struct APIClient: Sendable {
         try decode(type, try await send(method, path, body: try JSONEncoder().encode(body)))
     }
 
+    /// Sends `body` and reads nothing back (an answer of 204).
+    func send<Body: Encodable>(_ method: String, _ path: String, _ body: Body) async throws {
+        _ = try await send(method, path, body: try JSONEncoder().encode(body))
+    }
+
     func delete(_ path: String) async throws {
         _ = try await send("DELETE", path, body: nil)
     }

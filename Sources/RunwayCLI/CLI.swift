@@ -15,7 +15,7 @@ public enum CLI {
     }
 
     /// Every command, by area, in the order `--help` lists them.
-    static let groups: [CommandGroup] = [serverCommands, tenancyCommands, linkCommands, attributionCommands, postbackCommands, affiliateCommands, verifyCommands, devCommands]
+    static let groups: [CommandGroup] = [serverCommands, tenancyCommands, linkCommands, attributionCommands, postbackCommands, affiliateCommands, retentionCommands, verifyCommands, devCommands]
 
     static let serverCommands: CommandGroup = CommandGroup("Run the server", [ServeCommands.serve, ServeCommands.migrate, BackupCommands.backup, BackupCommands.restore,
         DoctorCommand.doctor])
@@ -48,9 +48,11 @@ public enum CLI {
         AffiliateCommands.surface, AppStoreReplayCommands.keySet, AppStoreReplayCommands.keyShow, AppStoreReplayCommands.keyDelete,
         AppStoreReplayCommands.replay,
     ])
+    static let retentionCommands: CommandGroup = CommandGroup("Retention messages", RetentionCommands.all)
     static let verifyCommands: CommandGroup = CommandGroup("Check Apple's signed data offline", [VerifyCommands.appAttest, PostbackCommands.verifySKAdNetwork,
         PostbackCommands.verifyAdAttributionKit, AffiliateCommands.verify])
-    static let devCommands: CommandGroup = CommandGroup("Development", [DevCommands.fakeAdServices, DevCommands.fakeAppStoreAPI])
+    static let devCommands: CommandGroup = CommandGroup("Development", [DevCommands.fakeAdServices, DevCommands.fakeAppStoreAPI,
+        DevCommands.fakeRetentionAPI, DevCommands.retentionRequests])
 
     static let commands: [Command] = groups.flatMap(\.commands)
 

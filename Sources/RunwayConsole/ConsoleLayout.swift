@@ -9,7 +9,7 @@ enum ConsoleLayout {
     static let sections: [(path: String, title: String)] = [
         ("/console", "Overview"), ("/console/apps", "Apps"), ("/console/links", "Links"), ("/console/schema", "Conversion schema"),
         ("/console/postbacks", "Postbacks"), ("/console/info-plist", "Info.plist"), ("/console/apple-ads", "Apple Ads"),
-        ("/console/affiliates", "Affiliates"),
+        ("/console/affiliates", "Affiliates"), ("/console/retention", "Retention messages"),
         ("/console/webhooks", "Webhooks"), ("/console/ad-networks", "Ad networks"), ("/console/keys", "Keys"),
         ("/console/users", "Users"), ("/console/installs", "Installs"),
     ]

@@ -127,7 +127,10 @@ public final class FakeAppStoreServerAPI: Sendable {
     }
 
     /// Why a bearer token would not do, or nil when it does.
-    func refusal(_ authorization: String?) -> String? {
+    func refusal(_ authorization: String?) -> String? { Self.refusal(authorization, credentials: credentials, now: now()) }
+
+    /// Why a bearer token would not do for `credentials` at `now`, or nil when it does.
+    static func refusal(_ authorization: String?, credentials: Credentials, now: Date) -> String? {
         guard let authorization, authorization.hasPrefix("Bearer ") else { return "no bearer token" }
         let jws: CompactJWS
         do {
@@ -143,7 +146,7 @@ public final class FakeAppStoreServerAPI: Sendable {
         guard claims["aud"]?.stringValue == AppStoreServerAPIToken.audience else { return "aud is not appstoreconnect-v1" }
         guard claims["bid"]?.stringValue == credentials.bundleId else { return "bid is not the bundle id" }
         guard let issuedAt = claims["iat"]?.int64Value, let expires = claims["exp"]?.int64Value else { return "iat or exp is missing" }
-        let seconds = Int64(now().timeIntervalSince1970)
+        let seconds = Int64(now.timeIntervalSince1970)
         guard issuedAt <= seconds + 60 else { return "iat is in the future" }
         guard expires > seconds else { return "the token has expired" }
         guard expires - issuedAt <= AppStoreServerAPIToken.maximumLifetimeSeconds else { return "exp is more than an hour after iat" }

@@ -71,6 +71,8 @@ public enum ErrorMapping {
         Entry(code: ErrorCode.linkExpired, status: 410, meaning: "The link is disabled, not started, expired or over its click limit."),
         Entry(code: ErrorCode.bodyTooLarge, status: 413, meaning: "The body is over the route's limit."),
         Entry(code: ErrorCode.metadataTooLarge, status: 413, meaning: "A metadata or properties field is over its size."),
+        Entry(code: ErrorCode.appStoreRefused, status: 422,
+              meaning: "Apple's API refused the request (a text too long, an identifier that exists, a message not approved…); the message gives Apple's error code."),
         Entry(code: ErrorCode.idempotencyKeyReused, status: 422, meaning: "The `Idempotency-Key` was used with a different request."),
         Entry(code: ErrorCode.totalOutOfRange, status: 422,
               meaning: "The write would take a stored total (a link's figures, a balance) past 2^63−1, or the totals asked for add up past it."),

@@ -12,7 +12,7 @@ public enum ServerApplication {
         let owners: [any Capability] = [
             OperationsCapability(), TenancyCapability(), LinksCapability(), AttributionCapability(), WebhooksCapability(),
             AppleAdsCapability(), AttestCapability(), PostbacksCapability(), AffiliatesCapability(), AppStoreReplayCapability(),
-            ConsoleCapability(),
+            RetentionMessagingCapability(), ConsoleCapability(),
         ]
         return owners + [PrivacyCapability(owners: owners)]
     }()

@@ -151,7 +151,8 @@ struct BindHandlers: Sendable {
 
     static func surface(id: String, appId: String, environment: String, createdAt: Int64) -> AppStoreSurface {
         AppStoreSurface(id: id, appId: appId, environment: environment, notificationPath: "/v1/app-store/notifications/\(id)",
-                        forwardingPath: "/v1/app-store/assn/\(id)", createdAt: Timestamp.iso(createdAt))
+                        forwardingPath: "/v1/app-store/assn/\(id)", retentionPath: RetentionMessagingCapability.path(surfaceId: id),
+                        createdAt: Timestamp.iso(createdAt))
     }
 
     /// Derived from the instance secret, so nothing secret is stored per surface.

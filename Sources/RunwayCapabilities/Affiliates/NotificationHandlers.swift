@@ -112,6 +112,12 @@ struct NotificationHandlers: Sendable {
             try AffiliateQueries.recordMigration(db, appId: surface.app.id, original: String(original.prefix(64)),
                                                  previous: String(previous.prefix(64)), now: now)
         }
+        // Where an auto-renewable subscription came from, for retention messages chosen by it.
+        if !rescinded, let transaction = checked.transaction, transaction.type == "Auto-Renewable Subscription" {
+            try SubscriptionAcquisitions.record(db, appId: surface.app.id, environment: surface.environment == .production ? "production" : "sandbox",
+                                                type: type, subtype: notification.subtype, transaction: transaction,
+                                                appTransactionId: checked.appTransactionId, now: now)
+        }
         if type == rescindConsent, let appTransactionId = checked.appTransaction?.appTransactionId {
             try ConsentRescission.apply(db, appId: surface.app.id, appTransactionId: appTransactionId, now: now)
             result.status = "consent_rescinded"

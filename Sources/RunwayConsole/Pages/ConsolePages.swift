@@ -27,6 +27,8 @@ enum ConsolePages {
         ConsoleRoute(method: .GET, pattern: "/console/links/{id}/qr.png", handler: ConsoleLinkPages.qrPNG),
         ConsoleRoute(method: .GET, pattern: "/console/schema", handler: SchemaPage.show),
         ConsoleRoute(method: .POST, pattern: "/console/schema", handler: SchemaPage.save),
+        ConsoleRoute(method: .GET, pattern: "/console/retention", handler: RetentionPage.show),
+        ConsoleRoute(method: .POST, pattern: "/console/retention", handler: RetentionPage.save),
         ConsoleRoute(method: .GET, pattern: "/console/postbacks", handler: ReportPages.postbacks),
         ConsoleRoute(method: .GET, pattern: "/console/info-plist", handler: InfoPlistPage.show),
         ConsoleRoute(method: .POST, pattern: "/console/info-plist", handler: InfoPlistPage.check),

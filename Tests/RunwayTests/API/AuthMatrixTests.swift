@@ -223,6 +223,27 @@ struct AuthMatrixTests {
             "POST /v1/app-store/notifications/{surfaceId}": Probe(method: "POST", path: "/v1/app-store/notifications/\(w.surfaceA)", body: #"{"signedPayload":"a.b.c"}"#, workspaceScoped: false),
             "POST /v1/app-store/assn/{surfaceId}": Probe(method: "POST", path: "/v1/app-store/assn/\(w.surfaceA)", body: #"{"signedPayload":"a.b.c"}"#, workspaceScoped: false, signed: true),
             "POST /v1/simulate/installs": Probe(method: "POST", path: "/v1/simulate/installs", body: #"{"appId":"\#(w.appA.id)"}"#, workspaceScoped: true),
+            // Retention messages: without an In-App Purchase key, the calls to Apple stop at 409 before asking it.
+            "POST /v1/app-store/retention/{surfaceId}": Probe(method: "POST", path: "/v1/app-store/retention/\(w.surfaceA)", body: #"{"signedPayload":"a.b.c"}"#,
+                                                              workspaceScoped: false),
+            "GET /v1/apps/{appId}/retention/rules": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)/retention/rules", body: "", workspaceScoped: true),
+            "PUT /v1/apps/{appId}/retention/rules": Probe(method: "PUT", path: "/v1/apps/\(w.appA.id)/retention/rules", body: #"{"rules":[]}"#, workspaceScoped: true),
+            "GET /v1/apps/{appId}/retention/report": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)/retention/report", body: "", workspaceScoped: true),
+            "GET /v1/apps/{appId}/retention/messages": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)/retention/messages", body: "", workspaceScoped: true),
+            "POST /v1/apps/{appId}/retention/messages": Probe(method: "POST", path: "/v1/apps/\(w.appA.id)/retention/messages",
+                                                              body: #"{"header":"h","body":"b"}"#, workspaceScoped: true),
+            "DELETE /v1/apps/{appId}/retention/messages/{messageId}": Probe(method: "DELETE",
+                                                                            path: "/v1/apps/\(w.appA.id)/retention/messages/0d9b2c1e-5a2f-4c7e-9d3b-000000000001",
+                                                                            body: "", workspaceScoped: true),
+            "PUT /v1/apps/{appId}/retention/default-messages": Probe(method: "PUT", path: "/v1/apps/\(w.appA.id)/retention/default-messages",
+                                                                     body: #"{"productId":"p","locale":"en-US"}"#, workspaceScoped: true),
+            "PUT /v1/apps/{appId}/retention/realtime-url": Probe(method: "PUT", path: "/v1/apps/\(w.appA.id)/retention/realtime-url",
+                                                                 body: #"{"url":"https://example.com/v1/app-store/retention/\#(w.surfaceA)"}"#, workspaceScoped: true),
+            "GET /v1/apps/{appId}/retention/realtime-url": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)/retention/realtime-url", body: "", workspaceScoped: true),
+            "POST /v1/apps/{appId}/retention/performance-test": Probe(method: "POST", path: "/v1/apps/\(w.appA.id)/retention/performance-test",
+                                                                      body: #"{"originalTransactionId":"1"}"#, workspaceScoped: true),
+            "GET /v1/apps/{appId}/retention/performance-test/{requestId}": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)/retention/performance-test/r1",
+                                                                                 body: "", workspaceScoped: true),
         ]
     }
 

@@ -1,0 +1,134 @@
+import Foundation
+import LinkRunwayAPI
+import RunwayKit
+import RunwayStore
+
+/// The SQL of retention messaging.
+enum RetentionMessagingQueries {
+    // MARK: Rules
+
+    static func configuration(_ db: any SQLExecutor, appId: String) throws -> RetentionConfiguration {
+        var configuration = RetentionConfiguration.empty
+        if let rules = try ruleSet(db, appId: appId) { configuration.rules = rules }
+        for row in try db.query("SELECT environment, message_id, state FROM retention_messages WHERE app_id = \(appId) AND listed = 1") {
+            guard let state = try row.optionalString("state") else { continue }
+            configuration.states[try row.string("environment"), default: [:]][try row.string("message_id")] = state
+        }
+        return configuration
+    }
+
+    static func ruleSet(_ db: any SQLExecutor, appId: String) throws -> RetentionRuleSet? {
+        guard let row = try db.first("SELECT rules, updated_at FROM retention_rule_sets WHERE app_id = \(appId)") else { return nil }
+        guard var rules = try? JSONDecoder().decode(RetentionRuleSet.self, from: Data(try row.string("rules").utf8)) else {
+            throw StoreError.corrupt("an app's retention rules are not readable")
+        }
+        rules.updatedAt = Timestamp.iso(try row.int("updated_at"))
+        return rules
+    }
+
+    static func setRuleSet(_ db: any SQLExecutor, appId: String, rules: RetentionRuleSet, now: Int64) throws {
+        var stored = rules
+        stored.updatedAt = nil
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let text = String(decoding: try encoder.encode(stored), as: UTF8.self)
+        try db.execute("""
+            INSERT INTO retention_rule_sets (app_id, rules, updated_at) VALUES (\(appId), \(text), \(now))
+            ON CONFLICT (app_id) DO UPDATE SET rules = excluded.rules, updated_at = excluded.updated_at
+            """)
+    }
+
+    // MARK: Messages
+
+    static func insertMessage(_ db: any SQLExecutor, appId: String, environment: String, request: CreateRetentionMessageRequest, messageId: String,
+                              now: Int64) throws {
+        try db.execute("""
+            INSERT INTO retention_messages (app_id, environment, message_id, header, body, image_id, alt_text, state, listed, created_at)
+            VALUES (\(appId), \(environment), \(messageId), \(request.header), \(request.body), \(request.imageId?.lowercased()), \(request.altText),
+                    NULL, 0, \(now))
+            ON CONFLICT (app_id, environment, message_id) DO UPDATE SET header = excluded.header, body = excluded.body,
+                image_id = excluded.image_id, alt_text = excluded.alt_text
+            """)
+    }
+
+    /// Records Apple's list: the states of the messages it has; those it no longer has are marked unlisted.
+    static func recordList(_ db: any SQLExecutor, appId: String, environment: String, listed: [(id: String, state: String)], now: Int64) throws {
+        try db.execute("UPDATE retention_messages SET listed = 0 WHERE app_id = \(appId) AND environment = \(environment)")
+        for item in listed {
+            try db.execute("""
+                INSERT INTO retention_messages (app_id, environment, message_id, state, listed, created_at)
+                VALUES (\(appId), \(environment), \(item.id), \(item.state), 1, \(now))
+                ON CONFLICT (app_id, environment, message_id) DO UPDATE SET state = excluded.state, listed = 1
+                """)
+        }
+    }
+
+    static func messages(_ db: any SQLExecutor, appId: String, environment: String) throws -> [RetentionMessage] {
+        try db.query("""
+            SELECT message_id, environment, header, body, image_id, alt_text, state, listed, created_at FROM retention_messages
+            WHERE app_id = \(appId) AND environment = \(environment) ORDER BY listed DESC, created_at, message_id
+            """).map { row in
+            RetentionMessage(messageId: try row.string("message_id"), environment: try row.string("environment"),
+                             state: try row.optionalString("state") ?? "unknown", header: try row.optionalString("header"),
+                             body: try row.optionalString("body"), imageId: try row.optionalString("image_id"),
+                             altText: try row.optionalString("alt_text"), listedByApple: try row.bool("listed"),
+                             createdAt: Timestamp.iso(try row.int("created_at")))
+        }
+    }
+
+    static func deleteMessage(_ db: any SQLExecutor, appId: String, environment: String, messageId: String) throws {
+        try db.execute("DELETE FROM retention_messages WHERE app_id = \(appId) AND environment = \(environment) AND message_id = \(messageId)")
+    }
+
+    // MARK: Requests
+
+    struct Answered: Sendable {
+        var appId: String
+        var environment: String
+        var request: String
+        var originalTransactionId: String
+        var productId: String
+        var locale: String
+        var source: String
+        var decision: RetentionDecision
+        var late: Bool
+        var elapsedMicros: Int64
+        var at: Int64
+    }
+
+    /// Records an answered request once; a request Apple sends again (the same identifier) is not counted twice.
+    static func recordRequest(_ db: any SQLExecutor, _ a: Answered) throws {
+        try db.execute("""
+            INSERT INTO retention_requests (app_id, environment, request_id, original_transaction_id, product_id, locale, source, rule, message_id,
+                                            late, elapsed_micros, requested_at)
+            VALUES (\(a.appId), \(a.environment), \(a.request), \(a.originalTransactionId), \(a.productId), \(a.locale), \(a.source),
+                    \(a.decision.rule), \(a.decision.answer?.messageId), \(a.late), \(a.elapsedMicros), \(a.at))
+            ON CONFLICT (app_id, environment, request_id) DO NOTHING
+            """)
+    }
+
+    /// Per rule and message: how many requests it answered, how many of them late, and what the subscribers did after
+    /// (cancelled: auto-renew turned off and not on again since, or expired; stayed: renewed; undecided: neither yet).
+    static func report(_ db: any SQLExecutor, appId: String, from: Int64, to: Int64) throws -> [RetentionMessageReportRow] {
+        let cancelled = """
+            COALESCE(s.expired_at, 0) > r.requested_at
+            OR (COALESCE(s.auto_renew_off_at, 0) > r.requested_at AND COALESCE(s.auto_renew_on_at, 0) < s.auto_renew_off_at)
+            """
+        return try db.query("""
+            SELECT r.rule, r.message_id, r.environment, COUNT(*) AS shown, SUM(r.late) AS late,
+                   SUM(CASE WHEN \(raw: cancelled) THEN 1 ELSE 0 END) AS cancelled,
+                   SUM(CASE WHEN COALESCE(s.renewed_at, 0) > r.requested_at AND NOT (\(raw: cancelled)) THEN 1 ELSE 0 END) AS stayed
+            FROM retention_requests r
+            LEFT JOIN app_store_subscriptions s ON s.app_id = r.app_id AND s.environment = r.environment
+                 AND s.original_transaction_id = r.original_transaction_id
+            WHERE r.app_id = \(appId) AND r.requested_at >= \(from) AND r.requested_at <= \(to)
+            GROUP BY r.rule, r.message_id, r.environment
+            ORDER BY r.environment, shown DESC, r.rule
+            """).map { row in
+            let shown = try row.int("shown"), cancelled = try row.optionalInt("cancelled") ?? 0, stayed = try row.optionalInt("stayed") ?? 0
+            return RetentionMessageReportRow(rule: try row.string("rule"), messageId: try row.optionalString("message_id"),
+                                      environment: try row.string("environment"), shown: shown, late: try row.optionalInt("late") ?? 0,
+                                      cancelled: cancelled, stayed: stayed, undecided: max(shown - cancelled - stayed, 0))
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import AppleFormats
+import Foundation
+import RunwayKit
+import RunwayStore
+
+/// Where each subscription came from, kept as its App Store notifications arrive so that a realtime retention request,
+/// which names only the original transaction, is answered with one read: the bind its appAccountToken was minted at
+/// (an affiliate), else the install that proved its app transaction, with the install's link, campaign and source.
+/// What the subscriber did since (auto-renew turned off or on, a renewal, an expiry) is kept too, for the report.
+enum SubscriptionAcquisitions {
+    /// Notes what a verified notification says of its subscription, in the notification's transaction. What was known
+    /// first stays; what was unknown is filled in when a later notification knows it.
+    static func record(_ db: any SQLExecutor, appId: String, environment: String, type: String, subtype: String?,
+                       transaction: AppStoreTransaction, appTransactionId: String?, now: Int64) throws {
+        guard let original = transaction.originalTransactionId.map({ String($0.prefix(64)) }), !original.isEmpty else { return }
+        var acquisition = SubscriptionAcquisition.unknown
+        var token: String?, programId: String?, installId: String?
+        if let appAccountToken = transaction.appAccountToken, let bind = try db.first("""
+            SELECT token, affiliate_id, program_id, install_id FROM app_account_tokens WHERE token = \(appAccountToken) AND app_id = \(appId)
+            """) {
+            token = try bind.string("token")
+            programId = try bind.string("program_id")
+            installId = try bind.optionalString("install_id")
+            acquisition.source = "affiliate"
+            acquisition.affiliateId = try bind.string("affiliate_id")
+        }
+        if installId == nil, let id = appTransactionId {
+            // Owners are kept under Apple's spelling of the environment.
+            let apple = environment == "production" ? "Production" : "Sandbox"
+            installId = try db.first("""
+                SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(apple) AND app_transaction_id = \(id)
+                """)?.string("install_id")
+            // A purchase made without the bind's token is the oldest bind's of its install, as its commission is.
+            if let installId, let bind = try db.first("""
+                SELECT token, affiliate_id, program_id FROM app_account_tokens WHERE app_id = \(appId) AND install_id = \(installId)
+                ORDER BY created_at, token LIMIT 1
+                """) {
+                token = try bind.string("token")
+                programId = try bind.string("program_id")
+                acquisition.source = "affiliate"
+                acquisition.affiliateId = try bind.string("affiliate_id")
+            }
+        }
+        if let installId, let install = try db.first("""
+            SELECT link_id, campaign, source, apple_ads_campaign_id FROM installs WHERE app_id = \(appId) AND install_id = \(installId)
+            """) {
+            acquisition.linkId = try install.optionalString("link_id")
+            acquisition.campaign = try install.optionalString("campaign")
+            if acquisition.source == "unknown" { acquisition.source = try source(of: install) }
+        }
+        // A migrated subscription keeps where it came from under its earlier id.
+        if acquisition.source == "unknown", let previous = transaction.previousOriginalTransactionId.map({ String($0.prefix(64)) }),
+           let earlier = try Self.acquisition(db, appId: appId, environment: environment, originalTransactionId: previous) {
+            acquisition = earlier
+        }
+        let renewal = outcome(type: type, subtype: subtype)
+        try db.execute("""
+            INSERT INTO app_store_subscriptions (app_id, environment, original_transaction_id, product_id, app_account_token, affiliate_id,
+                                                 program_id, install_id, link_id, campaign, source, auto_renew_off_at, auto_renew_on_at,
+                                                 renewed_at, expired_at, updated_at)
+            VALUES (\(appId), \(environment), \(original), \(transaction.productId.map { String($0.prefix(200)) }), \(token),
+                    \(acquisition.affiliateId), \(programId), \(installId), \(acquisition.linkId), \(acquisition.campaign), \(acquisition.source),
+                    \(renewal == .autoRenewOff ? now : nil), \(renewal == .autoRenewOn ? now : nil), \(renewal == .renewed ? now : nil),
+                    \(renewal == .expired ? now : nil), \(now))
+            ON CONFLICT (app_id, environment, original_transaction_id) DO UPDATE SET
+                product_id = COALESCE(excluded.product_id, app_store_subscriptions.product_id),
+                app_account_token = COALESCE(app_store_subscriptions.app_account_token, excluded.app_account_token),
+                affiliate_id = COALESCE(app_store_subscriptions.affiliate_id, excluded.affiliate_id),
+                program_id = COALESCE(app_store_subscriptions.program_id, excluded.program_id),
+                install_id = COALESCE(app_store_subscriptions.install_id, excluded.install_id),
+                link_id = COALESCE(app_store_subscriptions.link_id, excluded.link_id),
+                campaign = COALESCE(app_store_subscriptions.campaign, excluded.campaign),
+                source = CASE WHEN app_store_subscriptions.source = 'unknown' THEN excluded.source ELSE app_store_subscriptions.source END,
+                auto_renew_off_at = COALESCE(excluded.auto_renew_off_at, app_store_subscriptions.auto_renew_off_at),
+                auto_renew_on_at = COALESCE(excluded.auto_renew_on_at, app_store_subscriptions.auto_renew_on_at),
+                renewed_at = COALESCE(excluded.renewed_at, app_store_subscriptions.renewed_at),
+                expired_at = COALESCE(excluded.expired_at, app_store_subscriptions.expired_at),
+                updated_at = excluded.updated_at
+            """)
+    }
+
+    /// What a notification says the subscriber did
+    /// (https://developer.apple.com/documentation/appstoreservernotifications/notificationtype).
+    enum Renewal { case autoRenewOff, autoRenewOn, renewed, expired }
+
+    static func outcome(type: String, subtype: String?) -> Renewal? {
+        switch (type, subtype) {
+        case ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"): return .autoRenewOff
+        case ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED"): return .autoRenewOn
+        case ("DID_RENEW", _): return .renewed
+        case ("EXPIRED", _): return .expired
+        default: return nil
+        }
+    }
+
+    /// The install's source as the rules name it.
+    static func source(of install: SQLRow) throws -> String {
+        if try install.optionalString("apple_ads_campaign_id") != nil { return "apple_ads" }
+        let source = try install.string("source")
+        if source == "link" { return "link" }
+        if source.hasPrefix("ad:") { return "ad" }
+        return "organic"
+    }
+
+    /// The acquisition of a subscription, or nil when no notification of it was seen.
+    static func acquisition(_ db: any SQLExecutor, appId: String, environment: String, originalTransactionId: String) throws -> SubscriptionAcquisition? {
+        guard let row = try db.first("""
+            SELECT source, affiliate_id, campaign, link_id FROM app_store_subscriptions
+            WHERE app_id = \(appId) AND environment = \(environment) AND original_transaction_id = \(originalTransactionId)
+            """) else { return nil }
+        return SubscriptionAcquisition(source: try row.string("source"), affiliateId: try row.optionalString("affiliate_id"),
+                                       campaign: try row.optionalString("campaign"), linkId: try row.optionalString("link_id"))
+    }
+}
