@@ -29,4 +29,14 @@ for adapter in LinkRunway/SKAdNetworkFramework LinkRunway/AdAttributionKitFramew
         exit 1
     fi
 done
+# The adapters call Apple's newest APIs where they exist: a branch dropped by mistake would type-check and never run.
+for call in "LinkRunwayAds/SystemAppImpressions|AppImpressionV10handleView|AppImpression.handleView() (iOS 26.2)" \
+            "LinkRunway/SystemAppTransaction|AppTransactionV3all|AppTransaction.all (iOS 27)" \
+            "LinkRunway/AdAttributionKitFramework|PostbackUpdateV|PostbackUpdate (iOS 18)"; do
+    IFS='|' read -r adapter symbol what <<<"$call"
+    if ! nm -u ".build/debug/${adapter%%/*}.build/${adapter#*/}.swift.o" | grep "$symbol" > /dev/null; then
+        echo "${adapter#*/}.swift no longer calls $what" >&2
+        exit 1
+    fi
+done
 echo "Apple adapters type-check against the stand-ins; AdAttributionKit is weakly referenced ($weak symbols)"
