@@ -18,6 +18,9 @@ public struct AppStoreNotification: Sendable, Equatable {
     /// The signed app transaction of `RESCIND_CONSENT`, which carries `appData` instead of `data`
     /// (https://developer.apple.com/documentation/appstoreservernotifications/appdata).
     public var signedAppTransactionInfo: String?
+    /// The type of an external purchase custom link token (`EXTERNAL_PURCHASE_TOKEN`, notifications 2.17), as sent:
+    /// https://developer.apple.com/documentation/appstoreservernotifications/tokentype
+    public var tokenType: String?
 
     /// Nil when the payload lacks a type or a UUID. The app's identifiers come from whichever object the type carries:
     /// `data` (purchases), `appData` (`RESCIND_CONSENT`), `summary` (`RENEWAL_EXTENSION` with `SUMMARY`) or
@@ -25,15 +28,19 @@ public struct AppStoreNotification: Sendable, Equatable {
     public init?(_ payload: JSONValue) {
         guard let type = payload["notificationType"]?.stringValue, let uuid = payload["notificationUUID"]?.stringValue else { return nil }
         notificationType = type
-        subtype = payload["subtype"]?.stringValue
         notificationUUID = uuid
         signedDate = AppStoreDates.milliseconds(payload["signedDate"])
-        let holder = ["data", "appData", "summary", "externalPurchaseToken"].lazy.compactMap { key in
-            payload[key].flatMap { $0.objectValue != nil ? $0 : nil }
-        }.first
+        let holderKey = ["data", "appData", "summary", "externalPurchaseToken"].first { payload[$0]?.objectValue != nil }
+        let holder = holderKey.flatMap { payload[$0] }
         appAppleId = holder?["appAppleId"].flatMap { AppStoreDates.milliseconds($0) }
         bundleId = holder?["bundleId"]?.stringValue
-        environment = holder?["environment"]?.stringValue
+        environment = holder?["environment"].flatMap(AppStoreDates.text)
+        subtype = payload["subtype"].flatMap(AppStoreDates.text)
+        if holderKey == "externalPurchaseToken", let token = holder {
+            tokenType = token["tokenType"].flatMap(AppStoreDates.text)
+            // An external purchase token names no environment: Apple's libraries take a sandbox one by its id's prefix.
+            environment = environment ?? (token["externalPurchaseId"]?.stringValue?.hasPrefix("SANDBOX") == true ? "Sandbox" : "Production")
+        }
         let data = payload["data"]
         signedTransactionInfo = data?["signedTransactionInfo"]?.stringValue
         signedRenewalInfo = data?["signedRenewalInfo"]?.stringValue
@@ -60,7 +67,7 @@ public struct AppStoreTransaction: Sendable, Equatable {
     /// The app transaction this purchase belongs to, one per Apple Account and app (since 2025):
     /// https://developer.apple.com/documentation/appstoreserverapi/apptransactionid
     public var appTransactionId: String?
-    /// 1 introductory, 2 promotional, 3 offer code, 4 win-back.
+    /// 1 introductory, 2 promotional, 3 offer code, 4 win-back; a number Apple adds is kept as sent.
     public var offerType: Int?
     /// `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT` or `ONE_TIME` (a one-time discount on the first period):
     /// https://developer.apple.com/documentation/appstoreserverapi/offerdiscounttype
@@ -79,7 +86,13 @@ public struct AppStoreTransaction: Sendable, Equatable {
     /// The share of the transaction refunded or revoked, in thousandths of a percent (50000 is 50%):
     /// https://developer.apple.com/documentation/appstoreserverapi/revocationpercentage
     public var revocationPercentage: Int64?
+    /// Why Apple refunded or revoked it (`0` other, `1` an issue in the app), as sent:
+    /// https://developer.apple.com/documentation/appstoreserverapi/revocationreason
+    public var revocationReason: String?
+    /// `PURCHASE` or `RENEWAL`, as sent: https://developer.apple.com/documentation/appstoreserverapi/transactionreason
     public var transactionReason: String?
+    /// The three-letter code of the App Store storefront: https://developer.apple.com/documentation/appstoreserverapi/storefront
+    public var storefront: String?
     /// How a subscription is billed, such as monthly payments for a 12-month commitment:
     /// https://developer.apple.com/documentation/appstoreservernotifications/billingplantype
     public var billingPlanType: String?
@@ -124,22 +137,24 @@ public struct AppStoreTransaction: Sendable, Equatable {
         productId = payload["productId"]?.stringValue
         purchaseDate = AppStoreDates.milliseconds(payload["purchaseDate"])
         expiresDate = AppStoreDates.milliseconds(payload["expiresDate"])
-        type = payload["type"]?.stringValue
+        type = payload["type"].flatMap(AppStoreDates.text)
         appAccountToken = payload["appAccountToken"]?.stringValue?.lowercased()
         appTransactionId = payload["appTransactionId"].flatMap(AppStoreDates.text)
         offerType = AppStoreDates.milliseconds(payload["offerType"]).flatMap { Int(exactly: $0) }
-        offerDiscountType = payload["offerDiscountType"]?.stringValue
+        offerDiscountType = payload["offerDiscountType"].flatMap(AppStoreDates.text)
         offerPeriod = payload["offerPeriod"]?.stringValue
         price = AppStoreDates.milliseconds(payload["price"])
         currency = payload["currency"]?.stringValue
         environment = payload["environment"]?.stringValue
         revocationDate = AppStoreDates.milliseconds(payload["revocationDate"])
-        revocationType = payload["revocationType"]?.stringValue
+        revocationType = payload["revocationType"].flatMap(AppStoreDates.text)
         revocationPercentage = AppStoreDates.milliseconds(payload["revocationPercentage"])
-        transactionReason = payload["transactionReason"]?.stringValue
-        billingPlanType = payload["billingPlanType"]?.stringValue
+        revocationReason = payload["revocationReason"].flatMap(AppStoreDates.text)
+        transactionReason = payload["transactionReason"].flatMap(AppStoreDates.text)
+        storefront = payload["storefront"].flatMap(AppStoreDates.text)
+        billingPlanType = payload["billingPlanType"].flatMap(AppStoreDates.text)
         quantity = AppStoreDates.milliseconds(payload["quantity"])
-        inAppOwnershipType = payload["inAppOwnershipType"]?.stringValue
+        inAppOwnershipType = payload["inAppOwnershipType"].flatMap(AppStoreDates.text)
         previousOriginalTransactionId = payload["previousOriginalTransactionId"].flatMap(AppStoreDates.text)
         if let info = payload["commitmentInfo"], info.objectValue != nil {
             commitment = Commitment(billingPeriodNumber: AppStoreDates.milliseconds(info["billingPeriodNumber"]).flatMap { Int(exactly: $0) },
@@ -167,7 +182,6 @@ public struct AppStoreTransaction: Sendable, Equatable {
         }
         if !within(commitment?.billingPeriodNumber.map(Int64.init), 0...1000) { return "commitmentInfo.billingPeriodNumber" }
         if !within(commitment?.totalBillingPeriods.map(Int64.init), 0...1000) { return "commitmentInfo.totalBillingPeriods" }
-        if !within(offerType.map(Int64.init), 0...100) { return "offerType" }
         if !within(quantity, 0...Self.maxQuantity) { return "quantity" }
         return nil
     }
@@ -208,7 +222,7 @@ public struct AppStoreAppTransaction: Sendable, Equatable {
 
     public init?(_ payload: JSONValue) {
         guard payload.objectValue != nil else { return nil }
-        storeType = payload["storeType"]?.stringValue
+        storeType = payload["storeType"].flatMap(AppStoreDates.text)
         appTransactionId = payload["appTransactionId"].flatMap(AppStoreDates.text)
         appAppleId = AppStoreDates.milliseconds(payload["appAppleId"])
         bundleId = payload["bundleId"]?.stringValue
@@ -243,6 +257,8 @@ enum AppStoreDates {
         return Int64(double.rounded(.towardZero))
     }
 
+    /// An id, or a value Apple enumerates, as sent: a string, or a number's text (an enumeration Apple writes as
+    /// numbers, or a value of another type than documented), so that a value added later is kept, never a failure.
     static func text(_ value: JSONValue) -> String? {
         switch value {
         case .string(let s): return s

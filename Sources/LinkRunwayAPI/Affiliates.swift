@@ -369,17 +369,20 @@ public struct AppStoreNotificationResult: Codable, Sendable, Equatable {
     public var status: String
     public var notificationUUID: String?
     public var notificationType: String?
+    /// Why a notification was `ignored` when its type alone does not say it (`AppStoreNotificationResult.reasons`).
+    public var reason: String?
     /// The commission accrued (or clawed back, negative), in minor units.
     public var amount: Int64?
     public var currency: String?
     /// For a payment of a monthly plan with a commitment: which payment it is and what the whole commitment earns.
     public var commitment: CommissionCommitment?
 
-    public init(status: String, notificationUUID: String? = nil, notificationType: String? = nil, amount: Int64? = nil, currency: String? = nil,
-                commitment: CommissionCommitment? = nil) {
+    public init(status: String, notificationUUID: String? = nil, notificationType: String? = nil, reason: String? = nil, amount: Int64? = nil,
+                currency: String? = nil, commitment: CommissionCommitment? = nil) {
         self.status = status
         self.notificationUUID = notificationUUID
         self.notificationType = notificationType
+        self.reason = reason
         self.amount = amount
         self.currency = currency
         self.commitment = commitment
@@ -389,10 +392,14 @@ public struct AppStoreNotificationResult: Codable, Sendable, Equatable {
 extension AppStoreNotificationResult: DescribedWireType {
     /// Every status a notification can get.
     public static let statuses = ["ok", "trial", "duplicate", "unattributed", "ignored", "ignored_non_production", "consent_rescinded"]
+    /// Why a notification was ignored, when its type does not say it: its environment is neither Production nor
+    /// Sandbox (at a sandbox surface).
+    public static let reasons = ["other_environment"]
 
     public static let notes: [String: FieldNote] = [
         "status": .oneOf(statuses, "What happened."),
         "notificationUUID": FieldNote("Apple's UUID."), "notificationType": FieldNote("Apple's type."), "currency": .currency,
+        "reason": .oneOf(reasons, "Why it was ignored, when its type does not say it."),
         "commitment": FieldNote("A monthly plan's commitment: this payment's place in it and the committed total."),
     ]
 }

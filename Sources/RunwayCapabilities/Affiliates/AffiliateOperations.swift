@@ -46,6 +46,12 @@ extension Operation {
         id: "listAppStoreSurfaces", summary: "An app's App Store surfaces (never their secrets)", tag: "Affiliates",
         access: Access.management, responses: [.json(200, AppStoreSurfaceList.self, "The surfaces.")])
 
+    static let listAppStoreNotifications = Operation(
+        id: "listAppStoreNotifications",
+        summary: "An app's App Store notifications, newest first: the answer each got and Apple's values as sent, known or not",
+        tag: "Affiliates", access: Access.management, responses: [.json(200, Page<AppStoreNotificationRecord>.self, "A page of notifications.")],
+        query: NotificationList.query, errors: [404])
+
     static let bindAppAccountToken = Operation(
         id: "bindAppAccountToken", summary: "Mint the appAccountToken for a purchase referred by an affiliate link (signedClickId) or code (refCode)",
         tag: "Affiliates", access: Access.client, requestSchema: .of(BindRequest.self),
@@ -59,14 +65,14 @@ extension Operation {
     static let receiveAppStoreNotification = Operation(
         id: "receiveAppStoreNotification", summary: "App Store Server Notifications v2, as Apple sends them",
         tag: "Affiliates", access: .open, requestSchema: .of(AppStoreNotificationRequest.self),
-        responses: [.json(200, AppStoreNotificationResult.self, "Processed: ok, trial, duplicate, unattributed, ignored or ignored_non_production.")],
+        responses: [.json(200, AppStoreNotificationResult.self, "Processed: ok, trial, duplicate, unattributed, ignored (with a reason when its type does not say why), ignored_non_production or consent_rescinded.")],
         maxBodyBytes: 256 * 1024, errors: [400, 404, 503], rateLimited: true)
 
     static let forwardAppStoreNotification = Operation(
         id: "forwardAppStoreNotification",
         summary: "A notification forwarded by your server: x-ea-timestamp (unix seconds) and x-ea-signature (sha256=<hex HMAC>)",
         tag: "Affiliates", access: .open, requestSchema: .of(AppStoreNotificationRequest.self),
-        responses: [.json(200, AppStoreNotificationResult.self, "Processed: ok, trial, duplicate, unattributed, ignored or ignored_non_production.")],
+        responses: [.json(200, AppStoreNotificationResult.self, "Processed: ok, trial, duplicate, unattributed, ignored (with a reason when its type does not say why), ignored_non_production or consent_rescinded.")],
         maxBodyBytes: 256 * 1024, errors: [400, 401, 404, 503], rateLimited: true)
 
     static let affiliateBalance = Operation(

@@ -159,35 +159,49 @@ enum AffiliateQueries {
 
     // MARK: App Store notifications
 
-    /// Records a notification that needs no ledger work: false when the surface had it already.
-    static func recordNotification(_ db: any SQLExecutor, surfaceId: String, uuid: String, type: String, status: String, now: Int64) throws -> Bool {
+    /// Records a notification that needs no ledger work, with the values it carries as Apple sent them: false when the
+    /// surface had it already.
+    static func recordNotification(_ db: any SQLExecutor, surfaceId: String, notification n: AppStoreNotification, status: String, reason: String?,
+                                   now: Int64) throws -> Bool {
         try db.execute("""
-            INSERT INTO app_store_notifications (surface_id, notification_uuid, notification_type, status, received_at)
-            VALUES (\(surfaceId), \(uuid), \(type), \(status), \(now))
+            INSERT INTO app_store_notifications (surface_id, notification_uuid, notification_type, subtype, status, reason, received_at, environment,
+                                                 token_type)
+            VALUES (\(surfaceId), \(clip(n.notificationUUID)), \(clip(n.notificationType)), \(clip(n.subtype)), \(status), \(reason), \(now),
+                    \(clip(n.environment)), \(clip(n.tokenType)))
             ON CONFLICT (surface_id, notification_uuid) DO NOTHING
             """) == 1
     }
 
-    /// Claims a notification's UUID as `processing`, with what its transaction says about the purchase (offer,
-    /// revocation, billing plan) and the app transaction it belongs to: false when the surface had it already.
-    static func claimNotification(_ db: any SQLExecutor, surfaceId: String, uuid: String, type: String, subtype: String?,
-                                  transaction: AppStoreTransaction?, appTransactionId: String?, now: Int64) throws -> Bool {
-        let t = transaction
+    /// Claims a notification's UUID as `processing`, with every value its signed parts enumerate as Apple sent it (the
+    /// offer, revocation, billing plan, seats, product type, storefront, store, token type) and the app transaction it
+    /// belongs to: false when the surface had it already. `private` keeps out what identifies a customer whose
+    /// consent was rescinded.
+    static func claimNotification(_ db: any SQLExecutor, surfaceId: String, checked: NotificationVerification.Checked, private: Bool,
+                                  now: Int64) throws -> Bool {
+        let n = checked.notification, t = `private` ? nil : checked.transaction
         return try db.execute("""
             INSERT INTO app_store_notifications (surface_id, notification_uuid, notification_type, subtype, status, transaction_id, received_at,
                                                  app_transaction_id, offer_type, offer_discount_type, offer_period, revocation_type,
                                                  revocation_percentage, billing_plan_type, quantity, in_app_ownership_type,
-                                                 previous_original_transaction_id)
-            VALUES (\(surfaceId), \(uuid), \(type), \(subtype), 'processing', \(t?.transactionId), \(now), \(appTransactionId),
-                    \(t?.offerType.map(Int64.init)), \(t?.offerDiscountType), \(t?.offerPeriod), \(t?.revocationType), \(t?.revocationPercentage),
-                    \(t?.billingPlanType), \(t?.quantity), \(t?.inAppOwnershipType.map { String($0.prefix(64)) }),
-                    \(t?.previousOriginalTransactionId.map { String($0.prefix(64)) }))
+                                                 previous_original_transaction_id, environment, transaction_type, revocation_reason,
+                                                 transaction_reason, storefront, store_type, token_type)
+            VALUES (\(surfaceId), \(clip(n.notificationUUID)), \(clip(n.notificationType)), \(clip(n.subtype)), 'processing', \(t?.transactionId),
+                    \(now), \(`private` ? nil : checked.appTransactionId), \(t?.offerType.map(Int64.init)), \(clip(t?.offerDiscountType)),
+                    \(clip(t?.offerPeriod)), \(clip(t?.revocationType)), \(t?.revocationPercentage), \(clip(t?.billingPlanType)), \(t?.quantity),
+                    \(clip(t?.inAppOwnershipType)), \(clip(t?.previousOriginalTransactionId)), \(clip(n.environment)), \(clip(t?.type)),
+                    \(clip(t?.revocationReason)), \(clip(t?.transactionReason)), \(clip(t?.storefront)),
+                    \(clip(`private` ? nil : checked.appTransaction?.storeType)), \(clip(n.tokenType)))
             ON CONFLICT (surface_id, notification_uuid) DO NOTHING
             """) == 1
     }
 
-    static func setNotificationStatus(_ db: any SQLExecutor, surfaceId: String, uuid: String, status: String) throws {
-        try db.execute("UPDATE app_store_notifications SET status = \(status) WHERE surface_id = \(surfaceId) AND notification_uuid = \(uuid)")
+    /// At most 64 characters of a value Apple sent, as stored.
+    static func clip(_ text: String?) -> String? { text.map { String($0.prefix(64)) } }
+
+    static func setNotificationStatus(_ db: any SQLExecutor, surfaceId: String, uuid: String, status: String, reason: String?) throws {
+        try db.execute("""
+            UPDATE app_store_notifications SET status = \(status), reason = \(reason) WHERE surface_id = \(surfaceId) AND notification_uuid = \(uuid)
+            """)
     }
 
     /// The token, affiliate, program, commission rule and holding period an appAccountToken of the app was minted for.

@@ -29,6 +29,7 @@ package struct AffiliatesCapability: Capability {
             Route(.POST, "/v1/affiliates/{affiliateId}/links", .createAffiliateLink, use: affiliates.createLink),
             Route(.POST, "/v1/apps/{appId}/app-store-surfaces", .createAppStoreSurface, use: binds.createSurface),
             Route(.GET, "/v1/apps/{appId}/app-store-surfaces", .listAppStoreSurfaces, use: binds.listSurfaces),
+            Route(.GET, "/v1/apps/{appId}/app-store/notifications", .listAppStoreNotifications, use: binds.listNotifications),
             Route(.POST, "/v1/app-store/bind", .bindAppAccountToken, use: binds.bind),
             Route(.POST, "/v1/app-store/bind/deferred", .bindDeferred, use: binds.bindDeferred),
             Route(.POST, "/v1/app-store/notifications/{surfaceId}", .receiveAppStoreNotification, use: notifications.receive),

@@ -57,6 +57,21 @@ enum AffiliatesSchema {
             );
             CREATE INDEX app_transaction_disputes_by_install ON app_transaction_disputes (app_id, install_id);
             """),
+        // Notifications keep each value Apple enumerates as it was sent, so a value Apple adds is shown, never refused:
+        // the notification's environment and an external purchase token's type, the transaction's product type,
+        // revocation reason, transaction reason and storefront, the app transaction's store; and why one was ignored.
+        // The app's recent notifications are listed newest first.
+        Migration(id: "0065_app_store_values_as_sent", sql: """
+            ALTER TABLE app_store_notifications ADD COLUMN environment TEXT;
+            ALTER TABLE app_store_notifications ADD COLUMN transaction_type TEXT;
+            ALTER TABLE app_store_notifications ADD COLUMN revocation_reason TEXT;
+            ALTER TABLE app_store_notifications ADD COLUMN transaction_reason TEXT;
+            ALTER TABLE app_store_notifications ADD COLUMN storefront TEXT;
+            ALTER TABLE app_store_notifications ADD COLUMN store_type TEXT;
+            ALTER TABLE app_store_notifications ADD COLUMN token_type TEXT;
+            ALTER TABLE app_store_notifications ADD COLUMN reason TEXT;
+            CREATE INDEX app_store_notifications_by_time ON app_store_notifications (surface_id, received_at);
+            """),
     ]
 
     /// After step 0015: how many commissions stored twice were marked, and how many of them reversed.

@@ -74,13 +74,12 @@ struct NotificationHandlers: Sendable {
         let signedPayload = try NotificationVerification.signedPayload(body)
         let now = services.clock.nowMilliseconds()
         switch try NotificationVerification(verifier: verifier, surface: surface, now: services.clock.now()).check(signedPayload) {
-        case .record(let notification, let status):
+        case .record(let notification, let status, let reason):
             let first = try await services.store.write { db in
-                try AffiliateQueries.recordNotification(db, surfaceId: surfaceId, uuid: String(notification.notificationUUID.prefix(64)),
-                                                        type: String(notification.notificationType.prefix(64)), status: status, now: now)
+                try AffiliateQueries.recordNotification(db, surfaceId: surfaceId, notification: notification, status: status, reason: reason, now: now)
             }
             return AppStoreNotificationResult(status: first ? status : "duplicate", notificationUUID: notification.notificationUUID,
-                                              notificationType: notification.notificationType)
+                                              notificationType: notification.notificationType, reason: first ? reason : nil)
         case .process(let checked):
             let (result, proved) = try await services.store.write { db in
                 // Apple sends a production app's notifications only to the URL its developer set: proof of its App Store id.
@@ -99,9 +98,7 @@ struct NotificationHandlers: Sendable {
         let uuid = notification.notificationUUID, type = notification.notificationType
         var result = AppStoreNotificationResult(status: "ignored", notificationUUID: uuid, notificationType: type)
         let rescinded = try checked.appTransactionId.map { try ConsentRescission.isRescinded(db, appId: surface.app.id, appTransactionId: $0) } ?? false
-        guard try AffiliateQueries.claimNotification(db, surfaceId: surface.id, uuid: uuid, type: type, subtype: notification.subtype,
-                                                     transaction: rescinded ? nil : checked.transaction,
-                                                     appTransactionId: rescinded ? nil : checked.appTransactionId, now: now) else {
+        guard try AffiliateQueries.claimNotification(db, surfaceId: surface.id, checked: checked, private: rescinded, now: now) else {
             result.status = "duplicate"
             return result
         }
@@ -127,7 +124,8 @@ struct NotificationHandlers: Sendable {
             result = try post(db, type: type, transaction: transaction, transactionId: transactionId, surface: surface, uuid: uuid, now: now,
                               result: result)
         }
-        try AffiliateQueries.setNotificationStatus(db, surfaceId: surface.id, uuid: uuid, status: result.status)
+        try AffiliateQueries.setNotificationStatus(db, surfaceId: surface.id, uuid: AffiliateQueries.clip(uuid) ?? uuid, status: result.status,
+                                                   reason: result.reason)
         return result
     }
 

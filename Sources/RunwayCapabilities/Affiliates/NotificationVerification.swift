@@ -9,6 +9,9 @@ import RunwayJSON
 ///
 /// - a notification from another environment reaching a production surface is `ignored_non_production`, whether or
 ///   not it carries `appAppleId` (Apple omits it in sandbox, where its libraries say `INVALID_APP_IDENTIFIER`);
+/// - a notification for this app from neither `Production` nor `Sandbox` (StoreKit Testing's environments, or one
+///   Apple adds) reaching a sandbox surface is recorded as `ignored` with the reason `other_environment`: the value is
+///   kept and shown, nothing is processed, and nothing is refused;
 /// - a notification that names no app at all (a type Apple adds whose payload has none of `data`, `appData`,
 ///   `summary` or `externalPurchaseToken`) is recorded as `ignored`, never refused, since a 400 makes a forwarder
 ///   drop it;
@@ -33,9 +36,12 @@ struct NotificationVerification {
     enum Outcome {
         /// Verified and the surface's: to be processed.
         case process(Checked)
-        /// Verified, but recorded with this status and nothing else done.
-        case record(AppStoreNotification, status: String)
+        /// Verified, but recorded with this status (and the reason, when the status alone does not say it) and nothing
+        /// else done.
+        case record(AppStoreNotification, status: String, reason: String?)
     }
+
+    static let otherEnvironment = "other_environment"
 
     /// The `signedPayload` of a body, which may carry other fields.
     static func signedPayload(_ body: [UInt8]) throws -> String {
@@ -55,9 +61,13 @@ struct NotificationVerification {
         if surface.environment == .production, let environment = notification.environment, environment != AppStoreVerifier.Environment.production.rawValue,
            notification.bundleId == app.bundleId {
             // A sandbox purchase reached a production app: expected while testing, never money.
-            return .record(notification, status: "ignored_non_production")
+            return .record(notification, status: "ignored_non_production", reason: nil)
         }
-        guard notification.namesAnApp else { return .record(notification, status: "ignored") }
+        guard notification.namesAnApp else { return .record(notification, status: "ignored", reason: nil) }
+        if surface.environment == .sandbox, notification.bundleId == app.bundleId,
+           !["Production", "Sandbox"].contains(notification.environment ?? "") {
+            return .record(notification, status: "ignored", reason: Self.otherEnvironment)
+        }
         if let failure = AppStoreVerifier.identityFailure(notification, bundleId: app.bundleId, appAppleId: app.appStoreId.flatMap { Int64($0) },
                                                           environment: surface.environment) {
             throw AffiliatesError.appStoreInvalid("\(failure.status): \(failure)")

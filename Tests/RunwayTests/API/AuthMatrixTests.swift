@@ -209,6 +209,7 @@ struct AuthMatrixTests {
             "GET /v1/reports/payouts": Probe(method: "GET", path: "/v1/reports/payouts?workspaceId=\(w.workspaceA)", body: "", workspaceScoped: true),
             "POST /v1/apps/{appId}/app-store-surfaces": Probe(method: "POST", path: "/v1/apps/\(w.appA.id)/app-store-surfaces", body: #"{"environment":"sandbox"}"#, workspaceScoped: true),
             "GET /v1/apps/{appId}/app-store-surfaces": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)/app-store-surfaces", body: "", workspaceScoped: true),
+            "GET /v1/apps/{appId}/app-store/notifications": Probe(method: "GET", path: "/v1/apps/\(w.appA.id)/app-store/notifications", body: "", workspaceScoped: true),
             // No key is ever stored here (the probe's is not a key), so a replay stops at 409 before asking Apple.
             "PUT /v1/apps/{appId}/app-store-key": Probe(method: "PUT", path: "/v1/apps/\(w.appA.id)/app-store-key",
                                                         body: #"{"issuerId":"57246542-96fe-1a63-e053-0824d011072a","keyId":"2X9R4HXF34","privateKey":"x"}"#, workspaceScoped: true),

@@ -75,9 +75,10 @@ struct AppStoreNotifications2026Tests {
         await w.server.stop()
     }
 
-    @Test("types and fields the server does not know are recorded as ignored, never refused: PRICE_CHANGE, METADATA_UPDATE, MIGRATION, a type with no data, extra body fields")
-    func unknownTypes() async throws {
-        let w = try await T.world()
+    @Test("types and fields the server does not know are recorded as ignored, never refused: PRICE_CHANGE, METADATA_UPDATE, MIGRATION, a type with no data, extra body fields",
+          arguments: StoreBackend.all)
+    func unknownTypes(_ backend: StoreBackend) async throws {
+        let w = try await T.world(backend)
         let now = w.server.services.clock.nowMilliseconds()
         for type in ["PRICE_CHANGE", "METADATA_UPDATE", "MIGRATION", "SOMETHING_APPLE_ADDS_IN_2027"] {
             let payload = w.signer.notification(type, subtype: "NEW_SUBTYPE", bundleId: T.bundleId, appAppleId: T.appAppleId, signedDate: now)
@@ -162,9 +163,10 @@ struct AppStoreNotifications2026Tests {
         await w.server.stop()
     }
 
-    @Test("a prorated refund claws back its share, rounded down in the affiliate's favour; a full refund after it takes the rest; a reversal returns it all")
-    func proratedRefunds() async throws {
-        let w = try await T.world()
+    @Test("a prorated refund claws back its share, rounded down in the affiliate's favour; a full refund after it takes the rest; a reversal returns it all",
+          arguments: StoreBackend.all)
+    func proratedRefunds(_ backend: StoreBackend) async throws {
+        let w = try await T.world(backend)
         let token = try await T.bind(w)
         #expect(try await Self.result(w, Self.notification(w, id: "p1", token: token)).amount == 299)
         func refund(_ type: String, _ percentage: Int64?) -> String {
@@ -196,9 +198,10 @@ struct AppStoreNotifications2026Tests {
         await w.server.stop()
     }
 
-    @Test("monthly payments of a 12-month commitment accrue one by one, with the committed total beside each in the answer and the ledger")
-    func commitment() async throws {
-        let w = try await T.world()
+    @Test("monthly payments of a 12-month commitment accrue one by one, with the committed total beside each in the answer and the ledger",
+          arguments: StoreBackend.all)
+    func commitment(_ backend: StoreBackend) async throws {
+        let w = try await T.world(backend)
         let token = try await T.bind(w)
         let expires = w.server.services.clock.nowMilliseconds() + 300 * 86_400_000
         func month(_ n: Int) -> String {
@@ -222,9 +225,10 @@ struct AppStoreNotifications2026Tests {
         await w.server.stop()
     }
 
-    @Test("appTransactionId joins a purchase without a token to the install that proved it with its signed app transaction; offers are recorded, ONE_TIME included")
-    func appTransactionJoin() async throws {
-        let w = try await T.world()
+    @Test("appTransactionId joins a purchase without a token to the install that proved it with its signed app transaction; offers are recorded, ONE_TIME included",
+          arguments: StoreBackend.all)
+    func appTransactionJoin(_ backend: StoreBackend) async throws {
+        let w = try await T.world(backend)
         let signed = w.signer.appTransaction(id: "880000000000000001", bundleId: T.bundleId, appAppleId: T.appAppleId,
                                              signedDate: w.server.services.clock.nowMilliseconds())
         _ = try await AppTransactionOwnershipTests.match(w, "j-1", signed: signed)
@@ -252,9 +256,10 @@ struct AppStoreNotifications2026Tests {
         await w.server.stop()
     }
 
-    @Test("our verdicts: a sandbox notification without appAppleId at a production surface is ignored_non_production; a forged renewal info is refused")
-    func verdicts() async throws {
-        let w = try await T.world()
+    @Test("our verdicts: a sandbox notification without appAppleId at a production surface is ignored_non_production; a forged renewal info is refused",
+          arguments: StoreBackend.all)
+    func verdicts(_ backend: StoreBackend) async throws {
+        let w = try await T.world(backend)
         let now = w.server.services.clock.nowMilliseconds()
         let sandbox = w.signer.notification("TEST", bundleId: T.bundleId, appAppleId: nil, environment: "Sandbox", signedDate: now)
         #expect(try await Self.result(w, sandbox).status == "ignored_non_production", "Apple omits appAppleId in sandbox")
