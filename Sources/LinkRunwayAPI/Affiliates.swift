@@ -93,10 +93,12 @@ public struct AffiliateProgram: Codable, Sendable, Equatable {
     public var offerCode: String?
     /// Minutes after an affiliate click in which a deferred bind by network address matches.
     public var deferredMinutes: Int
+    /// Purchases whose install's signed app transactions named only education or enterprise stores earn nothing.
+    public var consumerStoresOnly: Bool
     public var createdAt: String
 
     public init(id: String, workspaceId: String, appId: String, name: String, commission: CommissionRule, holdDays: Int, offerCode: String?,
-                deferredMinutes: Int, createdAt: String) {
+                deferredMinutes: Int, consumerStoresOnly: Bool = false, createdAt: String) {
         self.id = id
         self.workspaceId = workspaceId
         self.appId = appId
@@ -105,6 +107,7 @@ public struct AffiliateProgram: Codable, Sendable, Equatable {
         self.holdDays = holdDays
         self.offerCode = offerCode
         self.deferredMinutes = deferredMinutes
+        self.consumerStoresOnly = consumerStoresOnly
         self.createdAt = createdAt
     }
 }
@@ -112,7 +115,8 @@ public struct AffiliateProgram: Codable, Sendable, Equatable {
 extension AffiliateProgram: DescribedWireType {
     public static let notes: [String: FieldNote] = [
         "id": .id("Id."), "workspaceId": .id("Id."), "appId": .id("Id."), "name": FieldNote("Name."),
-        "offerCode": FieldNote("Offer code."), "createdAt": .timestamp,
+        "offerCode": FieldNote("Offer code."), "consumerStoresOnly": FieldNote("Purchases of education or enterprise store installs earn nothing."),
+        "createdAt": .timestamp,
     ]
 }
 
@@ -124,14 +128,18 @@ public struct CreateProgramRequest: Codable, Sendable {
     public var holdDays: Int?
     public var offerCode: String?
     public var deferredMinutes: Int?
+    /// Pay only for purchases of consumer App Store installs (default false).
+    public var consumerStoresOnly: Bool?
 
-    public init(appId: String, name: String, commission: CommissionRule, holdDays: Int? = nil, offerCode: String? = nil, deferredMinutes: Int? = nil) {
+    public init(appId: String, name: String, commission: CommissionRule, holdDays: Int? = nil, offerCode: String? = nil, deferredMinutes: Int? = nil,
+                consumerStoresOnly: Bool? = nil) {
         self.appId = appId
         self.name = name
         self.commission = commission
         self.holdDays = holdDays
         self.offerCode = offerCode
         self.deferredMinutes = deferredMinutes
+        self.consumerStoresOnly = consumerStoresOnly
     }
 }
 
@@ -141,6 +149,7 @@ extension CreateProgramRequest: DescribedWireType {
         "appId": FieldNote("The app.", minLength: 1), "name": FieldNote("1 to 100 characters.", minLength: 1, maxLength: 100),
         "holdDays": .between(0, 365, "Default 30."), "offerCode": FieldNote("Letters and digits.", pattern: "^[A-Za-z0-9]{1,64}$"),
         "deferredMinutes": .between(1, 10080, "Default 60."),
+        "consumerStoresOnly": FieldNote("true: a purchase whose install's signed app transactions named only education or enterprise stores earns nothing (answered ignored, reason non_consumer_store). Default false."),
     ]
 }
 
@@ -393,8 +402,9 @@ extension AppStoreNotificationResult: DescribedWireType {
     /// Every status a notification can get.
     public static let statuses = ["ok", "trial", "duplicate", "unattributed", "ignored", "ignored_non_production", "consent_rescinded"]
     /// Why a notification was ignored, when its type does not say it: its environment is neither Production nor
-    /// Sandbox (at a sandbox surface).
-    public static let reasons = ["other_environment"]
+    /// Sandbox (at a sandbox surface), or its purchase came from an education or enterprise store's install under a
+    /// program that pays for consumer stores only.
+    public static let reasons = ["other_environment", "non_consumer_store"]
 
     public static let notes: [String: FieldNote] = [
         "status": .oneOf(statuses, "What happened."),

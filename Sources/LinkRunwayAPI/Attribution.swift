@@ -498,12 +498,16 @@ public struct FunnelReport: Codable, Sendable, Equatable {
     public var to: String
     public var groupBy: String
     public var rows: [FunnelRow]
+    /// `all`, or `consumer`: installs whose signed app transactions named only education or enterprise stores, and their
+    /// events, were left out.
+    public var stores: String?
 
-    public init(from: String, to: String, groupBy: String, rows: [FunnelRow]) {
+    public init(from: String, to: String, groupBy: String, rows: [FunnelRow], stores: String? = nil) {
         self.from = from
         self.to = to
         self.groupBy = groupBy
         self.rows = rows
+        self.stores = stores
     }
 }
 
@@ -512,8 +516,12 @@ extension FunnelReport: DescribedWireType {
     public static let groupings = ["day", "link", "campaign", "channel", "source", "appleAdsCampaign", "appleAdsAdGroup", "appleAdsKeyword",
                                    "variant", "qr", "country", "inAppBrowser", "utmSource", "utmMedium", "utmCampaign", "utmTerm", "utmContent"]
 
+    /// Which installs a funnel report counts: `all`, or `consumer` (those from education or enterprise stores only left out).
+    public static let storeChoices = ["all", "consumer"]
+
     public static let notes: [String: FieldNote] = [
         "from": .timestamp, "to": .timestamp, "groupBy": .oneOf(groupings, "Grouping."), "rows": .list(of: nil, "Rows, by key."),
+        "stores": .oneOf(storeChoices, "Which installs were counted."),
     ]
 }
 

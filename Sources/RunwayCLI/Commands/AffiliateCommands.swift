@@ -32,7 +32,8 @@ enum AffiliateCommands {
         .value("--fixed", "amount", "Commission: this many minor units per payment (with --currency)."), .value("--currency", "code", "For --fixed."),
         .value("--duration", "kind", "first, months or lifetime (default lifetime)."), .value("--months", "n", "For --duration months."),
         .value("--hold-days", "n", "Days before a commission is payable (default 30)."), .value("--offer-code", "code", "A subscription offer code."),
-        .value("--deferred-minutes", "n", "Window for deferred binds (default 60)."), jsonFlag,
+        .value("--deferred-minutes", "n", "Window for deferred binds (default 60)."),
+        .flag("--consumer-stores-only", "Pay nothing for purchases whose install's app transactions named only education or enterprise stores."), jsonFlag,
     ] + APIClient.options) { a, c in
         func integer(_ option: String) throws -> Int? {
             guard let text = a.value(option) else { return nil }
@@ -54,7 +55,8 @@ enum AffiliateCommands {
         }
         let request = CreateProgramRequest(appId: try a.required("--app"), name: try a.required("--name"), commission: rule,
                                            holdDays: try integer("--hold-days"), offerCode: a.value("--offer-code"),
-                                           deferredMinutes: try integer("--deferred-minutes"))
+                                           deferredMinutes: try integer("--deferred-minutes"),
+                                           consumerStoresOnly: a.flag("--consumer-stores-only") ? true : nil)
         let created = try await APIClient(a, c).post("/v1/affiliate-programs", request, as: AffiliateProgram.self)
         c.output(a.flag("--json") ? try Output.json(created) : "Created program \(created.id) (\(created.name)), hold \(created.holdDays) days")
     }

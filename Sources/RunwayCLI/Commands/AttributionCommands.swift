@@ -68,10 +68,12 @@ enum AttributionCommands {
         .value("--from", "time", "Start: a day (2026-11-01) or an ISO 8601 time (default 30 days ago)."), .value("--to", "time", "End: a day (2026-11-30, through its end) or an ISO 8601 time (default now)."),
         .value("--group-by", "key", "day, link, campaign, channel, source, variant, qr (scan or tap), country (clicks and opens), inAppBrowser (clicks), utmSource, utmMedium, utmCampaign, utmTerm, utmContent or an Apple Ads id (default day)."), .value("--app", "id", "Only this app."),
         .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."),
-        .flag("--include-simulated", "Count simulated installs and their events too."), .flag("--csv", "Print CSV."), jsonFlag,
+        .flag("--include-simulated", "Count simulated installs and their events too."),
+        .value("--stores", "which", "consumer: leave out installs whose app transactions named only education or enterprise stores (default all)."),
+        .flag("--csv", "Print CSV."), jsonFlag,
     ] + APIClient.options) { a, c in
         let client = try APIClient(a, c)
-        let path = try await client.reportPath("/v1/reports/funnel", a, c, flags: [("--include-simulated", "includeSimulated")])
+        let path = try await client.reportPath("/v1/reports/funnel", a, c, extra: [("--stores", "stores")], flags: [("--include-simulated", "includeSimulated")])
         if a.flag("--csv") {
             return c.output(String(decoding: try await client.raw("GET", path, accept: "text/csv"), as: UTF8.self))
         }

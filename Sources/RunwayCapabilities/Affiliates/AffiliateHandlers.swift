@@ -51,7 +51,8 @@ struct AffiliateHandlers: Sendable {
         }
         let now = services.clock.nowMilliseconds()
         let program = AffiliateProgram(id: Identifier.make("prg"), workspaceId: app.workspaceId, appId: app.id, name: name, commission: rule,
-                                       holdDays: hold, offerCode: body.offerCode, deferredMinutes: deferred, createdAt: Timestamp.iso(now))
+                                       holdDays: hold, offerCode: body.offerCode, deferredMinutes: deferred,
+                                       consumerStoresOnly: body.consumerStoresOnly ?? false, createdAt: Timestamp.iso(now))
         let encoded = try CommissionRules.encode(rule)
         try await services.store.write { db in try AffiliateQueries.insertProgram(db, program, encodedCommission: encoded, now: now) }
         return try .json(program, status: 201)

@@ -7,7 +7,7 @@ import RunwayStore
 /// `CommissionRules`).
 enum AffiliateQueries {
     static let affiliateColumns = "id, workspace_id, name, external_id, created_at"
-    static let programColumns = "id, workspace_id, app_id, name, commission, hold_days, offer_code, deferred_minutes, created_at"
+    static let programColumns = "id, workspace_id, app_id, name, commission, hold_days, offer_code, deferred_minutes, consumer_stores_only, created_at"
 
     static func insertAffiliate(_ db: any SQLExecutor, _ affiliate: Affiliate, now: Int64) throws {
         try db.execute("""
@@ -27,9 +27,10 @@ enum AffiliateQueries {
 
     static func insertProgram(_ db: any SQLExecutor, _ program: AffiliateProgram, encodedCommission: String, now: Int64) throws {
         try db.execute("""
-            INSERT INTO affiliate_programs (id, workspace_id, app_id, name, commission, hold_days, offer_code, deferred_minutes, created_at)
+            INSERT INTO affiliate_programs (id, workspace_id, app_id, name, commission, hold_days, offer_code, deferred_minutes, consumer_stores_only,
+                                            created_at)
             VALUES (\(program.id), \(program.workspaceId), \(program.appId), \(program.name), \(encodedCommission), \(Int64(program.holdDays)),
-                    \(program.offerCode), \(Int64(program.deferredMinutes)), \(now))
+                    \(program.offerCode), \(Int64(program.deferredMinutes)), \(program.consumerStoresOnly), \(now))
             """)
     }
 
@@ -66,7 +67,8 @@ enum AffiliateQueries {
         AffiliateProgram(id: try row.string("id"), workspaceId: try row.string("workspace_id"), appId: try row.string("app_id"),
                          name: try row.string("name"), commission: try CommissionRules.decode(try row.string("commission")),
                          holdDays: Int(try row.int("hold_days")), offerCode: try row.optionalString("offer_code"),
-                         deferredMinutes: Int(try row.int("deferred_minutes")), createdAt: Timestamp.iso(try row.int("created_at")))
+                         deferredMinutes: Int(try row.int("deferred_minutes")), consumerStoresOnly: try row.bool("consumer_stores_only"),
+                         createdAt: Timestamp.iso(try row.int("created_at")))
     }
 
     // MARK: App Store surfaces and binds
@@ -204,10 +206,11 @@ enum AffiliateQueries {
             """)
     }
 
-    /// The token, affiliate, program, commission rule and holding period an appAccountToken of the app was minted for.
+    /// The token, affiliate, program, commission rule, holding period and store rule an appAccountToken of the app was
+    /// minted for.
     static func tokenBinding(_ db: any SQLExecutor, token: String, appId: String) throws -> SQLRow? {
         try db.first("""
-            SELECT t.token, t.affiliate_id, t.program_id, p.commission, p.hold_days FROM app_account_tokens t
+            SELECT t.token, t.affiliate_id, t.program_id, p.commission, p.hold_days, p.consumer_stores_only FROM app_account_tokens t
             JOIN affiliate_programs p ON p.id = t.program_id WHERE t.token = \(token) AND t.app_id = \(appId)
             """)
     }

@@ -72,6 +72,11 @@ enum AffiliatesSchema {
             ALTER TABLE app_store_notifications ADD COLUMN reason TEXT;
             CREATE INDEX app_store_notifications_by_time ON app_store_notifications (surface_id, received_at);
             """),
+        // A program may pay for purchases of consumer App Store installs only: those whose signed app transactions named
+        // only education or enterprise stores accrue nothing under it.
+        Migration(id: "0066_consumer_stores_only", sql: """
+            ALTER TABLE affiliate_programs ADD COLUMN consumer_stores_only BIGINT NOT NULL DEFAULT 0;
+            """),
     ]
 
     /// After step 0015: how many commissions stored twice were marked, and how many of them reversed.

@@ -80,7 +80,7 @@ enum AppTransactionOwnership {
     /// `AffiliateQueries.tokenBinding` gives.
     static func binding(_ db: any SQLExecutor, appTransactionId: String, appId: String, environment: AppStoreVerifier.Environment) throws -> SQLRow? {
         try db.first("""
-            SELECT t.token, t.affiliate_id, t.program_id, p.commission, p.hold_days FROM app_transaction_owners o
+            SELECT t.token, t.affiliate_id, t.program_id, p.commission, p.hold_days, p.consumer_stores_only FROM app_transaction_owners o
             JOIN app_account_tokens t ON t.app_id = o.app_id AND t.install_id = o.install_id
             JOIN affiliate_programs p ON p.id = t.program_id
             WHERE o.app_id = \(appId) AND o.environment = \(environment.rawValue) AND o.app_transaction_id = \(appTransactionId)

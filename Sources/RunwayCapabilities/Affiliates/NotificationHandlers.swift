@@ -19,6 +19,8 @@ struct NotificationHandlers: Sendable {
     /// https://developer.apple.com/documentation/appstoreservernotifications/notificationtype
     static let rescindConsent = "RESCIND_CONSENT"
     static let maxSkewSeconds: Int64 = 300
+    /// The reason a payment is ignored under a program that pays for consumer stores only.
+    static let nonConsumerStore = "non_consumer_store"
 
     let services: ServerServices
 
@@ -157,6 +159,12 @@ struct NotificationHandlers: Sendable {
         let programId = try binding.string("program_id"), affiliateId = try binding.string("affiliate_id")
         let holdDays = Int(try binding.int("hold_days"))
         if paymentTypes.contains(type) {
+            if try binding.bool("consumer_stores_only"),
+               try ConsumerStores.nonConsumerPurchase(db, token: token, transaction: transaction, appId: surface.app.id, environment: surface.environment) {
+                result.status = "ignored"
+                result.reason = nonConsumerStore
+                return result
+            }
             return try accrue(db, transaction: transaction, transactionId: transactionId, original: original, token: token,
                               affiliateId: affiliateId, programId: programId, rule: try CommissionRules.decode(try binding.string("commission")),
                               holdDays: holdDays, surface: surface, uuid: uuid, now: now, result: result)

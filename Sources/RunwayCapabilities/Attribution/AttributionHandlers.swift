@@ -179,9 +179,13 @@ struct AttributionHandlers: Sendable {
             }
             return flag
         } ?? false
+        let stores = request.queryValue("stores") ?? "all"
+        guard FunnelReports.stores.contains(stores) else {
+            throw RequestError.invalidQuery("stores must be all or consumer", field: "stores")
+        }
         let report = try await services.store.read { db in
             try FunnelReports.funnel(db, workspaceId: query.workspaceId, appId: query.appId, from: query.from, to: query.to, groupBy: query.groupBy,
-                                     includeSimulated: includeSimulated)
+                                     includeSimulated: includeSimulated, consumerOnly: stores == "consumer")
         }
         return try query.respond(request, report, csv: { FunnelReports.csv(report) }, filename: "funnel.csv")
     }

@@ -44,7 +44,8 @@ extension Operation {
         tag: "Reports", access: Access.management,
         responses: [.json(200, FunnelReport.self, "The report (send Accept: text/csv for CSV).")],
         query: ReportQuery.documentation(FunnelReports.groupings)
-            + [QueryParameterDoc("includeSimulated", "true to count simulated installs (POST /v1/simulate/installs) and their events; left out by default.")])
+            + [QueryParameterDoc("includeSimulated", "true to count simulated installs (POST /v1/simulate/installs) and their events; left out by default."),
+               QueryParameterDoc("stores", "consumer to leave out installs whose signed app transactions named only education or enterprise stores, and their events; all (the default) counts every install.")])
 
     static let simulateClick = Operation(
         id: "simulateClick", summary: "Follow a link as a device would (default: an iPhone), recording the click",

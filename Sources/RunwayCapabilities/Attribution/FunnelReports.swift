@@ -6,7 +6,8 @@ import RunwayStore
 
 /// The funnel report: clicks → installs → opens → events and net revenue, grouped, as JSON or CSV. Events are
 /// read with the attribution they were written with; only simulated installs are looked up, to leave them and their
-/// events out unless asked for.
+/// events out unless asked for, and, with `stores=consumer`, installs from education or enterprise stores only
+/// (`StoreTypes`), with their events.
 enum FunnelReports {
     static let groupings = FunnelReport.groupings
 
@@ -56,8 +57,11 @@ enum FunnelReports {
         key == "NULL" || groupBy == "source" && key == "'link'"
     }
 
+    /// The values of `stores`: every install, or consumer ones (and those whose store is not known).
+    static let stores = FunnelReport.storeChoices
+
     static func funnel(_ db: any SQLExecutor, workspaceId: String, appId: String?, from: Int64, to: Int64, groupBy: String,
-                       includeSimulated: Bool = false) throws -> FunnelReport {
+                       includeSimulated: Bool = false, consumerOnly: Bool = false) throws -> FunnelReport {
         var rows: [String: FunnelRow] = [:]
         func row(_ key: SQLValue) -> String {
             switch key {
@@ -109,7 +113,8 @@ enum FunnelReports {
         // Installs and events carry their attribution; the UTM values are their link's, joined only for those groupings.
         let utm = groupBy.hasPrefix("utm")
         let installFilter: SQL = appId.map { " AND i.app_id = \($0)" } ?? ""
-        let realInstalls: SQL = includeSimulated ? "" : " AND i.simulated = \(false)"
+        let realInstalls: SQL = (includeSimulated ? "" : " AND i.simulated = \(false)")
+            + (consumerOnly ? " AND (i.store_types IS NULL OR i.store_types NOT IN \(StoreTypes.nonConsumerValues))" : "")
         let installKey = key(groupBy, Columns(time: "i.matched_at", link: "i.link_id", campaign: "i.campaign", channel: "i.channel", source: "i.source",
                                               appleAds: "i.", variant: "i.variant", qr: "i.qr", linked: "i.link_id IS NOT NULL", links: "l"))
         for install in try db.query("""
@@ -121,9 +126,15 @@ enum FunnelReports {
             try bump(install["k"]) { $0.installs = try Checked.add($0.installs, n) }
         }
         let eventFilter: SQL = appId.map { " AND e.app_id = \($0)" } ?? ""
-        let realEvents: SQL = includeSimulated ? "" : """
-             AND NOT EXISTS (SELECT 1 FROM installs s WHERE s.app_id = e.app_id AND s.install_id = e.install_id AND s.simulated = \(true))
-            """
+        let leftOut: SQL? = switch (includeSimulated, consumerOnly) {
+        case (true, false): nil
+        case (true, true): "s.store_types IN \(StoreTypes.nonConsumerValues)"
+        case (false, false): "s.simulated = \(true)"
+        case (false, true): "(s.simulated = \(true) OR s.store_types IN \(StoreTypes.nonConsumerValues))"
+        }
+        let realEvents: SQL = leftOut.map { condition in
+            " AND NOT EXISTS (SELECT 1 FROM installs s WHERE s.app_id = e.app_id AND s.install_id = e.install_id AND \(condition))"
+        } ?? ""
         let eventKey = key(groupBy, Columns(time: "e.received_at", link: "e.link_id", campaign: "e.campaign", channel: "e.channel", source: "e.source",
                                             appleAds: "e.", variant: "e.variant", qr: "e.qr", linked: "e.link_id IS NOT NULL", links: "l"))
         for event in try db.query("""
@@ -143,7 +154,7 @@ enum FunnelReports {
             }
         }
         return FunnelReport(from: Timestamp.iso(from), to: Timestamp.iso(to), groupBy: groupBy,
-                            rows: rows.values.sorted { $0.key < $1.key })
+                            rows: rows.values.sorted { $0.key < $1.key }, stores: consumerOnly ? "consumer" : "all")
     }
 
     /// One line per row: key, clicks, installs, opens, then a column per event type and per currency seen, then

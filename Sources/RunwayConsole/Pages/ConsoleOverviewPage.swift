@@ -10,13 +10,18 @@ enum OverviewPage {
         let apps = try await context.apps()
         let app = context.request.queryValue("app").flatMap { $0.isEmpty ? nil : $0 }
         let choice = ConsoleRangeForm.read(context)
-        let filter = ConsolePages.appFilter(context, apps: apps, selected: app, extra: ConsoleRangeForm.fields(choice))
-            + ConsoleRangeForm.presets(context, choice, path: "/console", keeping: [("app", app)])
+        // Installs whose app transactions named only education or enterprise stores, left out when asked.
+        let consumer = context.request.queryValue("stores") == "consumer"
+        let storesBox: Markup = """
+             <label class="check"><input type="checkbox" name="stores" value="consumer"\(consumer ? Markup(" checked") : "")> consumer stores only</label>
+            """
+        let filter = ConsolePages.appFilter(context, apps: apps, selected: app, extra: ConsoleRangeForm.fields(choice) + storesBox)
+            + ConsoleRangeForm.presets(context, choice, path: "/console", keeping: [("app", app), ("stores", consumer ? "consumer" : nil)])
         guard let range = choice.range else {
             return .page(ConsolePage(title: "Overview", body: filter, status: 400, problems: choice.problems))
         }
         let report = try await ConsolePages.funnel(context, groupBy: "day", app: app, from: range.fromMilliseconds, to: range.toMilliseconds,
-                                                   includeSimulated: choice.simulated)
+                                                   includeSimulated: choice.simulated, consumerOnly: consumer)
         let f = context.format
         typealias Points = [(day: String, value: Int64)]
         let clicks: Points = report.rows.map { ($0.key, Int64($0.clicks)) }
@@ -43,7 +48,7 @@ enum OverviewPage {
         }
         return .page(ConsolePage(title: "Overview", body: """
             \(filter)
-            \(ConsoleRangeForm.hint(range, simulated: choice.simulated, f))
+            \(ConsoleRangeForm.hint(range, simulated: choice.simulated, f))\(consumer ? Markup("<p class=\"hint\">Installs from education or enterprise stores only are left out, with their events.</p>") : "")
             \(tiles)
             \(content)
             """))

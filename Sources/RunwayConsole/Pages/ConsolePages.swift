@@ -81,12 +81,14 @@ enum ConsolePages {
         return try await funnel(context, groupBy: groupBy, app: app, from: now - 30 * 86_400_000, to: now + 1, includeSimulated: includeSimulated)
     }
 
-    /// The funnel report from `from` up to `to` (milliseconds, `to` excluded).
+    /// The funnel report from `from` up to `to` (milliseconds, `to` excluded); `consumerOnly` leaves out installs from
+    /// education or enterprise stores only.
     static func funnel(_ context: ConsoleContext, groupBy: String, app: String?, from: Int64, to: Int64,
-                       includeSimulated: Bool = false) async throws -> FunnelReport {
+                       includeSimulated: Bool = false, consumerOnly: Bool = false) async throws -> FunnelReport {
         try await context.api.get("/v1/reports/funnel", query: [
             ("workspaceId", context.workspace.id), ("groupBy", groupBy), ("appId", app),
             ("from", Timestamp.iso(from)), ("to", Timestamp.iso(to)), ("includeSimulated", includeSimulated ? "true" : nil),
+            ("stores", consumerOnly ? "consumer" : nil),
         ], as: FunnelReport.self)
     }
 

@@ -14,9 +14,9 @@ enum ProgramForm {
     static func table(_ programs: [AffiliateProgram], apps: [App], format: ConsoleFormat) -> Markup {
         guard !programs.isEmpty else { return "<p class=\"hint\">No programs yet: add one below, then give affiliates codes for it.</p>" }
         let names = Dictionary(apps.map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
-        return ConsoleLayout.table(["program", "app", "commission", "holding period", "offer code"], programs.map { program in
+        return ConsoleLayout.table(["program", "app", "commission", "holding period", "offer code", "stores"], programs.map { program in
             ["\(program.name)", "\(names[program.appId] ?? program.appId)", "\(describe(program.commission, format: format))",
-             "\(program.holdDays) days", "\(program.offerCode ?? "–")"]
+             "\(program.holdDays) days", "\(program.offerCode ?? "–")", program.consumerStoresOnly ? "consumer only" : "all"]
         }, caption: "Programs")
     }
 
@@ -58,6 +58,8 @@ enum ProgramForm {
             \(field("months", "Months (for the first months)"))
             \(field("holdDays", "Holding period in days", hint: "default 30; refunds inside it claw back before any payout"))
             \(field("offerCode", "Subscription offer code for referred customers (optional)"))
+            <label class="check"><input type="checkbox" name="consumerStoresOnly"\(typed["consumerStoresOnly"] == "on" ? Markup(" checked") : "")> \
+            consumer stores only: purchases of installs from education or enterprise stores earn nothing</label>
             <button type="submit">Add program</button>
             </form>
             """
@@ -66,7 +68,7 @@ enum ProgramForm {
     static func create(_ context: ConsoleContext) async throws -> ConsoleResult {
         let form = context.form
         var typed: [String: String] = [:]
-        for name in ["app", "programName", "kind", "percent", "amount", "currency", "duration", "months", "holdDays", "offerCode"] {
+        for name in ["app", "programName", "kind", "percent", "amount", "currency", "duration", "months", "holdDays", "offerCode", "consumerStoresOnly"] {
             typed[name] = form[name] ?? ""
         }
         func refused(_ field: String, _ message: String) async throws -> ConsoleResult {
@@ -94,7 +96,8 @@ enum ProgramForm {
                                   currency: kind == "fixed" ? form.text("currency")?.uppercased() : nil, duration: duration,
                                   months: months.flatMap { Int($0) } ?? (duration == "months" ? 0 : nil))
         let request = CreateProgramRequest(appId: form["app"] ?? "", name: form["programName"] ?? "", commission: rule,
-                                           holdDays: hold.flatMap { Int($0) }, offerCode: form.text("offerCode"))
+                                           holdDays: hold.flatMap { Int($0) }, offerCode: form.text("offerCode"),
+                                           consumerStoresOnly: form["consumerStoresOnly"] == "on" ? true : nil)
         do {
             let program = try await context.api.send(.POST, "/v1/affiliate-programs", request, as: AffiliateProgram.self)
             return .redirect(context.link("/console/affiliates", [("notice", "Added the program \(program.name).")]))
