@@ -99,6 +99,43 @@ public struct AssertionObject: Sendable, Equatable {
     }
 }
 
+/// What iOS 27 adds to an attestation's authenticator data, after the credential's public key: a CBOR map of
+/// extensions naming how the system validated the app that made the key (its launch validation category) and the
+/// app's bundle version (Apple's App Attest server guide,
+/// https://developer.apple.com/documentation/devicecheck/validating-apps-that-connect-to-your-server, and WWDC26
+/// session 201). Earlier systems write none.
+public struct AppAttestExtensions: Sendable, Equatable {
+    /// The launch validation category as sent (four little-endian bytes in Apple's sample; an unsigned integer is read
+    /// too): 4 App Store, 2 TestFlight, 3 development, 5 enterprise, 6 Developer ID.
+    public let validationCategory: UInt32?
+    /// The app's bundle version (`CFBundleVersion`), at most 64 bytes.
+    public let bundleVersion: String?
+
+    public static let categoryKey = "apple_validation_category_01"
+    public static let bundleVersionKey = "apple_bundle_version_01"
+
+    public init(validationCategory: UInt32?, bundleVersion: String?) {
+        self.validationCategory = validationCategory
+        self.bundleVersion = bundleVersion
+    }
+
+    /// The extensions a map gives; a value of another shape than Apple's is left out, never an error (the bytes are
+    /// Apple's, covered by the nonce).
+    init?(_ map: CBOR) {
+        guard case .map = map else { return nil }
+        switch map[Self.categoryKey] {
+        case .bytes(let bytes)? where bytes.count == 4:
+            validationCategory = bytes.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        case .unsigned(let value)?:
+            validationCategory = UInt32(exactly: value)
+        default:
+            validationCategory = nil
+        }
+        bundleVersion = map[Self.bundleVersionKey]?.textValue.flatMap { (1...64).contains($0.utf8.count) ? $0 : nil }
+        guard validationCategory != nil || bundleVersion != nil else { return nil }
+    }
+}
+
 /// WebAuthn authenticator data as App Attest uses it.
 public struct AuthenticatorData: Sendable, Equatable {
     public let rpIdHash: [UInt8]
@@ -106,6 +143,8 @@ public struct AuthenticatorData: Sendable, Equatable {
     public let counter: UInt32
     public let aaguid: [UInt8]?
     public let credentialId: [UInt8]?
+    /// An attestation's extensions after the credential's public key (iOS 27 and later), when readable.
+    public var extensions: AppAttestExtensions? = nil
 
     /// `attested` data carries the AAGUID and credential after the counter.
     public static func parse(_ bytes: [UInt8], attested: Bool) throws(AppAttestFailure) -> AuthenticatorData {
@@ -120,8 +159,19 @@ public struct AuthenticatorData: Sendable, Equatable {
         let length = Int(bytes[53]) << 8 | Int(bytes[54])
         guard bytes.count >= 55 + length else { throw .malformed("credential id beyond the data") }
         // trap-safe: bytes.count >= 55 + length, checked on the line above
-        return AuthenticatorData(rpIdHash: Array(bytes[0..<32]), flags: bytes[32], counter: counter, aaguid: Array(bytes[37..<53]),
-                                 credentialId: Array(bytes[55..<(55 + length)]))  // trap-safe: bytes.count >= 55 + length, checked above
+        var data = AuthenticatorData(rpIdHash: Array(bytes[0..<32]), flags: bytes[32], counter: counter, aaguid: Array(bytes[37..<53]),
+                                     credentialId: Array(bytes[55..<(55 + length)]))  // trap-safe: bytes.count >= 55 + length, checked above
+        data.extensions = extensions(after: bytes[(55 + length)...])  // trap-safe: bytes.count >= 55 + length, checked above
+        return data
+    }
+
+    /// The extensions map that follows the credential's public key (a COSE key, one CBOR map), or nil when there is
+    /// none or it cannot be read. Apple's iOS 27 sample carries it whether or not the extension flag is set.
+    static func extensions(after credential: ArraySlice<UInt8>) -> AppAttestExtensions? {
+        let decoder = CBORDecoder(maxDepth: 8, maxItems: 256)
+        guard let key = try? decoder.decodePrefix(credential), key.length < credential.count,
+              let map = try? decoder.decode(Array(credential.dropFirst(key.length))) else { return nil }
+        return AppAttestExtensions(map)
     }
 }
 

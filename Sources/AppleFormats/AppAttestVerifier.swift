@@ -12,9 +12,11 @@ public struct AppAttestVerifier: Sendable {
         public let publicKey: PublicKey
         public let receipt: [UInt8]
         public let environment: AppAttestEnvironment
+        /// The launch validation category and bundle version an iOS 27 device attested with, when it wrote them.
+        public var extensions: AppAttestExtensions? = nil
 
         public static func == (a: Attested, b: Attested) -> Bool {
-            a.publicKey.spki == b.publicKey.spki && a.receipt == b.receipt && a.environment == b.environment
+            a.publicKey.spki == b.publicKey.spki && a.receipt == b.receipt && a.environment == b.environment && a.extensions == b.extensions
         }
     }
 
@@ -52,7 +54,7 @@ public struct AppAttestVerifier: Sendable {
             guard let aaguid = data.aaguid, let environment = AppAttestEnvironment(aaguid: aaguid) else { return .failure(.unknownAAGUID) }
             guard allowed.contains(environment) else { return .failure(.environmentNotAllowed(environment.rawValue)) }
             guard data.credentialId == keyId else { return .failure(.credentialIdMismatch) }
-            return .success(Attested(publicKey: publicKey, receipt: object.receipt, environment: environment))
+            return .success(Attested(publicKey: publicKey, receipt: object.receipt, environment: environment, extensions: data.extensions))
         } catch {
             return .failure(error)
         }

@@ -69,6 +69,13 @@ public struct CBORDecoder: Sendable {
         guard reader.index == bytes.count else { throw reader.error("data after the item") }
         return item
     }
+
+    /// Decodes the item the bytes start with, and says how many bytes it took (what follows is the caller's).
+    public func decodePrefix(_ bytes: ArraySlice<UInt8>) throws(CBORError) -> (item: CBOR, length: Int) {
+        var reader = CBORReader(bytes: Array(bytes), maxDepth: maxDepth, maxItems: maxItems)
+        let item = try reader.item(depth: 0)
+        return (item, reader.index)
+    }
 }
 
 private struct CBORReader {

@@ -1128,11 +1128,18 @@ public struct AttestationGrant: Codable, Sendable, Equatable {
     public var expiresAt: String
     /// `development` or `production`.
     public var environment: String
+    /// The build the key was attested from, as iOS 27 says (`app_store`, `testflight`, `development`, `enterprise`,
+    /// `developer_id`, or `category_<n>`); absent when the device did not say.
+    public var build: String?
+    /// The attested app's bundle version (`CFBundleVersion`, iOS 27).
+    public var bundleVersion: String?
 
-    public init(token: String, expiresAt: String, environment: String) {
+    public init(token: String, expiresAt: String, environment: String, build: String? = nil, bundleVersion: String? = nil) {
         self.token = token
         self.expiresAt = expiresAt
         self.environment = environment
+        self.build = build
+        self.bundleVersion = bundleVersion
     }
 }
 
@@ -1140,5 +1147,7 @@ extension AttestationGrant: DescribedWireType {
     public static let notes: [String: FieldNote] = [
         "token": FieldNote("Send as attestation with matches and events."), "expiresAt": .timestamp,
         "environment": .oneOf(["development", "production"], "The key's App Attest environment."),
+        "build": FieldNote("The build the key was attested from (iOS 27): app_store, testflight, development, enterprise, developer_id or category_<n>."),
+        "bundleVersion": FieldNote("The attested app's bundle version (iOS 27)."),
     ]
 }

@@ -146,10 +146,15 @@ public struct AttestationSettings: Codable, Sendable, Equatable {
     public var policy: String
     /// `development`, `production`, or both.
     public var environments: [String]
+    /// Which builds may attest (`AttestationSettings.buildChoices`): `any`; `store`, App Store or TestFlight builds
+    /// where the device says which (iOS 27), any build where it does not; `store_only`, App Store or TestFlight builds
+    /// that say so. Absent in a request: unchanged (`any` for a new app).
+    public var builds: String?
 
-    public init(policy: String = "off", environments: [String] = ["production"]) {
+    public init(policy: String = "off", environments: [String] = ["production"], builds: String? = nil) {
         self.policy = policy
         self.environments = environments
+        self.builds = builds
     }
 }
 
@@ -162,7 +167,11 @@ extension AttestationSettings: DescribedWireType {
                          "off ignores tokens; optional marks attested traffic; required keeps unattested traffic out of attribution."),
         "environments": .list(of: .oneOf(["development", "production"], "An App Attest environment."),
                               "Environments whose keys are accepted; no repeats.", minItems: 1),
+        "builds": .oneOf(buildChoices, "any; store: App Store or TestFlight builds where the device says which (iOS 27), any where it does not; store_only: only App Store or TestFlight builds that say so."),
     ]
+
+    /// The values of `builds`.
+    public static let buildChoices = ["any", "store", "store_only"]
 }
 
 /// An app registered in a workspace.

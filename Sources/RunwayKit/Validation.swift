@@ -102,6 +102,9 @@ package enum Validate {
               value.environments.allSatisfy({ $0 == "development" || $0 == "production" }) else {
             throw RequestError.invalidField("attestation.environments", "must list development, production or both, once each")
         }
+        guard value.builds.map(AttestationSettings.buildChoices.contains) ?? true else {
+            throw RequestError.invalidField("attestation.builds", "must be any, store or store_only")
+        }
         return value
     }
 

@@ -69,11 +69,12 @@ enum TenancyCommands {
         .value("--click-window-days", "n", "Days a click token stays matchable (1 to 30)."),
         .value("--attestation-policy", "policy", "App Attest: off, optional (mark attested traffic) or required (keep the rest out of attribution)."),
         .value("--attestation-environments", "list", "App Attest environments accepted: development, production or development,production."),
+        .value("--attestation-builds", "builds", "Builds that may attest: any, store (App Store or TestFlight where iOS 27 says which) or store_only."),
         jsonFlag,
     ] + APIClient.options) { a, c in
         guard a.positionals.count == 1 else { throw UsageError("give exactly one app id") }
         let changes = ["--name", "--app-store-id", "--probabilistic-minutes", "--view-through-hours", "--click-window-days",
-                       "--attestation-policy", "--attestation-environments"]
+                       "--attestation-policy", "--attestation-environments", "--attestation-builds"]
         guard changes.contains(where: { a.value($0) != nil }) else {
             throw UsageError("nothing to change: give at least one of \(changes.joined(separator: ", "))")
         }
@@ -89,17 +90,19 @@ enum TenancyCommands {
         var attestation: AttestationSettings?
         let policy = a.value("--attestation-policy")
         let environments = a.value("--attestation-environments").map { $0.split(separator: ",").map(String.init) }
-        if policy != nil || environments != nil {
-            // The server takes both together; the one not given stays as it is.
+        let builds = a.value("--attestation-builds")
+        if policy != nil || environments != nil || builds != nil {
+            // The server takes policy and environments together; the one not given stays as it is, and so do the builds.
             let current = try await APIClient(a, c).get(path, as: App.self).attestation
-            attestation = AttestationSettings(policy: policy ?? current.policy, environments: environments ?? current.environments)
+            attestation = AttestationSettings(policy: policy ?? current.policy, environments: environments ?? current.environments, builds: builds)
         }
         let request = UpdateAppRequest(name: a.value("--name"), appStoreId: a.value("--app-store-id"),
                                        attribution: attribution == AttributionSettingsUpdate() ? nil : attribution, attestation: attestation)
         let app = try await APIClient(a, c).send("PATCH", path, request, as: App.self)
         c.output(a.flag("--json") ? try Output.json(app)
                  : "Updated \(app.id): probabilistic \(app.attribution.probabilisticMinutes) min, view-through \(app.attribution.viewThroughHours) h, "
-                   + "clicks \(app.attribution.clickWindowDays) days, App Attest \(app.attestation.policy) (\(app.attestation.environments.joined(separator: ", ")))")
+                   + "clicks \(app.attribution.clickWindowDays) days, App Attest \(app.attestation.policy) (\(app.attestation.environments.joined(separator: ", "))), "
+                   + "builds \(app.attestation.builds ?? "any")")
     }
 
     static let keyCreate: Command = Command(["key", "create"], summary: "Create an API key; its secret is printed once.", options: [

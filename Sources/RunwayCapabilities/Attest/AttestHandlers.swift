@@ -59,16 +59,22 @@ struct AttestHandlers: Sendable {
         case .failure(let failure):
             throw AttestError.attestationInvalid("\(failure.step): \(failure)")
         }
+        let category = attested.extensions?.validationCategory, bundleVersion = attested.extensions?.bundleVersion
+        if let refusal = AttestBuilds.refusal(builds: app.attestation.builds ?? "any", category: category) {
+            throw AttestError.attestationInvalid("builds: \(refusal)")
+        }
         let now = services.clock.nowMilliseconds()
         do {
             try await services.store.write { db in
                 try AttestQueries.insertKey(db, appId: app.id, keyId: body.keyId, installId: installId, publicKeyHex: ByteEncoding.hex(attested.publicKey.spki),
-                                            receiptHex: ByteEncoding.hex(attested.receipt), environment: attested.environment.rawValue, now: now)
+                                            receiptHex: ByteEncoding.hex(attested.receipt), environment: attested.environment.rawValue,
+                                            validationCategory: category, bundleVersion: bundleVersion, now: now)
             }
         } catch StoreError.conflict {
             throw AttestError.keyRegistered
         }
-        return try .json(grant(app: app, keyId: body.keyId, installId: installId, environment: attested.environment.rawValue), status: 201)
+        return try .json(grant(app: app, keyId: body.keyId, installId: installId, environment: attested.environment.rawValue,
+                               category: category, bundleVersion: bundleVersion), status: 201)
     }
 
     func assert(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -100,7 +106,9 @@ struct AttestHandlers: Sendable {
         guard advanced else {
             throw AttestError.counterReplayed(received: counter, previous: nil)
         }
-        return try .json(grant(app: app, keyId: body.keyId, installId: installId, environment: try key.string("environment")))
+        return try .json(grant(app: app, keyId: body.keyId, installId: installId, environment: try key.string("environment"),
+                               category: try key.optionalInt("validation_category").flatMap { UInt32(exactly: $0) },
+                               bundleVersion: try key.optionalString("bundle_version")))
     }
 
     /// The key's app, when attestation is on for it.
@@ -126,10 +134,12 @@ struct AttestHandlers: Sendable {
         }
     }
 
-    func grant(app: App, keyId: String, installId: String?, environment: String) -> AttestationGrant {
+    /// A token for the key, with the build it attested (iOS 27; nil before).
+    func grant(app: App, keyId: String, installId: String?, environment: String, category: UInt32?, bundleVersion: String?) -> AttestationGrant {
         let expiry = Int64(services.clock.now().timeIntervalSince1970) + AttestationToken.lifetimeSeconds
         let token = AttestationToken(appId: app.id, installId: installId, keyId: keyId, environment: environment, expiresAt: expiry)
-        return AttestationGrant(token: token.signed(services.secrets), expiresAt: Timestamp.iso(expiry * 1000), environment: environment)
+        return AttestationGrant(token: token.signed(services.secrets), expiresAt: Timestamp.iso(expiry * 1000), environment: environment,
+                                build: category.map(AttestBuilds.name), bundleVersion: bundleVersion)
     }
 
     static func base64(_ text: String, field: String, limit: Int) throws -> [UInt8] {

@@ -19,17 +19,22 @@ enum AttestQueries {
         return try row.int("created_at")
     }
 
-    /// Registers an attested key with a counter of 0 (a key registered already is a conflict).
+    /// Registers an attested key with a counter of 0 (a key registered already is a conflict), and the launch
+    /// validation category and bundle version it attested with (iOS 27).
     static func insertKey(_ db: any SQLExecutor, appId: String, keyId: String, installId: String?, publicKeyHex: String, receiptHex: String,
-                          environment: String, now: Int64) throws {
+                          environment: String, validationCategory: UInt32?, bundleVersion: String?, now: Int64) throws {
         try db.execute("""
-            INSERT INTO attest_keys (app_id, key_id, install_id, public_key, receipt, environment, counter, created_at, last_used_at)
-            VALUES (\(appId), \(keyId), \(installId), \(publicKeyHex), \(receiptHex), \(environment), 0, \(now), \(now))
+            INSERT INTO attest_keys (app_id, key_id, install_id, public_key, receipt, environment, counter, created_at, last_used_at,
+                                     validation_category, bundle_version)
+            VALUES (\(appId), \(keyId), \(installId), \(publicKeyHex), \(receiptHex), \(environment), 0, \(now), \(now),
+                    \(validationCategory.map(Int64.init)), \(bundleVersion))
             """)
     }
 
     static func key(_ db: any SQLExecutor, appId: String, keyId: String) throws -> SQLRow? {
-        try db.first("SELECT public_key, counter, environment FROM attest_keys WHERE app_id = \(appId) AND key_id = \(keyId)")
+        try db.first("""
+            SELECT public_key, counter, environment, validation_category, bundle_version FROM attest_keys WHERE app_id = \(appId) AND key_id = \(keyId)
+            """)
     }
 
     /// Raises the key's counter to `counter`: true when it did, false when another assertion with this counter (or a

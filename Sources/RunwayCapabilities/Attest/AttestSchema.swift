@@ -28,5 +28,12 @@ enum AttestSchema {
                 PRIMARY KEY (app_id, key_id)
             );
             """),
+        // iOS 27 attests the app's launch validation category (App Store, TestFlight, development…) and bundle version:
+        // kept with the key, and an app may require App Store or TestFlight builds.
+        Migration(id: "0067_app_attest_builds", sql: """
+            ALTER TABLE attest_keys ADD COLUMN validation_category BIGINT;
+            ALTER TABLE attest_keys ADD COLUMN bundle_version TEXT;
+            ALTER TABLE apps ADD COLUMN attest_builds TEXT NOT NULL DEFAULT 'any';
+            """),
     ]
 }

@@ -18,7 +18,8 @@ struct AppHandlers: Sendable {
         let platforms = try Validate.platforms(body.platforms)
         let android = try Validate.android(body.android)
         let attribution = try Validate.attribution(body.attribution, onto: AttributionSettings())
-        let attestation = try Validate.attestation(body.attestation) ?? AttestationSettings()
+        var attestation = try Validate.attestation(body.attestation) ?? AttestationSettings()
+        attestation.builds = attestation.builds ?? "any"
         let postbacks = try Validate.postbacks(body.postbacks, policy: services.outbound) ?? PostbackSettings()
         let now = services.clock.nowMilliseconds()
         let app = App(id: Identifier.make("app"), workspaceId: workspaceId, name: name, teamId: teamId,
@@ -74,7 +75,10 @@ struct AppHandlers: Sendable {
             app.platforms = platforms ?? app.platforms
             app.android = android ?? app.android
             app.attribution = try Validate.attribution(body.attribution, onto: app.attribution)
-            app.attestation = attestation ?? app.attestation
+            if var attestation {
+                attestation.builds = attestation.builds ?? app.attestation.builds
+                app.attestation = attestation
+            }
             app.postbacks = postbacks ?? app.postbacks
             app.updatedAt = Timestamp.iso(now)
             do {

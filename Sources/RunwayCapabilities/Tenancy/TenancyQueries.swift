@@ -28,12 +28,13 @@ enum TenancyQueries {
         try db.execute("""
             INSERT INTO apps (id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package,
                               android_fingerprints, probabilistic_minutes, view_through_hours, click_window_days, attest_policy,
-                              attest_environments, postback_settings, created_at, updated_at)
+                              attest_environments, attest_builds, postback_settings, created_at, updated_at)
             VALUES (\(app.id), \(app.workspaceId), \(app.name), \(app.teamId), \(app.bundleId), \(app.appStoreId),
                     \(app.platforms.map(\.rawValue).joined(separator: ",")), \(app.android?.packageName),
                     \(app.android?.sha256CertFingerprints.joined(separator: ",")), \(app.attribution.probabilisticMinutes),
                     \(app.attribution.viewThroughHours), \(app.attribution.clickWindowDays), \(app.attestation.policy),
-                    \(app.attestation.environments.joined(separator: ",")), \(storedSettings(app.postbacks)), \(now), \(now))
+                    \(app.attestation.environments.joined(separator: ",")), \(app.attestation.builds ?? "any"), \(storedSettings(app.postbacks)),
+                    \(now), \(now))
             """)
     }
 
@@ -47,7 +48,7 @@ enum TenancyQueries {
                 probabilistic_minutes = \(app.attribution.probabilisticMinutes),
                 view_through_hours = \(app.attribution.viewThroughHours),
                 click_window_days = \(app.attribution.clickWindowDays), attest_policy = \(app.attestation.policy),
-                attest_environments = \(app.attestation.environments.joined(separator: ",")),
+                attest_environments = \(app.attestation.environments.joined(separator: ",")), attest_builds = \(app.attestation.builds ?? "any"),
                 postback_settings = \(storedSettings(app.postbacks)), updated_at = \(now)
             WHERE id = \(app.id)
             """)

@@ -25,7 +25,8 @@ enum TenancyRows {
                                                     viewThroughHours: Int(try row.int("view_through_hours")),
                                                     clickWindowDays: Int(try row.int("click_window_days"))),
                    attestation: AttestationSettings(policy: try row.string("attest_policy"),
-                                                    environments: try row.string("attest_environments").split(separator: ",").map(String.init)),
+                                                    environments: try row.string("attest_environments").split(separator: ",").map(String.init),
+                                                    builds: try row.string("attest_builds")),
                    postbacks: try row.optionalString("postback_settings").map { text in
                        do { return try StrictJSONDecoder().decode(PostbackSettings.self, from: Array(text.utf8)) } catch {
                            throw StoreError.corrupt("an app's postback settings are unreadable")
@@ -49,7 +50,7 @@ enum TenancyRows {
     }
 
     static let workspaceColumns = "id, name, created_at"
-    static let appColumns = "id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package, android_fingerprints, probabilistic_minutes, view_through_hours, click_window_days, attest_policy, attest_environments, postback_settings, created_at, updated_at, " + appStoreIdRouting
+    static let appColumns = "id, workspace_id, name, team_id, bundle_id, app_store_id, platforms, android_package, android_fingerprints, probabilistic_minutes, view_through_hours, click_window_days, attest_policy, attest_environments, attest_builds, postback_settings, created_at, updated_at, " + appStoreIdRouting
 
     /// `App.appStoreIdRouting`, from the App Store id's claims (AppStoreIdentity).
     static let appStoreIdRouting = """

@@ -44,10 +44,13 @@ final class AppAttestTestAuthority: Sendable {
     /// parameter can break one thing Apple guarantees.
     func attestation(_ device: DeviceKey, challenge: String, appId: String = appId, counter: UInt32 = 0, aaguid: [UInt8] = production,
                      credentialId: [UInt8]? = nil, nonceFor otherChallenge: String? = nil, withNonce: Bool = true,
-                     leafValidFrom: Date = Date().addingTimeInterval(-86_400), leafValidDays: Double = 3, issuer: (Certificate, PrivateKey)? = nil) -> [UInt8] {
+                     leafValidFrom: Date = Date().addingTimeInterval(-86_400), leafValidDays: Double = 3, issuer: (Certificate, PrivateKey)? = nil,
+                     publicKey: Bool = false, extensions: [UInt8] = []) -> [UInt8] {
         let credential = credentialId ?? device.keyId
+        // The credential's public key as a COSE key, and what iOS 27 writes after it, when asked for.
+        let cose = publicKey || !extensions.isEmpty ? Self.coseKey(device) : []
         let authData = Digest.sha256(appId) + [0x40] + Self.bigEndian(counter) + aaguid
-            + [UInt8(credential.count >> 8), UInt8(credential.count & 0xff)] + credential
+            + [UInt8(credential.count >> 8), UInt8(credential.count & 0xff)] + credential + cose + extensions
         let nonce = Digest.sha256(authData + Digest.sha256(otherChallenge ?? challenge))
         // SEQUENCE { [1] { OCTET STRING nonce } }
         let nonceExtension: [UInt8] = [0x30, 0x24, 0xA1, 0x22, 0x04, 0x20] + nonce
@@ -71,11 +74,28 @@ final class AppAttestTestAuthority: Sendable {
     }
 
     static func bigEndian(_ value: UInt32) -> [UInt8] { withUnsafeBytes(of: value.bigEndian, Array.init) }
+
+    /// `{1: 2, 3: -7, -1: 1, -2: x, -3: y}`: an EC2 P-256 key for ES256, as WebAuthn writes the credential's key.
+    static func coseKey(_ device: DeviceKey) -> [UInt8] {
+        let point = device.key.publicKey!.ecPoint!
+        return [0xA5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20] + point[1..<33] + [0x22, 0x58, 0x20] + point[33..<65]
+    }
+
+    /// iOS 27's extensions map: the launch validation category as four little-endian bytes (as Apple's sample writes
+    /// it) or, with `integer`, as an unsigned integer, and the bundle version.
+    static func launch(category: UInt32?, bundleVersion: String?, integer: Bool = false) -> [UInt8] {
+        var pairs: [(String, TestCBOR.Item)] = []
+        if let category {
+            pairs.append((AppAttestExtensions.categoryKey, integer ? .unsigned(UInt64(category)) : .bytes(withUnsafeBytes(of: category.littleEndian, Array.init))))
+        }
+        if let bundleVersion { pairs.append((AppAttestExtensions.bundleVersionKey, .text(bundleVersion))) }
+        return TestCBOR.map(pairs)
+    }
 }
 
 /// A few CBOR encodings, to build test objects.
 enum TestCBOR {
-    indirect enum Item { case bytes([UInt8]), text(String), array([Item]), map([(String, Item)]) }
+    indirect enum Item { case bytes([UInt8]), text(String), array([Item]), map([(String, Item)]), unsigned(UInt64) }
 
     static func head(_ major: UInt8, _ length: Int) -> [UInt8] {
         switch length {
@@ -87,6 +107,7 @@ enum TestCBOR {
 
     static func encode(_ item: Item) -> [UInt8] {
         switch item {
+        case .unsigned(let n): return head(0, Int(n))
         case .bytes(let b): return head(2, b.count) + b
         case .text(let t): return head(3, t.utf8.count) + Array(t.utf8)
         case .array(let items): return head(4, items.count) + items.flatMap(encode)

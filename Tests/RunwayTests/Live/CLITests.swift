@@ -303,6 +303,7 @@ struct CLISimulationTests {
         #expect(await run(["app", "update", app.id, "--attestation-policy", "optional"]).output.contains("App Attest optional (production)"))
         #expect(await run(["app", "update", app.id, "--attestation-environments", "development,production"]).output
             .contains("App Attest optional (development, production)"))
+        #expect(await run(["app", "update", app.id, "--attestation-builds", "store"]).output.contains("App Attest optional (development, production), builds store"))
         #expect(await run(["app", "update", app.id, "--attestation-policy", "always"]).status == 1)
         let made = await run(["link", "create", "--workspace", workspace.id, "--path", "sim", "--app-path", "/welcome", "--campaign", "cli", "--json"])
         #expect(made.status == 0, "\(made.errors)")
