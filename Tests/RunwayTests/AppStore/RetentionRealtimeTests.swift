@@ -161,11 +161,17 @@ struct RetentionRealtimeTests {
         _ = await Self.ask(w, original: "2000000002")
         _ = await Self.ask(w, original: "9999999999")
         _ = try await Self.requests(w, count: 3)
-        w.clock.advance(seconds: 60)
-        let off = AppStoreNotifications2026Tests.subscription(w, "DID_CHANGE_RENEWAL_STATUS", id: "1000000001", original: "1000000001")
-        let turnedOff = w.signer.notification("DID_CHANGE_RENEWAL_STATUS", subtype: "AUTO_RENEW_DISABLED", bundleId: T.bundleId, appAppleId: T.appAppleId,
-                                              transaction: try #require(Self.transaction(of: off)), signedDate: w.server.services.clock.nowMilliseconds())
-        _ = try await AppStoreNotifications2026Tests.result(w, turnedOff)
+        func renewalStatus(_ original: String, _ subtype: String) async throws {
+            w.clock.advance(seconds: 60)
+            let carrier = AppStoreNotifications2026Tests.subscription(w, "DID_CHANGE_RENEWAL_STATUS", id: original, original: original)
+            let payload = w.signer.notification("DID_CHANGE_RENEWAL_STATUS", subtype: subtype, bundleId: T.bundleId, appAppleId: T.appAppleId,
+                                                transaction: try #require(Self.transaction(of: carrier)), signedDate: w.server.services.clock.nowMilliseconds())
+            _ = try await AppStoreNotifications2026Tests.result(w, payload)
+        }
+        try await renewalStatus("1000000001", "AUTO_RENEW_DISABLED")
+        // The spring subscriber turned auto-renew off, thought again, and renewed: stayed.
+        try await renewalStatus("2000000002", "AUTO_RENEW_DISABLED")
+        try await renewalStatus("2000000002", "AUTO_RENEW_ENABLED")
         _ = try await AppStoreNotifications2026Tests.result(w, AppStoreNotifications2026Tests.subscription(w, "DID_RENEW", id: "2000000003", original: "2000000002"))
         let report = try await w.server.admin.get("/v1/apps/\(w.app.id)/retention/report").decoded(RetentionMessageReport.self)
         let byRule = Dictionary(uniqueKeysWithValues: report.rows.map { ($0.rule, $0) })
@@ -222,6 +228,19 @@ struct RetentionRealtimeTests {
         let messages = await visitor.send("GET", "/console/retention?ws=\(ws)&app=\(w.app.id)&messages=1")
         #expect(messages.status == 200 && messages.bodyText.contains("In-App Purchase key"), "no key: the API refusal is shown: \(messages.status) \(messages.bodyText.suffix(600))")
         await w.server.stop()
+    }
+
+    @Test("a choice that takes longer than its budget is given up when the budget ends, not when the choice does")
+    func budget() async throws {
+        let started = ContinuousClock.now
+        let slow = await RetentionRuntime.within(milliseconds: 50) { () async throws -> Int in
+            try await Task.sleep(for: .seconds(3))
+            return 1
+        }
+        #expect(slow == nil && started.duration(to: .now) < .seconds(2))
+        let quick = await RetentionRuntime.within(milliseconds: 2_000) { 7 }
+        #expect(try quick?.get() == 7)
+        #expect(await RetentionRuntime.within(milliseconds: 0) { 7 } == nil, "no time at all: the fallback at once")
     }
 
     @Test("locales: a language holds for each of its regions, a region for itself; case and separator do not count")
