@@ -31,11 +31,12 @@ public final class AppStoreStandInSigner: Sendable {
 
     /// The root as PEM, for `LINKRUNWAY_APP_STORE_ROOT`.
     public var rootPEM: String {
-        let base64 = Data(root.der).base64EncodedString()
-        let lines = stride(from: 0, to: base64.count, by: 64).map { offset -> Substring in
-            let start = base64.index(base64.startIndex, offsetBy: offset)
-            return base64[start..<(base64.index(start, offsetBy: 64, limitedBy: base64.endIndex) ?? base64.endIndex)]
+        var lines: [String] = [], line = ""
+        for character in Data(root.der).base64EncodedString() {
+            line.append(character)
+            if line.count == 64 { lines.append(line); line = "" }
         }
+        if !line.isEmpty { lines.append(line) }
         return "-----BEGIN CERTIFICATE-----\n" + lines.joined(separator: "\n") + "\n-----END CERTIFICATE-----\n"
     }
 
