@@ -126,16 +126,16 @@ struct PostbackAPITests {
         await w.server.stop()
     }
 
-    @Test("AdAttributionKit: the development postback counts only for an app that accepts development; the illustration never",
-          .enabled(if: PostbackVectors.available, "../shared/vectors is absent"))
-    func adattributionkitExamples() async throws {
+    @Test("AdAttributionKit: the development postback counts only for an app that accepts development; the illustration never; re-engagements apart from installs in either spelling",
+          .enabled(if: PostbackVectors.available, "../shared/vectors is absent"), arguments: StoreBackend.all)
+    func adattributionkitExamples(_ backend: StoreBackend) async throws {
         let development = try PostbackVectors.bytes("adattributionkit/postback-dev-settings-valid.json")
-        let production = try await Self.world(appStoreId: "10738027756")
+        let production = try await Self.world(backend, appStoreId: "10738027756")
         let refused = try await Self.post(production, Self.aakPath, development).decoded(PostbackReceipt.self)
         #expect(refused.status == "invalid" && refused.reason == "development_key")
         await production.server.stop()
 
-        let testing = try await Self.world(appStoreId: "10738027756", postbacks: #"{"acceptDevelopment":true,"forwardUrls":[],"campaigns":[]}"#)
+        let testing = try await Self.world(backend, appStoreId: "10738027756", postbacks: #"{"acceptDevelopment":true,"forwardUrls":[],"campaigns":[]}"#)
         let accepted = try await Self.post(testing, Self.aakPath, development).decoded(PostbackReceipt.self)
         #expect(accepted.status == "valid")
         testing.clock.advance(seconds: 1)
