@@ -11,13 +11,13 @@ public enum AdAttributionKitPostback {
         "apple-development-identifier/1": ("MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE8YzdO7eM97s/IJ25kdW5CZ3A14USE5IJ5Ha/vhWaxI6UBI1ZxCEvjrKxVluVGe6qWwF1BDFq+QHqKfH5u+wxHQ==", true),
     ]
 
-    static let keys: [String: (key: PublicKey, development: Bool)] = appleKeys.compactMapValues { entry in
-        ByteEncoding.fromBase64(entry.spki).flatMap(PublicKey.init(spki:)).map { ($0, entry.development) }
+    static let keys: [String: PostbackKeys.AdAttributionKitKey] = appleKeys.compactMapValues { entry in
+        ByteEncoding.fromBase64(entry.spki).flatMap(PublicKey.init(spki:)).map { PostbackKeys.AdAttributionKitKey(key: $0, development: entry.development) }
     }
 
-    /// Checks a postback body. Development keys verify only when `allowDevelopment`; otherwise such a postback is
-    /// reported as `development_key`. Never throws.
-    public static func verify(_ body: [UInt8], allowDevelopment: Bool) -> PostbackVerdict {
+    /// Checks a postback body against `keys` (Apple's unless a test says otherwise). Development keys verify only when
+    /// `allowDevelopment`; otherwise such a postback is reported as `development_key`. Never throws.
+    public static func verify(_ body: [UInt8], allowDevelopment: Bool, keys: PostbackKeys = .apple) -> PostbackVerdict {
         guard let json = try? JSONParser(maxDepth: 8).parse(body), let stanza = PostbackObject(json) else {
             return .failure(.adattributionkit, "unreadable", "the body is not a JSON object")
         }
@@ -53,7 +53,7 @@ public enum AdAttributionKitPostback {
                 return .failure(.adattributionkit, reason, detail, kid: kid, signedMessage: jws.headerText, fields: fields)
             }
         }
-        guard let kid, let entry = keys[kid] else {
+        guard let kid, let entry = keys.adAttributionKit[kid] else {
             return .failure(.adattributionkit, "unknown_kid", "kid \(kid ?? "(none)") is not one of Apple's postback keys", kid: kid,
                             signedMessage: jws.headerText, fields: fields)
         }

@@ -35,6 +35,11 @@ public enum SKAdNetworkPostback {
     /// The versions this verifier knows.
     public static var versions: [String] { signedFields.keys.sorted() }
 
+    /// Checks a postback body against a set of keys (Apple's, or a test authority's).
+    public static func verify(_ body: [UInt8], keys: PostbackKeys) -> PostbackVerdict {
+        verify(body, p256: keys.skadnetworkP256, p192: keys.skadnetworkP192)
+    }
+
     /// Checks a postback body (the JSON Apple POSTs). Never throws: anything wrong is a verdict with a reason.
     public static func verify(_ body: [UInt8], p256: PublicKey? = appleP256Key, p192: PublicKey? = appleP192Key) -> PostbackVerdict {
         guard let json = try? JSONParser(maxDepth: 8).parse(body), let object = PostbackObject(json) else {

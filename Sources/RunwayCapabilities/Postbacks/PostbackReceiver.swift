@@ -14,10 +14,12 @@ package enum PostbackReceiver {
     /// per server for those on no link domain); the rest are counted by reason in `postback_rejections`.
     static let invalidSamplePerDay = 100
 
-    /// Verifies, resolves, decodes and stores one postback body.
-    static func receive(_ body: [UInt8], framework: PostbackVerdict.Framework, host: String?, services: ServerServices) async throws -> PostbackReceipt {
+    /// Verifies, resolves, decodes and stores one postback body, checked against Apple's keys (a test passes its own).
+    static func receive(_ body: [UInt8], framework: PostbackVerdict.Framework, host: String?, services: ServerServices,
+                        keys: PostbackKeys = .apple) async throws -> PostbackReceipt {
         let now = services.clock.nowMilliseconds()
-        let checked = framework == .skadnetwork ? SKAdNetworkPostback.verify(body) : AdAttributionKitPostback.verify(body, allowDevelopment: true)
+        let checked = framework == .skadnetwork
+            ? SKAdNetworkPostback.verify(body, keys: keys) : AdAttributionKitPostback.verify(body, allowDevelopment: true, keys: keys)
         let hostname = host.map(Self.hostname)
         let domain = try await hostname.asyncFlatMap { try await services.links.domain(hostname: $0) }
         // Routed by what Apple signed only: the app that holds the verified App Store id, never one a Host header names.

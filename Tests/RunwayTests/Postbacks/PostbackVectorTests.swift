@@ -219,6 +219,17 @@ struct PostbackSigningTests {
         #expect(first.valid && later.valid && first.signedDigest != later.signedDigest, "4.0 signs its window")
     }
 
+    @Test("the verifiers check against the keys they are given: a test authority's postbacks verify under its keys, never under Apple's")
+    func keysAreGiven() throws {
+        let apple = try PostbackTestAuthority()
+        let skadnetwork = try apple.skadnetwork(PostbackTestAuthority.skadnetwork40(network: "n.skadnetwork", source: "5239"))
+        #expect(SKAdNetworkPostback.verify(skadnetwork, keys: apple.keys).valid)
+        #expect(SKAdNetworkPostback.verify(skadnetwork).reason == "signature_mismatch")
+        let adAttributionKit = try apple.adAttributionKit(PostbackTestAuthority.adAttributionKitPayload(network: "n.adattributionkit", source: "5239"))
+        #expect(AdAttributionKitPostback.verify(adAttributionKit, allowDevelopment: false, keys: apple.keys).valid)
+        #expect(AdAttributionKitPostback.verify(adAttributionKit, allowDevelopment: false).reason == "signature_mismatch")
+    }
+
     @Test("bad SKAdNetwork bodies are refused with their reason")
     func skadnetworkBadInput() {
         func reason(_ text: String) -> String? { SKAdNetworkPostback.verify(Array(text.utf8)).reason }
