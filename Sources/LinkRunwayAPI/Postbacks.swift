@@ -253,6 +253,9 @@ public struct StoredPostback: Codable, Sendable, Equatable {
     public var tier: String?
     public var schemaVersion: Int?
     public var decoded: [DecodedConversion]?
+    /// AdAttributionKit `marketplace-identifier`: the bundle id of the store the app came from (`com.apple.AppStore`),
+    /// left out at the lowest postback data tier.
+    public var marketplace: String?
 
     public init(id: String, framework: String, status: String, reason: String? = nil, detail: String? = nil, receivedAt: String,
                 appId: String? = nil, version: String? = nil, kid: String? = nil, environment: String, adNetworkId: String? = nil,
@@ -260,7 +263,7 @@ public struct StoredPostback: Codable, Sendable, Equatable {
                 transactionId: String? = nil, window: Int, didWin: Bool? = nil, redownload: Bool? = nil, conversionType: String? = nil,
                 fidelityType: Int? = nil, sourceAppId: String? = nil, sourceDomain: String? = nil, fineValue: Int? = nil,
                 coarseValue: String? = nil, countryCode: String? = nil, interactionType: String? = nil, tier: String? = nil,
-                schemaVersion: Int? = nil, decoded: [DecodedConversion]? = nil) {
+                schemaVersion: Int? = nil, decoded: [DecodedConversion]? = nil, marketplace: String? = nil) {
         self.id = id
         self.framework = framework
         self.status = status
@@ -291,6 +294,7 @@ public struct StoredPostback: Codable, Sendable, Equatable {
         self.tier = tier
         self.schemaVersion = schemaVersion
         self.decoded = decoded
+        self.marketplace = marketplace
     }
 }
 
@@ -310,6 +314,7 @@ extension StoredPostback: DescribedWireType {
         "fineValue": .between(0, 63, "Fine value."), "coarseValue": FieldNote("Coarse value."), "countryCode": FieldNote("country-code: the storefront's country, present only at the highest crowd-anonymity tier; unsigned."),
         "interactionType": FieldNote("click or view."), "tier": FieldNote("Crowd-anonymity tier the fields imply."),
         "schemaVersion": .count, "decoded": .list(of: nil, "What the value stood for."),
+        "marketplace": FieldNote("AdAttributionKit marketplace-identifier: the store's bundle id; absent at the lowest tier."),
     ]
 }
 
@@ -336,10 +341,14 @@ public struct PostbackReportRow: Codable, Sendable, Equatable {
     public var coarseValues: Int
     public var invalid: Int
     public var duplicates: Int
+    /// Of the verified postbacks, how many lack each field Apple withholds below the postback data tier that allows it.
+    public var missingFields: PostbackMissingFields
 
     public init(key: String, postbacks: Int = 0, installs: Int = 0, redownloads: Int = 0, reengagements: Int = 0, nonWinning: Int = 0,
-                withheld: Int = 0, fineValues: Int = 0, coarseValues: Int = 0, invalid: Int = 0, duplicates: Int = 0) {
+                withheld: Int = 0, fineValues: Int = 0, coarseValues: Int = 0, invalid: Int = 0, duplicates: Int = 0,
+                missingFields: PostbackMissingFields = PostbackMissingFields()) {
         self.key = key
+        self.missingFields = missingFields
         self.postbacks = postbacks
         self.installs = installs
         self.redownloads = redownloads
@@ -357,6 +366,70 @@ extension PostbackReportRow: DescribedWireType {
     public static let notes: [String: FieldNote] = [
         "key": FieldNote("The group."), "postbacks": .count, "installs": .count, "redownloads": .count, "reengagements": .count,
         "nonWinning": .count, "withheld": .count, "fineValues": .count, "coarseValues": .count, "invalid": .count, "duplicates": .count,
+        "missingFields": FieldNote("Verified postbacks lacking each field Apple withholds at lower postback data tiers."),
+    ]
+}
+
+/// How many of a group's verified postbacks lack one field that Apple includes only at the postback data tiers that
+/// allow it.
+public struct MissingFieldCount: Codable, Sendable, Equatable {
+    /// Postbacks without it (the source identifier: with fewer than its four digits).
+    public var missing: Int
+    /// Postbacks whose format has the field at some tier: the share's denominator.
+    public var outOf: Int
+    /// `missing / outOf`, to four places; 0 when `outOf` is 0.
+    public var share: Double
+
+    public init(missing: Int = 0, outOf: Int = 0) {
+        self.missing = missing
+        self.outOf = outOf
+        self.share = outOf > 0 ? (Double(missing) / Double(outOf) * 10_000).rounded() / 10_000 : 0
+    }
+
+    /// For tables: `40% (2 of 5)`, or `–` when no postback could carry the field. The percentage is worked out from the
+    /// counts and held to 0–100, so a count read from elsewhere cannot make it trap.
+    public var summary: String {
+        guard outOf > 0 else { return "–" }
+        let percent = min(max((Double(missing) / Double(outOf) * 100).rounded(), 0), 100)
+        return "\(Int(percent))% (\(missing) of \(outOf))"
+    }
+}
+
+extension MissingFieldCount: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "missing": .between(0, nil, "Postbacks without it (a source identifier: fewer than four digits)."),
+        "outOf": .between(0, nil, "Postbacks whose format has the field."),
+        "share": FieldNote.between(0, 1, "missing / outOf, to four places; 0 when outOf is 0."),
+    ]
+}
+
+/// The fields Apple withholds at lower postback data tiers (crowd anonymity), each with how many postbacks lack it.
+public struct PostbackMissingFields: Codable, Sendable, Equatable {
+    /// AdAttributionKit `country-code`, sent only when the country's crowd reaches the highest tier.
+    public var countryCode: MissingFieldCount
+    /// AdAttributionKit `marketplace-identifier`, left out at tier 0.
+    public var marketplaceIdentifier: MissingFieldCount
+    /// Digits of `source-identifier` (SKAdNetwork 4.0, AdAttributionKit): two or three instead of four.
+    public var sourceIdentifierDigits: MissingFieldCount
+    /// The publisher: `source-app-id` or `source-domain` (SKAdNetwork 2.0 and later), `publisher-item-identifier`
+    /// (AdAttributionKit).
+    public var publisher: MissingFieldCount
+
+    public init(countryCode: MissingFieldCount = MissingFieldCount(), marketplaceIdentifier: MissingFieldCount = MissingFieldCount(),
+                sourceIdentifierDigits: MissingFieldCount = MissingFieldCount(), publisher: MissingFieldCount = MissingFieldCount()) {
+        self.countryCode = countryCode
+        self.marketplaceIdentifier = marketplaceIdentifier
+        self.sourceIdentifierDigits = sourceIdentifierDigits
+        self.publisher = publisher
+    }
+}
+
+extension PostbackMissingFields: DescribedWireType {
+    public static let notes: [String: FieldNote] = [
+        "countryCode": FieldNote("AdAttributionKit country-code: only when the country's crowd reaches tier 3."),
+        "marketplaceIdentifier": FieldNote("AdAttributionKit marketplace-identifier: absent at tier 0."),
+        "sourceIdentifierDigits": FieldNote("source-identifier with two or three digits instead of four."),
+        "publisher": FieldNote("source-app-id or source-domain (SKAdNetwork), publisher-item-identifier (AdAttributionKit)."),
     ]
 }
 

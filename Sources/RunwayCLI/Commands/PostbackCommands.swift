@@ -166,9 +166,13 @@ enum PostbackCommands {
         if a.flag("--csv") { return c.output(String(decoding: try await client.raw("GET", path, accept: "text/csv"), as: UTF8.self)) }
         let report = try await client.get(path, as: LinkRunwayAPI.PostbackReport.self)
         if a.flag("--json") { return c.output(try Output.json(report)) }
-        c.output(Output.table([report.groupBy.uppercased(), "POSTBACKS", "INSTALLS", "RE-ENGAGEMENTS", "NON-WINNING", "WITHHELD", "INVALID", "DUPLICATES"],
+        c.output(Output.table([report.groupBy.uppercased(), "POSTBACKS", "INSTALLS", "RE-ENGAGEMENTS", "NON-WINNING", "WITHHELD", "INVALID", "DUPLICATES",
+                               "NO COUNTRY", "NO MARKETPLACE", "SHORT SOURCE ID", "NO PUBLISHER"],
                               report.rows.map { row in
-            [row.key] + [row.postbacks, row.installs, row.reengagements, row.nonWinning, row.withheld, row.invalid, row.duplicates].map(String.init)
+            let missing = row.missingFields
+            return [row.key]
+                + [row.postbacks, row.installs, row.reengagements, row.nonWinning, row.withheld, row.invalid, row.duplicates].map(String.init)
+                + [missing.countryCode, missing.marketplaceIdentifier, missing.sourceIdentifierDigits, missing.publisher].map(\.summary)
         }))
     }
 }

@@ -10,7 +10,7 @@ enum PostbackQueries {
         id, received_at, framework, app_id, status, reason, detail, version, kid, environment, ad_network_id, campaign_id,
         source_identifier, campaign, app_store_id, transaction_id, sequence_index, did_win, redownload, conversion_type,
         fidelity_type, source_app_id, source_domain, fine_value, coarse_value, country_code, interaction_type, tier,
-        schema_version, decoded
+        schema_version, decoded, marketplace
         """
     static let adNetworkColumns = "id, workspace_id, ad_network_id, public_key, created_at"
 
@@ -65,18 +65,22 @@ enum PostbackQueries {
                                environment: String, campaign: String?, tier: String?, schemaVersion: Int?, decoded: String?) throws {
         let fields = verdict.fields
         let clip = PostbackReceiver.clip
+        // What Apple withheld is known only of a verified postback; an invalid one's fields may be anyone's.
+        let lacks = verdict.valid ? PostbackTierFields(verdict) : PostbackTierFields()
         try db.execute("""
             INSERT INTO postbacks (id, received_at, framework, host, workspace_id, app_id, body, status, reason, detail, version, kid,
                 environment, ad_network_id, campaign_id, source_identifier, campaign, app_store_id, transaction_id, sequence_index,
                 did_win, redownload, conversion_type, fidelity_type, source_app_id, source_domain, fine_value, coarse_value,
-                country_code, interaction_type, tier, schema_version, decoded)
+                country_code, interaction_type, tier, schema_version, decoded, marketplace, lacks_country, lacks_marketplace,
+                lacks_source_digits, lacks_publisher)
             VALUES (\(id), \(now), \(framework.rawValue), \(hostname), \(workspaceId), \(appId), \(body), \(status), \(verdict.reason),
                 \(verdict.detail), \(verdict.version), \(verdict.kid), \(environment), \(fields.adNetworkId.map(clip)),
                 \(fields.campaignId.map(clip)), \(fields.sourceIdentifier.map(clip)), \(campaign), \(fields.appStoreId.map(clip)),
                 \(fields.transactionId.map(clip)), \(fields.sequenceIndex), \(fields.didWin), \(fields.redownload),
                 \(fields.conversionType.map(clip)), \(fields.fidelityType), \(fields.sourceAppId.map(clip)), \(fields.sourceDomain.map(clip)),
                 \(fields.fineValue), \(fields.coarseValue.map(clip)), \(fields.countryCode.map(clip)), \(fields.interactionType.map(clip)),
-                \(tier), \(schemaVersion), \(decoded))
+                \(tier), \(schemaVersion), \(decoded), \(fields.marketplace.map(clip)), \(lacks.countryCode), \(lacks.marketplace),
+                \(lacks.sourceIdentifierDigits), \(lacks.publisher))
             """)
     }
 

@@ -27,7 +27,8 @@ enum PostbackReports {
             sourceAppId: try row.optionalString("source_app_id"), sourceDomain: try row.optionalString("source_domain"),
             fineValue: try row.optionalInt("fine_value").map(Int.init), coarseValue: try row.optionalString("coarse_value"),
             countryCode: try row.optionalString("country_code"), interactionType: try row.optionalString("interaction_type"),
-            tier: try row.optionalString("tier"), schemaVersion: try row.optionalInt("schema_version").map(Int.init), decoded: decoded)
+            tier: try row.optionalString("tier"), schemaVersion: try row.optionalInt("schema_version").map(Int.init), decoded: decoded,
+            marketplace: try row.optionalString("marketplace"))
     }
 
     /// The SQL that buckets a postback.
@@ -50,14 +51,16 @@ enum PostbackReports {
     static func report(_ db: any SQLExecutor, workspaceId: String, appId: String?, from: Int64, to: Int64, groupBy: String,
                        environment: String = "production") throws -> PostbackReport {
         let appFilter: SQL = appId.map { " AND app_id = \($0)" } ?? ""
+        let scope: SQL = """
+            workspace_id = \(workspaceId) AND environment = \(environment) AND received_at >= \(from) AND received_at < \(to)\(appFilter)
+            """
         let key = key(groupBy)
         var rows: [String: PostbackReportRow] = [:]
         for group in try db.query("""
             SELECT \(raw: key) AS k, status, did_win, sequence_index, conversion_type, redownload,
                    CASE WHEN fine_value IS NOT NULL THEN 1 ELSE 0 END AS has_fine,
                    CASE WHEN coarse_value IS NOT NULL THEN 1 ELSE 0 END AS has_coarse, COUNT(*) AS n
-            FROM postbacks WHERE workspace_id = \(workspaceId) AND environment = \(environment)
-                AND received_at >= \(from) AND received_at < \(to)\(appFilter)
+            FROM postbacks WHERE \(scope)
             GROUP BY \(raw: key), status, did_win, sequence_index, conversion_type, redownload,
                      CASE WHEN fine_value IS NOT NULL THEN 1 ELSE 0 END, CASE WHEN coarse_value IS NOT NULL THEN 1 ELSE 0 END
             """) {
@@ -102,8 +105,35 @@ enum PostbackReports {
                 rows[name] = row
             }
         }
+        try countMissingFields(db, scope: scope, key: key, groupBy: groupBy, into: &rows)
         return PostbackReport(from: Timestamp.iso(from), to: Timestamp.iso(to), groupBy: groupBy, environment: environment,
                               rows: rows.values.sorted { $0.key < $1.key })
+    }
+
+    /// The tier-controlled columns (`0060_postback_withheld_fields`: 1 where Apple left the field out, 0 where it is there,
+    /// NULL where the postback's format has no such field), where each goes in a row, and its name in CSV.
+    static let tierColumns: [(column: String, field: WritableKeyPath<PostbackMissingFields, MissingFieldCount> & Sendable, csv: String)] = [
+        ("lacks_country", \.countryCode, "country_code"), ("lacks_marketplace", \.marketplaceIdentifier, "marketplace_identifier"),
+        ("lacks_source_digits", \.sourceIdentifierDigits, "source_identifier_digits"), ("lacks_publisher", \.publisher, "publisher"),
+    ]
+
+    /// Adds to each group how many of its verified postbacks lack each field Apple withholds at lower postback data
+    /// tiers, out of those whose format has it.
+    static func countMissingFields(_ db: any SQLExecutor, scope: SQL, key: String, groupBy: String, into rows: inout [String: PostbackReportRow]) throws {
+        let sums = tierColumns.map { "SUM(\($0.column)) AS \($0.column)_missing, COUNT(\($0.column)) AS \($0.column)_of" }.joined(separator: ", ")
+        for group in try db.query("""
+            SELECT \(raw: key) AS k, \(raw: sums) FROM postbacks WHERE \(scope) AND status = 'valid' GROUP BY \(raw: key)
+            """) {
+            let name = label(group["k"], groupBy: groupBy)
+            var row = rows[name] ?? PostbackReportRow(key: name)
+            for (column, field, _) in tierColumns {
+                let counted = row.missingFields[keyPath: field]
+                row.missingFields[keyPath: field] = MissingFieldCount(
+                    missing: try Checked.add(counted.missing, try group.optionalInt("\(column)_missing") ?? 0),
+                    outOf: try Checked.add(counted.outOf, try group.int("\(column)_of")))
+            }
+            rows[name] = row
+        }
     }
 
     static func label(_ value: SQLValue, groupBy: String) -> String {
@@ -119,13 +149,19 @@ enum PostbackReports {
         }
     }
 
+    /// Columns added after the first release's go last, so that a reader of those keeps working.
     static func csv(_ report: PostbackReport) -> String {
-        var lines = [[report.groupBy, "postbacks", "installs", "redownloads", "reengagements", "non_winning", "withheld", "fine_values",
-                      "coarse_values", "invalid", "duplicates"].joined(separator: ",")]
+        let missingHeader = tierColumns.flatMap { ["\($0.csv)_missing", "\($0.csv)_of", "\($0.csv)_share"] }
+        var lines = [([report.groupBy, "postbacks", "installs", "redownloads", "reengagements", "non_winning", "withheld", "fine_values",
+                       "coarse_values", "invalid", "duplicates"] + missingHeader).joined(separator: ",")]
         for row in report.rows {
-            lines.append(([ReportQuery.escape(row.key)] + [row.postbacks, row.installs, row.redownloads, row.reengagements, row.nonWinning,
-                                                            row.withheld, row.fineValues, row.coarseValues, row.invalid, row.duplicates].map(String.init))
-                .joined(separator: ","))
+            let counts = [row.postbacks, row.installs, row.redownloads, row.reengagements, row.nonWinning, row.withheld, row.fineValues,
+                          row.coarseValues, row.invalid, row.duplicates].map(String.init)
+            let missing = tierColumns.flatMap { entry -> [String] in
+                let count = row.missingFields[keyPath: entry.field]
+                return [String(count.missing), String(count.outOf), String(count.share)]
+            }
+            lines.append(([ReportQuery.escape(row.key)] + counts + missing).joined(separator: ","))
         }
         return lines.joined(separator: "\r\n") + "\r\n"
     }

@@ -53,6 +53,23 @@ enum PostbacksSchema {
             );
             CREATE INDEX ad_placements_by_network ON ad_placements (network_id, created_at, id);
             """),
+        // AdAttributionKit's marketplace, and for each field Apple withholds below the postback data tier that allows
+        // it, whether this postback lacks it: 1 lacks it (a source identifier: fewer than four digits), 0 has it, NULL
+        // when the postback's format has no such field. What the stored columns tell is filled in for postbacks
+        // received before; their marketplace was not kept, so it stays NULL and they count in no share of it.
+        Migration(id: "0060_postback_withheld_fields", sql: """
+            ALTER TABLE postbacks ADD COLUMN marketplace TEXT;
+            ALTER TABLE postbacks ADD COLUMN lacks_country BIGINT;
+            ALTER TABLE postbacks ADD COLUMN lacks_marketplace BIGINT;
+            ALTER TABLE postbacks ADD COLUMN lacks_source_digits BIGINT;
+            ALTER TABLE postbacks ADD COLUMN lacks_publisher BIGINT;
+            UPDATE postbacks SET
+                lacks_country = CASE WHEN framework = 'adattributionkit' THEN CASE WHEN country_code IS NULL THEN 1 ELSE 0 END END,
+                lacks_source_digits = CASE WHEN source_identifier IS NOT NULL THEN CASE WHEN LENGTH(source_identifier) < 4 THEN 1 ELSE 0 END END,
+                lacks_publisher = CASE WHEN framework = 'adattributionkit' OR version <> '1.0'
+                    THEN CASE WHEN source_app_id IS NULL AND source_domain IS NULL THEN 1 ELSE 0 END END
+            WHERE status <> 'invalid';
+            """),
     ]
 
     /// Conversion schemas (every version kept), Apple's postbacks as received (append-only, partitioned by time on

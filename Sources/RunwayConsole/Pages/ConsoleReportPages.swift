@@ -18,6 +18,7 @@ enum ReportPages {
         let invalid = try await context.api.get("/v1/postbacks", query: [("workspaceId", context.workspace.id), ("status", "invalid"), ("appId", app),
                                                                         ("limit", "50")], as: Page<StoredPostback>.self)
         let f = context.format
+        let heading = postbackGroupings.first { $0.0 == groupBy }?.1 ?? groupBy
         let choices = Markup.join(postbackGroupings.map { value, label in
             let mark: Markup = value == groupBy ? " selected" : ""
             return "<option value=\"\(value)\"\(mark)>\(label)</option>"
@@ -27,19 +28,28 @@ enum ReportPages {
         let aggregate: Markup = report.rows.isEmpty
             ? ConsoleLayout.empty("No postbacks in the last 30 days.",
                                   "<p>Apple sends copies of winning postbacks to <code>/.well-known/skadnetwork/report-attribution/</code> and <code>/.well-known/appattribution/report-attribution/</code> on the domain in your app's Info.plist (see the getting-started guide). They arrive a day or more after a conversion window ends.</p>")
-            : ConsoleLayout.table(["\(postbackGroupings.first { $0.0 == groupBy }!.1)", "postbacks", "installs", "redownloads", "re-engagements",
+            : ConsoleLayout.table(["\(heading)", "postbacks", "installs", "redownloads", "re-engagements",
                                    "not winning", "value withheld", "fine values", "coarse only", "invalid", "duplicates"],
                                   report.rows.map { row in
                 ["\(row.key)", "\(f.number(row.postbacks))", "\(f.number(row.installs))", "\(f.number(row.redownloads))", "\(f.number(row.reengagements))",
                  "\(f.number(row.nonWinning))", "\(f.number(row.withheld))", "\(f.number(row.fineValues))", "\(f.number(row.coarseValues))",
                  "\(f.number(row.invalid))", "\(f.number(row.duplicates))"]
             }, caption: "Last 30 days", numericFrom: 1)
+        // Apple leaves these out below the postback data tier that allows them: by tier, the share shows how much of the
+        // crowd anonymity hides; by network or campaign, whose postbacks arrive with the least.
+        let missing: Markup = report.rows.isEmpty ? "" : "<h2>Fields Apple withheld</h2>" + ConsoleLayout.table(
+            ["\(heading)", "postbacks", "country code", "marketplace", "source identifier digits", "publisher"],
+            report.rows.map { row in
+                let fields = row.missingFields
+                return ["\(row.key)", "\(f.number(row.postbacks))", "\(fields.countryCode.summary)", "\(fields.marketplaceIdentifier.summary)",
+                        "\(fields.sourceIdentifierDigits.summary)", "\(fields.publisher.summary)"]
+            }, caption: "Verified postbacks lacking each field (share, count of those whose format has it)", numericFrom: 1)
         let rejected: Markup = invalid.items.isEmpty
             ? "<p class=\"hint\">No invalid postbacks.</p>"
             : ConsoleLayout.table(["received", "framework", "reason", "detail", "ad network"], invalid.items.map { postback in
                 ["\(f.time(postback.receivedAt))", "\(postback.framework)", "\(postback.reason ?? "–")", "\(postback.detail ?? "")", "\(postback.adNetworkId ?? "–")"]
             }, caption: "Invalid postbacks, newest first (kept as received, never counted)")
-        return .page(ConsolePage(title: "Postbacks", body: filter + aggregate + "<h2>Invalid</h2>" + rejected))
+        return .page(ConsolePage(title: "Postbacks", body: filter + aggregate + missing + "<h2>Invalid</h2>" + rejected))
     }
 
     /// The funnel report's key for rows without a value of the grouping.

@@ -429,6 +429,9 @@ struct CLISimulationTests {
         #expect(refused.status == 1 && refused.errors.contains("rules[0].fine"))
         let report = await run(["report", "postbacks", "--workspace", workspace.id, "--group-by", "network", "--csv"])
         #expect(report.status == 0 && report.output.hasPrefix("network,postbacks,installs"))
+        let byTier = await run(["report", "postbacks", "--workspace", workspace.id, "--group-by", "tier"])
+        #expect(byTier.status == 0 && byTier.output.hasPrefix("TIER") && byTier.output.contains("SHORT SOURCE ID"),
+                "the fields Apple withholds have columns: \(byTier.output) \(byTier.errors)")
         await runtime.stop()
     }
 

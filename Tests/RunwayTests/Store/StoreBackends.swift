@@ -46,6 +46,15 @@ struct StoreBackend: Sendable, CustomTestStringConvertible {
 
     /// SQLite always; PostgreSQL when a server was given (`make test` starts one).
     static var all: [StoreBackend] { postgresURL == nil ? [.sqlite] : [.sqlite, .postgres] }
+
+    /// Fresh storage and a store open on it with `migrations` applied: where a test writes rows as an older schema kept
+    /// them, before migrating the rest. Keep the location as long as the store.
+    func opened(migratedBy migrations: [Migration]) async throws -> (location: StorageLocation, store: any Store) {
+        let location = try await makeLocation()
+        let store = try open(location.url, nil)
+        _ = try await store.migrate(migrations)
+        return (location, store)
+    }
 }
 
 /// Storage for one test, removed when the last reference goes.
