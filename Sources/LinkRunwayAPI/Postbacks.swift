@@ -256,6 +256,11 @@ public struct StoredPostback: Codable, Sendable, Equatable {
     /// AdAttributionKit `marketplace-identifier`: the bundle id of the store the app came from (`com.apple.AppStore`),
     /// left out at the lowest postback data tier.
     public var marketplace: String?
+    /// The ad network's name when LinkRunway knows it: `Apple Ads` for `com.apple.ads`.
+    public var adNetworkName: String?
+    /// Apple Ads only: the App Store placement its campaign id or source identifier stands for (`search_results`,
+    /// `search_tab`, `today_tab`, `product_pages`, or `other` for a number not known yet).
+    public var placement: String?
 
     public init(id: String, framework: String, status: String, reason: String? = nil, detail: String? = nil, receivedAt: String,
                 appId: String? = nil, version: String? = nil, kid: String? = nil, environment: String, adNetworkId: String? = nil,
@@ -263,7 +268,8 @@ public struct StoredPostback: Codable, Sendable, Equatable {
                 transactionId: String? = nil, window: Int, didWin: Bool? = nil, redownload: Bool? = nil, conversionType: String? = nil,
                 fidelityType: Int? = nil, sourceAppId: String? = nil, sourceDomain: String? = nil, fineValue: Int? = nil,
                 coarseValue: String? = nil, countryCode: String? = nil, interactionType: String? = nil, tier: String? = nil,
-                schemaVersion: Int? = nil, decoded: [DecodedConversion]? = nil, marketplace: String? = nil) {
+                schemaVersion: Int? = nil, decoded: [DecodedConversion]? = nil, marketplace: String? = nil, adNetworkName: String? = nil,
+                placement: String? = nil) {
         self.id = id
         self.framework = framework
         self.status = status
@@ -295,6 +301,8 @@ public struct StoredPostback: Codable, Sendable, Equatable {
         self.schemaVersion = schemaVersion
         self.decoded = decoded
         self.marketplace = marketplace
+        self.adNetworkName = adNetworkName
+        self.placement = placement
     }
 }
 
@@ -315,7 +323,14 @@ extension StoredPostback: DescribedWireType {
         "interactionType": FieldNote("click or view."), "tier": FieldNote("Crowd-anonymity tier the fields imply."),
         "schemaVersion": .count, "decoded": .list(of: nil, "What the value stood for."),
         "marketplace": FieldNote("AdAttributionKit marketplace-identifier: the store's bundle id; absent at the lowest tier."),
+        "adNetworkName": FieldNote("The ad network's name when known: Apple Ads for com.apple.ads."),
+        "placement": .oneOf(FieldNote.applePlacements, "Apple Ads only: the App Store placement its campaign id or source identifier stands for."),
     ]
+}
+
+extension FieldNote {
+    /// Where in the App Store an Apple Ads postback's ad ran: 10, 20, 30 and 40 of its campaign id or source identifier.
+    public static let applePlacements = ["search_results", "search_tab", "today_tab", "product_pages", "other"]
 }
 
 extension FieldNote {
@@ -341,13 +356,16 @@ public struct PostbackReportRow: Codable, Sendable, Equatable {
     public var coarseValues: Int
     public var invalid: Int
     public var duplicates: Int
+    /// What the key stands for, when LinkRunway knows: `Apple Ads` for its network id, its placement in words.
+    public var label: String?
     /// Of the verified postbacks, how many lack each field Apple withholds below the postback data tier that allows it.
     public var missingFields: PostbackMissingFields
 
     public init(key: String, postbacks: Int = 0, installs: Int = 0, redownloads: Int = 0, reengagements: Int = 0, nonWinning: Int = 0,
-                withheld: Int = 0, fineValues: Int = 0, coarseValues: Int = 0, invalid: Int = 0, duplicates: Int = 0,
+                withheld: Int = 0, fineValues: Int = 0, coarseValues: Int = 0, invalid: Int = 0, duplicates: Int = 0, label: String? = nil,
                 missingFields: PostbackMissingFields = PostbackMissingFields()) {
         self.key = key
+        self.label = label
         self.missingFields = missingFields
         self.postbacks = postbacks
         self.installs = installs
@@ -362,10 +380,16 @@ public struct PostbackReportRow: Codable, Sendable, Equatable {
     }
 }
 
+extension PostbackReportRow {
+    /// For tables: the key, with its label when it has one (`com.apple.ads (Apple Ads)`).
+    public var displayKey: String { label.map { "\(key) (\($0))" } ?? key }
+}
+
 extension PostbackReportRow: DescribedWireType {
     public static let notes: [String: FieldNote] = [
         "key": FieldNote("The group."), "postbacks": .count, "installs": .count, "redownloads": .count, "reengagements": .count,
         "nonWinning": .count, "withheld": .count, "fineValues": .count, "coarseValues": .count, "invalid": .count, "duplicates": .count,
+        "label": FieldNote("What the key stands for, when known (Apple Ads, a placement)."),
         "missingFields": FieldNote("Verified postbacks lacking each field Apple withholds at lower postback data tiers."),
     ]
 }

@@ -155,7 +155,7 @@ enum PostbackCommands {
 
     static let reportPostbacks: Command = Command(["report", "postbacks"], summary: "Postbacks, installs and conversion values, grouped.", options: [
         .value("--from", "time", "Start: a day (2026-11-01) or an ISO 8601 time (default 30 days ago)."), .value("--to", "time", "End: a day (2026-11-30, through its end) or an ISO 8601 time (default now)."),
-        .value("--group-by", "key", "day, network, campaign, sourceIdentifier, window, value, conversion, tier, country or framework."),
+        .value("--group-by", "key", "day, network, campaign, sourceIdentifier, window, value, conversion, tier, country, placement or framework."),
         .value("--app", "id", "Only this app."), .value("--workspace", "id", "Workspace (default $LINKRUNWAY_WORKSPACE, else the only one the key sees)."),
         .flag("--sandbox", "The sandbox view: only development postbacks (Apple's development keys or ad network), which the default view never counts."),
         .flag("--csv", "Print CSV."), jsonFlag,
@@ -170,7 +170,7 @@ enum PostbackCommands {
                                "NO COUNTRY", "NO MARKETPLACE", "SHORT SOURCE ID", "NO PUBLISHER"],
                               report.rows.map { row in
             let missing = row.missingFields
-            return [row.key]
+            return [row.displayKey]
                 + [row.postbacks, row.installs, row.reengagements, row.nonWinning, row.withheld, row.invalid, row.duplicates].map(String.init)
                 + [missing.countryCode, missing.marketplaceIdentifier, missing.sourceIdentifierDigits, missing.publisher].map(\.summary)
         }))

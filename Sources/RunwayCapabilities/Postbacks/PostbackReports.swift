@@ -1,3 +1,4 @@
+import AppleFormats
 import Foundation
 import LinkRunwayAPI
 import RunwayHTTP
@@ -7,7 +8,8 @@ import RunwayStore
 
 /// Stored postbacks as the API shows them, and the postback report.
 enum PostbackReports {
-    static let groupings = ["day", "network", "campaign", "sourceIdentifier", "window", "value", "conversion", "tier", "country", "framework"]
+    static let groupings = ["day", "network", "campaign", "sourceIdentifier", "window", "value", "conversion", "tier", "country", "placement",
+                            "framework"]
     /// The report's two views: `production` (the default) never counts a development postback, and `development`
     /// (the sandbox view) counts nothing else.
     static let environments = ["production", "development"]
@@ -28,7 +30,9 @@ enum PostbackReports {
             fineValue: try row.optionalInt("fine_value").map(Int.init), coarseValue: try row.optionalString("coarse_value"),
             countryCode: try row.optionalString("country_code"), interactionType: try row.optionalString("interaction_type"),
             tier: try row.optionalString("tier"), schemaVersion: try row.optionalInt("schema_version").map(Int.init), decoded: decoded,
-            marketplace: try row.optionalString("marketplace"))
+            marketplace: try row.optionalString("marketplace"), adNetworkName: AppleAdsPostbacks.networkName(try row.optionalString("ad_network_id")),
+            placement: AppleAdsPostbacks.placement(adNetworkId: try row.optionalString("ad_network_id"),
+                                                   identifier: try row.optionalString("campaign_id") ?? row.optionalString("source_identifier"))?.rawValue)
     }
 
     /// The SQL that buckets a postback.
@@ -44,6 +48,8 @@ enum PostbackReports {
         case "conversion": return "decoded"
         case "tier": return "tier"
         case "country": return "country_code"
+        // Apple Ads' number; the placement it stands for is named in Swift (`label`), so every number of one is one row.
+        case "placement": return "CASE WHEN ad_network_id = '\(AppleAdsPostbacks.adNetworkId)' THEN COALESCE(campaign_id, source_identifier) END"
         default: return "framework"
         }
     }
@@ -106,8 +112,13 @@ enum PostbackReports {
             }
         }
         try countMissingFields(db, scope: scope, key: key, groupBy: groupBy, into: &rows)
+        let labelled = rows.values.map { row in
+            var row = row
+            row.label = label(ofKey: row.key, groupBy: groupBy)
+            return row
+        }
         return PostbackReport(from: Timestamp.iso(from), to: Timestamp.iso(to), groupBy: groupBy, environment: environment,
-                              rows: rows.values.sorted { $0.key < $1.key })
+                              rows: labelled.sorted { $0.key < $1.key })
     }
 
     /// The tier-controlled columns (`0060_postback_withheld_fields`: 1 where Apple left the field out, 0 where it is there,
@@ -136,9 +147,24 @@ enum PostbackReports {
         }
     }
 
+    /// What a group's key stands for, when LinkRunway knows: Apple Ads' network id, its placements, and a campaign
+    /// named by Apple Ads' number.
+    static func label(ofKey key: String, groupBy: String) -> String? {
+        let prefix = AppleAdsPostbacks.adNetworkId + ":"
+        switch groupBy {
+        case "network": return AppleAdsPostbacks.networkName(key)
+        case "placement": return AppleAdsPostbacks.Placement(rawValue: key)?.label
+        case "campaign" where key.hasPrefix(prefix):
+            return AppleAdsPostbacks.placement(adNetworkId: AppleAdsPostbacks.adNetworkId, identifier: String(key.dropFirst(prefix.count)))?.label
+        default: return nil
+        }
+    }
+
     static func label(_ value: SQLValue, groupBy: String) -> String {
         switch value {
         case .null: return "(none)"
+        case .text(let number) where groupBy == "placement": return placementName(number)
+        case .integer(let number) where groupBy == "placement": return placementName(String(number))
         case .integer(let day) where groupBy == "day": return String(Timestamp.iso(day * 86_400_000).prefix(10))
         case .real(let day) where groupBy == "day": return String(Timestamp.iso(Int64(day) * 86_400_000).prefix(10))
         case .integer(let n): return String(n)
@@ -149,11 +175,16 @@ enum PostbackReports {
         }
     }
 
+    /// The placement an Apple Ads number stands for.
+    static func placementName(_ number: String) -> String {
+        AppleAdsPostbacks.placement(adNetworkId: AppleAdsPostbacks.adNetworkId, identifier: number)?.rawValue ?? number
+    }
+
     /// Columns added after the first release's go last, so that a reader of those keeps working.
     static func csv(_ report: PostbackReport) -> String {
         let missingHeader = tierColumns.flatMap { ["\($0.csv)_missing", "\($0.csv)_of", "\($0.csv)_share"] }
         var lines = [([report.groupBy, "postbacks", "installs", "redownloads", "reengagements", "non_winning", "withheld", "fine_values",
-                       "coarse_values", "invalid", "duplicates"] + missingHeader).joined(separator: ",")]
+                       "coarse_values", "invalid", "duplicates", "label"] + missingHeader).joined(separator: ",")]
         for row in report.rows {
             let counts = [row.postbacks, row.installs, row.redownloads, row.reengagements, row.nonWinning, row.withheld, row.fineValues,
                           row.coarseValues, row.invalid, row.duplicates].map(String.init)
@@ -161,7 +192,7 @@ enum PostbackReports {
                 let count = row.missingFields[keyPath: entry.field]
                 return [String(count.missing), String(count.outOf), String(count.share)]
             }
-            lines.append(([ReportQuery.escape(row.key)] + counts + missing).joined(separator: ","))
+            lines.append(([ReportQuery.escape(row.key)] + counts + [ReportQuery.escape(row.label ?? "")] + missing).joined(separator: ","))
         }
         return lines.joined(separator: "\r\n") + "\r\n"
     }

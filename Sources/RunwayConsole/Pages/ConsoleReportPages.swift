@@ -7,7 +7,8 @@ import RunwayKit
 /// SKAdNetwork and AdAttributionKit postbacks, and Apple Ads campaigns, ad groups and keywords.
 enum ReportPages {
     static let postbackGroupings: [(String, String)] = [("network", "ad network"), ("campaign", "campaign"), ("window", "window"),
-                                                        ("tier", "crowd anonymity tier"), ("framework", "framework"), ("day", "day")]
+                                                        ("tier", "crowd anonymity tier"), ("placement", "Apple Ads placement"), ("framework", "framework"),
+                                                        ("day", "day")]
 
     static func postbacks(_ context: ConsoleContext) async throws -> ConsoleResult {
         let apps = try await context.apps()
@@ -31,7 +32,7 @@ enum ReportPages {
             : ConsoleLayout.table(["\(heading)", "postbacks", "installs", "redownloads", "re-engagements",
                                    "not winning", "value withheld", "fine values", "coarse only", "invalid", "duplicates"],
                                   report.rows.map { row in
-                ["\(row.key)", "\(f.number(row.postbacks))", "\(f.number(row.installs))", "\(f.number(row.redownloads))", "\(f.number(row.reengagements))",
+                ["\(row.displayKey)", "\(f.number(row.postbacks))", "\(f.number(row.installs))", "\(f.number(row.redownloads))", "\(f.number(row.reengagements))",
                  "\(f.number(row.nonWinning))", "\(f.number(row.withheld))", "\(f.number(row.fineValues))", "\(f.number(row.coarseValues))",
                  "\(f.number(row.invalid))", "\(f.number(row.duplicates))"]
             }, caption: "Last 30 days", numericFrom: 1)
