@@ -44,6 +44,8 @@ final class RetentionRuntime: Sendable {
 
     func forget(appId: String) { entries.withLock { _ = $0.removeValue(forKey: appId) } }
 
+    private static let timers = DispatchQueue(label: "linkrunway.retention-budget")
+
     /// The value of `operation`, or nil when `milliseconds` pass first. The operation is not cancelled (a database read
     /// cannot be): it goes on, and its late result is dropped.
     static func within<T: Sendable>(milliseconds: Int, _ operation: @escaping @Sendable () async throws -> T) async -> Result<T, any Error>? {
@@ -54,8 +56,8 @@ final class RetentionRuntime: Sendable {
             Task {
                 do { first.give(.success(try await operation())) } catch { first.give(.failure(error)) }
             }
-            Task {
-                try? await Task.sleep(for: .milliseconds(milliseconds))
+            // A queue of its own, not Swift's cooperative threads, which the choices themselves may keep busy.
+            timers.asyncAfter(deadline: .now() + .milliseconds(milliseconds)) {
                 first.give(nil)
             }
         }
