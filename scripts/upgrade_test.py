@@ -730,6 +730,10 @@ def upgrade(binary, database, work, env, signer, through=None):
     # Documented derivations: 0.2.0 and this version fill new columns only; nothing 0.1.0 stored changes but the
     # secrets sealed in place and the progress of queued deliveries.
     compare_tables(before, after, derived=DELIVERY_PROGRESS | ({("links", "metadata")} if through else set()), label=label)
+    # Step 0052: the subscriptions that earned a commission are known as the affiliate's for retention messages.
+    backfilled = database.value("SELECT COUNT(*) FROM app_store_subscriptions WHERE source = 'affiliate'")
+    earning = database.value("SELECT COUNT(DISTINCT original_transaction_id) FROM commissions")
+    check(int(backfilled or 0) == int(earning or 0) > 0, f"{label}{backfilled} subscriptions known as an affiliate's, of {earning} with commissions")
     if through:
         # 0.2.0's step 0030 rewrote the metadata text of links whose metadata.utm it moved (key order, and on
         # PostgreSQL jsonb's spacing); step 0047 puts the values back, which docs/deployment.md says restores them as

@@ -60,6 +60,18 @@ enum RetentionMessagingSchema {
                 PRIMARY KEY (app_id, environment, request_id)
             );
             CREATE INDEX retention_requests_by_time ON retention_requests (app_id, requested_at);
+            -- Subscriptions that earned a commission before this step came through their bind's affiliate (the
+            -- oldest commission's bind, as later payments are credited); the rest are known from their next
+            -- notification on.
+            INSERT INTO app_store_subscriptions (app_id, environment, original_transaction_id, app_account_token, affiliate_id, program_id,
+                                                 install_id, link_id, campaign, source, updated_at)
+            SELECT t.app_id, CASE WHEN c.test = 1 THEN 'sandbox' ELSE 'production' END, c.original_transaction_id, c.app_account_token,
+                   c.affiliate_id, c.program_id, t.install_id, i.link_id, i.campaign, 'affiliate', c.created_at
+            FROM commissions c
+            JOIN app_account_tokens t ON t.token = c.app_account_token
+            LEFT JOIN installs i ON i.app_id = t.app_id AND i.install_id = t.install_id
+            ORDER BY c.created_at, c.id
+            ON CONFLICT (app_id, environment, original_transaction_id) DO NOTHING;
             """),
     ]
 }
