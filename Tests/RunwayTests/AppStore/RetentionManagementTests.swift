@@ -56,7 +56,7 @@ struct RetentionManagementTests {
             credentials: .init(issuerId: issuerId, keyId: keyId, bundleId: bundleId, publicKey: try #require(key.publicKey)),
             sign: signer.sign, appAppleId: appAppleId, testRequests: testRequests, testConcurrency: 5,
             // Apple's 700 ms would time requests out while the whole suite loads the machine; the benchmark measures speed.
-            deadlineMilliseconds: 10_000,
+            deadlineMilliseconds: 600_000,
             send: { url, body in
                 guard let application = route.application.withLock({ $0 }), let path = URL(string: url)?.path else { return nil }
                 let answer = await TestClient(application, bearer: nil).send("POST", path, headers: [("Content-Type", "application/json")], body: body)
@@ -154,7 +154,7 @@ struct RetentionManagementTests {
         _ = try await w.send("PUT", "rules", #"{"rules":[],"fallback":{"messageId":"\#(message.messageId)"}}"#).decoded(RetentionRuleSet.self)
         let passing = try await Self.performanceTest(w)
         #expect(passing.result == "PASS" && passing.successRate == 100 && passing.totalRequests == 20, "\(passing)")
-        #expect(passing.p99Milliseconds != nil && passing.responseTimeThresholdMilliseconds == 10_000)
+        #expect(passing.p99Milliseconds != nil && passing.responseTimeThresholdMilliseconds == 600_000)
         #expect(try await w.send("PUT", "realtime-url", #"{"url":"\#(productionURL)"}"#).decoded(RetentionRealtimeURL.self).url == productionURL)
 
         #expect(await w.send("GET", "performance-test/nothing").status == 404)

@@ -80,7 +80,7 @@ struct RetentionRealtimeTests {
     }
 
     static func requests(_ w: T.World, count: Int) async throws -> [SQLRow] {
-        for _ in 0..<200 {
+        for _ in 0..<3_000 {
             let rows = try await w.server.store.read { db in
                 try db.query("SELECT request_id, rule, message_id, source, late FROM retention_requests ORDER BY requested_at, request_id")
             }
@@ -236,11 +236,12 @@ struct RetentionRealtimeTests {
     func budget() async throws {
         let started = ContinuousClock.now
         let slow = await RetentionRuntime.within(milliseconds: 50) { () async throws -> Int in
-            try await Task.sleep(for: .seconds(60))
+            try await Task.sleep(for: .seconds(400))
             return 1
         }
-        #expect(slow == nil && started.duration(to: .now) < .seconds(30), "long before the choice's 60 s, even with the whole suite running")
-        let quick = await RetentionRuntime.within(milliseconds: 60_000) { 7 }
+        // Long before the choice's 400 s, even with the whole suite keeping the cores busy for minutes.
+        #expect(slow == nil && started.duration(to: .now) < .seconds(300))
+        let quick = await RetentionRuntime.within(milliseconds: 600_000) { 7 }
         #expect(try quick?.get() == 7)
         #expect(await RetentionRuntime.within(milliseconds: 0) { 7 } == nil, "no time at all: the fallback at once")
     }

@@ -18,7 +18,7 @@ struct RetentionCLITests {
         let appAppleId: Int64 = 7_654_888
         let fake = try FakeRetentionMessagingAPI(credentials: .init(issuerId: "57246542-96fe-1a63-e053-0824d011072a", keyId: "2X9R4HXF34",
                                                                    bundleId: "com.example.cli", publicKey: try #require(key.publicKey)),
-                                                 sign: signer.sign, appAppleId: appAppleId, testRequests: 10, testConcurrency: 2, deadlineMilliseconds: 10_000,
+                                                 sign: signer.sign, appAppleId: appAppleId, testRequests: 10, testConcurrency: 2, deadlineMilliseconds: 600_000,
                                                  logger: Logger(level: .error))
         let directory = TemporaryDirectory()
         try signer.rootPEM.write(toFile: directory.path("root.pem"), atomically: true, encoding: .utf8)
