@@ -33,19 +33,15 @@ public final class FakeAdServices: Sendable {
     }
 
     public init(port: UInt16 = 0, logger: Logger) throws {
-        let box = Box()
-        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: port, threads: 1, maxConnectionsPerAddress: 0),
-                            logger: logger) { request in
-            guard let fake = box.fake else { return HTTPResponse(status: 503) }
+        let box = StandInBox<FakeAdServices>()
+        server = box.server(port: port, logger: logger) { fake, request in
             let response = fake.answer(request)
             if String(decoding: request.body, as: UTF8.self) == "slow" { try? await Task.sleep(for: fake.slowAnswerDelay) }
             return response
         }
-        box.fake = self
+        box.standIn = self
         try server.start()
     }
-
-    private final class Box: @unchecked Sendable { weak var fake: FakeAdServices? }
 
     /// The base URL to configure (`LINKRUNWAY_APPLE_ADS_URL`).
     public var baseURL: String { "http://127.0.0.1:\(server.port)" }

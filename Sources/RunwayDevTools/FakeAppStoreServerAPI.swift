@@ -55,16 +55,11 @@ public final class FakeAppStoreServerAPI: Sendable {
         self.now = now
         self.testNotification = testNotification
         self.statusNotFoundTimes = statusNotFoundTimes
-        let box = Box()
-        server = HTTPServer(configuration: HTTPServerConfiguration(host: "127.0.0.1", port: port, threads: 1, maxConnectionsPerAddress: 0),
-                            logger: logger) { request in
-            box.fake?.answer(request) ?? HTTPResponse(status: 503)
-        }
-        box.fake = self
+        let box = StandInBox<FakeAppStoreServerAPI>()
+        server = box.server(port: port, logger: logger) { fake, request in fake.answer(request) }
+        box.standIn = self
         try server.start()
     }
-
-    private final class Box: @unchecked Sendable { weak var fake: FakeAppStoreServerAPI? }
 
     /// The base URL to configure (`LINKRUNWAY_APP_STORE_API_URL`).
     public var baseURL: String { "http://127.0.0.1:\(server.port)" }
