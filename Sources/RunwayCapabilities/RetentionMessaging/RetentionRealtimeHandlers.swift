@@ -23,11 +23,11 @@ struct RetentionRealtimeHandlers: Sendable {
     func respond(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let started = services.monotonic.now()
         let surfaceId = try context.parameter("surfaceId")
-        guard let row = try await services.store.read({ db in try AffiliateQueries.surface(db, id: surfaceId) }),
-              let app = try await services.links.app(id: try row.string("app_id")) else {
+        let runtime = services.retention, store = services.store
+        guard let surface = try await runtime.surface(id: surfaceId), let app = try await services.links.app(id: surface.appId) else {
             throw RequestError.notFound("no App Store surface \(surfaceId)")
         }
-        let environment = try row.string("environment")
+        let environment = surface.environment
         guard let verifier = services.appStoreVerifier else { throw AffiliatesError.appStoreUnconfigured }
         let signedPayload = try NotificationVerification.signedPayload(request.body)
         let now = services.clock.nowMilliseconds()
@@ -44,23 +44,28 @@ struct RetentionRealtimeHandlers: Sendable {
             throw AffiliatesError.appStoreInvalid("signedDate is more than ten minutes from now: a replayed or delayed request")
         }
 
-        let runtime = services.retention, store = services.store, appId = app.id
-        let configuration = (try? await runtime.configuration(appId: appId)) ?? .empty
-        let states = configuration.states[environment] ?? [:]
+        let appId = app.id
+        // The rules (when not cached) and the subscription are read within the budget; past it, the fallback of the
+        // rules last read answers, or nothing when they were never read.
         let chosen = await RetentionRuntime.within(milliseconds: runtime.budgetMilliseconds.load(ordering: .relaxed)) {
+            let configuration = try await runtime.configuration(appId: appId)
             let acquisition = try await store.read { db in
                 try SubscriptionAcquisitions.acquisition(db, appId: appId, environment: environment, originalTransactionId: asked.originalTransactionId)
             } ?? .unknown
-            return (acquisition, RetentionChoice.decide(configuration.rules, states: states, acquisition: acquisition, productId: asked.productId,
-                                                        locale: asked.userLocale))
+            return (acquisition, RetentionChoice.decide(configuration.rules, states: configuration.states[environment] ?? [:], acquisition: acquisition,
+                                                        productId: asked.productId, locale: asked.userLocale))
+        }
+        func fallback() -> RetentionDecision {
+            let configuration = runtime.lastConfiguration(appId: appId) ?? .empty
+            return RetentionChoice.fallback(configuration.rules, states: configuration.states[environment] ?? [:])
         }
         let late: Bool, acquisition: SubscriptionAcquisition, decision: RetentionDecision
         switch chosen {
         case .success(let (found, decided))?: (late, acquisition, decision) = (false, found, decided)
         case .failure(let error)?:
             services.logger.warn("retention choice failed; answered with the fallback", ["app": .string(app.id), "error": .string(String(describing: error))])
-            (late, acquisition, decision) = (false, .unknown, RetentionChoice.fallback(configuration.rules, states: states))
-        case nil: (late, acquisition, decision) = (true, .unknown, RetentionChoice.fallback(configuration.rules, states: states))
+            (late, acquisition, decision) = (false, .unknown, fallback())
+        case nil: (late, acquisition, decision) = (true, .unknown, fallback())
         }
         let elapsed = started.duration(to: services.monotonic.now())
         let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000

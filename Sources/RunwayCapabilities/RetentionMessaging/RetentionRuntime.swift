@@ -15,7 +15,8 @@ struct RetentionConfiguration: Sendable {
 }
 
 /// What the realtime endpoint keeps between requests: each app's configuration for five seconds (a change made through
-/// another server is heard within five seconds, one made through this one at once), and how long a choice may take.
+/// another server is heard within five seconds, one made through this one at once), the surfaces' apps, and how long
+/// a choice may take.
 final class RetentionRuntime: Sendable {
     /// Apple waits 700 ms for the whole answer; the rule's choice has this much of it, the rest is kept for the network
     /// and for answering with the fallback instead.
@@ -24,6 +25,7 @@ final class RetentionRuntime: Sendable {
     private let store: any Store
     private let clock: MonotonicClock
     private let entries = Mutex<[String: (configuration: RetentionConfiguration, loadedAt: ContinuousClock.Instant)]>([:])
+    private let surfaces = Mutex<[String: (appId: String, environment: String)]>([:])
     /// How long the choice may take, in milliseconds (tests shorten it).
     let budgetMilliseconds = Atomic<Int>(RetentionRuntime.defaultBudgetMilliseconds)
 
@@ -42,7 +44,22 @@ final class RetentionRuntime: Sendable {
         return loaded
     }
 
+    /// The configuration last loaded for the app, however old: what the fallback is when there is no time to load it.
+    func lastConfiguration(appId: String) -> RetentionConfiguration? { entries.withLock { $0[appId]?.configuration } }
+
     func forget(appId: String) { entries.withLock { _ = $0.removeValue(forKey: appId) } }
+
+    /// A surface's app and environment, which never change once it is made: read once, then kept.
+    func surface(id: String) async throws -> (appId: String, environment: String)? {
+        if let known = surfaces.withLock({ $0[id] }) { return known }
+        guard let row = try await store.read({ db in try AffiliateQueries.surface(db, id: id) }) else { return nil }
+        let found = (appId: try row.string("app_id"), environment: try row.string("environment"))
+        surfaces.withLock { surfaces in
+            if surfaces.count > 10_000 { surfaces.removeAll() }
+            surfaces[id] = found
+        }
+        return found
+    }
 
     private static let timers = DispatchQueue(label: "linkrunway.retention-budget")
 
