@@ -132,10 +132,11 @@ struct SecretsAtRestTests {
                 VALUES ('whk_old', \(workspace), 'https://hooks.example.com/old', 'whsec_stored_in_the_clear', 'click', 1, 0)
                 """)
             // 0.2.0's heartbeat names no step; a server of this version's names the newest; a silent one is gone.
-            try db.execute("INSERT INTO server_instances (id, owner, started_at, heartbeat_at) VALUES ('inst_old', 'inst_old 1 1 elsewhere', \(now), \(now + 60_000))")
+            // The live ones beat an hour ahead: a suite that keeps both cores busy can hold this test for a minute.
+            try db.execute("INSERT INTO server_instances (id, owner, started_at, heartbeat_at) VALUES ('inst_old', 'inst_old 1 1 elsewhere', \(now), \(now + 3_600_000))")
             try db.execute("""
                 INSERT INTO server_instances (id, owner, started_at, heartbeat_at, newest_step)
-                VALUES ('inst_same', 'inst_same 2 2 elsewhere', \(now), \(now + 60_000), \(Schema.newestStep)),
+                VALUES ('inst_same', 'inst_same 2 2 elsewhere', \(now), \(now + 3_600_000), \(Schema.newestStep)),
                        ('inst_silent', 'inst_silent 3 3 elsewhere', 0, 0, NULL)
                 """)
         }
