@@ -86,10 +86,12 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
 
     func query(_ sql: SQL) throws -> [SQLRow] {
         var rows: [SQLRow] = []
+        var columns: [String]?  // the same for every row of a run: made once, shared by the rows
         try run(sql) { statement in
             let count = sqlite3_column_count(statement)
-            let columns = (0..<count).map { String(cString: sqlite3_column_name(statement, $0)) }
-            rows.append(SQLRow(columns: columns, values: (0..<count).map { Self.column(statement, $0) }))
+            let names = columns ?? (0..<count).map { String(cString: sqlite3_column_name(statement, $0)) }
+            columns = names
+            rows.append(SQLRow(columns: names, values: (0..<count).map { Self.column(statement, $0) }))
         }
         return rows
     }
