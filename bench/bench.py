@@ -907,23 +907,36 @@ def month_start(day):
     return (date.replace(day=1) - datetime.date(1970, 1, 1)).days
 
 
-def range_pieces(first_day, last_day):
-    """The rows that cover a range, as the server reads them: month rows for its whole months, day rows around them."""
+def next_month(month):
+    return month_start(month + 31)
+
+
+def range_pieces(first_day, last_day, today):
+    """The rows that cover a range, as the server reads them (LinkStatsQueries.pieces): month rows for the months it
+    covers whole, and for a month it covers in part either its days in the range, or the month's row less its days
+    outside the range where those are fewer (days after today count as none). (period, first, last, subtracted)."""
+    added, subtracted, months = [], [], []
     start = month_start(first_day)
-    if start < first_day:
-        start = month_start(start + 31)
-    end = month_start(last_day + 1)
-    if start >= end:
-        return [("day", first_day, last_day)]
-    pieces = [("month", start, end - 1)]
-    if first_day < start:
-        pieces.append(("day", first_day, start - 1))
-    if end <= last_day:
-        pieces.append(("day", end, last_day))
-    return pieces
+    while start <= last_day:
+        end = next_month(start) - 1
+        in_first, in_last = max(first_day, start), min(last_day, end)
+        before, after = in_first - start, max(0, min(end, today) - in_last)
+        if in_first == start and in_last == end:
+            months.append(start)
+        elif before + after < in_last - in_first + 1:
+            months.append(start)
+            if before > 0:
+                subtracted.append(("day", start, in_first - 1, True))
+            if in_last < end:
+                subtracted.append(("day", in_last + 1, end, True))
+        else:
+            added.append(("day", in_first, in_last, False))
+        start = end + 1
+    whole = [("month", months[0], months[-1], False)] if months else []
+    return whole + added + subtracted
 
 
-def stats_queries(connection, link_id, first_day, last_day):
+def stats_queries(connection, link_id, first_day, last_day, today):
     """What GET /v1/links/{id}/stats reads for every dimension, straight in SQLite: the days, previews and bots, and
     each breakdown summed over the range."""
     rows = connection.execute("SELECT day, measure, amount FROM link_stats WHERE link_id = ? AND dimension = 'total' AND period = 'day' "
@@ -931,7 +944,7 @@ def stats_queries(connection, link_id, first_day, last_day):
     rows += connection.execute("SELECT day, kind, SUM(visits) FROM link_automated_visits WHERE link_id = ? AND day >= ? AND day <= ? "
                                "GROUP BY day, kind", (link_id, first_day, last_day)).fetchall()
     for dimension in ("platform", "osVersion", "country", "referrer", "variant", "qr"):
-        for period, first, last in range_pieces(first_day, last_day):
+        for period, first, last, _ in range_pieces(first_day, last_day, today):
             rows += connection.execute("SELECT value, measure, SUM(amount) FROM link_stats WHERE link_id = ? AND dimension = ? AND period = ? "
                                        "AND day >= ? AND day <= ? GROUP BY value, measure", (link_id, dimension, period, first, last)).fetchall()
     return rows
@@ -950,7 +963,7 @@ def sqlite_queries_per_second(database, link_id, first_day, last_day, seconds):
         deadline = time.perf_counter() + seconds
         while time.perf_counter() < deadline:
             started = time.perf_counter()
-            stats_queries(connection, link_id, first_day, last_day)
+            stats_queries(connection, link_id, first_day, last_day, last_day)
             mine.append(time.perf_counter() - started)
         with lock:
             timings.extend(mine)

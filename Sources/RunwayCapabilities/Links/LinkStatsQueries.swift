@@ -21,33 +21,63 @@ enum LinkStatsQueries {
             """).map { (try $0.int("day"), try $0.string("measure"), try $0.int("amount")) }
     }
 
-    /// The link's amounts per value of `dimension`, summed over the range: the month rows of the whole months in it,
-    /// and the day rows of the days around them.
-    static func breakdown(_ db: any SQLExecutor, linkId: String, dimension: String, first: Int64, last: Int64) throws -> [Amount] {
+    /// The link's amounts per value of `dimension`, summed over the range from the fewest rows that give it (`pieces`).
+    /// `today` only guides that choice; the sums are the same for any.
+    static func breakdown(_ db: any SQLExecutor, linkId: String, dimension: String, first: Int64, last: Int64, today: Int64) throws -> [Amount] {
         var sums: [String: [String: Int64]] = [:]
-        for piece in pieces(first: first, last: last) {
+        for piece in pieces(first: first, last: last, today: today) {
             for row in try db.query("""
                 SELECT value, measure, SUM(amount) AS amount FROM link_stats
                 WHERE link_id = \(linkId) AND dimension = \(dimension) AND period = \(piece.period) AND day >= \(piece.first) AND day <= \(piece.last)
                 GROUP BY value, measure
                 """) {
-                sums[try row.string("value"), default: [:]][try row.string("measure"), default: 0] += try row.int("amount")
+                let (value, measure, amount) = (try row.string("value"), try row.string("measure"), try row.int("amount"))
+                let sum = sums[value, default: [:]][measure] ?? 0
+                sums[value, default: [:]][measure] = piece.subtracted ? try Checked.subtract(sum, amount) : try Checked.add(sum, amount)
             }
         }
-        return sums.flatMap { value, measures in measures.map { Amount(key: value, measure: $0.key, amount: $0.value) } }
+        // A month row is the sum of its day rows (they are written, and taken out, together), so what is left after
+        // subtracting days is never below zero; should a damaged database say otherwise, nothing is shown below zero.
+        return sums.flatMap { value, measures in measures.map { Amount(key: value, measure: $0.key, amount: max(0, $0.value)) } }
+    }
+
+    /// Rows of one period over a span of days (both included), added to the sum or subtracted from it.
+    struct Piece: Equatable, Sendable {
+        let period: String
+        let first: Int64
+        let last: Int64
+        let subtracted: Bool
     }
 
     /// The range (days since 1970, both included) as the rows that cover it: `month` rows (by their first days) for
-    /// the whole months in it, `day` rows for the days before and after them.
-    static func pieces(first: Int64, last: Int64) -> [(period: String, first: Int64, last: Int64)] {
+    /// the whole months in it; for a month it covers in part, the range's own `day` rows, or, where the month has
+    /// fewer days outside the range than in it, the month's row less the day rows outside (a year that starts on the
+    /// 7th reads six days, not twenty-five). Days after `today` hold nothing yet, so the current month is read
+    /// whole.
+    static func pieces(first: Int64, last: Int64, today: Int64) -> [Piece] {
+        var added: [Piece] = []
+        var subtracted: [Piece] = []
+        var months: (first: Int64, last: Int64)?
+        func month(_ start: Int64) { months = (months?.first ?? start, start) }
         var start = LinkRollup.monthStart(first)
-        if start < first { start = LinkRollup.nextMonth(start) }
-        let end = LinkRollup.monthStart(last + 1)
-        guard start < end else { return [("day", first, last)] }
-        var pieces = [("month", start, end - 1)]
-        if first < start { pieces.append(("day", first, start - 1)) }
-        if end <= last { pieces.append(("day", end, last)) }
-        return pieces
+        while start <= last {
+            let end = LinkRollup.nextMonth(start) - 1
+            let (inFirst, inLast) = (max(first, start), min(last, end))
+            let before = inFirst - start
+            let after = max(0, min(end, today) - inLast)
+            if inFirst == start && inLast == end {
+                month(start)
+            } else if before + after < inLast - inFirst + 1 {
+                month(start)
+                if before > 0 { subtracted.append(Piece(period: "day", first: start, last: inFirst - 1, subtracted: true)) }
+                if inLast < end { subtracted.append(Piece(period: "day", first: inLast + 1, last: end, subtracted: true)) }
+            } else {
+                added.append(Piece(period: "day", first: inFirst, last: inLast, subtracted: false))
+            }
+            start = end + 1
+        }
+        let whole = months.map { [Piece(period: "month", first: $0.first, last: $0.last, subtracted: false)] } ?? []
+        return whole + added + subtracted
     }
 
     /// Previews and bots of the link per day over the range (`link_automated_visits`, a count per day already).

@@ -13,14 +13,17 @@ struct LinkStatsQuery: Sendable, Equatable {
     /// `day` and dimensions of `LinkStats.groupings`, in the order asked.
     let by: [String]
     let includeSimulated: Bool
+    /// The day it was asked on: days after it hold no figures yet, which `LinkStatsQueries.pieces` reads on.
+    let today: Int64
 
     static let defaultDays: Int64 = 30
 
-    init(firstDay: Int64, lastDay: Int64, by: [String] = LinkStats.groupings, includeSimulated: Bool = false) {
+    init(firstDay: Int64, lastDay: Int64, by: [String] = LinkStats.groupings, includeSimulated: Bool = false, today: Int64) {
         self.firstDay = firstDay
         self.lastDay = lastDay
         self.by = by
         self.includeSimulated = includeSimulated
+        self.today = today
     }
 
     init(_ request: HTTPRequest, now: Int64) throws {
@@ -46,7 +49,7 @@ struct LinkStatsQuery: Sendable, Equatable {
             guard let flag = Bool(value) else { throw RequestError.invalidQuery("includeSimulated must be true or false", field: "includeSimulated") }
             return flag
         } ?? false
-        self.init(firstDay: first, lastDay: last, by: by, includeSimulated: simulated)
+        self.init(firstDay: first, lastDay: last, by: by, includeSimulated: simulated, today: today)
     }
 
     /// A UTC day, `2026-11-01`, as days since 1970.

@@ -32,7 +32,8 @@ enum LinkStatsReport {
             let clickOnly = LinkStats.clickOnlyDimensions.contains(dimension)
             func blank(_ key: String) -> LinkStatsRow { clickOnly ? LinkStatsRow(key: key) : LinkStatsRow(key: key, installs: 0, events: [:], revenue: [:]) }
             var rows: [String: LinkStatsRow] = [:]
-            for entry in try LinkStatsQueries.breakdown(db, linkId: linkId, dimension: dimension, first: first, last: last) {
+            let amounts = try LinkStatsQueries.breakdown(db, linkId: linkId, dimension: dimension, first: first, last: last, today: query.today)
+            for entry in amounts {
                 let key = entry.key.isEmpty ? LinkStats.noValue : entry.key
                 try add(entry.amount, entry.measure, to: &rows[key, default: blank(key)], includeSimulated: query.includeSimulated)
             }

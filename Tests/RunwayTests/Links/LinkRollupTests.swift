@@ -23,39 +23,56 @@ struct LinkRollupTests {
 
     static func day(_ text: String) -> Int64 { ISOTime.dayStart(text)! / 86_400_000 }
 
-    @Test("a range is read as month rows for its whole months and day rows around them, covering each day once")
+    @Test("a range is read from the fewest rows: whole months as month rows, a month in part as its days or as its month less the others")
     func pieces() {
-        let cases: [(String, String, [(String, String, String)])] = [
-            ("2026-11-18", "2026-11-19", [("day", "2026-11-18", "2026-11-19")]),
-            ("2026-11-01", "2026-11-30", [("month", "2026-11-01", "2026-11-30")]),
-            ("2026-10-31", "2026-12-01", [("month", "2026-11-01", "2026-11-30"), ("day", "2026-10-31", "2026-10-31"), ("day", "2026-12-01", "2026-12-01")]),
-            ("2025-11-19", "2026-11-18", [("month", "2025-12-01", "2026-10-31"), ("day", "2025-11-19", "2025-11-30"), ("day", "2026-11-01", "2026-11-18")]),
-            ("2026-02-01", "2026-02-27", [("day", "2026-02-01", "2026-02-27")]),
+        let today = Self.day("2026-12-06")
+        let cases: [(String, String, [(String, String, String, Bool)])] = [
+            ("2026-11-18", "2026-11-19", [("day", "2026-11-18", "2026-11-19", false)]),
+            ("2026-11-01", "2026-11-30", [("month", "2026-11-01", "2026-11-01", false)]),
+            ("2026-10-31", "2026-12-01", [("month", "2026-11-01", "2026-11-01", false), ("day", "2026-10-31", "2026-10-31", false),
+                                          ("day", "2026-12-01", "2026-12-01", false)]),
+            // Most of November 2025 is in the range, and the current month holds nothing after today.
+            ("2025-11-03", "2026-12-05", [("month", "2025-11-01", "2026-12-01", false), ("day", "2025-11-01", "2025-11-02", true),
+                                          ("day", "2026-12-06", "2026-12-31", true)]),
+            ("2025-11-19", "2026-11-18", [("month", "2025-12-01", "2026-11-01", false), ("day", "2025-11-19", "2025-11-30", false),
+                                          ("day", "2026-11-19", "2026-11-30", true)]),
+            ("2026-02-01", "2026-02-27", [("month", "2026-02-01", "2026-02-01", false), ("day", "2026-02-28", "2026-02-28", true)]),
+            ("2026-12-02", "2026-12-06", [("month", "2026-12-01", "2026-12-01", false), ("day", "2026-12-01", "2026-12-01", true),
+                                          ("day", "2026-12-07", "2026-12-31", true)]),
         ]
         for (first, last, expected) in cases {
-            let pieces = LinkStatsQueries.pieces(first: Self.day(first), last: Self.day(last))
-            #expect(pieces.map { "\($0.period) \($0.first) \($0.last)" } == expected.map { "\($0.0) \(Self.day($0.1)) \(Self.day($0.2))" },
+            let pieces = LinkStatsQueries.pieces(first: Self.day(first), last: Self.day(last), today: today)
+            #expect(pieces == expected.map { LinkStatsQueries.Piece(period: $0.0, first: Self.day($0.1), last: Self.day($0.2), subtracted: $0.3) },
                     "\(first) to \(last)")
         }
-        // Random ranges: the pieces cover every day of the range once and nothing else.
+        // Random ranges and days: what the pieces add less what they subtract is every day of the range once, and
+        // they never read more days than the range has.
         var random = SystemRandomNumberGenerator()
-        for _ in 0..<500 {
+        for _ in 0..<2_000 {
             let first = Int64.random(in: 19_000...21_000, using: &random), last = first + Int64.random(in: 0...365, using: &random)
-            var covered: [Int64] = []
-            for piece in LinkStatsQueries.pieces(first: first, last: last) {
+            let today = first + Int64.random(in: -40...400, using: &random)
+            var count: [Int64: Int] = [:]
+            var read: Int64 = 0
+            for piece in LinkStatsQueries.pieces(first: first, last: last, today: today) {
+                var days: [Int64] = []
                 if piece.period == "month" {
                     var month = piece.first
-                    #expect(LinkRollup.monthStart(month) == month)
+                    #expect(LinkRollup.monthStart(month) == month && LinkRollup.monthStart(piece.last) == piece.last)
                     while month <= piece.last {
                         let next = LinkRollup.nextMonth(month)
-                        covered += Array(month..<next)
+                        days += Array(month..<next)
                         month = next
+                        read += 1
                     }
                 } else {
-                    covered += Array(piece.first...piece.last)
+                    days = Array(piece.first...piece.last)
+                    read += min(piece.last, today) >= piece.first ? min(piece.last, today) - piece.first + 1 : 0
                 }
+                for day in days { count[day, default: 0] += piece.subtracted ? -1 : 1 }
             }
-            #expect(covered.sorted() == Array(first...last))
+            #expect(count.filter { $0.value != 0 }.keys.sorted() == Array(first...last) && count.values.allSatisfy { $0 == 0 || $0 == 1 },
+                    "\(first) to \(last), today \(today)")
+            #expect(read <= last - first + 1, "\(first) to \(last), today \(today)")
         }
     }
 }
