@@ -1,3 +1,5 @@
+import RunwayJSON
+
 /// A link's figures over a range of UTC days (`GET /v1/links/{id}/stats`): the total, each day, and breakdowns by
 /// platform, OS version, country, referrer, in-app browser, variant and QR source, read from the daily rollups the writer keeps.
 public struct LinkStats: Codable, Sendable, Equatable {
@@ -74,6 +76,20 @@ public struct LinkStatsRow: Codable, Sendable, Equatable {
         self.revenue = revenue
         self.previews = previews
         self.bots = bots
+    }
+}
+
+/// A year of days and hundreds of values in one answer: each row writes itself.
+extension LinkStatsRow: CompactJSONWritable {
+    public func write(into writer: inout CompactJSONObjectWriter) {
+        writer.member("bots", bots)
+        writer.member("clicks", clicks)
+        writer.member("events", events)
+        writer.member("installs", installs)
+        writer.member("key", key)
+        writer.member("opens", opens)
+        writer.member("previews", previews)
+        writer.member("revenue", revenue)
     }
 }
 

@@ -8,6 +8,7 @@ public struct CompactJSONEncoder: Sendable {
     public init() {}
 
     public func encode<T: Encodable>(_ value: T) throws -> [UInt8] {
+        if let writable = value as? any CompactJSONWritable { return writable.compactJSON() }
         let root = Slot()
         try value.encode(to: TreeEncoder(slot: root, codingPath: []))
         var out: [UInt8] = []
@@ -33,6 +34,8 @@ enum Node {
     case string(String)
     case array([Node])
     case object([(String, Node)])
+    /// JSON a value wrote itself (`CompactJSONWritable`).
+    case written([UInt8])
     /// A nested container, filled in place through its slot.
     case container(Slot)
 
@@ -43,6 +46,7 @@ enum Node {
         case .number(let n): out.append(contentsOf: n.utf8)
         case .string(let s): Self.writeString(s, into: &out)
         case .container(let slot): slot.node.write(into: &out)
+        case .written(let bytes): out.append(contentsOf: bytes)
         case .array(let items):
             out.append(UInt8(ascii: "["))
             for (i, item) in items.enumerated() {
@@ -166,6 +170,7 @@ extension TreeWriting {
             // As Foundation writes it: the digits of its description (a JSON literal's numbers are kept as Decimal).
             guard v.isFinite else { throw CompactJSONEncoder.InvalidValue(description: "\(v) is not a JSON number") }
             return .number(v.description)
+        case let v as any CompactJSONWritable: return .written(v.compactJSON())
         default:
             // Every primitive is matched above, so encoding here reaches containers and ends.
             let slot = Slot()

@@ -61,4 +61,34 @@ struct CompactJSONEncoderTests {
         #expect(throws: CompactJSONEncoder.InvalidValue.self) { try CompactJSONEncoder().encode([Double.nan]) }
         #expect(throws: CompactJSONEncoder.InvalidValue.self) { try CompactJSONEncoder().encode(["x": Double.infinity]) }
     }
+
+    /// Its `Encodable` form, never the one it writes itself.
+    struct ThroughEncodable<Value: Encodable>: Encodable {
+        let value: Value
+        func encode(to encoder: any Encoder) throws { try value.encode(to: encoder) }
+    }
+
+    @Test("a link's figures write themselves as their Encodable form would be written, alone and in an answer")
+    func statsRowsWriteThemselves() throws {
+        var random = SystemRandomNumberGenerator()
+        let keys = ["", "a", "B", "é", "😀", "a/b", "q\"x", "line\nbreak", "\u{1}", "PURCHASE", "USD", "zz", "Z"]
+        func map<V: FixedWidthInteger>(_: V.Type) -> [String: V]? {
+            Bool.random(using: &random) ? nil : Dictionary(
+                (0..<Int.random(in: 0...5, using: &random)).map { _ in (keys.randomElement(using: &random) ?? "", V.random(in: V.min...V.max, using: &random)) },
+                uniquingKeysWith: { a, _ in a })
+        }
+        func optional(_ value: Int) -> Int? { Bool.random(using: &random) ? nil : value }
+        var rows: [LinkStatsRow] = []
+        for _ in 0..<300 {
+            let row = LinkStatsRow(key: keys.randomElement(using: &random) ?? "", clicks: Int.random(in: Int.min...Int.max, using: &random),
+                                   opens: Int.random(in: 0...9, using: &random), installs: optional(Int.random(in: -5...Int.max, using: &random)),
+                                   events: map(Int.self), revenue: map(Int64.self), previews: optional(7), bots: optional(0))
+            #expect(try CompactJSONEncoder().encode(row) == CompactJSONEncoder().encode(ThroughEncodable(value: row)), "\(row)")
+            #expect(try CompactJSONEncoder().encode(row) == Array(Self.foundation.encode(row)), "\(row)")
+            rows.append(row)
+        }
+        let stats = LinkStats(linkId: "lnk_1", from: "2026-01-01", to: "2026-12-31", includeSimulated: false, total: rows[0], days: rows,
+                              breakdowns: [LinkStatsBreakdown(dimension: "country", rows: Array(rows.suffix(20)))])
+        #expect(try CompactJSONEncoder().encode(stats) == Array(Self.foundation.encode(stats)))
+    }
 }

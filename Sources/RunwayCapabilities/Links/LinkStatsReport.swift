@@ -10,22 +10,20 @@ enum LinkStatsReport {
         let (first, last) = (query.firstDay, query.lastDay)
         var days: [Int64: LinkStatsRow] = [:]
         func blank(_ number: Int64) -> LinkStatsRow { LinkStatsRow(key: iso(number), installs: 0, events: [:], revenue: [:], previews: 0, bots: 0) }
+        // The total is the days' sum: each amount is added to it as it is to its day (a day left empty adds nothing).
+        var total = LinkStatsRow(key: LinkRollup.total, installs: 0, events: [:], revenue: [:], previews: 0, bots: 0)
         for entry in try LinkStatsQueries.days(db, linkId: linkId, first: first, last: last) {
-            try add(entry.amount, entry.measure, to: &days[entry.day, default: blank(entry.day)], includeSimulated: query.includeSimulated)
+            guard let measure = Measure(entry.measure, includeSimulated: query.includeSimulated) else { continue }
+            try measure.add(entry.amount, to: &days[entry.day, default: blank(entry.day)])
+            if entry.amount != 0 { try measure.add(entry.amount, to: &total) }
         }
         for entry in try LinkStatsQueries.automated(db, linkId: linkId, first: first, last: last) {
-            var day = days[entry.day, default: blank(entry.day)]
-            if entry.kind == "preview" {
-                day.previews = try Checked.add(day.previews ?? 0, entry.visits)
-            } else {
-                day.bots = try Checked.add(day.bots ?? 0, entry.visits)
-            }
-            days[entry.day] = day
+            let measure = entry.kind == "preview" ? Measure.previews : .bots
+            try measure.add(entry.visits, to: &days[entry.day, default: blank(entry.day)])
+            try measure.add(entry.visits, to: &total)
         }
         // A day with only simulated figures, left out, is no day with activity.
         let active = days.sorted { $0.key < $1.key }.map(\.value).filter { !$0.isEmpty }
-        var total = LinkStatsRow(key: LinkRollup.total, installs: 0, events: [:], revenue: [:], previews: 0, bots: 0)
-        for row in active { total = try sum(total, row) }
         var breakdowns: [LinkStatsBreakdown] = []
         for dimension in query.by where dimension != "day" {
             // Country and referrer rows count clicks and opens only, so they have no installs, events or revenue at all.
@@ -34,8 +32,9 @@ enum LinkStatsReport {
             var rows: [String: LinkStatsRow] = [:]
             let amounts = try LinkStatsQueries.breakdown(db, linkId: linkId, dimension: dimension, first: first, last: last, today: query.today)
             for entry in amounts {
+                guard let measure = Measure(entry.measure, includeSimulated: query.includeSimulated) else { continue }
                 let key = entry.key.isEmpty ? LinkStats.noValue : entry.key
-                try add(entry.amount, entry.measure, to: &rows[key, default: blank(key)], includeSimulated: query.includeSimulated)
+                try measure.add(entry.amount, to: &rows[key, default: blank(key)])
             }
             breakdowns.append(LinkStatsBreakdown(dimension: dimension, rows: rows.values.filter { !$0.isEmpty }.sorted {
                 ($0.clicks, $0.installs ?? 0, $1.key) > ($1.clicks, $1.installs ?? 0, $0.key)
@@ -45,26 +44,52 @@ enum LinkStatsReport {
                          days: query.by.contains("day") ? active : nil, breakdowns: breakdowns)
     }
 
-    static func iso(_ day: Int64) -> String { Timestamp.isoDay(day) }
+    /// What a stored amount counts, by its measure (`LinkRollup.measure`), read once per row.
+    enum Measure {
+        case clicks, opens, installs, previews, bots
+        case event(String)
+        case revenue(String)
 
-    /// Adds one stored amount to a row by its measure (`LinkRollup.measure`); those of simulated installs only when
-    /// asked for. Checked: totals stored by an older release may add up past 64 bits.
-    static func add(_ amount: Int64, _ measure: String, to row: inout LinkStatsRow, includeSimulated: Bool) throws {
-        var name = Substring(measure)
-        if name.hasPrefix(simulated) {
-            guard includeSimulated else { return }
-            name = name.dropFirst(simulated.count)
+        /// nil for a measure this version does not show, and for those of simulated installs unless they are asked for.
+        init?(_ text: String, includeSimulated: Bool) {
+            var name = text
+            if name.hasPrefix(LinkStatsReport.simulated) {
+                guard includeSimulated else { return nil }
+                name = String(name.utf8.dropFirst(LinkStatsReport.simulated.utf8.count)) ?? ""
+            }
+            switch name {
+            case "click": self = .clicks
+            case "open": self = .opens
+            case "install": self = .installs
+            default:
+                if name.hasPrefix("event:") {
+                    self = .event(String(name.utf8.dropFirst(6)) ?? "")
+                } else if name.hasPrefix("revenue:") {
+                    self = .revenue(String(name.utf8.dropFirst(8)) ?? "")
+                } else {
+                    return nil
+                }
+            }
         }
-        switch name {
-        case "click": row.clicks = try Checked.add(row.clicks, amount)
-        case "open": row.opens = try Checked.add(row.opens, amount)
-        case "install": row.installs = try Checked.add(row.installs ?? 0, amount)
-        default:
-            if name.hasPrefix("event:"), var events = row.events {
-                try Checked.add(try Checked.int(amount), to: &events, at: String(name.dropFirst(6)))
+
+        /// Adds the amount to the row, checked: totals stored by an older release may add up past 64 bits. A row
+        /// that does not count the measure (installs by country) is left as it is.
+        func add(_ amount: Int64, to row: inout LinkStatsRow) throws {
+            switch self {
+            case .clicks: row.clicks = try Checked.add(row.clicks, amount)
+            case .opens: row.opens = try Checked.add(row.opens, amount)
+            case .installs: if let installs = row.installs { row.installs = try Checked.add(installs, amount) }
+            case .previews: if let previews = row.previews { row.previews = try Checked.add(previews, amount) }
+            case .bots: if let bots = row.bots { row.bots = try Checked.add(bots, amount) }
+            case .event(let type):
+                guard var events = row.events else { return }
+                row.events = nil  // `events` is then the map's one reference, so adding to it copies nothing
+                events[type] = try Checked.add(events[type] ?? 0, amount)
                 row.events = events
-            } else if name.hasPrefix("revenue:"), var revenue = row.revenue {
-                try Checked.add(amount, to: &revenue, at: String(name.dropFirst(8)))
+            case .revenue(let currency):
+                guard var revenue = row.revenue else { return }
+                row.revenue = nil
+                revenue[currency] = try Checked.add(revenue[currency] ?? 0, amount)
                 row.revenue = revenue
             }
         }
@@ -72,12 +97,7 @@ enum LinkStatsReport {
 
     private static let simulated = "simulated:"
 
-    static func sum(_ a: LinkStatsRow, _ b: LinkStatsRow) throws -> LinkStatsRow {
-        LinkStatsRow(key: a.key, clicks: try Checked.add(a.clicks, b.clicks), opens: try Checked.add(a.opens, b.opens),
-                     installs: try Checked.add(a.installs ?? 0, b.installs ?? 0),
-                     events: try Checked.merge(a.events ?? [:], b.events ?? [:]), revenue: try Checked.merge(a.revenue ?? [:], b.revenue ?? [:]),
-                     previews: try Checked.add(a.previews ?? 0, b.previews ?? 0), bots: try Checked.add(a.bots ?? 0, b.bots ?? 0))
-    }
+    static func iso(_ day: Int64) -> String { Timestamp.isoDay(day) }
 
     /// One line per row: the total, the days, then each breakdown's values; a column per event type and currency
     /// seen. A cell is empty where the row does not count that (installs by country, previews by platform).
