@@ -12,12 +12,16 @@ enum LinkStatsQueries {
         let amount: Int64
     }
 
-    /// The link's totals per day over the range (its writers' lanes summed).
+    /// The link's totals per day over the range; a day and measure may come once per writer's lane, and the caller
+    /// adds them up. SQLite's one writer keeps one lane, so its GROUP BY would cost more than it saves; PostgreSQL's
+    /// writers each keep a lane, so it sums them and sends a row a day and measure.
     static func days(_ db: any SQLExecutor, linkId: String, first: Int64, last: Int64) throws -> [(day: Int64, measure: String, amount: Int64)] {
-        try db.query("""
-            SELECT day, measure, SUM(amount) AS amount FROM link_stats
+        let rows = db.dialect == .sqlite ? "day, measure, amount" : "day, measure, SUM(amount) AS amount"
+        let grouped = db.dialect == .sqlite ? "" : "GROUP BY day, measure"
+        return try db.query("""
+            SELECT \(raw: rows) FROM link_stats
             WHERE link_id = \(linkId) AND dimension = \(LinkRollup.total) AND period = 'day' AND day >= \(first) AND day <= \(last)
-            GROUP BY day, measure
+            \(raw: grouped)
             """).map { (try $0.int("day"), try $0.string("measure"), try $0.int("amount")) }
     }
 
@@ -36,9 +40,9 @@ enum LinkStatsQueries {
                 sums[value, default: [:]][measure] = piece.subtracted ? try Checked.subtract(sum, amount) : try Checked.add(sum, amount)
             }
         }
-        // A month row is the sum of its day rows (they are written, and taken out, together), so what is left after
-        // subtracting days is never below zero; should a damaged database say otherwise, nothing is shown below zero.
-        return sums.flatMap { value, measures in measures.map { Amount(key: value, measure: $0.key, amount: max(0, $0.value)) } }
+        // A month row is the sum of its day rows (they are written, and taken out, together), so a month less some of
+        // its days is what the other days hold.
+        return sums.flatMap { value, measures in measures.map { Amount(key: value, measure: $0.key, amount: $0.value) } }
     }
 
     /// Rows of one period over a span of days (both included), added to the sum or subtracted from it.

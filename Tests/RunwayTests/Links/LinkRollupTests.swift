@@ -2,6 +2,9 @@ import Foundation
 import LinkRunwayAPI
 @testable import RunwayCapabilities
 @testable import RunwayKit
+@testable import RunwayServer
+import RunwaySQLite
+import RunwayStore
 import Testing
 
 /// The calendar of the rollups: each amount under its UTC day and its UTC month, and a range read as its whole months
@@ -74,5 +77,33 @@ struct LinkRollupTests {
                     "\(first) to \(last), today \(today)")
             #expect(read <= last - first + 1, "\(first) to \(last), today \(today)")
         }
+    }
+
+    @Test("a month less its days outside the range keeps net revenue below zero, and lanes of a day add up")
+    func monthLessDays() async throws {
+        let directory = TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.path("figures.db"))
+        defer { Task { await store.close() } }
+        _ = try await store.migrate(Schema.migrations)
+        let (first, second, last) = (Self.day("2026-10-01"), Self.day("2026-10-02"), Self.day("2026-10-31"))
+        try await store.write { db in
+            // October: a purchase of 500 on the 1st, refunds of 800 on the 2nd (two lanes) and of 100 on the 31st.
+            for (period, day, amount, lane) in [("day", first, 500, 0), ("day", second, -300, 0), ("day", second, -500, 3), ("day", last, -100, 0),
+                                                 ("month", first, -400, 0)] as [(String, Int64, Int64, Int)] {
+                for dimension in [LinkRollup.total, "platform"] {
+                    try db.execute("""
+                        INSERT INTO link_stats (link_id, dimension, period, day, value, measure, lane, amount)
+                        VALUES ('lnk_1', \(dimension), \(period), \(day), \(dimension == "platform" ? "ios" : ""), 'revenue:USD', \(lane), \(amount))
+                        """)
+                }
+            }
+        }
+        let stats = try await store.read { db in
+            try LinkStatsReport.read(db, linkId: "lnk_1", query: LinkStatsQuery(firstDay: second, lastDay: last, today: Self.day("2026-12-06")))
+        }
+        #expect(LinkStatsQueries.pieces(first: second, last: last, today: Self.day("2026-12-06")).contains { $0.subtracted },
+                "the 2nd to the 31st is October less its 1st")
+        #expect(stats.total.revenue == ["USD": -900] && stats.days?.first?.revenue == ["USD": -800])
+        #expect(stats.breakdowns.first { $0.dimension == "platform" }?.rows.first?.revenue == ["USD": -900])
     }
 }
