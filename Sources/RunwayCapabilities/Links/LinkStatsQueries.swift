@@ -84,12 +84,15 @@ enum LinkStatsQueries {
         return whole + added + subtracted
     }
 
-    /// Previews and bots of the link per day over the range (`link_automated_visits`, a count per day already).
+    /// Previews and bots of the link per day over the range (`link_automated_visits`, a count per day already); a
+    /// day and kind may come once per client, and the caller adds them up (on SQLite: as for the days).
     static func automated(_ db: any SQLExecutor, linkId: String, first: Int64, last: Int64) throws -> [(day: Int64, kind: String, visits: Int64)] {
-        try db.query("""
-            SELECT day, kind, SUM(visits) AS visits FROM link_automated_visits
+        let rows = db.dialect == .sqlite ? "day, kind, visits" : "day, kind, SUM(visits) AS visits"
+        let grouped = db.dialect == .sqlite ? "" : "GROUP BY day, kind"
+        return try db.query("""
+            SELECT \(raw: rows) FROM link_automated_visits
             WHERE link_id = \(linkId) AND day >= \(first) AND day <= \(last)
-            GROUP BY day, kind
+            \(raw: grouped)
             """).map { (try $0.int("day"), try $0.string("kind"), try $0.int("visits")) }
     }
 

@@ -79,7 +79,7 @@ struct LinkRollupTests {
         }
     }
 
-    @Test("a month less its days outside the range keeps net revenue below zero, and lanes of a day add up")
+    @Test("a month less its days outside the range keeps net revenue below zero; lanes and clients of a day add up")
     func monthLessDays() async throws {
         let directory = TemporaryDirectory()
         let store = try SQLiteStore(path: directory.path("figures.db"))
@@ -98,9 +98,19 @@ struct LinkRollupTests {
                 }
             }
         }
+        try await store.write { db in
+            // Previews by two clients, and a bot, on the 2nd: counted per client, added up per day.
+            for (kind, agent, visits) in [("preview", "slackbot", 2), ("preview", "twitterbot", 5), ("bot", "googlebot", 1)] {
+                try db.execute("""
+                    INSERT INTO link_automated_visits (link_id, workspace_id, day, kind, agent, visits)
+                    VALUES ('lnk_1', 'ws_1', \(second), \(kind), \(agent), \(visits))
+                    """)
+            }
+        }
         let stats = try await store.read { db in
             try LinkStatsReport.read(db, linkId: "lnk_1", query: LinkStatsQuery(firstDay: second, lastDay: last, today: Self.day("2026-12-06")))
         }
+        #expect(stats.days?.first?.previews == 7 && stats.days?.first?.bots == 1 && stats.total.previews == 7)
         #expect(LinkStatsQueries.pieces(first: second, last: last, today: Self.day("2026-12-06")).contains { $0.subtracted },
                 "the 2nd to the 31st is October less its 1st")
         #expect(stats.total.revenue == ["USD": -900] && stats.days?.first?.revenue == ["USD": -800])
