@@ -12,16 +12,20 @@ enum LinkStatsQueries {
         let amount: Int64
     }
 
-    /// The link's totals per day over the range; a day and measure may come once per writer's lane, and the caller
-    /// adds them up. SQLite's one writer keeps one lane, so its GROUP BY would cost more than it saves; PostgreSQL's
-    /// writers each keep a lane, so it sums them and sends a row a day and measure.
+    /// The SELECT list and GROUP BY of rows a caller adds up by `keys`: on SQLite, whose one writer keeps one lane,
+    /// the rows as stored (its GROUP BY would cost more than the caller's adding); on PostgreSQL, whose writers each
+    /// keep a lane, `amount` summed per key, so one row comes per key.
+    private static func addedUp(_ db: any SQLExecutor, _ keys: String, _ amount: String) -> (columns: String, grouping: String) {
+        db.dialect == .sqlite ? ("\(keys), \(amount)", "") : ("\(keys), SUM(\(amount)) AS \(amount)", "GROUP BY \(keys)")
+    }
+
+    /// The link's totals per day over the range; a day and measure may come more than once, for the caller to add up.
     static func days(_ db: any SQLExecutor, linkId: String, first: Int64, last: Int64) throws -> [(day: Int64, measure: String, amount: Int64)] {
-        let rows = db.dialect == .sqlite ? "day, measure, amount" : "day, measure, SUM(amount) AS amount"
-        let grouped = db.dialect == .sqlite ? "" : "GROUP BY day, measure"
+        let select = addedUp(db, "day, measure", "amount")
         return try db.query("""
-            SELECT \(raw: rows) FROM link_stats
+            SELECT \(raw: select.columns) FROM link_stats
             WHERE link_id = \(linkId) AND dimension = \(LinkRollup.total) AND period = 'day' AND day >= \(first) AND day <= \(last)
-            \(raw: grouped)
+            \(raw: select.grouping)
             """).map { (try $0.int("day"), try $0.string("measure"), try $0.int("amount")) }
     }
 
@@ -84,15 +88,14 @@ enum LinkStatsQueries {
         return whole + added + subtracted
     }
 
-    /// Previews and bots of the link per day over the range (`link_automated_visits`, a count per day already); a
-    /// day and kind may come once per client, and the caller adds them up (on SQLite: as for the days).
+    /// Previews and bots of the link per day over the range (`link_automated_visits`, a count per client and day); a
+    /// day and kind may come more than once, for the caller to add up.
     static func automated(_ db: any SQLExecutor, linkId: String, first: Int64, last: Int64) throws -> [(day: Int64, kind: String, visits: Int64)] {
-        let rows = db.dialect == .sqlite ? "day, kind, visits" : "day, kind, SUM(visits) AS visits"
-        let grouped = db.dialect == .sqlite ? "" : "GROUP BY day, kind"
+        let select = addedUp(db, "day, kind", "visits")
         return try db.query("""
-            SELECT \(raw: rows) FROM link_automated_visits
+            SELECT \(raw: select.columns) FROM link_automated_visits
             WHERE link_id = \(linkId) AND day >= \(first) AND day <= \(last)
-            \(raw: grouped)
+            \(raw: select.grouping)
             """).map { (try $0.int("day"), try $0.string("kind"), try $0.int("visits")) }
     }
 
