@@ -868,8 +868,8 @@ def allocations_per_request(workdir):
 def year_of_rollups(link_id, first_day, days=365):
     """The daily figures of a busy link for a year, as the writer would have kept them: every day its totals, 3
     platforms, 10 OS versions, 3 variants, scans and taps (clicks, opens, installs, two event types and revenue in two
-    currencies each), 60 countries and 100 referrer hosts (clicks and opens): about 150,000 day rows, and the month rows
-    that sum them. Previews and bots: four clients a day."""
+    currencies each), 60 countries and 100 referrer hosts (clicks and opens): about 150,000 day rows, and the month and
+    year rows that sum them. Previews and bots: four clients a day."""
     import random
     rng = random.Random(7)
     earning = ["click", "open", "install", "event:PURCHASE", "event:SUBSCRIPTION", "revenue:USD", "revenue:EUR"]
@@ -889,12 +889,13 @@ def year_of_rollups(link_id, first_day, days=365):
             for value in names:
                 for measure in ("click", "open"):
                     rows.append((link_id, dimension, day, value, measure, rng.randint(1, 200)))
-    months = {}
+    periods = {}
     for link, dimension, day, value, measure, amount in rows:
-        key = (link, dimension, month_start(day), value, measure)
-        months[key] = months.get(key, 0) + amount
+        for period, start in (("month", month_start(day)), ("year", year_start(day))):
+            key = (link, dimension, period, start, value, measure)
+            periods[key] = periods.get(key, 0) + amount
     rows = [(link, dimension, "day", day, value, measure, amount) for link, dimension, day, value, measure, amount in rows]
-    rows += [(link, dimension, "month", month, value, measure, amount) for (link, dimension, month, value, measure), amount in months.items()]
+    rows += [(link, dimension, period, start, value, measure, amount) for (link, dimension, period, start, value, measure), amount in periods.items()]
     visits = [(day, kind, agent, rng.randint(1, 300)) for day in range(first_day, first_day + days)
               for kind, agent in (("preview", "slackbot"), ("preview", "twitterbot"), ("bot", "googlebot"), ("bot", "HEAD"))]
     return rows, visits
@@ -911,8 +912,31 @@ def next_month(month):
     return month_start(month + 31)
 
 
-def range_pieces(first_day, last_day, today):
-    """The rows that cover a range, as the server reads them (LinkStatsQueries.pieces): month rows for the months it
+def year_start(day):
+    """The first day (days since 1970) of the UTC year of `day`."""
+    import datetime
+    date = datetime.date(1970, 1, 1) + datetime.timedelta(days=day)
+    return (date.replace(month=1, day=1) - datetime.date(1970, 1, 1)).days
+
+
+def next_year(year):
+    return year_start(year + 366)
+
+
+def piece_rows(piece, today):
+    """The rows of one value a piece reads: its periods that start on or before today."""
+    period, first, last, _ = piece
+    if period == "day":
+        return max(0, min(last, today) - first + 1)
+    step = next_year if period == "year" else next_month
+    count, start = 0, first
+    while start <= min(last, today):
+        count, start = count + 1, step(start)
+    return count
+
+
+def month_pieces(first_day, last_day, today):
+    """The rows that cover a range from months and days (LinkStatsQueries.monthPieces): month rows for the months it
     covers whole, and for a month it covers in part either its days in the range, or the month's row less its days
     outside the range where those are fewer (days after today count as none). (period, first, last, subtracted)."""
     added, subtracted, months = [], [], []
@@ -921,9 +945,10 @@ def range_pieces(first_day, last_day, today):
         end = next_month(start) - 1
         in_first, in_last = max(first_day, start), min(last_day, end)
         before, after = in_first - start, max(0, min(end, today) - in_last)
+        inside = max(0, min(in_last, today) - in_first + 1)
         if in_first == start and in_last == end:
             months.append(start)
-        elif before + after < in_last - in_first + 1:
+        elif before + after < inside:
             months.append(start)
             if before > 0:
                 subtracted.append(("day", start, in_first - 1, True))
@@ -936,17 +961,51 @@ def range_pieces(first_day, last_day, today):
     return whole + added + subtracted
 
 
+def range_pieces(first_day, last_day, today):
+    """The rows that cover a range as the server reads them once year rows are made (LinkStatsQueries.pieces): a year
+    the range covers in part from its months and days, or as its year row less the months and days outside, whichever
+    reads fewer rows; runs of one period and sign joined."""
+    chosen = []
+    start = year_start(first_day)
+    while start <= last_day:
+        end = next_year(start) - 1
+        in_first, in_last = max(first_day, start), min(last_day, end)
+        whole = [("year", start, start, False)]
+        negate = lambda pieces: [(p, a, b, not s) for p, a, b, s in pieces]
+        if in_first > start:
+            whole += negate(month_pieces(start, in_first - 1, today))
+        if in_last < end:
+            whole += negate(month_pieces(in_last + 1, end, today))
+        part = month_pieces(in_first, in_last, today)
+        rows = lambda pieces: sum(piece_rows(p, today) for p in pieces)
+        chosen += whole if rows(whole) < rows(part) else part
+        start = end + 1
+    order = {"year": 0, "month": 1, "day": 2}
+    joined = []
+    for piece in sorted(chosen, key=lambda p: (p[3], order[p[0]], p[1])):
+        if joined:
+            period, first, last, sign = joined[-1]
+            step = {"year": next_year, "month": next_month, "day": lambda d: d + 1}[period]
+            if period == piece[0] and sign == piece[3] and step(last) == piece[1]:
+                joined[-1] = (period, first, piece[2], sign)
+                continue
+        joined.append(piece)
+    return joined
+
+
 def stats_queries(connection, link_id, first_day, last_day, today):
-    """What GET /v1/links/{id}/stats reads for every dimension, straight in SQLite: the days, previews and bots, and
-    each breakdown summed over the range."""
+    """What GET /v1/links/{id}/stats reads for every dimension on SQLite, straight in SQLite: the days, previews and
+    bots, whether year rows may be read, and each breakdown's rows over the range (added up by the reader, as SQLite's
+    one writer keeps one lane)."""
     rows = connection.execute("SELECT day, measure, amount FROM link_stats WHERE link_id = ? AND dimension = 'total' AND period = 'day' "
                               "AND day >= ? AND day <= ?", (link_id, first_day, last_day)).fetchall()
-    rows += connection.execute("SELECT day, kind, SUM(visits) FROM link_automated_visits WHERE link_id = ? AND day >= ? AND day <= ? "
-                               "GROUP BY day, kind", (link_id, first_day, last_day)).fetchall()
+    rows += connection.execute("SELECT day, kind, visits FROM link_automated_visits WHERE link_id = ? AND day >= ? AND day <= ?",
+                               (link_id, first_day, last_day)).fetchall()
+    rows += connection.execute("SELECT value FROM instance_meta WHERE name = 'link_stats_years'").fetchall()
     for dimension in ("platform", "osVersion", "country", "referrer", "variant", "qr"):
         for period, first, last, _ in range_pieces(first_day, last_day, today):
-            rows += connection.execute("SELECT value, measure, SUM(amount) FROM link_stats WHERE link_id = ? AND dimension = ? AND period = ? "
-                                       "AND day >= ? AND day <= ? GROUP BY value, measure", (link_id, dimension, period, first, last)).fetchall()
+            rows += connection.execute("SELECT value, measure, amount FROM link_stats WHERE link_id = ? AND dimension = ? AND period = ? "
+                                       "AND day >= ? AND day <= ?", (link_id, dimension, period, first, last)).fetchall()
     return rows
 
 

@@ -26,7 +26,7 @@ public final class ServerRuntime: Sendable {
     public var port: UInt16 { http.port }
 
     private init(configuration: ServerConfiguration, services: ServerServices, application: HTTPApplication,
-                 bootstrap: Bootstrap.Result?, http: HTTPServer, sealPending: Bool) {
+                 bootstrap: Bootstrap.Result?, http: HTTPServer, sealPending: Bool, yearsPending: Bool) {
         self.configuration = configuration
         self.services = services
         self.application = application
@@ -39,13 +39,13 @@ public final class ServerRuntime: Sendable {
         self.appleAds = Task { await claims.run() }
         let forwarder = OutboxDispatcher(services: services, queue: PostbackReceiver.forwardOutbox)
         self.postbackForwards = Task { await forwarder.run() }
-        self.heartbeat = Task { await Self.beat(services, sealPending: sealPending) }
+        self.heartbeat = Task { await Self.beat(services, sealPending: sealPending, yearsPending: yearsPending) }
     }
 
     /// Tells the other processes on the database that this one runs (see `ServerInstance`), every two seconds; while
-    /// sealing waits for older servers, tries it again after each beat.
-    static func beat(_ services: ServerServices, sealPending: Bool) async {
-        var sealPending = sealPending
+    /// sealing or the link figures' year rows wait for older servers, tries them again after each beat.
+    static func beat(_ services: ServerServices, sealPending: Bool, yearsPending: Bool) async {
+        var (sealPending, yearsPending) = (sealPending, yearsPending)
         while !Task.isCancelled {
             let now = services.clock.nowMilliseconds()
             do {
@@ -63,7 +63,23 @@ public final class ServerRuntime: Sendable {
                     services.logger.warn("sealing stored secrets failed; trying again", ["error": .string("\(error)")])
                 }
             }
+            if yearsPending {
+                yearsPending = await buildYearRows(services.store, now: now, logger: services.logger) == nil
+            }
             try? await Task.sleep(for: ServerInstance.heartbeatInterval)
+        }
+    }
+
+    /// Makes the link figures' year rows if they are not yet (`YearRowsBuild`): nil while an older server runs. A
+    /// failure is logged and not tried again by this process (figures are then read from months and days).
+    static func buildYearRows(_ store: any Store, now: Int64, logger: Logger) async -> Int? {
+        do {
+            let rows = try await YearRowsBuild.run(store, now: now)
+            if let rows, rows > 0 { logger.info("the link figures' year rows are made", ["rows": .number(String(rows))]) }
+            return rows
+        } catch {
+            logger.warn("the link figures' year rows could not be made; figures are read from months and days", ["error": .string("\(error)")])
+            return 0
         }
     }
 
@@ -118,6 +134,11 @@ public final class ServerRuntime: Sendable {
             let sealed = try await SecretKeyFile.sealStored(store, box: box, now: clock.nowMilliseconds())
             if let sealed, sealed > 0 { logger.info("secrets sealed with the key file", ["count": .number(String(sealed))]) }
             if sealed == nil { logger.info("sealing stored secrets waits until no server of an older version runs on the database") }
+            let years = await buildYearRows(store, now: clock.nowMilliseconds(), logger: logger)
+            if years == nil {
+                logger.info("the link figures' year rows wait until no server of an older version runs on the database; "
+                            + "until then figures are read from months and days")
+            }
             let secrets = try await InstanceSecrets.load(store, box: box)
             // Apple's roots are built in; a setting replaces one (tests, or Apple rotating a root).
             let root = try configuration.appAttestRootPath.map { path -> Certificate in
@@ -155,7 +176,7 @@ public final class ServerRuntime: Sendable {
             logger.info("listening", ["host": .string(configuration.http.host), "port": .number(String(http.port)),
                                       "threads": .number(String(configuration.http.threads))])
             return ServerRuntime(configuration: configuration, services: services, application: application,
-                                 bootstrap: bootstrap, http: http, sealPending: sealed == nil)
+                                 bootstrap: bootstrap, http: http, sealPending: sealed == nil, yearsPending: years == nil)
         } catch {
             await store.close()
             throw error

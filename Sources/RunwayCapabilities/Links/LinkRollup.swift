@@ -4,8 +4,9 @@ import RunwayStore
 /// count: clicks and opens as the writer inserts them (`ClickRollup`), installs as they are matched (`Matcher`),
 /// events and revenue as they are stored (`EventWriter`); and taken out again, in the deletion's transaction, when an
 /// install is forgotten. Each amount goes under the link's total and under the row's value of every dimension it has.
-/// Each amount is counted twice, under its UTC day and under its UTC month, so a long range reads a row per month
-/// and value, and day rows only for the days around whole months. The amounts of one statement's rows (a group
+/// Each amount is counted three times, under its UTC day, its UTC month and its UTC year, so a long range reads a row
+/// per year or month and value, and day rows only around them (`LinkStatsQueries.pieces`; year rows are read only once
+/// they are known whole, `LinkStatsYears`). The amounts of one statement's rows (a group
 /// commit's clicks, an event batch) are summed here first, so a busy link costs one upserted row per dimension and
 /// period, not one per click.
 struct LinkRollup {
@@ -57,9 +58,11 @@ struct LinkRollup {
     mutating func add(_ amount: Int64, of measure: String, link linkId: String, at milliseconds: Int64, facts: Facts) {
         let day = milliseconds / Self.day
         let month = Self.monthStart(day)
+        let year = Self.yearStart(day)
         func add(_ dimension: String, _ value: String) {
             bump(Key(linkId: linkId, dimension: dimension, period: "day", day: day, value: value, measure: measure))
             bump(Key(linkId: linkId, dimension: dimension, period: "month", day: month, value: value, measure: measure))
+            bump(Key(linkId: linkId, dimension: dimension, period: "year", day: year, value: value, measure: measure))
         }
         func bump(_ key: Key) {
             let (sum, overflow) = amounts[key, default: 0].addingReportingOverflow(amount)
@@ -87,14 +90,20 @@ struct LinkRollup {
         return platform + " " + major
     }
 
-    /// The first day of the UTC month of `day` (days since 1970): the civil calendar's arithmetic (Howard Hinnant's
-    /// `civil_from_days`), with no time zone and no allocation, since it runs for every statement of clicks.
-    static func monthStart(_ day: Int64) -> Int64 {
+    /// The civil calendar's March-based year of `day` (days since 1970), from Howard Hinnant's `civil_from_days`: its
+    /// 400-year era, the year within the era, and the day within that year (0 is March 1st). No time zone and no
+    /// allocation, since it runs for every statement of clicks.
+    private static func marchYear(_ day: Int64) -> (era: Int64, year: Int64, day: Int64) {
         let z = day + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097
         let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        return (era, yearOfEra, dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100))
+    }
+
+    /// The first day of the UTC month of `day` (days since 1970).
+    static func monthStart(_ day: Int64) -> Int64 {
+        let dayOfYear = marchYear(day).day
         let monthIndex = (5 * dayOfYear + 2) / 153
         let dayOfMonth = dayOfYear - (153 * monthIndex + 2) / 5 + 1
         return day - (dayOfMonth - 1)
@@ -102,6 +111,18 @@ struct LinkRollup {
 
     /// The first day of the month after the one `month` starts.
     static func nextMonth(_ month: Int64) -> Int64 { monthStart(month + 31) }
+
+    /// The first day of the UTC year of `day` (days since 1970). January and February close the March-based year
+    /// before the one they are named in, so January 1st is day 306 of the March-based year before it.
+    static func yearStart(_ day: Int64) -> Int64 {
+        let march = marchYear(day)
+        let before = march.day < 306 ? march.year - 1 : march.year
+        let (era, year) = before >= 0 ? (march.era, before) : (march.era - 1, before + 400)
+        return era * 146_097 + year * 365 + year / 4 - year / 100 + 306 - 719_468
+    }
+
+    /// The first day of the year after the one `year` starts.
+    static func nextYear(_ year: Int64) -> Int64 { yearStart(year + 366) }
 
     /// Adds the amounts to the stored ones, in the rows of the writer's lane (`SQLExecutor.lane`): PostgreSQL's writers,
     /// which commit side by side, would otherwise queue on the row locks of a busy link's counts, one commit at a time.

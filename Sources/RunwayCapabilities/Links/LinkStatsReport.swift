@@ -25,12 +25,14 @@ enum LinkStatsReport {
         // A day with only simulated figures, left out, is no day with activity.
         let active = days.sorted { $0.key < $1.key }.map(\.value).filter { !$0.isEmpty }
         var breakdowns: [LinkStatsBreakdown] = []
+        let years = try query.by.contains { $0 != "day" } && LinkStatsYears.whole(db)
         for dimension in query.by where dimension != "day" {
             // Country and referrer rows count clicks and opens only, so they have no installs, events or revenue at all.
             let clickOnly = LinkStats.clickOnlyDimensions.contains(dimension)
             func blank(_ key: String) -> LinkStatsRow { clickOnly ? LinkStatsRow(key: key) : LinkStatsRow(key: key, installs: 0, events: [:], revenue: [:]) }
             var rows: [String: LinkStatsRow] = [:]
-            let amounts = try LinkStatsQueries.breakdown(db, linkId: linkId, dimension: dimension, first: first, last: last, today: query.today)
+            let amounts = try LinkStatsQueries.breakdown(db, linkId: linkId, dimension: dimension, first: first, last: last, today: query.today,
+                                                          years: years)
             for entry in amounts {
                 guard let measure = Measure(entry.measure, includeSimulated: query.includeSimulated) else { continue }
                 let key = entry.key.isEmpty ? LinkStats.noValue : entry.key

@@ -6,25 +6,24 @@ import RunwayStore
 enum LinkStatsSchema {
     static let migration = Migration(id: "0041_link_stats", sqlite: sql(.sqlite), postgres: sql(.postgres))
 
+    /// Lets `period` be `year`. SQLite cannot change a CHECK in place, so the table is made again with its rows; the
+    /// rows themselves come later (`LinkStatsYears.build`), once no older server that adds to months only is left.
+    static let years = Migration(id: "0068_link_stats_years", sqlite: table("link_stats_next", periods: "'day', 'month', 'year'", dialect: .sqlite) + """
+        INSERT INTO link_stats_next (link_id, dimension, period, day, value, measure, lane, amount)
+        SELECT link_id, dimension, period, day, value, measure, lane, amount FROM link_stats;
+        DROP TABLE link_stats;
+        ALTER TABLE link_stats_next RENAME TO link_stats;
+        """, postgres: """
+        ALTER TABLE link_stats DROP CONSTRAINT link_stats_period_check;
+        ALTER TABLE link_stats ADD CONSTRAINT link_stats_period_check CHECK (period IN ('day', 'month', 'year'));
+        """)
+
     /// The table (clustered by its key on SQLite, so a link's periods of one dimension lie together), then one
     /// `INSERT … SELECT` per source, dimension and period, each computing in SQL what `LinkRollup.add` computes for
     /// new rows. Every key column comes before `amount`: with a key column after it, SQLite 3.40's integrity check
     /// (which `linkrunway backup` runs) reports each row's `amount` as NULL.
     static func sql(_ dialect: SQLDialect) -> String {
-        var text = """
-            CREATE TABLE link_stats (
-                link_id TEXT NOT NULL,
-                dimension TEXT NOT NULL,
-                period TEXT NOT NULL CHECK (period IN ('day', 'month')),
-                day BIGINT NOT NULL,
-                value TEXT NOT NULL,
-                measure TEXT NOT NULL,
-                lane INTEGER NOT NULL DEFAULT 0,
-                amount BIGINT NOT NULL,
-                PRIMARY KEY (link_id, dimension, period, day, value, measure, lane)
-            )\(dialect == .sqlite ? " WITHOUT ROWID" : "");
-
-            """
+        var text = table("link_stats", periods: "'day', 'month'", dialect: dialect)
         func insert(_ select: String, from source: String, time: String, dimensions: [(String, String)], group: String) {
             for (period, start) in [("day", "\(time) / 86400000"), ("month", monthStart(time, dialect: dialect))] {
                 for (dimension, value) in dimensions {
@@ -56,6 +55,24 @@ enum LinkStatsSchema {
                from: events + " AND e.type IN ('PURCHASE', 'SUBSCRIPTION', 'REFUND') AND e.currency IS NOT NULL AND e.amount IS NOT NULL",
                time: "e.received_at", dimensions: eventDimensions, group: "e.link_id, {d}i.simulated, e.currency")
         return text
+    }
+
+    /// The table, named `name`, with the periods its CHECK allows (clustered by its key on SQLite).
+    static func table(_ name: String, periods: String, dialect: SQLDialect) -> String {
+        """
+        CREATE TABLE \(name) (
+            link_id TEXT NOT NULL,
+            dimension TEXT NOT NULL,
+            period TEXT NOT NULL CHECK (period IN (\(periods))),
+            day BIGINT NOT NULL,
+            value TEXT NOT NULL,
+            measure TEXT NOT NULL,
+            lane INTEGER NOT NULL DEFAULT 0,
+            amount BIGINT NOT NULL,
+            PRIMARY KEY (link_id, dimension, period, day, value, measure, lane)
+        )\(dialect == .sqlite ? " WITHOUT ROWID" : "");
+
+        """
     }
 
     /// `LinkRollup.monthStart` in SQL: the first day (days since 1970) of the UTC month of a time in milliseconds.

@@ -59,6 +59,8 @@ enum LinksSchema {
         // Puts back in metadata.utm what 0.2.0's step 0030 moved out of it, on the links nobody changed since: their UTM
         // fields can only have come from there.
         Migration(id: "0047_link_metadata_restored", sqlite: LinkMetadataRestore.sqlite, postgres: LinkMetadataRestore.postgres),
+        // Year rows beside day and month rows; they are read once `LinkStatsYears.build` has made them.
+        LinkStatsSchema.years,
     ]
 
     static let routingSQL = """

@@ -191,15 +191,16 @@ struct LinkStatsTests {
 
     /// Drops the figures and applies step 0041 again, whose backfill counts them from the raw rows, then counts the
     /// in-app browser dimension (step 0046, which came later, copied the referrer's rows as clicks had none) from the
-    /// clicks the same way, and expects the same figures as the writer kept; returns how many there are.
+    /// clicks the same way, and the year rows from the months as `LinkStatsYears.build` does, and expects the same
+    /// figures as the writer kept; returns how many there are.
     @discardableResult
     static func expectBackfillAgrees(_ store: any Store, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Int {
         let live = try await figures(store)
         try await store.write { db in
             try db.execute("DROP TABLE link_stats")
-            try db.execute("DELETE FROM schema_migrations WHERE id = '0041_link_stats'")
+            try db.execute("DELETE FROM schema_migrations WHERE id IN ('0041_link_stats', '0068_link_stats_years')")
         }
-        #expect(try await store.migrate(Schema.migrations) == ["0041_link_stats"], sourceLocation: sourceLocation)
+        #expect(try await store.migrate(Schema.migrations) == ["0041_link_stats", "0068_link_stats_years"], sourceLocation: sourceLocation)
         let dialect = store.dialect
         try await store.write { db in
             for (period, start) in [("day", "c.created_at / 86400000"), ("month", LinkStatsSchema.monthStart("c.created_at", dialect: dialect))] {
@@ -210,6 +211,8 @@ struct LinkStatsTests {
                     """
                 try db.execute("\(raw: text)")
             }
+            // The year rows as a server makes them from the months when it is the only version left.
+            _ = try LinkStatsYears.build(db)
         }
         #expect(live == (try await figures(store)), "what the writer kept is what the raw rows count", sourceLocation: sourceLocation)
         return live.count
@@ -289,21 +292,25 @@ struct LinkStatsTests {
         #expect(left.isEmpty, "no row, not even a zero, once nothing is left")
     }
 
-    @Test("a range across months counts each day once, read from month rows, day rows, or a month's row less its days outside",
+    @Test("a range across months and years counts each day once, read from year, month or day rows, or a year's or month's row less what is outside",
           arguments: StoreBackend.all)
     func acrossMonths(_ backend: StoreBackend) async throws {
         let w = try await Self.world(backend)
         defer { Task { await w.server.stop() } }
-        // One click each on 2026-09-30, 10-01, 10-31 and 11-01 (the clock starts on 2026-11-18), from an iPhone and Android in turn.
-        w.clock.advance(seconds: -49 * 86_400)
-        let offsets = [0, 1, 31, 32]
+        // One click each on 2025-12-31, 2026-09-30, 10-01, 10-31 and 11-01 (the clock starts on 2026-11-18), from an iPhone and
+        // Android in turn.
+        w.clock.advance(seconds: -322 * 86_400)
+        let offsets = [0, 273, 274, 304, 305]
         for (index, days) in offsets.enumerated() {
             if index > 0 { w.clock.advance(seconds: Double(days - offsets[index - 1]) * 86_400) }
             #expect(await Self.visit(w, userAgent: index % 2 == 0 ? UserAgents.iPhone : UserAgents.android, from: "10.0.0.\(index)").status == 302)
         }
         for (from, to, clicks) in [("2026-10-01", "2026-10-31", 2), ("2026-09-01", "2026-11-30", 4), ("2026-09-30", "2026-11-01", 4),
                                    ("2026-10-02", "2026-10-31", 1), ("2026-09-15", "2026-10-31", 3), ("2026-10-31", "2026-11-01", 2),
-                                   ("2026-09-02", "2026-10-30", 2), ("2026-11-01", "2026-11-01", 1), ("2026-10-03", "2026-11-01", 2)] {
+                                   ("2026-09-02", "2026-10-30", 2), ("2026-11-01", "2026-11-01", 1), ("2026-10-03", "2026-11-01", 2),
+                                   // Across a year: this year's row less what is outside, or last year's December from its days.
+                                   ("2026-01-01", "2026-11-01", 4), ("2025-12-31", "2026-11-01", 5), ("2025-12-01", "2026-10-31", 4),
+                                   ("2025-11-20", "2026-01-05", 1), ("2026-01-01", "2026-10-30", 2), ("2025-12-02", "2026-11-01", 5)] {
             let stats = try await w.server.client(w.serverKey).get("/v1/links/\(w.link.id)/stats?from=\(from)&to=\(to)").decoded(LinkStats.self)
             #expect(stats.total.clicks == clicks, "\(from) to \(to)")
             let platforms = stats.breakdowns.first { $0.dimension == "platform" }?.rows ?? []

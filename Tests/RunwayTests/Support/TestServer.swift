@@ -33,6 +33,8 @@ struct TestServer: Sendable {
         let store = try backend.open(location.url, StoreMetrics(metrics: metrics))
         _ = try await store.migrate(Schema.migrations)
         guard let bootstrap = try await Bootstrap.run(store: store, clock: clock) else { fatalError("a new database must bootstrap") }
+        // As `ServerRuntime.start` does: no older server runs on a new database.
+        _ = try await YearRowsBuild.run(store, now: clock.nowMilliseconds())
         let logs = LogSink.memory()
         let box = SecretBox(key: SecureRandom.bytes(32))!
         let services = ServerServices(store: store, clock: clock, monotonic: monotonic, logger: Logger(level: .info, sink: logs), metrics: metrics,
