@@ -5,10 +5,11 @@ import RunwayStore
 /// Makes the year rows of the link figures (`LinkStatsYears`) once, when no server of an older version is left on
 /// the database to add to months only.
 enum YearRowsBuild {
-    /// How many year rows it made, 0 when they were made before, or nil while an older server runs: the caller tries
-    /// again after each heartbeat (`ServerRuntime.beat`).
+    /// How many year rows it made, 0 when they were made before or the backend keeps none, or nil while an older server
+    /// runs: the caller tries again after each heartbeat (`ServerRuntime.beat`).
     static func run(_ store: any Store, now: Int64) async throws -> Int? {
-        try await store.write { db in
+        guard LinkStatsYears.kept(store.dialect) else { return 0 }
+        return try await store.write { db in
             if try LinkStatsYears.whole(db) { return 0 }
             guard try ServerInstance.olderAlive(db, now: now, newestStep: Schema.newestStep) == 0 else { return nil }
             return try LinkStatsYears.build(db)

@@ -1,12 +1,13 @@
+import LinkRunwayAPI
 import RunwayStore
 
 /// A link's counts per UTC day, by dimension (`link_stats`), kept up by the writer in the transaction of the rows they
 /// count: clicks and opens as the writer inserts them (`ClickRollup`), installs as they are matched (`Matcher`),
 /// events and revenue as they are stored (`EventWriter`); and taken out again, in the deletion's transaction, when an
 /// install is forgotten. Each amount goes under the link's total and under the row's value of every dimension it has.
-/// Each amount is counted three times, under its UTC day, its UTC month and its UTC year, so a long range reads a row
-/// per year or month and value, and day rows only around them (`LinkStatsQueries.pieces`; year rows are read only once
-/// they are known whole, `LinkStatsYears`). The amounts of one statement's rows (a group
+/// Each amount is counted under its UTC day and its UTC month, and on SQLite a breakdown's under its UTC year too, so a
+/// long range reads a row per year or month and value, and day rows only around them (`LinkStatsQueries.pieces`; year
+/// rows are read only once they are known whole, `LinkStatsYears`). The amounts of one statement's rows (a group
 /// commit's clicks, an event batch) are summed here first, so a busy link costs one upserted row per dimension and
 /// period, not one per click.
 struct LinkRollup {
@@ -43,6 +44,9 @@ struct LinkRollup {
     /// The dimensions under the total, by their names in the API (`LinkStats.dimensions`).
     static let total = "total"
 
+    /// The dimensions with year rows: the breakdowns, which read them. The total is read by day only.
+    static let yearlyDimensions = Set(LinkStats.dimensions)
+
     static let day: Int64 = 86_400_000
 
     /// Measures: `click`, `open`, `install`, `event:<TYPE>`, `revenue:<CURRENCY>` (net, in minor units); those of
@@ -62,7 +66,7 @@ struct LinkRollup {
         func add(_ dimension: String, _ value: String) {
             bump(Key(linkId: linkId, dimension: dimension, period: "day", day: day, value: value, measure: measure))
             bump(Key(linkId: linkId, dimension: dimension, period: "month", day: month, value: value, measure: measure))
-            bump(Key(linkId: linkId, dimension: dimension, period: "year", day: year, value: value, measure: measure))
+            if Self.yearlyDimensions.contains(dimension) { bump(Key(linkId: linkId, dimension: dimension, period: "year", day: year, value: value, measure: measure)) }
         }
         func bump(_ key: Key) {
             let (sum, overflow) = amounts[key, default: 0].addingReportingOverflow(amount)
@@ -129,7 +133,8 @@ struct LinkRollup {
     /// Upserts of up to 64 rows each, in key order, so that statements that do meet take the locks in one order.
     func write(_ db: any SQLExecutor) throws {
         if overflowed { throw StoreError.outOfRange("a link's figures add up past a 64-bit integer") }
-        let entries = amounts.filter { $0.value != 0 }.sorted { $0.key < $1.key }
+        let years = LinkStatsYears.kept(db.dialect)
+        let entries = amounts.filter { $0.value != 0 && (years || $0.key.period != "year") }.sorted { $0.key < $1.key }
         var index = 0
         var size = Self.rowsPerStatement
         while index < entries.count {
@@ -150,7 +155,8 @@ struct LinkRollup {
     /// A row that is not stored is left alone.
     func remove(from db: any SQLExecutor) throws {
         if overflowed { throw StoreError.outOfRange("a link's figures add up past a 64-bit integer") }
-        for (key, amount) in amounts.sorted(by: { $0.key < $1.key }) where amount != 0 {
+        let years = LinkStatsYears.kept(db.dialect)
+        for (key, amount) in amounts.sorted(by: { $0.key < $1.key }) where amount != 0 && (years || key.period != "year") {
             let row: SQL = """
                 link_id = \(key.linkId) AND dimension = \(key.dimension) AND period = \(key.period) AND day = \(key.day) AND value = \(key.value)
                   AND measure = \(key.measure)

@@ -32,7 +32,7 @@ enum LinkStatsReport {
             func blank(_ key: String) -> LinkStatsRow { clickOnly ? LinkStatsRow(key: key) : LinkStatsRow(key: key, installs: 0, events: [:], revenue: [:]) }
             var rows: [String: LinkStatsRow] = [:]
             let amounts = try LinkStatsQueries.breakdown(db, linkId: linkId, dimension: dimension, first: first, last: last, today: query.today,
-                                                          years: years)
+                                                          years: years && LinkRollup.yearlyDimensions.contains(dimension))
             for entry in amounts {
                 guard let measure = Measure(entry.measure, includeSimulated: query.includeSimulated) else { continue }
                 let key = entry.key.isEmpty ? LinkStats.noValue : entry.key

@@ -8,6 +8,7 @@ enum LinkStatsSchema {
 
     /// Lets `period` be `year`. SQLite cannot change a CHECK in place, so the table is made again with its rows; the
     /// rows themselves come later (`LinkStatsYears.build`), once no older server that adds to months only is left.
+    /// PostgreSQL keeps no year rows (`LinkStatsYears.kept`) but takes the same CHECK.
     static let years = Migration(id: "0068_link_stats_years", sqlite: table("link_stats_next", periods: "'day', 'month', 'year'", dialect: .sqlite) + """
         INSERT INTO link_stats_next (link_id, dimension, period, day, value, measure, lane, amount)
         SELECT link_id, dimension, period, day, value, measure, lane, amount FROM link_stats;

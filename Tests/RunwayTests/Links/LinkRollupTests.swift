@@ -127,24 +127,25 @@ struct LinkRollupTests {
         let store = try SQLiteStore(path: directory.path("figures.db"))
         defer { Task { await store.close() } }
         _ = try await store.migrate(Schema.migrations)
-        // Clicks written as today's writer writes them, from 2025-06-01 to 2026-12-06, two platforms in turn.
+        // Clicks written as today's writer writes them, from 2025-06-01 to 2026-12-06, from two countries in turn.
         let (first, today) = (Self.day("2025-06-01"), Self.day("2026-12-06"))
         var random = SystemRandomNumberGenerator()
-        var clicks: [(day: Int64, platform: String, count: Int64)] = []
+        var clicks: [(day: Int64, country: String, count: Int64)] = []
         for day in first...today where Int.random(in: 0..<3, using: &random) > 0 {
-            clicks.append((day, day % 2 == 0 ? "ios" : "android", Int64.random(in: 1...50, using: &random)))
+            clicks.append((day, day % 2 == 0 ? "US" : "FR", Int64.random(in: 1...50, using: &random)))
         }
         let written = clicks
-        clicks.append((Self.day("2026-03-03"), "ios", 1000))
+        clicks.append((Self.day("2026-03-03"), "US", 1000))
         try await store.write { db in
             var rollup = LinkRollup()
             for click in written {
-                rollup.add(click.count, of: "click", link: "lnk_1", at: click.day * LinkRollup.day, facts: .init(platform: click.platform, qr: false))
+                rollup.add(click.count, of: "click", link: "lnk_1", at: click.day * LinkRollup.day,
+                           facts: .init(platform: "ios", qr: false, place: .init(country: click.country)))
             }
             try rollup.write(db)
             // A server of the release before year rows adds a day and its month only, in a lane of its own.
             for (period, day) in [("day", Self.day("2026-03-03")), ("month", Self.day("2026-03-01"))] {
-                for (dimension, value) in [(LinkRollup.total, ""), ("platform", "ios")] {
+                for (dimension, value) in [(LinkRollup.total, ""), ("country", "US")] {
                     try db.execute("""
                         INSERT INTO link_stats (link_id, dimension, period, day, value, measure, lane, amount)
                         VALUES ('lnk_1', \(dimension), \(period), \(day), \(value), 'click', 5, 1000)
@@ -162,12 +163,12 @@ struct LinkRollupTests {
             for (from, to) in [("2025-12-07", "2026-12-06"), ("2025-06-01", "2026-05-31"), ("2026-01-01", "2026-12-06"), ("2026-02-10", "2026-03-05")] {
                 let (a, b) = (Self.day(from), Self.day(to))
                 let stats = try await store.read { db in
-                    try LinkStatsReport.read(db, linkId: "lnk_1", query: LinkStatsQuery(firstDay: a, lastDay: b, by: ["platform"], today: today))
+                    try LinkStatsReport.read(db, linkId: "lnk_1", query: LinkStatsQuery(firstDay: a, lastDay: b, by: ["country"], today: today))
                 }
-                let platforms = Dictionary(uniqueKeysWithValues: (stats.breakdowns.first?.rows ?? []).map { ($0.key, $0.clicks) })
-                for platform in ["ios", "android"] {
-                    let sum = truth.filter { $0.platform == platform && $0.day >= a && $0.day <= b }.reduce(0) { $0 + $1.count }
-                    #expect(platforms[platform] ?? 0 == sum, "\(label): \(platform) from \(from) to \(to)")
+                let countries = Dictionary(uniqueKeysWithValues: (stats.breakdowns.first?.rows ?? []).map { ($0.key, $0.clicks) })
+                for country in ["US", "FR"] {
+                    let sum = truth.filter { $0.country == country && $0.day >= a && $0.day <= b }.reduce(0) { $0 + $1.count }
+                    #expect(countries[country] ?? 0 == sum, "\(label): \(country) from \(from) to \(to)")
                 }
             }
         }
@@ -177,7 +178,7 @@ struct LinkRollupTests {
         try await expectTruth("read from months while an older server runs")
         try await store.write { db in try db.execute("DELETE FROM server_instances WHERE id = 'inst_old'") }
         let made = try await YearRowsBuild.run(store, now: now)
-        #expect(made == 2 * 6, "2025 and 2026: the total, two platforms, and one value each of OS version, variant and scan or tap")
+        #expect(made == 2 * 8, "2025 and 2026: every breakdown's one value, and two countries; no total")
         #expect(try await store.read { db in try LinkStatsYears.whole(db) } == true)
         try await expectTruth("read from years")
         #expect(try await YearRowsBuild.run(store, now: now) == 0, "made once")
