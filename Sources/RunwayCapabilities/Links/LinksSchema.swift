@@ -61,6 +61,25 @@ enum LinksSchema {
         Migration(id: "0047_link_metadata_restored", sqlite: LinkMetadataRestore.sqlite, postgres: LinkMetadataRestore.postgres),
         // Year rows beside day and month rows; they are read once `LinkStatsYears.build` has made them.
         LinkStatsSchema.years,
+        // On SQLite, previews and bots clustered by their key, so a link's year of them is read in order, not looked
+        // up row by row; the key columns come first (SQLite 3.40's integrity check misreads a column after a key
+        // column of a table without rowid). PostgreSQL's table stays as it is.
+        Migration(id: "0069_automated_visits_clustered", sqlite: """
+            CREATE TABLE link_automated_visits_next (
+                link_id TEXT NOT NULL,
+                day BIGINT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('preview', 'bot')),
+                agent TEXT NOT NULL,
+                workspace_id TEXT NOT NULL,
+                visits BIGINT NOT NULL,
+                PRIMARY KEY (link_id, day, kind, agent)
+            ) WITHOUT ROWID;
+            INSERT INTO link_automated_visits_next (link_id, day, kind, agent, workspace_id, visits)
+            SELECT link_id, day, kind, agent, workspace_id, visits FROM link_automated_visits;
+            DROP TABLE link_automated_visits;
+            ALTER TABLE link_automated_visits_next RENAME TO link_automated_visits;
+            CREATE INDEX link_automated_visits_by_workspace ON link_automated_visits (workspace_id, day);
+            """, postgres: "-- nothing: PostgreSQL keeps its table and index as they are"),
     ]
 
     static let routingSQL = """
