@@ -28,7 +28,6 @@ struct LinkRollupTests {
 
     @Test("a range is read from the fewest rows: whole months as month rows, a month in part as its days or as its month less the others")
     func pieces() {
-        let today = Self.day("2026-12-06")
         let cases: [(String, String, [(String, String, String, Bool)])] = [
             ("2026-11-18", "2026-11-19", [("day", "2026-11-18", "2026-11-19", false)]),
             ("2026-11-01", "2026-11-30", [("month", "2026-11-01", "2026-11-01", false)]),
@@ -43,12 +42,18 @@ struct LinkRollupTests {
             ("2026-12-02", "2026-12-06", [("month", "2026-12-01", "2026-12-01", false), ("day", "2026-12-01", "2026-12-01", true),
                                           ("day", "2026-12-07", "2026-12-31", true)]),
         ]
+        Self.expectPieces(cases, years: false)
+    }
+
+    /// The fixed cases (a range, and the pieces expected for it on 2026-12-06), then `expectExact`.
+    static func expectPieces(_ cases: [(String, String, [(String, String, String, Bool)])], years: Bool) {
+        let today = day("2026-12-06")
         for (first, last, expected) in cases {
-            let pieces = LinkStatsQueries.pieces(first: Self.day(first), last: Self.day(last), today: today, years: false)
-            #expect(pieces == expected.map { LinkStatsQueries.Piece(period: $0.0, first: Self.day($0.1), last: Self.day($0.2), subtracted: $0.3) },
+            let pieces = LinkStatsQueries.pieces(first: day(first), last: day(last), today: today, years: years)
+            #expect(pieces == expected.map { LinkStatsQueries.Piece(period: $0.0, first: day($0.1), last: day($0.2), subtracted: $0.3) },
                     "\(first) to \(last)")
         }
-        Self.expectExact(years: false)
+        expectExact(years: years)
     }
 
     /// Random ranges and days: what the pieces add less what they subtract is every day of the range once, and they
@@ -101,7 +106,6 @@ struct LinkRollupTests {
 
     @Test("with year rows, a year in part is read from its months and days or as its year row less the rest, whichever reads fewer")
     func piecesWithYears() {
-        let today = Self.day("2026-12-06")
         let cases: [(String, String, [(String, String, String, Bool)])] = [
             // The last 365 days: this year's row (December's days after today hold nothing) and last December less its first days.
             ("2025-12-07", "2026-12-06", [("year", "2026-01-01", "2026-01-01", false), ("month", "2025-12-01", "2025-12-01", false),
@@ -113,12 +117,7 @@ struct LinkRollupTests {
             ("2025-11-20", "2026-02-03", [("month", "2025-12-01", "2026-01-01", false), ("day", "2025-11-20", "2025-11-30", false),
                                           ("day", "2026-02-01", "2026-02-03", false)]),
         ]
-        for (first, last, expected) in cases {
-            let pieces = LinkStatsQueries.pieces(first: Self.day(first), last: Self.day(last), today: today, years: true)
-            #expect(pieces == expected.map { LinkStatsQueries.Piece(period: $0.0, first: Self.day($0.1), last: Self.day($0.2), subtracted: $0.3) },
-                    "\(first) to \(last)")
-        }
-        Self.expectExact(years: true)
+        Self.expectPieces(cases, years: true)
     }
 
     @Test("year rows are made from the months once no older server runs, and read only then; a year's answer is its days' sum")
