@@ -102,9 +102,12 @@ final class StubProtocol: URLProtocol {
         let recorded = StubServer.Request(method: request.httpMethod ?? "GET", path: url.path, headers: headers, body: body)
         let reply = server.respond(to: recorded)
         guard reply.delay > 0 || reply.hold != nil else { return finish(url, reply) }
-        // A held or delayed answer waits off URLSession's queue, which every session in the process shares.
+        // A held or delayed answer waits off URLSession's queue, which every session in the process shares, and on a
+        // queue of its own: on Linux the global queue has a thread per core, which Swift's tasks run on too, so two
+        // answers sleeping there would stop every task (the test that would release them, and the SDK's deadlines'
+        // calls) until they gave up.
         let loading = UncheckedBox(self)
-        DispatchQueue.global().async {
+        DispatchQueue(label: "stub-server.held-reply").async {
             if reply.delay > 0 { Thread.sleep(forTimeInterval: reply.delay) }
             if let hold = reply.hold {
                 for _ in 0..<2000 where !hold.value { Thread.sleep(forTimeInterval: 0.005) }
