@@ -39,10 +39,10 @@ let package = Package(
         // Files of links to import (our CSV columns, Firebase Dynamic Links and Branch exports), read into link
         // definitions for the CLI and the console.
         .target(name: "RunwayImport", dependencies: ["LinkRunwayAPI"]),
-        // Transport-free HTTP: router, middleware, in-process test client.
-        .target(name: "RunwayHTTP", dependencies: ["RunwayJSON"]),
+        // Transport-free HTTP: router, middleware, in-process test client; errors carry the API's typed codes.
+        .target(name: "RunwayHTTP", dependencies: ["LinkRunwayAPI", "RunwayJSON"]),
         // The libmicrohttpd transport.
-        .target(name: "RunwayHTTPServer", dependencies: ["RunwayHTTP", "CMicroHTTPD"]),
+        .target(name: "RunwayHTTPServer", dependencies: ["LinkRunwayAPI", "RunwayHTTP", "CMicroHTTPD"]),
         // Requests the server sends for tenants (webhooks, forwarded postbacks) over libcurl, to public addresses only.
         .target(name: "RunwayOutbound", dependencies: ["CCurl", "CResolv"]),
         // Countries of client addresses from a MaxMind-format database the operator provides (libmaxminddb, memory-mapped).

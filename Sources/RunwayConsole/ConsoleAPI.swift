@@ -8,7 +8,7 @@ import RunwayKit
 /// What an API call from the console answered with when it failed: the API's own status, code, message and field.
 struct ConsoleAPIError: Error, Sendable {
     let status: Int
-    let code: String
+    let code: ErrorCode
     let message: String
     let field: String?
 
@@ -56,7 +56,7 @@ struct ConsoleAPI: Sendable {
         }
         guard response.status < 400 else {
             let body = try? JSONDecoder().decode(ErrorBody.self, from: Data(response.body))
-            throw ConsoleAPIError(status: response.status, code: body?.error.code ?? "error", message: body?.error.message ?? "failed",
+            throw ConsoleAPIError(status: response.status, code: body?.error.errorCode ?? .internalError, message: body?.error.message ?? "failed",
                                   field: body?.error.field)
         }
         return response
@@ -95,7 +95,7 @@ struct ConsoleAPI: Sendable {
         do {
             return try JSONDecoder().decode(type, from: Data(response.body))
         } catch {
-            throw ConsoleAPIError(status: 500, code: "internal_error", message: "unexpected answer from the API", field: nil)
+            throw ConsoleAPIError(status: 500, code: .internalError, message: "unexpected answer from the API", field: nil)
         }
     }
 }

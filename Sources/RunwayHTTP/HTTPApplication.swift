@@ -1,3 +1,5 @@
+import LinkRunwayAPI
+
 /// The router and its middleware as one responder: what a transport (or the test client) calls.
 public struct HTTPApplication: Sendable {
     public let router: Router
@@ -14,11 +16,11 @@ public struct HTTPApplication: Sendable {
             guard let route = context.route else {
                 switch router.match(method: request.method, path: request.path) {
                 case .methodNotAllowed(let allowed):
-                    throw HTTPError(status: 405, code: "method_not_allowed",
+                    throw HTTPError(status: 405, code: .methodNotAllowed,
                                     message: "\(request.method) is not allowed here; use \(allowed.map(\.rawValue).joined(separator: ", "))",
                                     headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")])
                 default:
-                    throw HTTPError.notFound("not_found", "no route for \(request.method) \(request.path)")
+                    throw HTTPError.notFound(.notFound, "no route for \(request.method) \(request.path)")
                 }
             }
             return try await route.handler(request, context)
@@ -50,7 +52,7 @@ public struct HTTPApplication: Sendable {
         do {
             response = try await pipeline(request, context)
         } catch {
-            response = HTTPError(status: 500, code: "internal_error", message: "internal error").response
+            response = HTTPError(status: 500, code: .internalError, message: "internal error").response
         }
         if request.method == "HEAD" { response.body = [] }
         return response

@@ -1,4 +1,5 @@
 import Foundation
+import LinkRunwayAPI
 import RunwayJSON
 
 extension HTTPRequest {
@@ -6,7 +7,7 @@ extension HTTPRequest {
     /// `JSONDecodeFailure`, which the error mapping answers with 400 and the field's path. The body is read as JSON
     /// whatever its Content-Type says (as `curl -d` sends form encoding by default).
     public func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        guard !body.isEmpty else { throw HTTPError.badRequest("invalid_json", "the request body is empty; send a JSON object") }
+        guard !body.isEmpty else { throw HTTPError.badRequest(.invalidJSON, "the request body is empty; send a JSON object") }
         return try StrictJSONDecoder().decode(type, from: body)
     }
 }

@@ -1,3 +1,5 @@
+import LinkRunwayAPI
+
 /// A typed key for values middleware attaches to a request (the authenticated principal, say).
 public protocol RequestContextKey {
     associatedtype Value: Sendable
@@ -29,7 +31,7 @@ public struct RequestContext: Sendable {
 
     /// A path parameter the route declares; a missing one is a routing bug answered as 404.
     public func parameter(_ name: String) throws -> String {
-        guard let value = parameters[name] else { throw HTTPError.notFound("not_found", "missing path parameter \(name)") }
+        guard let value = parameters[name] else { throw HTTPError.notFound(.notFound, "missing path parameter \(name)") }
         return value
     }
 }

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import LinkRunwayAPI
 import RunwayHTTP
 import Synchronization
 
@@ -107,7 +108,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let stragglers = suspended.withLock { Array($0.values) }
         for state in stragglers {
-            finish(state, with: HTTPError.unavailable("shutting_down", "the server is shutting down; retry").response)
+            finish(state, with: HTTPError.unavailable(.shuttingDown, "the server is shutting down; retry").response)
         }
         let hardDeadline = ContinuousClock.now + .seconds(2)
         while inFlight.load(ordering: .acquiring) > 0 && ContinuousClock.now < hardDeadline {
@@ -167,7 +168,7 @@ public final class HTTPServer: @unchecked Sendable {
             let late = self.suspended.withLock { $0.values.filter { $0.deadline < now } }
             for state in late {
                 self.logger.warn("request timed out", ["method": .string(state.method)])
-                self.finish(state, with: HTTPError.unavailable("request_timeout", "the request took too long; retry").response)
+                self.finish(state, with: HTTPError.unavailable(.requestTimeout, "the request took too long; retry").response)
             }
         }
         timer.resume()

@@ -1,5 +1,6 @@
 import CMicroHTTPD
 import Foundation
+import LinkRunwayAPI
 import RunwayHTTP
 
 /// libmicrohttpd calls this several times per request: once when the headers are in, once per chunk of body, once
@@ -73,7 +74,7 @@ let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _
         return queue(HTTPError.payloadTooLarge(limit: state.bodyLimit).response, on: connection, closing: true)
     }
     if state.overBudget {
-        return queue(HTTPError.unavailable("server_busy", "the server is reading too many request bodies at once; retry shortly").response,
+        return queue(HTTPError.unavailable(.serverBusy, "the server is reading too many request bodies at once; retry shortly").response,
                      on: connection, closing: true)
     }
     if state.dispatched { return .YES }

@@ -10,7 +10,7 @@ import RunwayStore
 public enum ErrorMapping {
     /// One code of the API: its status and when it is answered.
     public struct Entry: Sendable {
-        public let code: String
+        public let code: ErrorCode
         public let status: Int
         public let meaning: String
     }
@@ -90,12 +90,12 @@ public enum ErrorMapping {
     private static let statuses = Dictionary(uniqueKeysWithValues: table.map { ($0.code, $0.status) })
 
     /// The status of `code`; 500 for a code the table lacks (a test keeps every code in it).
-    public static func status(of code: String) -> Int { statuses[code] ?? 500 }
+    public static func status(of code: ErrorCode) -> Int { statuses[code] ?? 500 }
 
     /// The answer to `refusal`: its code's status (503 when the server could not decide), `WWW-Authenticate` with a
     /// 401, and `Retry-After` when the refusal knows when to retry.
     public static func httpError(for refusal: any Refusal) -> HTTPError {
-        httpError(refusal.detail, status: refusal.undecided ? 503 : status(of: refusal.detail.code), retryAfter: refusal.retryAfter)
+        httpError(refusal.detail, status: refusal.undecided ? 503 : status(of: refusal.detail.errorCode), retryAfter: refusal.retryAfter)
     }
 
     public static func httpError(for error: any Error) -> HTTPError {
@@ -144,10 +144,10 @@ public enum ErrorMapping {
     }
 
     private static func httpError(_ detail: ErrorBody.Detail, status: Int? = nil, retryAfter: Int? = nil) -> HTTPError {
-        let status = status ?? self.status(of: detail.code)
+        let status = status ?? self.status(of: detail.errorCode)
         var headers: [String: String] = [:]
         if status == 401 { headers["WWW-Authenticate"] = "Bearer" }
         if let retryAfter { headers["Retry-After"] = String(retryAfter) }
-        return HTTPError(status: status, code: detail.code, message: detail.message, field: detail.field, headers: headers)
+        return HTTPError(status: status, code: detail.errorCode, message: detail.message, field: detail.field, headers: headers)
     }
 }

@@ -20,7 +20,7 @@ extension Refusal {
 
 extension ErrorBody.Detail {
     /// A refusal of `field`, with the field named in front of the reason (`teamId: must be …`).
-    package static func field(_ code: String, _ field: String, _ reason: String) -> ErrorBody.Detail {
+    package static func field(_ code: ErrorCode, _ field: String, _ reason: String) -> ErrorBody.Detail {
         ErrorBody.Detail(code: code, message: "\(field): \(reason)", field: field)
     }
 }

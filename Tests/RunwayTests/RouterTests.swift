@@ -69,7 +69,7 @@ struct RouterTests {
 
     @Test("the application answers 404 and 405 with JSON bodies and an Allow header")
     func applicationErrors() async {
-        let app = HTTPApplication(router: router, middleware: [ErrorMiddleware(map: { $0 as? HTTPError ?? HTTPError(status: 500, code: "x", message: "x") })])
+        let app = HTTPApplication(router: router, middleware: [ErrorMiddleware(map: { $0 as? HTTPError ?? HTTPError(status: 500, code: .internalError, message: "x") })])
         let notFound = await TestClient(app).get("/nope")
         #expect(notFound.status == 404)
         #expect(notFound.bodyText.contains(#""code":"not_found""#))

@@ -162,7 +162,7 @@ struct AttributionHandlers: Sendable {
             case .rejected(let error):
                 let detail = ErrorMapping.detail(for: error)
                 results.append(EventResult(eventId: eventId, status: "rejected",
-                                           error: ErrorBody.Detail(code: detail.code, message: detail.message, field: detail.field.map { "events[\(i)].\($0)" })))
+                                           error: ErrorBody.Detail(code: detail.errorCode, message: detail.message, field: detail.field.map { "events[\(i)].\($0)" })))
             }
         }
         return try .json(EventBatchResponse(results: results, stored: results.filter { $0.status == "stored" }.count,

@@ -152,6 +152,6 @@ struct LinkImport {
     static func refused(_ index: Int, domain: String?, path: String?, _ error: any Error) -> LinkImportResult {
         let detail = ErrorMapping.detail(for: error)
         return LinkImportResult(index: index, domain: domain, path: path, status: "refused",
-                                error: ErrorBody.Detail(code: detail.code, message: detail.message, field: detail.field.map { "links[\(index)].\($0)" }))
+                                error: ErrorBody.Detail(code: detail.errorCode, message: detail.message, field: detail.field.map { "links[\(index)].\($0)" }))
     }
 }

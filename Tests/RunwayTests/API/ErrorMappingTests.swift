@@ -11,7 +11,7 @@ struct ErrorMappingTests {
     /// The codes `ErrorCode` declares, read from its source so that a code added there cannot be missed here.
     static func declaredCodes() throws -> [String] {
         let source = try String(contentsOf: DocumentationTests.root.appendingPathComponent("Sources/LinkRunwayAPI/Errors.swift"), encoding: .utf8)
-        let pattern = try NSRegularExpression(pattern: #"public static let [A-Za-z]+ = "([a-z_]+)""#)
+        let pattern = try NSRegularExpression(pattern: #"public static let [A-Za-z]+ = ErrorCode\(rawValue: "([a-z_]+)"\)"#)
         return pattern.matches(in: source, range: NSRange(source.startIndex..., in: source)).compactMap { match in
             Range(match.range(at: 1), in: source).map { String(source[$0]) }
         }
@@ -20,7 +20,7 @@ struct ErrorMappingTests {
     @Test("every ErrorCode has one status, and the table holds no other code")
     func everyCodeHasAStatus() throws {
         let declared = try Self.declaredCodes()
-        let mapped = ErrorMapping.table.map(\.code)
+        let mapped = ErrorMapping.table.map(\.code.rawValue)
         #expect(declared.count > 50)
         #expect(Set(mapped).count == mapped.count, "a code is in the table twice")
         #expect(Set(declared) == Set(mapped), "declared but not mapped: \(Set(declared).subtracting(mapped)); mapped but not declared: \(Set(mapped).subtracting(declared))")
@@ -44,7 +44,7 @@ struct ErrorMappingTests {
             }
         }
         #expect(listed.count > 20)
-        let statuses = Dictionary(uniqueKeysWithValues: ErrorMapping.table.map { ($0.code, $0.status) })
+        let statuses = Dictionary(uniqueKeysWithValues: ErrorMapping.table.map { ($0.code.rawValue, $0.status) })
         for (code, status) in listed {
             #expect(statuses[code] == status, "docs/api.md gives \(code) \(status), the mapping \(statuses[code].map(String.init) ?? "nothing")")
         }

@@ -264,12 +264,12 @@ struct IdempotencyTests {
                 return (ErrorMapping.httpError(for: error).status, false)
             }
         }
-        #expect(await send("thrown", answering: { throw HTTPError.unavailable(ErrorCode.storeUnavailable, "down") }) == (503, false))
+        #expect(await send("thrown", answering: { throw HTTPError.unavailable(.storeUnavailable, "down") }) == (503, false))
         #expect(await send("thrown", answering: { HTTPResponse(status: 201) }) == (201, false), "the retry runs")
         #expect(await send("thrown", answering: { HTTPResponse(status: 500) }) == (201, true), "and its answer is kept")
         #expect(await send("returned", answering: { HTTPResponse(status: 502) }) == (502, false))
         #expect(await send("returned", answering: { HTTPResponse(status: 201) }) == (201, false), "a returned 5xx is not kept either")
-        #expect(await send("refused", answering: { throw HTTPError.conflict(ErrorCode.conflict, "no") }) == (409, false))
+        #expect(await send("refused", answering: { throw HTTPError.conflict(.conflict, "no") }) == (409, false))
         #expect(await send("refused", answering: { HTTPResponse(status: 201) }) == (409, true), "a client error is the answer")
         await server.stop()
     }

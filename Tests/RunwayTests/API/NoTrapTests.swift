@@ -70,7 +70,7 @@ struct NoTrapTests {
         let forgotten = await w.server.client(w.key).post("/v1/installs/raced/forget", json: "{}")
         #expect(forgotten.status == 200 || forgotten.status == 204, "\(forgotten.status) \(forgotten.bodyText)")
         let answer = await claim
-        #expect(answer.status == 404 && answer.errorCode == ErrorCode.unknownInstall, "\(answer.status) \(answer.bodyText)")
+        #expect(answer.status == 404 && answer.errorCode == ErrorCode.unknownInstall.rawValue, "\(answer.status) \(answer.bodyText)")
         #expect(await Self.healthy(w.server))
         await AppleAdsTests.stop(w)
     }
@@ -83,7 +83,7 @@ struct NoTrapTests {
         _ = try await MatchingTests.match(MatchingTests.World(server: w.server, clock: w.clock, app: w.app, key: w.key, link: w.link), install: "rich")
         let huge = EventTests.event("huge", type: "PURCHASE", install: "rich", extra: #","amount":9223372036854775807,"currency":"EUR","appId":"\#(w.app.id)""#)
         let refused = await w.server.client(w.serverKey).post("/v1/events", json: huge)
-        #expect(refused.status == 400 && refused.errorCode == ErrorCode.invalidField && refused.errorField == "amount", "\(refused.bodyText)")
+        #expect(refused.status == 400 && refused.errorCode == ErrorCode.invalidField.rawValue && refused.errorField == "amount", "\(refused.bodyText)")
         try await LinkStatsTests.purchase(w, "first", install: "rich", amount: 500)
 
         // Totals an older release could have stored: the link's revenue one purchase short of 2^63, in every writer's lane.
@@ -99,7 +99,7 @@ struct NoTrapTests {
         }
         let next = EventTests.event("next", type: "PURCHASE", install: "rich", extra: #","amount":1000000,"currency":"EUR","appId":"\#(w.app.id)""#)
         let overflowing = await w.server.client(w.serverKey).post("/v1/events", json: next)
-        #expect(overflowing.status == 422 && overflowing.errorCode == ErrorCode.totalOutOfRange, "\(overflowing.bodyText)")
+        #expect(overflowing.status == 422 && overflowing.errorCode == ErrorCode.totalOutOfRange.rawValue, "\(overflowing.bodyText)")
         let kept = try await w.server.store.read { db in try db.query("SELECT event_id FROM events WHERE event_id = 'next'") }
         #expect(kept.isEmpty, "nothing of the refused write is stored")
 
@@ -118,9 +118,9 @@ struct NoTrapTests {
                 """)
         }
         let stats = await w.server.client(w.serverKey).get("/v1/links/\(w.link.id)/stats?from=2026-11-18&to=2026-11-19")
-        #expect(stats.status == 422 && stats.errorCode == ErrorCode.totalOutOfRange, "\(stats.bodyText)")
+        #expect(stats.status == 422 && stats.errorCode == ErrorCode.totalOutOfRange.rawValue, "\(stats.bodyText)")
         let funnel = await w.server.client(w.serverKey).get("/v1/reports/funnel?from=2026-11-18&to=2026-11-20")
-        #expect(funnel.status == 422 && funnel.errorCode == ErrorCode.totalOutOfRange, "\(funnel.bodyText)")
+        #expect(funnel.status == 422 && funnel.errorCode == ErrorCode.totalOutOfRange.rawValue, "\(funnel.bodyText)")
         let visitor = ConsoleTests.Visitor(w.server.application)
         _ = await visitor.signIn(key: w.server.adminKey)
         let overview = await visitor.send("GET", "/console?from=2026-11-18&to=2026-11-19")

@@ -29,8 +29,8 @@ struct RouteFuzzTests {
     /// An answer the fuzzer cannot accept, or nil.
     static func problem(_ response: HTTPResponse, documented: JSONValue?) -> String? {
         if response.status >= 500 && response.status != 503 { return "answered \(response.status): \(response.bodyText.prefix(300))" }
-        if response.status == 503 && response.errorCode != ErrorCode.storeUnavailable && response.errorCode != ErrorCode.appStoreUnconfigured
-            && response.errorCode != ErrorCode.attestationUnconfigured {
+        if response.status == 503 && response.errorCode != ErrorCode.storeUnavailable.rawValue && response.errorCode != ErrorCode.appStoreUnconfigured.rawValue
+            && response.errorCode != ErrorCode.attestationUnconfigured.rawValue {
             return "answered 503 \(response.errorCode ?? "without a code")"
         }
         guard let documented else { return nil }
