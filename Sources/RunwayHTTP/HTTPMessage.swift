@@ -8,13 +8,18 @@ public enum HTTPMethod: String, Sendable, CaseIterable, Hashable {
 /// Header fields in arrival order; names compare case-insensitively.
 public struct HTTPHeaders: Sendable, Sequence {
     public private(set) var fields: [(name: String, value: String)] = []
+    /// The names a transport handed over when it kept only those (`HotPath.request`); nil when every header is here.
+    package var handedOver: [String]?
 
     public init() {}
     public init(_ fields: [(String, String)]) { self.fields = fields.map { (name: $0.0, value: $0.1) } }
 
     /// The first value of `name`, or nil.
     public subscript(_ name: String) -> String? {
-        fields.first(where: { $0.name.caseInsensitiveEquals(name) })?.value
+        #if DEBUG
+        if let handedOver, !handedOver.contains(where: { $0.caseInsensitiveEquals(name) }) { HotPath.unsentHeaderReads.record(name) }
+        #endif
+        return fields.first(where: { $0.name.caseInsensitiveEquals(name) })?.value
     }
 
     /// Appends a field (keeps existing ones with the same name).
@@ -148,29 +153,33 @@ public final class TransportForm: @unchecked Sendable {  // `value` is set once,
     }
 }
 
-/// The last step of an immediate answer, run off the transport's thread: it starts the work the answer waits for and
-/// calls back with the response to send (the one it was given, or another if the work failed). Middleware wraps it to
-/// see the final response (`map`).
+/// The last step of an immediate answer, run off the transport's thread: its work starts what the answer waits for and
+/// calls back with the response to send (the one it was given, or another if the work failed). Middleware adds
+/// finishing steps (`map`), applied in order to that response; the transport gets the result.
 public struct ResponseRelease: Sendable {
-    private let start: @Sendable (HTTPResponse, @escaping @Sendable (HTTPResponse) -> Void) -> Void
+    private let work: @Sendable (HTTPResponse, @escaping @Sendable (HTTPResponse) -> Void) -> Void
+    private var finishing: [@Sendable (HTTPResponse) -> HTTPResponse] = []
 
-    /// `start` gets the response as the pipeline made it and must call its callback exactly once.
-    public init(_ start: @escaping @Sendable (HTTPResponse, @escaping @Sendable (HTTPResponse) -> Void) -> Void) { self.start = start }
+    /// `work` gets the response as the pipeline made it and must call its callback exactly once.
+    public init(_ work: @escaping @Sendable (HTTPResponse, @escaping @Sendable (HTTPResponse) -> Void) -> Void) { self.work = work }
 
-    /// Starts the work; `done` gets the response to send.
+    /// Starts the work; `done` gets the response to send, after every finishing step.
     public func run(_ response: HTTPResponse, done: @escaping @Sendable (HTTPResponse) -> Void) {
         var response = response
         response.release = nil
-        start(response) { final in
-            var final = final
+        let finishing = self.finishing
+        work(response) { given in
+            var final = given
             final.release = nil
+            for step in finishing { final = step(final) }
             done(final)
         }
     }
 
-    /// The same release with `transform` applied to the response it gives.
+    /// The same release with `transform` applied, after the steps it has, to the response it gives.
     public func map(_ transform: @escaping @Sendable (HTTPResponse) -> HTTPResponse) -> ResponseRelease {
-        let inner = self
-        return ResponseRelease { response, done in inner.run(response) { done(transform($0)) } }
+        var mapped = self
+        mapped.finishing.append(transform)
+        return mapped
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The short path of the hottest public routes (`/healthz`, a link's redirect, the OpenAPI document): a `GET` route
 /// with an `immediate` handler is answered on the transport's own thread, from what the handler has in memory, with
 /// none of the middleware chain. The few steps such a route needs, this type does itself with the chain's own parts:
@@ -26,6 +28,28 @@ public final class HotPath: Sendable {
     /// hands over only these (and reads the rest when the request goes the ordinary way).
     public static let headerNames = ["Host", "User-Agent", "Referer", "Accept-Language", "Purpose", "Sec-Purpose", "X-Request-Id",
                                      "X-Forwarded-For", "X-Forwarded-Proto"]
+
+    /// A complete GET or HEAD as a transport hands it to the hot path: of `headers`, only those named in `headerNames`.
+    public static func request(method: String, path: String, query: [(String, String)], headers: [(String, String)],
+                               remoteAddress: String?) -> HTTPRequest {
+        let named: ((String, String)) -> Bool = { field in headerNames.contains { $0.caseInsensitiveEquals(field.0) } }
+        // A transport that already kept only these (as libmicrohttpd's does, before making Strings) pays no copy.
+        var kept = HTTPHeaders(headers.allSatisfy(named) ? headers : headers.filter(named))
+        kept.handedOver = headerNames
+        return HTTPRequest(method: method, path: path, query: query, headers: kept, remoteAddress: remoteAddress)
+    }
+
+    #if DEBUG
+    /// Names a hot route read that the transport did not hand over (debug builds): each is a header the route never
+    /// sees, and a test holds this empty.
+    package static let unsentHeaderReads = HeaderReads()
+
+    package final class HeaderReads: Sendable {
+        private let names = Mutex<Set<String>>([])
+        func record(_ name: String) { names.withLock { _ = $0.insert(name.lowercased()) } }
+        package func take() -> Set<String> { names.withLock { names in defer { names = [] }; return names } }
+    }
+    #endif
 
     let router: Router
     let steps: Steps

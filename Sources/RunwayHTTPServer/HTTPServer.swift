@@ -143,9 +143,15 @@ public final class HTTPServer: @unchecked Sendable {
         release.run(response) { final in self.finish(state, with: final) }
     }
 
-    /// Marks a request as handed off and suspends its connection (the watchdog and shutdown see it from here).
+    /// Counts `size` more body bytes against `maxBufferedBodyBytes`; false (and nothing counted) when they do not fit.
+    func reserveBody(_ size: Int) -> Bool {
+        if bufferedBodyBytes.add(size, ordering: .relaxed).newValue <= configuration.maxBufferedBodyBytes { return true }
+        bufferedBodyBytes.subtract(size, ordering: .relaxed)
+        return false
+    }
+
+    /// Registers a suspended request's connection and suspends it (the watchdog and shutdown see it from here).
     private func suspend(_ state: RequestState) {
-        state.dispatched = true
         state.deadline = .now + .milliseconds(Int64(configuration.requestTimeoutSeconds * 1000))
         inFlight.add(1, ordering: .relaxed)
         suspended.withLock { $0[ObjectIdentifier(state)] = state }

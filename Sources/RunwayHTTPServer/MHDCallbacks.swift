@@ -4,87 +4,86 @@ import LinkRunwayAPI
 import RunwayHTTP
 
 /// libmicrohttpd calls this several times per request: once when the headers are in, once per chunk of body, once
-/// when the body is complete, and once more after a suspended connection is resumed.
+/// when the body is complete, and once more after a suspended connection is resumed. What the request is at each call
+/// is its `RequestSlot` and, once tracked, its `RequestLife`.
 let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, requestClosure in
     guard let cls, let connection, let uploadDataSize, let requestClosure else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
 
-    guard var existing = requestClosure.pointee else {
+    let state: RequestState
+    switch RequestSlot.read(requestClosure) {
+    case .empty:
         // First call: the request line and headers are in. A GET may be for a hot route: nothing is read yet, and the
         // request is marked for the hot path.
         lr_guard_phase(server.guardian, connection, Int32(LR_BODY.rawValue))
         if server.immediate != nil, let method, isGetOrHead(method) {
-            requestClosure.pointee = hotRequestMarker
+            RequestSlot.store(.hotCandidate, in: requestClosure)
             return .YES
         }
-        return begin(server, connection, url, method, requestClosure)
-    }
-
-    if existing == hotRequestMarker {
+        return begin(server, connection, url, method, requestClosure).result
+    case .hotCandidate:
         if uploadDataSize.pointee == 0, let immediate = server.immediate {
             lr_guard_phase(server.guardian, connection, Int32(LR_HANDLED.rawValue))
-            let request = hotRequest(connection, url, method)
+            let request = HotPath.request(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+                                          query: values(connection, kind: .GET_ARGUMENT_KIND),
+                                          headers: values(connection, kind: .HEADER_KIND, named: hotHeaderNames, expecting: 8),
+                                          remoteAddress: clientAddress(connection))
             if let response = immediate(request) {
                 guard let release = response.release else {
                     return queue(response, on: connection, closing: server.shuttingDown.load(ordering: .relaxed))
                 }
                 // One that must wait for work it started (a redirect's durable click) holds the connection until then.
-                let state = RequestState(connection: connection, method: request.method, path: request.path)
-                requestClosure.pointee = Unmanaged.passRetained(state).toOpaque()
-                server.hold(state, response, release: release)
+                let held = RequestState(connection: connection, method: request.method, path: request.path, life: .held())
+                RequestSlot.store(.tracked(held), in: requestClosure)
+                server.hold(held, response, release: release)
                 return .YES
             }
         }
-        // Not for the hot path after all (or a GET with a body): the whole request is read the ordinary way.
-        requestClosure.pointee = nil
-        let result = begin(server, connection, url, method, requestClosure)
-        guard let state = requestClosure.pointee, !Unmanaged<RequestState>.fromOpaque(state).takeUnretainedValue().bodyTooLarge else {
-            return result
-        }
-        existing = state
+        // Not for the hot path after all (or a GET with a body): the whole request is read the ordinary way, and this
+        // call goes on as the body's first chunk or its end.
+        let (result, begun) = begin(server, connection, url, method, requestClosure)
+        guard case .reading = begun.life.phase else { return result }
+        state = begun
+    case .tracked(let tracked):
+        state = tracked
     }
 
-    let state = Unmanaged<RequestState>.fromOpaque(existing).takeUnretainedValue()
     let size = uploadDataSize.pointee
     if size > 0 {
         lr_guard_body(server.guardian, connection, size)
-        if !state.bodyTooLarge, !state.overBudget, let uploadData {
-            if state.body.count + size > state.bodyLimit {
-                state.bodyTooLarge = true
-                state.release(from: server)
-            } else if server.bufferedBodyBytes.add(size, ordering: .relaxed).newValue > server.configuration.maxBufferedBodyBytes {
-                // Every connection's buffered body together is bounded: past it, this request is turned away.
-                server.bufferedBodyBytes.subtract(size, ordering: .relaxed)
-                state.overBudget = true
-                state.release(from: server)
-            } else {
-                state.budgeted += size
+        switch state.life.chunk(size, reserve: { server.reserveBody($0) }) {
+        case .keep:
+            state.budgeted += size
+            if let uploadData {
                 uploadData.withMemoryRebound(to: UInt8.self, capacity: size) { state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size)) }
             }
+        case .dropAll:
+            state.release(from: server)
+        case .drop:
+            break
         }
         uploadDataSize.pointee = 0
         return .YES
     }
     lr_guard_phase(server.guardian, connection, Int32(LR_HANDLED.rawValue))
 
-    if let response = state.takeResponse() {
-        return queue(response, on: connection, closing: server.shuttingDown.load(ordering: .relaxed))
-    }
-    if state.bodyTooLarge {
-        return queue(HTTPError.payloadTooLarge(limit: state.bodyLimit).response, on: connection, closing: true)
-    }
-    if state.overBudget {
+    let answer = state.takeResponse()
+    switch state.life.next(answerReady: answer != nil) {
+    case .send:
+        guard let answer else { return .YES }  // `.send` comes only with an answer
+        return queue(answer, on: connection, closing: server.shuttingDown.load(ordering: .relaxed))
+    case .refuseTooLarge:
+        return queue(HTTPError.payloadTooLarge(limit: state.life.limit).response, on: connection, closing: true)
+    case .refuseBusy:
         return queue(HTTPError.unavailable(.serverBusy, "the server is reading too many request bodies at once; retry shortly").response,
                      on: connection, closing: true)
+    case .dispatch:
+        server.dispatch(state, state.request)
+        return .YES
+    case .wait:
+        return .YES
     }
-    if state.dispatched { return .YES }
-    server.dispatch(state, state.request)
-    return .YES
 }
-
-/// Marks a GET whose first call read nothing yet, to be tried on the hot path once the request is complete; it owns
-/// nothing, so the completion callback has nothing to release. (Never written through, so shared safely.)
-nonisolated(unsafe) private let hotRequestMarker = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
 
 private func isGetOrHead(_ method: UnsafePointer<CChar>) -> Bool {
     strcmp(method, "GET") == 0 || strcmp(method, "HEAD") == 0
@@ -93,36 +92,22 @@ private func isGetOrHead(_ method: UnsafePointer<CChar>) -> Bool {
 /// Records the whole request in a `RequestState` (every header, the query, the peer) and refuses a body over the
 /// route's limit before a byte of it is read.
 private func begin(_ server: HTTPServer, _ connection: OpaquePointer, _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
-                   _ requestClosure: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
-    let state = RequestState(connection: connection,
-                             method: method.map { String(cString: $0) } ?? "GET",
-                             path: url.map { String(cString: $0) } ?? "/")
-    collectValues(connection, kind: .HEADER_KIND) { state.headers.append(($0, $1)) }
-    collectValues(connection, kind: .GET_ARGUMENT_KIND) { state.query.append(($0, $1)) }
-    state.remoteAddress = clientAddress(connection)
-    requestClosure.pointee = Unmanaged.passRetained(state).toOpaque()
+                   _ requestClosure: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> (result: MHD_Result, state: RequestState) {
+    let method = method.map { String(cString: $0) } ?? "GET", path = url.map { String(cString: $0) } ?? "/"
     // The route's limit, known before a byte of the body is read.
-    let routeLimit = state.method == "GET" || state.method == "HEAD" ? nil : server.bodyLimit(state.method, state.path)
+    let routeLimit = method == "GET" || method == "HEAD" ? nil : server.bodyLimit(method, path)
     let limit = min(server.configuration.maxBodyBytes, routeLimit ?? .max)
-    state.bodyLimit = limit
-    if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
-       length > limit {
-        // Refuse before reading a byte of the body; libmicrohttpd closes the connection afterwards.
-        state.bodyTooLarge = true
-        return queue(HTTPError.payloadTooLarge(limit: limit).response, on: connection, closing: true)
+    let contentLength = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap { Int(String(cString: $0)) }
+    let state = RequestState(connection: connection, method: method, path: path, life: RequestLife(limit: limit, contentLength: contentLength))
+    state.headers = values(connection, kind: .HEADER_KIND)
+    state.query = values(connection, kind: .GET_ARGUMENT_KIND)
+    state.remoteAddress = clientAddress(connection)
+    RequestSlot.store(.tracked(state), in: requestClosure)
+    guard case .reading = state.life.phase else {
+        // Refused before reading a byte of the body; libmicrohttpd closes the connection afterwards.
+        return (queue(HTTPError.payloadTooLarge(limit: limit).response, on: connection, closing: true), state)
     }
-    return .YES
-}
-
-/// A complete GET as the hot path sees it: the headers it may read (`HotPath.headerNames`), the query and the peer.
-private func hotRequest(_ connection: OpaquePointer, _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?) -> HTTPRequest {
-    var headers: [(String, String)] = []
-    headers.reserveCapacity(8)
-    collectValues(connection, kind: .HEADER_KIND, named: hotHeaderNames) { headers.append(($0, $1)) }
-    var query: [(String, String)] = []
-    collectValues(connection, kind: .GET_ARGUMENT_KIND) { query.append(($0, $1)) }
-    return HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/", query: query,
-                       headers: HTTPHeaders(headers), remoteAddress: clientAddress(connection))
+    return (.YES, state)
 }
 
 /// `HotPath.headerNames` as C strings, for comparing without making Strings of the others.
@@ -139,18 +124,13 @@ private func clientAddress(_ connection: OpaquePointer) -> String? {
 
 /// The single release point of a request's state, whether it completed or the client went away.
 let completedHandler: MHD_RequestCompletedCallback = { cls, connection, requestClosure, _ in
-    guard let cls, let requestClosure, let pointer = requestClosure.pointee else { return }
+    guard let cls, let requestClosure else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
-    if pointer == hotRequestMarker {
-        requestClosure.pointee = nil
-        if let connection { lr_guard_phase(server.guardian, connection, Int32(LR_HEADERS.rawValue)) }
-        return
-    }
-    let state = Unmanaged<RequestState>.fromOpaque(pointer).takeRetainedValue()
-    requestClosure.pointee = nil
-    state.release(from: server)
+    let slot = RequestSlot.take(requestClosure)
+    if case .empty = slot { return }
+    if case .tracked(let state) = slot { state.release(from: server) }
     if let connection { lr_guard_phase(server.guardian, connection, Int32(LR_HEADERS.rawValue)) }
-    if state.dispatched { server.inFlight.subtract(1, ordering: .releasing) }
+    if case .tracked(let state) = slot, state.life.inFlight { server.inFlight.subtract(1, ordering: .releasing) }
 }
 
 /// Queues a response; only ever called from inside the access handler. A prepared response sent unchanged goes as the
@@ -181,25 +161,25 @@ private func makeResponse(_ response: HTTPResponse, closing: Bool) -> OpaquePoin
     return created
 }
 
-/// Calls `body` with every key and value of one kind (headers, query arguments), or only those whose key is one of
-/// `names` (compared without case, before any String is made).
-private func collectValues(_ connection: OpaquePointer, kind: MHD_ValueKind, named names: [UnsafeMutablePointer<CChar>]? = nil,
-                           _ body: (String, String) -> Void) {
-    withoutActuallyEscaping(body) { body in
-        var sink = ValueSink(body: body, names: names)
-        withUnsafeMutablePointer(to: &sink) { pointer in
-            _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
-                guard let cls, let key else { return .YES }
-                let sink = cls.assumingMemoryBound(to: ValueSink.self)
-                if let names = sink.pointee.names, !names.contains(where: { strcasecmp($0, key) == 0 }) { return .YES }
-                sink.pointee.body(String(cString: key), value.map { String(cString: $0) } ?? "")
-                return .YES
-            }, pointer)
-        }
+/// Every key and value of one kind (headers, query arguments), or only those whose key is one of `names` (compared
+/// without case, before any String is made).
+private func values(_ connection: OpaquePointer, kind: MHD_ValueKind, named names: [UnsafeMutablePointer<CChar>]? = nil,
+                    expecting count: Int = 0) -> [(String, String)] {
+    var sink = ValueSink(names: names)
+    sink.values.reserveCapacity(count)
+    withUnsafeMutablePointer(to: &sink) { pointer in
+        _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
+            guard let cls, let key else { return .YES }
+            let sink = cls.assumingMemoryBound(to: ValueSink.self)
+            if let names = sink.pointee.names, !names.contains(where: { strcasecmp($0, key) == 0 }) { return .YES }
+            sink.pointee.values.append((String(cString: key), value.map { String(cString: $0) } ?? ""))
+            return .YES
+        }, pointer)
     }
+    return sink.values
 }
 
 private struct ValueSink {
-    let body: (String, String) -> Void
     let names: [UnsafeMutablePointer<CChar>]?
+    var values: [(String, String)] = []
 }

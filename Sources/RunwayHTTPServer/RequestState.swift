@@ -11,24 +11,20 @@ final class RequestState: @unchecked Sendable {
     var query: [(String, String)] = []
     var remoteAddress: String?
     var body: [UInt8] = []
-    var bodyTooLarge = false
-    /// The body limit of the route the request is for.
-    var bodyLimit = 0
-    /// The server's body budget was spent: answered 503 once the body has been read (and dropped).
-    var overBudget = false
+    /// Where the request is (moved only on libmicrohttpd's thread).
+    var life: RequestLife
     /// Bytes of `body` counted against the server's budget, given back when the request completes.
     var budgeted = 0
-    /// True once the handler task was started and the connection suspended.
-    var dispatched = false
     var deadline: ContinuousClock.Instant = .now
     /// Set exactly once, by the handler task or by the deadline watchdog; the winner resumes the connection.
     private let answer = Mutex<HTTPResponse?>(nil)
     private let answered = Atomic<Bool>(false)
 
-    init(connection: OpaquePointer, method: String, path: String) {
+    init(connection: OpaquePointer, method: String, path: String, life: RequestLife) {
         self.connection = connection
         self.method = method
         self.path = path
+        self.life = life
     }
 
     /// Stores the response if none was stored yet; true for the caller that won.

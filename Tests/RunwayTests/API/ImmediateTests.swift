@@ -90,6 +90,42 @@ struct ImmediateTests {
 
     struct ImmediateTestFailure: Error {}
 
+    /// What a browser sends beside the headers a hot route reads.
+    static let browserHeaders = [("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"), ("Accept-Encoding", "gzip, deflate, br"),
+                                 ("Cookie", "session=abc"), ("Sec-Fetch-Mode", "navigate"), ("Sec-Fetch-Site", "cross-site"),
+                                 ("Upgrade-Insecure-Requests", "1"), ("Forwarded", "for=198.51.100.4"), ("X-Real-IP", "198.51.100.4")]
+
+    @Test("the hot path reads only the headers a transport hands over to it, on every kind of answer")
+    func handedOverHeaders() async throws {
+        let server = try await TestServer.start()
+        _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"promo","destinations":{"web":"https://example.com/spring"}}"#)
+        func hot(_ method: String, _ path: String, userAgent: String, _ extra: [(String, String)] = []) -> HTTPRequest {
+            HotPath.request(method: method, path: path, query: [("utm_source", "x")],
+                            headers: [("Host", "localhost"), ("User-Agent", userAgent), ("Referer", "https://news.example/"),
+                                      ("Accept-Language", "fr-FR"), ("X-Request-Id", "hot-1")] + extra + Self.browserHeaders,
+                            remoteAddress: "203.0.113.7")
+        }
+        let tap = hot("GET", "/promo", userAgent: UserAgents.iPhone)
+        #expect(tap.headers.fields.map(\.name) == ["Host", "User-Agent", "Referer", "Accept-Language", "X-Request-Id"],
+                "only the headers HotPath names are kept, in order")
+        _ = HotPath.unsentHeaderReads.take()
+        _ = tap.headers["Cookie"]
+        #expect(HotPath.unsentHeaderReads.take() == ["cookie"], "a read of a header not handed over is noticed")
+
+        let answers = [
+            try await Self.warmed(server, tap), try await Self.warmed(server, hot("HEAD", "/promo", userAgent: UserAgents.iPhone)),
+            try await Self.warmed(server, hot("GET", "/promo", userAgent: "Slackbot-LinkExpanding 1.0")),
+            try await Self.warmed(server, hot("GET", "/promo", userAgent: UserAgents.iPhone, [("Sec-Purpose", "prefetch")])),
+            try await Self.warmed(server, hot("GET", "/nothing", userAgent: UserAgents.desktop)),
+            try #require(server.application.respondImmediately(to: hot("GET", "/healthz", userAgent: "kube-probe/1.30"))),
+            try #require(server.application.respondImmediately(to: hot("GET", "/openapi.json", userAgent: "curl/8.5.0"))),
+        ]
+        for answer in answers { _ = await Self.released(answer) }
+        #expect(answers.map(\.status) == [302, 302, 200, 302, 404, 200, 200])
+        #expect(HotPath.unsentHeaderReads.take().isEmpty, "a hot route read a header the transport does not hand over")
+        await server.stop()
+    }
+
     static let tap = HTTPRequest(method: "GET", path: "/promo", headers: HTTPHeaders([("Host", "localhost"), ("User-Agent", UserAgents.iPhone),
                                                                                      ("X-Request-Id", "tap-1")]), remoteAddress: "203.0.113.7")
 
