@@ -372,10 +372,30 @@ extension AppStoreNotificationRequest: DescribedWireType {
     public static let notes: [String: FieldNote] = ["signedPayload": FieldNote("Apple's JWS, verbatim.", minLength: 1)]
 }
 
-/// What a notification did: `ok`, `trial`, `duplicate`, `unattributed`, `ignored`, `ignored_non_production` or
-/// `consent_rescinded`.
+/// What the server did with an App Store notification.
+public enum AppStoreNotificationStatus: String, Codable, Sendable, CaseIterable, WireEnumeration {
+    /// Processed: a commission accrued or clawed back, or none was due.
+    case ok
+    /// A free trial: nothing earned.
+    case trial
+    /// Processed before: this notification, or the transaction's commission.
+    case duplicate
+    /// No affiliate bind holds the purchase.
+    case unattributed
+    /// Nothing to do (a `reason` says why when the type does not).
+    case ignored
+    /// A sandbox notification at a production surface.
+    case ignoredNonProduction = "ignored_non_production"
+    /// Consent for the app transaction was rescinded: recorded, not processed.
+    case consentRescinded = "consent_rescinded"
+
+    /// Every status, as the API spells them, for descriptions.
+    public static var listed: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}
+
+/// What a notification did (`AppStoreNotificationStatus`).
 public struct AppStoreNotificationResult: Codable, Sendable, Equatable {
-    public var status: String
+    public var status: AppStoreNotificationStatus
     public var notificationUUID: String?
     public var notificationType: String?
     /// Why a notification was `ignored` when its type alone does not say it (`AppStoreNotificationResult.reasons`).
@@ -386,7 +406,7 @@ public struct AppStoreNotificationResult: Codable, Sendable, Equatable {
     /// For a payment of a monthly plan with a commitment: which payment it is and what the whole commitment earns.
     public var commitment: CommissionCommitment?
 
-    public init(status: String, notificationUUID: String? = nil, notificationType: String? = nil, reason: String? = nil, amount: Int64? = nil,
+    public init(status: AppStoreNotificationStatus, notificationUUID: String? = nil, notificationType: String? = nil, reason: String? = nil, amount: Int64? = nil,
                 currency: String? = nil, commitment: CommissionCommitment? = nil) {
         self.status = status
         self.notificationUUID = notificationUUID
@@ -399,15 +419,13 @@ public struct AppStoreNotificationResult: Codable, Sendable, Equatable {
 }
 
 extension AppStoreNotificationResult: DescribedWireType {
-    /// Every status a notification can get.
-    public static let statuses = ["ok", "trial", "duplicate", "unattributed", "ignored", "ignored_non_production", "consent_rescinded"]
     /// Why a notification was ignored, when its type does not say it: its environment is neither Production nor
     /// Sandbox (at a sandbox surface), or its purchase came from an education or enterprise store's install under a
     /// program that pays for consumer stores only.
     public static let reasons = ["other_environment", "non_consumer_store"]
 
     public static let notes: [String: FieldNote] = [
-        "status": .oneOf(statuses, "What happened."),
+        "status": FieldNote("What happened."),
         "notificationUUID": FieldNote("Apple's UUID."), "notificationType": FieldNote("Apple's type."), "currency": .currency,
         "reason": .oneOf(reasons, "Why it was ignored, when its type does not say it."),
         "commitment": FieldNote("A monthly plan's commitment: this payment's place in it and the committed total."),

@@ -6,7 +6,7 @@ public struct AppStoreNotificationRecord: Codable, Sendable, Equatable {
     public var notificationUUID: String
     public var notificationType: String
     public var subtype: String?
-    /// What the server answered (`AppStoreNotificationResult.statuses`); `processing` never shows, it commits with it.
+    /// What the server answered (`AppStoreNotificationStatus`); `processing` never shows, it commits with it.
     public var status: String
     public var reason: String?
     public var receivedAt: String
@@ -72,7 +72,7 @@ extension AppStoreNotificationRecord: DescribedWireType {
     public static let summary: String? = "An App Store notification as received: the answer given and Apple's values as sent."
     public static let notes: [String: FieldNote] = [
         "surfaceId": .id("The surface it reached."), "notificationUUID": FieldNote("Apple's UUID."), "notificationType": FieldNote("Apple's type, as sent."),
-        "subtype": FieldNote("Apple's subtype, as sent."), "status": .oneOf(AppStoreNotificationResult.statuses, "What the server answered."),
+        "subtype": FieldNote("Apple's subtype, as sent."), "status": .oneOf(AppStoreNotificationStatus.wireValues, "What the server answered."),
         "reason": .oneOf(AppStoreNotificationResult.reasons, "Why it was ignored, when its type does not say it."), "receivedAt": .timestamp,
         "environment": FieldNote("Apple's environment, as sent."), "transactionId": FieldNote("Apple's transaction."),
         "appTransactionId": FieldNote("Apple's app transaction (none once its consent was rescinded)."),

@@ -82,10 +82,10 @@ extension ReplayNotificationsRequest: DescribedWireType {
 public struct AppStoreTestNotificationResult: Codable, Sendable, Equatable {
     public var testNotificationToken: String
     /// What processing the notification gave (`ignored` for a TEST, `duplicate` when Apple's delivery came first).
-    public var notificationStatus: String
+    public var notificationStatus: AppStoreNotificationStatus
     public var appStoreId: AppStoreIdStatus
 
-    public init(testNotificationToken: String, notificationStatus: String, appStoreId: AppStoreIdStatus) {
+    public init(testNotificationToken: String, notificationStatus: AppStoreNotificationStatus, appStoreId: AppStoreIdStatus) {
         self.testNotificationToken = testNotificationToken
         self.notificationStatus = notificationStatus
         self.appStoreId = appStoreId

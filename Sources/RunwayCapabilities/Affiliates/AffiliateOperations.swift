@@ -65,14 +65,14 @@ extension Operation {
     static let receiveAppStoreNotification = Operation(
         id: "receiveAppStoreNotification", summary: "App Store Server Notifications v2, as Apple sends them",
         tag: "Affiliates", access: .open, requestSchema: .of(AppStoreNotificationRequest.self),
-        responses: [.json(200, AppStoreNotificationResult.self, "Processed: ok, trial, duplicate, unattributed, ignored (with a reason when its type does not say why), ignored_non_production or consent_rescinded.")],
+        responses: [.json(200, AppStoreNotificationResult.self, "Processed: \(AppStoreNotificationStatus.listed) (ignored with a reason when its type does not say why).")],
         maxBodyBytes: 256 * 1024, errors: [400, 404, 503], rateLimited: true)
 
     static let forwardAppStoreNotification = Operation(
         id: "forwardAppStoreNotification",
         summary: "A notification forwarded by your server: x-ea-timestamp (unix seconds) and x-ea-signature (sha256=<hex HMAC>)",
         tag: "Affiliates", access: .open, requestSchema: .of(AppStoreNotificationRequest.self),
-        responses: [.json(200, AppStoreNotificationResult.self, "Processed: ok, trial, duplicate, unattributed, ignored (with a reason when its type does not say why), ignored_non_production or consent_rescinded.")],
+        responses: [.json(200, AppStoreNotificationResult.self, "Processed: \(AppStoreNotificationStatus.listed) (ignored with a reason when its type does not say why).")],
         maxBodyBytes: 256 * 1024, errors: [400, 401, 404, 503], rateLimited: true)
 
     static let affiliateBalance = Operation(

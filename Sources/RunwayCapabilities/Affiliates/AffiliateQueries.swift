@@ -163,12 +163,12 @@ enum AffiliateQueries {
 
     /// Records a notification that needs no ledger work, with the values it carries as Apple sent them: false when the
     /// surface had it already.
-    static func recordNotification(_ db: any SQLExecutor, surfaceId: String, notification n: AppStoreNotification, status: String, reason: String?,
+    static func recordNotification(_ db: any SQLExecutor, surfaceId: String, notification n: AppStoreNotification, status: AppStoreNotificationStatus, reason: String?,
                                    now: Int64) throws -> Bool {
         try db.execute("""
             INSERT INTO app_store_notifications (surface_id, notification_uuid, notification_type, subtype, status, reason, received_at, environment,
                                                  token_type)
-            VALUES (\(surfaceId), \(clip(n.notificationUUID)), \(clip(n.notificationType)), \(clip(n.subtype)), \(status), \(reason), \(now),
+            VALUES (\(surfaceId), \(clip(n.notificationUUID)), \(clip(n.notificationType)), \(clip(n.subtype)), \(status.rawValue), \(reason), \(now),
                     \(clip(n.environment)), \(clip(n.tokenType)))
             ON CONFLICT (surface_id, notification_uuid) DO NOTHING
             """) == 1
@@ -200,9 +200,9 @@ enum AffiliateQueries {
     /// At most 64 characters of a value Apple sent, as stored.
     static func clip(_ text: String?) -> String? { text.map { String($0.prefix(64)) } }
 
-    static func setNotificationStatus(_ db: any SQLExecutor, surfaceId: String, uuid: String, status: String, reason: String?) throws {
+    static func setNotificationStatus(_ db: any SQLExecutor, surfaceId: String, uuid: String, status: AppStoreNotificationStatus, reason: String?) throws {
         try db.execute("""
-            UPDATE app_store_notifications SET status = \(status), reason = \(reason) WHERE surface_id = \(surfaceId) AND notification_uuid = \(uuid)
+            UPDATE app_store_notifications SET status = \(status.rawValue), reason = \(reason) WHERE surface_id = \(surfaceId) AND notification_uuid = \(uuid)
             """)
     }
 

@@ -60,7 +60,7 @@ struct NotificationHandlers: Sendable {
     /// Processes a notification and counts it by the status it got.
     func counted(_ body: [UInt8], surfaceId: String) async throws -> AppStoreNotificationResult {
         let result = try await process(body, surfaceId: surfaceId)
-        services.metrics.increment("linkrunway_app_store_notifications_total", labels: [("status", result.status)])
+        services.metrics.increment("linkrunway_app_store_notifications_total", labels: [("status", result.status.rawValue)])
         return result
     }
 
@@ -80,7 +80,7 @@ struct NotificationHandlers: Sendable {
             let first = try await services.store.write { db in
                 try AffiliateQueries.recordNotification(db, surfaceId: surfaceId, notification: notification, status: status, reason: reason, now: now)
             }
-            return AppStoreNotificationResult(status: first ? status : "duplicate", notificationUUID: notification.notificationUUID,
+            return AppStoreNotificationResult(status: first ? status : .duplicate, notificationUUID: notification.notificationUUID,
                                               notificationType: notification.notificationType, reason: first ? reason : nil)
         case .process(let checked):
             let (result, proved) = try await services.store.write { db in
@@ -98,10 +98,10 @@ struct NotificationHandlers: Sendable {
     static func apply(_ db: any SQLExecutor, _ checked: NotificationVerification.Checked, surface: Surface, now: Int64) throws -> AppStoreNotificationResult {
         let notification = checked.notification
         let uuid = notification.notificationUUID, type = notification.notificationType
-        var result = AppStoreNotificationResult(status: "ignored", notificationUUID: uuid, notificationType: type)
+        var result = AppStoreNotificationResult(status: .ignored, notificationUUID: uuid, notificationType: type)
         let rescinded = try checked.appTransactionId.map { try ConsentRescission.isRescinded(db, appId: surface.app.id, appTransactionId: $0) } ?? false
         guard try AffiliateQueries.claimNotification(db, surfaceId: surface.id, checked: checked, private: rescinded, now: now) else {
-            result.status = "duplicate"
+            result.status = .duplicate
             return result
         }
         // A migrated subscription (MIGRATION; the changelog spells it MIGRATE) names the id it had before: its later
@@ -119,9 +119,9 @@ struct NotificationHandlers: Sendable {
         }
         if type == rescindConsent, let appTransactionId = checked.appTransaction?.appTransactionId {
             try ConsentRescission.apply(db, appId: surface.app.id, appTransactionId: appTransactionId, now: now)
-            result.status = "consent_rescinded"
+            result.status = .consentRescinded
         } else if rescinded {
-            result.status = "consent_rescinded"
+            result.status = .consentRescinded
         } else if transactionTypes.contains(type), let transaction = checked.transaction, let transactionId = transaction.transactionId {
             result = try post(db, type: type, transaction: transaction, transactionId: transactionId, surface: surface, uuid: uuid, now: now,
                               result: result)
@@ -148,7 +148,7 @@ struct NotificationHandlers: Sendable {
             }
             ?? AffiliateQueries.subscriptionBinding(db, original: original, previous: transaction.previousOriginalTransactionId, appId: surface.app.id)
         guard let binding else {
-            result.status = "unattributed"
+            result.status = .unattributed
             return result
         }
         let token = try binding.string("token")
@@ -161,7 +161,7 @@ struct NotificationHandlers: Sendable {
         if paymentTypes.contains(type) {
             if try binding.bool("consumer_stores_only"),
                try ConsumerStores.nonConsumerPurchase(db, token: token, transaction: transaction, appId: surface.app.id, environment: surface.environment) {
-                result.status = "ignored"
+                result.status = .ignored
                 result.reason = nonConsumerStore
                 return result
             }
@@ -169,7 +169,7 @@ struct NotificationHandlers: Sendable {
                               affiliateId: affiliateId, programId: programId, rule: try CommissionRules.decode(try binding.string("commission")),
                               holdDays: holdDays, surface: surface, uuid: uuid, now: now, result: result)
         }
-        result.status = "ok"
+        result.status = .ok
         if reversalTypes.contains(type) {
             let clawed = try Ledger.clawBack(db, programId: programId, transactionId: transactionId, share: transaction.revokedShare,
                                              notificationUUID: uuid, now: now)
@@ -186,18 +186,18 @@ struct NotificationHandlers: Sendable {
                        result: AppStoreNotificationResult) throws -> AppStoreNotificationResult {
         var result = result
         if transaction.isFreeTrial {
-            result.status = "trial"
+            result.status = .trial
             return result
         }
         // One commission per transaction, however many notifications mention it.
         if try AffiliateQueries.hasCommission(db, programId: programId, transactionId: transactionId) {
-            result.status = "duplicate"
+            result.status = .duplicate
             return result
         }
         let purchaseDate = transaction.purchaseDate ?? now
         guard try CommissionRules.earns(rule, db, programId: programId, originalTransactionId: original, purchaseDate: purchaseDate),
               let price = transaction.price, let currency = transaction.currency, price > 0 else {
-            result.status = "ok"
+            result.status = .ok
             result.amount = 0
             return result
         }
@@ -212,10 +212,10 @@ struct NotificationHandlers: Sendable {
                                                       appTransactionId: transaction.appTransactionId, billingPlanType: transaction.billingPlanType,
                                                       commitment: transaction.commitment, committedAmount: committed),
                                 notificationUUID: uuid, now: now) else {
-            result.status = "duplicate"
+            result.status = .duplicate
             return result
         }
-        result.status = "ok"
+        result.status = .ok
         result.amount = amount
         result.currency = commissionCurrency
         if let commitment = transaction.commitment {

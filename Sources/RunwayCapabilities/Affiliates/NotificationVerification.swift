@@ -38,7 +38,7 @@ struct NotificationVerification {
         case process(Checked)
         /// Verified, but recorded with this status (and the reason, when the status alone does not say it) and nothing
         /// else done.
-        case record(AppStoreNotification, status: String, reason: String?)
+        case record(AppStoreNotification, status: AppStoreNotificationStatus, reason: String?)
     }
 
     static let otherEnvironment = "other_environment"
@@ -61,12 +61,12 @@ struct NotificationVerification {
         if surface.environment == .production, let environment = notification.environment, environment != AppStoreVerifier.Environment.production.rawValue,
            notification.bundleId == app.bundleId {
             // A sandbox purchase reached a production app: expected while testing, never money.
-            return .record(notification, status: "ignored_non_production", reason: nil)
+            return .record(notification, status: .ignoredNonProduction, reason: nil)
         }
-        guard notification.namesAnApp else { return .record(notification, status: "ignored", reason: nil) }
+        guard notification.namesAnApp else { return .record(notification, status: .ignored, reason: nil) }
         if surface.environment == .sandbox, notification.bundleId == app.bundleId,
            !["Production", "Sandbox"].contains(notification.environment ?? "") {
-            return .record(notification, status: "ignored", reason: Self.otherEnvironment)
+            return .record(notification, status: .ignored, reason: Self.otherEnvironment)
         }
         if let failure = AppStoreVerifier.identityFailure(notification, bundleId: app.bundleId, appAppleId: app.appStoreId.flatMap { Int64($0) },
                                                           environment: surface.environment) {

@@ -83,7 +83,7 @@ struct AppStoreReplayHandlers: Sendable {
             let delivery: JSONValue = ["signedPayload": .string(signedPayload)]
             do {
                 let processed = try await notifications.counted(delivery.serializedBytes(), surfaceId: surfaceId)
-                if processed.status == "duplicate" { result.duplicate += 1 } else { result.new += 1 }
+                if processed.status == .duplicate { result.duplicate += 1 } else { result.new += 1 }
             } catch let refusal as any Refusal {
                 result.refused += 1
                 let uuid = (try? CompactJWS.parse(signedPayload))?.payload["notificationUUID"]?.stringValue

@@ -101,13 +101,13 @@ struct AffiliateAPITests {
         func result(_ payload: String) async throws -> AppStoreNotificationResult {
             try await Self.notify(w, w.production, payload).decoded(AppStoreNotificationResult.self)
         }
-        #expect(try await result(Self.payment(w, "SUBSCRIBED", id: "t1", token: token, freeTrial: true)).status == "trial")
+        #expect(try await result(Self.payment(w, "SUBSCRIBED", id: "t1", token: token, freeTrial: true)).status == .trial)
         let renewalUUID = UUID().uuidString.lowercased()
         let renewal = Self.payment(w, id: "t2", original: "t1", token: token, price: 9990, uuid: renewalUUID)
         let paid = try await result(renewal)
-        #expect(paid.status == "ok" && paid.amount == 299 && paid.currency == "USD", "30% of 9.99 rounded down: \(paid)")
-        #expect(try await result(renewal).status == "duplicate", "the same notification UUID again")
-        #expect(try await result(Self.payment(w, "OFFER_REDEEMED", id: "t2", original: "t1", token: token)).status == "duplicate",
+        #expect(paid.status == .ok && paid.amount == 299 && paid.currency == "USD", "30% of 9.99 rounded down: \(paid)")
+        #expect(try await result(renewal).status == .duplicate, "the same notification UUID again")
+        #expect(try await result(Self.payment(w, "OFFER_REDEEMED", id: "t2", original: "t1", token: token)).status == .duplicate,
                 "another notification about the same transaction accrues nothing more")
         let yen = try await result(Self.payment(w, id: "t3", original: "t1", token: token, price: 1_200_000, currency: "JPY"))
         #expect(yen.amount == 360 && yen.currency == "JPY", "JPY has no minor unit")
@@ -115,10 +115,10 @@ struct AffiliateAPITests {
         #expect(dinar.amount == 1497 && dinar.currency == "KWD", "KWD has three decimals")
 
         let refund = try await result(Self.payment(w, "REFUND", id: "t2", original: "t1", token: token))
-        #expect(refund.status == "ok" && refund.amount == -299)
+        #expect(refund.status == .ok && refund.amount == -299)
         #expect(try await Self.balance(w, "USD")?.pending == 0)
         let reversed = try await result(Self.payment(w, "REFUND_REVERSED", id: "t2", original: "t1", token: token))
-        #expect(reversed.status == "ok" && reversed.amount == 299)
+        #expect(reversed.status == .ok && reversed.amount == 299)
         #expect(try await Self.balance(w, "USD") == CurrencyBalance(currency: "USD", pending: 299, payable: 0, paid: 0, test: false))
 
         // Nothing is payable inside the holding period; after it, everything is.
@@ -150,17 +150,17 @@ struct AffiliateAPITests {
         let w = try await Self.world()
         let now = w.server.services.clock.nowMilliseconds()
         let test = w.signer.notification("TEST", bundleId: Self.bundleId, appAppleId: Self.appAppleId, signedDate: now)
-        #expect(try await Self.notify(w, w.production, test).decoded(AppStoreNotificationResult.self).status == "ignored")
+        #expect(try await Self.notify(w, w.production, test).decoded(AppStoreNotificationResult.self).status == .ignored)
         let sandbox = Self.payment(w, id: "s1", token: try await Self.bind(w), environment: "Sandbox")
-        #expect(try await Self.notify(w, w.production, sandbox).decoded(AppStoreNotificationResult.self).status == "ignored_non_production")
-        #expect(try await Self.notify(w, w.sandbox, sandbox).decoded(AppStoreNotificationResult.self).status == "ok", "test money on the sandbox surface")
+        #expect(try await Self.notify(w, w.production, sandbox).decoded(AppStoreNotificationResult.self).status == .ignoredNonProduction)
+        #expect(try await Self.notify(w, w.sandbox, sandbox).decoded(AppStoreNotificationResult.self).status == .ok, "test money on the sandbox surface")
         #expect(try await Self.balance(w, "USD", test: true)?.pending == 299)
         #expect(try await Self.balance(w, "USD") == nil, "test money is kept apart")
-        #expect(try await Self.notify(w, w.production, Self.payment(w, id: "n1", token: nil)).decoded(AppStoreNotificationResult.self).status == "unattributed")
+        #expect(try await Self.notify(w, w.production, Self.payment(w, id: "n1", token: nil)).decoded(AppStoreNotificationResult.self).status == .unattributed)
         #expect(try await Self.notify(w, w.production, Self.payment(w, id: "n2", token: UUID().uuidString)).decoded(AppStoreNotificationResult.self).status
-                == "unattributed", "a token this server never minted")
+                == .unattributed, "a token this server never minted")
         let expired = w.signer.notification("EXPIRED", bundleId: Self.bundleId, appAppleId: Self.appAppleId, signedDate: now)
-        #expect(try await Self.notify(w, w.production, expired).decoded(AppStoreNotificationResult.self).status == "ignored")
+        #expect(try await Self.notify(w, w.production, expired).decoded(AppStoreNotificationResult.self).status == .ignored)
 
         let otherBundle = w.signer.notification("TEST", bundleId: "com.other", appAppleId: Self.appAppleId, signedDate: now)
         #expect(await Self.notify(w, w.production, otherBundle).errorCode == "app_store_invalid")
@@ -205,7 +205,7 @@ struct AffiliateAPITests {
         let now = Int64(w.clock.now.timeIntervalSince1970)
         let accepted = await send(secret: w.production.forwardingSecret, stamp: now)
         #expect(accepted.status == 200)
-        #expect(try accepted.decoded(AppStoreNotificationResult.self).status == "ignored")
+        #expect(try accepted.decoded(AppStoreNotificationResult.self).status == .ignored)
         #expect(await send(secret: w.sandbox.forwardingSecret, stamp: now).errorCode == "invalid_signature", "another surface's secret")
         // The window's ends: 300 s either way is in, 301 s is out.
         #expect(await send(secret: w.production.forwardingSecret, stamp: now - 300).status == 200, "300 s old")
@@ -365,7 +365,7 @@ struct AffiliateAPITests {
         let payload = Self.payment(w, id: "c1", token: try await Self.bind(w))
         let statuses = await withTaskGroup(of: String.self) { group in
             for _ in 0..<12 {
-                group.addTask { (try? await Self.notify(w, w.production, payload).decoded(AppStoreNotificationResult.self).status) ?? "error" }
+                group.addTask { (try? await Self.notify(w, w.production, payload).decoded(AppStoreNotificationResult.self).status.rawValue) ?? "error" }
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
@@ -413,7 +413,7 @@ struct AffiliateAPITests {
         let w = try await Self.world(holdDays: 30)
         let token = try await Self.bind(w)
         let paid = try await Self.notify(w, w.production, Self.payment(w, id: "h1", token: token, price: 9990)).decoded(AppStoreNotificationResult.self)
-        #expect(paid.status == "ok" && paid.amount == 299)
+        #expect(paid.status == .ok && paid.amount == 299)
         w.clock.advance(seconds: 30 * 86_400 - 1)
         #expect(try await Self.balance(w, "USD") == CurrencyBalance(currency: "USD", pending: 299, payable: 0, paid: 0, test: false), "a second before")
         w.clock.advance(seconds: 1)
@@ -496,9 +496,9 @@ struct AffiliateAPITests {
             await server.client().post(surface.surface.notificationPath, json: #"{"signedPayload":"\#(try AppStoreVectors.jws(file))"}"#)
         }
         let test = try await send("apple-library-mock/testNotification.jws", to: sandbox).decoded(AppStoreNotificationResult.self)
-        #expect(test.status == "ignored" && test.notificationType == "TEST" && test.notificationUUID == "9ad56bd2-0bc6-42e0-af24-fd996d87a1e6")
-        #expect(try await send("apple-library-mock/testNotification.jws", to: sandbox).decoded(AppStoreNotificationResult.self).status == "duplicate")
-        #expect(try await send("apple-library-mock/testNotification.jws", to: production).decoded(AppStoreNotificationResult.self).status == "ignored_non_production")
+        #expect(test.status == .ignored && test.notificationType == "TEST" && test.notificationUUID == "9ad56bd2-0bc6-42e0-af24-fd996d87a1e6")
+        #expect(try await send("apple-library-mock/testNotification.jws", to: sandbox).decoded(AppStoreNotificationResult.self).status == .duplicate)
+        #expect(try await send("apple-library-mock/testNotification.jws", to: production).decoded(AppStoreNotificationResult.self).status == .ignoredNonProduction)
         let wrongBundle = try await send("apple-library-mock/wrongBundleId.jws", to: sandbox)
         #expect(wrongBundle.status == 400 && wrongBundle.bodyText.contains("INVALID_APP_IDENTIFIER"))
         let missing = try await send("apple-library-mock/missingX5CHeaderClaim.jws", to: sandbox)

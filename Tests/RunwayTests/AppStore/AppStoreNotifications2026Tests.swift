@@ -38,7 +38,7 @@ struct AppStoreNotifications2026Tests {
             .decoded(InstallMatch.self)
         let bound = try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"alice","installId":"kid-1"}"#).decoded(BindResponse.self)
         let paid = try await Self.result(w, Self.notification(w, id: "r1", token: bound.appAccountToken, fields: [("appTransactionId", .string(appTransaction))]))
-        #expect(paid.status == "ok" && paid.amount == 299)
+        #expect(paid.status == .ok && paid.amount == 299)
 
         let now = w.server.services.clock.nowMilliseconds()
         func rescind(_ signer: AppStoreTestSigner, uuid: String = UUID().uuidString.lowercased()) -> String {
@@ -52,7 +52,7 @@ struct AppStoreNotifications2026Tests {
         #expect(forged.status == 400 && forged.bodyText.contains("signedAppTransactionInfo VERIFICATION_FAILURE"), "\(forged.bodyText)")
 
         let rescinded = try await Self.result(w, rescind(w.signer))
-        #expect(rescinded.status == "consent_rescinded" && rescinded.notificationType == "RESCIND_CONSENT")
+        #expect(rescinded.status == .consentRescinded && rescinded.notificationType == "RESCIND_CONSENT")
         let (binds, install, commission, notifications) = try await w.server.store.read { db in
             (try db.first("SELECT COUNT(*) AS n FROM app_account_tokens WHERE token = \(bound.appAccountToken)")!.int("n"),
              try db.first("SELECT app_transaction_id FROM installs WHERE install_id = 'kid-1'")!,
@@ -67,10 +67,10 @@ struct AppStoreNotifications2026Tests {
         #expect(try await T.balance(w, "USD")?.pending == 299)
 
         let later = try await Self.result(w, Self.notification(w, id: "r2", token: bound.appAccountToken, fields: [("appTransactionId", .string(appTransaction))]))
-        #expect(later.status == "consent_rescinded" && later.amount == nil, "nothing more is processed for it")
+        #expect(later.status == .consentRescinded && later.amount == nil, "nothing more is processed for it")
         let refund = try await Self.result(w, Self.notification(w, "REFUND", id: "r1", fields: [("appTransactionId", .string(appTransaction))]))
-        #expect(refund.status == "consent_rescinded")
-        #expect(try await Self.result(w, rescind(w.signer)).status == "consent_rescinded", "a second rescission changes nothing more")
+        #expect(refund.status == .consentRescinded)
+        #expect(try await Self.result(w, rescind(w.signer)).status == .consentRescinded, "a second rescission changes nothing more")
         try await T.checkLedger(w.server)
         await w.server.stop()
     }
@@ -82,14 +82,14 @@ struct AppStoreNotifications2026Tests {
         let now = w.server.services.clock.nowMilliseconds()
         for type in ["PRICE_CHANGE", "METADATA_UPDATE", "MIGRATION", "SOMETHING_APPLE_ADDS_IN_2027"] {
             let payload = w.signer.notification(type, subtype: "NEW_SUBTYPE", bundleId: T.bundleId, appAppleId: T.appAppleId, signedDate: now)
-            #expect(try await Self.result(w, payload).status == "ignored", "\(type)")
+            #expect(try await Self.result(w, payload).status == .ignored, "\(type)")
         }
         let bare = w.signer.notification("MIGRATION", body: [("advancedCommerceData", .object([("anything", 1)]))], signedDate: now)
         let recorded = try await Self.result(w, bare)
-        #expect(recorded.status == "ignored" && recorded.notificationType == "MIGRATION", "no data object at all")
+        #expect(recorded.status == .ignored && recorded.notificationType == "MIGRATION", "no data object at all")
         let withFields = await w.server.client().post(w.production.surface.notificationPath,
                                                       json: #"{"signedPayload":"\#(Self.notification(w, "PRICE_CHANGE", id: "u1", fields: [("futureField", "x")]))","futureKey":1}"#)
-        #expect(try withFields.decoded(AppStoreNotificationResult.self).status == "ignored")
+        #expect(try withFields.decoded(AppStoreNotificationResult.self).status == .ignored)
         let rows = try await w.server.store.read { try $0.first("SELECT COUNT(*) AS n FROM app_store_notifications WHERE status = 'ignored'")!.int("n") }
         #expect(rows == 6)
         await w.server.stop()
@@ -110,19 +110,19 @@ struct AppStoreNotifications2026Tests {
         for (spelling, n) in [("MIGRATION", "1"), ("MIGRATE", "2")] {
             let token = try await T.bind(w)
             let first = try await Self.result(w, Self.subscription(w, "SUBSCRIBED", id: "pre-\(n)", original: "before-\(n)", token: token))
-            #expect(first.status == "ok" && first.amount == 299)
+            #expect(first.status == .ok && first.amount == 299)
             let previous: [(String, JSONValue)] = [("previousOriginalTransactionId", .string("before-\(n)"))]
             let migrated = try await Self.result(w, Self.subscription(w, spelling, id: "mig-\(n)", original: "after-\(n)", fields: previous))
-            #expect(migrated.status == "ignored" && migrated.notificationType == spelling, "a migration is no payment")
+            #expect(migrated.status == .ignored && migrated.notificationType == spelling, "a migration is no payment")
             // Renewals of the migrated subscription carry neither the token nor, necessarily, the id before.
             let renewed = try await Self.result(w, Self.subscription(w, "DID_RENEW", id: "post-\(n)", original: "after-\(n)"))
-            #expect(renewed.status == "ok" && renewed.amount == 299, "\(spelling): the referrer followed the migration")
+            #expect(renewed.status == .ok && renewed.amount == 299, "\(spelling): the referrer followed the migration")
             let again = try await Self.result(w, Self.subscription(w, "DID_RENEW", id: "post2-\(n)", original: "after-\(n)", fields: previous))
-            #expect(again.status == "ok" && again.amount == 299)
+            #expect(again.status == .ok && again.amount == 299)
         }
         let stranger = try await Self.result(w, Self.subscription(w, "DID_RENEW", id: "x-1", original: "never-bound",
                                                                   fields: [("previousOriginalTransactionId", .string("also-never"))]))
-        #expect(stranger.status == "unattributed", "a subscription no bind led to earns nothing")
+        #expect(stranger.status == .unattributed, "a subscription no bind led to earns nothing")
         let (affiliates, recorded) = try await w.server.store.read { db in
             (try db.query("SELECT DISTINCT affiliate_id FROM commissions").count,
              try db.first("SELECT previous_original_transaction_id FROM app_store_notifications WHERE transaction_id = 'mig-1'")?.optionalString("previous_original_transaction_id"))
@@ -140,16 +140,16 @@ struct AppStoreNotifications2026Tests {
         let token = try await T.bind(w)
         let bought = try await Self.result(w, Self.subscription(w, "SUBSCRIBED", id: "seat-1", original: "seats", token: token,
                                                                 fields: [("quantity", 5), ("inAppOwnershipType", "PURCHASED")]))
-        #expect(bought.status == "ok" && bought.amount == 299 * 5, "five seats")
+        #expect(bought.status == .ok && bought.amount == 299 * 5, "five seats")
         // A member's seat, even one whose own device was bound to the affiliate.
         let memberToken = try await T.bind(w)
         let member = try await Self.result(w, Self.subscription(w, "SUBSCRIBED", id: "member-1", original: "member", token: memberToken,
                                                                 fields: [("inAppOwnershipType", "ASSIGNED")]))
-        #expect(member.status == "ignored" && member.amount == nil)
+        #expect(member.status == .ignored && member.amount == nil)
         let revoked = try await Self.result(w, Self.subscription(w, "REVOKE", id: "seat-1", original: "seats", token: token, fields: [
             ("revocationDate", .number(String(w.server.services.clock.nowMilliseconds()))), ("revocationType", "ASSIGNMENT_REVOKE"),
         ]))
-        #expect(revoked.status == "ignored" && revoked.amount == nil, "a seat taken back changes the seats, not the money")
+        #expect(revoked.status == .ignored && revoked.amount == nil, "a seat taken back changes the seats, not the money")
         #expect(try await T.balance(w, "USD")?.pending == 299 * 5)
         let huge = await T.notify(w, w.production, Self.subscription(w, "SUBSCRIBED", id: "seat-2", original: "seats-2", token: token,
                                                                      fields: [("quantity", 1_000_001)]))
@@ -176,7 +176,7 @@ struct AppStoreNotifications2026Tests {
             return Self.notification(w, "REFUND", id: "p1", token: token, fields: fields)
         }
         let half = try await Self.result(w, refund("REFUND_PRORATED", 50_000))
-        #expect(half.status == "ok" && half.amount == -149, "half of 2.99 is 1.495: 1.49 is taken back, the affiliate keeps the fraction")
+        #expect(half.status == .ok && half.amount == -149, "half of 2.99 is 1.495: 1.49 is taken back, the affiliate keeps the fraction")
         #expect(try await T.balance(w, "USD")?.pending == 150)
         #expect((try await Self.result(w, refund("REFUND_PRORATED", 50_000)).amount ?? 0) == 0, "the same share again takes nothing more")
         #expect(try await Self.result(w, refund("REFUND_PRORATED", 66_667)).amount == -50, "two thirds of 2.99 is 1.99333…: 1.99 in all")
@@ -236,9 +236,9 @@ struct AppStoreNotifications2026Tests {
         let offer: [(String, JSONValue)] = [("appTransactionId", "880000000000000001"), ("offerType", 2), ("offerDiscountType", "ONE_TIME"),
                                             ("offerPeriod", "P1M")]
         let joined = try await Self.result(w, Self.notification(w, id: "j1", fields: offer))
-        #expect(joined.status == "ok" && joined.amount == 299, "no appAccountToken, joined by the app transaction")
+        #expect(joined.status == .ok && joined.amount == 299, "no appAccountToken, joined by the app transaction")
         let stranger = try await Self.result(w, Self.notification(w, id: "j2", fields: [("appTransactionId", "880000000000000999")]))
-        #expect(stranger.status == "unattributed")
+        #expect(stranger.status == .unattributed)
         let row = try await w.server.store.read { db in
             try db.first("SELECT app_transaction_id, offer_type, offer_discount_type, offer_period FROM app_store_notifications WHERE transaction_id = 'j1'")!
         }
@@ -250,7 +250,7 @@ struct AppStoreNotifications2026Tests {
         let now = w.server.services.clock.nowMilliseconds()
         let renewal = w.signer.renewalInfo(original: "o-j3", appTransactionId: "880000000000000003", signedDate: now)
         let change = Self.notification(w, "DID_CHANGE_RENEWAL_STATUS", id: "j3", renewalInfo: renewal)
-        #expect(try await Self.result(w, change).status == "ignored")
+        #expect(try await Self.result(w, change).status == .ignored)
         let kept = try await w.server.store.read { try $0.first("SELECT app_transaction_id FROM app_store_notifications WHERE transaction_id = 'j3'")! }
         #expect(try kept.optionalString("app_transaction_id") != nil)
         await w.server.stop()
@@ -262,8 +262,8 @@ struct AppStoreNotifications2026Tests {
         let w = try await T.world(backend)
         let now = w.server.services.clock.nowMilliseconds()
         let sandbox = w.signer.notification("TEST", bundleId: T.bundleId, appAppleId: nil, environment: "Sandbox", signedDate: now)
-        #expect(try await Self.result(w, sandbox).status == "ignored_non_production", "Apple omits appAppleId in sandbox")
-        #expect(try await Self.result(w, sandbox, at: w.sandbox).status == "ignored", "and the sandbox surface takes it")
+        #expect(try await Self.result(w, sandbox).status == .ignoredNonProduction, "Apple omits appAppleId in sandbox")
+        #expect(try await Self.result(w, sandbox, at: w.sandbox).status == .ignored, "and the sandbox surface takes it")
         let otherBundle = w.signer.notification("TEST", bundleId: "com.other", appAppleId: nil, environment: "Sandbox", signedDate: now)
         #expect(await T.notify(w, w.production, otherBundle).errorCode == "app_store_invalid", "another app's stays refused")
 
@@ -274,7 +274,7 @@ struct AppStoreNotifications2026Tests {
         let wrongEnvironment = w.signer.renewalInfo(original: "o-v1", environment: "Sandbox", signedDate: now)
         #expect(await T.notify(w, w.production, Self.notification(w, id: "v1", token: token, renewalInfo: wrongEnvironment)).status == 400)
         let genuine = w.signer.renewalInfo(original: "o-v1", signedDate: now)
-        #expect(try await Self.result(w, Self.notification(w, id: "v1", token: token, renewalInfo: genuine)).status == "ok")
+        #expect(try await Self.result(w, Self.notification(w, id: "v1", token: token, renewalInfo: genuine)).status == .ok)
         await w.server.stop()
     }
 }

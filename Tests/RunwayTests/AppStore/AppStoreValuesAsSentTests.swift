@@ -31,17 +31,17 @@ struct AppStoreValuesAsSentTests {
         ]))
         let paid = try await N.result(w, w.signer.notification("DID_RENEW", bundleId: T.bundleId, appAppleId: T.appAppleId, transaction: transaction,
                                                                signedDate: now))
-        #expect(paid.status == "ok" && paid.amount == 299, "a payment with values no document names still earns")
+        #expect(paid.status == .ok && paid.amount == 299, "a payment with values no document names still earns")
         w.clock.advance(seconds: 1)
         let refund = try await N.result(w, N.notification(w, "REFUND", id: "f1", token: token, fields: [
             ("revocationDate", .number(String(w.server.services.clock.nowMilliseconds()))), ("revocationType", "FUTURE_REVOCATION"),
             ("revocationReason", 7), ("revocationPercentage", 50_000),
         ]))
-        #expect(refund.status == "ok" && refund.amount == -299, "a revocation of a kind not known yet takes back all of it")
+        #expect(refund.status == .ok && refund.amount == -299, "a revocation of a kind not known yet takes back all of it")
         w.clock.advance(seconds: 1)
         let unknown = w.signer.notification("FUTURE_NOTIFICATION", subtype: "FUTURE_SUBTYPE", bundleId: T.bundleId, appAppleId: T.appAppleId,
                                             signedDate: w.server.services.clock.nowMilliseconds())
-        #expect(try await N.result(w, unknown).status == "ignored")
+        #expect(try await N.result(w, unknown).status == .ignored)
 
         let listed = try await Self.list(w)
         #expect(listed.items.map(\.notificationType) == ["FUTURE_NOTIFICATION", "REFUND", "DID_RENEW"], "newest first")
@@ -70,11 +70,11 @@ struct AppStoreValuesAsSentTests {
             return w.signer.notification("EXTERNAL_PURCHASE_TOKEN", subtype: "UNREPORTED", body: [("externalPurchaseToken", .object(members))],
                                          signedDate: now)
         }
-        #expect(try await N.result(w, token("b2158121-7af9-49d4-9561-1f588205523e", "CORE_TECHNOLOGY")).status == "ignored")
-        #expect(try await N.result(w, token("c3158121-7af9-49d4-9561-1f588205523e", "FUTURE_TOKEN_TYPE")).status == "ignored")
-        #expect(try await N.result(w, token("d4158121-7af9-49d4-9561-1f588205523e", nil)).status == "ignored", "only custom link tokens name a type")
-        #expect(try await N.result(w, token("SANDBOX_e5158121-7af9-49d4-9561-1f588205523e", "ACQUISITION")).status == "ignored_non_production")
-        #expect(try await N.result(w, token("SANDBOX_f6158121-7af9-49d4-9561-1f588205523e", "SERVICES"), at: w.sandbox).status == "ignored")
+        #expect(try await N.result(w, token("b2158121-7af9-49d4-9561-1f588205523e", "CORE_TECHNOLOGY")).status == .ignored)
+        #expect(try await N.result(w, token("c3158121-7af9-49d4-9561-1f588205523e", "FUTURE_TOKEN_TYPE")).status == .ignored)
+        #expect(try await N.result(w, token("d4158121-7af9-49d4-9561-1f588205523e", nil)).status == .ignored, "only custom link tokens name a type")
+        #expect(try await N.result(w, token("SANDBOX_e5158121-7af9-49d4-9561-1f588205523e", "ACQUISITION")).status == .ignoredNonProduction)
+        #expect(try await N.result(w, token("SANDBOX_f6158121-7af9-49d4-9561-1f588205523e", "SERVICES"), at: w.sandbox).status == .ignored)
         let production = await T.notify(w, w.sandbox, token("a7158121-7af9-49d4-9561-1f588205523e", "ACQUISITION"))
         #expect(production.status == 400 && production.bodyText.contains("INVALID_ENVIRONMENT"), "a production token is not the sandbox surface's")
 
@@ -93,8 +93,8 @@ struct AppStoreValuesAsSentTests {
         for environment in ["FutureEnvironment", "Xcode"] {
             let payload = w.signer.notification("DID_RENEW", bundleId: T.bundleId, appAppleId: nil, environment: environment, signedDate: now)
             let answer = try await N.result(w, payload, at: w.sandbox)
-            #expect(answer.status == "ignored" && answer.reason == "other_environment", "\(environment)")
-            #expect(try await N.result(w, payload, at: w.sandbox) == AppStoreNotificationResult(status: "duplicate", notificationUUID: answer.notificationUUID,
+            #expect(answer.status == .ignored && answer.reason == "other_environment", "\(environment)")
+            #expect(try await N.result(w, payload, at: w.sandbox) == AppStoreNotificationResult(status: .duplicate, notificationUUID: answer.notificationUUID,
                                                                                                 notificationType: "DID_RENEW"))
         }
         let production = w.signer.notification("TEST", bundleId: T.bundleId, appAppleId: T.appAppleId, environment: "Production", signedDate: now)
@@ -132,7 +132,7 @@ struct AppStoreValuesAsSentTests {
         let surface = try await w.server.admin.post("/v1/apps/\(other.id)/app-store-surfaces", json: #"{"environment":"sandbox"}"#)
             .decoded(CreatedSurface.self, status: 201)
         let theirs = w.signer.notification("TEST", bundleId: "com.example.other", appAppleId: nil, environment: "Sandbox", signedDate: now)
-        #expect(try await N.result(w, theirs, at: surface).status == "ignored")
+        #expect(try await N.result(w, theirs, at: surface).status == .ignored)
         let listed = try await w.server.admin.get("/v1/apps/\(other.id)/app-store/notifications").decoded(Page<AppStoreNotificationRecord>.self)
         #expect(listed.items.map(\.surfaceId) == [surface.surface.id])
         #expect(try await Self.list(w).items.count == 5)

@@ -86,19 +86,19 @@ struct AppTransactionOwnershipTests {
         // The attacker knows the customer's id and reports it first, with their own code bound.
         _ = try await Self.match(w, "attacker-1", reported: victimId)
         try await Self.bind(w, "mallory", installId: "attacker-1")
-        #expect(try await Self.renewal(w, id: "t1", appTransactionId: victimId).status == "unattributed", "a reported id credits nobody")
+        #expect(try await Self.renewal(w, id: "t1", appTransactionId: victimId).status == .unattributed, "a reported id credits nobody")
 
         // The customer's device proves the id with Apple's signature and binds the real affiliate.
         _ = try await Self.match(w, "customer-1", signed: signed)
         try await Self.bind(w, "alice", installId: "customer-1")
         let paid = try await Self.renewal(w, id: "t2", appTransactionId: victimId)
-        #expect(paid.status == "ok" && paid.amount == 299)
+        #expect(paid.status == .ok && paid.amount == 299)
         #expect(try await Self.owners(w)[victimId] == "customer-1")
 
         // Replaying the customer's signed app transaction from another install is a dispute, not a transfer.
         _ = try await Self.match(w, "attacker-2", signed: signed)
         try await Self.bind(w, "mallory", installId: "attacker-2")
-        #expect(try await Self.renewal(w, id: "t3", appTransactionId: victimId).status == "ok")
+        #expect(try await Self.renewal(w, id: "t3", appTransactionId: victimId).status == .ok)
         let disputes = try await w.server.store.read { db in
             try db.query("SELECT install_id, owner_install_id FROM app_transaction_disputes WHERE app_transaction_id = \(victimId)")
                 .map { "\(try $0.string("install_id"))>\(try $0.string("owner_install_id"))" }
@@ -126,7 +126,7 @@ struct AppTransactionOwnershipTests {
         let sandboxSigned = w.signer.appTransaction(id: "770000000000000006", bundleId: T.bundleId, appAppleId: nil, environment: "Sandbox", signedDate: now)
         _ = try await Self.match(w, "tester-1", signed: sandboxSigned)
         try await Self.bind(w, "alice", installId: "tester-1")
-        #expect(try await Self.renewal(w, id: "t4", appTransactionId: "770000000000000006").status == "unattributed")
+        #expect(try await Self.renewal(w, id: "t4", appTransactionId: "770000000000000006").status == .unattributed)
 
         // Forgetting the owner gives the id up.
         let forget = await w.client.send("POST", "/v1/installs/customer-1/forget", body: Array("{}".utf8))

@@ -70,17 +70,17 @@ struct ConsumerStoresTests {
         try await Self.install(w, "c-unknown", appTransactionId: "660000000000000203", stores: [])
 
         let refused = try await N.result(w, N.notification(w, "SUBSCRIBED", id: "k1", token: try await bind("consumers", "c-edu")))
-        #expect(refused.status == "ignored" && refused.reason == "non_consumer_store" && refused.amount == nil)
+        #expect(refused.status == .ignored && refused.reason == "non_consumer_store" && refused.amount == nil)
         let renewal = try await N.result(w, N.notification(w, "DID_RENEW", id: "k2", fields: [("appTransactionId", "660000000000000201")]))
-        #expect(renewal.status == "ignored" && renewal.reason == "non_consumer_store", "a renewal found through the proven app transaction too")
+        #expect(renewal.status == .ignored && renewal.reason == "non_consumer_store", "a renewal found through the proven app transaction too")
         let mixed = try await N.result(w, N.notification(w, "SUBSCRIBED", id: "k3", token: try await bind("consumers", "c-mixed")))
-        #expect(mixed.status == "ok" && mixed.amount == 299, "a consumer store among them: it stays in")
+        #expect(mixed.status == .ok && mixed.amount == 299, "a consumer store among them: it stays in")
         let unknown = try await N.result(w, N.notification(w, "SUBSCRIBED", id: "k4", token: try await bind("consumers", "c-unknown")))
-        #expect(unknown.status == "ok" && unknown.amount == 299, "no store known: it stays in")
+        #expect(unknown.status == .ok && unknown.amount == 299, "no store known: it stays in")
         let anonymous = try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"consumers"}"#).decoded(BindResponse.self).appAccountToken
-        #expect(try await N.result(w, N.notification(w, "SUBSCRIBED", id: "k5", token: anonymous)).status == "ok", "no install: it stays in")
+        #expect(try await N.result(w, N.notification(w, "SUBSCRIBED", id: "k5", token: anonymous)).status == .ok, "no install: it stays in")
         let otherProgram = try await N.result(w, N.notification(w, "SUBSCRIBED", id: "k6", token: try await bind("alice", "c-edu")))
-        #expect(otherProgram.status == "ok" && otherProgram.amount == 299, "a program without the setting pays as before")
+        #expect(otherProgram.status == .ok && otherProgram.amount == 299, "a program without the setting pays as before")
         let refund = try await N.result(w, N.notification(w, "REFUND", id: "k1", token: try await bind("consumers", "c-edu")))
         #expect(refund.amount == nil || refund.amount == 0, "nothing accrued, nothing to take back")
 

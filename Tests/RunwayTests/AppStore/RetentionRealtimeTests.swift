@@ -45,7 +45,7 @@ struct RetentionRealtimeTests {
         let bound = try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"alice","installId":"inst-aff"}"#).decoded(BindResponse.self)
         let now = w.server.services.clock.nowMilliseconds()
         let subscribed = AppStoreNotifications2026Tests.subscription(w, "SUBSCRIBED", id: "1000000001", original: "1000000001", token: bound.appAccountToken)
-        #expect(try await AppStoreNotifications2026Tests.result(w, subscribed).status == "ok")
+        #expect(try await AppStoreNotifications2026Tests.result(w, subscribed).status == .ok)
 
         let appTransaction = "704289572311469999"
         let signed = w.signer.appTransaction(id: appTransaction, bundleId: T.bundleId, appAppleId: T.appAppleId, signedDate: now)
@@ -57,7 +57,7 @@ struct RetentionRealtimeTests {
         }
         let renewed = AppStoreNotifications2026Tests.subscription(w, "DID_RENEW", id: "2000000002", original: "2000000002",
                                                                   fields: [("appTransactionId", .string(appTransaction))])
-        #expect(try await AppStoreNotifications2026Tests.result(w, renewed).status == "unattributed")
+        #expect(try await AppStoreNotifications2026Tests.result(w, renewed).status == .unattributed)
 
         let rules = #"""
             {"rules":[

@@ -137,7 +137,7 @@ struct CrashPathTests {
             return (surface.notificationPath, [:], #"{"signedPayload":"\#(payload)"}"#, uuid)
         }, acknowledged: { response, _ in
             guard response.status == 200, let result = try? JSONDecoder().decode(AppStoreNotificationResult.self, from: Data(response.body.utf8)),
-                  result.status == "ok", result.amount == 299 else { return nil }
+                  result.status == .ok, result.amount == 299 else { return nil }
             return result.notificationUUID
         })
         #expect(try await server.stop(signal: SIGKILL) == SIGKILL)

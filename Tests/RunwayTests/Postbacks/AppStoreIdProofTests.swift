@@ -80,7 +80,7 @@ struct AppStoreIdProofTests {
         #expect(try await Self.routedTo(w, waiting) == w.squatter.id, "the unrouted postback moved with the proof")
 
         // The owner's production surface receives Apple's notification: a stronger proof takes the id and its postbacks.
-        #expect(try await Self.notify(w, app: w.owner, key: w.ownerKey).status == "ignored")
+        #expect(try await Self.notify(w, app: w.owner, key: w.ownerKey).status == .ignored)
         let owned = try await Self.status(w, key: w.ownerKey, app: w.owner)
         #expect(owned.proven && owned.proof == "notification")
         #expect(try await !Self.status(w, key: w.squatterKey, app: w.squatter).proven)
@@ -155,7 +155,7 @@ struct AppStoreIdProofTests {
 
         try await setKey(ownerClient, owner, try #require(key.pem))
         let tested = try await ownerClient.post("/v1/apps/\(owner.id)/app-store/test-notification", json: "{}").decoded(AppStoreTestNotificationResult.self)
-        #expect(tested.notificationStatus == "ignored" && tested.appStoreId.proven && tested.appStoreId.proof == "notification", "\(tested)")
+        #expect(tested.notificationStatus == .ignored && tested.appStoreId.proven && tested.appStoreId.proof == "notification", "\(tested)")
         #expect(try await server.services.links.apps(appStoreId: String(Self.appStoreId)).map(\.appId) == [owner.id])
         #expect(try await !Self.status(World(server: server, signer: signer, squatterKey: squatterKey, ownerKey: ownerKey, squatter: squatter, owner: owner),
                                        key: squatterKey, app: squatter).proven)
