@@ -5,7 +5,7 @@ import RunwayJSON
 /// (https://developer.apple.com/documentation/appstoreservernotifications/responsebodyv2decodedpayload). Apple adds
 /// notification types and fields over time; whatever is not read here is kept out of the way, never an error.
 public struct AppStoreNotification: Sendable, Equatable {
-    public var notificationType: String
+    public var notificationType: AppStoreNotificationType
     public var subtype: String?
     public var notificationUUID: String
     /// Milliseconds since 1970.
@@ -27,7 +27,7 @@ public struct AppStoreNotification: Sendable, Equatable {
     /// `externalPurchaseToken` (`EXTERNAL_PURCHASE_TOKEN`); a type with none of them has no identifiers.
     public init?(_ payload: JSONValue) {
         guard let type = payload["notificationType"]?.stringValue, let uuid = payload["notificationUUID"]?.stringValue else { return nil }
-        notificationType = type
+        notificationType = AppStoreNotificationType(rawValue: type)
         notificationUUID = uuid
         signedDate = AppStoreDates.milliseconds(payload["signedDate"])
         let holderKey = ["data", "appData", "summary", "externalPurchaseToken"].first { payload[$0]?.objectValue != nil }

@@ -168,7 +168,7 @@ enum AffiliateQueries {
         try db.execute("""
             INSERT INTO app_store_notifications (surface_id, notification_uuid, notification_type, subtype, status, reason, received_at, environment,
                                                  token_type)
-            VALUES (\(surfaceId), \(clip(n.notificationUUID)), \(clip(n.notificationType)), \(clip(n.subtype)), \(status.rawValue), \(reason), \(now),
+            VALUES (\(surfaceId), \(clip(n.notificationUUID)), \(clip(n.notificationType.rawValue)), \(clip(n.subtype)), \(status.rawValue), \(reason), \(now),
                     \(clip(n.environment)), \(clip(n.tokenType)))
             ON CONFLICT (surface_id, notification_uuid) DO NOTHING
             """) == 1
@@ -187,7 +187,7 @@ enum AffiliateQueries {
                                                  revocation_percentage, billing_plan_type, quantity, in_app_ownership_type,
                                                  previous_original_transaction_id, environment, transaction_type, revocation_reason,
                                                  transaction_reason, storefront, store_type, token_type)
-            VALUES (\(surfaceId), \(clip(n.notificationUUID)), \(clip(n.notificationType)), \(clip(n.subtype)), 'processing', \(t?.transactionId),
+            VALUES (\(surfaceId), \(clip(n.notificationUUID)), \(clip(n.notificationType.rawValue)), \(clip(n.subtype)), 'processing', \(t?.transactionId),
                     \(now), \(`private` ? nil : checked.appTransactionId), \(t?.offerType.map(Int64.init)), \(clip(t?.offerDiscountType)),
                     \(clip(t?.offerPeriod)), \(clip(t?.revocationType)), \(t?.revocationPercentage), \(clip(t?.billingPlanType)), \(t?.quantity),
                     \(clip(t?.inAppOwnershipType)), \(clip(t?.previousOriginalTransactionId)), \(clip(n.environment)), \(clip(t?.type)),

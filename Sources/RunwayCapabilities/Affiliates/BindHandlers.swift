@@ -1,3 +1,4 @@
+import AppleFormats
 import Foundation
 import LinkRunwayAPI
 import RunwayCrypto
@@ -14,10 +15,10 @@ struct BindHandlers: Sendable {
         let principal = try context.principal()
         let app = try await TenancyQueries.managedApp(context, services, principal)
         let body = try request.decode(CreateSurfaceRequest.self)
-        guard ["production", "sandbox"].contains(body.environment) else {
+        guard let environment = AppStoreVerifier.Environment(surfaceName: body.environment) else {
             throw RequestError.invalidField("environment", "must be production or sandbox")
         }
-        if body.environment == "production", app.appStoreId == nil {
+        if environment == .production, app.appStoreId == nil {
             throw RequestError.invalidField("environment", "a production surface needs the app's appStoreId, which notifications are checked against")
         }
         let now = services.clock.nowMilliseconds()

@@ -11,13 +11,8 @@ import RunwayStore
 /// verified to the configured Apple root (`NotificationVerification`), processed once per notification UUID, and
 /// posted to the ledger in the same transaction that records the UUID.
 struct NotificationHandlers: Sendable {
-    static let paymentTypes: Set<String> = ["SUBSCRIBED", "DID_RENEW", "OFFER_REDEEMED", "ONE_TIME_CHARGE"]
-    static let reversalTypes: Set<String> = ["REFUND", "REVOKE"]
     /// The types the server acts on, each of which needs its signed transaction.
-    static let transactionTypes = paymentTypes.union(reversalTypes).union(["REFUND_REVERSED"])
-    /// A parent withdrew consent for a child's use of the app:
-    /// https://developer.apple.com/documentation/appstoreservernotifications/notificationtype
-    static let rescindConsent = "RESCIND_CONSENT"
+    static let transactionTypes = AppStoreNotificationType.payments.union(AppStoreNotificationType.reversals).union([.refundReversed])
     static let maxSkewSeconds: Int64 = 300
     /// The reason a payment is ignored under a program that pays for consumer stores only.
     static let nonConsumerStore = "non_consumer_store"
@@ -69,7 +64,7 @@ struct NotificationHandlers: Sendable {
               let app = try await services.links.app(id: try row.string("app_id")) else {
             throw RequestError.notFound("no App Store surface \(surfaceId)")
         }
-        let surface = Surface(id: surfaceId, app: app, environment: try row.string("environment") == "production" ? .production : .sandbox)
+        let surface = Surface(id: surfaceId, app: app, environment: AppStoreVerifier.Environment(surfaceName: try row.string("environment")) ?? .sandbox)
         guard let verifier = services.appStoreVerifier else {
             throw AffiliatesError.appStoreUnconfigured
         }
@@ -81,7 +76,7 @@ struct NotificationHandlers: Sendable {
                 try AffiliateQueries.recordNotification(db, surfaceId: surfaceId, notification: notification, status: status, reason: reason, now: now)
             }
             return AppStoreNotificationResult(status: first ? status : .duplicate, notificationUUID: notification.notificationUUID,
-                                              notificationType: notification.notificationType, reason: first ? reason : nil)
+                                              notificationType: notification.notificationType.rawValue, reason: first ? reason : nil)
         case .process(let checked):
             let (result, proved) = try await services.store.write { db in
                 // Apple sends a production app's notifications only to the URL its developer set: proof of its App Store id.
@@ -98,7 +93,7 @@ struct NotificationHandlers: Sendable {
     static func apply(_ db: any SQLExecutor, _ checked: NotificationVerification.Checked, surface: Surface, now: Int64) throws -> AppStoreNotificationResult {
         let notification = checked.notification
         let uuid = notification.notificationUUID, type = notification.notificationType
-        var result = AppStoreNotificationResult(status: .ignored, notificationUUID: uuid, notificationType: type)
+        var result = AppStoreNotificationResult(status: .ignored, notificationUUID: uuid, notificationType: type.rawValue)
         let rescinded = try checked.appTransactionId.map { try ConsentRescission.isRescinded(db, appId: surface.app.id, appTransactionId: $0) } ?? false
         guard try AffiliateQueries.claimNotification(db, surfaceId: surface.id, checked: checked, private: rescinded, now: now) else {
             result.status = .duplicate
@@ -113,11 +108,11 @@ struct NotificationHandlers: Sendable {
         }
         // Where an auto-renewable subscription came from, for retention messages chosen by it.
         if !rescinded, let transaction = checked.transaction, transaction.type == "Auto-Renewable Subscription" {
-            try SubscriptionAcquisitions.record(db, appId: surface.app.id, environment: surface.environment == .production ? "production" : "sandbox",
+            try SubscriptionAcquisitions.record(db, appId: surface.app.id, environment: surface.environment.surfaceName,
                                                 type: type, subtype: notification.subtype, transaction: transaction,
                                                 appTransactionId: checked.appTransactionId, now: now)
         }
-        if type == rescindConsent, let appTransactionId = checked.appTransaction?.appTransactionId {
+        if type == .rescindConsent, let appTransactionId = checked.appTransaction?.appTransactionId {
             try ConsentRescission.apply(db, appId: surface.app.id, appTransactionId: appTransactionId, now: now)
             result.status = .consentRescinded
         } else if rescinded {
@@ -133,7 +128,7 @@ struct NotificationHandlers: Sendable {
 
     /// What a payment, refund or reversal posts, for the affiliate the purchase is bound to: by the appAccountToken
     /// minted at bind, or else by the oldest bind of the install that proved the purchase's app transaction id.
-    static func post(_ db: any SQLExecutor, type: String, transaction: AppStoreTransaction, transactionId: String, surface: Surface, uuid: String,
+    static func post(_ db: any SQLExecutor, type: AppStoreNotificationType, transaction: AppStoreTransaction, transactionId: String, surface: Surface, uuid: String,
                      now: Int64, result: AppStoreNotificationResult) throws -> AppStoreNotificationResult {
         var result = result
         // A seat an organization or group purchaser assigned earns nothing, and taking it back is no refund: the
@@ -158,7 +153,7 @@ struct NotificationHandlers: Sendable {
         try AffiliateQueries.lockToken(db, token: token, appId: surface.app.id)
         let programId = try binding.string("program_id"), affiliateId = try binding.string("affiliate_id")
         let holdDays = Int(try binding.int("hold_days"))
-        if paymentTypes.contains(type) {
+        if AppStoreNotificationType.payments.contains(type) {
             if try binding.bool("consumer_stores_only"),
                try ConsumerStores.nonConsumerPurchase(db, token: token, transaction: transaction, appId: surface.app.id, environment: surface.environment) {
                 result.status = .ignored
@@ -170,7 +165,7 @@ struct NotificationHandlers: Sendable {
                               holdDays: holdDays, surface: surface, uuid: uuid, now: now, result: result)
         }
         result.status = .ok
-        if reversalTypes.contains(type) {
+        if AppStoreNotificationType.reversals.contains(type) {
             let clawed = try Ledger.clawBack(db, programId: programId, transactionId: transactionId, share: transaction.revokedShare,
                                              notificationUUID: uuid, now: now)
             if let (currency, amount) = clawed.first { (result.currency, result.amount) = (currency, -amount) }

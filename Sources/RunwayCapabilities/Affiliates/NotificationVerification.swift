@@ -58,14 +58,14 @@ struct NotificationVerification {
         case .success(let (decoded, _)): notification = decoded
         case .failure(let failure): throw AffiliatesError.appStoreInvalid("\(failure.status): \(failure)")
         }
-        if surface.environment == .production, let environment = notification.environment, environment != AppStoreVerifier.Environment.production.rawValue,
+        if surface.environment == .production, let environment = notification.environment, AppStoreVerifier.Environment(rawValue: environment) != .production,
            notification.bundleId == app.bundleId {
             // A sandbox purchase reached a production app: expected while testing, never money.
             return .record(notification, status: .ignoredNonProduction, reason: nil)
         }
         guard notification.namesAnApp else { return .record(notification, status: .ignored, reason: nil) }
         if surface.environment == .sandbox, notification.bundleId == app.bundleId,
-           !["Production", "Sandbox"].contains(notification.environment ?? "") {
+           !AppStoreVerifier.Environment.surfaceEnvironments.contains(where: { $0.rawValue == notification.environment }) {
             return .record(notification, status: .ignored, reason: Self.otherEnvironment)
         }
         if let failure = AppStoreVerifier.identityFailure(notification, bundleId: app.bundleId, appAppleId: app.appStoreId.flatMap { Int64($0) },
@@ -92,7 +92,7 @@ struct NotificationVerification {
             }
             guard transaction.transactionId != nil else { throw AffiliatesError.appStoreInvalid("the transaction has no transactionId") }
         }
-        if type == NotificationHandlers.rescindConsent, checked.appTransaction?.appTransactionId == nil {
+        if type == .rescindConsent, checked.appTransaction?.appTransactionId == nil {
             throw AffiliatesError.appStoreInvalid("a \(type) notification needs appData.signedAppTransactionInfo with an appTransactionId")
         }
         return .process(checked)

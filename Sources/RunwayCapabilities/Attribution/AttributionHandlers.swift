@@ -1,3 +1,4 @@
+import AppleFormats
 import Foundation
 import LinkRunwayAPI
 import RunwayHTTP
@@ -315,7 +316,7 @@ struct AttributionHandlers: Sendable {
     private func claimAppTransaction(_ input: Matcher.Input, _ db: any SQLExecutor) throws -> AppTransactionClaim? {
         guard let proof = input.appTransactionProof else { return nil }
         let claim = try AppTransactionOwnership.claim(db, appId: input.app.id, installId: input.installId, proof: proof, now: input.now)
-        let provesStoreId = proof.environment == "Production" && proof.appAppleId.map(String.init) == input.app.appStoreId
+        let provesStoreId = proof.environment == AppStoreVerifier.Environment.production.rawValue && proof.appAppleId.map(String.init) == input.app.appStoreId
         let proved = try provesStoreId && AppStoreIdentity.prove(db, app: input.app, proof: .appTransaction, now: input.now).changed
         return AppTransactionClaim(claim: claim, provedAppStoreId: proved)
     }

@@ -33,7 +33,7 @@ struct RetentionRealtimeHandlers: Sendable {
         let now = services.clock.nowMilliseconds()
         let asked: RetentionRealtimeRequest
         switch verifier.verifyRetentionRequest(signedPayload, appAppleId: app.appStoreId.flatMap { Int64($0) },
-                                               environment: environment == "production" ? .production : .sandbox, now: services.clock.now()) {
+                                               environment: AppStoreVerifier.Environment(surfaceName: environment) ?? .sandbox, now: services.clock.now()) {
         case .success(let verified): asked = verified
         case .failure(let failure):
             services.metrics.increment("linkrunway_retention_requests_total", labels: [("answer", "refused")])

@@ -10,7 +10,7 @@ import RunwayStore
 enum SubscriptionAcquisitions {
     /// Notes what a verified notification says of its subscription, in the notification's transaction. What was known
     /// first stays; what was unknown is filled in when a later notification knows it.
-    static func record(_ db: any SQLExecutor, appId: String, environment: String, type: String, subtype: String?,
+    static func record(_ db: any SQLExecutor, appId: String, environment: String, type: AppStoreNotificationType, subtype: String?,
                        transaction: AppStoreTransaction, appTransactionId: String?, now: Int64) throws {
         guard let original = transaction.originalTransactionId.map({ String($0.prefix(64)) }), !original.isEmpty else { return }
         var acquisition = SubscriptionAcquisition.unknown
@@ -26,7 +26,7 @@ enum SubscriptionAcquisitions {
         }
         if installId == nil, let id = appTransactionId {
             // Owners are kept under Apple's spelling of the environment.
-            let apple = environment == "production" ? "Production" : "Sandbox"
+            let apple = (AppStoreVerifier.Environment(surfaceName: environment) ?? .sandbox).rawValue
             installId = try db.first("""
                 SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(apple) AND app_transaction_id = \(id)
                 """)?.string("install_id")
@@ -83,12 +83,12 @@ enum SubscriptionAcquisitions {
     /// (https://developer.apple.com/documentation/appstoreservernotifications/notificationtype).
     enum Renewal { case autoRenewOff, autoRenewOn, renewed, expired }
 
-    static func outcome(type: String, subtype: String?) -> Renewal? {
+    static func outcome(type: AppStoreNotificationType, subtype: String?) -> Renewal? {
         switch (type, subtype) {
-        case ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_DISABLED"): return .autoRenewOff
-        case ("DID_CHANGE_RENEWAL_STATUS", "AUTO_RENEW_ENABLED"): return .autoRenewOn
-        case ("DID_RENEW", _): return .renewed
-        case ("EXPIRED", _): return .expired
+        case (.didChangeRenewalStatus, "AUTO_RENEW_DISABLED"): return .autoRenewOff
+        case (.didChangeRenewalStatus, "AUTO_RENEW_ENABLED"): return .autoRenewOn
+        case (.didRenew, _): return .renewed
+        case (.expired, _): return .expired
         default: return nil
         }
     }

@@ -62,7 +62,7 @@ struct AppStoreVectorTests {
         let verifier = AppStoreVerifier(root: try #require(AppStoreVerifier.certificate(file: try V.bytes("apple-library-mock/testCA.der"))))
         let (notification, signedAt) = try verifier.verifyNotification(try V.jws("apple-library-mock/testNotification.jws"), bundleId: "com.example",
                                                                        appAppleId: 1234, environment: .sandbox).get()
-        #expect(notification.notificationType == "TEST")
+        #expect(notification.notificationType.rawValue == "TEST")
         #expect(notification.notificationUUID == "9ad56bd2-0bc6-42e0-af24-fd996d87a1e6")
         #expect(notification.signedDate == 1681314324000 && notification.appAppleId == 1234)
         #expect(signedAt == Date(timeIntervalSince1970: 1681314324))
