@@ -29,15 +29,15 @@ public struct AppStoreNotification: Sendable, Equatable {
         guard let type = payload["notificationType"]?.stringValue, let uuid = payload["notificationUUID"]?.stringValue else { return nil }
         notificationType = AppStoreNotificationType(rawValue: type)
         notificationUUID = uuid
-        signedDate = AppStoreDates.milliseconds(payload["signedDate"])
+        signedDate = AppStoreValues.milliseconds(payload["signedDate"])
         let holderKey = ["data", "appData", "summary", "externalPurchaseToken"].first { payload[$0]?.objectValue != nil }
         let holder = holderKey.flatMap { payload[$0] }
-        appAppleId = holder?["appAppleId"].flatMap { AppStoreDates.milliseconds($0) }
+        appAppleId = holder?["appAppleId"].flatMap { AppStoreValues.wholeNumber($0) }
         bundleId = holder?["bundleId"]?.stringValue
-        environment = holder?["environment"].flatMap(AppStoreDates.text)
-        subtype = payload["subtype"].flatMap(AppStoreDates.text)
+        environment = holder?["environment"].flatMap(AppStoreValues.text)
+        subtype = payload["subtype"].flatMap(AppStoreValues.text)
         if holderKey == "externalPurchaseToken", let token = holder {
-            tokenType = token["tokenType"].flatMap(AppStoreDates.text)
+            tokenType = token["tokenType"].flatMap(AppStoreValues.text)
             // An external purchase token names no environment: Apple's libraries take a sandbox one by its id's prefix.
             environment = environment ?? (token["externalPurchaseId"]?.stringValue?.hasPrefix("SANDBOX") == true ? "Sandbox" : "Production")
         }
@@ -131,36 +131,36 @@ public struct AppStoreTransaction: Sendable, Equatable {
 
     public init?(_ payload: JSONValue) {
         guard payload.objectValue != nil else { return nil }
-        transactionId = payload["transactionId"].flatMap(AppStoreDates.text)
-        originalTransactionId = payload["originalTransactionId"].flatMap(AppStoreDates.text) ?? transactionId
+        transactionId = payload["transactionId"].flatMap(AppStoreValues.text)
+        originalTransactionId = payload["originalTransactionId"].flatMap(AppStoreValues.text) ?? transactionId
         bundleId = payload["bundleId"]?.stringValue
         productId = payload["productId"]?.stringValue
-        purchaseDate = AppStoreDates.milliseconds(payload["purchaseDate"])
-        expiresDate = AppStoreDates.milliseconds(payload["expiresDate"])
-        type = payload["type"].flatMap(AppStoreDates.text)
+        purchaseDate = AppStoreValues.milliseconds(payload["purchaseDate"])
+        expiresDate = AppStoreValues.milliseconds(payload["expiresDate"])
+        type = payload["type"].flatMap(AppStoreValues.text)
         appAccountToken = payload["appAccountToken"]?.stringValue?.lowercased()
-        appTransactionId = payload["appTransactionId"].flatMap(AppStoreDates.text)
-        offerType = AppStoreDates.milliseconds(payload["offerType"]).flatMap { Int(exactly: $0) }
-        offerDiscountType = payload["offerDiscountType"].flatMap(AppStoreDates.text)
+        appTransactionId = payload["appTransactionId"].flatMap(AppStoreValues.text)
+        offerType = AppStoreValues.wholeNumber(payload["offerType"]).flatMap { Int(exactly: $0) }
+        offerDiscountType = payload["offerDiscountType"].flatMap(AppStoreValues.text)
         offerPeriod = payload["offerPeriod"]?.stringValue
-        price = AppStoreDates.milliseconds(payload["price"])
+        price = AppStoreValues.wholeNumber(payload["price"])
         currency = payload["currency"]?.stringValue
         environment = payload["environment"]?.stringValue
-        revocationDate = AppStoreDates.milliseconds(payload["revocationDate"])
-        revocationType = payload["revocationType"].flatMap(AppStoreDates.text)
-        revocationPercentage = AppStoreDates.milliseconds(payload["revocationPercentage"])
-        revocationReason = payload["revocationReason"].flatMap(AppStoreDates.text)
-        transactionReason = payload["transactionReason"].flatMap(AppStoreDates.text)
-        storefront = payload["storefront"].flatMap(AppStoreDates.text)
-        billingPlanType = payload["billingPlanType"].flatMap(AppStoreDates.text)
-        quantity = AppStoreDates.milliseconds(payload["quantity"])
-        inAppOwnershipType = payload["inAppOwnershipType"].flatMap(AppStoreDates.text)
-        previousOriginalTransactionId = payload["previousOriginalTransactionId"].flatMap(AppStoreDates.text)
+        revocationDate = AppStoreValues.milliseconds(payload["revocationDate"])
+        revocationType = payload["revocationType"].flatMap(AppStoreValues.text)
+        revocationPercentage = AppStoreValues.wholeNumber(payload["revocationPercentage"])
+        revocationReason = payload["revocationReason"].flatMap(AppStoreValues.text)
+        transactionReason = payload["transactionReason"].flatMap(AppStoreValues.text)
+        storefront = payload["storefront"].flatMap(AppStoreValues.text)
+        billingPlanType = payload["billingPlanType"].flatMap(AppStoreValues.text)
+        quantity = AppStoreValues.wholeNumber(payload["quantity"])
+        inAppOwnershipType = payload["inAppOwnershipType"].flatMap(AppStoreValues.text)
+        previousOriginalTransactionId = payload["previousOriginalTransactionId"].flatMap(AppStoreValues.text)
         if let info = payload["commitmentInfo"], info.objectValue != nil {
-            commitment = Commitment(billingPeriodNumber: AppStoreDates.milliseconds(info["billingPeriodNumber"]).flatMap { Int(exactly: $0) },
-                                    totalBillingPeriods: AppStoreDates.milliseconds(info["totalBillingPeriods"]).flatMap { Int(exactly: $0) },
-                                    commitmentExpiresDate: AppStoreDates.milliseconds(info["commitmentExpiresDate"]),
-                                    commitmentPrice: AppStoreDates.milliseconds(info["commitmentPrice"]))
+            commitment = Commitment(billingPeriodNumber: AppStoreValues.wholeNumber(info["billingPeriodNumber"]).flatMap { Int(exactly: $0) },
+                                    totalBillingPeriods: AppStoreValues.wholeNumber(info["totalBillingPeriods"]).flatMap { Int(exactly: $0) },
+                                    commitmentExpiresDate: AppStoreValues.milliseconds(info["commitmentExpiresDate"]),
+                                    commitmentPrice: AppStoreValues.wholeNumber(info["commitmentPrice"]))
         }
         guard outOfRange == nil else { return nil }
     }
@@ -222,9 +222,9 @@ public struct AppStoreAppTransaction: Sendable, Equatable {
 
     public init?(_ payload: JSONValue) {
         guard payload.objectValue != nil else { return nil }
-        storeType = payload["storeType"].flatMap(AppStoreDates.text)
-        appTransactionId = payload["appTransactionId"].flatMap(AppStoreDates.text)
-        appAppleId = AppStoreDates.milliseconds(payload["appAppleId"])
+        storeType = payload["storeType"].flatMap(AppStoreValues.text)
+        appTransactionId = payload["appTransactionId"].flatMap(AppStoreValues.text)
+        appAppleId = AppStoreValues.wholeNumber(payload["appAppleId"])
         bundleId = payload["bundleId"]?.stringValue
         receiptType = payload["receiptType"]?.stringValue
         originalPlatform = payload["originalPlatform"]?.stringValue
@@ -241,16 +241,21 @@ public struct AppStoreRenewalInfo: Sendable, Equatable {
 
     public init?(_ payload: JSONValue) {
         guard payload.objectValue != nil else { return nil }
-        originalTransactionId = payload["originalTransactionId"].flatMap(AppStoreDates.text)
-        appTransactionId = payload["appTransactionId"].flatMap(AppStoreDates.text)
+        originalTransactionId = payload["originalTransactionId"].flatMap(AppStoreValues.text)
+        appTransactionId = payload["appTransactionId"].flatMap(AppStoreValues.text)
         appAccountToken = payload["appAccountToken"]?.stringValue?.lowercased()
         environment = payload["environment"]?.stringValue
     }
 }
 
-enum AppStoreDates {
-    /// A JSON number as whole units (StoreKit Testing writes fractional milliseconds; they are truncated).
-    static func milliseconds(_ value: JSONValue?) -> Int64? {
+/// Values of Apple's signed payloads as the server keeps them.
+enum AppStoreValues {
+    /// A date: milliseconds since 1970 (StoreKit Testing writes fractional milliseconds; they are truncated).
+    static func milliseconds(_ value: JSONValue?) -> Int64? { wholeNumber(value) }
+
+    /// A number Apple documents as an integer (a price in milliunits, an app id, a count or an enumeration), as whole
+    /// units; a fraction is truncated, and a number past what 64 bits hold is none.
+    static func wholeNumber(_ value: JSONValue?) -> Int64? {
         guard case .number(let text)? = value else { return nil }
         if let whole = Int64(text) { return whole }
         guard let double = Double(text), double.isFinite, abs(double) < 9e18 else { return nil }

@@ -20,13 +20,13 @@ public struct RetentionRealtimeRequest: Sendable, Equatable {
 
     /// Nil when a field is missing, has the wrong type, or is longer than any Apple sends.
     public init?(_ payload: JSONValue) {
-        guard let original = payload["originalTransactionId"].flatMap(AppStoreDates.text), Self.bounded(original, 64),
-              let appAppleId = AppStoreDates.milliseconds(payload["appAppleId"]), appAppleId > 0,
+        guard let original = payload["originalTransactionId"].flatMap(AppStoreValues.text), Self.bounded(original, 64),
+              let appAppleId = AppStoreValues.wholeNumber(payload["appAppleId"]), appAppleId > 0,
               let productId = payload["productId"]?.stringValue, Self.bounded(productId, 200),
               let locale = payload["userLocale"]?.stringValue, Self.bounded(locale, 35),
               let request = payload["requestIdentifier"]?.stringValue, Self.bounded(request, 64),
               let environment = payload["environment"]?.stringValue, Self.bounded(environment, 32),
-              let signedDate = AppStoreDates.milliseconds(payload["signedDate"]) else { return nil }
+              let signedDate = AppStoreValues.milliseconds(payload["signedDate"]) else { return nil }
         originalTransactionId = original
         self.appAppleId = appAppleId
         self.productId = productId
