@@ -118,106 +118,12 @@ struct NotificationHandlers: Sendable {
         } else if rescinded {
             result.status = .consentRescinded
         } else if transactionTypes.contains(type), let transaction = checked.transaction, let transactionId = transaction.transactionId {
-            result = try post(db, type: type, transaction: transaction, transactionId: transactionId, surface: surface, uuid: uuid, now: now,
-                              result: result)
+            let purchase = CommissionPosting.Purchase(type: type, transaction: transaction, transactionId: transactionId, surface: surface,
+                                                      notificationUUID: uuid, now: now)
+            try CommissionPosting.post(db, purchase).apply(to: &result)
         }
         try AffiliateQueries.setNotificationStatus(db, surfaceId: surface.id, uuid: AffiliateQueries.clip(uuid) ?? uuid, status: result.status,
                                                    reason: result.reason)
-        return result
-    }
-
-    /// What a payment, refund or reversal posts, for the affiliate the purchase is bound to: by the appAccountToken
-    /// minted at bind, or else by the oldest bind of the install that proved the purchase's app transaction id.
-    static func post(_ db: any SQLExecutor, type: AppStoreNotificationType, transaction: AppStoreTransaction, transactionId: String, surface: Surface, uuid: String,
-                     now: Int64, result: AppStoreNotificationResult) throws -> AppStoreNotificationResult {
-        var result = result
-        // A seat an organization or group purchaser assigned earns nothing, and taking it back is no refund: the
-        // purchaser's commission counted the seats (multiseat, App Store Server API 1.22).
-        if transaction.isAssignedSeat || transaction.revocationType == "ASSIGNMENT_REVOKE" {
-            return result
-        }
-        let original = transaction.originalTransactionId ?? transactionId
-        let binding = try transaction.appAccountToken.flatMap { token in try AffiliateQueries.tokenBinding(db, token: token, appId: surface.app.id) }
-            ?? transaction.appTransactionId.flatMap { id in
-                try AppTransactionOwnership.binding(db, appTransactionId: id, appId: surface.app.id, environment: surface.environment)
-            }
-            ?? AffiliateQueries.subscriptionBinding(db, original: original, previous: transaction.previousOriginalTransactionId, appId: surface.app.id)
-        guard let binding else {
-            result.status = .unattributed
-            return result
-        }
-        let token = try binding.string("token")
-        // Every notification of one purchase carries its token: writers on other connections or servers wait here for
-        // each other, so what they decide from the commissions already stored (the first payment, a duration's start)
-        // is decided in turn. One commission per transaction is the unique index's.
-        try AffiliateQueries.lockToken(db, token: token, appId: surface.app.id)
-        let programId = try binding.string("program_id"), affiliateId = try binding.string("affiliate_id")
-        let holdDays = Int(try binding.int("hold_days"))
-        if AppStoreNotificationType.payments.contains(type) {
-            if try binding.bool("consumer_stores_only"),
-               try ConsumerStores.nonConsumerPurchase(db, token: token, transaction: transaction, appId: surface.app.id, environment: surface.environment) {
-                result.status = .ignored
-                result.reason = nonConsumerStore
-                return result
-            }
-            return try accrue(db, transaction: transaction, transactionId: transactionId, original: original, token: token,
-                              affiliateId: affiliateId, programId: programId, rule: try CommissionRules.decode(try binding.string("commission")),
-                              holdDays: holdDays, surface: surface, uuid: uuid, now: now, result: result)
-        }
-        result.status = .ok
-        if AppStoreNotificationType.reversals.contains(type) {
-            let clawed = try Ledger.clawBack(db, programId: programId, transactionId: transactionId, share: transaction.revokedShare,
-                                             notificationUUID: uuid, now: now)
-            if let (currency, amount) = clawed.first { (result.currency, result.amount) = (currency, -amount) }
-        } else if let (currency, amount) = try Ledger.reaccrue(db, programId: programId, transactionId: transactionId, holdDays: holdDays,
-                                                               notificationUUID: uuid, now: now) {
-            (result.currency, result.amount) = (currency, amount)
-        }
-        return result
-    }
-
-    static func accrue(_ db: any SQLExecutor, transaction: AppStoreTransaction, transactionId: String, original: String, token: String,
-                       affiliateId: String, programId: String, rule: CommissionRule, holdDays: Int, surface: Surface, uuid: String, now: Int64,
-                       result: AppStoreNotificationResult) throws -> AppStoreNotificationResult {
-        var result = result
-        if transaction.isFreeTrial {
-            result.status = .trial
-            return result
-        }
-        // One commission per transaction, however many notifications mention it.
-        if try AffiliateQueries.hasCommission(db, programId: programId, transactionId: transactionId) {
-            result.status = .duplicate
-            return result
-        }
-        let purchaseDate = transaction.purchaseDate ?? now
-        guard try CommissionRules.earns(rule, db, programId: programId, originalTransactionId: original, purchaseDate: purchaseDate),
-              let price = transaction.price, let currency = transaction.currency, price > 0 else {
-            result.status = .ok
-            result.amount = 0
-            return result
-        }
-        // Apple's price is of one product or seat; a multiseat purchase earns for each seat it bought.
-        let (perSeat, commissionCurrency) = CommissionRules.amount(rule, price: price, currency: currency)
-        let (product, overflow) = perSeat.multipliedReportingOverflow(by: transaction.seats)
-        let amount = overflow ? WireLimits.money : min(product, WireLimits.money)
-        let committed = transaction.commitment.flatMap { CommissionRules.committedAmount(rule, commitment: $0, currency: currency) }
-        guard try Ledger.accrue(db, Ledger.Commission(workspaceId: surface.app.workspaceId, affiliateId: affiliateId, programId: programId, token: token,
-                                                      transactionId: transactionId, originalTransactionId: original, purchaseDate: purchaseDate,
-                                                      currency: commissionCurrency, amount: amount, holdDays: holdDays, test: surface.test,
-                                                      appTransactionId: transaction.appTransactionId, billingPlanType: transaction.billingPlanType,
-                                                      commitment: transaction.commitment, committedAmount: committed),
-                                notificationUUID: uuid, now: now) else {
-            result.status = .duplicate
-            return result
-        }
-        result.status = .ok
-        result.amount = amount
-        result.currency = commissionCurrency
-        if let commitment = transaction.commitment {
-            result.commitment = CommissionCommitment(billingPlanType: transaction.billingPlanType, billingPeriodNumber: commitment.billingPeriodNumber,
-                                                     totalBillingPeriods: commitment.totalBillingPeriods, committedAmount: committed,
-                                                     expiresAt: commitment.commitmentExpiresDate.map(Timestamp.iso))
-        }
         return result
     }
 }
