@@ -44,9 +44,10 @@ public struct HTTPApplication: Sendable {
     /// Answers a request; never throws (an error no middleware caught becomes a bare 500).
     public func respond(to request: HTTPRequest) async -> HTTPResponse {
         var context = RequestContext(requestId: RequestIdMiddleware.generate())
-        if case .found(let route, let parameters) = router.match(method: request.method, path: request.path) {
-            context.route = route
-            context.parameters = parameters
+        if let matched = request.matchedRoute {
+            (context.route, context.parameters) = (matched.route, matched.parameters)
+        } else if case .found(let route, let parameters) = router.match(method: request.method, path: request.path) {
+            (context.route, context.parameters) = (route, parameters)
         }
         var response: HTTPResponse
         do {

@@ -60,6 +60,9 @@ public struct HTTPRequest: Sendable {
     /// The address the connection itself came from, and whether it is a trusted proxy (set by `ForwardedForMiddleware`).
     var connectionPeer: String?
     var connectionPeerTrusted = false
+    /// The route a transport matched before reading the body, and whose body limit it enforced while reading it; the
+    /// application then neither matches nor checks the limit again.
+    package var matchedRoute: (route: Route, parameters: [String: String])?
 
     /// The connection came from this machine or a trusted proxy and passed on no client (no forwarding header): a
     /// check by the operator's own machine or proxy, never a request from the internet relayed by a proxy.

@@ -79,7 +79,8 @@ public struct ErrorMiddleware: Middleware {
     }
 }
 
-/// Refuses bodies larger than the route's limit (or the default) with 413 before any handler reads them.
+/// Refuses bodies larger than the route's limit (or the default) with 413 before any handler reads them. A request whose
+/// transport matched its route (`HTTPRequest.matchedRoute`) was held to that limit as its body was read.
 public struct BodyLimitMiddleware: Middleware {
     public let defaultLimit: Int
 
@@ -91,6 +92,7 @@ public struct BodyLimitMiddleware: Middleware {
     }
 
     private func check(_ request: HTTPRequest, _ context: RequestContext) throws {
+        guard request.matchedRoute == nil else { return }
         let limit = context.route?.operation.maxBodyBytes ?? defaultLimit
         if request.body.count > limit { throw HTTPError.payloadTooLarge(limit: limit) }
     }

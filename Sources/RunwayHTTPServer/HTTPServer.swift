@@ -16,8 +16,9 @@ public final class HTTPServer: @unchecked Sendable {
     let responder: Responder
     let immediate: ImmediateResponder?
     let logger: Logger
-    /// A route's own body limit, known from its method and path before the body is read (nil: the server's).
-    let bodyLimit: @Sendable (String, String) -> Int?
+    /// The application's routes: a request with a body is matched once, before it is read, for its route's body limit,
+    /// and handed over with the match.
+    let router: Router?
     /// Body bytes buffered by requests not yet completed, against `maxBufferedBodyBytes`.
     let bufferedBodyBytes = Atomic<Int>(0)
     /// The slow-client guard (see guard.h), alive while the daemon runs.
@@ -43,11 +44,11 @@ public final class HTTPServer: @unchecked Sendable {
 
     enum Lifecycle { case idle, running, stopped }
 
-    public init(configuration: HTTPServerConfiguration, logger: Logger, bodyLimit: @escaping @Sendable (String, String) -> Int? = { _, _ in nil },
+    public init(configuration: HTTPServerConfiguration, logger: Logger, router: Router? = nil,
                 immediate: ImmediateResponder? = nil, responder: @escaping Responder) {
         self.configuration = configuration
         self.logger = logger
-        self.bodyLimit = bodyLimit
+        self.router = router
         self.immediate = immediate
         self.responder = responder
     }

@@ -95,13 +95,17 @@ private func begin(_ server: HTTPServer, _ connection: OpaquePointer, _ url: Uns
                    _ requestClosure: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> (result: MHD_Result, state: RequestState) {
     let method = method.map { String(cString: $0) } ?? "GET", path = url.map { String(cString: $0) } ?? "/"
     // The route's limit, known before a byte of the body is read.
-    let routeLimit = method == "GET" || method == "HEAD" ? nil : server.bodyLimit(method, path)
-    let limit = min(server.configuration.maxBodyBytes, routeLimit ?? .max)
+    var matched: (route: Route, parameters: [String: String])?
+    if method != "GET", method != "HEAD", case .found(let route, let parameters)? = server.router?.match(method: method, path: path) {
+        matched = (route, parameters)
+    }
+    let limit = min(server.configuration.maxBodyBytes, matched?.route.operation.maxBodyBytes ?? .max)
     let contentLength = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap { Int(String(cString: $0)) }
     let state = RequestState(connection: connection, method: method, path: path, life: RequestLife(limit: limit, contentLength: contentLength))
     state.headers = values(connection, kind: .HEADER_KIND)
     state.query = values(connection, kind: .GET_ARGUMENT_KIND)
     state.remoteAddress = clientAddress(connection)
+    state.matchedRoute = matched
     RequestSlot.store(.tracked(state), in: requestClosure)
     guard case .reading = state.life.phase else {
         // Refused before reading a byte of the body; libmicrohttpd closes the connection afterwards.

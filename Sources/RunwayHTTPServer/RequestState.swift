@@ -10,6 +10,8 @@ final class RequestState: @unchecked Sendable {
     var headers: [(String, String)] = []
     var query: [(String, String)] = []
     var remoteAddress: String?
+    /// The route matched for the body limit, handed to the application with the request.
+    var matchedRoute: (route: Route, parameters: [String: String])?
     var body: [UInt8] = []
     /// Where the request is (moved only on libmicrohttpd's thread).
     var life: RequestLife
@@ -45,7 +47,9 @@ final class RequestState: @unchecked Sendable {
     }
 
     var request: HTTPRequest {
-        HTTPRequest(method: method, path: path, query: query, headers: HTTPHeaders(headers), body: body, remoteAddress: remoteAddress)
+        var request = HTTPRequest(method: method, path: path, query: query, headers: HTTPHeaders(headers), body: body, remoteAddress: remoteAddress)
+        request.matchedRoute = matchedRoute
+        return request
     }
 }
 

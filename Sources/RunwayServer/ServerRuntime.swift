@@ -164,11 +164,8 @@ public final class ServerRuntime: Sendable {
             await maintainPartitionsOnce(services, policy: configuration.retention)
             let application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes,
                                                      trustedProxies: configuration.trustedProxies, rateLimits: configuration.rateLimits)
-            let http = HTTPServer(configuration: configuration.http, logger: logger, bodyLimit: { method, path in
-                // The route's own limit applies before its body is read.
-                if case .found(let route, _) = application.router.match(method: method, path: path) { return route.operation.maxBodyBytes }
-                return nil
-            }, immediate: { request in application.respondImmediately(to: request) }) { request in
+            let http = HTTPServer(configuration: configuration.http, logger: logger, router: application.router,
+                                  immediate: { request in application.respondImmediately(to: request) }) { request in
                 await application.respond(to: request)
             }
             try http.start()

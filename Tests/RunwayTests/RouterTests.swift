@@ -1,4 +1,4 @@
-import RunwayHTTP
+@testable import RunwayHTTP
 import Testing
 
 @Suite("Router")
@@ -65,6 +65,25 @@ struct RouterTests {
         }
         #expect(allowed == [.GET, .POST])
         if case .methodNotAllowed = router.match(method: "BREW", path: "/v1/apps") {} else { Issue.record("unknown methods get 405") }
+    }
+
+    @Test("a request its transport routed is answered by that route, neither matched nor held to a body limit again")
+    func routedByTransport() async throws {
+        let small = Route(method: .POST, pattern: "/v1/apps/{appId}/keys",
+                          operation: Operation(id: "keys", summary: "", tag: "t", access: .open, responses: [], maxBodyBytes: 4)) { _, context in
+            .text("keys of \(try context.parameter("appId"))")
+        }
+        let app = HTTPApplication(router: Router(routes: [small, Self.route(.POST, "/v1/apps")]), middleware: [
+            ErrorMiddleware(map: { $0 as? HTTPError ?? HTTPError(status: 500, code: .internalError, message: "x") }), BodyLimitMiddleware(defaultLimit: 1 << 20),
+        ])
+        var request = HTTPRequest(method: "POST", path: "/v1/apps", body: Array("a longer body".utf8))
+        #expect(await app.respond(to: request).bodyText == "/v1/apps")
+        request.matchedRoute = (small, ["appId": "a1"])
+        let answer = await app.respond(to: request)
+        #expect(answer.status == 200 && answer.bodyText == "keys of a1", "the transport's match is used as it is")
+        request.matchedRoute = nil
+        request.path = "/v1/apps/a1/keys"
+        #expect(await app.respond(to: request).status == 413, "matched here, the limit is checked here")
     }
 
     @Test("the application answers 404 and 405 with JSON bodies and an Allow header")
