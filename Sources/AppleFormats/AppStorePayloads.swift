@@ -54,8 +54,8 @@ public struct AppStoreNotification: Sendable, Equatable {
 /// The fields of a signed transaction (`JWSTransactionDecodedPayload`,
 /// https://developer.apple.com/documentation/appstoreserverapi/jwstransactiondecodedpayload) that commissions need.
 public struct AppStoreTransaction: Sendable, Equatable {
-    public var transactionId: String?
-    public var originalTransactionId: String?
+    public var transactionId: TransactionId?
+    public var originalTransactionId: TransactionId?
     public var bundleId: String?
     public var productId: String?
     /// Milliseconds since 1970.
@@ -66,7 +66,7 @@ public struct AppStoreTransaction: Sendable, Equatable {
     public var appAccountToken: String?
     /// The app transaction this purchase belongs to, one per Apple Account and app (since 2025):
     /// https://developer.apple.com/documentation/appstoreserverapi/apptransactionid
-    public var appTransactionId: String?
+    public var appTransactionId: AppTransactionId?
     /// 1 introductory, 2 promotional, 3 offer code, 4 win-back; a number Apple adds is kept as sent.
     public var offerType: Int?
     /// `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT` or `ONE_TIME` (a one-time discount on the first period):
@@ -108,7 +108,7 @@ public struct AppStoreTransaction: Sendable, Equatable {
     public var inAppOwnershipType: String?
     /// The original transaction id of the subscription before it migrated (notifications 2.16, `MIGRATION`):
     /// https://developer.apple.com/documentation/appstoreservernotifications/previousoriginaltransactionid
-    public var previousOriginalTransactionId: String?
+    public var previousOriginalTransactionId: TransactionId?
 
     /// A monthly plan's commitment, as `commitmentInfo` gives it.
     public struct Commitment: Sendable, Equatable {
@@ -131,15 +131,15 @@ public struct AppStoreTransaction: Sendable, Equatable {
 
     public init?(_ payload: JSONValue) {
         guard payload.objectValue != nil else { return nil }
-        transactionId = payload["transactionId"].flatMap(AppStoreValues.text)
-        originalTransactionId = payload["originalTransactionId"].flatMap(AppStoreValues.text) ?? transactionId
+        transactionId = payload["transactionId"].flatMap(AppStoreValues.text).map(TransactionId.init)
+        originalTransactionId = payload["originalTransactionId"].flatMap(AppStoreValues.text).map(TransactionId.init) ?? transactionId
         bundleId = payload["bundleId"]?.stringValue
         productId = payload["productId"]?.stringValue
         purchaseDate = AppStoreValues.milliseconds(payload["purchaseDate"])
         expiresDate = AppStoreValues.milliseconds(payload["expiresDate"])
         type = payload["type"].flatMap(AppStoreValues.text)
         appAccountToken = payload["appAccountToken"]?.stringValue?.lowercased()
-        appTransactionId = payload["appTransactionId"].flatMap(AppStoreValues.text)
+        appTransactionId = payload["appTransactionId"].flatMap(AppStoreValues.text).map(AppTransactionId.init)
         offerType = AppStoreValues.wholeNumber(payload["offerType"]).flatMap { Int(exactly: $0) }
         offerDiscountType = payload["offerDiscountType"].flatMap(AppStoreValues.text)
         offerPeriod = payload["offerPeriod"]?.stringValue
@@ -155,7 +155,7 @@ public struct AppStoreTransaction: Sendable, Equatable {
         billingPlanType = payload["billingPlanType"].flatMap(AppStoreValues.text)
         quantity = AppStoreValues.wholeNumber(payload["quantity"])
         inAppOwnershipType = payload["inAppOwnershipType"].flatMap(AppStoreValues.text)
-        previousOriginalTransactionId = payload["previousOriginalTransactionId"].flatMap(AppStoreValues.text)
+        previousOriginalTransactionId = payload["previousOriginalTransactionId"].flatMap(AppStoreValues.text).map(TransactionId.init)
         if let info = payload["commitmentInfo"], info.objectValue != nil {
             commitment = Commitment(billingPeriodNumber: AppStoreValues.wholeNumber(info["billingPeriodNumber"]).flatMap { Int(exactly: $0) },
                                     totalBillingPeriods: AppStoreValues.wholeNumber(info["totalBillingPeriods"]).flatMap { Int(exactly: $0) },
@@ -210,7 +210,7 @@ public struct AppStoreTransaction: Sendable, Equatable {
 /// https://developer.apple.com/documentation/appstoreserverapi/jwsapptransactiondecodedpayload): the app's own record
 /// of one Apple Account's first download, which `RESCIND_CONSENT` carries.
 public struct AppStoreAppTransaction: Sendable, Equatable {
-    public var appTransactionId: String?
+    public var appTransactionId: AppTransactionId?
     public var appAppleId: Int64?
     public var bundleId: String?
     /// The environment, under Apple's name for it here.
@@ -223,7 +223,7 @@ public struct AppStoreAppTransaction: Sendable, Equatable {
     public init?(_ payload: JSONValue) {
         guard payload.objectValue != nil else { return nil }
         storeType = payload["storeType"].flatMap(AppStoreValues.text)
-        appTransactionId = payload["appTransactionId"].flatMap(AppStoreValues.text)
+        appTransactionId = payload["appTransactionId"].flatMap(AppStoreValues.text).map(AppTransactionId.init)
         appAppleId = AppStoreValues.wholeNumber(payload["appAppleId"])
         bundleId = payload["bundleId"]?.stringValue
         receiptType = payload["receiptType"]?.stringValue
@@ -234,15 +234,15 @@ public struct AppStoreAppTransaction: Sendable, Equatable {
 /// The fields of signed renewal info (`JWSRenewalInfoDecodedPayload`,
 /// https://developer.apple.com/documentation/appstoreserverapi/jwsrenewalinfodecodedpayload) the server keeps.
 public struct AppStoreRenewalInfo: Sendable, Equatable {
-    public var originalTransactionId: String?
-    public var appTransactionId: String?
+    public var originalTransactionId: TransactionId?
+    public var appTransactionId: AppTransactionId?
     public var appAccountToken: String?
     public var environment: String?
 
     public init?(_ payload: JSONValue) {
         guard payload.objectValue != nil else { return nil }
-        originalTransactionId = payload["originalTransactionId"].flatMap(AppStoreValues.text)
-        appTransactionId = payload["appTransactionId"].flatMap(AppStoreValues.text)
+        originalTransactionId = payload["originalTransactionId"].flatMap(AppStoreValues.text).map(TransactionId.init)
+        appTransactionId = payload["appTransactionId"].flatMap(AppStoreValues.text).map(AppTransactionId.init)
         appAccountToken = payload["appAccountToken"]?.stringValue?.lowercased()
         environment = payload["environment"]?.stringValue
     }

@@ -190,7 +190,7 @@ enum AffiliateQueries {
             VALUES (\(surfaceId), \(clip(n.notificationUUID)), \(clip(n.notificationType.rawValue)), \(clip(n.subtype)), 'processing', \(t?.transactionId),
                     \(now), \(`private` ? nil : checked.appTransactionId), \(t?.offerType.map(Int64.init)), \(clip(t?.offerDiscountType)),
                     \(clip(t?.offerPeriod)), \(clip(t?.revocationType)), \(t?.revocationPercentage), \(clip(t?.billingPlanType)), \(t?.quantity),
-                    \(clip(t?.inAppOwnershipType)), \(clip(t?.previousOriginalTransactionId)), \(clip(n.environment)), \(clip(t?.type)),
+                    \(clip(t?.inAppOwnershipType)), \(clip(t?.previousOriginalTransactionId?.rawValue)), \(clip(n.environment)), \(clip(t?.type)),
                     \(clip(t?.revocationReason)), \(clip(t?.transactionReason)), \(clip(t?.storefront)),
                     \(clip(`private` ? nil : checked.appTransaction?.storeType)), \(clip(n.tokenType)))
             ON CONFLICT (surface_id, notification_uuid) DO NOTHING
@@ -231,8 +231,8 @@ enum AffiliateQueries {
 
     /// The binding of a subscription from the commissions of its earlier payments: under its original transaction id,
     /// or under the ids it had before it migrated (a few steps back at most).
-    static func subscriptionBinding(_ db: any SQLExecutor, original: String, previous: String?, appId: String) throws -> SQLRow? {
-        var id: String? = original, seen: Set<String> = [], next = previous
+    static func subscriptionBinding(_ db: any SQLExecutor, original: TransactionId, previous: TransactionId?, appId: String) throws -> SQLRow? {
+        var id: TransactionId? = original, seen: Set<TransactionId> = [], next = previous
         while let current = id, seen.count < 5, seen.insert(current).inserted {
             if let token = try db.first("""
                 SELECT app_account_token FROM commissions WHERE original_transaction_id = \(current)
@@ -241,17 +241,17 @@ enum AffiliateQueries {
                 """)?.string("app_account_token"), let binding = try tokenBinding(db, token: token, appId: appId) {
                 return binding
             }
-            let recorded = try db.first("""
+            let recorded: String? = try db.first("""
                 SELECT previous_original_transaction_id FROM app_store_subscription_migrations
                 WHERE app_id = \(appId) AND original_transaction_id = \(current)
                 """)?.string("previous_original_transaction_id")
-            id = next ?? recorded
+            id = next ?? recorded.map(TransactionId.init)
             next = nil
         }
         return nil
     }
 
-    static func hasCommission(_ db: any SQLExecutor, programId: String, transactionId: String) throws -> Bool {
+    static func hasCommission(_ db: any SQLExecutor, programId: String, transactionId: TransactionId) throws -> Bool {
         try db.first("SELECT 1 AS one FROM commissions WHERE program_id = \(programId) AND transaction_id = \(transactionId) LIMIT 1") != nil
     }
 

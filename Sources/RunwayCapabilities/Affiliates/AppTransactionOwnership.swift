@@ -42,7 +42,7 @@ enum AppTransactionOwnership {
                                              environment: environment, now: now) {
         case .failure(let failure): return .refused(failure.status)
         case .success(let transaction):
-            guard let id = transaction.appTransactionId, isWellFormed(id) else { return .refused("NO_APP_TRANSACTION_ID") }
+            guard let id = transaction.appTransactionId?.rawValue, isWellFormed(id) else { return .refused("NO_APP_TRANSACTION_ID") }
             return .verified(Proof(appTransactionId: id, environment: environment.rawValue, appAppleId: transaction.appAppleId,
                                    storeType: transaction.storeType))
         }
@@ -78,7 +78,7 @@ enum AppTransactionOwnership {
 
     /// The oldest bind of the install that owns the app transaction id in the surface's environment, with what
     /// `AffiliateQueries.tokenBinding` gives.
-    static func binding(_ db: any SQLExecutor, appTransactionId: String, appId: String, environment: AppStoreVerifier.Environment) throws -> SQLRow? {
+    static func binding(_ db: any SQLExecutor, appTransactionId: AppTransactionId, appId: String, environment: AppStoreVerifier.Environment) throws -> SQLRow? {
         try db.first("""
             SELECT t.token, t.affiliate_id, t.program_id, p.commission, p.hold_days, p.consumer_stores_only FROM app_transaction_owners o
             JOIN app_account_tokens t ON t.app_id = o.app_id AND t.install_id = o.install_id
@@ -95,7 +95,7 @@ enum AppTransactionOwnership {
     }
 
     /// Consent rescinded for an app transaction: nobody owns it any more.
-    static func rescind(appId: String, appTransactionId: String, _ db: any SQLExecutor) throws -> Int {
+    static func rescind(appId: String, appTransactionId: AppTransactionId, _ db: any SQLExecutor) throws -> Int {
         try db.execute("DELETE FROM app_transaction_owners WHERE app_id = \(appId) AND app_transaction_id = \(appTransactionId)")
             + db.execute("DELETE FROM app_transaction_disputes WHERE app_id = \(appId) AND app_transaction_id = \(appTransactionId)")
     }

@@ -13,13 +13,13 @@ enum CommissionPosting {
     struct Purchase {
         let type: AppStoreNotificationType
         let transaction: AppStoreTransaction
-        let transactionId: String
+        let transactionId: TransactionId
         let surface: NotificationHandlers.Surface
         let notificationUUID: String
         let now: Int64
 
         /// The subscription's first transaction (the transaction itself for a one-time purchase).
-        var originalTransactionId: String { transaction.originalTransactionId ?? transactionId }
+        var originalTransactionId: TransactionId { transaction.originalTransactionId ?? transactionId }
     }
 
     /// The bind a purchase belongs to, with its program's terms.

@@ -1,3 +1,4 @@
+import AppleFormats
 import LinkRunwayAPI
 import RunwayCrypto
 import RunwayKit
@@ -19,9 +20,9 @@ enum ConsentRescission {
     /// What a commission's appAccountToken becomes once unlinked.
     static let unlinkedToken = "rescinded"
 
-    static func hash(_ appTransactionId: String) -> String { ByteEncoding.hex(Digest.sha256(Array(appTransactionId.utf8))) }
+    static func hash(_ appTransactionId: AppTransactionId) -> String { ByteEncoding.hex(Digest.sha256(Array(appTransactionId.rawValue.utf8))) }
 
-    static func isRescinded(_ db: any SQLExecutor, appId: String, appTransactionId: String) throws -> Bool {
+    static func isRescinded(_ db: any SQLExecutor, appId: String, appTransactionId: AppTransactionId) throws -> Bool {
         try db.first("""
             SELECT 1 AS one FROM app_store_rescinded WHERE app_id = \(appId) AND app_transaction_hash = \(hash(appTransactionId))
             """) != nil
@@ -29,7 +30,7 @@ enum ConsentRescission {
 
     /// Unlinks the app transaction of the app; returns how many rows it deleted or unlinked, by kind.
     @discardableResult
-    static func apply(_ db: any SQLExecutor, appId: String, appTransactionId: String, now: Int64) throws -> [String: Int] {
+    static func apply(_ db: any SQLExecutor, appId: String, appTransactionId: AppTransactionId, now: Int64) throws -> [String: Int] {
         try db.execute("""
             INSERT INTO app_store_rescinded (app_id, app_transaction_hash, rescinded_at) VALUES (\(appId), \(hash(appTransactionId)), \(now))
             ON CONFLICT (app_id, app_transaction_hash) DO NOTHING

@@ -24,7 +24,7 @@ enum Ledger {
         var currency: String
         var test: Bool
         var notificationUUID: String?
-        var transactionId: String?
+        var transactionId: TransactionId?
         var reference: String?
     }
 
@@ -55,15 +55,15 @@ enum Ledger {
         let affiliateId: String
         let programId: String
         let token: String
-        let transactionId: String
-        let originalTransactionId: String
+        let transactionId: TransactionId
+        let originalTransactionId: TransactionId
         let purchaseDate: Int64
         let currency: String
         let amount: Int64
         let holdDays: Int
         let test: Bool
         /// The purchase's app transaction, when Apple sent it.
-        var appTransactionId: String? = nil
+        var appTransactionId: AppTransactionId? = nil
         var billingPlanType: String? = nil
         /// A monthly plan's commitment, as Apple sent it, and what all of it earns under the program's rule.
         var commitment: AppStoreTransaction.Commitment? = nil
@@ -98,7 +98,7 @@ enum Ledger {
     /// commission becomes pending with a new holding period; a live one partly clawed back (a prorated refund) gets
     /// the share back in the account it sits in. Returns its currency and the amount, or nil when nothing was taken
     /// back (never accrued, or already revived by another writer).
-    static func reaccrue(_ db: any SQLExecutor, programId: String, transactionId: String, holdDays: Int, notificationUUID: String,
+    static func reaccrue(_ db: any SQLExecutor, programId: String, transactionId: TransactionId, holdDays: Int, notificationUUID: String,
                          now: Int64) throws -> (currency: String, amount: Int64)? {
         guard let row = try db.first("""
             SELECT id, workspace_id, affiliate_id, currency, amount, clawed_back, status, payable_at, test FROM commissions
@@ -126,7 +126,7 @@ enum Ledger {
     /// prorated share is rounded down to the minor unit, in the affiliate's favour; the share is of the whole
     /// commission, so a second notification with the same share takes nothing more, and a full refund after a
     /// prorated one takes the rest. Taking all of it reverses the commission. Returns what was taken per currency.
-    static func clawBack(_ db: any SQLExecutor, programId: String, transactionId: String, share: Int64 = 100_000, notificationUUID: String,
+    static func clawBack(_ db: any SQLExecutor, programId: String, transactionId: TransactionId, share: Int64 = 100_000, notificationUUID: String,
                          now: Int64) throws -> [String: Int64] {
         var total: [String: Int64] = [:]
         for row in try db.query("""
@@ -193,7 +193,7 @@ enum Ledger {
             if amount > 0 {
                 try post(db, Posting(workspaceId: try row.string("workspace_id"), affiliateId: try row.string("affiliate_id"),
                                      programId: try row.string("program_id"), commissionId: id, kind: "release", currency: try row.string("currency"),
-                                     test: try row.bool("test"), transactionId: try row.string("transaction_id")),
+                                     test: try row.bool("test"), transactionId: TransactionId(rawValue: try row.string("transaction_id"))),
                          entries: [(pending, amount), (payable, -amount)], now: now)
             }
             released += 1

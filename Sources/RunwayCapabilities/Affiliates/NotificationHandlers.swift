@@ -103,8 +103,8 @@ struct NotificationHandlers: Sendable {
         // payments find their referrer through it.
         if !rescinded, let transaction = checked.transaction, let previous = transaction.previousOriginalTransactionId,
            let original = transaction.originalTransactionId, previous != original {
-            try AffiliateQueries.recordMigration(db, appId: surface.app.id, original: String(original.prefix(64)),
-                                                 previous: String(previous.prefix(64)), now: now)
+            try AffiliateQueries.recordMigration(db, appId: surface.app.id, original: String(original.rawValue.prefix(64)),
+                                                 previous: String(previous.rawValue.prefix(64)), now: now)
         }
         // Where an auto-renewable subscription came from, for retention messages chosen by it.
         if !rescinded, let transaction = checked.transaction, transaction.type == "Auto-Renewable Subscription" {

@@ -30,7 +30,7 @@ struct NotificationVerification {
         var appTransaction: AppStoreAppTransaction?
 
         /// The app transaction the purchase belongs to, from whichever signed part names it.
-        var appTransactionId: String? { transaction?.appTransactionId ?? renewal?.appTransactionId ?? appTransaction?.appTransactionId }
+        var appTransactionId: AppTransactionId? { transaction?.appTransactionId ?? renewal?.appTransactionId ?? appTransaction?.appTransactionId }
     }
 
     enum Outcome {

@@ -11,8 +11,8 @@ enum SubscriptionAcquisitions {
     /// Notes what a verified notification says of its subscription, in the notification's transaction. What was known
     /// first stays; what was unknown is filled in when a later notification knows it.
     static func record(_ db: any SQLExecutor, appId: String, environment: String, type: AppStoreNotificationType, subtype: String?,
-                       transaction: AppStoreTransaction, appTransactionId: String?, now: Int64) throws {
-        guard let original = transaction.originalTransactionId.map({ String($0.prefix(64)) }), !original.isEmpty else { return }
+                       transaction: AppStoreTransaction, appTransactionId: AppTransactionId?, now: Int64) throws {
+        guard let original = transaction.originalTransactionId.map({ String($0.rawValue.prefix(64)) }), !original.isEmpty else { return }
         var acquisition = SubscriptionAcquisition.unknown
         var token: String?, programId: String?, installId: String?
         if let appAccountToken = transaction.appAccountToken, let bind = try db.first("""
@@ -49,7 +49,7 @@ enum SubscriptionAcquisitions {
             if acquisition.source == "unknown" { acquisition.source = try source(of: install) }
         }
         // A migrated subscription keeps where it came from under its earlier id.
-        if acquisition.source == "unknown", let previous = transaction.previousOriginalTransactionId.map({ String($0.prefix(64)) }),
+        if acquisition.source == "unknown", let previous = transaction.previousOriginalTransactionId.map({ String($0.rawValue.prefix(64)) }),
            let earlier = try Self.acquisition(db, appId: appId, environment: environment, originalTransactionId: previous) {
             acquisition = earlier
         }

@@ -68,7 +68,7 @@ struct AppStoreVectorTests {
         #expect(signedAt == Date(timeIntervalSince1970: 1681314324))
         let xcode = try verifier.verifyTransaction(try V.jws("apple-library-mock/xcode-signed-transaction.jws"),
                                                    bundleId: "com.example.naturelab.backyardbirds.example", environment: .xcode).get()
-        #expect(xcode.productId == "pass.premium" && xcode.transactionId == "0" && xcode.purchaseDate == 1697679936049)
+        #expect(xcode.productId == "pass.premium" && xcode.transactionId?.rawValue == "0" && xcode.purchaseDate == 1697679936049)
         #expect(xcode.offerType == 1 && xcode.transactionReason == "PURCHASE")
     }
 

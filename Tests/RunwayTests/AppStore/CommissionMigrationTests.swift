@@ -1,3 +1,4 @@
+import AppleFormats
 import Foundation
 @testable import RunwayCapabilities
 @testable import RunwayConsole
@@ -18,7 +19,7 @@ struct CommissionMigrationTests {
             """)
         func posting(_ kind: String) -> Ledger.Posting {
             Ledger.Posting(workspaceId: "ws_m", affiliateId: "aff_m", programId: "prg_m", commissionId: id, kind: kind, currency: "USD", test: false,
-                           transactionId: transaction)
+                           transactionId: TransactionId(rawValue: transaction))
         }
         try Ledger.post(db, posting("accrual"), entries: [(Ledger.expense, amount), (Ledger.pending, -amount)], now: createdAt)
         if status == "payable" { try Ledger.post(db, posting("release"), entries: [(Ledger.pending, amount), (Ledger.payable, -amount)], now: createdAt) }
