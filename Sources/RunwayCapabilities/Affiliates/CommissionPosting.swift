@@ -42,12 +42,6 @@ enum CommissionPosting {
         }
     }
 
-    /// An amount in a currency's minor units.
-    struct Money: Equatable {
-        let minorUnits: Int64
-        let currency: String
-    }
-
     /// What posting did.
     enum Outcome: Equatable {
         /// A seat an organization or group purchaser assigned, or taken back: its purchaser's commission counted it.
@@ -140,14 +134,14 @@ enum CommissionPosting {
             return .nothingDue
         }
         // Apple's price is of one product or seat; a multiseat purchase earns for each seat it bought.
-        let (perSeat, commissionCurrency) = CommissionRules.amount(rule, price: price, currency: currency)
-        let (product, overflow) = perSeat.multipliedReportingOverflow(by: transaction.seats)
+        let perSeat = CommissionRules.amount(rule, price: price, currency: currency)
+        let (product, overflow) = perSeat.minorUnits.multipliedReportingOverflow(by: transaction.seats)
         let amount = overflow ? WireLimits.money : min(product, WireLimits.money)
         let committed = transaction.commitment.flatMap { CommissionRules.committedAmount(rule, commitment: $0, currency: currency) }
         let commission = Ledger.Commission(
             workspaceId: purchase.surface.app.workspaceId, affiliateId: binding.affiliateId, programId: binding.programId, token: binding.token,
             transactionId: purchase.transactionId, originalTransactionId: purchase.originalTransactionId, purchaseDate: purchaseDate,
-            currency: commissionCurrency, amount: amount, holdDays: binding.holdDays, test: purchase.surface.test,
+            currency: perSeat.currency, amount: amount, holdDays: binding.holdDays, test: purchase.surface.test,
             appTransactionId: transaction.appTransactionId, billingPlanType: transaction.billingPlanType, commitment: transaction.commitment,
             committedAmount: committed)
         // The unique index decides between two writers the token lock did not order (an earlier release's server).
@@ -157,6 +151,6 @@ enum CommissionPosting {
                                  totalBillingPeriods: commitment.totalBillingPeriods, committedAmount: committed,
                                  expiresAt: commitment.commitmentExpiresDate.map(Timestamp.iso))
         }
-        return .accrued(Money(minorUnits: amount, currency: commissionCurrency), commitment: commitment)
+        return .accrued(Money(minorUnits: amount, currency: perSeat.currency), commitment: commitment)
     }
 }

@@ -5,6 +5,12 @@ import RunwayHTTP
 import RunwayKit
 import RunwayStore
 
+/// An amount of money in its currency's minor units (ISO 4217: cents, yen, fils).
+struct Money: Equatable {
+    let minorUnits: Int64
+    let currency: String
+}
+
 /// What a payment earns under a program's rule.
 enum CommissionRules {
     static func validate(_ rule: CommissionRule) throws -> CommissionRule {
@@ -40,12 +46,12 @@ enum CommissionRules {
 
     /// The commission on a payment of `price` milliunits of `currency`: the percentage of its minor units rounded
     /// down (never more than earned), or the fixed amount in the rule's currency.
-    static func amount(_ rule: CommissionRule, price: Int64, currency: String) -> (amount: Int64, currency: String) {
-        if rule.kind == "fixed", let amount = rule.amount, let fixed = rule.currency { return (amount, fixed) }
+    static func amount(_ rule: CommissionRule, price: Int64, currency: String) -> Money {
+        if rule.kind == "fixed", let amount = rule.amount, let fixed = rule.currency { return Money(minorUnits: amount, currency: fixed) }
         let minor = Currency.minorUnits(milliunits: price, currency: currency)
         let points = Int64(rule.basisPoints ?? 0)
         let (product, overflow) = minor.multipliedReportingOverflow(by: points)
-        return (overflow ? minor / 10_000 * points : product / 10_000, currency)
+        return Money(minorUnits: overflow ? minor / 10_000 * points : product / 10_000, currency: currency)
     }
 
     /// What a whole commitment (a monthly plan with a 12-month commitment) earns, shown beside each monthly payment's
@@ -58,7 +64,7 @@ enum CommissionRules {
             return amount * Int64(periods)
         }
         guard let price = commitment.commitmentPrice else { return nil }
-        return amount(rule, price: price, currency: currency).amount
+        return amount(rule, price: price, currency: currency).minorUnits
     }
 
     /// Whether a payment made at `purchaseDate` still earns: the first payment only, payments within the rule's months

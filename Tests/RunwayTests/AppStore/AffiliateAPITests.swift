@@ -525,7 +525,7 @@ struct AffiliateAPITests {
         #expect(Currency.minorUnits(milliunits: 1005, currency: "USD") == 100, "half to even")
         #expect(Currency.minorUnits(milliunits: 1015, currency: "USD") == 102, "half to even")
         #expect(Currency.minorUnits(milliunits: 1500, currency: "JPY") == 2)
-        #expect(CommissionRules.amount(CommissionRule(kind: "percent", basisPoints: 3333, duration: "lifetime"), price: 9990, currency: "USD") == (332, "USD"))
+        #expect(CommissionRules.amount(CommissionRule(kind: "percent", basisPoints: 3333, duration: "lifetime"), price: 9990, currency: "USD") == Money(minorUnits: 332, currency: "USD"))
     }
 
     @Test("deleting an install unlinks its affiliate binds; the token and whom it credits stay")
