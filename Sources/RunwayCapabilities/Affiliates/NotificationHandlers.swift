@@ -75,8 +75,9 @@ struct NotificationHandlers: Sendable {
             let first = try await services.store.write { db in
                 try AffiliateQueries.recordNotification(db, surfaceId: surfaceId, notification: notification, status: status, reason: reason, now: now)
             }
-            return AppStoreNotificationResult(status: first ? status : .duplicate, notificationUUID: notification.notificationUUID,
-                                              notificationType: notification.notificationType.rawValue, reason: first ? reason : nil)
+            guard first else { return Self.duplicate(notification) }
+            return AppStoreNotificationResult(status: status, notificationUUID: notification.notificationUUID,
+                                              notificationType: notification.notificationType.rawValue, reason: reason)
         case .process(let checked):
             let (result, proved) = try await services.store.write { db in
                 // Apple sends a production app's notifications only to the URL its developer set: proof of its App Store id.
@@ -88,6 +89,13 @@ struct NotificationHandlers: Sendable {
         }
     }
 
+    /// The answer to a notification whose UUID the surface has had: nothing is done again. (A payment whose
+    /// transaction already has its commission is a duplicate too, decided by `CommissionPosting.accrue`.)
+    static func duplicate(_ notification: AppStoreNotification) -> AppStoreNotificationResult {
+        AppStoreNotificationResult(status: .duplicate, notificationUUID: notification.notificationUUID,
+                                   notificationType: notification.notificationType.rawValue)
+    }
+
     /// Claims the UUID, then does what the notification means, all in one transaction. Notifications about an app
     /// transaction whose consent was rescinded are recorded without it and not processed.
     static func apply(_ db: any SQLExecutor, _ checked: NotificationVerification.Checked, surface: Surface, now: Int64) throws -> AppStoreNotificationResult {
@@ -96,8 +104,7 @@ struct NotificationHandlers: Sendable {
         var result = AppStoreNotificationResult(status: .ignored, notificationUUID: uuid, notificationType: type.rawValue)
         let rescinded = try checked.appTransactionId.map { try ConsentRescission.isRescinded(db, appId: surface.app.id, appTransactionId: $0) } ?? false
         guard try AffiliateQueries.claimNotification(db, surfaceId: surface.id, checked: checked, private: rescinded, now: now) else {
-            result.status = .duplicate
-            return result
+            return duplicate(notification)
         }
         // A migrated subscription (MIGRATION; the changelog spells it MIGRATE) names the id it had before: its later
         // payments find their referrer through it.
