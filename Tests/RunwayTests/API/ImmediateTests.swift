@@ -90,6 +90,13 @@ struct ImmediateTests {
 
     struct ImmediateTestFailure: Error {}
 
+    /// A clock for the caches that stands still, so a loaded machine cannot let them expire (they live five seconds)
+    /// between warming them and asking the transport's path.
+    static func stoppedClock() -> MonotonicClock {
+        let start = ContinuousClock.now
+        return MonotonicClock { start }
+    }
+
     /// What a browser sends beside the headers a hot route reads.
     static let browserHeaders = [("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8"), ("Accept-Encoding", "gzip, deflate, br"),
                                  ("Cookie", "session=abc"), ("Sec-Fetch-Mode", "navigate"), ("Sec-Fetch-Site", "cross-site"),
@@ -97,9 +104,7 @@ struct ImmediateTests {
 
     @Test("the hot path reads only the headers a transport hands over to it, on every kind of answer")
     func handedOverHeaders() async throws {
-        // The caches' clock stands still, so a loaded machine cannot let them expire between warming and asking.
-        let start = ContinuousClock.now
-        let server = try await TestServer.start(monotonic: MonotonicClock { start })
+        let server = try await TestServer.start(monotonic: Self.stoppedClock())
         _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"promo","destinations":{"web":"https://example.com/spring"}}"#)
         func hot(_ method: String, _ path: String, userAgent: String, _ extra: [(String, String)] = []) -> HTTPRequest {
             HotPath.request(method: method, path: path, query: [("utm_source", "x")],
@@ -133,7 +138,7 @@ struct ImmediateTests {
 
     @Test("a redirect from the caches answers on the transport's thread, its 302 released only once the click is stored", arguments: StoreBackend.all)
     func redirect(_ backend: StoreBackend) async throws {
-        let server = try await TestServer.start(backend)
+        let server = try await TestServer.start(backend, monotonic: Self.stoppedClock())
         _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"promo","destinations":{"web":"https://example.com/spring"}}"#)
         #expect(server.application.respondImmediately(to: Self.tap) == nil, "nothing cached yet: the asynchronous path")
         let held = try await Self.warmed(server, Self.tap)
@@ -159,7 +164,7 @@ struct ImmediateTests {
 
     @Test("previews, HEAD and unknown links answer immediately with nothing to store; an unknown host is left to the router")
     func noClick() async throws {
-        let server = try await TestServer.start()
+        let server = try await TestServer.start(monotonic: Self.stoppedClock())
         _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"promo","destinations":{"web":"https://example.com/spring"}}"#)
         let head = try await Self.warmed(server, HTTPRequest(method: "HEAD", path: "/promo", headers: Self.tap.headers))
         #expect(head.status == 302 && head.release == nil)
