@@ -131,8 +131,7 @@ struct LinkPrecedenceTests {
     func row(_ row: Case) async throws {
         // The caches' clock stands still: under load a write took longer than their five seconds, and the transport's
         // path, which answers only from them, then had nothing to answer from however often the other path filled them.
-        let start = ContinuousClock.now
-        let (server, _) = try await LinkRoutingTests.server(monotonic: MonotonicClock { start })
+        let (server, _) = try await LinkRoutingTests.server(monotonic: ImmediateTests.stoppedClock())
         defer { Task { await server.stop() } }
         let ws = server.defaultWorkspace.id
         let extra = row.fields.isEmpty ? "" : "," + row.fields
