@@ -164,7 +164,11 @@ struct SDKEndToEndTests {
                                                             sleep: { seconds in
                                                                 sleeps?.values.withLock { $0.append(seconds) }
                                                                 if realWaits { try? await Task.sleep(for: .milliseconds(Int(min(seconds, 8) * 1000))) }
-                                                            }))
+                                                            },
+                                                            // The fakes answer at once, but the whole suite shares two cores:
+                                                            // a detached call can wait seconds for a thread, and the default five
+                                                            // would give up on an update the fake then records.
+                                                            appleCallTimeout: 60))
         }
 
         /// A person taps `/summer` on an iPhone from this machine's address: the click is stored before the redirect.
