@@ -13,6 +13,9 @@ package protocol Capability: Sendable {
     var migrationNotes: [String: @Sendable (any Store) async throws -> String?] { get }
     /// Its routes.
     func routes(_ services: ServerServices) -> [Route]
+    /// What it runs for the life of the server beside its routes (queues it drains), started in the capabilities'
+    /// order.
+    func workers(_ services: ServerServices) -> [any Service]
     /// Deletes, or unlinks, what it keeps about `install`, in the deletion's one transaction; returns how many rows it
     /// deleted or unlinked, by the name the deletion receipt gives them.
     func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int]
@@ -27,6 +30,7 @@ package protocol Capability: Sendable {
 extension Capability {
     package var migrations: [Migration] { [] }
     package var migrationNotes: [String: @Sendable (any Store) async throws -> String?] { [:] }
+    package func workers(_ services: ServerServices) -> [any Service] { [] }
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] { [:] }
     package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {}
     package func maintain(_ services: ServerServices, policy: RetentionPolicy, now: Int64, report: inout RetentionReport) async throws {}

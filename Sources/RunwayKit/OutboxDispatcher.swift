@@ -44,7 +44,7 @@ package struct OutboxQueue: Sendable {
 /// private targets, no redirects); a 2xx answer within the timeout is a delivery, anything else is retried with
 /// exponential backoff until `maxAttempts`, its short reason kept in `last_error`. Several server processes can run
 /// dispatchers: each claims a row with a lease before sending it.
-package final class OutboxDispatcher: Sendable {
+package final class OutboxDispatcher: Service {
     package struct Settings: Sendable {
         package var pollInterval: Duration = .milliseconds(500)
         package var baseDelayMilliseconds: Int64 = 10_000
@@ -67,6 +67,9 @@ package final class OutboxDispatcher: Sendable {
         self.queue = queue
         self.settings = settings
     }
+
+    /// The queue's table.
+    package var name: String { queue.table }
 
     /// Runs until cancelled.
     package func run() async {

@@ -21,6 +21,8 @@ public struct ServerConfiguration: Sendable {
     public var firstLinkDomain: String = "localhost"
     /// Apple's AdServices API (a fake one for tests and demos).
     public var appleAdsURL: String = "https://api-adservices.apple.com"
+    /// How long one request to AdServices may wait (never under two seconds): not a setting; tests shorten it.
+    public var appleAdsTimeoutSeconds: Double = 10
     /// A PEM file with Apple's App Attestation Root CA, instead of the built-in one.
     public var appAttestRootPath: String?
     /// Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed.

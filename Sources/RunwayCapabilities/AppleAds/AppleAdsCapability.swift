@@ -18,6 +18,9 @@ package struct AppleAdsCapability: Capability {
         ]
     }
 
+    /// Asks AdServices about the claims that are due.
+    package func workers(_ services: ServerServices) -> [any Service] { [AppleAdsClaims(services: services, settings: services.appleAds)] }
+
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
         ["appleAdsClaims": try db.execute("DELETE FROM apple_ads_claims WHERE app_id = \(install.appId) AND install_id = \(install.installId)")]
     }

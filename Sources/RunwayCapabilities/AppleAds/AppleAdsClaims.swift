@@ -12,7 +12,7 @@ import RunwayStore
 /// stops being tried when the token's 24 hours are over (`expired`). 400 is `invalid`; a 200 is final either way.
 /// Claims live in the store, so pending work survives a restart; a lease keeps two processes from posting one token
 /// at the same time, and a crash after Apple answered only means the token is posted again.
-package final class AppleAdsClaims: Sendable {
+package final class AppleAdsClaims: Service {
     package struct Settings: Sendable {
         /// The shortest wait for Apple's answer, whatever is configured: AdServices may hold a request for up to a
         /// second before it answers, so a limit at or under that would cut off answers on their way and turn them into
@@ -68,6 +68,8 @@ package final class AppleAdsClaims: Sendable {
         return AppleAdsClaim(installId: try row.string("install_id"), status: status, retryAfter: retry, attribution: attribution,
                              testData: try row.bool("test_data"))
     }
+
+    package var name: String { "apple_ads_claims" }
 
     /// Runs until cancelled.
     package func run() async {

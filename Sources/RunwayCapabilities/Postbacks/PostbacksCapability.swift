@@ -37,6 +37,11 @@ package struct PostbacksCapability: Capability {
         ]
     }
 
+    /// Sends the postbacks it received, as Apple sent them, on to the app's forwarding URLs.
+    package func workers(_ services: ServerServices) -> [any Service] {
+        [OutboxDispatcher(services: services, queue: PostbackReceiver.forwardOutbox)]
+    }
+
     /// A postback Apple sends again while its first copy is kept stays a duplicate: its key lives as long as the copy.
     package func maintain(_ services: ServerServices, policy: RetentionPolicy, now: Int64, report: inout RetentionReport) async throws {
         let cutoff = now - Int64(policy.postbackDays) * 86_400_000

@@ -20,6 +20,9 @@ package struct WebhooksCapability: Capability {
         ]
     }
 
+    /// Delivers the webhook outbox.
+    package func workers(_ services: ServerServices) -> [any Service] { [OutboxDispatcher(services: services, queue: Webhooks.outbox)] }
+
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
         ["webhookDeliveries": try db.execute("DELETE FROM webhook_deliveries WHERE \(Self.deliveries(of: install))")]
     }

@@ -11,12 +11,15 @@ import RunwayOutbound
 @testable import RunwayServer
 import RunwayStore
 
-/// An in-process server on a temporary SQLite file: migrated, bootstrapped, reached through the test client.
+/// An in-process server on a temporary SQLite file (or a PostgreSQL schema): migrated, bootstrapped, composed as
+/// `linkrunway serve` composes it (`ServerComposition`), reached through the test client instead of libmicrohttpd.
 struct TestServer: Sendable {
     let location: StorageLocation
     let store: any Store
     let services: ServerServices
     let application: HTTPApplication
+    /// The workers `linkrunway serve` runs beside the requests; not started here (tests drive them step by step).
+    let workers: [any Service]
     let adminKey: String
     let defaultWorkspace: Workspace
     let logs: LogSink
@@ -37,14 +40,22 @@ struct TestServer: Sendable {
         _ = try await YearRowsBuild.run(store, now: clock.nowMilliseconds())
         let logs = LogSink.memory()
         let box = SecretBox(key: SecureRandom.bytes(32))!
-        let services = ServerServices(store: store, clock: clock, monotonic: monotonic, logger: Logger(level: .info, sink: logs), metrics: metrics,
-                                      secrets: try await InstanceSecrets.load(store, box: box), appleAdsURL: appleAdsURL, appAttestRoot: appAttestRoot,
-                                      appStoreRoot: appStoreRoot, appleAdsTimeoutSeconds: appleAdsTimeoutSeconds, outbound: outbound,
-                                      metricsToken: metricsToken, secretBox: box, dnsServer: dnsServer, appStoreAPIURL: appStoreAPIURL,
-                                      extraAutomatedClients: extraAutomatedClients, countries: countries)
-        return TestServer(location: location, store: store, services: services,
-                          application: ServerApplication.make(services, maxBodyBytes: maxBodyBytes, rateLimits: rateLimits),
-                          adminKey: bootstrap.adminKey, defaultWorkspace: bootstrap.workspace, logs: logs)
+        var configuration = ServerConfiguration()
+        configuration.http.maxBodyBytes = maxBodyBytes
+        configuration.appleAdsURL = appleAdsURL
+        configuration.appleAdsTimeoutSeconds = appleAdsTimeoutSeconds
+        configuration.rateLimits = rateLimits
+        configuration.outbound = outbound
+        configuration.metricsToken = metricsToken
+        configuration.dnsServer = dnsServer
+        configuration.appStoreAPIURL = appStoreAPIURL
+        configuration.extraAutomatedClients = extraAutomatedClients
+        configuration.countries = countries
+        let composition = ServerComposition(configuration, store: store, secrets: try await InstanceSecrets.load(store, box: box), box: box,
+                                            roots: AppleTrustRoots(appAttest: appAttestRoot, appStore: appStoreRoot), clock: clock,
+                                            monotonic: monotonic, logger: Logger(level: .info, sink: logs), metrics: metrics)
+        return TestServer(location: location, store: store, services: composition.services, application: composition.application,
+                          workers: composition.workers, adminKey: bootstrap.adminKey, defaultWorkspace: bootstrap.workspace, logs: logs)
     }
 
     func client(_ key: String? = nil) -> TestClient { TestClient(application, bearer: key) }
