@@ -52,11 +52,11 @@ let package = Package(
         // (links, attribution, postbacks…), the console (a client of the capabilities' handlers), and the composition
         // root that wires them to a store and libmicrohttpd.
         .target(name: "RunwayKit", dependencies: [
-            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwayHTTP", "RunwayOutbound", "RunwayGeo",
+            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwayHTTP", "RunwayOutbound",
         ]),
         .target(name: "RunwayCapabilities", dependencies: [
             "RunwayKit", "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwayHTTP", "RunwayQR",
-            "RunwayOutbound",
+            "RunwayOutbound", "RunwayGeo",
         ]),
         .target(name: "RunwayConsole", dependencies: [
             "RunwayKit", "RunwayCapabilities", "RunwayImport", "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "RunwayStore", "RunwayHTTP",

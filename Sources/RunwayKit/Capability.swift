@@ -11,6 +11,8 @@ package protocol Capability: Sendable {
     var migrations: [Migration] { get }
     /// What an operator should hear after one of its steps was applied, by step id (nil when there is nothing to say).
     var migrationNotes: [String: @Sendable (any Store) async throws -> String?] { get }
+    /// What an operator sets for it, if anything: its settings type, whose definitions join the server's settings.
+    var settings: (any CapabilitySettings.Type)? { get }
     /// Its routes.
     func routes(_ services: ServerServices) -> [Route]
     /// What it runs for the life of the server beside its routes (queues it drains), started in the capabilities'
@@ -30,6 +32,7 @@ package protocol Capability: Sendable {
 extension Capability {
     package var migrations: [Migration] { [] }
     package var migrationNotes: [String: @Sendable (any Store) async throws -> String?] { [:] }
+    package var settings: (any CapabilitySettings.Type)? { nil }
     package func workers(_ services: ServerServices) -> [any Service] { [] }
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] { [:] }
     package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {}

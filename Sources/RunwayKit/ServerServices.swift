@@ -1,6 +1,5 @@
 import AppleFormats
 import RunwayCrypto
-import RunwayGeo
 import RunwayHTTP
 import RunwayOutbound
 import RunwayStore
@@ -17,13 +16,6 @@ public struct ServerServices: Sendable {
     public let authenticator: KeyAuthenticator
     public let secrets: InstanceSecrets
     public let addresses: AddressHasher
-    /// Where Apple Ads claims are resolved: AdServices, or a stand-in (`linkrunway dev fake-adservices`).
-    public let appleAdsURL: String
-    /// How long a request to AdServices may take.
-    public let appleAdsTimeoutSeconds: Double
-    /// Where App Store Server API requests go instead of Apple's hosts (`LINKRUNWAY_APP_STORE_API_URL`, a stand-in);
-    /// nil for Apple's.
-    public let appStoreAPIURL: String?
     /// Apple's App Attestation Root CA: built in, or `LINKRUNWAY_APP_ATTEST_ROOT`; nil only where a test leaves it out.
     public let appAttestRoot: Certificate?
     /// Checks App Store signed data against Apple Root CA - G3 (built in) or `LINKRUNWAY_APP_STORE_ROOT`, caching
@@ -31,8 +23,8 @@ public struct ServerServices: Sendable {
     public let appStoreVerifier: AppStoreVerifier?
     /// What webhooks and forwarded postbacks may reach (`LINKRUNWAY_OUTBOUND_PRIVATE_TARGETS`).
     public let outbound: OutboundPolicy
-    /// The bearer token `/metrics` asks for, if any (`LINKRUNWAY_METRICS_TOKEN`).
-    public let metricsToken: String?
+    /// Each capability's settings as configured (`services.settings[LinksSettings.self]`).
+    package let settings: CapabilitySettingsSet
     /// Where console passwords are hashed and checked.
     package let passwords = PasswordPool()
     /// The port the server listens on, once it does.
@@ -41,19 +33,10 @@ public struct ServerServices: Sendable {
     private let sharedObjects = SharedObjects()
     /// Seals the secrets stored in the database with the key file kept outside it.
     public let secretBox: SecretBox
-    /// The DNS server that domain verification asks, instead of the system's (`LINKRUNWAY_DNS_SERVER`).
-    public let dnsServer: TXTLookup.Server?
-    /// The operator's User-Agent patterns of previews and bots, beside the built-in ones (`LINKRUNWAY_AUTOMATED_CLIENTS_FILE`).
-    public let extraAutomatedClients: [AutomatedClientPattern]
-    /// Countries of client addresses (`LINKRUNWAY_COUNTRY_DATABASE`); nil when the operator gave no database.
-    public let countries: CountryDatabase?
 
-    public init(store: any Store, clock: WallClock = .system, monotonic: MonotonicClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
-                authenticator: KeyAuthenticator? = nil, appleAdsURL: String = "https://api-adservices.apple.com",
-                appAttestRoot: Certificate? = nil, appStoreRoot: Certificate? = nil, appleAdsTimeoutSeconds: Double = 10,
-                outbound: OutboundPolicy = OutboundPolicy(), metricsToken: String? = nil, secretBox: SecretBox,
-                dnsServer: TXTLookup.Server? = nil, appStoreAPIURL: String? = nil,
-                extraAutomatedClients: [AutomatedClientPattern] = [], countries: CountryDatabase? = nil) {
+    package init(store: any Store, clock: WallClock = .system, monotonic: MonotonicClock = .system, logger: Logger, metrics: MetricsRegistry, secrets: InstanceSecrets,
+                 authenticator: KeyAuthenticator? = nil, appAttestRoot: Certificate? = nil, appStoreRoot: Certificate? = nil,
+                 outbound: OutboundPolicy = OutboundPolicy(), secretBox: SecretBox, settings: CapabilitySettingsSet = CapabilitySettingsSet()) {
         self.store = store
         self.clock = clock
         self.monotonic = monotonic
@@ -63,16 +46,10 @@ public struct ServerServices: Sendable {
         self.authenticator = authenticator ?? KeyAuthenticator(store: store)
         self.addresses = AddressHasher(store: store, box: secretBox)
         self.secretBox = secretBox
-        self.dnsServer = dnsServer
-        self.extraAutomatedClients = extraAutomatedClients
-        self.countries = countries
-        self.appleAdsURL = appleAdsURL
-        self.appleAdsTimeoutSeconds = appleAdsTimeoutSeconds
-        self.appStoreAPIURL = appStoreAPIURL
+        self.settings = settings
         self.appAttestRoot = appAttestRoot
         self.appStoreVerifier = appStoreRoot.map(AppStoreVerifier.init(root:))
         self.outbound = outbound
-        self.metricsToken = metricsToken
     }
 }
 

@@ -17,11 +17,8 @@ package struct ServerComposition: Sendable {
     package init(_ configuration: ServerConfiguration, store: any Store, secrets: InstanceSecrets, box: SecretBox, roots: AppleTrustRoots,
                  clock: WallClock, monotonic: MonotonicClock = .system, logger: Logger, metrics: MetricsRegistry) {
         let services = ServerServices(store: store, clock: clock, monotonic: monotonic, logger: logger, metrics: metrics, secrets: secrets,
-                                      appleAdsURL: configuration.appleAdsURL, appAttestRoot: roots.appAttest, appStoreRoot: roots.appStore,
-                                      appleAdsTimeoutSeconds: configuration.appleAdsTimeoutSeconds, outbound: configuration.outbound,
-                                      metricsToken: configuration.metricsToken, secretBox: box, dnsServer: configuration.dnsServer,
-                                      appStoreAPIURL: configuration.appStoreAPIURL, extraAutomatedClients: configuration.extraAutomatedClients,
-                                      countries: configuration.countries)
+                                      appAttestRoot: roots.appAttest, appStoreRoot: roots.appStore, outbound: configuration.outbound,
+                                      secretBox: box, settings: configuration.capabilities)
         self.services = services
         application = ServerApplication.make(services, maxBodyBytes: configuration.http.maxBodyBytes,
                                              trustedProxies: configuration.trustedProxies, rateLimits: configuration.rateLimits)

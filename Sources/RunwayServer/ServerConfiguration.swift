@@ -4,7 +4,6 @@ import RunwayConsole
 import RunwayHTTP
 import RunwayHTTPServer
 import RunwayKit
-import RunwayGeo
 import RunwayOutbound
 import RunwayStore
 
@@ -19,18 +18,12 @@ public struct ServerConfiguration: Sendable {
     public var sqliteSynchronousFull: Bool
     /// The link domain the first workspace gets on first start.
     public var firstLinkDomain: String = "localhost"
-    /// Apple's AdServices API (a fake one for tests and demos).
-    public var appleAdsURL: String = "https://api-adservices.apple.com"
-    /// How long one request to AdServices may wait (never under two seconds): not a setting; tests shorten it.
-    public var appleAdsTimeoutSeconds: Double = 10
     /// A PEM file with Apple's App Attestation Root CA, instead of the built-in one.
     public var appAttestRootPath: String?
     /// Proxies whose X-Forwarded-For and X-Forwarded-Proto are believed.
     public var trustedProxies: TrustedProxies = .none
     /// DER or PEM of the root App Store signed data must chain to, instead of the built-in Apple Root CA - G3.
     public var appStoreRootPath: String?
-    /// The App Store Server API (a stand-in for tests and demos); nil for Apple's production and sandbox hosts.
-    public var appStoreAPIURL: String?
     /// How long raw clicks, events, postbacks and address hashes are kept.
     public var retention = RetentionPolicy()
     /// Requests a minute per client address and per key on the routes apps and Apple call.
@@ -39,14 +32,8 @@ public struct ServerConfiguration: Sendable {
     public var adminKeyFile: String?
     /// What webhooks and forwarded postbacks may reach.
     public var outbound = OutboundPolicy()
-    /// A bearer token `/metrics` requires; nil leaves it open (on hosts that are not link domains).
-    public var metricsToken: String?
-    /// The DNS server domain verification asks instead of the system's resolvers.
-    public var dnsServer: TXTLookup.Server?
-    /// User-Agent patterns of previews and bots the operator adds to the built-in ones.
-    public var extraAutomatedClients: [AutomatedClientPattern] = []
-    /// The operator's MaxMind-format country database, opened (memory-mapped) when the configuration is read.
-    public var countries: CountryDatabase?
+    /// Each capability's own settings (`CapabilitySettings`), by type.
+    package var capabilities = CapabilitySettingsSet()
     /// The file holding the key that seals stored secrets; nil puts it beside a SQLite database (`linkrunway.key`), or in
     /// the working folder for PostgreSQL.
     public var secretKeyFile: String?
@@ -70,16 +57,19 @@ public struct ServerConfiguration: Sendable {
         self.sqliteSynchronousFull = sqliteSynchronousFull
     }
 
-    /// One setting: its environment variable, its flag, its default and what it means. docs/configuration.md lists these.
-    public struct Setting: Sendable {
-        public let environment: String
-        public let flag: String
-        public let defaultValue: String
-        public let summary: String
-        let apply: @Sendable (inout ServerConfiguration, String) -> Bool
+    /// One setting of the server as a whole; a capability's own are `SettingDefinition`s of its settings type.
+    package typealias Setting = SettingDefinition<ServerConfiguration>
+
+    /// Every setting: the server's, then each capability's, in the capabilities' order. docs/configuration.md lists
+    /// them.
+    package static let settings: [Setting] = serverSettings + ServerApplication.capabilities.compactMap(\.settings).flatMap { type in
+        type.definitionsInSet.map { definition in
+            Setting(environment: definition.environment, flag: definition.flag, defaultValue: definition.defaultValue,
+                    summary: definition.summary) { configuration, value in definition.apply(&configuration.capabilities, value) }
+        }
     }
 
-    public static let settings: [Setting] = [
+    static let serverSettings: [Setting] = [
         Setting(environment: "LINKRUNWAY_DATABASE_URL", flag: "--database-url", defaultValue: "sqlite:./linkrunway.db",
                 summary: "Where data lives: `sqlite:<path>` or `postgres://user:pass@host:5432/db`.") { c, v in
             guard let location = DatabaseLocation(url: v) else { return false }
@@ -181,19 +171,6 @@ public struct ServerConfiguration: Sendable {
             c.firstLinkDomain = host
             return true
         },
-        Setting(environment: "LINKRUNWAY_APPLE_ADS_URL", flag: "--apple-ads-url", defaultValue: "https://api-adservices.apple.com",
-                summary: "Apple's AdServices API (point it at `linkrunway dev fake-adservices` to try claims).") { c, v in
-            guard let url = URL(string: v), url.scheme == "https" || url.scheme == "http", url.host != nil else { return false }
-            c.appleAdsURL = v
-            return true
-        },
-        Setting(environment: "LINKRUNWAY_APP_STORE_API_URL", flag: "--app-store-api-url",
-                defaultValue: "Apple's (api.storekit.itunes.apple.com; api.storekit-sandbox.itunes.apple.com for sandbox)",
-                summary: "The App Store Server API that replaying notifications asks, for both environments (point it at `linkrunway dev fake-app-store-api` to try replays).") { c, v in
-            guard let url = URL(string: v), url.scheme == "https" || url.scheme == "http", url.host != nil else { return false }
-            c.appStoreAPIURL = v
-            return true
-        },
         Setting(environment: "LINKRUNWAY_APP_ATTEST_ROOT", flag: "--app-attest-root", defaultValue: "built in",
                 summary: "PEM file of Apple's App Attestation Root CA, instead of the copy built into the server (checked against Apple's SHA-256 either way).") { c, v in
             guard FileManager.default.isReadableFile(atPath: v) else { return false }
@@ -280,30 +257,6 @@ public struct ServerConfiguration: Sendable {
                 summary: "The key that seals stored secrets (webhook secrets, ad networks' private keys, the instance key, the day keys of address hashes), outside the database. The first start creates it (mode 0600); every server of one database needs a copy; keep it out of database backups.") { c, v in
             guard !v.isEmpty else { return false }
             c.secretKeyFile = v
-            return true
-        },
-        Setting(environment: "LINKRUNWAY_DNS_SERVER", flag: "--dns-server", defaultValue: "the system's resolvers",
-                summary: "An IPv4 DNS server (`address` or `address:port`) that link domain verification asks for its TXT record.") { c, v in
-            guard let server = TXTLookup.Server(v) else { return false }
-            c.dnsServer = server
-            return true
-        },
-        Setting(environment: "LINKRUNWAY_METRICS_TOKEN", flag: "--metrics-token", defaultValue: "none",
-                summary: "A bearer token `/metrics` then requires (at least 16 characters). `/metrics` never answers on a link domain either way.") { c, v in
-            guard v.utf8.count >= 16, !v.contains(where: \.isWhitespace) else { return false }
-            c.metricsToken = v
-            return true
-        },
-        Setting(environment: "LINKRUNWAY_AUTOMATED_CLIENTS_FILE", flag: "--automated-clients-file", defaultValue: "none (the built-in list only)",
-                summary: "A file of more User-Agent patterns of link previews and bots, one a line: `preview TEXT` or `bot TEXT` (matched without case anywhere in the User-Agent; `#` starts a comment line). They are answered like the built-in ones and never counted as clicks.") { c, v in
-            guard let text = try? String(contentsOfFile: v, encoding: .utf8), let patterns = AutomatedClientPattern.parse(text) else { return false }
-            c.extraAutomatedClients = patterns
-            return true
-        },
-        Setting(environment: "LINKRUNWAY_COUNTRY_DATABASE", flag: "--country-database", defaultValue: "none (country conditions never match)",
-                summary: "A MaxMind-format country database (`.mmdb`: GeoLite2 or GeoIP2 Country or City, or another in that format), memory-mapped once at start. Links' country rules and the country recorded on clicks come from it; the address itself is never stored. Without it no click has a country and no country rule matches.") { c, v in
-            guard let database = try? CountryDatabase(path: v) else { return false }
-            c.countries = database
             return true
         },
         Setting(environment: "LINKRUNWAY_SQLITE_SYNCHRONOUS", flag: "--sqlite-synchronous", defaultValue: "full",

@@ -7,6 +7,8 @@ import RunwayStore
 package struct AppStoreReplayCapability: Capability {
     package init() {}
 
+    package var settings: (any CapabilitySettings.Type)? { AppStoreAPISettings.self }
+
     package var migrations: [Migration] { AppStoreReplaySchema.migrations }
 
     package func routes(_ services: ServerServices) -> [Route] {

@@ -107,7 +107,7 @@ struct AppStoreReplayHandlers: Sendable {
             throw StoreError.failed("the app's In-App Purchase key does not open with the secret key file")
         }
         let client = AppStoreServerAPIClient(
-            baseURL: AppStoreServerAPIClient.baseURL(environment: environment, configured: services.appStoreAPIURL),
+            baseURL: AppStoreServerAPIClient.baseURL(environment: environment, configured: services.settings[AppStoreAPISettings.self].url),
             token: AppStoreServerAPIToken(issuerId: try keyRow.string("issuer_id"), keyId: try keyRow.string("key_id"), bundleId: app.bundleId,
                                           key: privateKey),
             timeoutSeconds: Self.requestTimeoutSeconds)

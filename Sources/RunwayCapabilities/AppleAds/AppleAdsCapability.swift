@@ -7,6 +7,8 @@ import RunwayStore
 package struct AppleAdsCapability: Capability {
     package init() {}
 
+    package var settings: (any CapabilitySettings.Type)? { AppleAdsSettings.self }
+
     package var migrations: [Migration] { AppleAdsSchema.migrations }
 
     package func routes(_ services: ServerServices) -> [Route] {

@@ -229,8 +229,8 @@ extension ServerServices {
     /// Where and how Apple Ads claims are resolved, as configured.
     package var appleAds: AppleAdsClaims.Settings {
         var settings = AppleAdsClaims.Settings()
-        settings.baseURL = appleAdsURL
-        settings.timeoutSeconds = appleAdsTimeoutSeconds
+        settings.baseURL = self.settings[AppleAdsSettings.self].url
+        settings.timeoutSeconds = self.settings[AppleAdsSettings.self].timeoutSeconds
         return settings
     }
 }

@@ -13,7 +13,7 @@ final class AutomatedClientList: SharedObject {
     static let recentLimit = 2048
 
     init(_ services: ServerServices) {
-        patterns = AutomatedClients.builtIn.map(\.pattern) + services.extraAutomatedClients
+        patterns = AutomatedClients.builtIn.map(\.pattern) + services.settings[LinksSettings.self].extraAutomatedClients
         needles = ClientClass.tokens(patterns)
     }
 

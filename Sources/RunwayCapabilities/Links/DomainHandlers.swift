@@ -43,7 +43,7 @@ struct DomainHandlers: Sendable {
         }
         try principal.requireWorkspace(found.workspaceId)
         guard let expected = found.verification else { return try .json(found) }
-        guard let records = await TXTLookup.records(expected.recordName, server: services.dnsServer) else {
+        guard let records = await TXTLookup.records(expected.recordName, server: services.settings[LinksSettings.self].dnsServer) else {
             throw LinksError.domainUnanswered(recordName: expected.recordName)
         }
         guard records.contains(where: { ConstantTime.equal(Array($0.utf8), Array(expected.recordValue.utf8)) }) else {

@@ -7,6 +7,8 @@ import RunwayStore
 package struct LinksCapability: Capability {
     package init() {}
 
+    package var settings: (any CapabilitySettings.Type)? { LinksSettings.self }
+
     package var migrations: [Migration] { LinksSchema.migrations }
 
     package func routes(_ services: ServerServices) -> [Route] {

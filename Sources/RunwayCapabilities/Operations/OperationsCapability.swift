@@ -5,6 +5,8 @@ import RunwayKit
 package struct OperationsCapability: Capability {
     package init() {}
 
+    package var settings: (any CapabilitySettings.Type)? { OperationsSettings.self }
+
     package func routes(_ services: ServerServices) -> [Route] {
         let handlers = OperationsHandlers(services: services)
         return [

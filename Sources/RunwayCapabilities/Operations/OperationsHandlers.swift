@@ -41,7 +41,7 @@ struct OperationsHandlers: Sendable {
     /// With `LINKRUNWAY_METRICS_TOKEN` only for that bearer; without it only to this machine and the trusted proxies'
     /// own requests. Never on a link domain.
     func metrics(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        if services.metricsToken != nil {
+        if services.settings[OperationsSettings.self].metricsToken != nil {
             guard hasToken(request) else {
                 throw AccessError.invalidKey("/metrics needs Authorization: Bearer <LINKRUNWAY_METRICS_TOKEN>")
             }
@@ -57,7 +57,7 @@ struct OperationsHandlers: Sendable {
 
     /// `Authorization: Bearer <LINKRUNWAY_METRICS_TOKEN>`, compared in constant time; false when no token is set.
     private func hasToken(_ request: HTTPRequest) -> Bool {
-        guard let token = services.metricsToken else { return false }
+        guard let token = services.settings[OperationsSettings.self].metricsToken else { return false }
         let given = Array((request.headers["Authorization"] ?? "").utf8)
         return ConstantTime.equal(Digest.sha256(given), Digest.sha256(Array("Bearer \(token)".utf8)))
     }

@@ -141,7 +141,7 @@ struct RetentionManagementHandlers: Sendable {
         let body = try request.decode(RetentionRealtimeURLRequest.self)
         let environment = try Self.environment(body.environment)
         // Apple takes https only; a stand-in of Apple (LINKRUNWAY_APP_STORE_API_URL) may call this machine over http.
-        let local = services.appStoreAPIURL != nil && (body.url.hasPrefix("http://127.0.0.1:") || body.url.hasPrefix("http://localhost:"))
+        let local = services.settings[AppStoreAPISettings.self].url != nil && (body.url.hasPrefix("http://127.0.0.1:") || body.url.hasPrefix("http://localhost:"))
         guard body.url.hasPrefix("https://") || local, body.url.utf8.count <= 256, let url = URL(string: body.url), url.host != nil else {
             throw RequestError.invalidField("url", "must be an https URL of at most 256 characters")
         }
@@ -250,7 +250,7 @@ struct RetentionManagementHandlers: Sendable {
             throw StoreError.failed("the app's In-App Purchase key does not open with the secret key file")
         }
         return RetentionMessagingClient(
-            baseURL: RetentionMessagingClient.baseURL(environment: environment, configured: services.appStoreAPIURL),
+            baseURL: RetentionMessagingClient.baseURL(environment: environment, configured: services.settings[AppStoreAPISettings.self].url),
             token: AppStoreServerAPIToken(issuerId: try keyRow.string("issuer_id"), keyId: try keyRow.string("key_id"), bundleId: app.bundleId,
                                           key: privateKey),
             timeoutSeconds: Self.requestTimeoutSeconds)

@@ -233,7 +233,7 @@ struct AppStoreReplayTests {
         configuration.http.port = 0
         configuration.logLevel = .error
         configuration.appStoreRootPath = rootFile
-        configuration.appStoreAPIURL = fake.baseURL
+        configuration.capabilities[AppStoreAPISettings.self].url = fake.baseURL
         let runtime = try await ServerRuntime.start(configuration, logSink: .memory())
         let environment = ["LINKRUNWAY_URL": "http://127.0.0.1:\(runtime.port)", "LINKRUNWAY_KEY": try #require(runtime.bootstrap?.adminKey),
                            "LINKRUNWAY_PROGRESS": "never"]

@@ -266,8 +266,10 @@ struct AppleAdsTests {
         // A new process on the same database: the claim is still there and gets done.
         let store = try StoreBackend.sqlite.open(first.location.url, nil)
         let box = first.services.secretBox
+        var settings = CapabilitySettingsSet()
+        settings[AppleAdsSettings.self].url = fake.baseURL
         let services = ServerServices(store: store, clock: clock.wall, logger: Logger(level: .error, sink: .memory()), metrics: MetricsRegistry(),
-                                      secrets: try await InstanceSecrets.load(store, box: box), appleAdsURL: fake.baseURL, secretBox: box)
+                                      secrets: try await InstanceSecrets.load(store, box: box), secretBox: box, settings: settings)
         let claims = AppleAdsClaims(services: services, settings: services.appleAds)
         clock.advance(seconds: 5)
         _ = try await claims.resolveDue()

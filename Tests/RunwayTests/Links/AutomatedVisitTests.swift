@@ -31,7 +31,7 @@ struct AutomatedVisitTests {
         try "bot acme-monitor\n".write(toFile: good, atomically: true, encoding: .utf8)
         try "robot acme-monitor\n".write(toFile: bad, atomically: true, encoding: .utf8)
         let configuration = try ServerConfiguration.load(environment: ["LINKRUNWAY_AUTOMATED_CLIENTS_FILE": good], flags: [:])
-        #expect(configuration.extraAutomatedClients == [AutomatedClientPattern(token: "acme-monitor", kind: .bot)])
+        #expect(configuration.capabilities[LinksSettings.self].extraAutomatedClients == [AutomatedClientPattern(token: "acme-monitor", kind: .bot)])
         #expect(throws: (any Error).self) { try ServerConfiguration.load(environment: ["LINKRUNWAY_AUTOMATED_CLIENTS_FILE": bad], flags: [:]) }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RunwayCapabilities
 import RunwayGeo
 @testable import RunwayServer
 import Testing
@@ -43,7 +44,7 @@ struct CountryDatabaseTests {
         #expect(throws: CountryDatabaseError.self) { try CountryDatabase(path: folder.path("missing.mmdb")) }
         #expect(throws: (any Error).self) { try ServerConfiguration.load(environment: ["LINKRUNWAY_COUNTRY_DATABASE": bad], flags: [:]) }
         let configuration = try ServerConfiguration.load(environment: [:], flags: ["--country-database": good])
-        #expect(configuration.countries?.country(of: "203.0.113.1") == "FR")
-        #expect(try ServerConfiguration.load(environment: [:], flags: [:]).countries == nil)
+        #expect(configuration.capabilities[LinksSettings.self].countries?.country(of: "203.0.113.1") == "FR")
+        #expect(try ServerConfiguration.load(environment: [:], flags: [:]).capabilities[LinksSettings.self].countries == nil)
     }
 }

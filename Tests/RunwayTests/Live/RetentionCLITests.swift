@@ -1,6 +1,7 @@
 import Foundation
 import LinkRunwayAPI
 @testable import RunwayCLI
+import RunwayCapabilities
 import RunwayCrypto
 import RunwayDevTools
 import RunwayHTTP
@@ -25,7 +26,7 @@ struct RetentionCLITests {
         var configuration = ServerConfiguration(database: .sqlite(path: directory.path("retention.db")))
         configuration.http.port = 0
         configuration.logLevel = .error
-        configuration.appStoreAPIURL = fake.baseURL
+        configuration.capabilities[AppStoreAPISettings.self].url = fake.baseURL
         configuration.appStoreRootPath = directory.path("root.pem")
         let runtime = try await ServerRuntime.start(configuration, logSink: .memory())
         let environment = ["LINKRUNWAY_URL": "http://127.0.0.1:\(runtime.port)", "LINKRUNWAY_KEY": try #require(runtime.bootstrap?.adminKey)]

@@ -42,15 +42,15 @@ struct TestServer: Sendable {
         let box = SecretBox(key: SecureRandom.bytes(32))!
         var configuration = ServerConfiguration()
         configuration.http.maxBodyBytes = maxBodyBytes
-        configuration.appleAdsURL = appleAdsURL
-        configuration.appleAdsTimeoutSeconds = appleAdsTimeoutSeconds
         configuration.rateLimits = rateLimits
         configuration.outbound = outbound
-        configuration.metricsToken = metricsToken
-        configuration.dnsServer = dnsServer
-        configuration.appStoreAPIURL = appStoreAPIURL
-        configuration.extraAutomatedClients = extraAutomatedClients
-        configuration.countries = countries
+        configuration.capabilities[AppleAdsSettings.self].url = appleAdsURL
+        configuration.capabilities[AppleAdsSettings.self].timeoutSeconds = appleAdsTimeoutSeconds
+        configuration.capabilities[OperationsSettings.self].metricsToken = metricsToken
+        configuration.capabilities[LinksSettings.self].dnsServer = dnsServer
+        configuration.capabilities[LinksSettings.self].extraAutomatedClients = extraAutomatedClients
+        configuration.capabilities[LinksSettings.self].countries = countries
+        configuration.capabilities[AppStoreAPISettings.self].url = appStoreAPIURL
         let composition = ServerComposition(configuration, store: store, secrets: try await InstanceSecrets.load(store, box: box), box: box,
                                             roots: AppleTrustRoots(appAttest: appAttestRoot, appStore: appStoreRoot), clock: clock,
                                             monotonic: monotonic, logger: Logger(level: .info, sink: logs), metrics: metrics)
