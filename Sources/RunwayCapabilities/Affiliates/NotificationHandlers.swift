@@ -115,7 +115,7 @@ struct NotificationHandlers: Sendable {
         }
         // Where an auto-renewable subscription came from, for retention messages chosen by it.
         if !rescinded, let transaction = checked.transaction, transaction.type == "Auto-Renewable Subscription" {
-            try SubscriptionAcquisitions.record(db, appId: surface.app.id, environment: surface.environment.surfaceName,
+            try SubscriptionAcquisitions.record(db, appId: surface.app.id, environment: surface.environment,
                                                 type: type, subtype: notification.subtype, transaction: transaction,
                                                 appTransactionId: checked.appTransactionId, now: now)
         }

@@ -1,3 +1,4 @@
+import AppleFormats
 import LinkRunwayAPI
 import RunwayKit
 
@@ -6,7 +7,7 @@ import RunwayKit
 enum AppStoreReplayError: Refusal, Equatable {
     case keyMissing
     /// The app has no App Store surface of this environment.
-    case noSurface(environment: String)
+    case noSurface(environment: AppStoreVerifier.Environment)
     /// Apple answered 401: the key, its id, the issuer id or the bundle id is not what App Store Connect has.
     case keyRejected
     /// Apple's API answered another error, an unreadable body, or not at all; the message says which.
@@ -18,7 +19,7 @@ enum AppStoreReplayError: Refusal, Equatable {
             ErrorBody.Detail(code: ErrorCode.appStoreKeyMissing,
                              message: "the app has no In-App Purchase key: set one with PUT /v1/apps/{appId}/app-store-key (linkrunway app-store key set)")
         case .noSurface(let environment):
-            .field(ErrorCode.invalidField, "environment", "the app has no \(environment) App Store surface to process notifications at")
+            .field(ErrorCode.invalidField, "environment", "the app has no \(environment.surfaceName) App Store surface to process notifications at")
         case .keyRejected:
             ErrorBody.Detail(code: ErrorCode.appStoreKeyRejected,
                              message: "Apple refused the token (401): check the key, its key id and issuer id in App Store Connect, and the app's bundle id")

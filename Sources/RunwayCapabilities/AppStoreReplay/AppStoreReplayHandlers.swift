@@ -15,8 +15,8 @@ import RunwayStore
 struct AppStoreReplayHandlers: Sendable {
     /// What an app's In-App Purchase key is sealed for.
     static let keyPurpose = "app_store_api_keys.private_key"
-    /// How far back Apple keeps history, by environment (Get Notification History).
-    static let historyDays: [String: Int64] = ["production": 180, "sandbox": 30]
+    /// How far back Apple keeps history in an environment (Get Notification History).
+    static func historyDays(_ environment: AppStoreVerifier.Environment) -> Int64 { environment == .sandbox ? 30 : 180 }
     static let requestTimeoutSeconds: Double = 15
 
     let services: ServerServices
@@ -61,8 +61,10 @@ struct AppStoreReplayHandlers: Sendable {
         let principal = try context.principal()
         let app = try await TenancyQueries.managedApp(context, services, principal)
         let body = try request.decode(ReplayNotificationsRequest.self)
-        let environment = body.environment ?? "production"
-        guard let historyDays = Self.historyDays[environment] else { throw RequestError.invalidField("environment", "must be production or sandbox") }
+        guard let environment = AppStoreVerifier.Environment(surfaceName: body.environment ?? AppStoreVerifier.Environment.production.surfaceName) else {
+            throw RequestError.invalidField("environment", "must be production or sandbox")
+        }
+        let historyDays = Self.historyDays(environment)
         let now = services.clock.nowMilliseconds()
         guard let since = ISOTime.milliseconds(body.since) else { throw RequestError.invalidField("since", "must be an ISO 8601 time") }
         let until = try body.until.map { text in
@@ -71,11 +73,11 @@ struct AppStoreReplayHandlers: Sendable {
         } ?? now
         guard since < until else { throw RequestError.invalidField("since", "must be before until") }
         guard since >= now - historyDays * 86_400_000 else {
-            throw RequestError.invalidField("since", "Apple keeps \(historyDays) days of \(environment) history")
+            throw RequestError.invalidField("since", "Apple keeps \(historyDays) days of \(environment.surfaceName) history")
         }
         let (surfaceId, client) = try await self.client(app, environment: environment)
         let page = try await client.page(startDate: since, endDate: until, paginationToken: body.paginationToken, now: services.clock.now())
-        var result = NotificationReplayPage(environment: environment, surfaceId: surfaceId, since: Timestamp.iso(since), until: Timestamp.iso(until),
+        var result = NotificationReplayPage(environment: environment.surfaceName, surfaceId: surfaceId, since: Timestamp.iso(since), until: Timestamp.iso(until),
                                             fetched: page.signedPayloads.count, new: 0, duplicate: 0, refused: 0, refusals: [],
                                             hasMore: page.hasMore, paginationToken: page.hasMore ? page.paginationToken : nil)
         let notifications = NotificationHandlers(services: services)
@@ -91,12 +93,12 @@ struct AppStoreReplayHandlers: Sendable {
                                                      message: refusal.detail.message))
             }
         }
-        services.metrics.increment("linkrunway_app_store_replayed_total", labels: [("environment", environment)], by: Double(result.fetched))
+        services.metrics.increment("linkrunway_app_store_replayed_total", labels: [("environment", environment.surfaceName)], by: Double(result.fetched))
         return try .json(result)
     }
 
     /// The app's surface of `environment` and a client signing with its In-App Purchase key.
-    private func client(_ app: App, environment: String) async throws -> (surfaceId: String, client: AppStoreServerAPIClient) {
+    private func client(_ app: App, environment: AppStoreVerifier.Environment) async throws -> (surfaceId: String, client: AppStoreServerAPIClient) {
         let (surfaceId, keyRow) = try await services.store.read { db in
             (try AppStoreReplayQueries.replaySurface(db, appId: app.id, environment: environment), try AppStoreReplayQueries.key(db, appId: app.id))
         }
@@ -119,7 +121,7 @@ struct AppStoreReplayHandlers: Sendable {
     /// App Store id. Apple may need a moment before the test's status is there; it is asked three times, a second apart.
     func testNotification(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let app = try await TenancyQueries.managedApp(context, services, try context.principal())
-        let (surfaceId, client) = try await self.client(app, environment: "production")
+        let (surfaceId, client) = try await self.client(app, environment: .production)
         let token = try await client.requestTestNotification(now: services.clock.now())
         var signedPayload: String?
         for attempt in 1...3 {

@@ -1,3 +1,4 @@
+import AppleFormats
 import RunwayStore
 
 /// The SQL of apps' In-App Purchase keys.
@@ -23,9 +24,9 @@ enum AppStoreReplayQueries {
     }
 
     /// The oldest surface of the app in `environment`, which replayed notifications are processed as arriving at.
-    static func replaySurface(_ db: any SQLExecutor, appId: String, environment: String) throws -> String? {
+    static func replaySurface(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment) throws -> String? {
         try db.first("""
-            SELECT id FROM app_store_surfaces WHERE app_id = \(appId) AND environment = \(environment) ORDER BY created_at, id LIMIT 1
+            SELECT id FROM app_store_surfaces WHERE app_id = \(appId) AND environment = \(environment.surfaceName) ORDER BY created_at, id LIMIT 1
             """)?.string("id")
     }
 }

@@ -33,8 +33,8 @@ struct AppStoreServerAPIClient: Sendable {
     let timeoutSeconds: Double
 
     /// Where an environment's requests go: `configured` (a stand-in, `LINKRUNWAY_APP_STORE_API_URL`) or Apple's host.
-    static func baseURL(environment: String, configured: String?) -> String {
-        configured ?? (environment == "sandbox" ? sandboxURL : productionURL)
+    static func baseURL(environment: AppStoreVerifier.Environment, configured: String?) -> String {
+        configured ?? (environment == .sandbox ? sandboxURL : productionURL)
     }
 
     func page(startDate: Int64, endDate: Int64, paginationToken: String?, now: Date) async throws(AppStoreReplayError) -> Page {

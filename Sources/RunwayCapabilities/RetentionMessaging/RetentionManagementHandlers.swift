@@ -9,7 +9,6 @@ import RunwayStore
 /// An app's retention rules, its messages at Apple (through the Retention Messaging API with the app's In-App
 /// Purchase key), its default messages and realtime URL, Apple's performance test, and the report of what was shown.
 struct RetentionManagementHandlers: Sendable {
-    static let environments: Set<String> = ["production", "sandbox"]
     static let requestTimeoutSeconds: Double = 15
 
     let services: ServerServices
@@ -75,7 +74,7 @@ struct RetentionManagementHandlers: Sendable {
             return try RetentionMessagingQueries.messages(db, appId: app.id, environment: environment)
         }
         services.retention.forget(appId: app.id)
-        return try .json(RetentionMessageList(environment: environment, items: items))
+        return try .json(RetentionMessageList(environment: environment.surfaceName, items: items))
     }
 
     func createMessage(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -146,20 +145,20 @@ struct RetentionManagementHandlers: Sendable {
             throw RequestError.invalidField("url", "must be an https URL of at most 256 characters")
         }
         let surfaces = try await services.store.read { db in try AffiliateQueries.surfaces(db, appId: app.id) }
-        let paths = try surfaces.filter { try $0.string("environment") == environment }.map { RetentionMessagingCapability.path(surfaceId: try $0.string("id")) }
+        let paths = try surfaces.filter { try $0.string("environment") == environment.surfaceName }.map { RetentionMessagingCapability.path(surfaceId: try $0.string("id")) }
         guard paths.contains(where: { url.path == $0 }) else {
-            throw RequestError.invalidField("url", "must end in the retentionPath of one of the app's \(environment) App Store surfaces")
+            throw RequestError.invalidField("url", "must end in the retentionPath of one of the app's \(environment.surfaceName) App Store surfaces")
         }
         let client = try await client(app, environment: environment)
         try await client.setRealtimeURL(body.url, now: services.clock.now())
-        return try .json(RetentionRealtimeURL(environment: environment, url: body.url))
+        return try .json(RetentionRealtimeURL(environment: environment.surfaceName, url: body.url))
     }
 
     func realtimeURL(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let app = try await TenancyQueries.managedApp(context, services, try context.principal())
         let environment = try Self.environment(request.queryValue("environment"))
         let url = try await client(app, environment: environment).realtimeURL(now: services.clock.now())
-        return try .json(RetentionRealtimeURL(environment: environment, url: url))
+        return try .json(RetentionRealtimeURL(environment: environment.surfaceName, url: url))
     }
 
     func startPerformanceTest(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -170,7 +169,7 @@ struct RetentionManagementHandlers: Sendable {
             throw RequestError.invalidField("originalTransactionId", "must be an original transaction id (digits)")
         }
         // Apple runs the test in the sandbox only.
-        let answer = try await client(app, environment: "sandbox").startPerformanceTest(originalTransactionId: body.originalTransactionId,
+        let answer = try await client(app, environment: .sandbox).startPerformanceTest(originalTransactionId: body.originalTransactionId,
                                                                                         now: services.clock.now())
         guard let requestId = answer["requestId"]?.stringValue, !requestId.isEmpty, requestId.utf8.count <= 128 else {
             throw RetentionMessagingError.appleAnswerUnreadable("the test's answer has no requestId")
@@ -184,7 +183,7 @@ struct RetentionManagementHandlers: Sendable {
         let app = try await TenancyQueries.managedApp(context, services, try context.principal())
         let requestId = try context.parameter("requestId")
         guard !requestId.isEmpty, requestId.utf8.count <= 128 else { throw RequestError.invalidField("requestId", "1 to 128 characters") }
-        let answer = try await client(app, environment: "sandbox").performanceTestResult(requestId: requestId, now: services.clock.now())
+        let answer = try await client(app, environment: .sandbox).performanceTestResult(requestId: requestId, now: services.clock.now())
         var test = RetentionPerformanceTest(requestId: requestId, result: answer["result"]?.stringValue.map { String($0.prefix(32)) })
         Self.read(config: answer["config"], into: &test)
         test.successRate = Self.number(answer["successRate"])
@@ -234,14 +233,16 @@ struct RetentionManagementHandlers: Sendable {
 
     // MARK: Apple
 
-    static func environment(_ value: String?) throws -> String {
-        let environment = value ?? "production"
-        guard environments.contains(environment) else { throw RequestError.invalidField("environment", "must be production or sandbox") }
+    /// The environment a request names (production when it names none).
+    static func environment(_ value: String?) throws -> AppStoreVerifier.Environment {
+        guard let environment = AppStoreVerifier.Environment(surfaceName: value ?? AppStoreVerifier.Environment.production.surfaceName) else {
+            throw RequestError.invalidField("environment", "must be production or sandbox")
+        }
         return environment
     }
 
     /// A client of Apple's Retention Messaging API for `environment`, signing with the app's In-App Purchase key.
-    private func client(_ app: App, environment: String) async throws -> RetentionMessagingClient {
+    private func client(_ app: App, environment: AppStoreVerifier.Environment) async throws -> RetentionMessagingClient {
         guard let keyRow = try await services.store.read({ db in try AppStoreReplayQueries.key(db, appId: app.id) }) else {
             throw AppStoreReplayError.keyMissing
         }

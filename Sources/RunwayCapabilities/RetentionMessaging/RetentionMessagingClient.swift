@@ -28,9 +28,9 @@ struct RetentionMessagingClient: Sendable {
 
     /// Apple's host for `environment`; a stand-in (`LINKRUNWAY_APP_STORE_API_URL`) serves both, each under its name
     /// (`/production`, `/sandbox`).
-    static func baseURL(environment: String, configured: String?) -> String {
-        guard let configured else { return environment == "sandbox" ? sandboxURL : productionURL }
-        return (configured.hasSuffix("/") ? String(configured.dropLast()) : configured) + "/" + environment
+    static func baseURL(environment: AppStoreVerifier.Environment, configured: String?) -> String {
+        guard let configured else { return environment == .sandbox ? sandboxURL : productionURL }
+        return (configured.hasSuffix("/") ? String(configured.dropLast()) : configured) + "/" + environment.surfaceName
     }
 
     func uploadMessage(id: String, header: String, body: String, image: (id: String, altText: String)?, now: Date) async throws {

@@ -1,3 +1,4 @@
+import AppleFormats
 import Foundation
 import LinkRunwayAPI
 import RunwayKit
@@ -40,11 +41,11 @@ enum RetentionMessagingQueries {
 
     // MARK: Messages
 
-    static func insertMessage(_ db: any SQLExecutor, appId: String, environment: String, request: CreateRetentionMessageRequest, messageId: String,
+    static func insertMessage(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment, request: CreateRetentionMessageRequest, messageId: String,
                               now: Int64) throws {
         try db.execute("""
             INSERT INTO retention_messages (app_id, environment, message_id, header, body, image_id, alt_text, state, listed, created_at)
-            VALUES (\(appId), \(environment), \(messageId), \(request.header), \(request.body), \(request.imageId?.lowercased()), \(request.altText),
+            VALUES (\(appId), \(environment.surfaceName), \(messageId), \(request.header), \(request.body), \(request.imageId?.lowercased()), \(request.altText),
                     NULL, 0, \(now))
             ON CONFLICT (app_id, environment, message_id) DO UPDATE SET header = excluded.header, body = excluded.body,
                 image_id = excluded.image_id, alt_text = excluded.alt_text
@@ -52,21 +53,21 @@ enum RetentionMessagingQueries {
     }
 
     /// Records Apple's list: the states of the messages it has; those it no longer has are marked unlisted.
-    static func recordList(_ db: any SQLExecutor, appId: String, environment: String, listed: [(id: String, state: String)], now: Int64) throws {
-        try db.execute("UPDATE retention_messages SET listed = 0 WHERE app_id = \(appId) AND environment = \(environment)")
+    static func recordList(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment, listed: [(id: String, state: String)], now: Int64) throws {
+        try db.execute("UPDATE retention_messages SET listed = 0 WHERE app_id = \(appId) AND environment = \(environment.surfaceName)")
         for item in listed {
             try db.execute("""
                 INSERT INTO retention_messages (app_id, environment, message_id, state, listed, created_at)
-                VALUES (\(appId), \(environment), \(item.id), \(item.state), 1, \(now))
+                VALUES (\(appId), \(environment.surfaceName), \(item.id), \(item.state), 1, \(now))
                 ON CONFLICT (app_id, environment, message_id) DO UPDATE SET state = excluded.state, listed = 1
                 """)
         }
     }
 
-    static func messages(_ db: any SQLExecutor, appId: String, environment: String) throws -> [RetentionMessage] {
+    static func messages(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment) throws -> [RetentionMessage] {
         try db.query("""
             SELECT message_id, environment, header, body, image_id, alt_text, state, listed, created_at FROM retention_messages
-            WHERE app_id = \(appId) AND environment = \(environment) ORDER BY listed DESC, created_at, message_id
+            WHERE app_id = \(appId) AND environment = \(environment.surfaceName) ORDER BY listed DESC, created_at, message_id
             """).map { row in
             RetentionMessage(messageId: try row.string("message_id"), environment: try row.string("environment"),
                              state: try row.optionalString("state") ?? "unknown", header: try row.optionalString("header"),
@@ -76,15 +77,15 @@ enum RetentionMessagingQueries {
         }
     }
 
-    static func deleteMessage(_ db: any SQLExecutor, appId: String, environment: String, messageId: String) throws {
-        try db.execute("DELETE FROM retention_messages WHERE app_id = \(appId) AND environment = \(environment) AND message_id = \(messageId)")
+    static func deleteMessage(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment, messageId: String) throws {
+        try db.execute("DELETE FROM retention_messages WHERE app_id = \(appId) AND environment = \(environment.surfaceName) AND message_id = \(messageId)")
     }
 
     // MARK: Requests
 
     struct Answered: Sendable {
         var appId: String
-        var environment: String
+        var environment: AppStoreVerifier.Environment
         var request: String
         var originalTransactionId: String
         var productId: String
@@ -101,7 +102,7 @@ enum RetentionMessagingQueries {
         try db.execute("""
             INSERT INTO retention_requests (app_id, environment, request_id, original_transaction_id, product_id, locale, source, rule, message_id,
                                             late, elapsed_micros, requested_at)
-            VALUES (\(a.appId), \(a.environment), \(a.request), \(a.originalTransactionId), \(a.productId), \(a.locale), \(a.source),
+            VALUES (\(a.appId), \(a.environment.surfaceName), \(a.request), \(a.originalTransactionId), \(a.productId), \(a.locale), \(a.source),
                     \(a.decision.rule), \(a.decision.answer?.messageId), \(a.late), \(a.elapsedMicros), \(a.at))
             ON CONFLICT (app_id, environment, request_id) DO NOTHING
             """)

@@ -33,7 +33,7 @@ struct RetentionRealtimeHandlers: Sendable {
         let now = services.clock.nowMilliseconds()
         let asked: RetentionRealtimeRequest
         switch verifier.verifyRetentionRequest(signedPayload, appAppleId: app.appStoreId.flatMap { Int64($0) },
-                                               environment: AppStoreVerifier.Environment(surfaceName: environment) ?? .sandbox, now: services.clock.now()) {
+                                               environment: environment, now: services.clock.now()) {
         case .success(let verified): asked = verified
         case .failure(let failure):
             services.metrics.increment("linkrunway_retention_requests_total", labels: [("answer", "refused")])
@@ -52,12 +52,12 @@ struct RetentionRealtimeHandlers: Sendable {
             let acquisition = try await store.read { db in
                 try SubscriptionAcquisitions.acquisition(db, appId: appId, environment: environment, originalTransactionId: asked.originalTransactionId)
             } ?? .unknown
-            return (acquisition, RetentionChoice.decide(configuration.rules, states: configuration.states[environment] ?? [:], acquisition: acquisition,
+            return (acquisition, RetentionChoice.decide(configuration.rules, states: configuration.states[environment.surfaceName] ?? [:], acquisition: acquisition,
                                                         productId: asked.productId, locale: asked.userLocale))
         }
         func fallback() -> RetentionDecision {
             let configuration = runtime.lastConfiguration(appId: appId) ?? .empty
-            return RetentionChoice.fallback(configuration.rules, states: configuration.states[environment] ?? [:])
+            return RetentionChoice.fallback(configuration.rules, states: configuration.states[environment.surfaceName] ?? [:])
         }
         let late: Bool, acquisition: SubscriptionAcquisition, decision: RetentionDecision
         switch chosen {

@@ -1,3 +1,4 @@
+import AppleFormats
 import Foundation
 import LinkRunwayAPI
 import RunwayJSON
@@ -25,7 +26,7 @@ final class RetentionRuntime: Sendable {
     private let store: any Store
     private let clock: MonotonicClock
     private let entries = Mutex<[String: (configuration: RetentionConfiguration, loadedAt: ContinuousClock.Instant)]>([:])
-    private let surfaces = Mutex<[String: (appId: String, environment: String)]>([:])
+    private let surfaces = Mutex<[String: (appId: String, environment: AppStoreVerifier.Environment)]>([:])
     /// How long the choice may take, in milliseconds (tests shorten it).
     let budgetMilliseconds = Atomic<Int>(RetentionRuntime.defaultBudgetMilliseconds)
 
@@ -49,11 +50,13 @@ final class RetentionRuntime: Sendable {
 
     func forget(appId: String) { entries.withLock { _ = $0.removeValue(forKey: appId) } }
 
-    /// A surface's app and environment, which never change once it is made: read once, then kept.
-    func surface(id: String) async throws -> (appId: String, environment: String)? {
+    /// A surface's app and environment, which never change once it is made: read once, then kept. Nil for no surface
+    /// (or one whose stored environment is neither production nor sandbox).
+    func surface(id: String) async throws -> (appId: String, environment: AppStoreVerifier.Environment)? {
         if let known = surfaces.withLock({ $0[id] }) { return known }
-        guard let row = try await store.read({ db in try AffiliateQueries.surface(db, id: id) }) else { return nil }
-        let found = (appId: try row.string("app_id"), environment: try row.string("environment"))
+        guard let row = try await store.read({ db in try AffiliateQueries.surface(db, id: id) }),
+              let environment = AppStoreVerifier.Environment(surfaceName: try row.string("environment")) else { return nil }
+        let found = (appId: try row.string("app_id"), environment: environment)
         surfaces.withLock { surfaces in
             if surfaces.count > 10_000 { surfaces.removeAll() }
             surfaces[id] = found

@@ -10,7 +10,7 @@ import RunwayStore
 enum SubscriptionAcquisitions {
     /// Notes what a verified notification says of its subscription, in the notification's transaction. What was known
     /// first stays; what was unknown is filled in when a later notification knows it.
-    static func record(_ db: any SQLExecutor, appId: String, environment: String, type: AppStoreNotificationType, subtype: String?,
+    static func record(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment, type: AppStoreNotificationType, subtype: String?,
                        transaction: AppStoreTransaction, appTransactionId: AppTransactionId?, now: Int64) throws {
         guard let original = transaction.originalTransactionId.map({ String($0.rawValue.prefix(64)) }), !original.isEmpty else { return }
         var acquisition = SubscriptionAcquisition.unknown
@@ -26,7 +26,7 @@ enum SubscriptionAcquisitions {
         }
         if installId == nil, let id = appTransactionId {
             // Owners are kept under Apple's spelling of the environment.
-            let apple = (AppStoreVerifier.Environment(surfaceName: environment) ?? .sandbox).rawValue
+            let apple = environment.rawValue
             installId = try db.first("""
                 SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(apple) AND app_transaction_id = \(id)
                 """)?.string("install_id")
@@ -58,7 +58,7 @@ enum SubscriptionAcquisitions {
             INSERT INTO app_store_subscriptions (app_id, environment, original_transaction_id, product_id, app_account_token, affiliate_id,
                                                  program_id, install_id, link_id, campaign, source, auto_renew_off_at, auto_renew_on_at,
                                                  renewed_at, expired_at, updated_at)
-            VALUES (\(appId), \(environment), \(original), \(transaction.productId.map { String($0.prefix(200)) }), \(token),
+            VALUES (\(appId), \(environment.surfaceName), \(original), \(transaction.productId.map { String($0.prefix(200)) }), \(token),
                     \(acquisition.affiliateId), \(programId), \(installId), \(acquisition.linkId), \(acquisition.campaign), \(acquisition.source),
                     \(renewal == .autoRenewOff ? now : nil), \(renewal == .autoRenewOn ? now : nil), \(renewal == .renewed ? now : nil),
                     \(renewal == .expired ? now : nil), \(now))
@@ -103,10 +103,10 @@ enum SubscriptionAcquisitions {
     }
 
     /// The acquisition of a subscription, or nil when no notification of it was seen.
-    static func acquisition(_ db: any SQLExecutor, appId: String, environment: String, originalTransactionId: String) throws -> SubscriptionAcquisition? {
+    static func acquisition(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment, originalTransactionId: String) throws -> SubscriptionAcquisition? {
         guard let row = try db.first("""
             SELECT source, affiliate_id, campaign, link_id FROM app_store_subscriptions
-            WHERE app_id = \(appId) AND environment = \(environment) AND original_transaction_id = \(originalTransactionId)
+            WHERE app_id = \(appId) AND environment = \(environment.surfaceName) AND original_transaction_id = \(originalTransactionId)
             """) else { return nil }
         return SubscriptionAcquisition(source: try row.string("source"), affiliateId: try row.optionalString("affiliate_id"),
                                        campaign: try row.optionalString("campaign"), linkId: try row.optionalString("link_id"))
