@@ -38,7 +38,7 @@ struct AffiliateHandlers: Sendable {
     func createProgram(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let body = try request.decode(CreateProgramRequest.self)
-        guard let app = try await services.links.app(id: body.appId) else { throw RequestError.invalidField("appId", "no app has this id") }
+        guard let app = try await services.apps.app(id: body.appId) else { throw RequestError.invalidField("appId", "no app has this id") }
         try principal.requireWorkspace(app.workspaceId)
         let name = try Validate.name(body.name)
         let rule = try CommissionRules.validate(body.commission)

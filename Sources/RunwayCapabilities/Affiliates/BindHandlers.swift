@@ -122,7 +122,7 @@ struct BindHandlers: Sendable {
 
     /// The publishable key's app.
     func bindingApp(_ principal: Principal) async throws -> App {
-        guard let appId = principal.appId, let app = try await services.links.app(id: appId) else {
+        guard let appId = principal.appId, let app = try await services.apps.app(id: appId) else {
             throw AccessError.keyKindForbidden("needs an app's publishable key")
         }
         return app

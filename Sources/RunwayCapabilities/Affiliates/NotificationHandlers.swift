@@ -61,7 +61,7 @@ struct NotificationHandlers: Sendable {
 
     func process(_ body: [UInt8], surfaceId: String) async throws -> AppStoreNotificationResult {
         guard let row = try await services.store.read({ db in try AffiliateQueries.surface(db, id: surfaceId) }),
-              let app = try await services.links.app(id: try row.string("app_id")) else {
+              let app = try await services.apps.app(id: try row.string("app_id")) else {
             throw RequestError.notFound("no App Store surface \(surfaceId)")
         }
         let surface = Surface(id: surfaceId, app: app, environment: AppStoreVerifier.Environment(surfaceName: try row.string("environment")) ?? .sandbox)
@@ -84,7 +84,7 @@ struct NotificationHandlers: Sendable {
                 let proved = try surface.environment == .production && AppStoreIdentity.prove(db, app: surface.app, proof: .notification, now: now).changed
                 return (try Self.apply(db, checked, surface: surface, now: now), proved)
             }
-            if proved, let appStoreId = app.appStoreId { services.links.forget(appStoreId: appStoreId) }
+            if proved, let appStoreId = app.appStoreId { services.apps.forget(appStoreId: appStoreId) }
             return result
         }
     }

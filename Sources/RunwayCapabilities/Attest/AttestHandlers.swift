@@ -114,7 +114,7 @@ struct AttestHandlers: Sendable {
     /// The key's app, when attestation is on for it.
     func attestingApp(_ context: RequestContext, requested: String?) async throws -> App {
         let principal = try context.principal()
-        guard let appId = principal.appId, let app = try await services.links.app(id: appId) else {
+        guard let appId = principal.appId, let app = try await services.apps.app(id: appId) else {
             throw AccessError.keyKindForbidden("needs an app's publishable key")
         }
         if let requested, requested != app.id { throw AccessError.otherApp }

@@ -28,7 +28,7 @@ struct AttributionHandlers: Sendable {
         guard body.consent else {
             throw AttributionError.consentRequired
         }
-        guard let appId = principal.appId, let app = try await services.links.app(id: appId) else {
+        guard let appId = principal.appId, let app = try await services.apps.app(id: appId) else {
             throw AccessError.keyKindForbidden("matching needs an app's publishable key")
         }
         var input = try await self.input(app: app, installId: body.installId, platform: body.platform, osVersion: body.osVersion,
@@ -93,7 +93,7 @@ struct AttributionHandlers: Sendable {
     func recordImpression(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let body = try request.decode(ImpressionRequest.self)
-        guard let app = try await services.links.app(id: body.appId) else { throw RequestError.invalidField("appId", "no app has this id") }
+        guard let app = try await services.apps.app(id: body.appId) else { throw RequestError.invalidField("appId", "no app has this id") }
         try principal.requireWorkspace(app.workspaceId)
         guard IPAddress.isValid(body.ip) else { throw RequestError.invalidField("ip", "must be a numeric IPv4 or IPv6 address") }
         let now = services.clock.nowMilliseconds()
@@ -212,7 +212,7 @@ struct AttributionHandlers: Sendable {
         let userAgent = body.userAgent ?? Self.iPhone
         let client = ClientClass(userAgent: userAgent, crawlers: services.automatedClients.needles)
         if case .crawler = client { throw RequestError.invalidField("userAgent", "is a crawler's; crawlers never count as clicks") }
-        let app = try await link.appId.asyncMap { try await services.links.app(id: $0) } ?? nil
+        let app = try await link.appId.asyncMap { try await services.apps.app(id: $0) } ?? nil
         let appStore = (link.iosAppStoreId ?? app?.appStoreId).map { "https://apps.apple.com/app/id\($0)" }
         let query = components.queryItems?.map { (name: $0.name, value: $0.value ?? "") } ?? []
         // Routed as a redirect is: the rules, a variant, the click limit.
@@ -237,7 +237,7 @@ struct AttributionHandlers: Sendable {
     func simulateInstall(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let body = try request.decode(SimulateInstallRequest.self)
-        guard let app = try await services.links.app(id: body.appId) else { throw RequestError.invalidField("appId", "no app has this id") }
+        guard let app = try await services.apps.app(id: body.appId) else { throw RequestError.invalidField("appId", "no app has this id") }
         try principal.requireWorkspace(app.workspaceId)
         let address = body.ip ?? request.remoteAddress ?? "127.0.0.1"
         guard IPAddress.isValid(address) else { throw RequestError.invalidField("ip", "must be a numeric IPv4 or IPv6 address") }
@@ -329,7 +329,7 @@ struct AttributionHandlers: Sendable {
     private func countClaim(_ claim: AppTransactionClaim?, app: App) {
         guard let claim else { return }
         services.metrics.increment("linkrunway_app_transactions_total", labels: [("outcome", claim.claim.rawValue)])
-        if claim.provedAppStoreId, let appStoreId = app.appStoreId { services.links.forget(appStoreId: appStoreId) }
+        if claim.provedAppStoreId, let appStoreId = app.appStoreId { services.apps.forget(appStoreId: appStoreId) }
     }
 
     /// StoreKit 2's app transaction id as a client reports it.

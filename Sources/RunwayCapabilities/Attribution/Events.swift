@@ -134,7 +134,7 @@ final class EventWriter {
         static func load(_ appIds: some Sequence<String>, services: ServerServices) async throws -> Known {
             var known = Known()
             for id in appIds {
-                guard let app = try await services.links.app(id: id) else { continue }
+                guard let app = try await services.apps.app(id: id) else { continue }
                 known.apps[id] = app
                 if known.subscriptions[app.workspaceId] == nil {
                     known.subscriptions[app.workspaceId] = try await services.webhookSubscriptions.subscriptions(workspaceId: app.workspaceId)

@@ -30,7 +30,7 @@ struct RedirectHandlers: Sendable {
         let domain = try await domain(request)
         let found = path.isEmpty ? nil : try await services.links.link(domain: domain.hostname, path: path)
         guard let link = Self.usable(found, on: domain) else { return LinkPages.notFound() }
-        let app = try await link.appId.asyncMap { try await services.links.app(id: $0) } ?? nil
+        let app = try await link.appId.asyncMap { try await services.apps.app(id: $0) } ?? nil
         var limitChecked = false
         while true {
             switch plan(request, link: link, app: app, limitChecked: limitChecked) {
@@ -64,7 +64,7 @@ struct RedirectHandlers: Sendable {
         guard let link = Self.usable(found, on: domain) else { return LinkPages.notFound() }
         var app: App?
         if let appId = link.appId {
-            guard case .some(let cached) = services.links.cachedApp(id: appId) else { return nil }
+            guard case .some(let cached) = services.apps.cachedApp(id: appId) else { return nil }
             app = cached
         }
         switch plan(request, link: link, app: app) {

@@ -16,7 +16,7 @@ struct AdPlacementHandlers: Sendable {
         let network = try await self.network(context, principal)
         let body = try request.decode(CreateAdPlacementRequest.self)
         // Another workspace's app reads as no app at all, so ids of other workspaces are not confirmed.
-        guard let app = try await services.links.app(id: body.appId), app.workspaceId == network.workspaceId else {
+        guard let app = try await services.apps.app(id: body.appId), app.workspaceId == network.workspaceId else {
             throw RequestError.invalidField("appId", "no app of the ad network's workspace has this id")
         }
         let now = services.clock.nowMilliseconds()

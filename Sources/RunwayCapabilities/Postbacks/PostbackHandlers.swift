@@ -43,7 +43,7 @@ struct PostbackHandlers: Sendable {
     func mobileConfig(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let appId = try context.parameter("appId")
-        guard principal.appId == appId, let app = try await services.links.app(id: appId) else {
+        guard principal.appId == appId, let app = try await services.apps.app(id: appId) else {
             throw AccessError.otherApp
         }
         let schema = try await services.store.read { db in try ConversionSchemas.latest(db, appId: app.id) }
@@ -181,7 +181,7 @@ struct PostbackHandlers: Sendable {
 
     /// Records the impression for view-through matching, as `POST /v1/impressions` would.
     private func record(_ record: ImpressionRecord, network: AdNetwork, impression: AdImpression, principal: Principal) async throws -> String {
-        guard let app = try await services.links.app(id: record.appId) else { throw RequestError.invalidField("record.appId", "no app has this id") }
+        guard let app = try await services.apps.app(id: record.appId) else { throw RequestError.invalidField("record.appId", "no app has this id") }
         try principal.requireWorkspace(app.workspaceId)
         guard app.workspaceId == network.workspaceId else { throw RequestError.invalidField("record.appId", "must be an app of the ad network's workspace") }
         guard IPAddress.isValid(record.ip) else { throw RequestError.invalidField("record.ip", "must be a numeric IPv4 or IPv6 address") }

@@ -147,7 +147,7 @@ package enum PostbackReceiver {
     /// The app a postback is for: the one app that proved its App Store id, in whichever workspace.
     static func resolveApp(appStoreId: String?, services: ServerServices) async throws -> App? {
         guard let appStoreId, !appStoreId.isEmpty, appStoreId.count <= 20 else { return nil }
-        return try await services.links.apps(appStoreId: appStoreId).first.asyncFlatMap { try await services.links.app(id: $0.appId) }
+        return try await services.apps.apps(appStoreId: appStoreId).first.asyncFlatMap { try await services.apps.app(id: $0.appId) }
     }
 
     /// Forwarded postbacks: the raw body, as Apple sent it.

@@ -43,7 +43,7 @@ struct PrivacyHandlers: Sendable {
     /// The app an install id belongs to within the caller's workspace (`appId` picks one when there are several).
     func appOf(installId: String, request: HTTPRequest, principal: Principal) async throws -> String {
         if let appId = request.queryValue("appId") {
-            guard let app = try await services.links.app(id: appId) else { throw RequestError.invalidQuery("no app \(appId)", field: "appId") }
+            guard let app = try await services.apps.app(id: appId) else { throw RequestError.invalidQuery("no app \(appId)", field: "appId") }
             try principal.requireWorkspace(app.workspaceId)
             return app.id
         }

@@ -24,7 +24,7 @@ struct RetentionRealtimeHandlers: Sendable {
         let started = services.monotonic.now()
         let surfaceId = try context.parameter("surfaceId")
         let runtime = services.retention, store = services.store
-        guard let surface = try await runtime.surface(id: surfaceId), let app = try await services.links.app(id: surface.appId) else {
+        guard let surface = try await runtime.surface(id: surfaceId), let app = try await services.apps.app(id: surface.appId) else {
             throw RequestError.notFound("no App Store surface \(surfaceId)")
         }
         let environment = surface.environment

@@ -31,7 +31,7 @@ struct AppHandlers: Sendable {
             try Self.claimIdentities(db, of: app, previous: nil, principal: principal, now: now)
             return try HTTPResponse.json(try TenancyQueries.app(db, id: app.id) ?? app, status: 201)
         }
-        if let appStoreId { services.links.forget(appStoreId: appStoreId) }
+        if let appStoreId { services.apps.forget(appStoreId: appStoreId) }
         return response
     }
 
@@ -89,8 +89,8 @@ struct AppHandlers: Sendable {
             try Self.claimIdentities(db, of: app, previous: previous, principal: principal, now: now)
             return (previousStoreId, try TenancyQueries.app(db, id: app.id) ?? app)
         }, answer: { try HTTPResponse.json($0.1) })
-        services.links.forget(appId: updated.id)
-        for storeId in [previousStoreId, updated.appStoreId].compactMap({ $0 }) { services.links.forget(appStoreId: storeId) }
+        services.apps.forget(appId: updated.id)
+        for storeId in [previousStoreId, updated.appStoreId].compactMap({ $0 }) { services.apps.forget(appStoreId: storeId) }
         return response
     }
 
@@ -111,7 +111,7 @@ struct AppHandlers: Sendable {
             status.postbacksMoved = outcome.postbacksMoved
             return status
         }
-        services.links.forget(appStoreId: appStoreId)
+        services.apps.forget(appStoreId: appStoreId)
         return try .json(status)
     }
 

@@ -174,7 +174,7 @@ struct AttestAPITests {
         for _ in 0..<25 where await w.client.post("/v1/attest/apple/challenge", json: "{}").status == 429 { limited += 1 }
         #expect(limited == 6, "twenty challenges a minute: the first and nineteen more, then none until time moves")
         _ = try await w.server.admin.send("PATCH", "/v1/apps/\(w.app.id)", body: Array(#"{"attestation":{"policy":"off","environments":["production"]}}"#.utf8)).decoded(App.self)
-        w.server.services.links.forget(appId: w.app.id)
+        w.server.services.apps.forget(appId: w.app.id)
         #expect(await w.client.post("/v1/attest/apple/challenge", json: "{}").status == 409)
         #expect(try await send(assertion(counter: 9, challenge: "c6"), "c6").errorCode == "attestation_off")
         #expect(await w.client.post("/v1/attest/apple/register", json: #"{"appId":"\#(w.app.id)","keyId":"\#(keyId)","attestation":"AAAA","challenge":"c7"}"#).status == 409)

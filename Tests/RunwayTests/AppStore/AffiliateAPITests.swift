@@ -282,7 +282,7 @@ struct AffiliateAPITests {
         // An app that requires App Attest binds only attested installs, so unattested traffic earns nothing.
         _ = try await w.server.admin.send("PATCH", "/v1/apps/\(w.app.id)", body: Array(#"{"attestation":{"policy":"required","environments":["production"]}}"#.utf8))
             .decoded(App.self)
-        w.server.services.links.forget(appId: w.app.id)
+        w.server.services.apps.forget(appId: w.app.id)
         #expect(await w.client.post("/v1/app-store/bind", json: #"{"refCode":"ALICE"}"#).errorCode == "attestation_required")
         let expiry = Int64(w.clock.now.timeIntervalSince1970) + 600
         let token = AttestationToken(appId: w.app.id, installId: "inst-9", keyId: "k", environment: "production", expiresAt: expiry).signed(w.server.services.secrets)

@@ -151,12 +151,12 @@ struct AppStoreIdProofTests {
         // The squatter's key is not the developer's: Apple refuses it, and nothing is proven.
         try await setKey(squatterClient, squatter, try #require(PrivateKey.generateP256()?.pem))
         #expect(await squatterClient.post("/v1/apps/\(squatter.id)/app-store/test-notification", json: "{}").errorCode == "app_store_key_rejected")
-        #expect(try await server.services.links.apps(appStoreId: String(Self.appStoreId)).isEmpty, "postbacks stay unrouted")
+        #expect(try await server.services.apps.apps(appStoreId: String(Self.appStoreId)).isEmpty, "postbacks stay unrouted")
 
         try await setKey(ownerClient, owner, try #require(key.pem))
         let tested = try await ownerClient.post("/v1/apps/\(owner.id)/app-store/test-notification", json: "{}").decoded(AppStoreTestNotificationResult.self)
         #expect(tested.notificationStatus == .ignored && tested.appStoreId.proven && tested.appStoreId.proof == "notification", "\(tested)")
-        #expect(try await server.services.links.apps(appStoreId: String(Self.appStoreId)).map(\.appId) == [owner.id])
+        #expect(try await server.services.apps.apps(appStoreId: String(Self.appStoreId)).map(\.appId) == [owner.id])
         #expect(try await !Self.status(World(server: server, signer: signer, squatterKey: squatterKey, ownerKey: ownerKey, squatter: squatter, owner: owner),
                                        key: squatterKey, app: squatter).proven)
         await fake.server.shutdown(grace: .seconds(1))
