@@ -73,8 +73,14 @@ let package = Package(
                                                   "RunwayDevTools"]),
         .executableTarget(name: "linkrunway", dependencies: ["RunwayCLI"]),
 
+        // What the tests share: an in-process server made as `linkrunway serve` makes it, a server process, the store
+        // backends, a manual clock, fakes and checkers.
+        .target(name: "RunwayTestKit", dependencies: [
+            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP", "RunwayOutbound",
+            "RunwayGeo", "RunwayKit", "RunwayCapabilities", "RunwayConsole", "RunwayServer",
+        ], path: "Tests/RunwayTestKit"),
         .testTarget(name: "RunwayTests", dependencies: [
-            "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
+            "RunwayTestKit", "LinkRunwayAPI", "RunwayJSON", "RunwayCrypto", "AppleFormats", "RunwayStore", "RunwaySQLite", "RunwayPostgres", "RunwayHTTP",
             "RunwayHTTPServer", "RunwayQR", "RunwayImport", "RunwayOutbound", "RunwayGeo", "RunwayKit", "RunwayCapabilities", "RunwayConsole", "RunwayServer", "RunwayCLI", "RunwayDevTools", "linkrunway", .product(name: "LinkRunway", package: "sdk"),
             .product(name: "LinkRunwayAds", package: "sdk"),
         ]),

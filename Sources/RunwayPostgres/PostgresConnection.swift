@@ -203,3 +203,14 @@ final class PostgresConnection: EngineConnection, @unchecked Sendable {
         message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
     }
 }
+
+/// Statements run on a connection of their own, outside any transaction (`CREATE DATABASE` cannot run inside one):
+/// for the tests, which make a database per test and drop it after.
+package enum PostgresAdministration {
+    package static func execute(_ statement: String, on url: String) throws {
+        let connection = PostgresConnection(url: url)
+        try connection.ensureOpen()
+        defer { connection.close() }
+        try connection.executeScript(statement)
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 @testable import RunwayHTTP
+import RunwayTestKit
 import Testing
 
 @Suite("Logs")

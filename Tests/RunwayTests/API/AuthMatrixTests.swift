@@ -5,6 +5,7 @@ import LinkRunwayAPI
 import RunwayHTTP
 @testable import RunwayKit
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 /// Every route against every kind of caller: no key, a malformed key, a revoked key, each key kind the route does not

@@ -4,6 +4,7 @@ import RunwayCapabilities
 import RunwayConsole
 import RunwayKit
 import RunwayServer
+import RunwayTestKit
 import Testing
 
 /// The API guide and the generated reference pages must stay true to the code they describe.

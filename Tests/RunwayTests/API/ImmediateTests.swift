@@ -5,6 +5,7 @@ import LinkRunwayAPI
 import RunwayHTTP
 @testable import RunwayKit
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 /// Routes that answer on the transport's thread go through the same steps as every other request.

@@ -10,6 +10,7 @@ import RunwayJSON
 @testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// The inputs that once stopped the whole server, each sent again: an answer with a stable code, and the server still

@@ -5,6 +5,7 @@ import RunwayHTTP
 import RunwayJSON
 @testable import RunwayKit
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 /// Every number a request body takes has a documented range, and the decoder holds each field to it before any code

@@ -6,6 +6,7 @@ import RunwayHTTP
 import RunwayJSON
 @testable import RunwayKit
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 @Suite("OpenAPI document")

@@ -3,6 +3,7 @@ import LinkRunwayAPI
 import RunwayHTTP
 @testable import RunwayKit
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 /// `/readyz` and `/metrics` are the operator's: this machine, the trusted proxies' own checks, or the token.

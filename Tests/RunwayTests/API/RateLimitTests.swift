@@ -5,6 +5,7 @@ import LinkRunwayAPI
 import RunwayHTTP
 @testable import RunwayKit
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 @Suite("Rate limits")

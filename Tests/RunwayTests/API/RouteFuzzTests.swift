@@ -8,6 +8,7 @@ import RunwayHTTP
 import RunwayJSON
 @testable import RunwayKit
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 /// Every route of the router, the console's forms and the App Store surfaces, sent requests made from valid ones and

@@ -1,4 +1,5 @@
 import Foundation
+import RunwayTestKit
 import Testing
 
 /// No expression in `Sources/` that stops the whole server on a bad value (a force unwrap, `try!`, `as!`, a range

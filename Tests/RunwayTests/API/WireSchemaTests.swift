@@ -5,6 +5,7 @@ import RunwayJSON
 @testable import RunwayCapabilities
 @testable import RunwayKit
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 /// The OpenAPI component schemas are derived from the wire types; these tests hold the derivation and the types' notes

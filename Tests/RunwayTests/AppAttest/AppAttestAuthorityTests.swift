@@ -3,6 +3,7 @@ import Foundation
 import LinkRunwayAPI
 import RunwayCrypto
 import RunwayHTTP
+import RunwayTestKit
 import Testing
 
 /// App Attest checks that Apple's real samples cannot exercise (they are all valid in the ways Apple guarantees),

@@ -1,6 +1,7 @@
 import AppleFormats
 import Foundation
 import RunwayCrypto
+import RunwayTestKit
 import Testing
 
 /// Real device attestations and assertions from `../shared/vectors/app-attest`, at their pinned times.

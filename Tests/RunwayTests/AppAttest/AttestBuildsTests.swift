@@ -3,6 +3,7 @@ import Foundation
 import LinkRunwayAPI
 import RunwayCrypto
 import RunwayHTTP
+import RunwayTestKit
 import Testing
 
 /// iOS 27's attestation extensions: the launch validation category and bundle version after the credential's key, read

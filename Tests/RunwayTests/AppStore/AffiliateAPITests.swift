@@ -9,6 +9,7 @@ import RunwayJSON
 @testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 @Suite("Affiliates and App Store notifications")

@@ -6,6 +6,7 @@ import RunwayHTTP
 import RunwayJSON
 @testable import RunwayKit
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// What App Store Server Notifications and transactions added in 2025–26, with payloads built as Apple documents them

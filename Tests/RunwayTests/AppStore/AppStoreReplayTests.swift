@@ -10,6 +10,7 @@ import RunwayJSON
 @testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// Replaying App Store notifications from the App Store Server API's history, against the stand-in that checks the

@@ -2,6 +2,7 @@ import AppleFormats
 import Foundation
 import LinkRunwayAPI
 import RunwayJSON
+import RunwayTestKit
 import Testing
 
 /// Every value Apple enumerates, given a value no document names yet: the notification is answered as its type says,

@@ -2,6 +2,7 @@ import AppleFormats
 import Foundation
 import RunwayCrypto
 import RunwayJSON
+import RunwayTestKit
 import Testing
 
 /// Apple's App Store signed-data test resources and real certificates from `../shared/vectors/assn-v2`.

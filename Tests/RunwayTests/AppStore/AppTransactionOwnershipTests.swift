@@ -5,6 +5,7 @@ import LinkRunwayAPI
 import RunwayHTTP
 import RunwayJSON
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// A purchase without an appAccountToken is credited through its app transaction id only to the install that proved

@@ -4,6 +4,7 @@ import Foundation
 import RunwayCrypto
 import RunwayJSON
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 /// Apple's two roots built into the server: the bytes are Apple's (their SHA-256 is the fingerprint Apple publishes

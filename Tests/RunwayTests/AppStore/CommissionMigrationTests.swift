@@ -5,6 +5,7 @@ import Foundation
 @testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// Migration 0015 resolves commissions stored twice for one transaction before the database starts refusing them.

@@ -3,6 +3,7 @@ import Foundation
 import LinkRunwayAPI
 @testable import RunwayConsole
 import RunwayJSON
+import RunwayTestKit
 import Testing
 
 /// Installs from education or enterprise stores (iOS 27's `AppTransaction.all`, each signed by Apple with its

@@ -4,6 +4,7 @@ import LinkRunwayAPI
 @testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 @Suite("Ledger postings")

@@ -8,6 +8,7 @@ import RunwayHTTP
 import RunwayJSON
 @testable import RunwayKit
 import RunwayStore
+import RunwayTestKit
 import Synchronization
 import Testing
 

@@ -7,6 +7,7 @@ import RunwayHTTP
 import RunwayJSON
 @testable import RunwayKit
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// Apple's realtime `Get Retention Message` calls, answered by where the subscriber came from: requests signed as Apple

@@ -5,6 +5,7 @@ import RunwayDevTools
 import RunwayHTTP
 @testable import RunwayKit
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// What Apple Ads added in 2025–26: `Preorder` conversions, `attribution: false` for age- or gender-targeted ad groups,

@@ -7,6 +7,7 @@ import RunwayHTTP
 @testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 @Suite("Apple Ads claims")

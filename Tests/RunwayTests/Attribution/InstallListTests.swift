@@ -1,6 +1,7 @@
 import Foundation
 import LinkRunwayAPI
 import RunwayHTTP
+import RunwayTestKit
 import Testing
 
 @Suite("Installs list")

@@ -7,6 +7,7 @@ import RunwayHTTP
 import RunwayOutbound
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 @Suite("Install matching")

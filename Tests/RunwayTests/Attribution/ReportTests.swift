@@ -6,6 +6,7 @@ import RunwayGeo
 import RunwayHTTP
 @testable import RunwayKit
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 @Suite("Funnel reports")

@@ -6,6 +6,7 @@ import RunwayCrypto
 @testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 @Suite("Retention")

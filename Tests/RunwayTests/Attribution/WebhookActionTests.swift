@@ -4,6 +4,7 @@ import LinkRunwayAPI
 import RunwayHTTP
 @testable import RunwayKit
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 /// Test pings and redeliveries: queued through the same outbox and signature as every delivery, on both backends.

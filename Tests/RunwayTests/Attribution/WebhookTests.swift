@@ -9,6 +9,7 @@ import RunwayHTTPServer
 @testable import RunwayKit
 @testable import RunwayOutbound
 @testable import RunwayServer
+import RunwayTestKit
 import Synchronization
 import Testing
 

@@ -6,6 +6,7 @@ import LinkRunwayAPI
 import RunwayHTTP
 import RunwayJSON
 @testable import RunwayKit
+import RunwayTestKit
 import Testing
 
 /// The console's App Store pages: the Replay button on an app's page, and the committed total of a 12-month commitment

@@ -1,6 +1,7 @@
 import Foundation
 import LinkRunwayAPI
 import RunwayHTTP
+import RunwayTestKit
 import Testing
 
 /// The console's Info.plist page: the keys the server writes, and the check of a pasted Info.plist.

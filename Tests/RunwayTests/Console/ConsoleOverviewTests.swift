@@ -2,6 +2,7 @@ import Foundation
 import LinkRunwayAPI
 @testable import RunwayConsole
 @testable import RunwayKit
+import RunwayTestKit
 import Testing
 
 /// The overview's date range: whole UTC days, chosen in a GET form or by a preset, applied to the tiles and the charts;

@@ -1,6 +1,7 @@
 import Foundation
 import LinkRunwayAPI
 import RunwayHTTP
+import RunwayTestKit
 import Testing
 
 /// The console's postback page: Apple Ads' placements by name, and the fields Apple withheld, in a table of their own.

@@ -4,6 +4,7 @@ import RunwayHTTP
 @testable import RunwayConsole
 @testable import RunwayKit
 @testable import RunwayQR
+import RunwayTestKit
 import Testing
 
 extension ConsoleTests.Visitor {

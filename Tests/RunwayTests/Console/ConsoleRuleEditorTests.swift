@@ -2,6 +2,7 @@ import Foundation
 import LinkRunwayAPI
 @testable import RunwayConsole
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 /// The link form's rule editor, as a browser without script sends it.

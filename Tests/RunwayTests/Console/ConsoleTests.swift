@@ -6,6 +6,7 @@ import LinkRunwayAPI
 import RunwayHTTP
 @testable import RunwayKit
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 /// The console at the HTTP level: sign-in, sessions, CSRF, headers, scope. (The browser tests drive it in Chromium.)

@@ -3,6 +3,7 @@ import LinkRunwayAPI
 @testable import RunwayCapabilities
 @testable import RunwayKit
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 @Suite("Previews and bots")

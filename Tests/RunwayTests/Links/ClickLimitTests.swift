@@ -5,6 +5,7 @@ import RunwayHTTP
 @testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// A click limit holds under concurrency: many redirects at once on both paths, two processes on one database; a

@@ -1,5 +1,6 @@
 import Foundation
 @testable import RunwayCapabilities
+import RunwayTestKit
 import Testing
 
 /// The classifier against public corpora nobody here wrote (`scripts/user-agent-corpora.sh` fetches them from PyPI

@@ -2,6 +2,7 @@ import Foundation
 import RunwayCapabilities
 import RunwayGeo
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 @Suite("Country database")

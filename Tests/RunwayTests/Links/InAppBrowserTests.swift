@@ -5,6 +5,7 @@ import RunwayHTTP
 @testable import RunwayKit
 @testable import RunwayOutbound
 @testable import RunwayServer
+import RunwayTestKit
 import Testing
 
 /// People who follow a link inside Instagram, TikTok and the rest: the click names the app, rules and figures can use

@@ -7,6 +7,7 @@ import RunwayJSON
 @testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 @Suite("Link association, resolve, shares, referral codes")

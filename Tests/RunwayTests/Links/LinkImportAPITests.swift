@@ -4,6 +4,7 @@ import LinkRunwayAPI
 import RunwayHTTP
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// `POST /v1/links/import` against the real route table and store.

@@ -5,6 +5,7 @@ import RunwayHTTP
 @testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// docs/links.md's table of precedence, row by row and in combination, through the real redirect path: every case is

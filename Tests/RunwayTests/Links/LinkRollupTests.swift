@@ -5,6 +5,7 @@ import LinkRunwayAPI
 @testable import RunwayServer
 import RunwaySQLite
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// The calendar of the rollups: each amount under its UTC day and its UTC month, and a range read as its whole months

@@ -2,6 +2,7 @@ import Foundation
 import LinkRunwayAPI
 @testable import RunwayCapabilities
 import RunwayGeo
+import RunwayTestKit
 import Testing
 
 /// The compiled rules on their own: each condition, the order, the variants' draw and the destinations they give.

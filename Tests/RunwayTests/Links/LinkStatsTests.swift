@@ -6,6 +6,7 @@ import RunwayHTTP
 @testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// A link's daily figures: kept up by the writer with every click, open, install, event and refund, read through

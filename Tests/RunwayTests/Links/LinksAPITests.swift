@@ -8,6 +8,7 @@ import RunwayHTTP
 import RunwayOutbound
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 @Suite("Links")

@@ -1,5 +1,6 @@
 import Foundation
 @testable import RunwayQR
+import RunwayTestKit
 import Testing
 
 /// Every way a QR code can be drawn (colours, quiet zones, sizes up to print, PNG and SVG logos, short and long

@@ -2,6 +2,7 @@ import Foundation
 import LinkRunwayAPI
 import RunwayHTTP
 @testable import RunwayQR
+import RunwayTestKit
 import Testing
 
 /// Branded QR codes through the API: logos uploaded and checked, colours checked for contrast, and each refusal with

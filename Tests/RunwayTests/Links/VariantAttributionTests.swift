@@ -6,6 +6,7 @@ import RunwayHTTP
 @testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// A click's variant, country and QR source, from the redirect to the install it brings, its events and revenue, and

@@ -6,6 +6,7 @@ import RunwayKit
 import RunwaySQLite
 import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import AppleFormats
 import Foundation
 import LinkRunwayAPI
+import RunwayTestKit
 import Testing
 
 /// `linkrunway plist`, `plist settings` and `plist check` against a real server.

@@ -10,6 +10,7 @@ import RunwayKit
 import RunwayServer
 import RunwaySQLite
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// The CLI against a real server (in this process, on a real socket).

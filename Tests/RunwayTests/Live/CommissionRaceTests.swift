@@ -5,6 +5,7 @@ import LinkRunwayAPI
 @testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// One App Store transaction carried by two notifications (other UUIDs, other types) that arrive at the same instant

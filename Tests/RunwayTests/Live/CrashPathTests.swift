@@ -2,6 +2,7 @@ import Foundation
 import LinkRunwayAPI
 import RunwayCrypto
 import RunwayStore
+import RunwayTestKit
 import Synchronization
 import Testing
 

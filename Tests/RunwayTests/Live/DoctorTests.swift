@@ -10,6 +10,7 @@ import RunwayHTTP
 import RunwayHTTPServer
 import RunwayKit
 import RunwayServer
+import RunwayTestKit
 import Testing
 
 /// `linkrunway doctor` against a healthy server and against fakes that make an operator's usual mistakes.

@@ -1,6 +1,7 @@
 import Foundation
 import LinkRunwayAPI
 import RunwayStore
+import RunwayTestKit
 import Synchronization
 import Testing
 

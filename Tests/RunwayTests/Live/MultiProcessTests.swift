@@ -1,5 +1,6 @@
 import Foundation
 import LinkRunwayAPI
+import RunwayTestKit
 import Testing
 
 /// Two `linkrunway serve` processes on one PostgreSQL database behave as one service.

@@ -1,5 +1,6 @@
 import Foundation
 import LinkRunwayAPI
+import RunwayTestKit
 import Testing
 
 /// The real binary on a PostgreSQL of its own that stops in the middle of the run and comes back.

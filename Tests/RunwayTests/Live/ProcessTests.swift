@@ -1,5 +1,6 @@
 import Foundation
 import LinkRunwayAPI
+import RunwayTestKit
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import RunwayTestKit
 import Testing
 
 enum ProxyTools {

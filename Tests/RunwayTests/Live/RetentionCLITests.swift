@@ -6,6 +6,7 @@ import RunwayCrypto
 import RunwayDevTools
 import RunwayHTTP
 import RunwayServer
+import RunwayTestKit
 import Testing
 
 /// `linkrunway retention …` against a real server on a socket, which asks the stand-in of Apple's Retention Messaging

@@ -8,6 +8,7 @@ import RunwayHTTP
 import RunwaySQLite
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// Secrets the server must use again are sealed with a key kept in a file outside the database.

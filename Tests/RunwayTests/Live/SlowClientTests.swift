@@ -1,4 +1,5 @@
 import Foundation
+import RunwayTestKit
 import Testing
 
 /// Slow and greedy clients against the real binary: trickled headers, oversized and slow bodies, and the server's

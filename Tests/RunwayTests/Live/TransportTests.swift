@@ -1,6 +1,7 @@
 import Foundation
 import RunwayHTTP
 import RunwayHTTPServer
+import RunwayTestKit
 import Synchronization
 import Testing
 

@@ -9,6 +9,7 @@ import RunwayJSON
 @testable import RunwayKit
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// Placements and the impressions publisher apps fetch for them, with an attacker who holds every publishable key.

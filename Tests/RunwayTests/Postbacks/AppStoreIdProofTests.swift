@@ -6,6 +6,7 @@ import RunwayDevTools
 import RunwayHTTP
 import RunwayJSON
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// App Store ids are not first come, first served: postbacks follow the app that proved its id, are kept unrouted

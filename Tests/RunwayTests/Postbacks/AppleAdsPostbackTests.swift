@@ -3,6 +3,7 @@ import Foundation
 import LinkRunwayAPI
 @testable import RunwayCapabilities
 import RunwayJSON
+import RunwayTestKit
 import Testing
 
 /// Apple Ads as an ad network: its SKAdNetwork postbacks (campaign ids 10–40 standing for App Store placements) and its

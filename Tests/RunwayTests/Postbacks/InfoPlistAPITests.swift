@@ -4,6 +4,7 @@ import LinkRunwayAPI
 @testable import RunwayCapabilities
 import RunwayHTTP
 @testable import RunwayKit
+import RunwayTestKit
 import Testing
 
 /// An app's AdAttributionKit settings, the Info.plist keys the server writes from them, and the check route.

@@ -10,6 +10,7 @@ import RunwayJSON
 import RunwayOutbound
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 @Suite("Postbacks API")

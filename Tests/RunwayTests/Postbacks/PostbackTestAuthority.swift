@@ -4,6 +4,7 @@ import LinkRunwayAPI
 @testable import RunwayCapabilities
 import RunwayCrypto
 import RunwayJSON
+import RunwayTestKit
 import Testing
 
 /// Stands in for Apple where Apple publishes no sample postback (Apple Ads' postbacks, every postback data tier): a

@@ -2,6 +2,7 @@ import AppleFormats
 import Foundation
 import RunwayCrypto
 import RunwayJSON
+import RunwayTestKit
 import Testing
 
 /// Apple's SKAdNetwork and AdAttributionKit examples from `../shared/vectors/`, and postbacks signed here.

@@ -5,6 +5,7 @@ import LinkRunwayAPI
 import RunwayJSON
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// The fields Apple withholds below the postback data tier that allows them (country, marketplace, source identifier

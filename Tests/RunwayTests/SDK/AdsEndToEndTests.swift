@@ -6,6 +6,7 @@ import FoundationNetworking
 import LinkRunwayAds
 import RunwayCrypto
 import RunwayJSON
+import RunwayTestKit
 import Synchronization
 import Testing
 

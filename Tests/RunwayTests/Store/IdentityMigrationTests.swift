@@ -5,6 +5,7 @@ import Foundation
 @testable import RunwayServer
 import RunwayOutbound
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// Migration 0017: apps that already shared an App Store id or a team and bundle id across workspaces.

@@ -1,5 +1,6 @@
 import Foundation
 import RunwayStore
+import RunwayTestKit
 import Synchronization
 import Testing
 

@@ -3,6 +3,7 @@ import LinkRunwayAPI
 @testable import RunwayCapabilities
 import RunwayHTTP
 import RunwayStore
+import RunwayTestKit
 import Synchronization
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import RunwayStore
+import RunwayTestKit
 import Testing
 
 @Suite("Time partitions and retention")

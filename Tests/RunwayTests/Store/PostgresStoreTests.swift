@@ -7,6 +7,7 @@ import RunwayHTTP
 @testable import RunwayPostgres
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import RunwayStore
 import RunwaySQLite
+import RunwayTestKit
 import Synchronization
 import Testing
 

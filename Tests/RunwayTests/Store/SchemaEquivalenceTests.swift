@@ -4,6 +4,7 @@ import RunwayConsole
 import RunwayKit
 import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// The same migration list must leave both backends with the same tables, columns, types, nullability and indexes.

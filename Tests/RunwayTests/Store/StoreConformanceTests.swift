@@ -1,5 +1,6 @@
 import Foundation
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// What every backend must do the same way. Runs unchanged against each backend in `StoreBackend.all`.

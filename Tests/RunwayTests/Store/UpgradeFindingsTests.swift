@@ -4,6 +4,7 @@ import RunwayHTTP
 import RunwayOutbound
 @testable import RunwayServer
 import RunwayStore
+import RunwayTestKit
 import Testing
 
 /// What an earlier release stored that this version treats differently is said at start and by `linkrunway migrate`.

@@ -2,10 +2,10 @@ import Foundation
 import RunwayJSON
 
 /// A small deterministic random source (SplitMix64), so that a failing sequence can be replayed from its seed.
-struct SeededGenerator: RandomNumberGenerator {
+package struct SeededGenerator: RandomNumberGenerator {
     private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
+    package init(seed: UInt64) { state = seed }
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -17,22 +17,22 @@ struct SeededGenerator: RandomNumberGenerator {
 /// Makes requests that a careless or hostile client could send, from a valid one and the schema of its body: numbers
 /// at and past every boundary, wrong types, deep nesting, long, odd and non-UTF-8 text, unknown and missing fields,
 /// odd query values and path segments.
-struct RequestFuzzer {
-    var random: SeededGenerator
+package struct RequestFuzzer {
+    package var random: SeededGenerator
 
-    init(seed: UInt64) { random = SeededGenerator(seed: seed) }
+    package init(seed: UInt64) { random = SeededGenerator(seed: seed) }
 
-    static let numbers = ["-9223372036854775808", "9223372036854775807", "9223372036854775808", "-1", "0", "1", "9007199254740992",
+    package static let numbers = ["-9223372036854775808", "9223372036854775807", "9223372036854775808", "-1", "0", "1", "9007199254740992",
                           "1e308", "-1e308", "1e400", "0.5", "-0.0", "18446744073709551615", "2147483648", "99999999999999999999999"]
-    static let texts = ["", " ", String(repeating: "a", count: 5000), "\u{202E}ü😀\u{0301}", "\u{0000}", "../../etc/passwd", "%00", "<script>x</script>",
+    package static let texts = ["", " ", String(repeating: "a", count: 5000), "\u{202E}ü😀\u{0301}", "\u{0000}", "../../etc/passwd", "%00", "<script>x</script>",
                         "-1", "9223372036854775807", "1e308", "2026-13-45T99:99:99Z", "0000-00-00", "NaN", "null", "https://127.0.0.1/x",
                         String(repeating: "é", count: 300), "a\u{2063}b", "lr_sk_x"]
 
-    mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &random)] }
-    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
+    package mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &random)] }
+    package mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &random) < percent }
 
     /// A value past what anyone should send: an extreme number, an odd string, a wrong type, or deep nesting.
-    mutating func extreme() -> JSONValue {
+    package mutating func extreme() -> JSONValue {
         switch Int.random(in: 0..<10, using: &random) {
         case 0...3: return .number(pick(Self.numbers))
         case 4...6: return .string(pick(Self.texts))
@@ -46,7 +46,7 @@ struct RequestFuzzer {
     }
 
     /// `value` with one member, item or leaf changed, removed or added.
-    mutating func mutate(_ value: JSONValue, depth: Int = 0) -> JSONValue {
+    package mutating func mutate(_ value: JSONValue, depth: Int = 0) -> JSONValue {
         switch value {
         case .object(var members):
             if members.isEmpty || chance(15) {
@@ -78,7 +78,7 @@ struct RequestFuzzer {
 
     /// A body from a valid one: mutated JSON mostly, sometimes filled from the request schema's properties with
     /// extremes, sometimes not JSON at all.
-    mutating func body(from valid: [UInt8], schema: JSONValue?, components: JSONValue?) -> [UInt8] {
+    package mutating func body(from valid: [UInt8], schema: JSONValue?, components: JSONValue?) -> [UInt8] {
         let parsed = valid.isEmpty ? nil : try? JSONParser().parse(valid)
         switch Int.random(in: 0..<20, using: &random) {
         case 0: return [0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0xFE, 0xC3, 0x28, 0x22, 0x7D]  // {"a":"<invalid UTF-8>"}
@@ -103,7 +103,7 @@ struct RequestFuzzer {
     }
 
     /// The property names of an object schema, following one `$ref`.
-    static func properties(of schema: JSONValue?, components: JSONValue?) -> [String] {
+    package static func properties(of schema: JSONValue?, components: JSONValue?) -> [String] {
         guard var schema else { return [] }
         if let ref = schema["$ref"]?.stringValue, let name = ref.split(separator: "/").last, let target = components?[String(name)] {
             schema = target
@@ -112,7 +112,7 @@ struct RequestFuzzer {
     }
 
     /// Query pairs: the valid ones, some changed, and some of the operation's documented parameters set to extremes.
-    mutating func query(_ valid: [(String, String)], documented: [String]) -> [(String, String)] {
+    package mutating func query(_ valid: [(String, String)], documented: [String]) -> [(String, String)] {
         var pairs = valid
         for _ in 0..<Int.random(in: 0...3, using: &random) {
             let names = documented + ["limit", "cursor", "from", "to", "groupBy", "by", "format", "size", "margin"]
@@ -125,7 +125,7 @@ struct RequestFuzzer {
     }
 
     /// A path with one of the pattern's parameters (or, for a catch-all, the whole path) replaced by odd text.
-    mutating func path(_ valid: String, pattern: String) -> String {
+    package mutating func path(_ valid: String, pattern: String) -> String {
         let patternParts = pattern.split(separator: "/", omittingEmptySubsequences: false)
         var parts = valid.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         let parameters = patternParts.indices.filter { patternParts[$0].hasPrefix("{") && $0 < parts.count }
@@ -137,7 +137,7 @@ struct RequestFuzzer {
     }
 
     /// Odd values of the headers a route may read.
-    mutating func headers() -> [(String, String)] {
+    package mutating func headers() -> [(String, String)] {
         var headers: [(String, String)] = []
         if chance(20) { headers.append(("Idempotency-Key", pick(["", String(repeating: "k", count: 300), "ü", "key-\(Int.random(in: 0..<4, using: &random))"]))) }
         if chance(15) { headers.append(("Accept", pick(["text/csv", "*/*", "application/json;q=0", "\u{0000}"]))) }

@@ -1,30 +1,30 @@
 import Foundation
 import LinkRunwayAPI
-@testable import RunwayCapabilities
-@testable import RunwayConsole
+import RunwayCapabilities
+import RunwayConsole
 import RunwayCrypto
 import RunwayGeo
 import RunwayHTTP
 import RunwayJSON
-@testable import RunwayKit
+import RunwayKit
 import RunwayOutbound
-@testable import RunwayServer
+import RunwayServer
 import RunwayStore
 
 /// An in-process server on a temporary SQLite file (or a PostgreSQL schema): migrated, bootstrapped, composed as
 /// `linkrunway serve` composes it (`ServerComposition`), reached through the test client instead of libmicrohttpd.
-struct TestServer: Sendable {
-    let location: StorageLocation
-    let store: any Store
-    let services: ServerServices
-    let application: HTTPApplication
+package struct TestServer: Sendable {
+    package let location: StorageLocation
+    package let store: any Store
+    package let services: ServerServices
+    package let application: HTTPApplication
     /// The workers `linkrunway serve` runs beside the requests; not started here (tests drive them step by step).
-    let workers: [any Service]
-    let adminKey: String
-    let defaultWorkspace: Workspace
-    let logs: LogSink
+    package let workers: [any Service]
+    package let adminKey: String
+    package let defaultWorkspace: Workspace
+    package let logs: LogSink
 
-    static func start(_ backend: StoreBackend = .sqlite, clock: WallClock = .system, monotonic: MonotonicClock = .system,
+    package static func start(_ backend: StoreBackend = .sqlite, clock: WallClock = .system, monotonic: MonotonicClock = .system,
                       maxBodyBytes: Int = 1024 * 1024,
                       appleAdsURL: String = "http://127.0.0.1:1", appAttestRoot: Certificate? = nil,
                       appStoreRoot: Certificate? = nil, rateLimits: RateLimitSettings = RateLimitSettings(),
@@ -58,20 +58,20 @@ struct TestServer: Sendable {
                           workers: composition.workers, adminKey: bootstrap.adminKey, defaultWorkspace: bootstrap.workspace, logs: logs)
     }
 
-    func client(_ key: String? = nil) -> TestClient { TestClient(application, bearer: key) }
-    var admin: TestClient { client(adminKey) }
+    package func client(_ key: String? = nil) -> TestClient { TestClient(application, bearer: key) }
+    package var admin: TestClient { client(adminKey) }
 
-    func stop() async { await store.close() }
+    package func stop() async { await store.close() }
 
     // MARK: Fixtures made through the API
 
-    func createWorkspace(_ name: String = "Acme") async throws -> Workspace {
+    package func createWorkspace(_ name: String = "Acme") async throws -> Workspace {
         try await admin.post("/v1/workspaces", json: #"{"name":"\#(name)"}"#).decoded(Workspace.self, status: 201)
     }
 
     /// An app; in the default workspace it is `com.example.app`, App Store id 123456789. An App Store id and a team and
     /// bundle id belong to one workspace, so another workspace's app gets its own unless they are given.
-    func createApp(in workspace: String, bundleId: String? = nil, teamId: String = "ABCDE12345", appStoreId: String? = nil) async throws -> App {
+    package func createApp(in workspace: String, bundleId: String? = nil, teamId: String = "ABCDE12345", appStoreId: String? = nil) async throws -> App {
         let own = workspace == defaultWorkspace.id
         func digits(_ text: String) -> String { String(text.utf8.reduce(UInt64(5381)) { ($0 &* 33) &+ UInt64($1) } % 1_000_000_000) }
         let bundle = bundleId ?? (own ? "com.example.app" : "com.example.app.w\(digits(workspace))")
@@ -80,7 +80,7 @@ struct TestServer: Sendable {
             .decoded(App.self, status: 201)
     }
 
-    func createKey(_ kind: KeyKind, workspace: String? = nil, app: String? = nil) async throws -> CreatedKey {
+    package func createKey(_ kind: KeyKind, workspace: String? = nil, app: String? = nil) async throws -> CreatedKey {
         var fields = [#""kind":"\#(kind.rawValue)""#]
         if let workspace { fields.append(#""workspaceId":"\#(workspace)""#) }
         if let app { fields.append(#""appId":"\#(app)""#) }
@@ -88,13 +88,14 @@ struct TestServer: Sendable {
     }
 }
 
-struct UnexpectedResponse: Error, CustomStringConvertible {
-    let description: String
+package struct UnexpectedResponse: Error, CustomStringConvertible {
+    package let description: String
+    package init(description: String) { self.description = description }
 }
 
 extension HTTPResponse {
     /// Decodes the body after checking the status; the error shows the body when either fails.
-    func decoded<T: Decodable>(_ type: T.Type, status expected: Int = 200) throws -> T {
+    package func decoded<T: Decodable>(_ type: T.Type, status expected: Int = 200) throws -> T {
         guard status == expected else { throw UnexpectedResponse(description: "expected \(expected), got \(status): \(bodyText)") }
         do {
             return try JSONDecoder().decode(type, from: Data(body))
@@ -104,8 +105,8 @@ extension HTTPResponse {
     }
 
     /// The error code of an error body, or nil.
-    var errorCode: String? { (try? JSONDecoder().decode(ErrorBody.self, from: Data(body)))?.error.code }
-    var errorField: String? { (try? JSONDecoder().decode(ErrorBody.self, from: Data(body)))?.error.field }
+    package var errorCode: String? { (try? JSONDecoder().decode(ErrorBody.self, from: Data(body)))?.error.code }
+    package var errorField: String? { (try? JSONDecoder().decode(ErrorBody.self, from: Data(body)))?.error.field }
 
-    var json: JSONValue? { try? JSONParser().parse(body) }
+    package var json: JSONValue? { try? JSONParser().parse(body) }
 }

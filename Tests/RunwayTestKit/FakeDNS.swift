@@ -2,12 +2,12 @@ import Foundation
 import Synchronization
 
 /// A DNS server on 127.0.0.1 (UDP) that answers TXT questions from a table and NXDOMAIN otherwise, as a real one would.
-final class FakeDNS: Sendable {
-    let port: UInt16
+package final class FakeDNS: Sendable {
+    package let port: UInt16
     private let socket: Int32
     private let records = Mutex<[String: [String]]>([:])
 
-    init() throws {
+    package init() throws {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -42,10 +42,10 @@ final class FakeDNS: Sendable {
     deinit { shutdown(socket, Int32(SHUT_RDWR)) }
 
     /// Publishes `values` as the TXT records of `name`.
-    func publish(_ name: String, _ values: [String]) { records.withLock { $0[name.lowercased()] = values } }
+    package func publish(_ name: String, _ values: [String]) { records.withLock { $0[name.lowercased()] = values } }
 
     /// The reply to one query: its id and question, then a TXT answer per value (NXDOMAIN for an unknown name).
-    func answer(_ query: [UInt8]) -> [UInt8]? {
+    package func answer(_ query: [UInt8]) -> [UInt8]? {
         guard query.count > 12 else { return nil }
         var at = 12, labels: [String] = []
         while at < query.count, query[at] != 0 {

@@ -3,18 +3,18 @@
 /// place that is truly safe says why in a comment holding `trap-safe:` on its line or in the comment lines right
 /// above it. Comments and the text of string literals are not code; the code of an interpolation is. `a[...]`, the
 /// whole of `a`, cannot trap.
-struct TrapScanner {
-    struct Finding: CustomStringConvertible {
-        let line: Int
-        let kind: String
-        let text: String
-        var description: String { "line \(line): \(kind): \(text)" }
+package struct TrapScanner {
+    package struct Finding: CustomStringConvertible {
+        package let line: Int
+        package let kind: String
+        package let text: String
+        package var description: String { "line \(line): \(kind): \(text)" }
     }
 
-    static let marker = "trap-safe:"
+    package static let marker = "trap-safe:"
 
     /// The places in `source` that can trap and have no `trap-safe:` comment.
-    static func findings(in source: String) -> [Finding] {
+    package static func findings(in source: String) -> [Finding] {
         let original = source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let code = codeOnly(source).split(separator: "\n", omittingEmptySubsequences: false).map { Array($0.utf8) }
         var found: [Finding] = []
@@ -28,7 +28,7 @@ struct TrapScanner {
     }
 
     /// A `trap-safe:` comment on the line, or in the run of comment lines just above it.
-    static func excused(_ index: Int, _ lines: [String]) -> Bool {
+    package static func excused(_ index: Int, _ lines: [String]) -> Bool {
         if lines[index].contains(marker) { return true }
         var above = index - 1
         while above >= 0 {
@@ -40,12 +40,12 @@ struct TrapScanner {
         return false
     }
 
-    static func isWord(_ byte: UInt8) -> Bool {
+    package static func isWord(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || byte == 0x5f
     }
 
     /// What traps on one line of code: `try!`, `as!`, a force unwrap, a range subscript.
-    static func kinds(in line: [UInt8]) -> [String] {
+    package static func kinds(in line: [UInt8]) -> [String] {
         var kinds: [String] = []
         let bang = UInt8(ascii: "!")
         var i = 0
@@ -79,7 +79,7 @@ struct TrapScanner {
     }
 
     /// The index of the `]` closing the `[` at `open`, on the same line.
-    static func matching(_ line: [UInt8], from open: Int) -> Int? {
+    package static func matching(_ line: [UInt8], from open: Int) -> Int? {
         var depth = 0
         for index in open..<line.count {
             switch line[index] {
@@ -94,7 +94,7 @@ struct TrapScanner {
     }
 
     /// Whether `..<` or `...` stands at the top level between `start` and `end`.
-    static func rangeInside(_ line: [UInt8], _ start: Int, _ end: Int) -> Bool {
+    package static func rangeInside(_ line: [UInt8], _ start: Int, _ end: Int) -> Bool {
         var depth = 0
         var index = start
         while index < end {
@@ -115,7 +115,7 @@ struct TrapScanner {
 
     /// `source` with comments and the text of string literals turned into spaces (newlines kept), and the code of
     /// interpolations kept.
-    static func codeOnly(_ source: String) -> String {
+    package static func codeOnly(_ source: String) -> String {
         let bytes = Array(source.utf8)
         var out = bytes
         enum Context {

@@ -3,17 +3,17 @@ import RunwayJSON
 
 /// Checks a JSON value against the subset of JSON Schema our OpenAPI document uses: type (or list of types), enum,
 /// properties, required, additionalProperties false, items, minItems, pattern, minLength, maxLength, anyOf and $ref.
-struct JSONSchemaValidator {
-    let schemas: [String: JSONValue]
+package struct JSONSchemaValidator {
+    package let schemas: [String: JSONValue]
 
-    init(document: JSONValue) {
+    package init(document: JSONValue) {
         var schemas: [String: JSONValue] = [:]
         for (name, schema) in document["components"]?["schemas"]?.objectValue ?? [] { schemas[name] = schema }
         self.schemas = schemas
     }
 
     /// Problems found, each with the path where it is; empty when the value conforms.
-    func validate(_ value: JSONValue, against schema: JSONValue, path: String = "$") -> [String] {
+    package func validate(_ value: JSONValue, against schema: JSONValue, path: String = "$") -> [String] {
         if let ref = schema["$ref"]?.stringValue {
             let name = String(ref.split(separator: "/").last ?? "")
             guard let target = schemas[name] else { return ["\(path): unresolved \(ref)"] }
@@ -63,7 +63,7 @@ struct JSONSchemaValidator {
         return problems
     }
 
-    static func matches(_ value: JSONValue, type: String) -> Bool {
+    package static func matches(_ value: JSONValue, type: String) -> Bool {
         switch (value, type) {
         case (.null, "null"), (.bool, "boolean"), (.string, "string"), (.array, "array"), (.object, "object"), (.number, "number"):
             return true

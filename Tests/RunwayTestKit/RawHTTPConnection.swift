@@ -2,21 +2,21 @@ import Foundation
 
 /// A blocking HTTP/1.1 client over one TCP connection, to see what the transport does on the wire (keep-alive,
 /// early 413, timeouts). Call it through `offloaded`.
-final class RawHTTPConnection: @unchecked Sendable {
-    struct Response {
-        let status: Int
-        let headers: [String: String]
-        let body: String
+package final class RawHTTPConnection: @unchecked Sendable {
+    package struct Response {
+        package let status: Int
+        package let headers: [String: String]
+        package let body: String
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
     }
 
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: UInt16, timeoutSeconds: Int = 60) throws {
+    package init(port: UInt16, timeoutSeconds: Int = 60) throws {
         fd = try Self.connected(port: port, timeoutSeconds: timeoutSeconds)
     }
 
@@ -45,9 +45,9 @@ final class RawHTTPConnection: @unchecked Sendable {
 
     deinit { Foundation.close(fd) }
 
-    func send(_ text: String) throws { try send(Array(text.utf8)) }
+    package func send(_ text: String) throws { try send(Array(text.utf8)) }
 
-    func send(_ bytes: [UInt8]) throws {
+    package func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Foundation.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -57,7 +57,7 @@ final class RawHTTPConnection: @unchecked Sendable {
     }
 
     /// Sends a request with a body and Content-Length.
-    func request(_ method: String, _ path: String, headers: [String: String] = [:], body: String = "") throws -> Response {
+    package func request(_ method: String, _ path: String, headers: [String: String] = [:], body: String = "") throws -> Response {
         var text = "\(method) \(path) HTTP/1.1\r\nHost: \(headers["Host"] ?? "127.0.0.1")\r\n"
         for (name, value) in headers where name != "Host" { text += "\(name): \(value)\r\n" }
         if !body.isEmpty || method == "POST" { text += "Content-Length: \(body.utf8.count)\r\n" }
@@ -67,7 +67,7 @@ final class RawHTTPConnection: @unchecked Sendable {
     }
 
     /// Reads one response (Content-Length bodies only, which is all our server sends).
-    func readResponse() throws -> Response {
+    package func readResponse() throws -> Response {
         while true {
             if let end = headerEnd() {
                 let head = String(decoding: buffer[..<end], as: UTF8.self)
@@ -93,7 +93,7 @@ final class RawHTTPConnection: @unchecked Sendable {
     }
 
     /// True when the peer closes the connection (or resets it) before `seconds` pass without data.
-    func waitForClose(seconds: Int) -> Bool {
+    package func waitForClose(seconds: Int) -> Bool {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var scratch = [UInt8](repeating: 0, count: 4096)

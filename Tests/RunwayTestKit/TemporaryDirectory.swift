@@ -1,22 +1,22 @@
 import Foundation
 
 /// A fresh directory under the system's temporary folder, removed when the value is released.
-final class TemporaryDirectory: @unchecked Sendable {
-    let url: URL
+package final class TemporaryDirectory: @unchecked Sendable {
+    package let url: URL
 
-    init() {
+    package init() {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("linkrunway-test-\(UUID().uuidString)")
         try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(at: url) }
 
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+    package func path(_ name: String) -> String { url.appendingPathComponent(name).path }
 }
 
 /// Runs blocking work (sockets, processes) on its own thread so it never holds a cooperative thread that the
 /// in-process server's handlers need.
-func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+package func offloaded<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         Thread { continuation.resume(with: Result { try work() }) }.start()
     }

@@ -4,16 +4,16 @@ import Synchronization
 /// A child process started with `posix_spawn`, for tests. Foundation's `Process.run` on Linux crashes now and then
 /// (it copies whole `dirent` names while listing `/proc/self/fd` and reads past glibc's buffer: swift-corelibs-foundation
 /// pull request 5472, not in Swift 6.3.1), which took down whole test runs that start many processes.
-final class Subprocess: Sendable {
-    struct Failure: Error, CustomStringConvertible { let description: String }
+package final class Subprocess: Sendable {
+    package struct Failure: Error, CustomStringConvertible { package let description: String }
 
-    let pid: pid_t
+    package let pid: pid_t
     /// The exit code, or the signal that ended it, once reaped.
     private let status = Mutex<Int32?>(nil)
 
     /// Starts `executable` with `arguments`; `environment` replaces the test process's when given. Standard input,
     /// output and error are the descriptors given, or `/dev/null`. No other descriptor of the test process is inherited.
-    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
+    package init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
          stdin: Int32? = nil, stdout: Int32? = nil, stderr: Int32? = nil) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -51,15 +51,15 @@ final class Subprocess: Sendable {
     }()
 
     /// What a finished run gave.
-    struct Output: Sendable {
-        let status: Int32
-        let stdout: String
-        let stderr: String
+    package struct Output: Sendable {
+        package let status: Int32
+        package let stdout: String
+        package let stderr: String
     }
 
     /// Runs `executable` to its end (blocking; call it through `offloaded`), with `input` on its standard input, and
     /// kills it if it is still running after `timeoutSeconds`.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
+    package static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, directory: String? = nil,
                     input: String? = nil, timeoutSeconds: Double = 300) throws -> Output {
         let stdin = try pipe(), stdout = try pipe(), stderr = try pipe()
         let process: Subprocess
@@ -89,7 +89,7 @@ final class Subprocess: Sendable {
     }
 
     /// A pipe whose ends close on exec (children started here close every inherited descriptor anyway).
-    static func pipe() throws -> [Int32] {
+    package static func pipe() throws -> [Int32] {
         var ends: [Int32] = [0, 0]
         guard Glibc.pipe(&ends) == 0 else { throw Failure(description: "pipe failed: errno \(errno)") }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
@@ -106,16 +106,16 @@ final class Subprocess: Sendable {
     }
 
     /// True until the process has ended (and then reaps it).
-    var isRunning: Bool { reap(blocking: false) == nil }
+    package var isRunning: Bool { reap(blocking: false) == nil }
 
     /// Waits for the end; returns the exit code, or the number of the signal that ended it.
     @discardableResult
-    func wait() -> Int32 { reap(blocking: true)! }
+    package func wait() -> Int32 { reap(blocking: true)! }
 
     /// The exit code or signal, once ended.
-    var terminationStatus: Int32? { status.withLock { $0 } }
+    package var terminationStatus: Int32? { status.withLock { $0 } }
 
-    func signal(_ number: Int32) { if isRunning { kill(pid, number) } }
+    package func signal(_ number: Int32) { if isRunning { kill(pid, number) } }
 
     private func reap(blocking: Bool) -> Int32? {
         if let known = status.withLock({ $0 }) { return known }

@@ -5,19 +5,21 @@ import Glibc
 /// `::a.b.c.d`, each network's record `{"country": {"iso_code": …}}` (or `registered_country` only), and the metadata
 /// libmaxminddb checks. Written from the published format: a binary trie of nodes (left record: bit 0, right: bit 1)
 /// whose records point to another node, to "no data" (the node count) or into the data section after 16 zero bytes.
-struct CountryDatabaseWriter {
-    struct Network {
+package struct CountryDatabaseWriter {
+    package struct Network {
         /// The network's 16 address bytes and its prefix length in the IPv6 tree.
-        let bytes: [UInt8]
-        let prefix: Int
-        let country: String
-        let registeredOnly: Bool
+        package let bytes: [UInt8]
+        package let prefix: Int
+        package let country: String
+        package let registeredOnly: Bool
     }
 
-    private(set) var networks: [Network] = []
+    package private(set) var networks: [Network] = []
+
+    package init() {}
 
     /// `cidr` is `a.b.c.d/n` or an IPv6 `prefix/n`; `registeredOnly` stores only `registered_country`.
-    mutating func add(_ cidr: String, _ country: String, registeredOnly: Bool = false) {
+    package mutating func add(_ cidr: String, _ country: String, registeredOnly: Bool = false) {
         let parts = cidr.split(separator: "/")
         let address = String(parts[0])
         let length = Int(parts[1])!
@@ -33,7 +35,7 @@ struct CountryDatabaseWriter {
     }
 
     /// The file's bytes.
-    func bytes() -> [UInt8] {
+    package func bytes() -> [UInt8] {
         // The trie: each node's two records, as .node(index), .data(offset) or .empty.
         enum Record { case empty, node(Int), data(Int) }
         var nodes: [[Record]] = [[.empty, .empty]]
@@ -87,7 +89,7 @@ struct CountryDatabaseWriter {
     }
 
     /// Writes the file into `folder` and returns its path.
-    func write(in folder: String, name: String = "countries.mmdb") throws -> String {
+    package func write(in folder: String, name: String = "countries.mmdb") throws -> String {
         let path = folder + "/" + name
         try Data(bytes()).write(to: URL(fileURLWithPath: path))
         return path
@@ -95,16 +97,16 @@ struct CountryDatabaseWriter {
 
     // MARK: The data section's encoding: a control byte (type in the top 3 bits, size in the low 5), then the payload.
 
-    static func control(_ type: Int, size: Int) -> [UInt8] {
+    package static func control(_ type: Int, size: Int) -> [UInt8] {
         precondition(size < 285, "only fields under 285 bytes are written here")
         // Sizes from 29 say 29 in the control byte and the rest in the byte after the type.
         let (low, extra): (Int, [UInt8]) = size < 29 ? (size, []) : (29, [UInt8(size - 29)])
         return (type <= 7 ? [UInt8(type << 5 | low)] : [UInt8(low), UInt8(type - 7)]) + extra
     }
 
-    static func string(_ text: String) -> [UInt8] { control(2, size: text.utf8.count) + Array(text.utf8) }
+    package static func string(_ text: String) -> [UInt8] { control(2, size: text.utf8.count) + Array(text.utf8) }
 
-    static func bigEndian(_ value: Int) -> [UInt8] {
+    package static func bigEndian(_ value: Int) -> [UInt8] {
         var bytes: [UInt8] = []
         var rest = value
         while rest > 0 {
@@ -115,16 +117,16 @@ struct CountryDatabaseWriter {
     }
 
     /// A uint16 (type 5) or uint32 (type 6), in as few bytes as it needs.
-    static func unsigned(_ value: Int, type: Int) -> [UInt8] {
+    package static func unsigned(_ value: Int, type: Int) -> [UInt8] {
         let bytes = bigEndian(value)
         return control(type, size: bytes.count) + bytes
     }
 
-    static func extended(_ type: Int, _ payload: [UInt8]) -> [UInt8] { control(type, size: payload.count) + payload }
+    package static func extended(_ type: Int, _ payload: [UInt8]) -> [UInt8] { control(type, size: payload.count) + payload }
 
-    static func map(_ pairs: [(String, [UInt8])]) -> [UInt8] {
+    package static func map(_ pairs: [(String, [UInt8])]) -> [UInt8] {
         control(7, size: pairs.count) + pairs.flatMap { string($0.0) + $0.1 }
     }
 
-    static func array(_ items: [[UInt8]]) -> [UInt8] { control(11, size: items.count) + items.flatMap { $0 } }
+    package static func array(_ items: [[UInt8]]) -> [UInt8] { control(11, size: items.count) + items.flatMap { $0 } }
 }

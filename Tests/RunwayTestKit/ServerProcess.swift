@@ -2,11 +2,14 @@ import Foundation
 import Synchronization
 
 /// The real `linkrunway` binary (built with the tests) running `serve` in a child process.
-final class ServerProcess: @unchecked Sendable {
-    struct Failure: Error, CustomStringConvertible { let description: String }
+package final class ServerProcess: @unchecked Sendable {
+    package struct Failure: Error, CustomStringConvertible {
+        package let description: String
+        package init(description: String) { self.description = description }
+    }
 
     /// The binary next to the test bundle.
-    static var binary: URL {
+    package static var binary: URL {
         let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for candidate in [directory, directory.deletingLastPathComponent()] {
             let url = candidate.appendingPathComponent("linkrunway")
@@ -15,16 +18,16 @@ final class ServerProcess: @unchecked Sendable {
         return URL(fileURLWithPath: ".build/debug/linkrunway")
     }
 
-    private(set) var process: Subprocess!
+    package private(set) var process: Subprocess!
     private let output = SharedText()
     private let errors = SharedText()
-    private(set) var port: UInt16 = 0
+    package private(set) var port: UInt16 = 0
 
     /// Starts `linkrunway serve` on a free port (or `port`) with the database at `databaseURL` and waits until it listens.
     /// The secret key file of every PostgreSQL database this test process serves.
-    static let postgresKeyFile = NSTemporaryDirectory() + "linkrunway-tests-\(getpid()).key"
+    package static let postgresKeyFile = NSTemporaryDirectory() + "linkrunway-tests-\(getpid()).key"
 
-    init(databaseURL: String, environment: [String: String] = [:], port: UInt16 = 0) async throws {
+    package init(databaseURL: String, environment: [String: String] = [:], port: UInt16 = 0) async throws {
         // A SQLite database keeps its secret key file beside it; PostgreSQL ones share one for this test process.
         var defaults = ["PATH": "/usr/bin:/bin", "LINKRUNWAY_LOG_LEVEL": "warn"]
         if databaseURL.hasPrefix("postgres") { defaults["LINKRUNWAY_SECRET_KEY_FILE"] = Self.postgresKeyFile }
@@ -57,7 +60,7 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Reads a pipe to its end on a thread of its own. (`readabilityHandler` rides on libdispatch's event loop, which
     /// crashed the whole test process when a pipe closed under it.)
-    static func drain(_ descriptor: Int32, into text: SharedText) {
+    package static func drain(_ descriptor: Int32, into text: SharedText) {
         Thread {
             var buffer = [UInt8](repeating: 0, count: 4096)
             while true {
@@ -81,17 +84,17 @@ final class ServerProcess: @unchecked Sendable {
         Thread { process.wait() }.start()
     }
 
-    var stdout: String { output.text }
-    var stderr: String { errors.text }
+    package var stdout: String { output.text }
+    package var stderr: String { errors.text }
 
     /// The admin key printed on first start, if this start printed one.
-    var printedAdminKey: String? {
+    package var printedAdminKey: String? {
         stdout.split(whereSeparator: \.isWhitespace).first { $0.hasPrefix("lr_ak_") }.map(String.init)
     }
 
     /// Sends `signal` and waits for the process to end (killing it after 60 seconds, generous for a loaded machine);
     /// returns its exit status.
-    func stop(signal: Int32) async throws -> Int32 {
+    package func stop(signal: Int32) async throws -> Int32 {
         let pid = process.pid
         kill(pid, signal)
         let deadline = ContinuousClock.now + .seconds(60)
@@ -107,7 +110,7 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     /// The state letter of `pid` in `/proc/<pid>/stat` (`Z` once it died and awaits reaping), for failure messages.
-    static func kernelState(_ pid: Int32) -> String {
+    package static func kernelState(_ pid: Int32) -> String {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let end = stat.lastIndex(of: ")") else { return "gone" }
         return String(stat[stat.index(after: end)...].dropFirst().prefix(1))
@@ -115,8 +118,8 @@ final class ServerProcess: @unchecked Sendable {
 }
 
 /// Text appended from one thread and read from another.
-final class SharedText: Sendable {
+package final class SharedText: Sendable {
     private let storage = Mutex<String>("")
-    func append(_ data: Data) { storage.withLock { $0 += String(decoding: data, as: UTF8.self) } }
-    var text: String { storage.withLock { $0 } }
+    package func append(_ data: Data) { storage.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+    package var text: String { storage.withLock { $0 } }
 }
