@@ -66,7 +66,7 @@ package struct TestServer: Sendable {
     // MARK: Fixtures made through the API
 
     package func createWorkspace(_ name: String = "Acme") async throws -> Workspace {
-        try await admin.post("/v1/workspaces", json: #"{"name":"\#(name)"}"#).decoded(Workspace.self, status: 201)
+        try await admin.post("/v1/workspaces", CreateWorkspaceRequest(name: name)).decoded(Workspace.self, status: 201)
     }
 
     /// An app; in the default workspace it is `com.example.app`, App Store id 123456789. An App Store id and a team and
@@ -76,21 +76,31 @@ package struct TestServer: Sendable {
         func digits(_ text: String) -> String { String(text.utf8.reduce(UInt64(5381)) { ($0 &* 33) &+ UInt64($1) } % 1_000_000_000) }
         let bundle = bundleId ?? (own ? "com.example.app" : "com.example.app.w\(digits(workspace))")
         let storeId = appStoreId ?? (own && bundle == "com.example.app" ? "123456789" : "9\(digits(workspace + "|" + bundle))")
-        return try await admin.post("/v1/apps", json: #"{"workspaceId":"\#(workspace)","name":"Example","teamId":"\#(teamId)","bundleId":"\#(bundle)","appStoreId":"\#(storeId)","platforms":["ios","tvos"]}"#)
+        return try await admin.post("/v1/apps", CreateAppRequest(workspaceId: workspace, name: "Example", teamId: teamId, bundleId: bundle,
+                                                                 appStoreId: storeId, platforms: [.ios, .tvos]))
             .decoded(App.self, status: 201)
     }
 
     package func createKey(_ kind: KeyKind, workspace: String? = nil, app: String? = nil) async throws -> CreatedKey {
-        var fields = [#""kind":"\#(kind.rawValue)""#]
-        if let workspace { fields.append(#""workspaceId":"\#(workspace)""#) }
-        if let app { fields.append(#""appId":"\#(app)""#) }
-        return try await admin.post("/v1/keys", json: "{\(fields.joined(separator: ","))}").decoded(CreatedKey.self, status: 201)
+        try await admin.post("/v1/keys", CreateKeyRequest(kind: kind, workspaceId: workspace, appId: app)).decoded(CreatedKey.self, status: 201)
     }
 }
 
 package struct UnexpectedResponse: Error, CustomStringConvertible {
     package let description: String
     package init(description: String) { self.description = description }
+}
+
+extension TestClient {
+    /// Sends a wire type as the JSON body: the way to write a request whose shape is not itself under test.
+    package func post<Body: Encodable>(_ target: String, _ body: Body, headers: [(String, String)] = []) async throws -> HTTPResponse {
+        await post(target, json: String(decoding: try JSONEncoder().encode(body), as: UTF8.self), headers: headers)
+    }
+
+    /// `PATCH` with a wire type as the JSON body.
+    package func patch<Body: Encodable>(_ target: String, _ body: Body) async throws -> HTTPResponse {
+        await send("PATCH", target, body: Array(try JSONEncoder().encode(body)))
+    }
 }
 
 extension HTTPResponse {

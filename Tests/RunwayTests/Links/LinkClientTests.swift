@@ -90,7 +90,7 @@ struct LinkClientTests {
         #expect(try await paths().sorted() == ["/autumn", "/winter"])
         // An app changed through this process shows at once: every association file is made again.
         try await server.store.write { db in try db.execute("UPDATE links SET path = 'spring' WHERE id = \(summer.id)") }
-        _ = try await server.admin.send("PATCH", "/v1/apps/\(app.id)", body: Array(#"{"bundleId":"com.example.renamed"}"#.utf8)).decoded(App.self)
+        _ = try await server.admin.patch("/v1/apps/\(app.id)", UpdateAppRequest(bundleId: "com.example.renamed")).decoded(App.self)
         let document = try #require(await server.follow("/.well-known/apple-app-site-association", userAgent: nil).json)
         #expect(document["applinks"]?["details"]?.arrayValue?.first?["appIDs"]?.arrayValue?.compactMap(\.stringValue) == ["ABCDE12345.com.example.renamed"])
         #expect(try await paths().sorted() == ["/spring", "/winter"], "made again, so another process's rename shows too")
