@@ -5,8 +5,8 @@ import Synchronization
 /// rows, inside the same savepoint: it commits with them or is undone with them, and when it throws, so do they.
 /// The writer sends up to 64 queued rows in one statement, so under load it runs once for many rows, not once a row.
 public protocol InsertFollowUp: Sendable {
-    /// Runs after `rows` (each a value per column of the target, in order) were inserted, on the same connection.
-    func inserted(_ rows: [[SQLValue]], db: any SQLExecutor) throws
+    /// Runs after `rows` were inserted, on the same connection; each keeps the `followUpValue` it was made with.
+    func inserted(_ rows: [RowInsert], db: any SQLExecutor) throws
 }
 
 /// The table and columns of an INSERT that the writer may send for several rows at once (`Store.insert`): one
@@ -42,8 +42,8 @@ public final class InsertTarget: Sendable {
     }
 
     /// Inserts `rows` in one statement, then runs the follow-up with them (for a caller already inside a write).
-    public func insert(_ rows: [[SQLValue]], on db: any SQLExecutor) throws {
-        try db.execute(sql(rows, dialect: db.dialect))
+    public func insert(_ rows: [RowInsert], on db: any SQLExecutor) throws {
+        try db.execute(sql(rows.map(\.values), dialect: db.dialect))
         try followUp?.inserted(rows, db: db)
     }
 
@@ -78,22 +78,26 @@ public final class InsertTarget: Sendable {
     }
 }
 
-/// One row for an `InsertTarget`: a value per column, in the target's order.
+/// One row for an `InsertTarget`: a value per column, in the target's order, and what its follow-up reads of it, typed
+/// as the code that made the row knows it (a click's facts for its rollup), so the follow-up never reads values back
+/// by position.
 public struct RowInsert: Sendable {
     public let target: InsertTarget
     public let values: [SQLValue]
+    public let followUpValue: (any Sendable)?
 
-    public init(into target: InsertTarget, values: [SQLValue]) {
+    public init(into target: InsertTarget, values: [SQLValue], followUpValue: (any Sendable)? = nil) {
         precondition(values.count == target.columns.count, "\(target.table): \(values.count) values for \(target.columns.count) columns")
         self.target = target
         self.values = values
+        self.followUpValue = followUpValue
     }
 }
 
 extension SQLExecutor {
     /// Inserts one row now, inside the caller's transaction (with its target's follow-up).
     public func insert(_ row: RowInsert) throws {
-        try row.target.insert([row.values], on: self)
+        try row.target.insert([row], on: self)
     }
 
     /// Inserts rows of one target now, inside the caller's transaction, in statements of 64, 32, … rows (so a target
@@ -112,7 +116,7 @@ extension SQLExecutor {
             if target.suffix.contains("RETURNING") {
                 returned += try query(target.sql(chunk, dialect: dialect))
             } else {
-                try target.insert(chunk, on: self)
+                try target.insert(chunk.map { RowInsert(into: target, values: $0) }, on: self)
             }
             start = end
         }

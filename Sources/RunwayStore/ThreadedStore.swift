@@ -319,7 +319,7 @@ public final class ThreadedStore: Store, @unchecked Sendable {
         func run(on connection: any EngineConnection) throws {
             if let row = jobs[0].row {
                 // trap-safe: a unit made of rows holds only jobs with rows (units())
-                try row.target.insert(jobs.map { $0.row!.values }, on: connection)
+                try row.target.insert(jobs.map { $0.row! }, on: connection)
             } else {
                 try jobs[0].run?(connection)
             }

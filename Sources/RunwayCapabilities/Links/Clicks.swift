@@ -74,7 +74,7 @@ enum Clicks {
                           "install_id", "created_at", "variant", "country", "qr", "in_app_browser"]
 
     /// Click rows, counted in the link's daily figures in the same statement's savepoint (`ClickRollup`).
-    static let rows = InsertTarget(table: "clicks", columns: columns, followUp: ClickRollup(columns: columns))
+    static let rows = InsertTarget(table: "clicks", columns: columns, followUp: ClickRollup())
 
     /// Stores one visit of `link` and returns its token; the write is committed when this returns.
     static func record(_ visit: Visit, of link: LinkRecord, services: ServerServices) async throws -> String {
@@ -112,7 +112,12 @@ enum Clicks {
                                                   .text(visit.platform), visit.osVersion.sqlValue, addressHash.sqlValue,
                                                   visit.referrerHost.sqlValue, visit.installId.sqlValue, .integer(now),
                                                   visit.variant.sqlValue, visit.country.sqlValue, visit.qr.sqlValue,
-                                                  visit.inAppBrowser.sqlValue])
+                                                  visit.inAppBrowser.sqlValue],
+                            followUpValue: ClickRollup.Click(kind: visit.kind, linkId: link.id, day: now / LinkRollup.day,
+                                                             facts: LinkRollup.Facts(platform: visit.platform, osVersion: visit.osVersion,
+                                                                                     variant: visit.variant, qr: visit.qr,
+                                                                                     place: .init(country: visit.country, referrer: visit.referrerHost,
+                                                                                                  inAppBrowser: visit.inAppBrowser))))
         var alongside: (@Sendable (any SQLExecutor) throws -> Void)?
         if !listening.isEmpty {
             let notice = ClickNotice(clickToken: token, linkId: link.id, url: link.url(services), platform: visit.platform,

@@ -60,7 +60,11 @@ struct LinkRollup {
     var isEmpty: Bool { amounts.isEmpty }
 
     mutating func add(_ amount: Int64, of measure: String, link linkId: String, at milliseconds: Int64, facts: Facts) {
-        let day = milliseconds / Self.day
+        add(amount, of: measure, link: linkId, day: milliseconds / Self.day, facts: facts)
+    }
+
+    /// `add` for the day (days since 1970, UTC) it happened.
+    mutating func add(_ amount: Int64, of measure: String, link linkId: String, day: Int64, facts: Facts) {
         let month = Self.monthStart(day)
         let year = Self.yearStart(day)
         func add(_ dimension: String, _ value: String) {
@@ -143,8 +147,8 @@ struct LinkRollup {
             let lane = SQLValue.integer(Int64(db.lane))
             // trap-safe: size <= entries.count - index, made so on the line above
             try Self.upsert.insert(entries[index..<(index + size)].map { key, amount in
-                [.text(key.linkId), .text(key.dimension), .text(key.period), .integer(key.day), .text(key.value), .text(key.measure),
-                 .integer(amount), lane]
+                RowInsert(into: Self.upsert, values: [.text(key.linkId), .text(key.dimension), .text(key.period), .integer(key.day),
+                                                      .text(key.value), .text(key.measure), .integer(amount), lane])
             }, on: db)
             index += size
         }

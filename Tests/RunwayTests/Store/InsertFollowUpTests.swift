@@ -12,9 +12,9 @@ struct InsertFollowUpTests {
     final class Tagger: InsertFollowUp {
         let calls = Mutex<[Int]>([])
 
-        func inserted(_ rows: [[SQLValue]], db: any SQLExecutor) throws {
+        func inserted(_ rows: [RowInsert], db: any SQLExecutor) throws {
             calls.withLock { $0.append(rows.count) }
-            for row in rows {
+            for row in rows.map(\.values) {
                 if row[2] == .text("poison") { throw StoreError.constraint("poisoned") }
                 guard case .text(let id) = row[0] else { continue }
                 try db.execute("INSERT INTO tags (item_id, tag) VALUES (\(id), 'seen')")
