@@ -108,7 +108,8 @@ struct RetentionManagementTests {
         #expect(try await w.send("GET", "messages").decoded(RetentionMessageList.self).items.isEmpty)
 
         // A key Apple does not know.
-        try await w.setKey(try #require(PrivateKey.generateP256()))
+        let stranger: PrivateKey = try #require(PrivateKey.generateP256())
+        try await w.setKey(stranger)
         #expect(await w.send("GET", "messages").errorCode == "app_store_key_rejected")
         await Self.stop(w)
     }

@@ -169,8 +169,9 @@ struct RetentionRealtimeTests {
         func renewalStatus(_ original: String, _ subtype: String) async throws {
             w.clock.advance(seconds: 60)
             let carrier = AppStoreNotifications2026Tests.subscription(w, "DID_CHANGE_RENEWAL_STATUS", id: original, original: original)
+            let transaction: String = try #require(Self.transaction(of: carrier))
             let payload = w.signer.notification("DID_CHANGE_RENEWAL_STATUS", subtype: subtype, bundleId: T.bundleId, appAppleId: T.appAppleId,
-                                                transaction: try #require(Self.transaction(of: carrier)), signedDate: w.server.services.clock.nowMilliseconds())
+                                                transaction: transaction, signedDate: w.server.services.clock.nowMilliseconds())
             _ = try await AppStoreNotifications2026Tests.result(w, payload)
         }
         try await renewalStatus("1000000001", "AUTO_RENEW_DISABLED")
