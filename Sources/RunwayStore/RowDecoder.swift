@@ -1,0 +1,161 @@
+import Foundation
+
+/// Reads a result row into a `Decodable` record, as GRDB's `FetchableRecord` does: each stored property names its
+/// column in snake case (`workspaceId` reads `workspace_id`). Text, integers (`Int64`, `Int`, `Int32`), reals, blobs
+/// (`[UInt8]`) and booleans (integers 0 and 1) are read as `SQLRow` reads them; a type that decodes one value (an
+/// enumeration with raw values, an id wrapper) from the column's value; any other `Decodable` (a list, an object) from
+/// the column's JSON text. An optional property is nil for NULL or a column the query did not select; a missing
+/// column or a value of the wrong type is `StoreError.corrupt`, as with `SQLRow`.
+public enum RowDecoder {
+    public static func decode<Record: Decodable>(_ type: Record.Type, from row: SQLRow) throws -> Record {
+        try Record(from: RowRecordDecoder(row: row))
+    }
+
+    /// `workspaceId` → `workspace_id`, `iosURL` → `ios_url`: a capital letter after a lower-case letter or a digit, or
+    /// before a lower-case letter after capitals, starts a word.
+    public static func columnName(_ property: String) -> String {
+        let characters = Array(property)
+        var name = ""
+        for (index, character) in characters.enumerated() {
+            if character.isUppercase, index > 0 {
+                let previous = characters[index - 1]
+                let next = index + 1 < characters.count ? characters[index + 1] : nil
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && next?.isLowercase == true) { name.append("_") }
+            }
+            name.append(contentsOf: character.lowercased())
+        }
+        return name
+    }
+}
+
+extension SQLRow {
+    /// This row as a `Decodable` record (`RowDecoder`).
+    public func decode<Record: Decodable>(_ type: Record.Type = Record.self) throws -> Record {
+        try RowDecoder.decode(type, from: self)
+    }
+}
+
+extension SQLExecutor {
+    /// The rows `sql` returns, each read as a `Record` (`RowDecoder`).
+    public func query<Record: Decodable>(_ sql: SQL, as type: Record.Type) throws -> [Record] {
+        try query(sql).map { try $0.decode(type) }
+    }
+
+    /// The first row `sql` returns as a `Record`, or nil.
+    public func first<Record: Decodable>(_ sql: SQL, as type: Record.Type) throws -> Record? {
+        try first(sql).map { try $0.decode(type) }
+    }
+}
+
+/// The record's decoder: one keyed container over the row's columns.
+private struct RowRecordDecoder: Decoder {
+    let row: SQLRow
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(RowContainer<Key>(row: row))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw StoreError.corrupt("a row is read as a record, not a list")
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw StoreError.corrupt("a row is read as a record, not one value")
+    }
+}
+
+private struct RowContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let row: SQLRow
+    var codingPath: [any CodingKey] { [] }
+    var allKeys: [Key] { row.columns.compactMap { column in Key(stringValue: column) } }
+
+    private func column(_ key: Key) -> String { RowDecoder.columnName(key.stringValue) }
+
+    func contains(_ key: Key) -> Bool { row.columns.contains(column(key)) }
+
+    func decodeNil(forKey key: Key) throws -> Bool { row[column(key)] == .null }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try row.bool(column(key)) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try row.string(column(key)) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try row.double(column(key)) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try row.int(column(key)) }
+
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        let name = column(key)
+        guard let value = Int(exactly: try row.int(name)) else { throw StoreError.corrupt("column \(name) is past Int") }
+        return value
+    }
+
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        let name = column(key)
+        guard let value = Int32(exactly: try row.int(name)) else { throw StoreError.corrupt("column \(name) is past Int32") }
+        return value
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        let name = column(key)
+        if type == [UInt8].self, let blob = try row.blob(name) as? T { return blob }
+        do {
+            return try T(from: ColumnDecoder(value: row[name], column: name))
+        } catch is ColumnDecoder.StoredAsJSON {
+            guard case .text(let text) = row[name] else { throw StoreError.corrupt("column \(name) is not JSON text") }
+            do {
+                return try JSONDecoder().decode(T.self, from: Data(text.utf8))
+            } catch {
+                throw StoreError.corrupt("column \(name) does not hold its JSON: \(error)")
+            }
+        }
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        throw StoreError.corrupt("column \(column(key)) is read as a Decodable value, not a nested container")
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        throw StoreError.corrupt("column \(column(key)) is read as a Decodable value, not a nested container")
+    }
+
+    func superDecoder() throws -> any Decoder { RowRecordDecoder(row: row) }
+    func superDecoder(forKey key: Key) throws -> any Decoder { ColumnDecoder(value: row[column(key)], column: column(key)) }
+}
+
+/// One column's value, for a type that decodes one value; a type that asks for a list or an object is read from the
+/// column's JSON text instead (`StoredAsJSON`).
+private struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
+    struct StoredAsJSON: Error {}
+
+    let value: SQLValue
+    let column: String
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    private var row: SQLRow { SQLRow(columns: [column], values: [value]) }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> { throw StoredAsJSON() }
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw StoredAsJSON() }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    func decodeNil() -> Bool { value == .null }
+    func decode(_ type: Bool.Type) throws -> Bool { try row.bool(column) }
+    func decode(_ type: String.Type) throws -> String { try row.string(column) }
+    func decode(_ type: Double.Type) throws -> Double { try row.double(column) }
+    func decode(_ type: Float.Type) throws -> Float { Float(try row.double(column)) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try row.int(column) }
+    func decode(_ type: Int.Type) throws -> Int { try exactly(Int.self) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try exactly(Int8.self) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try exactly(Int16.self) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try exactly(Int32.self) }
+    func decode(_ type: UInt.Type) throws -> UInt { try exactly(UInt.self) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try exactly(UInt8.self) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try exactly(UInt16.self) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try exactly(UInt32.self) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try exactly(UInt64.self) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: self) }
+
+    private func exactly<T: BinaryInteger>(_ type: T.Type) throws -> T {
+        guard let value = T(exactly: try row.int(column)) else { throw StoreError.corrupt("column \(column) is past \(T.self)") }
+        return value
+    }
+}

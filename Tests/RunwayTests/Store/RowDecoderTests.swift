@@ -1,0 +1,92 @@
+import Foundation
+import RunwayStore
+import RunwayTestKit
+import Testing
+
+@Suite("Rows read as records")
+struct RowDecoderTests {
+    enum Colour: String, Codable { case red, blue }
+
+    struct Rule: Codable, Equatable {
+        let when: String
+        let weight: Int
+    }
+
+    struct Record: Decodable, Equatable {
+        let id: String
+        let workspaceId: String
+        let iosURL: String?
+        let clickLimit: Int64?
+        let attempts: Int
+        let score: Int32
+        let enabled: Bool
+        let ratio: Double
+        let colour: Colour
+        let rules: [Rule]
+        let data: [UInt8]
+        let notSelected: String?
+    }
+
+    static func row(_ changes: [String: SQLValue] = [:]) -> SQLRow {
+        var values: [String: SQLValue] = [
+            "id": .text("rec_1"), "workspace_id": .text("ws_1"), "ios_url": .null, "click_limit": .integer(5), "attempts": .integer(3),
+            "score": .integer(12), "enabled": .integer(1), "ratio": .real(0.25), "colour": .text("blue"), "rules": .text(#"[{"when":"ios","weight":2}]"#),
+            "data": .blob([1, 2, 3]),
+        ]
+        values.merge(changes) { _, new in new }
+        let columns = values.keys.sorted()
+        return SQLRow(columns: columns, values: columns.map { values[$0] ?? .null })
+    }
+
+    @Test("property names become snake-case columns")
+    func columnNames() {
+        let names = ["id", "workspaceId", "iosURL", "previewImageURL", "inAppBrowserPage", "utmSource", "appStoreId", "URLString", "p99Millis"]
+        #expect(names.map(RowDecoder.columnName) == ["id", "workspace_id", "ios_url", "preview_image_url", "in_app_browser_page", "utm_source",
+                                                    "app_store_id", "url_string", "p99_millis"])
+    }
+
+    @Test("each kind of column is read as its property's type: NULL or unselected as nil, raw values, JSON lists, blobs")
+    func decodesEveryKind() throws {
+        let record = try Self.row().decode(Record.self)
+        #expect(record == Record(id: "rec_1", workspaceId: "ws_1", iosURL: nil, clickLimit: 5, attempts: 3, score: 12, enabled: true, ratio: 0.25,
+                                 colour: .blue, rules: [Rule(when: "ios", weight: 2)], data: [1, 2, 3], notSelected: nil))
+    }
+
+    @Test("a value of the wrong type, out of range, or not the JSON its type needs is corrupt, never a crash",
+          arguments: [("attempts", SQLValue.text("3")), ("score", .integer(Int64(Int32.max) + 1)), ("enabled", .text("yes")), ("colour", .text("green")),
+                      ("rules", .text("[{")), ("rules", .integer(1)), ("data", .text("abc")), ("workspace_id", .null)])
+    func refusesWhatDoesNotFit(_ column: String, _ value: SQLValue) {
+        #expect(throws: (any Error).self, "\(column) = \(value)") { try Self.row([column: value]).decode(Record.self) }
+        do {
+            _ = try Self.row([column: value]).decode(Record.self)
+        } catch let error as StoreError {
+            if case .corrupt = error {} else { Issue.record("\(column): \(error)") }
+        } catch {
+            // An enumeration's unknown raw value comes from the type's own Decodable conformance.
+            #expect(column == "colour", "\(column): \(error)")
+        }
+    }
+
+    struct Item: Decodable, Equatable {
+        let id: String
+        let n: Int64?
+        let note: String?
+        let data: [UInt8]?
+        let ratio: Double?
+    }
+
+    @Test("records read from each backend's own rows", arguments: StoreBackend.all)
+    func fromTheStore(_ backend: StoreBackend) async throws {
+        let (location, store) = try await backend.opened(migratedBy: ConformanceSchema.migrations)
+        try await store.write { db in
+            try db.execute("INSERT INTO items (id, n, note, data, ratio) VALUES ('a', 7, 'seven', \([UInt8]([0, 255])), 1.5)")
+            try db.execute("INSERT INTO items (id) VALUES ('b')")
+        }
+        let items = try await store.read { db in try db.query("SELECT id, n, note, data, ratio FROM items ORDER BY id", as: Item.self) }
+        #expect(items == [Item(id: "a", n: 7, note: "seven", data: [0, 255], ratio: 1.5), Item(id: "b", n: nil, note: nil, data: nil, ratio: nil)])
+        let missing = try await store.read { db in try db.first("SELECT id, n FROM items WHERE id = 'c'", as: Item.self) }
+        #expect(missing == nil)
+        await store.close()
+        _ = location
+    }
+}
