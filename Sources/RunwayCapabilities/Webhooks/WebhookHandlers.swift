@@ -34,8 +34,8 @@ struct WebhookHandlers: Sendable {
         let principal = try context.principal()
         let page = try PageRequest(request)
         let filter = try await principal.workspaceFilter(request, in: services.store)
-        return try .json(await readPage(services.store, table: "webhooks", columns: WebhookQueries.columns, filter: filter, page: page,
-                                        row: Webhooks.endpoint, id: \.id))
+        return try .json(await readPage(services.store, table: "webhooks", columns: WebhookRows.Endpoint.columns, filter: filter,
+                                        page: page, row: { try $0.decode(WebhookRows.Endpoint.self).wire }, id: \.id))
     }
 
     func delete(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

@@ -4,8 +4,6 @@ import RunwayStore
 
 /// The SQL of the webhook tables that the routes run.
 enum WebhookQueries {
-    static let columns = "id, workspace_id, url, topics, enabled, created_at"
-
     static func insert(_ db: any SQLExecutor, _ endpoint: WebhookEndpoint, sealedSecret: String, now: Int64) throws {
         try db.execute("""
             INSERT INTO webhooks (id, workspace_id, url, secret, topics, enabled, created_at)
@@ -15,7 +13,7 @@ enum WebhookQueries {
 
     /// The workspace of webhook `id`, or nil when there is none.
     static func workspace(_ db: any SQLExecutor, id: String) throws -> String? {
-        try db.first("SELECT workspace_id FROM webhooks WHERE id = \(id)")?.string("workspace_id")
+        try db.first("SELECT workspace_id FROM webhooks WHERE id = \(id)", as: WorkspaceOf.self)?.workspaceId
     }
 
     /// Deletes webhook `id` and its deliveries.
@@ -26,15 +24,19 @@ enum WebhookQueries {
 
     /// Delivery `id` of webhook `webhookId` with the body it sends, or nil when that endpoint has no such delivery.
     static func delivery(_ db: any SQLExecutor, id: String, webhookId: String) throws -> (delivery: WebhookDelivery, body: String)? {
-        try db.first("SELECT \(raw: Webhooks.deliveryColumns), payload FROM webhook_deliveries WHERE id = \(id) AND webhook_id = \(webhookId)").map {
-            (try Webhooks.delivery($0), try $0.string("payload"))
+        try db.first("SELECT \(raw: WebhookRows.Delivery.columns), payload FROM webhook_deliveries WHERE id = \(id) AND webhook_id = \(webhookId)").map {
+            (try $0.decode(WebhookRows.Delivery.self).wire, try $0.decode(WebhookRows.Payload.self).payload)
         }
     }
 
     /// The newest 100 deliveries of webhook `id`.
     static func deliveries(_ db: any SQLExecutor, webhookId id: String) throws -> [WebhookDelivery] {
         try db.query("""
-            SELECT \(raw: Webhooks.deliveryColumns) FROM webhook_deliveries WHERE webhook_id = \(id) ORDER BY created_at DESC, id DESC LIMIT 100
-            """).map(Webhooks.delivery)
+            SELECT \(raw: WebhookRows.Delivery.columns) FROM webhook_deliveries WHERE webhook_id = \(id) ORDER BY created_at DESC, id DESC LIMIT 100
+            """, as: WebhookRows.Delivery.self).map(\.wire)
+    }
+
+    private struct WorkspaceOf: Decodable {
+        let workspaceId: String
     }
 }

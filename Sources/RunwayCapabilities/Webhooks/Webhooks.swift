@@ -21,8 +21,8 @@ package enum Webhooks {
 
     /// The workspace's enabled endpoints.
     static func subscriptions(_ db: any SQLExecutor, workspaceId: String) throws -> [Subscription] {
-        try db.query("SELECT id, topics FROM webhooks WHERE workspace_id = \(workspaceId) AND enabled = 1").map {
-            Subscription(id: try $0.string("id"), topics: try $0.string("topics").split(separator: ","))
+        try db.query("SELECT id, topics FROM webhooks WHERE workspace_id = \(workspaceId) AND enabled = 1", as: WebhookRows.Subscription.self).map {
+            Subscription(id: $0.id, topics: $0.topics.split(separator: ","))
         }
     }
 
@@ -74,12 +74,11 @@ package enum Webhooks {
             SELECT d.id, d.payload, d.attempts, w.url, w.secret FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
             WHERE d.status = 'pending' AND d.next_attempt_at <= \(now) AND (d.lease_until IS NULL OR d.lease_until < \(now))
             ORDER BY d.next_attempt_at LIMIT \(Int64(limit))
-            """).map { row in
-            let id = try row.string("id"), payload = try row.string("payload")
-            return OutboxQueue.Item(id: id, url: try row.string("url"), body: Array(payload.utf8), headers: [
-                "Content-Type": "application/json", "User-Agent": "LinkRunway-Webhooks/1", "LinkRunway-Delivery": id,
-                "LinkRunway-Signature": signature(secret: try box.reveal(try row.string("secret"), purpose: secretPurpose), timestamp: timestamp, body: payload),
-            ], attempts: try row.int("attempts"))
+            """, as: WebhookRows.Due.self).map { due in
+            OutboxQueue.Item(id: due.id, url: due.url, body: Array(due.payload.utf8), headers: [
+                "Content-Type": "application/json", "User-Agent": "LinkRunway-Webhooks/1", "LinkRunway-Delivery": due.id,
+                "LinkRunway-Signature": signature(secret: try box.reveal(due.secret, purpose: secretPurpose), timestamp: timestamp, body: due.payload),
+            ], attempts: due.attempts)
         }
     }
 
@@ -90,25 +89,6 @@ package enum Webhooks {
     static func signature(secret: String, timestamp: Int64, body: String) -> String {
         let mac = Digest.hmacSHA256(key: Array(secret.utf8), message: Array("\(timestamp).\(body)".utf8))
         return "t=\(timestamp),v1=\(ByteEncoding.hex(mac))"
-    }
-
-    /// https, or http to this machine (for development).
-    static func endpoint(_ row: SQLRow) throws -> WebhookEndpoint {
-        WebhookEndpoint(id: try row.string("id"), workspaceId: try row.string("workspace_id"), url: try row.string("url"),
-                        topics: try row.string("topics").split(separator: ",").map(String.init), enabled: try row.bool("enabled"),
-                        createdAt: Timestamp.iso(try row.int("created_at")))
-    }
-
-    /// The columns `delivery(_:)` reads, named so that a column added later leaves prepared statements' shape alone.
-    static let deliveryColumns = "id, webhook_id, topic, status, attempts, last_status, last_error, next_attempt_at, created_at, delivered_at"
-
-    static func delivery(_ row: SQLRow) throws -> WebhookDelivery {
-        let status = try row.string("status")
-        return WebhookDelivery(id: try row.string("id"), webhookId: try row.string("webhook_id"), topic: try row.string("topic"), status: status,
-                               attempts: Int(try row.int("attempts")), lastStatus: try row.optionalInt("last_status").map(Int.init),
-                               lastError: try row.optionalString("last_error"),
-                               nextAttemptAt: status == "pending" ? Timestamp.iso(try row.int("next_attempt_at")) : nil,
-                               createdAt: Timestamp.iso(try row.int("created_at")), deliveredAt: try row.optionalInt("delivered_at").map(Timestamp.iso))
     }
 }
 

@@ -31,10 +31,7 @@ package struct WebhooksCapability: Capability {
         export.webhookDeliveries = try db.query("""
             SELECT id, webhook_id, topic, status, payload, created_at FROM webhook_deliveries
             WHERE \(Self.deliveries(of: install)) ORDER BY created_at, id
-            """).map {
-            ExportedWebhookDelivery(id: try $0.string("id"), webhookId: try $0.string("webhook_id"), topic: try $0.string("topic"),
-                                    status: try $0.string("status"), payload: try $0.string("payload"), createdAt: Timestamp.iso(try $0.int("created_at")))
-        }
+            """, as: WebhookRows.Exported.self).map(\.wire)
     }
 
     package var sealedColumns: [SealedColumn] { [SealedColumn("webhooks", key: "id", column: "secret")] }
