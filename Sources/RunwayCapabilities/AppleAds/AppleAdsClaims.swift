@@ -48,27 +48,6 @@ package final class AppleAdsClaims: Service {
         session = URLSession(configuration: configuration)
     }
 
-    static let columns = """
-        app_id, install_id, workspace_id, token, status, attempts, not_found_in_a_row, next_attempt_at, lease_until, last_status,
-        last_error, org_id, campaign_id, ad_group_id, keyword_id, ad_id, conversion_type, claim_type, click_date, impression_date,
-        country_or_region, supply_placement, test_data, received_at, resolved_at
-        """
-
-    /// The claim as the client sees it.
-    static func wire(_ row: SQLRow, now: Int64) throws -> AppleAdsClaim {
-        let status = try row.string("status")
-        let attribution = status == "attributed" ? AppleAdsAttribution(
-            orgId: try row.optionalString("org_id"), campaignId: try row.optionalString("campaign_id"),
-            adGroupId: try row.optionalString("ad_group_id"), keywordId: try row.optionalString("keyword_id"),
-            adId: try row.optionalString("ad_id"), conversionType: try row.optionalString("conversion_type"),
-            claimType: try row.optionalString("claim_type"), clickDate: try row.optionalInt("click_date").map(Timestamp.iso),
-            impressionDate: try row.optionalInt("impression_date").map(Timestamp.iso),
-            countryOrRegion: try row.optionalString("country_or_region"), supplyPlacement: try row.optionalString("supply_placement")) : nil
-        let retry = status == "pending" ? Int(max(1, (try row.int("next_attempt_at") - now + 999) / 1000)) : nil
-        return AppleAdsClaim(installId: try row.string("install_id"), status: status, retryAfter: retry, attribution: attribution,
-                             testData: try row.bool("test_data"))
-    }
-
     package var name: String { "apple_ads_claims" }
 
     /// Runs until cancelled.
@@ -91,10 +70,10 @@ package final class AppleAdsClaims: Service {
                 SELECT app_id, install_id FROM apple_ads_claims
                 WHERE status = 'pending' AND next_attempt_at <= \(now) AND (lease_until IS NULL OR lease_until < \(now))
                 ORDER BY next_attempt_at LIMIT 20
-                """).map { (try $0.string("app_id"), try $0.string("install_id")) }
+                """, as: AppleAdsRows.Due.self)
         }
         var asked = 0
-        for (appId, installId) in due where try await attempt(appId: appId, installId: installId) {
+        for claim in due where try await attempt(appId: claim.appId, installId: claim.installId) {
             asked += 1
         }
         return asked
@@ -110,9 +89,10 @@ package final class AppleAdsClaims: Service {
                 UPDATE apple_ads_claims SET lease_until = \(now + lease)
                 WHERE app_id = \(appId) AND install_id = \(installId) AND status = 'pending' AND next_attempt_at <= \(now)
                   AND (lease_until IS NULL OR lease_until < \(now))
-                """) == 1, let row = try db.first("SELECT token, received_at, attempts, not_found_in_a_row FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)"),
-                let token = try row.optionalString("token") else { return nil }
-            return (token, try row.int("received_at"), try row.int("attempts"), try row.int("not_found_in_a_row"))
+                """) == 1, let row = try db.first("SELECT token, received_at, attempts, not_found_in_a_row FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)",
+                                                  as: AppleAdsRows.Taken.self),
+                let token = row.token else { return nil }
+            return (token, row.receivedAt, row.attempts, row.notFoundInARow)
         }
         guard let taken else { return false }
         let (status, body, failure) = await post(token: taken.token)

@@ -47,8 +47,8 @@ enum AppleAdsQueries {
     static func tokenDigest(_ token: String) -> String { ByteEncoding.hex(Digest.sha256(Array(token.utf8))) }
 
     static func claim(_ db: any SQLExecutor, appId: String, installId: String, now: Int64) throws -> AppleAdsClaim? {
-        try db.first("SELECT \(raw: AppleAdsClaims.columns) FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)")
-            .map { try AppleAdsClaims.wire($0, now: now) }
+        try db.first("SELECT \(raw: AppleAdsRows.Claim.columns) FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)",
+                     as: AppleAdsRows.Claim.self)?.wire(now: now)
     }
 
     /// The workspace's claims received in [from, to), by outcome, without Apple's developer-mode test answers.
@@ -59,16 +59,16 @@ enum AppleAdsQueries {
             SELECT status, conversion_type, COUNT(*) AS n FROM apple_ads_claims
             WHERE workspace_id = \(workspaceId) AND received_at >= \(from) AND received_at < \(to) AND test_data = 0\(app)
             GROUP BY status, conversion_type
-            """) {
-            let status = try row.string("status"), conversionType = try row.optionalString("conversion_type")
-            let outcome = switch status {
+            """, as: AppleAdsRows.Count.self) {
+            let conversionType = row.conversionType
+            let outcome = switch row.status {
             case "attributed": "attributed"
             case "not_attributed": "not_attributed_by_apple"
             case "invalid": "invalid"
             default: "unanswered"
             }
             let key = outcome + "|" + (outcome == "attributed" ? conversionType ?? "" : "")
-            counts[key, default: (outcome == "attributed" ? conversionType : nil, 0)].claims += Int(try row.int("n"))
+            counts[key, default: (outcome == "attributed" ? conversionType : nil, 0)].claims += row.n
         }
         return counts.map { key, value in
             let outcome = String(key.prefix { $0 != "|" })
