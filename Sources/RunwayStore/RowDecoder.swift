@@ -5,10 +5,17 @@ import Foundation
 /// (`[UInt8]`) and booleans (integers 0 and 1) are read as `SQLRow` reads them; a type that decodes one value (an
 /// enumeration with raw values, an id wrapper) from the column's value; any other `Decodable` (a list, an object) from
 /// the column's JSON text. An optional property is nil for NULL or a column the query did not select; a missing
-/// column or a value of the wrong type is `StoreError.corrupt`, as with `SQLRow`.
+/// column, a value of the wrong type or one its type refuses is `StoreError.corrupt`, as with `SQLRow`.
 public enum RowDecoder {
     public static func decode<Record: Decodable>(_ type: Record.Type, from row: SQLRow) throws -> Record {
-        try Record(from: RowRecordDecoder(row: row))
+        do {
+            return try Record(from: RowRecordDecoder(row: row))
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            // A type's own refusal (an enumeration's unknown raw value) is a row that does not fit, like any other.
+            throw StoreError.corrupt("a \(Record.self) row does not fit: \(error)")
+        }
     }
 
     /// `workspaceId` → `workspace_id`, `iosURL` → `ios_url`: a capital letter after a lower-case letter or a digit, or
