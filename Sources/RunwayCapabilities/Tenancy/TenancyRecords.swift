@@ -3,50 +3,95 @@ import RunwayJSON
 import RunwayKit
 import RunwayStore
 
-/// Reading tenancy rows into wire types.
+/// Tenancy's rows as `Decodable` records (`RowDecoder`: each property names its column), and the wire types made
+/// from them.
 enum TenancyRows {
-    static func workspace(_ row: SQLRow) throws -> Workspace {
-        Workspace(id: try row.string("id"), name: try row.string("name"), createdAt: Timestamp.iso(try row.int("created_at")))
+    static func workspace(_ row: SQLRow) throws -> Workspace { try row.decode(WorkspaceRow.self).wire }
+    static func app(_ row: SQLRow) throws -> App { try row.decode(AppRow.self).wire() }
+    static func key(_ row: SQLRow) throws -> APIKey { try row.decode(KeyRow.self).wire }
+    static func user(_ row: SQLRow) throws -> ConsoleUser { try row.decode(UserRow.self).wire }
+
+    struct WorkspaceRow: Decodable {
+        let id: String
+        let name: String
+        let createdAt: Int64
+
+        var wire: Workspace { Workspace(id: id, name: name, createdAt: Timestamp.iso(createdAt)) }
     }
 
-    static func app(_ row: SQLRow) throws -> App {
-        let platforms = try row.string("platforms").split(separator: ",").map { raw -> Platform in
-            guard let platform = Platform(rawValue: String(raw)) else { throw StoreError.corrupt("unknown platform \(raw)") }
-            return platform
+    struct AppRow: Decodable {
+        let id: String
+        let workspaceId: String
+        let name: String
+        let teamId: String
+        let bundleId: String
+        let appStoreId: String?
+        /// Comma-separated `Platform` values.
+        let platforms: String
+        let androidPackage: String?
+        /// Comma-separated.
+        let androidFingerprints: String?
+        let probabilisticMinutes: Int
+        let viewThroughHours: Int
+        let clickWindowDays: Int
+        let attestPolicy: String
+        /// Comma-separated.
+        let attestEnvironments: String
+        let attestBuilds: String
+        /// `PostbackSettings` as JSON, read strictly.
+        let postbackSettings: String?
+        let appStoreIdRouting: String?
+        let createdAt: Int64
+        let updatedAt: Int64
+
+        func wire() throws -> App {
+            let platforms = try self.platforms.split(separator: ",").map { raw -> Platform in
+                guard let platform = Platform(rawValue: String(raw)) else { throw StoreError.corrupt("unknown platform \(raw)") }
+                return platform
+            }
+            let android = androidPackage.map { package in
+                AndroidApp(packageName: package, sha256CertFingerprints: (androidFingerprints ?? "").split(separator: ",").map(String.init))
+            }
+            let postbacks = try postbackSettings.map { text in
+                do { return try StrictJSONDecoder().decode(PostbackSettings.self, from: Array(text.utf8)) } catch {
+                    throw StoreError.corrupt("an app's postback settings are unreadable")
+                }
+            } ?? PostbackSettings()
+            return App(id: id, workspaceId: workspaceId, name: name, teamId: teamId, bundleId: bundleId, appStoreId: appStoreId,
+                       platforms: platforms, android: android,
+                       attribution: AttributionSettings(probabilisticMinutes: probabilisticMinutes, viewThroughHours: viewThroughHours,
+                                                        clickWindowDays: clickWindowDays),
+                       attestation: AttestationSettings(policy: attestPolicy, environments: attestEnvironments.split(separator: ",").map(String.init),
+                                                        builds: attestBuilds),
+                       postbacks: postbacks, appStoreIdRouting: appStoreIdRouting, createdAt: Timestamp.iso(createdAt),
+                       updatedAt: Timestamp.iso(updatedAt))
         }
-        let android = try row.optionalString("android_package").map { package in
-            AndroidApp(packageName: package, sha256CertFingerprints: (try row.optionalString("android_fingerprints") ?? "")
-                .split(separator: ",").map(String.init))
+    }
+
+    struct KeyRow: Decodable {
+        let id: String
+        let kind: KeyKind
+        let name: String
+        let workspaceId: String?
+        let appId: String?
+        let displayPrefix: String
+        let createdAt: Int64
+        let revokedAt: Int64?
+        let createdBy: String?
+
+        var wire: APIKey {
+            APIKey(id: id, kind: kind, name: name, workspaceId: workspaceId, appId: appId, displayPrefix: displayPrefix,
+                   createdAt: Timestamp.iso(createdAt), revokedAt: revokedAt.map(Timestamp.iso), createdBy: createdBy)
         }
-        return App(id: try row.string("id"), workspaceId: try row.string("workspace_id"), name: try row.string("name"),
-                   teamId: try row.string("team_id"), bundleId: try row.string("bundle_id"),
-                   appStoreId: try row.optionalString("app_store_id"), platforms: platforms, android: android,
-                   attribution: AttributionSettings(probabilisticMinutes: Int(try row.int("probabilistic_minutes")),
-                                                    viewThroughHours: Int(try row.int("view_through_hours")),
-                                                    clickWindowDays: Int(try row.int("click_window_days"))),
-                   attestation: AttestationSettings(policy: try row.string("attest_policy"),
-                                                    environments: try row.string("attest_environments").split(separator: ",").map(String.init),
-                                                    builds: try row.string("attest_builds")),
-                   postbacks: try row.optionalString("postback_settings").map { text in
-                       do { return try StrictJSONDecoder().decode(PostbackSettings.self, from: Array(text.utf8)) } catch {
-                           throw StoreError.corrupt("an app's postback settings are unreadable")
-                       }
-                   } ?? PostbackSettings(),
-                   appStoreIdRouting: try row.optionalString("app_store_id_routing"),
-                   createdAt: Timestamp.iso(try row.int("created_at")), updatedAt: Timestamp.iso(try row.int("updated_at")))
     }
 
-    static func key(_ row: SQLRow) throws -> APIKey {
-        guard let kind = KeyKind(rawValue: try row.string("kind")) else { throw StoreError.corrupt("unknown key kind") }
-        return APIKey(id: try row.string("id"), kind: kind, name: try row.string("name"),
-                      workspaceId: try row.optionalString("workspace_id"), appId: try row.optionalString("app_id"),
-                      displayPrefix: try row.string("display_prefix"), createdAt: Timestamp.iso(try row.int("created_at")),
-                      revokedAt: try row.optionalInt("revoked_at").map(Timestamp.iso), createdBy: try row.optionalString("created_by"))
-    }
+    struct UserRow: Decodable {
+        let id: String
+        let workspaceId: String
+        let email: String
+        let createdAt: Int64
 
-    static func user(_ row: SQLRow) throws -> ConsoleUser {
-        ConsoleUser(id: try row.string("id"), workspaceId: try row.string("workspace_id"), email: try row.string("email"),
-                    createdAt: Timestamp.iso(try row.int("created_at")))
+        var wire: ConsoleUser { ConsoleUser(id: id, workspaceId: workspaceId, email: email, createdAt: Timestamp.iso(createdAt)) }
     }
 
     static let workspaceColumns = "id, name, created_at"
