@@ -51,10 +51,17 @@ enum AppStoreIdentity {
     static func holder(_ db: any SQLExecutor, appStoreId: String) throws -> Holder? {
         try db.first("""
             SELECT app_id, workspace_id, proof, proven_at FROM app_store_id_claims WHERE app_store_id = \(appStoreId) AND proven_at IS NOT NULL
-            """).map { row in
-            Holder(appId: try row.string("app_id"), workspaceId: try row.string("workspace_id"),
-                   proof: Proof(rawValue: try row.string("proof")) ?? .heldBeforeProofs, provenAt: try row.int("proven_at"))
+            """, as: HolderRow.self).map { row in
+            Holder(appId: row.appId, workspaceId: row.workspaceId, proof: Proof(rawValue: row.proof) ?? .heldBeforeProofs, provenAt: row.provenAt)
         }
+    }
+
+    /// A proven claim's row; a proof this version does not name reads as the oldest kind.
+    private struct HolderRow: Decodable {
+        let appId: String
+        let workspaceId: String
+        let proof: String
+        let provenAt: Int64
     }
 
     /// What proving did.

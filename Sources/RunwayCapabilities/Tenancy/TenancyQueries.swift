@@ -131,10 +131,11 @@ enum TenancyQueries {
         while !makers.isEmpty, gone.keys.count + gone.users.count < 100_000 {
             var next: [String] = []
             for maker in makers {
-                let keys = try db.query("SELECT id FROM api_keys WHERE created_by = \(maker) AND revoked_at IS NULL AND id <> \(spared)")
-                    .map { try $0.string("id") }
+                let keys = try db.query("SELECT id FROM api_keys WHERE created_by = \(maker) AND revoked_at IS NULL AND id <> \(spared)",
+                                        as: TenancyRows.Id.self).map(\.id)
                 try db.execute("UPDATE api_keys SET revoked_at = \(now) WHERE created_by = \(maker) AND revoked_at IS NULL AND id <> \(spared)")
-                let users = try db.query("SELECT id FROM console_users WHERE created_by = \(maker) AND id <> \(spared)").map { try $0.string("id") }
+                let users = try db.query("SELECT id FROM console_users WHERE created_by = \(maker) AND id <> \(spared)", as: TenancyRows.Id.self)
+                    .map(\.id)
                 for user in users { try deleteUser(db, id: user) }
                 gone.keys += keys
                 gone.users += users

@@ -11,6 +11,11 @@ enum TenancyRows {
     static func key(_ row: SQLRow) throws -> APIKey { try row.decode(KeyRow.self).wire }
     static func user(_ row: SQLRow) throws -> ConsoleUser { try row.decode(UserRow.self).wire }
 
+    /// A row's id alone.
+    struct Id: Decodable {
+        let id: String
+    }
+
     struct WorkspaceRow: Decodable {
         let id: String
         let name: String

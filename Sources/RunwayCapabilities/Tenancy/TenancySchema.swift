@@ -98,7 +98,7 @@ enum TenancySchema {
                     SELECT id FROM apps a WHERE (a.app_store_id IS NOT NULL AND NOT EXISTS (
                         SELECT 1 FROM app_identities i WHERE i.identity = 'store:' || a.app_store_id AND i.app_id = a.id))
                     OR NOT EXISTS (SELECT 1 FROM app_identities i WHERE i.identity = 'bundle:' || a.team_id || '.' || a.bundle_id AND i.app_id = a.id)
-                    """).map { try $0.string("id") }
+                    """, as: TenancyRows.Id.self).map(\.id)
             }
             guard !losers.isEmpty else { return nil }
             return "\(losers.count) apps share an App Store id or a team and bundle id with an older app: the older one keeps it " +
