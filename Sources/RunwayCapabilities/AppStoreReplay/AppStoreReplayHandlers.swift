@@ -46,8 +46,7 @@ struct AppStoreReplayHandlers: Sendable {
         guard let row = try await services.store.read({ db in try AppStoreReplayQueries.key(db, appId: app.id) }) else {
             return try .json(AppStoreKeyStatus(configured: false))
         }
-        return try .json(AppStoreKeyStatus(configured: true, issuerId: try row.string("issuer_id"), keyId: try row.string("key_id"),
-                                           updatedAt: Timestamp.iso(try row.int("updated_at"))))
+        return try .json(AppStoreKeyStatus(configured: true, issuerId: row.issuerId, keyId: row.keyId, updatedAt: Timestamp.iso(row.updatedAt)))
     }
 
     func deleteKey(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -104,13 +103,13 @@ struct AppStoreReplayHandlers: Sendable {
         }
         guard let surfaceId else { throw AppStoreReplayError.noSurface(environment: environment) }
         guard let keyRow else { throw AppStoreReplayError.keyMissing }
-        guard let pem = services.secretBox.open(try keyRow.string("private_key"), purpose: Self.keyPurpose),
+        guard let pem = services.secretBox.open(keyRow.privateKey, purpose: Self.keyPurpose),
               let privateKey = AppStoreServerAPIToken.privateKey(pem: pem) else {
             throw StoreError.failed("the app's In-App Purchase key does not open with the secret key file")
         }
         let client = AppStoreServerAPIClient(
             baseURL: AppStoreServerAPIClient.baseURL(environment: environment, configured: services.settings[AppStoreAPISettings.self].url),
-            token: AppStoreServerAPIToken(issuerId: try keyRow.string("issuer_id"), keyId: try keyRow.string("key_id"), bundleId: app.bundleId,
+            token: AppStoreServerAPIToken(issuerId: keyRow.issuerId, keyId: keyRow.keyId, bundleId: app.bundleId,
                                           key: privateKey),
             timeoutSeconds: Self.requestTimeoutSeconds)
         return (surfaceId, client)

@@ -13,9 +13,18 @@ enum AppStoreReplayQueries {
             """)
     }
 
+    /// An app's In-App Purchase key as stored.
+    struct Key: Decodable {
+        let issuerId: String
+        let keyId: String
+        /// PEM, sealed with the secret key file.
+        let privateKey: String
+        let updatedAt: Int64
+    }
+
     /// The app's key (sealed), or nil.
-    static func key(_ db: any SQLExecutor, appId: String) throws -> SQLRow? {
-        try db.first("SELECT issuer_id, key_id, private_key, updated_at FROM app_store_api_keys WHERE app_id = \(appId)")
+    static func key(_ db: any SQLExecutor, appId: String) throws -> Key? {
+        try db.first("SELECT issuer_id, key_id, private_key, updated_at FROM app_store_api_keys WHERE app_id = \(appId)", as: Key.self)
     }
 
     /// Removes the app's key; false when it had none.
@@ -27,6 +36,10 @@ enum AppStoreReplayQueries {
     static func replaySurface(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment) throws -> String? {
         try db.first("""
             SELECT id FROM app_store_surfaces WHERE app_id = \(appId) AND environment = \(environment.surfaceName) ORDER BY created_at, id LIMIT 1
-            """)?.string("id")
+            """, as: Surface.self)?.id
+    }
+
+    private struct Surface: Decodable {
+        let id: String
     }
 }

@@ -17,7 +17,7 @@ enum AppleAdsQueries {
     }
 
     static func status(_ db: any SQLExecutor, appId: String, installId: String) throws -> String? {
-        try db.first("SELECT status FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)")?.string("status")
+        try db.first("SELECT status FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)", as: AppleAdsRows.Status.self)?.status
     }
 
     /// A fresher token for a claim Apple has no answer for yet.

@@ -38,6 +38,11 @@ enum AppleAdsRows {
         }
     }
 
+    /// A claim's status alone.
+    struct Status: Decodable {
+        let status: String
+    }
+
     /// A claim due to be asked about.
     struct Due: Decodable {
         let appId: String

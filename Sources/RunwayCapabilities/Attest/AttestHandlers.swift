@@ -86,10 +86,10 @@ struct AttestHandlers: Sendable {
             throw AttestError.unknownKey
         }
         try await consume(body.challenge, app: app, lifetime: Self.challengeLifetime)
-        guard let spki = ByteEncoding.fromHex(try key.string("public_key")), let publicKey = PublicKey(spki: spki) else {
+        guard let spki = ByteEncoding.fromHex(key.publicKey), let publicKey = PublicKey(spki: spki) else {
             throw StoreError.corrupt("a stored App Attest key is unreadable")
         }
-        let previous = UInt32(clamping: try key.int("counter"))
+        let previous = UInt32(clamping: key.counter)
         let counter: UInt32
         switch AppAttestVerifier.verifyAssertion(assertion, publicKey: publicKey, clientDataHash: Digest.sha256(body.challenge),
                                                  appId: "\(app.teamId).\(app.bundleId)", previousCounter: previous) {
@@ -106,9 +106,8 @@ struct AttestHandlers: Sendable {
         guard advanced else {
             throw AttestError.counterReplayed(received: counter, previous: nil)
         }
-        return try .json(grant(app: app, keyId: body.keyId, installId: installId, environment: try key.string("environment"),
-                               category: try key.optionalInt("validation_category").flatMap { UInt32(exactly: $0) },
-                               bundleVersion: try key.optionalString("bundle_version")))
+        return try .json(grant(app: app, keyId: body.keyId, installId: installId, environment: key.environment,
+                               category: key.validationCategory.flatMap { UInt32(exactly: $0) }, bundleVersion: key.bundleVersion))
     }
 
     /// The key's app, when attestation is on for it.

@@ -12,11 +12,11 @@ enum AttestQueries {
     /// Spends a challenge: its creation time, or nil when it is unknown or another request spent it first (of two
     /// requests spending one challenge at the same instant, the one whose delete lands has it).
     static func spendChallenge(_ db: any SQLExecutor, appId: String, challenge: String) throws -> Int64? {
-        guard let row = try db.first("SELECT created_at FROM attest_challenges WHERE app_id = \(appId) AND challenge = \(challenge)") else {
+        guard let row = try db.first("SELECT created_at FROM attest_challenges WHERE app_id = \(appId) AND challenge = \(challenge)", as: Spent.self) else {
             return nil
         }
         guard try db.execute("DELETE FROM attest_challenges WHERE app_id = \(appId) AND challenge = \(challenge)") == 1 else { return nil }
-        return try row.int("created_at")
+        return row.createdAt
     }
 
     /// Registers an attested key with a counter of 0 (a key registered already is a conflict), and the launch
@@ -31,10 +31,24 @@ enum AttestQueries {
             """)
     }
 
-    static func key(_ db: any SQLExecutor, appId: String, keyId: String) throws -> SQLRow? {
+    static func key(_ db: any SQLExecutor, appId: String, keyId: String) throws -> Key? {
         try db.first("""
             SELECT public_key, counter, environment, validation_category, bundle_version FROM attest_keys WHERE app_id = \(appId) AND key_id = \(keyId)
-            """)
+            """, as: Key.self)
+    }
+
+    /// An attested key as an assertion needs it.
+    struct Key: Decodable {
+        /// The SubjectPublicKeyInfo, in hex.
+        let publicKey: String
+        let counter: Int64
+        let environment: String
+        let validationCategory: Int64?
+        let bundleVersion: String?
+    }
+
+    private struct Spent: Decodable {
+        let createdAt: Int64
     }
 
     /// Raises the key's counter to `counter`: true when it did, false when another assertion with this counter (or a

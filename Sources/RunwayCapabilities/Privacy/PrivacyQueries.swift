@@ -8,6 +8,10 @@ enum PrivacyQueries {
         try db.query("""
             SELECT DISTINCT app_id FROM installs WHERE install_id = \(installId) AND (\(everywhere) = 1 OR workspace_id = \(workspaceId))
             UNION SELECT DISTINCT app_id FROM events WHERE install_id = \(installId) AND (\(everywhere) = 1 OR workspace_id = \(workspaceId))
-            """).map { try $0.string("app_id") }
+            """, as: AppOf.self).map(\.appId)
+    }
+
+    private struct AppOf: Decodable {
+        let appId: String
     }
 }

@@ -246,13 +246,13 @@ struct RetentionManagementHandlers: Sendable {
         guard let keyRow = try await services.store.read({ db in try AppStoreReplayQueries.key(db, appId: app.id) }) else {
             throw AppStoreReplayError.keyMissing
         }
-        guard let pem = services.secretBox.open(try keyRow.string("private_key"), purpose: AppStoreReplayHandlers.keyPurpose),
+        guard let pem = services.secretBox.open(keyRow.privateKey, purpose: AppStoreReplayHandlers.keyPurpose),
               let privateKey = AppStoreServerAPIToken.privateKey(pem: pem) else {
             throw StoreError.failed("the app's In-App Purchase key does not open with the secret key file")
         }
         return RetentionMessagingClient(
             baseURL: RetentionMessagingClient.baseURL(environment: environment, configured: services.settings[AppStoreAPISettings.self].url),
-            token: AppStoreServerAPIToken(issuerId: try keyRow.string("issuer_id"), keyId: try keyRow.string("key_id"), bundleId: app.bundleId,
+            token: AppStoreServerAPIToken(issuerId: keyRow.issuerId, keyId: keyRow.keyId, bundleId: app.bundleId,
                                           key: privateKey),
             timeoutSeconds: Self.requestTimeoutSeconds)
     }

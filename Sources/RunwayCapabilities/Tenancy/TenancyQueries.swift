@@ -106,8 +106,7 @@ enum TenancyQueries {
 
     /// How many live admin keys there are besides key `id`.
     static func activeAdminKeys(_ db: any SQLExecutor, besides id: String) throws -> Int64 {
-        let others = try db.first("SELECT COUNT(*) AS n FROM api_keys WHERE kind = 'admin' AND revoked_at IS NULL AND id <> \(id)")
-        return try others?.int("n") ?? 0
+        try db.first("SELECT COUNT(*) AS n FROM api_keys WHERE kind = 'admin' AND revoked_at IS NULL AND id <> \(id)", as: TenancyRows.Count.self)?.n ?? 0
     }
 
     static func revokeKey(_ db: any SQLExecutor, id: String, now: Int64) throws {
@@ -143,7 +142,7 @@ enum TenancyQueries {
             }
             makers = next
         }
-        if try db.first("SELECT COUNT(*) AS n FROM api_keys WHERE kind = 'admin' AND revoked_at IS NULL")?.int("n") == 0 {
+        if try db.first("SELECT COUNT(*) AS n FROM api_keys WHERE kind = 'admin' AND revoked_at IS NULL", as: TenancyRows.Count.self)?.n == 0 {
             throw TenancyError.lastAdminKey
         }
         return gone
@@ -159,7 +158,7 @@ enum TenancyQueries {
 
     /// The workspace of console user `id`, or nil when there is none.
     static func userWorkspace(_ db: any SQLExecutor, id: String) throws -> String? {
-        try db.first("SELECT workspace_id FROM console_users WHERE id = \(id)")?.string("workspace_id")
+        try db.first("SELECT workspace_id FROM console_users WHERE id = \(id)", as: TenancyRows.WorkspaceOf.self)?.workspaceId
     }
 
     /// Deletes console user `id` and ends their sessions.

@@ -16,6 +16,16 @@ enum TenancyRows {
         let id: String
     }
 
+    /// A row's workspace alone.
+    struct WorkspaceOf: Decodable {
+        let workspaceId: String
+    }
+
+    /// `COUNT(*) AS n`.
+    struct Count: Decodable {
+        let n: Int64
+    }
+
     struct WorkspaceRow: Decodable {
         let id: String
         let name: String
