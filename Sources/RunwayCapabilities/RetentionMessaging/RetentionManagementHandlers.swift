@@ -144,8 +144,10 @@ struct RetentionManagementHandlers: Sendable {
         guard body.url.hasPrefix("https://") || local, body.url.utf8.count <= 256, let url = URL(string: body.url), url.host != nil else {
             throw RequestError.invalidField("url", "must be an https URL of at most 256 characters")
         }
-        let surfaces = try await services.store.read { db in try AffiliateQueries.surfaces(db, appId: app.id) }
-        let paths = try surfaces.filter { try $0.string("environment") == environment.surfaceName }.map { RetentionMessagingCapability.path(surfaceId: try $0.string("id")) }
+        let surfaces = try await services.store.read { db in
+            try AffiliateQueries.surfaces(db, appId: app.id).map { try $0.decode(RetentionRows.SurfaceEnvironment.self) }
+        }
+        let paths = surfaces.filter { $0.environment == environment.surfaceName }.map { RetentionMessagingCapability.path(surfaceId: $0.id) }
         guard paths.contains(where: { url.path == $0 }) else {
             throw RequestError.invalidField("url", "must end in the retentionPath of one of the app's \(environment.surfaceName) App Store surfaces")
         }

@@ -11,19 +11,22 @@ enum RetentionMessagingQueries {
     static func configuration(_ db: any SQLExecutor, appId: String) throws -> RetentionConfiguration {
         var configuration = RetentionConfiguration.empty
         if let rules = try ruleSet(db, appId: appId) { configuration.rules = rules }
-        for row in try db.query("SELECT environment, message_id, state FROM retention_messages WHERE app_id = \(appId) AND listed = 1") {
-            guard let state = try row.optionalString("state") else { continue }
-            configuration.states[try row.string("environment"), default: [:]][try row.string("message_id")] = state
+        for row in try db.query("SELECT environment, message_id, state FROM retention_messages WHERE app_id = \(appId) AND listed = 1",
+                                as: RetentionRows.ListedState.self) {
+            guard let state = row.state else { continue }
+            configuration.states[row.environment, default: [:]][row.messageId] = state
         }
         return configuration
     }
 
     static func ruleSet(_ db: any SQLExecutor, appId: String) throws -> RetentionRuleSet? {
-        guard let row = try db.first("SELECT rules, updated_at FROM retention_rule_sets WHERE app_id = \(appId)") else { return nil }
-        guard var rules = try? JSONDecoder().decode(RetentionRuleSet.self, from: Data(try row.string("rules").utf8)) else {
+        guard let row = try db.first("SELECT rules, updated_at FROM retention_rule_sets WHERE app_id = \(appId)", as: RetentionRows.RuleSet.self) else {
+            return nil
+        }
+        guard var rules = try? JSONDecoder().decode(RetentionRuleSet.self, from: Data(row.rules.utf8)) else {
             throw StoreError.corrupt("an app's retention rules are not readable")
         }
-        rules.updatedAt = Timestamp.iso(try row.int("updated_at"))
+        rules.updatedAt = Timestamp.iso(row.updatedAt)
         return rules
     }
 
@@ -68,13 +71,7 @@ enum RetentionMessagingQueries {
         try db.query("""
             SELECT message_id, environment, header, body, image_id, alt_text, state, listed, created_at FROM retention_messages
             WHERE app_id = \(appId) AND environment = \(environment.surfaceName) ORDER BY listed DESC, created_at, message_id
-            """).map { row in
-            RetentionMessage(messageId: try row.string("message_id"), environment: try row.string("environment"),
-                             state: try row.optionalString("state") ?? "unknown", header: try row.optionalString("header"),
-                             body: try row.optionalString("body"), imageId: try row.optionalString("image_id"),
-                             altText: try row.optionalString("alt_text"), listedByApple: try row.bool("listed"),
-                             createdAt: Timestamp.iso(try row.int("created_at")))
-        }
+            """, as: RetentionRows.Message.self).map(\.wire)
     }
 
     static func deleteMessage(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment, messageId: String) throws {
@@ -125,11 +122,6 @@ enum RetentionMessagingQueries {
             WHERE r.app_id = \(appId) AND r.requested_at >= \(from) AND r.requested_at <= \(to)
             GROUP BY r.rule, r.message_id, r.environment
             ORDER BY r.environment, shown DESC, r.rule
-            """).map { row in
-            let shown = try row.int("shown"), cancelled = try row.optionalInt("cancelled") ?? 0, stayed = try row.optionalInt("stayed") ?? 0
-            return RetentionMessageReportRow(rule: try row.string("rule"), messageId: try row.optionalString("message_id"),
-                                      environment: try row.string("environment"), shown: shown, late: try row.optionalInt("late") ?? 0,
-                                      cancelled: cancelled, stayed: stayed, undecided: max(shown - cancelled - stayed, 0))
-        }
+            """, as: RetentionRows.ReportLine.self).map(\.wire)
     }
 }

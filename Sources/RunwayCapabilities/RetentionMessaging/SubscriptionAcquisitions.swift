@@ -17,36 +17,36 @@ enum SubscriptionAcquisitions {
         var token: String?, programId: String?, installId: String?
         if let appAccountToken = transaction.appAccountToken, let bind = try db.first("""
             SELECT token, affiliate_id, program_id, install_id FROM app_account_tokens WHERE token = \(appAccountToken) AND app_id = \(appId)
-            """) {
-            token = try bind.string("token")
-            programId = try bind.string("program_id")
-            installId = try bind.optionalString("install_id")
+            """, as: RetentionRows.Bind.self) {
+            token = bind.token
+            programId = bind.programId
+            installId = bind.installId
             acquisition.source = "affiliate"
-            acquisition.affiliateId = try bind.string("affiliate_id")
+            acquisition.affiliateId = bind.affiliateId
         }
         if installId == nil, let id = appTransactionId {
             // Owners are kept under Apple's spelling of the environment.
             let apple = environment.rawValue
             installId = try db.first("""
                 SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(apple) AND app_transaction_id = \(id)
-                """)?.string("install_id")
+                """, as: RetentionRows.Owner.self)?.installId
             // A purchase made without the bind's token is the oldest bind's of its install, as its commission is.
             if let installId, let bind = try db.first("""
                 SELECT token, affiliate_id, program_id FROM app_account_tokens WHERE app_id = \(appId) AND install_id = \(installId)
                 ORDER BY created_at, token LIMIT 1
-                """) {
-                token = try bind.string("token")
-                programId = try bind.string("program_id")
+                """, as: RetentionRows.Bind.self) {
+                token = bind.token
+                programId = bind.programId
                 acquisition.source = "affiliate"
-                acquisition.affiliateId = try bind.string("affiliate_id")
+                acquisition.affiliateId = bind.affiliateId
             }
         }
         if let installId, let install = try db.first("""
             SELECT link_id, campaign, source, apple_ads_campaign_id FROM installs WHERE app_id = \(appId) AND install_id = \(installId)
-            """) {
-            acquisition.linkId = try install.optionalString("link_id")
-            acquisition.campaign = try install.optionalString("campaign")
-            if acquisition.source == "unknown" { acquisition.source = try source(of: install) }
+            """, as: RetentionRows.InstallSource.self) {
+            acquisition.linkId = install.linkId
+            acquisition.campaign = install.campaign
+            if acquisition.source == "unknown" { acquisition.source = install.ruleSource }
         }
         // A migrated subscription keeps where it came from under its earlier id.
         if acquisition.source == "unknown", let previous = transaction.previousOriginalTransactionId.map({ String($0.rawValue.prefix(64)) }),
@@ -93,22 +93,12 @@ enum SubscriptionAcquisitions {
         }
     }
 
-    /// The install's source as the rules name it.
-    static func source(of install: SQLRow) throws -> String {
-        if try install.optionalString("apple_ads_campaign_id") != nil { return "apple_ads" }
-        let source = try install.string("source")
-        if source == "link" { return "link" }
-        if source.hasPrefix("ad:") { return "ad" }
-        return "organic"
-    }
-
     /// The acquisition of a subscription, or nil when no notification of it was seen.
     static func acquisition(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment, originalTransactionId: String) throws -> SubscriptionAcquisition? {
         guard let row = try db.first("""
             SELECT source, affiliate_id, campaign, link_id FROM app_store_subscriptions
             WHERE app_id = \(appId) AND environment = \(environment.surfaceName) AND original_transaction_id = \(originalTransactionId)
-            """) else { return nil }
-        return SubscriptionAcquisition(source: try row.string("source"), affiliateId: try row.optionalString("affiliate_id"),
-                                       campaign: try row.optionalString("campaign"), linkId: try row.optionalString("link_id"))
+            """, as: RetentionRows.Acquisition.self) else { return nil }
+        return row.value
     }
 }
