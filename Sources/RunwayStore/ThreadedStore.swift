@@ -318,8 +318,10 @@ public final class ThreadedStore: Store, @unchecked Sendable {
 
         func run(on connection: any EngineConnection) throws {
             if let row = jobs[0].row {
-                // trap-safe: a unit made of rows holds only jobs with rows (units())
-                try row.target.insert(jobs.map { $0.row! }, on: connection)
+                // A unit made of rows holds only jobs with rows (units()); one without would be a row lost, so it fails.
+                let rows = jobs.compactMap(\.row)
+                guard rows.count == jobs.count else { throw StoreError.corrupt("a unit of rows holds a job without one") }
+                try row.target.insert(rows, on: connection)
             } else {
                 try jobs[0].run?(connection)
             }
