@@ -84,26 +84,22 @@ private struct RowContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeNil(forKey key: Key) throws -> Bool { row[column(key)] == .null }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try row.bool(column(key)) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try row.string(column(key)) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try row.double(column(key)) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try row.int(column(key)) }
-
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+    /// The column's value, read as one value.
+    private func value(_ key: Key) -> ColumnDecoder {
         let name = column(key)
-        guard let value = Int(exactly: try row.int(name)) else { throw StoreError.corrupt("column \(name) is past Int") }
-        return value
+        return ColumnDecoder(value: row[name], column: name)
     }
 
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-        let name = column(key)
-        guard let value = Int32(exactly: try row.int(name)) else { throw StoreError.corrupt("column \(name) is past Int32") }
-        return value
-    }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try value(key).decode(type) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try value(key).decode(type) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try value(key).decode(type) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try value(key).decode(type) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try value(key).decode(type) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try value(key).decode(type) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let name = column(key)
-        if type == [UInt8].self, let blob = try row.blob(name) as? T { return blob }
+        if type == [UInt8].self, let blob = try SQLRow.blob(row[name], column: name) as? T { return blob }
         do {
             return try T(from: ColumnDecoder(value: row[name], column: name))
         } catch is ColumnDecoder.StoredAsJSON {
@@ -138,18 +134,16 @@ private struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    private var row: SQLRow { SQLRow(columns: [column], values: [value]) }
-
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> { throw StoredAsJSON() }
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer { throw StoredAsJSON() }
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
     func decodeNil() -> Bool { value == .null }
-    func decode(_ type: Bool.Type) throws -> Bool { try row.bool(column) }
-    func decode(_ type: String.Type) throws -> String { try row.string(column) }
-    func decode(_ type: Double.Type) throws -> Double { try row.double(column) }
-    func decode(_ type: Float.Type) throws -> Float { Float(try row.double(column)) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try row.int(column) }
+    func decode(_ type: Bool.Type) throws -> Bool { try SQLRow.int(value, column: column) != 0 }
+    func decode(_ type: String.Type) throws -> String { try SQLRow.string(value, column: column) }
+    func decode(_ type: Double.Type) throws -> Double { try SQLRow.double(value, column: column) }
+    func decode(_ type: Float.Type) throws -> Float { Float(try SQLRow.double(value, column: column)) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try SQLRow.int(value, column: column) }
     func decode(_ type: Int.Type) throws -> Int { try exactly(Int.self) }
     func decode(_ type: Int8.Type) throws -> Int8 { try exactly(Int8.self) }
     func decode(_ type: Int16.Type) throws -> Int16 { try exactly(Int16.self) }
@@ -162,7 +156,7 @@ private struct ColumnDecoder: Decoder, SingleValueDecodingContainer {
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try T(from: self) }
 
     private func exactly<T: BinaryInteger>(_ type: T.Type) throws -> T {
-        guard let value = T(exactly: try row.int(column)) else { throw StoreError.corrupt("column \(column) is past \(T.self)") }
-        return value
+        guard let exact = T(exactly: try SQLRow.int(value, column: column)) else { throw StoreError.corrupt("column \(column) is past \(T.self)") }
+        return exact
     }
 }
