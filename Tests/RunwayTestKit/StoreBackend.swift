@@ -33,10 +33,10 @@ package struct StoreBackend: Sendable {
         makeLocation: {
             guard let admin = postgresURL else { throw StoreError.unavailable("LINKRUNWAY_TEST_POSTGRES_URL is not set") }
             let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            try await offloaded { try PostgresAdmin.execute("CREATE DATABASE \(name)", on: admin) }
+            try await offloaded { try PostgresAdministration.execute("CREATE DATABASE \(name)", on: admin) }
             let url = admin[..<admin.lastIndex(of: "/")!] + "/" + name
             return StorageLocation(url: String(url), cleanup: {
-                Thread { try? PostgresAdmin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", on: admin) }.start()
+                Thread { try? PostgresAdministration.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", on: admin) }.start()
             })
         })
 
@@ -62,11 +62,4 @@ package final class StorageLocation: Sendable {
         self.cleanup = cleanup
     }
     deinit { cleanup() }
-}
-
-package enum PostgresAdmin {
-    /// Runs a statement outside a transaction (CREATE DATABASE cannot run inside one).
-    package static func execute(_ statement: String, on url: String) throws {
-        try PostgresAdministration.execute(statement, on: url)
-    }
 }

@@ -23,7 +23,7 @@ struct PostgresStoreTests {
         let database = String(location.url.split(separator: "/").last!)
         let admin = StoreBackend.postgresURL!
         try await offloaded {
-            try PostgresAdmin.execute(
+            try PostgresAdministration.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)' AND pid <> pg_backend_pid()", on: admin)
         }
         try await store.write { db in try db.execute("INSERT INTO items (id) VALUES ('after')") }
