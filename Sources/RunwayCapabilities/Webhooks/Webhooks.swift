@@ -104,31 +104,26 @@ struct WebhookEnvelope<Payload: Encodable>: Encodable {
 /// endpoint added through another process hears of clicks within five seconds).
 final class SubscriptionCache: Sendable {
     private let store: any Store
-    private let clock: MonotonicClock
-    private let entries = Mutex<[String: (subscriptions: [Webhooks.Subscription], loadedAt: ContinuousClock.Instant)]>([:])
+    private let entries: ExpiringCache<[Webhooks.Subscription]>
 
     init(store: any Store, clock: MonotonicClock = .system) {
         self.store = store
-        self.clock = clock
+        entries = ExpiringCache(clock: clock, ttl: .seconds(5), limit: 10_000)
     }
 
     func subscriptions(workspaceId: String) async throws -> [Webhooks.Subscription] {
-        if let entry = entries.withLock({ $0[workspaceId] }), entry.loadedAt.duration(to: clock.now()) < .seconds(5) { return entry.subscriptions }
-        let loaded = try await store.read { db in try Webhooks.subscriptions(db, workspaceId: workspaceId) }
-        entries.withLock { entries in
-            if entries.count > 10_000 { entries.removeAll() }
-            entries[workspaceId] = (loaded, clock.now())
-        }
-        return loaded
+        try await entries.value(workspaceId) { [store] in
+            try await store.read { db in try Webhooks.subscriptions(db, workspaceId: workspaceId) }
+        } ?? []
     }
 
     /// The cached subscriptions if they are fresh; nil when only `subscriptions(workspaceId:)` can tell.
     func cachedSubscriptions(workspaceId: String) -> [Webhooks.Subscription]? {
-        guard let entry = entries.withLock({ $0[workspaceId] }), entry.loadedAt.duration(to: clock.now()) < .seconds(5) else { return nil }
-        return entry.subscriptions
+        guard case .some(let subscriptions?) = entries.peek(workspaceId) else { return nil }
+        return subscriptions
     }
 
-    func forget(workspaceId: String) { entries.withLock { _ = $0.removeValue(forKey: workspaceId) } }
+    func forget(workspaceId: String) { entries.remove(workspaceId) }
 }
 
 extension SubscriptionCache: SharedObject {
