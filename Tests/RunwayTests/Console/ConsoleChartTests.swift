@@ -69,7 +69,7 @@ struct ConsoleChartTests {
     @Test("a range that starts before the first data starts the chart at its first day: the first point is that day's value, not a leap from a flat line")
     func firstPointNotASpike() throws {
         // Ten quiet days, then a steady 4 to 6 clicks a day.
-        let points = (10..<30).map { (Self.march[$0], Int64(4 + $0 % 3)) }
+        let points: [(day: String, value: Int64)] = (10..<30).map { (day: Self.march[$0], value: Int64(4 + $0 % 3)) }
         let html = ConsoleChart(title: "Clicks per day", days: Self.march, series: [.init(name: "Clicks", style: "clicks", points: points)])
             .render(Self.format).html
         let line = try #require(Self.lines(html, "clicks").first)
