@@ -28,7 +28,8 @@ package struct TestServer: Sendable {
                       maxBodyBytes: Int = 1024 * 1024,
                       appleAdsURL: String = "http://127.0.0.1:1", appAttestRoot: Certificate? = nil,
                       appStoreRoot: Certificate? = nil, rateLimits: RateLimitSettings = RateLimitSettings(),
-                      appleAdsTimeoutSeconds: Double = 10, outbound: OutboundPolicy = OutboundPolicy(),
+                      appleAdsTimeoutSeconds: Double = 10, appleAdsInlineSeconds: Double = AppleAdsSettings().inlineSeconds,
+                      outbound: OutboundPolicy = OutboundPolicy(),
                       metricsToken: String? = nil, dnsServer: TXTLookup.Server? = nil, appStoreAPIURL: String? = nil,
                       extraAutomatedClients: [AutomatedClientPattern] = [], countries: CountryDatabase? = nil) async throws -> TestServer {
         let location = try await backend.makeLocation()
@@ -46,6 +47,7 @@ package struct TestServer: Sendable {
         configuration.outbound = outbound
         configuration.capabilities[AppleAdsSettings.self].url = appleAdsURL
         configuration.capabilities[AppleAdsSettings.self].timeoutSeconds = appleAdsTimeoutSeconds
+        configuration.capabilities[AppleAdsSettings.self].inlineSeconds = appleAdsInlineSeconds
         configuration.capabilities[OperationsSettings.self].metricsToken = metricsToken
         configuration.capabilities[LinksSettings.self].dnsServer = dnsServer
         configuration.capabilities[LinksSettings.self].extraAutomatedClients = extraAutomatedClients

@@ -6,17 +6,13 @@ import RunwayStore
 /// `POST /v1/claims/apple-ads`: store the AdServices token first, answer 200 once Apple's answer is known, 202 while
 /// it is not.
 struct AppleAdsHandlers: Sendable {
-    /// The longest an app waits for Apple inside its request; a slower Apple is answered 202 and asked again in the
-    /// background with the full timeout.
-    static let inlineSeconds: Double = 3
-
     let services: ServerServices
     let claims: AppleAdsClaims
 
     init(services: ServerServices) {
         self.services = services
         var inline = services.appleAds
-        inline.timeoutSeconds = min(inline.timeoutSeconds, Self.inlineSeconds)
+        inline.timeoutSeconds = min(inline.timeoutSeconds, services.settings[AppleAdsSettings.self].inlineSeconds)
         claims = AppleAdsClaims(services: services, settings: inline)
     }
 

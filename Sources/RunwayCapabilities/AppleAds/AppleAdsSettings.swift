@@ -7,6 +7,10 @@ package struct AppleAdsSettings: CapabilitySettings {
     package var url = "https://api-adservices.apple.com"
     /// How long one request to AdServices may wait (never under two seconds): not a setting; tests shorten it.
     package var timeoutSeconds: Double = 10
+    /// The longest an app waits for Apple inside its request; a slower Apple is answered 202 and asked again in the
+    /// background with the full timeout. Not a setting: tests whose stand-in answers at once lengthen it, since a
+    /// loaded machine can take longer than this to run the stand-in.
+    package var inlineSeconds: Double = 3
 
     package init() {}
 
