@@ -12,6 +12,8 @@ public struct ServerConfiguration: Sendable {
     public var database: DatabaseLocation
     public var http: HTTPServerConfiguration
     public var logLevel: LogLevel
+    /// Seconds `serve` and `migrate` wait at start for a database that does not answer yet.
+    public var databaseWaitSeconds: Double = 30
     /// Seconds in-flight requests get to finish on SIGTERM/SIGINT.
     public var shutdownGraceSeconds: Double
     /// `full` (default): every acknowledged write survives power loss; `normal`: survives a crash of the process.
@@ -74,6 +76,12 @@ public struct ServerConfiguration: Sendable {
                 summary: "Where data lives: `sqlite:<path>` or `postgres://user:pass@host:5432/db`.") { c, v in
             guard let location = DatabaseLocation(url: v) else { return false }
             c.database = location
+            return true
+        },
+        Setting(environment: "LINKRUNWAY_DATABASE_WAIT", flag: "--database-wait", defaultValue: "30",
+                summary: "Seconds `serve` and `migrate` wait at start for a database that is still starting or too busy to take a connection, trying again twice a second (at most 3600; 0 tries once).") { c, v in
+            guard let n = Double(v), n >= 0, n <= 3600 else { return false }
+            c.databaseWaitSeconds = n
             return true
         },
         Setting(environment: "LINKRUNWAY_HOST", flag: "--host", defaultValue: "127.0.0.1",

@@ -52,6 +52,10 @@ public final class ServerRuntime: Sendable {
         let store = try StoreFactory.open(configuration.database, synchronousFull: configuration.sqliteSynchronousFull,
                                           observer: StoreMetrics(metrics: metrics))
         do {
+            try await StoreFactory.awaitAnswer(store, seconds: configuration.databaseWaitSeconds) { error in
+                logger.warn("waiting for the database", ["seconds": .number(String(configuration.databaseWaitSeconds)),
+                                                         "error": .string("\(error)")])
+            }
             let applied = try await store.migrate(Schema.migrations)
             if !applied.isEmpty { logger.info("migrated", ["applied": .array(applied.map { .string($0) })]) }
             for note in try await Schema.notes(afterApplying: applied, store) { logger.warn(note) }

@@ -174,6 +174,7 @@ public final class ThreadedStore: Store, @unchecked Sendable {
         stopped.enter()
         let thread = Thread { [writes, options, observer, transactions, stopped, barrier] in
             Thread.current.name = label  // named from inside: on Linux a name set before start is not applied
+            try? connection.ensureOpen()  // connected now rather than by the first write; a failure is tried again then
             let groupCommit = { (jobs: [WriteJob]) in
                 Self.deliver(Self.commit(jobs, on: connection, transactions: transactions, observer: observer), through: barrier)
             }
@@ -212,6 +213,7 @@ public final class ThreadedStore: Store, @unchecked Sendable {
         stopped.enter()
         let thread = Thread { [reads, options, transactions, stopped] in
             Thread.current.name = label  // named from inside: on Linux a name set before start is not applied
+            try? connection.ensureOpen()  // connected now rather than by the first read; a failure is tried again then
             while let jobs = reads.take(limit: 1) {
                 for job in jobs {
                     if job.enqueuedAt < Date().addingTimeInterval(-options.queueTimeout) {

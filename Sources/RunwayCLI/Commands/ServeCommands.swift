@@ -69,6 +69,7 @@ enum ServeCommands {
 
     static let migrate: Command = Command(["migrate"], summary: "Bring the database to the current schema.",
                                  options: [settingOptions.first { $0.name == "--database-url" }!,
+                                           settingOptions.first { $0.name == "--database-wait" }!,
                                            .flag("--create", "Create the SQLite database if it does not exist yet.")],
                                  details: """
                                      A SQLite path that does not exist is refused unless --create is given, so a typo in the
@@ -91,6 +92,9 @@ enum ServeCommands {
             throw CommandFailure("cannot open the database: \(error)")
         }
         do {
+            try await StoreFactory.awaitAnswer(store, seconds: configuration.databaseWaitSeconds) { error in
+                context.errorOutput("waiting up to \(Int(configuration.databaseWaitSeconds)) s for the database: \(error)")
+            }
             let applied = try await store.migrate(Schema.migrations)
             let notes = try await Schema.notes(afterApplying: applied, store)
             let outOfRange = try await StoredTotals.findings(store)

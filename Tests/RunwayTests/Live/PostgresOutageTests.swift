@@ -105,4 +105,37 @@ struct PostgresOutageTests {
         #expect(apps == ["com.outage.before", "com.outage.after"], "nothing refused was stored, nothing acknowledged was lost")
         _ = try await server.stop(signal: SIGTERM)
     }
+
+    @Test("a server started before its PostgreSQL waits for it; one whose wait runs out says why and exits",
+          .enabled(if: binaries != nil && StoreBackend.postgresURL != nil))
+    func startsBeforeDatabase() async throws {
+        let bin = try #require(Self.binaries)
+        let cluster = try await offloaded { try Cluster(bin: bin) }
+        try await offloaded { try cluster.stop() }
+
+        let started = ContinuousClock.now
+        do {
+            _ = try await ServerProcess(databaseURL: cluster.url, environment: ["LINKRUNWAY_DATABASE_WAIT": "1"])
+            Issue.record("serve started without its database")
+        } catch let failure as ServerProcess.Failure {
+            #expect(failure.description.contains("waiting for the database"), "\(failure)")
+            #expect(failure.description.contains("cannot start: store unavailable"), "\(failure)")
+        }
+        #expect(started.duration(to: .now) >= .seconds(1), "it tried for its whole wait")
+
+        // The default wait (30 s) outlasts a database that comes up two seconds after the server.
+        async let waiting = ServerProcess(databaseURL: cluster.url)
+        try await Task.sleep(for: .seconds(2))
+        try await offloaded { try cluster.start() }
+        let server = try await waiting
+        #expect(server.stderr.contains("waiting for the database"))
+        let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
+        let ready = try await offloaded { try RawHTTPConnection(port: server.port, timeoutSeconds: 30).request("GET", "/readyz") }
+        #expect(ready.status == 200, "\(ready.body)")
+        let workspaces = try await offloaded {
+            try RawHTTPConnection(port: server.port, timeoutSeconds: 30).request("GET", "/v1/workspaces", headers: admin)
+        }
+        #expect(workspaces.status == 200)
+        _ = try await server.stop(signal: SIGTERM)
+    }
 }
