@@ -4,7 +4,7 @@ import Foundation
 /// column in snake case (`workspaceId` reads `workspace_id`). Text, integers (`Int64`, `Int`, `Int32`), reals, blobs
 /// (`[UInt8]`) and booleans (integers 0 and 1) are read as `SQLRow` reads them; a type that decodes one value (an
 /// enumeration with raw values, an id wrapper) from the column's value; any other `Decodable` (a list, an object) from
-/// the column's JSON text. An optional property is nil for NULL or a column the query did not select; a missing
+/// the column's JSON text; an `SQLValue` as it is. An optional property is nil for NULL or a column the query did not select; a missing
 /// column, a value of the wrong type or one its type refuses is `StoreError.corrupt`, as with `SQLRow`.
 public enum RowDecoder {
     public static func decode<Record: Decodable>(_ type: Record.Type, from row: SQLRow) throws -> Record {
@@ -51,6 +51,14 @@ extension SQLExecutor {
     /// The first row `sql` returns as a `Record`, or nil.
     public func first<Record: Decodable>(_ sql: SQL, as type: Record.Type) throws -> Record? {
         try first(sql).map { try $0.decode(type) }
+    }
+}
+
+/// A property of type `SQLValue` takes its column's value as it is: a grouping key whose SQL type depends on the query.
+extension SQLValue: Decodable {
+    public init(from decoder: any Decoder) throws {
+        guard let column = decoder as? ColumnDecoder else { throw StoreError.corrupt("an SQLValue is read from a row's column only") }
+        self = column.value
     }
 }
 

@@ -66,6 +66,20 @@ struct RowDecoderTests {
         }
     }
 
+    struct Grouped: Decodable {
+        let k: SQLValue
+        let n: Int
+    }
+
+    @Test("an SQLValue property takes its column as it is, NULL included; it cannot be read outside a row")
+    func rawValues() throws {
+        for value in [SQLValue.integer(20_000), .text("skadnetwork"), .real(1.5), .null] {
+            let row = SQLRow(columns: ["k", "n"], values: [value, .integer(3)])
+            #expect(try row.decode(Grouped.self).k == value)
+        }
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(SQLValue.self, from: Data("1".utf8)) }
+    }
+
     struct Item: Decodable, Equatable {
         let id: String
         let n: Int64?
