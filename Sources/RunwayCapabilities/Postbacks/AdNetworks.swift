@@ -14,11 +14,6 @@ enum AdNetworks {
     /// What a network's private key is sealed for.
     static let keyPurpose = "ad_networks.private_key"
 
-    static func network(_ row: SQLRow) throws -> AdNetwork {
-        AdNetwork(id: try row.string("id"), workspaceId: try row.string("workspace_id"), adNetworkId: try row.string("ad_network_id"),
-                  publicKey: try row.string("public_key"), createdAt: Timestamp.iso(try row.int("created_at")))
-    }
-
     /// Opens a network's sealed private key.
     static func signingKey(_ sealed: String, _ services: ServerServices) throws -> PrivateKey {
         guard let key = PrivateKey.pem(try services.secretBox.reveal(sealed, purpose: keyPurpose)) else {

@@ -29,8 +29,9 @@ struct AdPlacementHandlers: Sendable {
         let principal = try context.principal()
         let network = try await self.network(context, principal)
         let page = try PageRequest(request)
-        return try .json(await readPage(services.store, table: "ad_placements", columns: AdPlacements.columns, filter: " AND network_id = \(network.id)",
-                                        page: page, row: AdPlacements.placement, id: \.id))
+        return try .json(await readPage(services.store, table: "ad_placements", columns: PostbackRows.PlacementRow.columns,
+                                        filter: " AND network_id = \(network.id)", page: page,
+                                        row: { try $0.decode(PostbackRows.PlacementRow.self).wire }, id: \.id))
     }
 
     func delete(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

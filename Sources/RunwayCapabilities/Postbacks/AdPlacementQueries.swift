@@ -14,14 +14,15 @@ enum AdPlacementQueries {
     }
 
     static func placement(_ db: any SQLExecutor, id: String) throws -> AdPlacement? {
-        try db.first("SELECT \(raw: AdPlacements.columns) FROM ad_placements WHERE id = \(id)").map(AdPlacements.placement)
+        try db.first("SELECT \(raw: PostbackRows.PlacementRow.columns) FROM ad_placements WHERE id = \(id)", as: PostbackRows.PlacementRow.self)?.wire
     }
 
     /// The placement with its network's sealed private key, or nil when there is none.
     static func placementWithKey(_ db: any SQLExecutor, id: String) throws -> (placement: AdPlacement, sealedKey: String)? {
         guard let placement = try placement(db, id: id),
-              let key = try db.first("SELECT private_key FROM ad_networks WHERE id = \(placement.networkId)")?.string("private_key") else { return nil }
-        return (placement, key)
+              let key = try db.first("SELECT private_key FROM ad_networks WHERE id = \(placement.networkId)", as: PostbackRows.SealedKey.self)
+        else { return nil }
+        return (placement, key.privateKey)
     }
 
     static func delete(_ db: any SQLExecutor, id: String) throws {

@@ -10,19 +10,6 @@ import RunwayStore
 /// app, the source identifier and the publisher app here, and each signature gets a new impression id and the time
 /// (https://developer.apple.com/documentation/adattributionkit/generating-jws-impressions).
 enum AdPlacements {
-    static let columns = """
-        id, workspace_id, network_id, ad_network_id, app_id, name, advertised_item_id, source_identifier, publisher_item_id,
-        eligible_for_reengagement, reengagement_url, created_at
-        """
-
-    static func placement(_ row: SQLRow) throws -> AdPlacement {
-        AdPlacement(id: try row.string("id"), workspaceId: try row.string("workspace_id"), networkId: try row.string("network_id"),
-                    adNetworkId: try row.string("ad_network_id"), appId: try row.string("app_id"), name: try row.optionalString("name"),
-                    advertisedItemId: try row.int("advertised_item_id"), sourceIdentifier: Int(try row.int("source_identifier")),
-                    publisherItemId: try row.int("publisher_item_id"), eligibleForReengagement: try row.bool("eligible_for_reengagement"),
-                    reengagementUrl: try row.optionalString("reengagement_url"), createdAt: Timestamp.iso(try row.int("created_at")))
-    }
-
     /// Checks a new placement against Apple's ranges; the publisher item is the app's own App Store id unless given.
     static func placement(_ body: CreateAdPlacementRequest, network: AdNetwork, app: App, now: Int64) throws -> AdPlacement {
         guard (1...999_999_999_999).contains(body.advertisedItemId) else {

@@ -59,31 +59,10 @@ enum ConversionSchemas {
         return String(decoding: try encoder.encode(ConversionSchemaRequest(rules: rules, laterWindows: laterWindows)), as: UTF8.self)
     }
 
-    static func schema(_ row: SQLRow, appId: String) throws -> ConversionSchema {
-        guard let document = try? StrictJSONDecoder().decode(ConversionSchemaRequest.self, from: Array(try row.string("document").utf8)) else {
-            throw StoreError.corrupt("a stored conversion schema is unreadable")
-        }
-        return ConversionSchema(appId: appId, version: Int(try row.int("version")), rules: document.rules,
-                                laterWindows: document.laterWindows ?? [], createdAt: Timestamp.iso(try row.int("created_at")))
-    }
-
-    static func latest(_ db: any SQLExecutor, appId: String) throws -> ConversionSchema? {
-        try db.first("SELECT version, document, created_at FROM conversion_schemas WHERE app_id = \(appId) ORDER BY version DESC LIMIT 1")
-            .map { try schema($0, appId: appId) }
-    }
-
     /// The version a postback received at `receivedAt` decodes with: the newest created `decodingDelay` before it,
     /// else the oldest there is.
     static func inForce(_ db: any SQLExecutor, appId: String, receivedAt: Int64) throws -> ConversionSchema? {
-        let cutoff = receivedAt - decodingDelayMilliseconds
-        if let row = try db.first("""
-            SELECT version, document, created_at FROM conversion_schemas WHERE app_id = \(appId) AND created_at <= \(cutoff)
-            ORDER BY version DESC LIMIT 1
-            """) {
-            return try schema(row, appId: appId)
-        }
-        return try db.first("SELECT version, document, created_at FROM conversion_schemas WHERE app_id = \(appId) ORDER BY version LIMIT 1")
-            .map { try schema($0, appId: appId) }
+        try PostbackQueries.schemaInForce(db, appId: appId, cutoff: receivedAt - decodingDelayMilliseconds)
     }
 
     /// What a postback's values stood for: rules with its fine value, or with its coarse value (in the window's own

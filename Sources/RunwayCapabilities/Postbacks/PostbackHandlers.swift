@@ -27,7 +27,7 @@ struct PostbackHandlers: Sendable {
     func schema(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let app = try await TenancyQueries.managedApp(context, services, principal)
-        guard let schema = try await services.store.read({ db in try ConversionSchemas.latest(db, appId: app.id) }) else {
+        guard let schema = try await services.store.read({ db in try PostbackQueries.latestSchema(db, appId: app.id) }) else {
             throw RequestError.notFound("app \(app.id) has no conversion schema yet")
         }
         return try .json(schema)
@@ -46,7 +46,7 @@ struct PostbackHandlers: Sendable {
         guard principal.appId == appId, let app = try await services.apps.app(id: appId) else {
             throw AccessError.otherApp
         }
-        let schema = try await services.store.read { db in try ConversionSchemas.latest(db, appId: app.id) }
+        let schema = try await services.store.read { db in try PostbackQueries.latestSchema(db, appId: app.id) }
         let refreshSeconds = ConversionSchemas.refreshSeconds
         let etag = "\"cs-\(schema?.version ?? 0)\""
         let cacheControl = "private, max-age=\(refreshSeconds)"
@@ -149,8 +149,8 @@ struct PostbackHandlers: Sendable {
         let principal = try context.principal()
         let page = try PageRequest(request)
         let filter = try await principal.workspaceFilter(request, in: services.store)
-        return try .json(await readPage(services.store, table: "ad_networks", columns: PostbackQueries.adNetworkColumns, filter: filter, page: page,
-                                        row: AdNetworks.network, id: \.id))
+        return try .json(await readPage(services.store, table: "ad_networks", columns: PostbackRows.AdNetworkRow.columns, filter: filter,
+                                        page: page, row: { try $0.decode(PostbackRows.AdNetworkRow.self).wire }, id: \.id))
     }
 
     func signImpression(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

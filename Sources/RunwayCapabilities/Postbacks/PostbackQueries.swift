@@ -6,17 +6,9 @@ import RunwayStore
 
 /// The SQL of the postbacks capability's routes: conversion schemas, received postbacks and ad networks.
 enum PostbackQueries {
-    static let postbackColumns = """
-        id, received_at, framework, app_id, status, reason, detail, version, kid, environment, ad_network_id, campaign_id,
-        source_identifier, campaign, app_store_id, transaction_id, sequence_index, did_win, redownload, conversion_type,
-        fidelity_type, source_app_id, source_domain, fine_value, coarse_value, country_code, interaction_type, tier,
-        schema_version, decoded, marketplace
-        """
-    static let adNetworkColumns = "id, workspace_id, ad_network_id, public_key, created_at"
-
     /// Stores `document` as the app's next schema version and returns that version.
     static func insertSchema(_ db: any SQLExecutor, appId: String, document: String, now: Int64) throws -> Int64 {
-        let next = (try db.first("SELECT MAX(version) AS v FROM conversion_schemas WHERE app_id = \(appId)")?.optionalInt("v") ?? 0) + 1
+        let next = (try db.first("SELECT MAX(version) AS v FROM conversion_schemas WHERE app_id = \(appId)", as: PostbackRows.NewestVersion.self)?.v ?? 0) + 1
         try db.execute("""
             INSERT INTO conversion_schemas (app_id, version, document, created_at) VALUES (\(appId), \(next), \(document), \(now))
             """)
@@ -25,8 +17,28 @@ enum PostbackQueries {
 
     /// The app's newest 100 schema versions, newest first.
     static func schemaVersions(_ db: any SQLExecutor, appId: String) throws -> [ConversionSchema] {
-        try db.query("SELECT version, document, created_at FROM conversion_schemas WHERE app_id = \(appId) ORDER BY version DESC LIMIT 100")
-            .map { try ConversionSchemas.schema($0, appId: appId) }
+        try db.query("""
+            SELECT \(raw: PostbackRows.Schema.columns) FROM conversion_schemas WHERE app_id = \(appId) ORDER BY version DESC LIMIT 100
+            """, as: PostbackRows.Schema.self).map { try $0.wire(appId: appId) }
+    }
+
+    /// The app's newest schema version.
+    static func latestSchema(_ db: any SQLExecutor, appId: String) throws -> ConversionSchema? {
+        try db.first("""
+            SELECT \(raw: PostbackRows.Schema.columns) FROM conversion_schemas WHERE app_id = \(appId) ORDER BY version DESC LIMIT 1
+            """, as: PostbackRows.Schema.self)?.wire(appId: appId)
+    }
+
+    /// The app's newest schema version created at or before `cutoff`, else its oldest.
+    static func schemaInForce(_ db: any SQLExecutor, appId: String, cutoff: Int64) throws -> ConversionSchema? {
+        let columns = PostbackRows.Schema.columns
+        let inForce = try db.first("""
+            SELECT \(raw: columns) FROM conversion_schemas WHERE app_id = \(appId) AND created_at <= \(cutoff) ORDER BY version DESC LIMIT 1
+            """, as: PostbackRows.Schema.self)
+        let schema = try inForce ?? db.first("""
+            SELECT \(raw: columns) FROM conversion_schemas WHERE app_id = \(appId) ORDER BY version LIMIT 1
+            """, as: PostbackRows.Schema.self)
+        return try schema?.wire(appId: appId)
     }
 
     /// How many invalid postbacks of the scope are kept for `day`, counting up to `limit`.
@@ -35,7 +47,7 @@ enum PostbackQueries {
         return try db.first("""
             SELECT COUNT(*) AS n FROM (SELECT 1 AS one FROM postbacks WHERE \(scopeFilter) AND status = 'invalid'
             AND received_at >= \(day * 86_400_000) AND received_at < \((day + 1) * 86_400_000) LIMIT \(Int64(limit))) sample
-            """)?.int("n") ?? 0
+            """, as: PostbackRows.Count.self)?.n ?? 0
     }
 
     /// Counts an invalid postback past the day's sample.
@@ -52,6 +64,16 @@ enum PostbackQueries {
             INSERT INTO postback_keys (scope, dedup_key, postback_id, received_at) VALUES (\(scope), \(key), \(id), \(now))
             ON CONFLICT (scope, dedup_key) DO NOTHING
             """) == 1
+    }
+
+    /// The de-duplication key `postbackId` holds, if any.
+    static func dedupKey(_ db: any SQLExecutor, postbackId id: String) throws -> String? {
+        try db.first("SELECT dedup_key FROM postback_keys WHERE postback_id = \(id)", as: PostbackRows.DedupKey.self)?.dedupKey
+    }
+
+    /// Forgets the keys of postbacks received before `cutoff` (their copies are gone).
+    static func forgetKeys(_ db: any SQLExecutor, receivedBefore cutoff: Int64) throws {
+        try db.execute("DELETE FROM postback_keys WHERE received_at < \(cutoff)")
     }
 
     /// Whether a postback already holds `key` in `scope`.
@@ -92,6 +114,35 @@ enum PostbackQueries {
             """)
     }
 
+    /// The verified (and duplicate) postbacks of `appStoreId` kept unrouted, or routed to `previous`, oldest first.
+    static func unrouted(_ db: any SQLExecutor, appStoreId: String, ownedBy previous: String?, limit: Int64) throws -> [PostbackRows.Unrouted] {
+        let owners: SQL = previous.map { "(app_id IS NULL OR app_id = \($0))" } ?? "app_id IS NULL"
+        return try db.query("""
+            SELECT \(raw: PostbackRows.Unrouted.columns)
+            FROM postbacks WHERE app_store_id = \(appStoreId) AND status IN ('valid', 'duplicate') AND \(owners)
+            ORDER BY received_at, id LIMIT \(limit)
+            """, as: PostbackRows.Unrouted.self)
+    }
+
+    /// Gives a postback to `app`, with what its schema and campaigns make of it.
+    static func route(_ db: any SQLExecutor, postbackId id: String, to app: App, status: String, campaign: String?, schemaVersion: Int64?,
+                      decoded: String?) throws {
+        try db.execute("""
+            UPDATE postbacks SET app_id = \(app.id), workspace_id = \(app.workspaceId), status = \(status), campaign = \(campaign),
+                schema_version = \(schemaVersion), decoded = \(decoded)
+            WHERE id = \(id)
+            """)
+    }
+
+    /// Forwards due now that no server holds, soonest first.
+    static func dueForwards(_ db: any SQLExecutor, now: Int64, limit: Int) throws -> [PostbackRows.Forward] {
+        try db.query("""
+            SELECT id, postback_id, url, body, attempts FROM postback_forwards
+            WHERE status = 'pending' AND next_attempt_at <= \(now) AND (lease_until IS NULL OR lease_until < \(now))
+            ORDER BY next_attempt_at LIMIT \(Int64(limit))
+            """, as: PostbackRows.Forward.self)
+    }
+
     /// One page of postbacks, newest first, plus one more when there is a next page.
     static func postbacks(_ db: any SQLExecutor, workspaceFilter: SQL, appId: String?, status: String?, environment: String? = nil,
                           cursor: String?, limit: Int) throws -> [StoredPostback] {
@@ -102,13 +153,46 @@ enum PostbackQueries {
         let filter = clauses
         let cursor: SQL = cursor.map { " AND (received_at, id) < (SELECT received_at, id FROM postbacks WHERE id = \($0))" } ?? ""
         return try db.query("""
-            SELECT \(raw: postbackColumns) FROM postbacks WHERE 1 = 1\(filter)\(cursor) ORDER BY received_at DESC, id DESC LIMIT \(limit + 1)
-            """).map(PostbackReports.stored)
+            SELECT \(raw: PostbackRows.Stored.columns) FROM postbacks WHERE 1 = 1\(filter)\(cursor) ORDER BY received_at DESC, id DESC
+            LIMIT \(limit + 1)
+            """, as: PostbackRows.Stored.self).map(\.wire)
+    }
+
+    /// The report's postbacks in `scope`, counted by `key` (SQL, `PostbackReports.key`) and what the counts tell apart.
+    static func reportGroups(_ db: any SQLExecutor, scope: SQL, key: String) throws -> [PostbackRows.ReportGroup] {
+        try db.query("""
+            SELECT \(raw: key) AS k, status, did_win, sequence_index, conversion_type, redownload,
+                   CASE WHEN fine_value IS NOT NULL THEN 1 ELSE 0 END AS has_fine,
+                   CASE WHEN coarse_value IS NOT NULL THEN 1 ELSE 0 END AS has_coarse, COUNT(*) AS n
+            FROM postbacks WHERE \(scope)
+            GROUP BY \(raw: key), status, did_win, sequence_index, conversion_type, redownload,
+                     CASE WHEN fine_value IS NOT NULL THEN 1 ELSE 0 END, CASE WHEN coarse_value IS NOT NULL THEN 1 ELSE 0 END
+            """, as: PostbackRows.ReportGroup.self)
+    }
+
+    /// The workspace's invalid postbacks past each day's sample, by day (`byDay`) or by framework.
+    static func rejectionCounts(_ db: any SQLExecutor, workspaceId: String, byDay: Bool, days: ClosedRange<Int64>) throws
+        -> [PostbackRows.RejectionCount] {
+        let key = byDay ? "day" : "framework"
+        return try db.query("""
+            SELECT \(raw: key) AS k, SUM(count) AS n FROM postback_rejections
+            WHERE scope = \(workspaceId) AND day >= \(days.lowerBound) AND day <= \(days.upperBound)
+            GROUP BY \(raw: key)
+            """, as: PostbackRows.RejectionCount.self)
+    }
+
+    /// Per group of `key`, the verified postbacks in `scope` lacking each tier-controlled field, out of those that could.
+    static func missingFieldSums(_ db: any SQLExecutor, scope: SQL, key: String) throws -> [PostbackRows.MissingFieldSums] {
+        let sums = PostbackReports.tierColumns.map(\.column).map { "SUM(\($0)) AS \($0)_missing, COUNT(\($0)) AS \($0)_of" }
+        return try db.query("""
+            SELECT \(raw: key) AS k, \(raw: sums.joined(separator: ", ")) FROM postbacks WHERE \(scope) AND status = 'valid' GROUP BY \(raw: key)
+            """, as: PostbackRows.MissingFieldSums.self)
     }
 
     /// The app's AdAttributionKit settings, or nil while it has none.
     static func adAttributionSettings(_ db: any SQLExecutor, appId: String) throws -> AdAttributionSettings? {
-        guard let text = try db.first("SELECT document FROM ad_attribution_settings WHERE app_id = \(appId)")?.string("document") else { return nil }
+        guard let text = try db.first("SELECT document FROM ad_attribution_settings WHERE app_id = \(appId)", as: PostbackRows.Document.self)?.document
+        else { return nil }
         do {
             return try StrictJSONDecoder().decode(AdAttributionSettings.self, from: Array(text.utf8))
         } catch {
@@ -126,8 +210,8 @@ enum PostbackQueries {
 
     /// The workspace's ad network ids, oldest first.
     static func adNetworkIds(_ db: any SQLExecutor, workspaceId: String) throws -> [String] {
-        try db.query("SELECT ad_network_id FROM ad_networks WHERE workspace_id = \(workspaceId) ORDER BY created_at, id")
-            .map { try $0.string("ad_network_id") }
+        try db.query("SELECT ad_network_id FROM ad_networks WHERE workspace_id = \(workspaceId) ORDER BY created_at, id",
+                     as: PostbackRows.AdNetworkIdRow.self).map(\.adNetworkId)
     }
 
     static func insertAdNetwork(_ db: any SQLExecutor, _ network: AdNetwork, sealedKey: String, now: Int64) throws {
@@ -138,13 +222,13 @@ enum PostbackQueries {
     }
 
     static func adNetwork(_ db: any SQLExecutor, id: String) throws -> AdNetwork? {
-        try db.first("SELECT \(raw: adNetworkColumns) FROM ad_networks WHERE id = \(id)").map(AdNetworks.network)
+        try db.first("SELECT \(raw: PostbackRows.AdNetworkRow.columns) FROM ad_networks WHERE id = \(id)", as: PostbackRows.AdNetworkRow.self)?.wire
     }
 
     /// Ad network `id` with its sealed private key, or nil when there is none.
     static func adNetworkWithKey(_ db: any SQLExecutor, id: String) throws -> (network: AdNetwork, sealedKey: String)? {
-        try db.first("SELECT \(raw: adNetworkColumns), private_key FROM ad_networks WHERE id = \(id)").map {
-            (try AdNetworks.network($0), try $0.string("private_key"))
-        }
+        guard let row = try db.first("SELECT \(raw: PostbackRows.AdNetworkRow.columns), private_key FROM ad_networks WHERE id = \(id)")
+        else { return nil }
+        return (try row.decode(PostbackRows.AdNetworkRow.self).wire, try row.decode(PostbackRows.SealedKey.self).privateKey)
     }
 }

@@ -109,36 +109,26 @@ package enum PostbackReceiver {
     /// keys taken into its workspace (a copy received on two hosts becomes a duplicate), and the valid ones queued for
     /// its forwarding URLs, as they would have been on arrival. Returns how many moved.
     static func adopt(_ db: any SQLExecutor, app: App, appStoreId: String, from previous: String?, now: Int64) throws -> Int {
-        let owners: SQL = previous.map { "(app_id IS NULL OR app_id = \($0))" } ?? "app_id IS NULL"
-        let rows = try db.query("""
-            SELECT id, status, body, received_at, fine_value, coarse_value, sequence_index, ad_network_id, source_identifier, campaign_id
-            FROM postbacks WHERE app_store_id = \(appStoreId) AND status IN ('valid', 'duplicate') AND \(owners)
-            ORDER BY received_at, id LIMIT \(adoptionLimit)
-            """)
+        let rows = try PostbackQueries.unrouted(db, appStoreId: appStoreId, ownedBy: previous, limit: adoptionLimit)
         for row in rows {
-            let id = try row.string("id")
-            var status = try row.string("status")
-            if status == "valid", let key = try db.first("SELECT dedup_key FROM postback_keys WHERE postback_id = \(id)")?.string("dedup_key"),
-               try !PostbackQueries.claimKey(db, scope: app.workspaceId, key: key, postbackId: id, now: try row.int("received_at")) {
+            var status = row.status
+            if status == "valid", let key = try PostbackQueries.dedupKey(db, postbackId: row.id),
+               try !PostbackQueries.claimKey(db, scope: app.workspaceId, key: key, postbackId: row.id, now: row.receivedAt) {
                 status = "duplicate"
             }
-            let schema = try ConversionSchemas.inForce(db, appId: app.id, receivedAt: try row.int("received_at"))
-            let window = Int(try row.int("sequence_index")) + 1
-            let decoded = try schema.flatMap { schema in
-                ConversionSchemas.decode(fine: try row.optionalInt("fine_value").map(Int.init), coarse: try row.optionalString("coarse_value"),
-                                         window: window, schema: schema).map(PostbackDecoding.encode)
+            let schema = try ConversionSchemas.inForce(db, appId: app.id, receivedAt: row.receivedAt)
+            let decoded = schema.flatMap { schema in
+                ConversionSchemas.decode(fine: row.fineValue, coarse: row.coarseValue, window: row.sequenceIndex + 1, schema: schema)
+                    .map(PostbackDecoding.encode)
             }
-            let campaign = PostbackDecoding.campaignName(network: try row.optionalString("ad_network_id"),
-                                                         identifier: try row.optionalString("source_identifier") ?? row.optionalString("campaign_id"),
+            let campaign = PostbackDecoding.campaignName(network: row.adNetworkId, identifier: row.sourceIdentifier ?? row.campaignId,
                                                          settings: app.postbacks)
-            try db.execute("""
-                UPDATE postbacks SET app_id = \(app.id), workspace_id = \(app.workspaceId), status = \(status), campaign = \(campaign),
-                    schema_version = \(schema.map { Int64($0.version) }), decoded = \(decoded)
-                WHERE id = \(id)
-                """)
+            try PostbackQueries.route(db, postbackId: row.id, to: app, status: status, campaign: campaign,
+                                      schemaVersion: schema.map { Int64($0.version) }, decoded: decoded)
             if status == "valid" {
-                let body = try row.blob("body")
-                for url in app.postbacks.forwardUrls { try PostbackQueries.queueForward(db, postbackId: id, appId: app.id, url: url, body: body, now: now) }
+                for url in app.postbacks.forwardUrls {
+                    try PostbackQueries.queueForward(db, postbackId: row.id, appId: app.id, url: url, body: row.body, now: now)
+                }
             }
         }
         return rows.count
@@ -152,14 +142,10 @@ package enum PostbackReceiver {
 
     /// Forwarded postbacks: the raw body, as Apple sent it.
     package static let forwardOutbox = OutboxQueue(table: "postback_forwards", metric: "linkrunway_postback_forwards_total") { db, now, limit, _ in
-        try db.query("""
-            SELECT id, postback_id, url, body, attempts FROM postback_forwards
-            WHERE status = 'pending' AND next_attempt_at <= \(now) AND (lease_until IS NULL OR lease_until < \(now))
-            ORDER BY next_attempt_at LIMIT \(Int64(limit))
-            """).map { row in
-            OutboxQueue.Item(id: try row.string("id"), url: try row.string("url"), body: try row.blob("body"), headers: [
-                "Content-Type": "application/json", "User-Agent": "LinkRunway-Postbacks/1", "LinkRunway-Postback": try row.string("postback_id"),
-            ], attempts: try row.int("attempts"))
+        try PostbackQueries.dueForwards(db, now: now, limit: limit).map { row in
+            OutboxQueue.Item(id: row.id, url: row.url, body: row.body, headers: [
+                "Content-Type": "application/json", "User-Agent": "LinkRunway-Postbacks/1", "LinkRunway-Postback": row.postbackId,
+            ], attempts: row.attempts)
         }
     }
 }

@@ -14,27 +14,6 @@ enum PostbackReports {
     /// (the sandbox view) counts nothing else.
     static let environments = ["production", "development"]
 
-    static func stored(_ row: SQLRow) throws -> StoredPostback {
-        let decoded = try row.optionalString("decoded").flatMap { try? StrictJSONDecoder().decode([DecodedConversion].self, from: Array($0.utf8)) }
-        return StoredPostback(
-            id: try row.string("id"), framework: try row.string("framework"), status: try row.string("status"),
-            reason: try row.optionalString("reason"), detail: try row.optionalString("detail"), receivedAt: Timestamp.iso(try row.int("received_at")),
-            appId: try row.optionalString("app_id"), version: try row.optionalString("version"), kid: try row.optionalString("kid"),
-            environment: try row.string("environment"), adNetworkId: try row.optionalString("ad_network_id"),
-            campaignId: try row.optionalString("campaign_id"), sourceIdentifier: try row.optionalString("source_identifier"),
-            campaign: try row.optionalString("campaign"), appStoreId: try row.optionalString("app_store_id"),
-            transactionId: try row.optionalString("transaction_id"), window: Int(try row.int("sequence_index")) + 1,
-            didWin: try row.optionalInt("did_win").map { $0 != 0 }, redownload: try row.optionalInt("redownload").map { $0 != 0 },
-            conversionType: try row.optionalString("conversion_type"), fidelityType: try row.optionalInt("fidelity_type").map(Int.init),
-            sourceAppId: try row.optionalString("source_app_id"), sourceDomain: try row.optionalString("source_domain"),
-            fineValue: try row.optionalInt("fine_value").map(Int.init), coarseValue: try row.optionalString("coarse_value"),
-            countryCode: try row.optionalString("country_code"), interactionType: try row.optionalString("interaction_type"),
-            tier: try row.optionalString("tier"), schemaVersion: try row.optionalInt("schema_version").map(Int.init), decoded: decoded,
-            marketplace: try row.optionalString("marketplace"), adNetworkName: AppleAdsPostbacks.networkName(try row.optionalString("ad_network_id")),
-            placement: AppleAdsPostbacks.placement(adNetworkId: try row.optionalString("ad_network_id"),
-                                                   identifier: try row.optionalString("campaign_id") ?? row.optionalString("source_identifier"))?.rawValue)
-    }
-
     /// The SQL that buckets a postback.
     static func key(_ groupBy: String) -> String {
         switch groupBy {
@@ -62,52 +41,39 @@ enum PostbackReports {
             """
         let key = key(groupBy)
         var rows: [String: PostbackReportRow] = [:]
-        for group in try db.query("""
-            SELECT \(raw: key) AS k, status, did_win, sequence_index, conversion_type, redownload,
-                   CASE WHEN fine_value IS NOT NULL THEN 1 ELSE 0 END AS has_fine,
-                   CASE WHEN coarse_value IS NOT NULL THEN 1 ELSE 0 END AS has_coarse, COUNT(*) AS n
-            FROM postbacks WHERE \(scope)
-            GROUP BY \(raw: key), status, did_win, sequence_index, conversion_type, redownload,
-                     CASE WHEN fine_value IS NOT NULL THEN 1 ELSE 0 END, CASE WHEN coarse_value IS NOT NULL THEN 1 ELSE 0 END
-            """) {
-            let name = label(group["k"], groupBy: groupBy)
-            let n = Int(try group.int("n"))
+        for group in try PostbackQueries.reportGroups(db, scope: scope, key: key) {
+            let name = label(group.k, groupBy: groupBy)
+            let n = group.n
             var row = rows[name] ?? PostbackReportRow(key: name)
-            switch try group.string("status") {
+            switch group.status {
             case "invalid": row.invalid += n
             case "duplicate": row.duplicates += n
             default:
                 row.postbacks += n
-                let winning = try group.optionalInt("did_win").map { $0 != 0 } ?? true
-                let type = try group.optionalString("conversion_type")
-                let hasFine = try group.int("has_fine") == 1, hasCoarse = try group.int("has_coarse") == 1
-                if !winning {
+                if !(group.didWin ?? true) {
                     row.nonWinning += n
                 } else {
                     // Apple's JSON spells it `re-engagement`, its prose `reengagement`; both are read.
-                    if type == "re-engagement" || type == "reengagement" {
+                    if group.conversionType == "re-engagement" || group.conversionType == "reengagement" {
                         row.reengagements += n
-                    } else if try group.int("sequence_index") == 0 {
+                    } else if group.sequenceIndex == 0 {
                         row.installs += n
-                        if try group.optionalInt("redownload") == 1 { row.redownloads += n }
+                        if group.redownload == true { row.redownloads += n }
                     }
-                    if !hasFine && !hasCoarse { row.withheld += n }
+                    if !group.hasFine && !group.hasCoarse { row.withheld += n }
                 }
-                if hasFine { row.fineValues += n } else if hasCoarse { row.coarseValues += n }
+                if group.hasFine { row.fineValues += n } else if group.hasCoarse { row.coarseValues += n }
             }
             rows[name] = row
         }
         // Invalid postbacks past each day's sample were only counted: by day and framework, nothing else is known of them
         // (so they count as production).
         if appId == nil, environment == "production", groupBy == "day" || groupBy == "framework" {
-            for counted in try db.query("""
-                SELECT \(raw: groupBy == "day" ? "day" : "framework") AS k, SUM(count) AS n FROM postback_rejections
-                WHERE scope = \(workspaceId) AND day >= \(from / 86_400_000) AND day <= \((to - 1) / 86_400_000)
-                GROUP BY \(raw: groupBy == "day" ? "day" : "framework")
-                """) {
-                let name = label(counted["k"], groupBy: groupBy)
+            for counted in try PostbackQueries.rejectionCounts(db, workspaceId: workspaceId, byDay: groupBy == "day",
+                                                               days: from / 86_400_000...(to - 1) / 86_400_000) {
+                let name = label(counted.k, groupBy: groupBy)
                 var row = rows[name] ?? PostbackReportRow(key: name)
-                row.invalid += Int(try counted.int("n"))
+                row.invalid += counted.n
                 rows[name] = row
             }
         }
@@ -123,25 +89,25 @@ enum PostbackReports {
 
     /// The tier-controlled columns (`0060_postback_withheld_fields`: 1 where Apple left the field out, 0 where it is there,
     /// NULL where the postback's format has no such field), where each goes in a row, and its name in CSV.
-    static let tierColumns: [(column: String, field: WritableKeyPath<PostbackMissingFields, MissingFieldCount> & Sendable, csv: String)] = [
-        ("lacks_country", \.countryCode, "country_code"), ("lacks_marketplace", \.marketplaceIdentifier, "marketplace_identifier"),
-        ("lacks_source_digits", \.sourceIdentifierDigits, "source_identifier_digits"), ("lacks_publisher", \.publisher, "publisher"),
+    /// `sums` names the column's two sums in `PostbackRows.MissingFieldSums`.
+    static let tierColumns: [(column: String, field: WritableKeyPath<PostbackMissingFields, MissingFieldCount> & Sendable,
+                              sums: KeyPath<PostbackRows.MissingFieldSums, (missing: Int64?, of: Int64)> & Sendable, csv: String)] = [
+        ("lacks_country", \.countryCode, \.country, "country_code"),
+        ("lacks_marketplace", \.marketplaceIdentifier, \.marketplace, "marketplace_identifier"),
+        ("lacks_source_digits", \.sourceIdentifierDigits, \.sourceDigits, "source_identifier_digits"),
+        ("lacks_publisher", \.publisher, \.publisher, "publisher"),
     ]
 
     /// Adds to each group how many of its verified postbacks lack each field Apple withholds at lower postback data
     /// tiers, out of those whose format has it.
     static func countMissingFields(_ db: any SQLExecutor, scope: SQL, key: String, groupBy: String, into rows: inout [String: PostbackReportRow]) throws {
-        let sums = tierColumns.map { "SUM(\($0.column)) AS \($0.column)_missing, COUNT(\($0.column)) AS \($0.column)_of" }.joined(separator: ", ")
-        for group in try db.query("""
-            SELECT \(raw: key) AS k, \(raw: sums) FROM postbacks WHERE \(scope) AND status = 'valid' GROUP BY \(raw: key)
-            """) {
-            let name = label(group["k"], groupBy: groupBy)
+        for group in try PostbackQueries.missingFieldSums(db, scope: scope, key: key) {
+            let name = label(group.k, groupBy: groupBy)
             var row = rows[name] ?? PostbackReportRow(key: name)
-            for (column, field, _) in tierColumns {
-                let counted = row.missingFields[keyPath: field]
-                row.missingFields[keyPath: field] = MissingFieldCount(
-                    missing: try Checked.add(counted.missing, try group.optionalInt("\(column)_missing") ?? 0),
-                    outOf: try Checked.add(counted.outOf, try group.int("\(column)_of")))
+            for (_, field, sums, _) in tierColumns {
+                let counted = row.missingFields[keyPath: field], summed = group[keyPath: sums]
+                row.missingFields[keyPath: field] = MissingFieldCount(missing: try Checked.add(counted.missing, summed.missing ?? 0),
+                                                                      outOf: try Checked.add(counted.outOf, summed.of))
             }
             rows[name] = row
         }

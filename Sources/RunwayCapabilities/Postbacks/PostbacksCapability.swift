@@ -45,7 +45,7 @@ package struct PostbacksCapability: Capability {
     /// A postback Apple sends again while its first copy is kept stays a duplicate: its key lives as long as the copy.
     package func maintain(_ services: ServerServices, policy: RetentionPolicy, now: Int64, report: inout RetentionReport) async throws {
         let cutoff = now - Int64(policy.postbackDays) * 86_400_000
-        _ = try await services.store.write { db in try db.execute("DELETE FROM postback_keys WHERE received_at < \(cutoff)") }
+        try await services.store.write { db in try PostbackQueries.forgetKeys(db, receivedBefore: cutoff) }
     }
 
     package var sealedColumns: [SealedColumn] { [SealedColumn("ad_networks", key: "id", column: "private_key")] }
