@@ -170,13 +170,14 @@ enum PostbackQueries {
             """, as: PostbackRows.ReportGroup.self)
     }
 
-    /// The workspace's invalid postbacks past each day's sample, by day (`byDay`) or by framework.
-    static func rejectionCounts(_ db: any SQLExecutor, workspaceId: String, byDay: Bool, days: ClosedRange<Int64>) throws
+    /// The workspace's invalid postbacks past each day's sample from `fromDay` to `toDay`, by day (`byDay`) or by
+    /// framework.
+    static func rejectionCounts(_ db: any SQLExecutor, workspaceId: String, byDay: Bool, fromDay: Int64, toDay: Int64) throws
         -> [PostbackRows.RejectionCount] {
         let key = byDay ? "day" : "framework"
         return try db.query("""
             SELECT \(raw: key) AS k, SUM(count) AS n FROM postback_rejections
-            WHERE scope = \(workspaceId) AND day >= \(days.lowerBound) AND day <= \(days.upperBound)
+            WHERE scope = \(workspaceId) AND day >= \(fromDay) AND day <= \(toDay)
             GROUP BY \(raw: key)
             """, as: PostbackRows.RejectionCount.self)
     }

@@ -70,7 +70,7 @@ enum PostbackReports {
         // (so they count as production).
         if appId == nil, environment == "production", groupBy == "day" || groupBy == "framework" {
             for counted in try PostbackQueries.rejectionCounts(db, workspaceId: workspaceId, byDay: groupBy == "day",
-                                                               days: from / 86_400_000...(to - 1) / 86_400_000) {
+                                                               fromDay: from / 86_400_000, toDay: (to - 1) / 86_400_000) {
                 let name = label(counted.k, groupBy: groupBy)
                 var row = rows[name] ?? PostbackReportRow(key: name)
                 row.invalid += counted.n
