@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Reads a result row into a `Decodable` record, as GRDB's `FetchableRecord` does: each stored property names its
 /// column in snake case (`workspaceId` reads `workspace_id`). Text, integers (`Int64`, `Int`, `Int32`), reals, blobs
@@ -16,6 +17,18 @@ public enum RowDecoder {
             // A type's own refusal (an enumeration's unknown raw value) is a row that does not fit, like any other.
             throw StoreError.corrupt("a \(Record.self) row does not fit: \(error)")
         }
+    }
+
+    /// Column names already worked out, by property name: a record read per request (an install on every match) does
+    /// not work them out again. Property names come from code, so the table stays small.
+    private static let knownColumns = Mutex<[String: String]>([:])
+
+    /// `columnName(property)`, worked out once per property name.
+    static func column(of property: String) -> String {
+        if let known = knownColumns.withLock({ $0[property] }) { return known }
+        let name = columnName(property)
+        knownColumns.withLock { $0[property] = name }
+        return name
     }
 
     /// `workspaceId` → `workspace_id`, `iosURL` → `ios_url`: a capital letter after a lower-case letter or a digit, or
@@ -86,7 +99,7 @@ private struct RowContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     var codingPath: [any CodingKey] { [] }
     var allKeys: [Key] { row.columns.compactMap { column in Key(stringValue: column) } }
 
-    private func column(_ key: Key) -> String { RowDecoder.columnName(key.stringValue) }
+    private func column(_ key: Key) -> String { RowDecoder.column(of: key.stringValue) }
 
     func contains(_ key: Key) -> Bool { row.columns.contains(column(key)) }
 
