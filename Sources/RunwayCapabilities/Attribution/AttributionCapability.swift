@@ -55,25 +55,7 @@ package struct AttributionCapability: Capability {
                                           rules: explanation?.rules ?? [], candidates: explanation?.candidates ?? [],
                                           winner: explanation?.winner, simulated: record.simulated)
         }
-        export.events = try db.query("""
-            SELECT event_id, type, name, user_id, occurred_at, received_at, amount, currency, properties, attested, method, source, link_id,
-                campaign, channel, feature, apple_ads_campaign_id, apple_ads_ad_group_id, apple_ads_keyword_id, variant, qr
-            FROM events WHERE app_id = \(install.appId) AND install_id = \(install.installId) ORDER BY occurred_at, event_id
-            """).map { row in
-            StoredEvent(eventId: try row.string("event_id"), type: try row.string("type"), name: try row.optionalString("name"),
-                        userId: try row.optionalString("user_id"), occurredAt: Timestamp.iso(try row.int("occurred_at")),
-                        receivedAt: Timestamp.iso(try row.int("received_at")), amount: try row.optionalInt("amount"),
-                        currency: try row.optionalString("currency"),
-                        properties: try row.optionalString("properties").flatMap { try? JSONDecoder().decode([String: JSONLiteral].self, from: Data($0.utf8)) },
-                        attested: try row.bool("attested"),
-                        attribution: EventAttribution(method: try row.string("method"), source: try row.string("source"), linkId: try row.optionalString("link_id"),
-                                                      campaign: try row.optionalString("campaign"), channel: try row.optionalString("channel"),
-                                                      feature: try row.optionalString("feature"),
-                                                      appleAdsCampaignId: try row.optionalString("apple_ads_campaign_id"),
-                                                      appleAdsAdGroupId: try row.optionalString("apple_ads_ad_group_id"),
-                                                      appleAdsKeywordId: try row.optionalString("apple_ads_keyword_id"),
-                                                      variant: try row.optionalString("variant"), qr: try row.bool("qr") ? true : nil))
-        }
+        export.events = try AttributionQueries.exportedEvents(db, appId: install.appId, installId: install.installId).map(\.wire)
     }
 
     /// Address hashes on installs go after their hours, and impressions (kept only for matching by address) with them;

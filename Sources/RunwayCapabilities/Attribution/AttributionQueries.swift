@@ -7,12 +7,11 @@ enum AttributionQueries {
     /// The installs with id `installId`: of `appId` when given, else within `workspaceId` unless that is nil (every workspace).
     static func installs(_ db: any SQLExecutor, installId: String, appId: String?, workspaceId: String?) throws -> [InstallRecord] {
         if let appId {
-            return try db.query("SELECT \(raw: InstallRecord.columns) FROM installs WHERE app_id = \(appId) AND install_id = \(installId)")
-                .map(InstallRecord.init(row:))
+            return try db.query("SELECT \(raw: InstallRecord.columns) FROM installs WHERE app_id = \(appId) AND install_id = \(installId)",
+                                as: InstallRecord.self)
         }
         let scope: SQL = workspaceId.map { " AND workspace_id = \($0)" } ?? ""
-        return try db.query("SELECT \(raw: InstallRecord.columns) FROM installs WHERE install_id = \(installId)\(scope)")
-            .map(InstallRecord.init(row:))
+        return try db.query("SELECT \(raw: InstallRecord.columns) FROM installs WHERE install_id = \(installId)\(scope)", as: InstallRecord.self)
     }
 
     /// An ad shown to a device, kept by a keyed hash of its address for view-through matching.
@@ -70,6 +69,31 @@ enum AttributionQueries {
     /// Claims the apps' event ids at once: the ones stored now (not before), as app id, a NUL and event id.
     static func claimEventIds(_ db: any SQLExecutor, _ ids: [(appId: String, eventId: String)], now: Int64) throws -> Set<String> {
         let rows = try db.insert(eventIdClaims, rows: ids.map { [.text($0.appId), .text($0.eventId), .integer(now)] })
-        return Set(try rows.map { try $0.string("app_id") + "\u{0}" + $0.string("event_id") })
+        return Set(try rows.map { row in
+            let claimed = try row.decode(AttributionRows.EventId.self)
+            return claimed.appId + "\u{0}" + claimed.eventId
+        })
+    }
+
+    /// The install's secret's hash, when it has one.
+    static func secretHash(_ db: any SQLExecutor, appId: String, installId: String) throws -> String? {
+        try db.first("SELECT secret_hash FROM install_secrets WHERE app_id = \(appId) AND install_id = \(installId)", as: AttributionRows.SecretHash.self)?
+            .secretHash
+    }
+
+    /// The install's events that count in a link's figures.
+    static func linkedEvents(_ db: any SQLExecutor, appId: String, installId: String) throws -> [AttributionRows.RolledUpEvent] {
+        try db.query("""
+            SELECT type, amount, currency, link_id, received_at, variant, qr FROM events
+            WHERE app_id = \(appId) AND install_id = \(installId) AND link_id IS NOT NULL
+            """, as: AttributionRows.RolledUpEvent.self)
+    }
+
+    /// The install's events, in the order they happened, for its data export.
+    static func exportedEvents(_ db: any SQLExecutor, appId: String, installId: String) throws -> [AttributionRows.ExportedEvent] {
+        try db.query("""
+            SELECT \(raw: AttributionRows.ExportedEvent.columns)
+            FROM events WHERE app_id = \(appId) AND install_id = \(installId) ORDER BY occurred_at, event_id
+            """, as: AttributionRows.ExportedEvent.self)
     }
 }

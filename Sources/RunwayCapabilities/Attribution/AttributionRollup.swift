@@ -34,13 +34,9 @@ enum AttributionRollup {
         guard let install = try InstallRecord.find(db, appId: appId, installId: installId) else { return }
         var rollup = LinkRollup()
         add(install: install, to: &rollup)
-        for event in try db.query("""
-            SELECT type, amount, currency, link_id, received_at, variant, qr FROM events
-            WHERE app_id = \(appId) AND install_id = \(installId) AND link_id IS NOT NULL
-            """) {
-            add(event: try event.string("type"), amount: try event.optionalInt("amount"), currency: try event.optionalString("currency"),
-                linkId: try event.optionalString("link_id"), receivedAt: try event.int("received_at"), variant: try event.optionalString("variant"),
-                qr: try event.bool("qr"), install: install, to: &rollup)
+        for event in try AttributionQueries.linkedEvents(db, appId: appId, installId: installId) {
+            add(event: event.type, amount: event.amount, currency: event.currency, linkId: event.linkId, receivedAt: event.receivedAt,
+                variant: event.variant, qr: event.qr, install: install, to: &rollup)
         }
         try rollup.remove(from: db)
     }

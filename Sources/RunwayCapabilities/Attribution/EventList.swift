@@ -27,13 +27,7 @@ enum EventList {
                 SELECT e.event_id, e.app_id, e.install_id, e.type, e.name, e.amount, e.currency, e.source, e.campaign, e.occurred_at, e.received_at,
                        CASE WHEN \(simulatedInstall) THEN 1 ELSE 0 END AS simulated
                 FROM events e WHERE 1 = 1\(conditions)\(order.order) LIMIT \(page.limit + 1)
-                """).map { row in
-                (RecentEvent(eventId: try row.string("event_id"), appId: try row.string("app_id"), installId: try row.string("install_id"),
-                             type: try row.string("type"), name: try row.optionalString("name"), amount: try row.optionalInt("amount"),
-                             currency: try row.optionalString("currency"), source: try row.string("source"), campaign: try row.optionalString("campaign"),
-                             simulated: try row.int("simulated") == 1, occurredAt: Timestamp.iso(try row.int("occurred_at")),
-                             receivedAt: Timestamp.iso(try row.int("received_at"))), try row.int("received_at"))
-            }
+                """, as: AttributionRows.ListedEvent.self).map { ($0.wire, $0.receivedAt) }
         }
         let shown = events.prefix(page.limit)
         return Page(items: shown.map(\.0), nextCursor: events.count > page.limit

@@ -87,11 +87,9 @@ enum FunnelReports {
             SELECT \(raw: visitKey) AS k, c.kind, COUNT(*) AS n FROM clicks c JOIN links l ON l.id = c.link_id
             WHERE c.workspace_id = \(workspaceId) AND c.created_at >= \(from) AND c.created_at < \(to)\(appFilter)
             GROUP BY \(raw: visitGroups)
-            """) {
-            let n = try visit.int("n")
-            let kind = try visit.string("kind")
-            try bump(visit["k"]) { row in
-                if kind == "click" { row.clicks = try Checked.add(row.clicks, n) } else { row.opens = try Checked.add(row.opens, n) }
+            """, as: AttributionRows.VisitGroup.self) {
+            try bump(visit.k) { row in
+                if visit.kind == "click" { row.clicks = try Checked.add(row.clicks, visit.n) } else { row.opens = try Checked.add(row.opens, visit.n) }
             }
         }
         // Previews and bots are counted by UTC day: a range that starts within a day takes in that whole day. They have
@@ -103,11 +101,9 @@ enum FunnelReports {
             SELECT \(raw: automatedKey) AS k, v.kind, SUM(v.visits) AS n FROM link_automated_visits v JOIN links l ON l.id = v.link_id
             WHERE v.workspace_id = \(workspaceId) AND v.day >= \(from / 86_400_000) AND v.day * 86400000 < \(to)\(appFilter)
             GROUP BY \(raw: automatedGroups)
-            """) {
-            let n = try visit.int("n")
-            let kind = try visit.string("kind")
-            try bump(visit["k"]) { row in
-                if kind == "preview" { row.previews = try Checked.add(row.previews, n) } else { row.bots = try Checked.add(row.bots, n) }
+            """, as: AttributionRows.VisitGroup.self) {
+            try bump(visit.k) { row in
+                if visit.kind == "preview" { row.previews = try Checked.add(row.previews, visit.n) } else { row.bots = try Checked.add(row.bots, visit.n) }
             }
         }
         // Installs and events carry their attribution; the UTM values are their link's, joined only for those groupings.
@@ -121,9 +117,8 @@ enum FunnelReports {
             SELECT \(raw: installKey) AS k, COUNT(*) AS n FROM installs i\(raw: utm ? " LEFT JOIN links l ON l.id = i.link_id" : "")
             WHERE i.workspace_id = \(workspaceId) AND i.matched_at >= \(from) AND i.matched_at < \(to) AND i.source <> 'returning'\(installFilter)\(realInstalls)
             GROUP BY \(raw: constant(groupBy, installKey) ? "i.workspace_id" : installKey)
-            """) {
-            let n = try install.int("n")
-            try bump(install["k"]) { $0.installs = try Checked.add($0.installs, n) }
+            """, as: AttributionRows.InstallGroup.self) {
+            try bump(install.k) { $0.installs = try Checked.add($0.installs, install.n) }
         }
         let eventFilter: SQL = appId.map { " AND e.app_id = \($0)" } ?? ""
         let leftOut: SQL? = switch (includeSimulated, consumerOnly) {
@@ -143,14 +138,11 @@ enum FunnelReports {
             FROM events e\(raw: utm ? " LEFT JOIN links l ON l.id = e.link_id" : "")
             WHERE e.workspace_id = \(workspaceId) AND e.received_at >= \(from) AND e.received_at < \(to)\(eventFilter)\(realEvents)
             GROUP BY \(raw: constant(groupBy, eventKey) ? "e.workspace_id" : eventKey), e.type, e.currency
-            """) {
-            let n = try Checked.int(try event.int("n"))
-            let type = try event.string("type")
-            let currency = try event.optionalString("currency")
-            let net = try event.optionalInt("net") ?? 0
-            try bump(event["k"]) { entry in
-                try Checked.add(n, to: &entry.events, at: type)
-                if let currency { try Checked.add(net, to: &entry.revenue, at: currency) }
+            """, as: AttributionRows.EventGroup.self) {
+            let n = try Checked.int(event.n)
+            try bump(event.k) { entry in
+                try Checked.add(n, to: &entry.events, at: event.type)
+                if let currency = event.currency { try Checked.add(event.net ?? 0, to: &entry.revenue, at: currency) }
             }
         }
         return FunnelReport(from: Timestamp.iso(from), to: Timestamp.iso(to), groupBy: groupBy,

@@ -22,8 +22,8 @@ enum InstallList {
         if let simulated = try NewestFirst.flag(request, "simulated") { filter = filter + " AND simulated = \(simulated)" }
         let conditions = filter + (try order.after(page.cursor))
         let records = try await store.read { db in
-            try db.query("SELECT \(raw: InstallRecord.columns) FROM installs WHERE 1 = 1\(conditions)\(order.order) LIMIT \(page.limit + 1)")
-                .map(InstallRecord.init(row:))
+            try db.query("SELECT \(raw: InstallRecord.columns) FROM installs WHERE 1 = 1\(conditions)\(order.order) LIMIT \(page.limit + 1)",
+                         as: InstallRecord.self)
         }
         let shown = records.prefix(page.limit)
         return Page(items: shown.map(\.summary),

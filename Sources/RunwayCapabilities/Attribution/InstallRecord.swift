@@ -4,8 +4,8 @@ import RunwayJSON
 import RunwayKit
 import RunwayStore
 
-/// An installation's stored answer: one row of `installs`, written once.
-struct InstallRecord: Sendable, Equatable {
+/// An installation's stored answer: one row of `installs`, written once, read as a record (`RowDecoder`).
+struct InstallRecord: Sendable, Equatable, Decodable {
     var appId: String
     var installId: String
     var workspaceId: String
@@ -48,37 +48,6 @@ struct InstallRecord: Sendable, Equatable {
         apple_ads_ad_group_id, apple_ads_keyword_id, attested, app_transaction_id, variant, qr, store_types, app_attest_supported
         """
 
-    init(row: SQLRow) throws {
-        appId = try row.string("app_id")
-        installId = try row.string("install_id")
-        workspaceId = try row.string("workspace_id")
-        platform = try row.string("platform")
-        osVersion = try row.optionalString("os_version")
-        language = try row.optionalString("language")
-        method = try row.string("method")
-        confidence = try row.double("confidence")
-        clickToken = try row.optionalString("click_token")
-        impressionId = try row.optionalString("impression_id")
-        linkId = try row.optionalString("link_id")
-        campaign = try row.optionalString("campaign")
-        channel = try row.optionalString("channel")
-        feature = try row.optionalString("feature")
-        source = try row.string("source")
-        addressHash = try row.optionalString("address_hash")
-        explanation = try row.string("explanation")
-        simulated = try row.bool("simulated")
-        matchedAt = try row.int("matched_at")
-        appleAdsCampaignId = try row.optionalString("apple_ads_campaign_id")
-        appleAdsAdGroupId = try row.optionalString("apple_ads_ad_group_id")
-        appleAdsKeywordId = try row.optionalString("apple_ads_keyword_id")
-        attested = try row.bool("attested")
-        appTransactionId = try row.optionalString("app_transaction_id")
-        variant = try row.optionalString("variant")
-        qr = try row.bool("qr")
-        storeTypes = try row.optionalString("store_types")
-        appAttestSupported = try row.optionalInt("app_attest_supported").map { $0 != 0 }
-    }
-
     init(appId: String, installId: String, workspaceId: String, platform: String, osVersion: String?, language: String?,
          method: String, confidence: Double, source: String, explanation: String, simulated: Bool, matchedAt: Int64) {
         self.appId = appId
@@ -108,7 +77,7 @@ struct InstallRecord: Sendable, Equatable {
     }
 
     static func find(_ db: any SQLExecutor, appId: String, installId: String) throws -> InstallRecord? {
-        try db.first("SELECT \(raw: columns) FROM installs WHERE app_id = \(appId) AND install_id = \(installId)").map(InstallRecord.init(row:))
+        try db.first("SELECT \(raw: columns) FROM installs WHERE app_id = \(appId) AND install_id = \(installId)", as: InstallRecord.self)
     }
 
     var matched: Bool { method != "unmatched" }

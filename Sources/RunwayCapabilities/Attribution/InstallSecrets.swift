@@ -33,7 +33,7 @@ enum InstallSecrets {
     /// has none yet): when it proves the install's secret, or, for an install without one, within an hour of its match.
     /// Anything else is someone holding the app's key and an install id: 403, and nothing stored is answered.
     static func admitRematch(_ db: any SQLExecutor, appId: String, installId: String, presented: String?, matchedAt: Int64, now: Int64) throws {
-        if let stored = try db.first("SELECT secret_hash FROM install_secrets WHERE app_id = \(appId) AND install_id = \(installId)")?.string("secret_hash") {
+        if let stored = try AttributionQueries.secretHash(db, appId: appId, installId: installId) {
             guard let presented, ConstantTime.equal(Array(presented.utf8), Array(stored.utf8)) else { throw AttributionError.installSecretMismatch }
             return
         }
@@ -44,7 +44,7 @@ enum InstallSecrets {
     /// 403 `install_secret_mismatch` unless `given` is the install's secret (or the install has none).
     static func check(_ given: String?, appId: String, installId: String, services: ServerServices) async throws {
         guard let stored = try await services.store.read({ db in
-            try db.first("SELECT secret_hash FROM install_secrets WHERE app_id = \(appId) AND install_id = \(installId)")?.string("secret_hash")
+            try AttributionQueries.secretHash(db, appId: appId, installId: installId)
         }) else { return }
         let presented = ByteEncoding.hex(Digest.sha256(Array((given ?? "").utf8)))
         guard given != nil, ConstantTime.equal(Array(presented.utf8), Array(stored.utf8)) else {

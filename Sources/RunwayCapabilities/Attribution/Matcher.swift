@@ -75,36 +75,29 @@ enum Matcher {
 
         // 1. Referrer.
         let windowStart = input.now - Int64(settings.clickWindowDays) * 1440 * minute
-        var referrerRows: [SQLRow] = []
+        var referrerRows: [AttributionRows.ReferrerClick] = []
         if let token = input.clickToken {
-            if let row = try db.first("""
-                SELECT c.token, c.kind, c.created_at, c.workspace_id, l.id AS link_id, l.app_id FROM clicks c JOIN links l ON l.id = c.link_id
-                WHERE c.token = \(token)
-                """) {
+            if let row = try MatchQueries.click(db, token: token) {
                 referrerRows.append(row)
             } else {
                 plan.candidates.append(MatchCandidate(method: "referrer", ageSeconds: 0, eligible: false, reason: "no click has the token the app presented"))
             }
         }
-        if let row = try db.first("""
-            SELECT c.token, c.kind, c.created_at, c.workspace_id, l.id AS link_id, l.app_id FROM clicks c JOIN links l ON l.id = c.link_id
-            WHERE c.install_id = \(input.installId) AND c.kind = 'open' AND c.workspace_id = \(input.app.workspaceId)
-            ORDER BY c.created_at DESC LIMIT 1
-            """) {
+        if let row = try MatchQueries.lastOpen(db, installId: input.installId, workspaceId: input.app.workspaceId) {
             referrerRows.append(row)
         }
         for row in referrerRows {
-            let created = try row.int("created_at")
-            var candidate = MatchCandidate(method: "referrer", clickToken: try row.string("token"), linkId: try row.string("link_id"),
+            let created = row.createdAt
+            var candidate = MatchCandidate(method: "referrer", clickToken: row.token, linkId: row.linkId,
                                            ageSeconds: Int((input.now - created) / 1000), eligible: false, reason: "")
-            let linkApp = try row.optionalString("app_id")
-            if try row.string("workspace_id") != input.app.workspaceId || (linkApp != nil && linkApp != input.app.id) {
+            let linkApp = row.appId
+            if row.workspaceId != input.app.workspaceId || (linkApp != nil && linkApp != input.app.id) {
                 candidate.reason = "the link belongs to another app"
             } else if created < windowStart {
                 candidate.reason = "older than the \(settings.clickWindowDays)-day click window"
             } else {
                 candidate.eligible = true
-                candidate.reason = try row.string("kind") == "open" ? "the app resolved this link with this install id" : "the app presented this click token"
+                candidate.reason = row.kind == "open" ? "the app resolved this link with this install id" : "the app presented this click token"
             }
             plan.candidates.append(candidate)
             if candidate.eligible { plan.options.append(candidate) }
@@ -113,21 +106,17 @@ enum Matcher {
         // 2. Probabilistic: one query per address hash, walking the index of unmatched clicks newest first.
         if settings.probabilisticMinutes > 0, !input.addressHashes.isEmpty {
             let window = Int64(settings.probabilisticMinutes) * minute
-            var rows: [SQLRow] = []
+            var rows: [AttributionRows.AddressClick] = []
             for hash in Set(input.addressHashes) {
-                rows += try db.query("""
-                    SELECT c.token, c.created_at, l.id AS link_id, l.app_id FROM clicks c JOIN links l ON l.id = c.link_id
-                    WHERE c.workspace_id = \(input.app.workspaceId) AND c.address_hash = \(hash) AND c.claimed = 0
-                      AND c.created_at >= \(input.now - window) AND c.created_at <= \(input.now) AND c.kind = 'click' AND c.platform = 'ios'
-                    ORDER BY c.created_at DESC LIMIT 10
-                    """)
+                rows += try MatchQueries.unmatchedClicks(db, workspaceId: input.app.workspaceId, addressHash: hash,
+                                                         from: input.now - window, to: input.now, limit: 10)
             }
-            rows.sort { (try? $0.int("created_at")) ?? 0 > (try? $1.int("created_at")) ?? 0 }
+            rows.sort { $0.createdAt > $1.createdAt }
             for row in rows.prefix(10) {
-                var candidate = MatchCandidate(method: "probabilistic", clickToken: try row.string("token"), linkId: try row.string("link_id"),
-                                               ageSeconds: Int((input.now - (try row.int("created_at"))) / 1000), eligible: true,
+                var candidate = MatchCandidate(method: "probabilistic", clickToken: row.token, linkId: row.linkId,
+                                               ageSeconds: Int((input.now - row.createdAt) / 1000), eligible: true,
                                                reason: "an unmatched click from this address")
-                if let linkApp = try row.optionalString("app_id"), linkApp != input.app.id {
+                if let linkApp = row.appId, linkApp != input.app.id {
                     candidate.eligible = false
                     candidate.reason = "the link belongs to another app"
                 }
@@ -144,16 +133,11 @@ enum Matcher {
         if settings.viewThroughHours > 0, !input.addressHashes.isEmpty {
             let window = Int64(settings.viewThroughHours) * 60 * minute
             let newest = try Set(input.addressHashes).compactMap { hash in
-                try db.first("""
-                    SELECT id, network, campaign, created_at FROM impressions
-                    WHERE app_id = \(input.app.id) AND address_hash = \(hash) AND created_at >= \(input.now - window) AND created_at <= \(input.now)
-                    ORDER BY created_at DESC LIMIT 1
-                    """)
-            }.max { (try? $0.int("created_at")) ?? 0 < (try? $1.int("created_at")) ?? 0 }
+                try MatchQueries.newestImpression(db, appId: input.app.id, addressHash: hash, from: input.now - window, to: input.now)
+            }.max { $0.createdAt < $1.createdAt }
             if let row = newest {
-                let candidate = MatchCandidate(method: "view_through", impressionId: try row.string("id"), network: try row.optionalString("network"),
-                                               campaign: try row.optionalString("campaign"),
-                                               ageSeconds: Int((input.now - (try row.int("created_at"))) / 1000), eligible: true,
+                let candidate = MatchCandidate(method: "view_through", impressionId: row.id, network: row.network, campaign: row.campaign,
+                                               ageSeconds: Int((input.now - row.createdAt) / 1000), eligible: true,
                                                reason: "the most recent ad impression from this address")
                 plan.candidates.append(candidate)
                 plan.options.append(candidate)
@@ -182,10 +166,7 @@ enum Matcher {
             if option.method == "probabilistic" {
                 // A probabilistic option is a click: it always has a token; one without could not be claimed.
                 guard let token = option.clickToken else { continue }
-                guard try db.execute("""
-                    INSERT INTO click_claims (token, app_id, install_id, claimed_at)
-                    VALUES (\(token), \(input.app.id), \(input.installId), \(input.now)) ON CONFLICT (token) DO NOTHING
-                    """) == 1 else {
+                guard try MatchQueries.claim(db, token: token, appId: input.app.id, installId: input.installId, now: input.now) else {
                     lostRaces.insert(token)
                     // trap-safe: index <= options.count: it was just past an element
                     if !options[index...].contains(where: { $0.method == "probabilistic" }) {
@@ -193,7 +174,6 @@ enum Matcher {
                     }
                     continue
                 }
-                try db.execute("UPDATE clicks SET claimed = 1 WHERE token = \(token)")
             }
             winner = option
             break
@@ -223,9 +203,9 @@ enum Matcher {
         record.storeTypes = input.returning ? nil : input.storeTypes.map { $0.joined(separator: ",") }
         record.appAttestSupported = input.appAttestSupported
         // The click's variant and whether it was a QR scan travel with the install into its events.
-        if let token = winner?.clickToken, let click = try db.first("SELECT variant, qr FROM clicks WHERE token = \(token)") {
-            record.variant = try click.optionalString("variant")
-            record.qr = try click.bool("qr")
+        if let token = winner?.clickToken, let click = try MatchQueries.variant(db, token: token) {
+            record.variant = click.variant
+            record.qr = click.qr
         }
         if try record.insert(db) {
             var rollup = LinkRollup()
@@ -235,8 +215,7 @@ enum Matcher {
         }
         // Another request for this install stored its answer first; that one stands, and our claim goes back.
         if method == "probabilistic", let token = record.clickToken {
-            try db.execute("DELETE FROM click_claims WHERE token = \(token) AND install_id = \(input.installId)")
-            try db.execute("UPDATE clicks SET claimed = 0 WHERE token = \(token) AND NOT EXISTS (SELECT 1 FROM click_claims k WHERE k.token = \(token))")
+            try MatchQueries.releaseClaim(db, token: token, installId: input.installId)
         }
         guard let stored = try InstallRecord.find(db, appId: input.app.id, installId: input.installId) else {
             throw StoreError.conflict("the install was stored and removed concurrently")
@@ -280,15 +259,11 @@ enum Matcher {
         let window = Int64(input.app.attribution.probabilisticMinutes) * minute
         var found: [MatchCandidate] = []
         for hash in Set(input.addressHashes) {
-            for row in try db.query("""
-                SELECT c.token, c.created_at, l.id AS link_id FROM clicks c JOIN links l ON l.id = c.link_id
-                WHERE c.workspace_id = \(input.app.workspaceId) AND c.address_hash = \(hash) AND c.claimed = 0
-                  AND c.created_at >= \(input.now - window) AND c.created_at <= \(input.now) AND c.kind = 'click' AND c.platform = 'ios'
-                  AND (l.app_id IS NULL OR l.app_id = \(input.app.id))
-                ORDER BY c.created_at DESC LIMIT 3
-                """) where !taken.contains(try row.string("token")) {
-                found.append(MatchCandidate(method: "probabilistic", clickToken: try row.string("token"), linkId: try row.string("link_id"),
-                                            ageSeconds: Int((input.now - (try row.int("created_at"))) / 1000), eligible: true,
+            for row in try MatchQueries.unmatchedClicks(db, workspaceId: input.app.workspaceId, addressHash: hash,
+                                                        from: input.now - window, to: input.now, appId: input.app.id, limit: 3)
+            where !taken.contains(row.token) {
+                found.append(MatchCandidate(method: "probabilistic", clickToken: row.token, linkId: row.linkId,
+                                            ageSeconds: Int((input.now - row.createdAt) / 1000), eligible: true,
                                             reason: "an unmatched click from this address"))
             }
         }
