@@ -60,7 +60,7 @@ final class ClickAllowances: Sendable {
         guard let limit = link.clickLimit else { return false }
         let linkId = link.id
         let reserved = try await store.read { db in
-            try db.first("SELECT reserved FROM link_click_allowances WHERE link_id = \(linkId)")?.int("reserved")
+            try db.first("SELECT reserved FROM link_click_allowances WHERE link_id = \(linkId)", as: LinkRows.Reserved.self)?.reserved
         }
         guard let reserved, reserved >= limit else { return false }
         allowances.withLock { all in
@@ -126,8 +126,9 @@ final class ClickAllowances: Sendable {
                 """)
             try db.execute("UPDATE link_click_allowances SET reserved = reserved WHERE link_id = \(linkId)")
         }
-        guard let row = try db.first("SELECT reserved FROM link_click_allowances WHERE link_id = \(linkId)") else { return 0 }
-        let left = limit - (try row.int("reserved"))
+        guard let row = try db.first("SELECT reserved FROM link_click_allowances WHERE link_id = \(linkId)", as: LinkRows.Reserved.self)
+        else { return 0 }
+        let left = limit - row.reserved
         guard left > 0 else { return 0 }
         let block = min(left, max(1, min(largestBlock, left / 16)))
         try db.execute("UPDATE link_click_allowances SET reserved = reserved + \(block) WHERE link_id = \(linkId)")

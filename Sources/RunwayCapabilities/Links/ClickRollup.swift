@@ -28,21 +28,10 @@ struct ClickRollup: InsertFollowUp {
         rollup.add(count, of: click.kind, link: click.linkId, day: click.day, facts: click.facts)
     }
 
-    /// The contribution of stored clicks and opens (rows with the click columns these name), for taking it out again.
-    static func stored(_ rows: [SQLRow]) throws -> LinkRollup {
+    /// The contribution of stored clicks and opens, for taking it out again.
+    static func stored(_ visits: [LinkRows.Visit]) -> LinkRollup {
         var rollup = LinkRollup()
-        for row in rows {
-            let click = Click(kind: try row.string("kind"), linkId: try row.string("link_id"), day: try row.int("created_at") / LinkRollup.day,
-                              facts: LinkRollup.Facts(platform: try row.string("platform"), osVersion: try row.optionalString("os_version"),
-                                                      variant: try row.optionalString("variant"), qr: try row.bool("qr"),
-                                                      place: .init(country: try row.optionalString("country"),
-                                                                   referrer: try row.optionalString("referrer_host"),
-                                                                   inAppBrowser: try row.optionalString("in_app_browser"))))
-            add(click, count: 1, to: &rollup)
-        }
+        for visit in visits { add(visit.click, count: 1, to: &rollup) }
         return rollup
     }
-
-    /// The columns `stored` reads.
-    static let storedColumns = "token, kind, link_id, platform, os_version, variant, qr, country, referrer_host, in_app_browser, created_at"
 }

@@ -9,7 +9,7 @@ import Synchronization
 /// at once; changes made through another process within `ttl` seconds (unknown hosts and paths are remembered for one
 /// second).
 final class LinkDirectory: Sendable {
-    struct DomainEntry: Sendable, Equatable {
+    struct DomainEntry: Sendable, Equatable, Decodable {
         let id: String
         let hostname: String
         let workspaceId: String
@@ -50,9 +50,8 @@ final class LinkDirectory: Sendable {
         try await domains.value(hostname) { [store] in
             try await store.read { db in
                 // Only a domain whose control is proven serves.
-                try db.first("SELECT id, hostname, workspace_id FROM link_domains WHERE hostname = \(hostname) AND verified_at IS NOT NULL").map {
-                    DomainEntry(id: try $0.string("id"), hostname: try $0.string("hostname"), workspaceId: try $0.string("workspace_id"))
-                }
+                try db.first("SELECT id, hostname, workspace_id FROM link_domains WHERE hostname = \(hostname) AND verified_at IS NOT NULL",
+                             as: DomainEntry.self)
             }
         }
     }

@@ -4,46 +4,20 @@ import RunwayHTTP
 import RunwayKit
 import RunwayStore
 
-/// Reading link domain and referral code rows into wire types.
-enum LinkRows {
-    static let domainColumns = "id, workspace_id, hostname, created_at, verified_at, verification_token"
-
-    static func domain(_ row: SQLRow) throws -> LinkDomain {
-        let hostname = try row.string("hostname")
-        let verified = try row.optionalInt("verified_at") != nil
-        return LinkDomain(id: try row.string("id"), workspaceId: try row.string("workspace_id"), hostname: hostname,
-                          createdAt: Timestamp.iso(try row.int("created_at")), verified: verified,
-                          verification: verified ? nil : try row.optionalString("verification_token").map { verification(hostname: hostname, token: $0) })
-    }
-
-    static func verification(hostname: String, token: String) -> DomainVerification {
-        DomainVerification(recordName: "_linkrunway-challenge." + hostname, recordValue: "linkrunway-verification=" + token)
-    }
-
-    /// The columns `referralCode(_:)` reads, named so a column added later cannot change a prepared statement's shape
-    /// under a server still running the previous release (PostgreSQL refuses a cached plan whose result changed).
-    static let referralCodeColumns = "code, app_id, install_id, user_id, created_at"
-
-    static func referralCode(_ row: SQLRow) throws -> ReferralCode {
-        ReferralCode(code: try row.string("code"), appId: try row.string("app_id"), installId: try row.optionalString("install_id"),
-                     userId: try row.optionalString("user_id"), createdAt: Timestamp.iso(try row.int("created_at")))
-    }
-}
-
 /// The SQL of the link tables that the routes run (links themselves are read and written by `LinkRecord`).
 enum LinkQueries {
     // MARK: Domains
 
     static func insertDomain(_ db: any SQLExecutor, _ domain: LinkDomain, now: Int64, verifiedAt: Int64?, token: String?) throws {
         try db.execute("""
-            INSERT INTO link_domains (\(raw: LinkRows.domainColumns))
+            INSERT INTO link_domains (\(raw: LinkRows.Domain.columns))
             VALUES (\(domain.id), \(domain.workspaceId), \(domain.hostname), \(now), \(verifiedAt), \(token))
             """)
     }
 
     /// Domain `id`, or nil when there is none.
     static func domain(_ db: any SQLExecutor, id: String) throws -> LinkDomain? {
-        try db.first("SELECT \(raw: LinkRows.domainColumns) FROM link_domains WHERE id = \(id)").map(LinkRows.domain)
+        try db.first("SELECT \(raw: LinkRows.Domain.columns) FROM link_domains WHERE id = \(id)", as: LinkRows.Domain.self)?.wire
     }
 
     /// Marks domain `id` verified, unless it already was.
@@ -68,17 +42,18 @@ enum LinkQueries {
             }
             return host
         }
-        guard let first = try db.first("SELECT hostname FROM link_domains WHERE workspace_id = \(workspaceId) ORDER BY created_at, id LIMIT 1") else {
+        guard let first = try db.first("SELECT hostname FROM link_domains WHERE workspace_id = \(workspaceId) ORDER BY created_at, id LIMIT 1",
+                                       as: LinkRows.Hostname.self) else {
             throw LinksError.noLinkDomain
         }
-        return try first.string("hostname")
+        return first.hostname
     }
 
     /// The workspace's verified link domains, oldest first: the https hosts that reach this server for it.
     static func verifiedHostnames(_ db: any SQLExecutor, workspaceId: String) throws -> [String] {
         try db.query("""
             SELECT hostname FROM link_domains WHERE workspace_id = \(workspaceId) AND verified_at IS NOT NULL ORDER BY created_at, id
-            """).map { try $0.string("hostname") }
+            """, as: LinkRows.Hostname.self).map(\.hostname)
     }
 
     // MARK: Links
@@ -113,8 +88,8 @@ enum LinkQueries {
             }
             return app.id
         }
-        let apps = try db.query("SELECT id FROM apps WHERE workspace_id = \(workspaceId) LIMIT 2")
-        return apps.count == 1 ? try apps[0].string("id") : nil
+        let apps = try db.query("SELECT id FROM apps WHERE workspace_id = \(workspaceId) LIMIT 2", as: LinkRows.Id.self)
+        return apps.count == 1 ? apps.first?.id : nil
     }
 
     /// Inserts the link; a generated path (8 base32 characters) is drawn again while taken.
@@ -137,25 +112,23 @@ enum LinkQueries {
 
     /// The preview of the app's newest enabled link to `appPath`, if it has one.
     static func sharePreview(_ db: any SQLExecutor, appId: String, appPath: String?) throws -> LinkPreview? {
-        let source = try db.first("""
+        try db.first("""
             SELECT preview_title, preview_description, preview_image_url FROM links
             WHERE app_id = \(appId) AND app_path = \(appPath) AND kind = 'link' AND enabled = \(true)
             ORDER BY created_at DESC LIMIT 1
-            """)
-        return try source.map {
-            LinkPreview(title: try $0.optionalString("preview_title"), description: try $0.optionalString("preview_description"),
-                        imageUrl: try $0.optionalString("preview_image_url"))
-        }
+            """, as: LinkRows.Preview.self)?.wire
     }
 
     // MARK: Referral codes
 
     /// The app's code for `userId` when there is one, else for `installId` (and no user).
     static func referralCode(_ db: any SQLExecutor, appId: String, installId: String?, userId: String?) throws -> ReferralCode? {
+        let columns = LinkRows.ReferralCodeRow.columns
         let existing = userId != nil
-            ? try db.first("SELECT \(raw: LinkRows.referralCodeColumns) FROM referral_codes WHERE app_id = \(appId) AND user_id = \(userId)")
-            : try db.first("SELECT \(raw: LinkRows.referralCodeColumns) FROM referral_codes WHERE app_id = \(appId) AND install_id = \(installId) AND user_id IS NULL")
-        return try existing.map(LinkRows.referralCode)
+            ? try db.first("SELECT \(raw: columns) FROM referral_codes WHERE app_id = \(appId) AND user_id = \(userId)", as: LinkRows.ReferralCodeRow.self)
+            : try db.first("SELECT \(raw: columns) FROM referral_codes WHERE app_id = \(appId) AND install_id = \(installId) AND user_id IS NULL",
+                           as: LinkRows.ReferralCodeRow.self)
+        return existing?.wire
     }
 
     /// Stores the code unless a unique index refuses it; whether it was stored.
@@ -168,12 +141,13 @@ enum LinkQueries {
 
     /// Code `code` (upper case) of workspace `workspaceId`, or of any workspace when that is nil.
     static func referralCode(_ db: any SQLExecutor, code: String, workspaceId: String?) throws -> ReferralCode? {
+        let columns = LinkRows.ReferralCodeRow.columns
         let row = if let workspaceId {
-            try db.first("SELECT \(raw: LinkRows.referralCodeColumns) FROM referral_codes WHERE code = \(code) AND workspace_id = \(workspaceId)")
+            try db.first("SELECT \(raw: columns) FROM referral_codes WHERE code = \(code) AND workspace_id = \(workspaceId)", as: LinkRows.ReferralCodeRow.self)
         } else {
-            try db.first("SELECT \(raw: LinkRows.referralCodeColumns) FROM referral_codes WHERE code = \(code)")
+            try db.first("SELECT \(raw: columns) FROM referral_codes WHERE code = \(code)", as: LinkRows.ReferralCodeRow.self)
         }
-        return try row.map(LinkRows.referralCode)
+        return row?.wire
     }
 
     // MARK: Association files
@@ -186,7 +160,7 @@ enum LinkQueries {
             WHERE l.domain = \(domain.hostname) AND l.workspace_id = \(domain.workspaceId) AND l.enabled = 1
               AND (l.expires_at IS NULL OR l.expires_at > \(now))
             ORDER BY a.team_id, a.bundle_id, l.path
-            """).map { (appID: try $0.string("team_id") + "." + $0.string("bundle_id"), platforms: try $0.string("platforms"), path: try $0.string("path")) }
+            """, as: LinkRows.AssociatedPath.self).map { (appID: $0.teamId + "." + $0.bundleId, platforms: $0.platforms, path: $0.path) }
     }
 
     /// Adds one visit of a preview or bot to the link's counter of the day.

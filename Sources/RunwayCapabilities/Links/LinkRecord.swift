@@ -3,8 +3,8 @@ import LinkRunwayAPI
 import RunwayKit
 import RunwayStore
 
-/// A link as stored: one row of `links`.
-struct LinkRecord: Sendable, Equatable {
+/// A link as stored: one row of `links`, read as a record (`RowDecoder`).
+struct LinkRecord: Sendable, Equatable, Decodable {
     var id: String
     var workspaceId: String
     var appId: String?
@@ -83,50 +83,59 @@ struct LinkRecord: Sendable, Equatable {
         self.updatedAt = createdAt
     }
 
-    init(row: SQLRow) throws {
-        id = try row.string("id")
-        workspaceId = try row.string("workspace_id")
-        appId = try row.optionalString("app_id")
-        kind = try row.string("kind")
-        domain = try row.string("domain")
-        path = try row.string("path")
-        appPath = try row.optionalString("app_path")
-        metadata = try row.optionalString("metadata")
-        iosAppStoreId = try row.optionalString("ios_app_store_id")
-        iosURL = try row.optionalString("ios_url")
-        androidURL = try row.optionalString("android_url")
-        webURL = try row.optionalString("web_url")
-        campaign = try row.optionalString("campaign")
-        channel = try row.optionalString("channel")
-        feature = try row.optionalString("feature")
-        previewTitle = try row.optionalString("preview_title")
-        previewDescription = try row.optionalString("preview_description")
-        previewImageURL = try row.optionalString("preview_image_url")
-        interstitial = try row.bool("interstitial")
-        passQuery = try row.bool("pass_query")
-        enabled = try row.bool("enabled")
-        expiresAt = try row.optionalInt("expires_at")
-        referrerInstallId = try row.optionalString("referrer_install_id")
-        createdAt = try row.int("created_at")
-        updatedAt = try row.int("updated_at")
-        rules = try row.optionalString("rules").map { try Self.decoder.decode([LinkRule].self, from: Data($0.utf8)) } ?? []
-        variants = try row.optionalString("variants").map { try Self.decoder.decode([LinkVariant].self, from: Data($0.utf8)) } ?? []
-        startsAt = try row.optionalInt("starts_at")
-        clickLimit = try row.optionalInt("click_limit")
-        fallbacks = LinkFallbacks(beforeStart: try row.optionalString("fallback_before_start"), expired: try row.optionalString("fallback_expired"),
-                                  overLimit: try row.optionalString("fallback_over_limit"))
-        utm = LinkUTM(source: try row.optionalString("utm_source"), medium: try row.optionalString("utm_medium"),
-                      campaign: try row.optionalString("utm_campaign"), term: try row.optionalString("utm_term"),
-                      content: try row.optionalString("utm_content"))
-        inAppBrowserPage = try row.bool("in_app_browser_page")
+    /// The columns a row is read from (`RowDecoder`: each names its column in snake case).
+    private enum Column: String, CodingKey {
+        case id, workspaceId, appId, kind, domain, path, appPath, metadata, iosAppStoreId, iosURL, androidURL, webURL, campaign, channel,
+             feature, previewTitle, previewDescription, previewImageURL, interstitial, passQuery, enabled, expiresAt, referrerInstallId,
+             createdAt, updatedAt, rules, variants, startsAt, clickLimit, fallbackBeforeStart, fallbackExpired, fallbackOverLimit,
+             utmSource, utmMedium, utmCampaign, utmTerm, utmContent, inAppBrowserPage
+    }
+
+    /// Reads a row of `columns` and compiles its routing.
+    init(from decoder: any Decoder) throws {
+        let row = try decoder.container(keyedBy: Column.self)
+        id = try row.decode(String.self, forKey: .id)
+        workspaceId = try row.decode(String.self, forKey: .workspaceId)
+        appId = try row.decodeIfPresent(String.self, forKey: .appId)
+        kind = try row.decode(String.self, forKey: .kind)
+        domain = try row.decode(String.self, forKey: .domain)
+        path = try row.decode(String.self, forKey: .path)
+        appPath = try row.decodeIfPresent(String.self, forKey: .appPath)
+        metadata = try row.decodeIfPresent(String.self, forKey: .metadata)
+        iosAppStoreId = try row.decodeIfPresent(String.self, forKey: .iosAppStoreId)
+        iosURL = try row.decodeIfPresent(String.self, forKey: .iosURL)
+        androidURL = try row.decodeIfPresent(String.self, forKey: .androidURL)
+        webURL = try row.decodeIfPresent(String.self, forKey: .webURL)
+        campaign = try row.decodeIfPresent(String.self, forKey: .campaign)
+        channel = try row.decodeIfPresent(String.self, forKey: .channel)
+        feature = try row.decodeIfPresent(String.self, forKey: .feature)
+        previewTitle = try row.decodeIfPresent(String.self, forKey: .previewTitle)
+        previewDescription = try row.decodeIfPresent(String.self, forKey: .previewDescription)
+        previewImageURL = try row.decodeIfPresent(String.self, forKey: .previewImageURL)
+        interstitial = try row.decode(Bool.self, forKey: .interstitial)
+        passQuery = try row.decode(Bool.self, forKey: .passQuery)
+        enabled = try row.decode(Bool.self, forKey: .enabled)
+        expiresAt = try row.decodeIfPresent(Int64.self, forKey: .expiresAt)
+        referrerInstallId = try row.decodeIfPresent(String.self, forKey: .referrerInstallId)
+        createdAt = try row.decode(Int64.self, forKey: .createdAt)
+        updatedAt = try row.decode(Int64.self, forKey: .updatedAt)
+        rules = try row.decodeIfPresent([LinkRule].self, forKey: .rules) ?? []
+        variants = try row.decodeIfPresent([LinkVariant].self, forKey: .variants) ?? []
+        startsAt = try row.decodeIfPresent(Int64.self, forKey: .startsAt)
+        clickLimit = try row.decodeIfPresent(Int64.self, forKey: .clickLimit)
+        fallbacks = LinkFallbacks(beforeStart: try row.decodeIfPresent(String.self, forKey: .fallbackBeforeStart),
+                                  expired: try row.decodeIfPresent(String.self, forKey: .fallbackExpired),
+                                  overLimit: try row.decodeIfPresent(String.self, forKey: .fallbackOverLimit))
+        utm = LinkUTM(source: try row.decodeIfPresent(String.self, forKey: .utmSource), medium: try row.decodeIfPresent(String.self, forKey: .utmMedium),
+                      campaign: try row.decodeIfPresent(String.self, forKey: .utmCampaign), term: try row.decodeIfPresent(String.self, forKey: .utmTerm),
+                      content: try row.decodeIfPresent(String.self, forKey: .utmContent))
+        inAppBrowserPage = try row.decode(Bool.self, forKey: .inAppBrowserPage)
         compile()
     }
 
     /// Compiles the routing again from the fields (done when read from a row; a record changed in memory is written,
     /// and read again before any redirect follows it).
     mutating func compile() { routing = CompiledRouting(LinkRouting(self)) }
-
-    private static let decoder = JSONDecoder()
 
     /// A list as stored: JSON with sorted keys, or NULL when empty.
     static func stored<T: Encodable>(_ list: [T]) -> String? {
@@ -169,11 +178,11 @@ struct LinkRecord: Sendable, Equatable {
     }
 
     static func find(_ db: any SQLExecutor, id: String) throws -> LinkRecord? {
-        try db.first("SELECT \(raw: columns) FROM links WHERE id = \(id)").map(LinkRecord.init(row:))
+        try db.first("SELECT \(raw: columns) FROM links WHERE id = \(id)", as: LinkRecord.self)
     }
 
     static func find(_ db: any SQLExecutor, domain: String, path: String) throws -> LinkRecord? {
-        try db.first("SELECT \(raw: columns) FROM links WHERE domain = \(domain) AND path_key = \(key(path))").map(LinkRecord.init(row:))
+        try db.first("SELECT \(raw: columns) FROM links WHERE domain = \(domain) AND path_key = \(key(path))", as: LinkRecord.self)
     }
 
     /// Where devices go when the app does not open the link, in the wire form.

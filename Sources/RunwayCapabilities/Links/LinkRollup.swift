@@ -165,9 +165,9 @@ struct LinkRollup {
                 link_id = \(key.linkId) AND dimension = \(key.dimension) AND period = \(key.period) AND day = \(key.day) AND value = \(key.value)
                   AND measure = \(key.measure)
                 """
-            let lanes = try db.query("SELECT amount FROM link_stats WHERE " + row)
+            let lanes = try db.query("SELECT amount FROM link_stats WHERE " + row, as: LinkRows.LaneAmount.self)
             guard !lanes.isEmpty else { continue }
-            let left = try Checked.subtract(try Checked.sum(lanes.map { try $0.int("amount") }), amount)
+            let left = try Checked.subtract(try Checked.sum(lanes.map(\.amount)), amount)
             try db.execute("DELETE FROM link_stats WHERE " + row)
             if left != 0 {
                 try db.execute("""

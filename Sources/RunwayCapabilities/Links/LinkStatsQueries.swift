@@ -26,7 +26,7 @@ enum LinkStatsQueries {
             SELECT \(raw: select.columns) FROM link_stats
             WHERE link_id = \(linkId) AND dimension = \(LinkRollup.total) AND period = 'day' AND day >= \(first) AND day <= \(last)
             \(raw: select.grouping)
-            """).map { (try $0.int("day"), try $0.string("measure"), try $0.int("amount")) }
+            """, as: LinkRows.DayAmount.self).map { ($0.day, $0.measure, $0.amount) }
     }
 
     /// The link's amounts per value of `dimension`, summed over the range from the fewest rows that give it (`pieces`;
@@ -40,8 +40,8 @@ enum LinkStatsQueries {
                 SELECT \(raw: select.columns) FROM link_stats
                 WHERE link_id = \(linkId) AND dimension = \(dimension) AND period = \(piece.period) AND day >= \(piece.first) AND day <= \(piece.last)
                 \(raw: select.grouping)
-                """) {
-                let (value, measure, amount) = (try row.string("value"), try row.string("measure"), try row.int("amount"))
+                """, as: LinkRows.ValueAmount.self) {
+                let (value, measure, amount) = (row.value, row.measure, row.amount)
                 let sum = sums[value, default: [:]][measure] ?? 0
                 sums[value, default: [:]][measure] = piece.subtracted ? try Checked.subtract(sum, amount) : try Checked.add(sum, amount)
             }
@@ -165,18 +165,18 @@ enum LinkStatsQueries {
             SELECT \(raw: select.columns) FROM link_automated_visits
             WHERE link_id = \(linkId) AND day >= \(first) AND day <= \(last)
             \(raw: select.grouping)
-            """).map { (try $0.int("day"), try $0.string("kind"), try $0.int("visits")) }
+            """, as: LinkRows.DayVisits.self).map { ($0.day, $0.kind, $0.visits) }
     }
 
     /// Takes the install's clicks and opens, and the click it was matched to, out of their links' figures (before
     /// the deletion removes them).
     static func forgetClicks(of install: InstallReference, _ db: any SQLExecutor) throws {
-        var rows = try db.query("""
-            SELECT \(raw: ClickRollup.storedColumns) FROM clicks WHERE install_id = \(install.installId) AND workspace_id = \(install.workspaceId)
-            """)
-        if let token = install.clickToken, try !rows.contains(where: { try $0.string("token") == token }) {
-            rows += try db.query("SELECT \(raw: ClickRollup.storedColumns) FROM clicks WHERE token = \(token)")
+        var visits = try db.query("""
+            SELECT \(raw: LinkRows.Visit.columns) FROM clicks WHERE install_id = \(install.installId) AND workspace_id = \(install.workspaceId)
+            """, as: LinkRows.Visit.self)
+        if let token = install.clickToken, !visits.contains(where: { $0.token == token }) {
+            visits += try db.query("SELECT \(raw: LinkRows.Visit.columns) FROM clicks WHERE token = \(token)", as: LinkRows.Visit.self)
         }
-        try ClickRollup.stored(rows).remove(from: db)
+        try ClickRollup.stored(visits).remove(from: db)
     }
 }

@@ -69,25 +69,20 @@ package struct LinksCapability: Capability {
 
     package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {
         // Columns named: a server of an older release, next to this one on PostgreSQL, would see `*` change shape.
-        let columns = "token, kind, link_id, platform, os_version, referrer_host, variant, country, qr, in_app_browser, created_at"
+        let columns = LinkRows.Visit.columns
         var visits = try db.query("""
             SELECT \(raw: columns) FROM clicks WHERE install_id = \(install.installId) AND workspace_id = \(install.workspaceId) ORDER BY created_at
-            """)
-        if let token = install.clickToken, let matched = try db.first("SELECT \(raw: columns) FROM clicks WHERE token = \(token)") {
+            """, as: LinkRows.Visit.self)
+        if let token = install.clickToken, let matched = try db.first("SELECT \(raw: columns) FROM clicks WHERE token = \(token)", as: LinkRows.Visit.self) {
             visits.insert(matched, at: 0)
         }
-        export.visits = try visits.map { row in
-            StoredVisit(token: try row.string("token"), kind: try row.string("kind"), linkId: try row.string("link_id"), platform: try row.string("platform"),
-                        osVersion: try row.optionalString("os_version"), referrerHost: try row.optionalString("referrer_host"),
-                        variant: try row.optionalString("variant"), country: try row.optionalString("country"),
-                        qr: try row.bool("qr") ? true : nil, inAppBrowser: try row.optionalString("in_app_browser"),
-                        createdAt: Timestamp.iso(try row.int("created_at")))
-        }
-        export.referralCodes = try db.query("SELECT \(raw: LinkRows.referralCodeColumns) FROM referral_codes WHERE app_id = \(install.appId) AND install_id = \(install.installId)")
-            .map(LinkRows.referralCode)
+        export.visits = visits.map(\.wire)
+        export.referralCodes = try db.query("""
+            SELECT \(raw: LinkRows.ReferralCodeRow.columns) FROM referral_codes WHERE app_id = \(install.appId) AND install_id = \(install.installId)
+            """, as: LinkRows.ReferralCodeRow.self).map(\.wire)
         export.sharedLinkIds = try db.query("""
             SELECT id FROM links WHERE workspace_id = \(install.workspaceId) AND referrer_install_id = \(install.installId) ORDER BY created_at
-            """).map { try $0.string("id") }
+            """, as: LinkRows.Id.self).map(\.id)
     }
 
     /// Address hashes on clicks go after their hours; counts of previews and bots go with the clicks of their days.

@@ -94,8 +94,8 @@ struct QRHandlers: Sendable {
         let principal = try context.principal()
         let page = try PageRequest(request)
         let filter = try await principal.workspaceFilter(request, in: services.store)
-        return try .json(await readPage(services.store, table: "qr_logos", columns: QRLogoQueries.columns, filter: filter, page: page,
-                                        row: QRLogoQueries.logo, id: \.id))
+        return try .json(await readPage(services.store, table: "qr_logos", columns: LinkRows.Logo.columns, filter: filter, page: page,
+                                        row: { try $0.decode(LinkRows.Logo.self).wire }, id: \.id))
     }
 
     func deleteLogo(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

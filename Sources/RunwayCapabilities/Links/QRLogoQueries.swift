@@ -5,8 +5,6 @@ import RunwayStore
 /// The SQL of `qr_logos`: a workspace's logos for its QR codes, stored as we wrote them (a PNG of our own, an SVG
 /// rebuilt by the sanitiser).
 enum QRLogoQueries {
-    static let columns = "id, workspace_id, name, format, width, height, length(image) AS bytes, created_at"
-
     /// The table, with the blob type of the dialect (`BLOB`, `BYTEA`).
     static func tableSQL(blob: String) -> String {
         """
@@ -31,21 +29,14 @@ enum QRLogoQueries {
             """)
     }
 
-    static func logo(_ row: SQLRow) throws -> QRLogo {
-        QRLogo(id: try row.string("id"), workspaceId: try row.string("workspace_id"), name: try row.string("name"),
-               format: try row.string("format"), width: Int(try row.int("width")), height: Int(try row.int("height")),
-               bytes: Int(try row.int("bytes")), createdAt: Timestamp.iso(try row.int("created_at")))
-    }
-
     /// The logo's workspace, format and stored bytes, if there is one with this id.
     static func image(_ db: any SQLExecutor, id: String) throws -> (workspaceId: String, format: String, image: [UInt8])? {
-        try db.first("SELECT workspace_id, format, image FROM qr_logos WHERE id = \(id)").map {
-            (try $0.string("workspace_id"), try $0.string("format"), try $0.blob("image"))
-        }
+        try db.first("SELECT workspace_id, format, image FROM qr_logos WHERE id = \(id)", as: LinkRows.LogoImage.self)
+            .map { ($0.workspaceId, $0.format, $0.image) }
     }
 
     static func workspace(_ db: any SQLExecutor, id: String) throws -> String? {
-        try db.first("SELECT workspace_id FROM qr_logos WHERE id = \(id)").map { try $0.string("workspace_id") }
+        try db.first("SELECT workspace_id FROM qr_logos WHERE id = \(id)", as: LinkRows.WorkspaceOf.self)?.workspaceId
     }
 
     static func delete(_ db: any SQLExecutor, id: String) throws {

@@ -126,7 +126,7 @@ struct VariantAttributionTests {
             for (path, metadata) in Self.metadataBefore0030 { try Self.insertLink(db, workspace: bootstrap.workspace.id, path: path, metadata: metadata) }
         }
         _ = try await store.migrate(Schema.migrations)
-        let links = try await store.read { db in try db.query("SELECT \(raw: LinkRecord.columns) FROM links ORDER BY path").map(LinkRecord.init(row:)) }
+        let links = try await store.read { db in try db.query("SELECT \(raw: LinkRecord.columns) FROM links ORDER BY path", as: LinkRecord.self) }
         #expect(links.map(\.utm) == Array(repeating: LinkUTM(), count: 5), "no UTM field comes from the metadata")
         #expect(links.map(\.metadata) == Self.metadataBefore0030.map(\.1), "the metadata is the text the customer stored")
     }
@@ -154,7 +154,7 @@ struct VariantAttributionTests {
             try db.execute("UPDATE links SET utm_source = 'partner' WHERE path = 'f'")
         }
         _ = try await store.migrate(Schema.migrations)
-        let links = try await store.read { db in try db.query("SELECT \(raw: LinkRecord.columns) FROM links ORDER BY path").map(LinkRecord.init(row:)) }
+        let links = try await store.read { db in try db.query("SELECT \(raw: LinkRecord.columns) FROM links ORDER BY path", as: LinkRecord.self) }
         #expect(links.prefix(5).map(\.utm) == Array(repeating: LinkUTM(), count: 5), "the moved values left the UTM fields")
         #expect(links.prefix(5).map { Self.decoded($0.metadata) } == Self.metadataBefore0030.map { Self.decoded($0.1) },
                 "each link's metadata is the JSON the customer wrote")
