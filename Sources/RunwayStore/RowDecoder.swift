@@ -9,8 +9,13 @@ import Synchronization
 /// column, a value of the wrong type or one its type refuses is `StoreError.corrupt`, as with `SQLRow`.
 public enum RowDecoder {
     public static func decode<Record: Decodable>(_ type: Record.Type, from row: SQLRow) throws -> Record {
+        try decode(type, from: row, plan: ColumnPlan())
+    }
+
+    /// `plan` serves every row of one statement (they share their columns).
+    static func decode<Record: Decodable>(_ type: Record.Type, from row: SQLRow, plan: ColumnPlan) throws -> Record {
         do {
-            return try Record(from: RowRecordDecoder(row: row))
+            return try Record(from: RowRecordDecoder(row: row, plan: plan))
         } catch let error as StoreError {
             throw error
         } catch {
@@ -58,12 +63,39 @@ extension SQLRow {
 extension SQLExecutor {
     /// The rows `sql` returns, each read as a `Record` (`RowDecoder`).
     public func query<Record: Decodable>(_ sql: SQL, as type: Record.Type) throws -> [Record] {
-        try query(sql).map { try $0.decode(type) }
+        let plan = ColumnPlan()
+        return try query(sql).map { try RowDecoder.decode(type, from: $0, plan: plan) }
     }
 
     /// The first row `sql` returns as a `Record`, or nil.
     public func first<Record: Decodable>(_ sql: SQL, as type: Record.Type) throws -> Record? {
         try first(sql).map { try $0.decode(type) }
+    }
+}
+
+/// Where each property's column is in the rows of one statement, worked out on the first row it is asked for and
+/// looked up after that: the rows of a query share their columns.
+final class ColumnPlan {
+    private var places: [String: (index: Int, column: String)] = [:]
+
+    /// The value and the column name of `property` (NULL for a column the query did not select).
+    func value(of property: String, in row: SQLRow) -> (value: SQLValue, column: String) {
+        let place: (index: Int, column: String)
+        if let known = places[property] {
+            place = known
+        } else {
+            let column = RowDecoder.column(of: property)
+            place = (row.columns.firstIndex(of: column) ?? -1, column)
+            places[property] = place
+        }
+        guard place.index >= 0, place.index < row.values.count else { return (.null, place.column) }
+        return (row.values[place.index], place.column)
+    }
+
+    /// Whether the statement selected `property`'s column.
+    func selects(_ property: String, in row: SQLRow) -> Bool {
+        _ = value(of: property, in: row)
+        return (places[property]?.index ?? -1) >= 0
     }
 }
 
@@ -78,11 +110,12 @@ extension SQLValue: Decodable {
 /// The record's decoder: one keyed container over the row's columns.
 private struct RowRecordDecoder: Decoder {
     let row: SQLRow
+    let plan: ColumnPlan
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(RowContainer<Key>(row: row))
+        KeyedDecodingContainer(RowContainer<Key>(row: row, plan: plan))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -96,19 +129,34 @@ private struct RowRecordDecoder: Decoder {
 
 private struct RowContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let row: SQLRow
+    let plan: ColumnPlan
     var codingPath: [any CodingKey] { [] }
     var allKeys: [Key] { row.columns.compactMap { column in Key(stringValue: column) } }
 
-    private func column(_ key: Key) -> String { RowDecoder.column(of: key.stringValue) }
+    func contains(_ key: Key) -> Bool { plan.selects(key.stringValue, in: row) }
 
-    func contains(_ key: Key) -> Bool { row.columns.contains(column(key)) }
-
-    func decodeNil(forKey key: Key) throws -> Bool { row[column(key)] == .null }
+    func decodeNil(forKey key: Key) throws -> Bool { plan.value(of: key.stringValue, in: row).value == .null }
 
     /// The column's value, read as one value.
     private func value(_ key: Key) -> ColumnDecoder {
-        let name = column(key)
-        return ColumnDecoder(value: row[name], column: name)
+        let (value, column) = plan.value(of: key.stringValue, in: row)
+        return ColumnDecoder(value: value, column: column)
+    }
+
+    /// The column's value, or nil for NULL (or a column not selected): one lookup, where the default asks three times.
+    private func present(_ key: Key) -> ColumnDecoder? {
+        let found = value(key)
+        return found.value == .null ? nil : found
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try present(key)?.decode(type) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try present(key)?.decode(type) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try present(key)?.decode(type) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try present(key)?.decode(type) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try present(key)?.decode(type) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try present(key)?.decode(type) }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        present(key) == nil ? nil : try decode(type, forKey: key)
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try value(key).decode(type) }
@@ -119,12 +167,12 @@ private struct RowContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try value(key).decode(type) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let name = column(key)
-        if type == [UInt8].self, let blob = try SQLRow.blob(row[name], column: name) as? T { return blob }
+        let (value, name) = plan.value(of: key.stringValue, in: row)
+        if type == [UInt8].self, let blob = try SQLRow.blob(value, column: name) as? T { return blob }
         do {
-            return try T(from: ColumnDecoder(value: row[name], column: name))
+            return try T(from: ColumnDecoder(value: value, column: name))
         } catch is ColumnDecoder.StoredAsJSON {
-            guard case .text(let text) = row[name] else { throw StoreError.corrupt("column \(name) is not JSON text") }
+            guard case .text(let text) = value else { throw StoreError.corrupt("column \(name) is not JSON text") }
             do {
                 return try JSONDecoder().decode(T.self, from: Data(text.utf8))
             } catch {
@@ -134,15 +182,15 @@ private struct RowContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        throw StoreError.corrupt("column \(column(key)) is read as a Decodable value, not a nested container")
+        throw StoreError.corrupt("column \(value(key).column) is read as a Decodable value, not a nested container")
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        throw StoreError.corrupt("column \(column(key)) is read as a Decodable value, not a nested container")
+        throw StoreError.corrupt("column \(value(key).column) is read as a Decodable value, not a nested container")
     }
 
-    func superDecoder() throws -> any Decoder { RowRecordDecoder(row: row) }
-    func superDecoder(forKey key: Key) throws -> any Decoder { ColumnDecoder(value: row[column(key)], column: column(key)) }
+    func superDecoder() throws -> any Decoder { RowRecordDecoder(row: row, plan: plan) }
+    func superDecoder(forKey key: Key) throws -> any Decoder { value(key) }
 }
 
 /// One column's value, for a type that decodes one value; a type that asks for a list or an object is read from the
