@@ -134,25 +134,4 @@ enum LinkRows {
     struct LaneAmount: Decodable {
         let amount: Int64
     }
-
-    /// A day's amount of a measure (on PostgreSQL summed over lanes; on SQLite a row as stored).
-    struct DayAmount: Decodable {
-        let day: Int64
-        let measure: String
-        let amount: Int64
-    }
-
-    /// A dimension value's amount of a measure.
-    struct ValueAmount: Decodable {
-        let value: String
-        let measure: String
-        let amount: Int64
-    }
-
-    /// A day's previews or bots.
-    struct DayVisits: Decodable {
-        let day: Int64
-        let kind: String
-        let visits: Int64
-    }
 }

@@ -2,7 +2,9 @@ import RunwayKit
 import RunwayStore
 
 /// The SQL of a link's daily figures: reading them over a range (by the primary key, never the raw clicks) and taking
-/// a forgotten install's clicks and opens out of them.
+/// a forgotten install's clicks and opens out of them. The three readers of amounts take their columns by name, not as
+/// `RowDecoder` records: a year's figures are tens of thousands of rows, and decoding each through `Decodable` halved
+/// `link_stats_year` (measured); they return tuples and `Amount`s, never rows.
 enum LinkStatsQueries {
     /// One summed amount of the link's figures.
     struct Amount: Sendable {
@@ -26,7 +28,7 @@ enum LinkStatsQueries {
             SELECT \(raw: select.columns) FROM link_stats
             WHERE link_id = \(linkId) AND dimension = \(LinkRollup.total) AND period = 'day' AND day >= \(first) AND day <= \(last)
             \(raw: select.grouping)
-            """, as: LinkRows.DayAmount.self).map { ($0.day, $0.measure, $0.amount) }
+            """).map { (try $0.int("day"), try $0.string("measure"), try $0.int("amount")) }
     }
 
     /// The link's amounts per value of `dimension`, summed over the range from the fewest rows that give it (`pieces`;
@@ -40,8 +42,8 @@ enum LinkStatsQueries {
                 SELECT \(raw: select.columns) FROM link_stats
                 WHERE link_id = \(linkId) AND dimension = \(dimension) AND period = \(piece.period) AND day >= \(piece.first) AND day <= \(piece.last)
                 \(raw: select.grouping)
-                """, as: LinkRows.ValueAmount.self) {
-                let (value, measure, amount) = (row.value, row.measure, row.amount)
+                """) {
+                let (value, measure, amount) = (try row.string("value"), try row.string("measure"), try row.int("amount"))
                 let sum = sums[value, default: [:]][measure] ?? 0
                 sums[value, default: [:]][measure] = piece.subtracted ? try Checked.subtract(sum, amount) : try Checked.add(sum, amount)
             }
@@ -165,7 +167,7 @@ enum LinkStatsQueries {
             SELECT \(raw: select.columns) FROM link_automated_visits
             WHERE link_id = \(linkId) AND day >= \(first) AND day <= \(last)
             \(raw: select.grouping)
-            """, as: LinkRows.DayVisits.self).map { ($0.day, $0.kind, $0.visits) }
+            """).map { (try $0.int("day"), try $0.string("kind"), try $0.int("visits")) }
     }
 
     /// Takes the install's clicks and opens, and the click it was matched to, out of their links' figures (before
