@@ -30,9 +30,9 @@ struct AffiliateHandlers: Sendable {
 
     func list(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
-        return try .json(await readPage(services.store, table: "affiliates", columns: AffiliateQueries.affiliateColumns,
+        return try .json(await readPage(services.store, table: "affiliates", columns: AffiliateRows.AffiliateRow.columns,
                                         filter: try await principal.workspaceFilter(request, in: services.store), page: try PageRequest(request),
-                                        row: AffiliateQueries.affiliate, id: \.id))
+                                        row: { try $0.decode(AffiliateRows.AffiliateRow.self).wire }, id: \.id))
     }
 
     func createProgram(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -60,9 +60,9 @@ struct AffiliateHandlers: Sendable {
 
     func listPrograms(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
-        return try .json(await readPage(services.store, table: "affiliate_programs", columns: AffiliateQueries.programColumns,
+        return try .json(await readPage(services.store, table: "affiliate_programs", columns: AffiliateRows.ProgramRow.columns,
                                         filter: try await principal.workspaceFilter(request, in: services.store), page: try PageRequest(request),
-                                        row: AffiliateQueries.program, id: \.id))
+                                        row: { try $0.decode(AffiliateRows.ProgramRow.self).wire() }, id: \.id))
     }
 
     func createCode(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

@@ -6,9 +6,6 @@ import RunwayStore
 /// The SQL of the affiliate tables that the routes run (the ledger's own is in `Ledger`, the commission rules' in
 /// `CommissionRules`).
 enum AffiliateQueries {
-    static let affiliateColumns = "id, workspace_id, name, external_id, created_at"
-    static let programColumns = "id, workspace_id, app_id, name, commission, hold_days, offer_code, deferred_minutes, consumer_stores_only, created_at"
-
     static func insertAffiliate(_ db: any SQLExecutor, _ affiliate: Affiliate, now: Int64) throws {
         try db.execute("""
             INSERT INTO affiliates (id, workspace_id, name, external_id, created_at)
@@ -17,7 +14,7 @@ enum AffiliateQueries {
     }
 
     static func affiliate(_ db: any SQLExecutor, id: String) throws -> Affiliate? {
-        try db.first("SELECT \(raw: affiliateColumns) FROM affiliates WHERE id = \(id)").map(affiliate)
+        try db.first("SELECT \(raw: AffiliateRows.AffiliateRow.columns) FROM affiliates WHERE id = \(id)", as: AffiliateRows.AffiliateRow.self)?.wire
     }
 
     /// Locks the affiliate's row until the transaction ends.
@@ -35,16 +32,13 @@ enum AffiliateQueries {
     }
 
     static func program(_ db: any SQLExecutor, id: String) throws -> AffiliateProgram? {
-        try db.first("SELECT \(raw: programColumns) FROM affiliate_programs WHERE id = \(id)").map(program)
+        try db.first("SELECT \(raw: AffiliateRows.ProgramRow.columns) FROM affiliate_programs WHERE id = \(id)", as: AffiliateRows.ProgramRow.self)?.wire()
     }
 
     /// The affiliate's codes, oldest first.
     static func codes(_ db: any SQLExecutor, affiliateId: String) throws -> [AffiliateCode] {
-        try db.query("SELECT code, affiliate_id, program_id, created_at FROM affiliate_codes WHERE affiliate_id = \(affiliateId) ORDER BY created_at, code")
-            .map { row in
-                AffiliateCode(code: try row.string("code"), affiliateId: try row.string("affiliate_id"), programId: try row.string("program_id"),
-                              createdAt: Timestamp.iso(try row.int("created_at")))
-            }
+        try db.query("SELECT code, affiliate_id, program_id, created_at FROM affiliate_codes WHERE affiliate_id = \(affiliateId) ORDER BY created_at, code",
+                     as: AffiliateRows.CodeRow.self).map(\.wire)
     }
 
     static func insertCode(_ db: any SQLExecutor, workspaceId: String, code: String, affiliateId: String, programId: String, now: Int64) throws {
@@ -58,19 +52,6 @@ enum AffiliateQueries {
         try db.execute("INSERT INTO affiliate_links (link_id, affiliate_id, program_id) VALUES (\(linkId), \(affiliateId), \(programId))")
     }
 
-    static func affiliate(_ row: SQLRow) throws -> Affiliate {
-        Affiliate(id: try row.string("id"), workspaceId: try row.string("workspace_id"), name: try row.string("name"),
-                  externalId: try row.optionalString("external_id"), createdAt: Timestamp.iso(try row.int("created_at")))
-    }
-
-    static func program(_ row: SQLRow) throws -> AffiliateProgram {
-        AffiliateProgram(id: try row.string("id"), workspaceId: try row.string("workspace_id"), appId: try row.string("app_id"),
-                         name: try row.string("name"), commission: try CommissionRules.decode(try row.string("commission")),
-                         holdDays: Int(try row.int("hold_days")), offerCode: try row.optionalString("offer_code"),
-                         deferredMinutes: Int(try row.int("deferred_minutes")), consumerStoresOnly: try row.bool("consumer_stores_only"),
-                         createdAt: Timestamp.iso(try row.int("created_at")))
-    }
-
     // MARK: App Store surfaces and binds
 
     static func insertSurface(_ db: any SQLExecutor, id: String, workspaceId: String, appId: String, environment: String, now: Int64) throws {
@@ -81,46 +62,47 @@ enum AffiliateQueries {
     }
 
     /// An app's surfaces, oldest first.
-    static func surfaces(_ db: any SQLExecutor, appId: String) throws -> [SQLRow] {
-        try db.query("SELECT id, app_id, environment, created_at FROM app_store_surfaces WHERE app_id = \(appId) ORDER BY created_at, id")
+    static func surfaces(_ db: any SQLExecutor, appId: String) throws -> [AffiliateRows.Surface] {
+        try db.query("SELECT id, app_id, environment, created_at FROM app_store_surfaces WHERE app_id = \(appId) ORDER BY created_at, id",
+                     as: AffiliateRows.Surface.self)
     }
 
     /// The app of surface `id`, or nil when there is none.
     static func surfaceApp(_ db: any SQLExecutor, id: String) throws -> String? {
-        try db.first("SELECT app_id FROM app_store_surfaces WHERE id = \(id)")?.string("app_id")
+        try db.first("SELECT app_id FROM app_store_surfaces WHERE id = \(id)", as: AffiliateRows.AppOf.self)?.appId
     }
 
     /// The app and environment of surface `id`.
-    static func surface(_ db: any SQLExecutor, id: String) throws -> SQLRow? {
-        try db.first("SELECT app_id, environment FROM app_store_surfaces WHERE id = \(id)")
+    static func surface(_ db: any SQLExecutor, id: String) throws -> AffiliateRows.Surface? {
+        try db.first("SELECT id, app_id, environment, created_at FROM app_store_surfaces WHERE id = \(id)", as: AffiliateRows.Surface.self)
     }
 
     /// The affiliate, program, offer and app of an affiliate link.
-    static func linkReferral(_ db: any SQLExecutor, linkId: String) throws -> SQLRow? {
+    static func linkReferral(_ db: any SQLExecutor, linkId: String) throws -> AffiliateRows.Referral? {
         try db.first("""
             SELECT a.affiliate_id, a.program_id, p.offer_code, p.app_id FROM affiliate_links a JOIN affiliate_programs p ON p.id = a.program_id
             WHERE a.link_id = \(linkId)
-            """)
+            """, as: AffiliateRows.Referral.self)
     }
 
     /// The affiliate, program, offer and app of a code (upper case) of the workspace.
-    static func codeReferral(_ db: any SQLExecutor, workspaceId: String, code: String) throws -> SQLRow? {
+    static func codeReferral(_ db: any SQLExecutor, workspaceId: String, code: String) throws -> AffiliateRows.Referral? {
         try db.first("""
             SELECT c.affiliate_id, c.program_id, p.offer_code, p.app_id FROM affiliate_codes c JOIN affiliate_programs p ON p.id = c.program_id
             WHERE c.workspace_id = \(workspaceId) AND c.code = \(code)
-            """)
+            """, as: AffiliateRows.Referral.self)
     }
 
     /// The longest deferred-bind window of the app's programs, in minutes (0 when it has none).
     static func maxDeferredMinutes(_ db: any SQLExecutor, appId: String) throws -> Int64 {
-        try db.first("SELECT MAX(deferred_minutes) AS m FROM affiliate_programs WHERE app_id = \(appId)")?.optionalInt("m") ?? 0
+        try db.first("SELECT MAX(deferred_minutes) AS m FROM affiliate_programs WHERE app_id = \(appId)", as: AffiliateRows.LongestWindow.self)?.m ?? 0
     }
 
     /// The newest click on an affiliate link of the app from the address `hash` since `since`, with its program's window.
     /// The affiliate clicks of iPhone and iPad browsers from one hashed address since `since`, newest first, that no
     /// other install took: neither matched to another install nor bound to one before.
     static func affiliateClicks(_ db: any SQLExecutor, workspaceId: String, appId: String, addressHash hash: String, since: Int64,
-                                installId: String?, claimant: String) throws -> [SQLRow] {
+                                installId: String?, claimant: String) throws -> [AffiliateRows.AffiliateClick] {
         try db.query("""
             SELECT c.token, c.created_at, a.affiliate_id, a.program_id, p.offer_code, p.deferred_minutes
             FROM clicks c JOIN affiliate_links a ON a.link_id = c.link_id JOIN affiliate_programs p ON p.id = a.program_id
@@ -129,17 +111,17 @@ enum AffiliateQueries {
               AND NOT EXISTS (SELECT 1 FROM click_claims k WHERE k.token = c.token AND k.install_id <> \(installId ?? ""))
               AND NOT EXISTS (SELECT 1 FROM deferred_click_claims d WHERE d.token = c.token AND d.claimant <> \(claimant))
             ORDER BY c.created_at DESC LIMIT 8
-            """)
+            """, as: AffiliateRows.AffiliateClick.self)
     }
 
     /// The affiliate click the install was matched to, if its link is an affiliate link of one of the app's programs.
-    static func matchedAffiliateClick(_ db: any SQLExecutor, appId: String, installId: String) throws -> SQLRow? {
+    static func matchedAffiliateClick(_ db: any SQLExecutor, appId: String, installId: String) throws -> AffiliateRows.AffiliateClick? {
         try db.first("""
             SELECT c.token, c.created_at, a.affiliate_id, a.program_id, p.offer_code, p.deferred_minutes
             FROM installs i JOIN clicks c ON c.token = i.click_token JOIN affiliate_links a ON a.link_id = c.link_id
             JOIN affiliate_programs p ON p.id = a.program_id
             WHERE i.app_id = \(appId) AND i.install_id = \(installId) AND p.app_id = \(appId)
-            """)
+            """, as: AffiliateRows.AffiliateClick.self)
     }
 
     /// Takes `token` for one claimant (an install, or one anonymous bind): true when it is this claimant's now.
@@ -148,7 +130,7 @@ enum AffiliateQueries {
             INSERT INTO deferred_click_claims (token, app_id, claimant, claimed_at) VALUES (\(token), \(appId), \(claimant), \(now))
             ON CONFLICT (token) DO NOTHING
             """)
-        return try db.first("SELECT claimant FROM deferred_click_claims WHERE token = \(token)")?.string("claimant") == claimant
+        return try db.first("SELECT claimant FROM deferred_click_claims WHERE token = \(token)", as: AffiliateRows.Claimant.self)?.claimant == claimant
     }
 
     static func insertToken(_ db: any SQLExecutor, token: String, app: App, affiliateId: String, programId: String, method: String,
@@ -208,11 +190,11 @@ enum AffiliateQueries {
 
     /// The token, affiliate, program, commission rule, holding period and store rule an appAccountToken of the app was
     /// minted for.
-    static func tokenBinding(_ db: any SQLExecutor, token: String, appId: String) throws -> SQLRow? {
+    static func tokenBinding(_ db: any SQLExecutor, token: String, appId: String) throws -> AffiliateRows.Binding? {
         try db.first("""
-            SELECT t.token, t.affiliate_id, t.program_id, p.commission, p.hold_days, p.consumer_stores_only FROM app_account_tokens t
+            SELECT \(raw: AffiliateRows.Binding.columns) FROM app_account_tokens t
             JOIN affiliate_programs p ON p.id = t.program_id WHERE t.token = \(token) AND t.app_id = \(appId)
-            """)
+            """, as: AffiliateRows.Binding.self)
     }
 
     /// Locks the token's row until the transaction ends.
@@ -231,20 +213,21 @@ enum AffiliateQueries {
 
     /// The binding of a subscription from the commissions of its earlier payments: under its original transaction id,
     /// or under the ids it had before it migrated (a few steps back at most).
-    static func subscriptionBinding(_ db: any SQLExecutor, original: TransactionId, previous: TransactionId?, appId: String) throws -> SQLRow? {
+    static func subscriptionBinding(_ db: any SQLExecutor, original: TransactionId, previous: TransactionId?, appId: String) throws
+        -> AffiliateRows.Binding? {
         var id: TransactionId? = original, seen: Set<TransactionId> = [], next = previous
         while let current = id, seen.count < 5, seen.insert(current).inserted {
             if let token = try db.first("""
                 SELECT app_account_token FROM commissions WHERE original_transaction_id = \(current)
                 AND program_id IN (SELECT id FROM affiliate_programs WHERE app_id = \(appId))
                 AND app_account_token <> \(ConsentRescission.unlinkedToken) ORDER BY created_at LIMIT 1
-                """)?.string("app_account_token"), let binding = try tokenBinding(db, token: token, appId: appId) {
+                """, as: AffiliateRows.BoundToken.self)?.appAccountToken, let binding = try tokenBinding(db, token: token, appId: appId) {
                 return binding
             }
             let recorded: String? = try db.first("""
                 SELECT previous_original_transaction_id FROM app_store_subscription_migrations
                 WHERE app_id = \(appId) AND original_transaction_id = \(current)
-                """)?.string("previous_original_transaction_id")
+                """, as: AffiliateRows.PreviousOriginal.self)?.previousOriginalTransactionId
             id = next ?? recorded.map(TransactionId.init)
             next = nil
         }
@@ -275,14 +258,13 @@ enum AffiliateQueries {
             FROM ledger_postings p JOIN ledger_entries e ON e.posting_id = p.id JOIN affiliates a ON a.id = p.affiliate_id
             WHERE p.workspace_id = \(workspaceId) AND p.test = 0\(filter)
             GROUP BY p.affiliate_id, a.name, a.external_id, p.currency, e.account
-            """) {
-            let key = try row.string("affiliate_id") + "|" + (try row.string("currency"))
-            let fresh = PayoutRow(affiliateId: try row.string("affiliate_id"), name: try row.string("name"),
-                                  externalId: try row.optionalString("external_id"), currency: try row.string("currency"),
+            """, as: AffiliateRows.PayoutTotal.self) {
+            let key = row.affiliateId + "|" + row.currency
+            let fresh = PayoutRow(affiliateId: row.affiliateId, name: row.name, externalId: row.externalId, currency: row.currency,
                                   pending: 0, payable: 0, paid: 0, commissions: 0)
             var entry = rows[key] ?? fresh
-            let total = try row.int("total")
-            switch try row.string("account") {
+            let total = row.total
+            switch row.account {
             case Ledger.pending: entry.pending = -total
             case Ledger.payable: entry.payable = -total
             case Ledger.payouts: entry.paid = -total
@@ -293,9 +275,8 @@ enum AffiliateQueries {
         for row in try db.query("""
             SELECT affiliate_id, currency, COUNT(*) AS n FROM commissions WHERE workspace_id = \(workspaceId) AND test = 0 AND status IN ('pending', 'payable')
             GROUP BY affiliate_id, currency
-            """) {
-            let key = try row.string("affiliate_id") + "|" + (try row.string("currency"))
-            rows[key]?.commissions = Int(try row.int("n"))
+            """, as: AffiliateRows.LiveCommissions.self) {
+            rows[row.affiliateId + "|" + row.currency]?.commissions = row.n
         }
         return PayoutReport(rows: rows.values.sorted { ($0.name, $0.currency) < ($1.name, $1.currency) })
     }

@@ -57,10 +57,7 @@ package struct AffiliatesCapability: Capability {
         export.affiliateBinds = try db.query("""
             SELECT token, affiliate_id, program_id, method, created_at FROM app_account_tokens
             WHERE app_id = \(install.appId) AND install_id = \(install.installId) ORDER BY created_at
-            """).map {
-            ExportedBind(appAccountToken: try $0.string("token"), affiliateId: try $0.string("affiliate_id"), programId: try $0.string("program_id"),
-                         method: try $0.string("method"), createdAt: Timestamp.iso(try $0.int("created_at")))
-        }
+            """, as: AffiliateRows.Bind.self).map(\.wire)
     }
 
     /// Commissions past their holding period become payable even when nobody reads a balance.

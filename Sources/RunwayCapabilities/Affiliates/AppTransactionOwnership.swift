@@ -67,7 +67,7 @@ enum AppTransactionOwnership {
         }
         let owner = try db.first("""
             SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(environment) AND app_transaction_id = \(id)
-            """)?.string("install_id")
+            """, as: Owner.self)?.installId
         guard let owner, owner != installId else { return .owner }
         try db.execute("""
             INSERT INTO app_transaction_disputes (app_id, environment, app_transaction_id, install_id, owner_install_id, reported_at)
@@ -78,14 +78,19 @@ enum AppTransactionOwnership {
 
     /// The oldest bind of the install that owns the app transaction id in the surface's environment, with what
     /// `AffiliateQueries.tokenBinding` gives.
-    static func binding(_ db: any SQLExecutor, appTransactionId: AppTransactionId, appId: String, environment: AppStoreVerifier.Environment) throws -> SQLRow? {
+    static func binding(_ db: any SQLExecutor, appTransactionId: AppTransactionId, appId: String, environment: AppStoreVerifier.Environment) throws
+        -> AffiliateRows.Binding? {
         try db.first("""
-            SELECT t.token, t.affiliate_id, t.program_id, p.commission, p.hold_days, p.consumer_stores_only FROM app_transaction_owners o
+            SELECT \(raw: AffiliateRows.Binding.columns) FROM app_transaction_owners o
             JOIN app_account_tokens t ON t.app_id = o.app_id AND t.install_id = o.install_id
             JOIN affiliate_programs p ON p.id = t.program_id
             WHERE o.app_id = \(appId) AND o.environment = \(environment.rawValue) AND o.app_transaction_id = \(appTransactionId)
             ORDER BY t.created_at, t.token LIMIT 1
-            """)
+            """, as: AffiliateRows.Binding.self)
+    }
+
+    private struct Owner: Decodable {
+        let installId: String
     }
 
     /// A forgotten install owns and disputes nothing.

@@ -35,8 +35,7 @@ struct BindHandlers: Sendable {
         let app = try await TenancyQueries.managedApp(context, services, principal)
         let surfaces = try await services.store.read { db in
             try AffiliateQueries.surfaces(db, appId: app.id).map {
-                Self.surface(id: try $0.string("id"), appId: try $0.string("app_id"), environment: try $0.string("environment"),
-                             createdAt: try $0.int("created_at"))
+                Self.surface(id: $0.id, appId: $0.appId, environment: $0.environment, createdAt: $0.createdAt)
             }
         }
         return try .json(AppStoreSurfaceList(items: surfaces))
@@ -58,20 +57,22 @@ struct BindHandlers: Sendable {
             case .failure: throw AffiliatesError.invalidClick(expired: false)
             }
             let binding = try await services.store.write { db -> BindResponse in
-                guard let row = try AffiliateQueries.linkReferral(db, linkId: click.linkId), try row.string("app_id") == app.id else {
+                guard let referral = try AffiliateQueries.linkReferral(db, linkId: click.linkId), referral.appId == app.id else {
                     throw AffiliatesError.clickNotAffiliate
                 }
-                return try Self.mint(db, app: app, referral: row, method: "click", clickToken: click.clickToken, installId: installId,
+                return try Self.mint(db, app: app, affiliateId: referral.affiliateId, programId: referral.programId, offerCode: referral.offerCode,
+                                     method: "click", clickToken: click.clickToken, installId: installId,
                                      attested: attested, now: now)
             }
             return try .json(binding)
         case (nil, let text?):
             let code = try AffiliateHandlers.normalizedCode(text)
             let binding = try await services.store.write { db -> BindResponse in
-                guard let row = try AffiliateQueries.codeReferral(db, workspaceId: app.workspaceId, code: code), try row.string("app_id") == app.id else {
+                guard let referral = try AffiliateQueries.codeReferral(db, workspaceId: app.workspaceId, code: code), referral.appId == app.id else {
                     throw AffiliatesError.unknownCode(code)
                 }
-                return try Self.mint(db, app: app, referral: row, method: "code", clickToken: nil, installId: installId, attested: attested, now: now)
+                return try Self.mint(db, app: app, affiliateId: referral.affiliateId, programId: referral.programId, offerCode: referral.offerCode,
+                                     method: "code", clickToken: nil, installId: installId, attested: attested, now: now)
             }
             return try .json(binding)
         default:
@@ -99,9 +100,9 @@ struct BindHandlers: Sendable {
         // A bind without an install id claims its click for itself alone.
         let claimant = installId.map { "install:" + $0 } ?? "bind:" + Identifier.make("dbd")
         let binding = try await services.store.write { db -> BindResponse in
-            func within(_ row: SQLRow) throws -> Bool { try row.int("created_at") >= now - (try row.int("deferred_minutes")) * Matcher.minute }
+            func within(_ click: AffiliateRows.AffiliateClick) -> Bool { click.createdAt >= now - click.deferredMinutes * Matcher.minute }
             // The install's own matched click first: it is this device's, whoever else shares the address.
-            var candidates: [SQLRow] = []
+            var candidates: [AffiliateRows.AffiliateClick] = []
             if let installId, let matched = try AffiliateQueries.matchedAffiliateClick(db, appId: app.id, installId: installId) {
                 candidates.append(matched)
             }
@@ -110,10 +111,10 @@ struct BindHandlers: Sendable {
                                                                    since: now - reach, installId: installId, claimant: claimant)
             }
             // Each click serves one install: the first bind to take it keeps it.
-            for row in candidates where try within(row) {
-                let token = try row.string("token")
-                guard try AffiliateQueries.claimDeferredClick(db, token: token, appId: app.id, claimant: claimant, now: now) else { continue }
-                return try Self.mint(db, app: app, referral: row, method: "deferred", clickToken: token, installId: installId, attested: attested, now: now)
+            for click in candidates where within(click) {
+                guard try AffiliateQueries.claimDeferredClick(db, token: click.token, appId: app.id, claimant: claimant, now: now) else { continue }
+                return try Self.mint(db, app: app, affiliateId: click.affiliateId, programId: click.programId, offerCode: click.offerCode,
+                                     method: "deferred", clickToken: click.token, installId: installId, attested: attested, now: now)
             }
             throw AffiliatesError.noMatch
         }
@@ -140,14 +141,13 @@ struct BindHandlers: Sendable {
         return attested
     }
 
-    /// A new random UUID, tied to the affiliate and program of `referral` (a row with affiliate_id, program_id and offer_code).
-    static func mint(_ db: any SQLExecutor, app: App, referral: SQLRow, method: String, clickToken: String?, installId: String?, attested: Bool,
-                     now: Int64) throws -> BindResponse {
+    /// A new random UUID, tied to the affiliate and program, with the program's offer code.
+    static func mint(_ db: any SQLExecutor, app: App, affiliateId: String, programId: String, offerCode: String?, method: String, clickToken: String?,
+                     installId: String?, attested: Bool, now: Int64) throws -> BindResponse {
         let token = UUID().uuidString.lowercased()
-        try AffiliateQueries.insertToken(db, token: token, app: app, affiliateId: try referral.string("affiliate_id"),
-                                         programId: try referral.string("program_id"), method: method, clickToken: clickToken,
-                                         installId: installId, attested: attested, now: now)
-        return BindResponse(appAccountToken: token, offerCode: try referral.optionalString("offer_code"))
+        try AffiliateQueries.insertToken(db, token: token, app: app, affiliateId: affiliateId, programId: programId, method: method,
+                                         clickToken: clickToken, installId: installId, attested: attested, now: now)
+        return BindResponse(appAccountToken: token, offerCode: offerCode)
     }
 
     static func surface(id: String, appId: String, environment: String, createdAt: Int64) -> AppStoreSurface {

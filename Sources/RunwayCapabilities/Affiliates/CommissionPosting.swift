@@ -23,24 +23,7 @@ enum CommissionPosting {
     }
 
     /// The bind a purchase belongs to, with its program's terms.
-    struct Binding {
-        let token: String
-        let affiliateId: String
-        let programId: String
-        /// The program's rule, as stored (decoded when a payment accrues).
-        let commission: String
-        let holdDays: Int
-        let consumerStoresOnly: Bool
-
-        init(_ row: SQLRow) throws {
-            token = try row.string("token")
-            affiliateId = try row.string("affiliate_id")
-            programId = try row.string("program_id")
-            commission = try row.string("commission")
-            holdDays = Int(try row.int("hold_days"))
-            consumerStoresOnly = try row.bool("consumer_stores_only")
-        }
-    }
+    typealias Binding = AffiliateRows.Binding
 
     /// What posting did.
     enum Outcome: Equatable {
@@ -84,14 +67,13 @@ enum CommissionPosting {
         // A seat an organization or group purchaser assigned earns nothing, and taking it back is no refund: the
         // purchaser's commission counted the seats (multiseat, App Store Server API 1.22).
         if transaction.isAssignedSeat || transaction.revocationType == "ASSIGNMENT_REVOKE" { return .seat }
-        let row = try transaction.appAccountToken.flatMap { token in try AffiliateQueries.tokenBinding(db, token: token, appId: appId) }
+        let found = try transaction.appAccountToken.flatMap { token in try AffiliateQueries.tokenBinding(db, token: token, appId: appId) }
             ?? transaction.appTransactionId.flatMap { id in
                 try AppTransactionOwnership.binding(db, appTransactionId: id, appId: appId, environment: purchase.surface.environment)
             }
             ?? AffiliateQueries.subscriptionBinding(db, original: purchase.originalTransactionId, previous: transaction.previousOriginalTransactionId,
                                                     appId: appId)
-        guard let row else { return .unattributed }
-        let binding = try Binding(row)
+        guard let binding = found else { return .unattributed }
         // Every notification of one purchase carries its token: writers on other connections or servers wait here for
         // each other, so what they decide from the commissions already stored (the first payment, a duration's start)
         // is decided in turn. One commission per transaction is the unique index's.

@@ -78,7 +78,7 @@ enum CommissionRules {
         default:
             guard let first = try db.first("""
                 SELECT MIN(purchase_date) AS first FROM commissions WHERE program_id = \(programId) AND original_transaction_id = \(originalTransactionId)
-                """)?.optionalInt("first") else { return true }
+                """, as: AffiliateRows.FirstPayment.self)?.first else { return true }
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = .gmt
             let start = Date(timeIntervalSince1970: Double(first) / 1000)

@@ -40,7 +40,7 @@ enum ConsentRescission {
             SELECT t.token FROM app_account_tokens t JOIN installs i ON i.app_id = t.app_id AND i.install_id = t.install_id
             WHERE i.app_id = \(appId) AND i.app_transaction_id = \(appTransactionId)
             UNION SELECT app_account_token AS token FROM commissions WHERE app_transaction_id = \(appTransactionId) AND \(commissionsOfApp)
-            """).map { try $0.string("token") })
+            """, as: AffiliateRows.Token.self).map(\.token))
         var counts: [String: Int] = ["binds": 0, "commissions": 0]
         for token in tokens.sorted() where token != unlinkedToken {
             counts["binds", default: 0] += try db.execute("DELETE FROM app_account_tokens WHERE token = \(token) AND app_id = \(appId)")

@@ -12,11 +12,13 @@ enum ConsumerStores {
             try db.first("""
                 SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(environment.rawValue)
                 AND app_transaction_id = \(id)
-                """)?.optionalString("install_id")
+                """, as: AffiliateRows.InstallOf.self)?.installId
         }
-        let bound = try db.first("SELECT install_id FROM app_account_tokens WHERE token = \(token) AND app_id = \(appId)")?.optionalString("install_id")
+        let bound = try db.first("SELECT install_id FROM app_account_tokens WHERE token = \(token) AND app_id = \(appId)", as: AffiliateRows.InstallOf.self)?
+            .installId
         guard let installId = owner ?? bound else { return false }
-        let stored = try db.first("SELECT store_types FROM installs WHERE app_id = \(appId) AND install_id = \(installId)")?.optionalString("store_types")
+        let stored = try db.first("SELECT store_types FROM installs WHERE app_id = \(appId) AND install_id = \(installId)", as: AffiliateRows.StoreTypesOf.self)?
+            .storeTypes
         return StoreTypes.onlyNonConsumer(stored)
     }
 }

@@ -101,20 +101,20 @@ enum Ledger {
     static func reaccrue(_ db: any SQLExecutor, programId: String, transactionId: TransactionId, holdDays: Int, notificationUUID: String,
                          now: Int64) throws -> (currency: String, amount: Int64)? {
         guard let row = try db.first("""
-            SELECT id, workspace_id, affiliate_id, currency, amount, clawed_back, status, payable_at, test FROM commissions
+            SELECT \(raw: AffiliateRows.Commission.columns) FROM commissions
             WHERE program_id = \(programId) AND transaction_id = \(transactionId) AND (status = 'reversed' OR (status IN ('pending', 'payable') AND clawed_back > 0))
-            """) else { return nil }
-        let id = try row.string("id"), currency = try row.string("currency"), status = try row.string("status")
-        let returned = try row.int("clawed_back")
+            """, as: AffiliateRows.Commission.self) else { return nil }
+        let id = row.id, currency = row.currency, status = row.status
+        let returned = row.clawedBack
         let revived = status == "reversed" ? "pending" : status
-        let payableAt = status == "reversed" ? now + Int64(holdDays) * 86_400_000 : try row.int("payable_at")
+        let payableAt = status == "reversed" ? now + Int64(holdDays) * 86_400_000 : row.payableAt
         guard try db.execute("""
             UPDATE commissions SET status = \(revived), clawed_back = 0, payable_at = \(payableAt)
             WHERE id = \(id) AND status = \(status) AND clawed_back = \(returned)
             """) == 1 else { return nil }
         if returned > 0 {
-            try post(db, Posting(workspaceId: try row.string("workspace_id"), affiliateId: try row.string("affiliate_id"), programId: programId,
-                                 commissionId: id, kind: "reaccrual", currency: currency, test: try row.bool("test"),
+            try post(db, Posting(workspaceId: row.workspaceId, affiliateId: row.affiliateId, programId: programId,
+                                 commissionId: id, kind: "reaccrual", currency: currency, test: row.test,
                                  notificationUUID: notificationUUID, transactionId: transactionId),
                      entries: [(expense, returned), (revived == "pending" ? pending : payable, -returned)], now: now)
         }
@@ -130,16 +130,16 @@ enum Ledger {
                          now: Int64) throws -> [String: Int64] {
         var total: [String: Int64] = [:]
         for row in try db.query("""
-            SELECT id, workspace_id, affiliate_id, currency, amount, clawed_back, status, test FROM commissions
+            SELECT \(raw: AffiliateRows.Commission.columns) FROM commissions
             WHERE program_id = \(programId) AND transaction_id = \(transactionId) AND status IN ('pending', 'payable')
-            """) {
-            let id = try row.string("id"), amount = try row.int("amount"), currency = try row.string("currency")
-            guard let (status, taken) = try takeBack(db, commission: id, amount: amount, share: share,
-                                                     seen: (try row.string("status"), try row.int("clawed_back"))) else { continue }
+            """, as: AffiliateRows.Commission.self) {
+            let id = row.id, amount = row.amount, currency = row.currency
+            guard let (status, taken) = try takeBack(db, commission: id, amount: amount, share: share, seen: (row.status, row.clawedBack))
+            else { continue }
             let from = status == "pending" ? pending : payable
             if taken > 0 {
-                try post(db, Posting(workspaceId: try row.string("workspace_id"), affiliateId: try row.string("affiliate_id"), programId: programId,
-                                     commissionId: id, kind: "clawback", currency: currency, test: try row.bool("test"),
+                try post(db, Posting(workspaceId: row.workspaceId, affiliateId: row.affiliateId, programId: programId,
+                                     commissionId: id, kind: "clawback", currency: currency, test: row.test,
                                      notificationUUID: notificationUUID, transactionId: transactionId),
                          entries: [(from, taken), (expense, -taken)], now: now)
             }
@@ -172,8 +172,9 @@ enum Ledger {
                 """) == 1 {
                 return (status, max(0, target - clawed))
             }
-            guard let current = try db.first("SELECT status, clawed_back FROM commissions WHERE id = \(id)") else { return nil }
-            (status, clawed) = (try current.string("status"), try current.int("clawed_back"))
+            guard let current = try db.first("SELECT status, clawed_back FROM commissions WHERE id = \(id)", as: AffiliateRows.CommissionState.self)
+            else { return nil }
+            (status, clawed) = (current.status, current.clawedBack)
         }
         throw StoreError.conflict("commission \(id) kept changing while it was reversed")
     }
@@ -185,15 +186,14 @@ enum Ledger {
         let scope: SQL = workspaceId.map { " AND workspace_id = \($0)" } ?? ""
         var released = 0
         for row in try db.query("""
-            SELECT id, workspace_id, affiliate_id, program_id, transaction_id, currency, amount, clawed_back, test FROM commissions
+            SELECT \(raw: AffiliateRows.Commission.columns) FROM commissions
             WHERE status = 'pending' AND payable_at <= \(now)\(scope) ORDER BY payable_at LIMIT 1000
-            """) {
-            let id = try row.string("id"), clawed = try row.int("clawed_back"), amount = try row.int("amount") - clawed
+            """, as: AffiliateRows.Commission.self) {
+            let id = row.id, clawed = row.clawedBack, amount = row.amount - clawed
             guard try db.execute("UPDATE commissions SET status = 'payable' WHERE id = \(id) AND status = 'pending' AND clawed_back = \(clawed)") == 1 else { continue }
             if amount > 0 {
-                try post(db, Posting(workspaceId: try row.string("workspace_id"), affiliateId: try row.string("affiliate_id"),
-                                     programId: try row.string("program_id"), commissionId: id, kind: "release", currency: try row.string("currency"),
-                                     test: try row.bool("test"), transactionId: TransactionId(rawValue: try row.string("transaction_id"))),
+                try post(db, Posting(workspaceId: row.workspaceId, affiliateId: row.affiliateId, programId: row.programId, commissionId: id,
+                                     kind: "release", currency: row.currency, test: row.test, transactionId: TransactionId(rawValue: row.transactionId)),
                          entries: [(pending, amount), (payable, -amount)], now: now)
             }
             released += 1
@@ -207,12 +207,12 @@ enum Ledger {
         for row in try db.query("""
             SELECT p.currency, p.test, e.account, SUM(e.amount) AS total FROM ledger_postings p JOIN ledger_entries e ON e.posting_id = p.id
             WHERE p.affiliate_id = \(affiliateId) GROUP BY p.currency, p.test, e.account
-            """) {
-            let currency = try row.string("currency"), test = try row.bool("test")
+            """, as: AffiliateRows.AccountTotal.self) {
+            let currency = row.currency, test = row.test
             let key = currency + (test ? "|test" : "")
             var balance = balances[key] ?? CurrencyBalance(currency: currency, pending: 0, payable: 0, paid: 0, test: test)
-            let total = try row.int("total")
-            switch try row.string("account") {
+            let total = row.total
+            switch row.account {
             case pending: balance.pending = -total
             case payable: balance.payable = -total
             case payouts: balance.paid = -total
@@ -230,26 +230,10 @@ enum Ledger {
                    c.billing_plan_type, c.billing_period_number, c.total_billing_periods, c.committed_amount, c.commitment_expires_at
             FROM ledger_postings p LEFT JOIN commissions c ON c.id = p.commission_id AND p.kind = 'accrual'
             WHERE 1 = 1\(filter)\(after) ORDER BY p.created_at, p.id LIMIT \(limit)
-            """)
+            """, as: AffiliateRows.Posting.self)
         return try rows.map { row in
-            let id = try row.string("id")
-            let entries = try db.query("SELECT account, amount FROM ledger_entries WHERE posting_id = \(id) ORDER BY line").map {
-                LedgerEntry(account: try $0.string("account"), amount: try $0.int("amount"))
-            }
-            return LedgerPosting(id: id, kind: try row.string("kind"), affiliateId: try row.string("affiliate_id"),
-                                 programId: try row.optionalString("program_id"), currency: try row.string("currency"), test: try row.bool("test"),
-                                 notificationUUID: try row.optionalString("notification_uuid"), transactionId: try row.optionalString("transaction_id"),
-                                 reference: try row.optionalString("reference"), createdAt: Timestamp.iso(try row.int("created_at")), entries: entries,
-                                 commitment: try commitment(row))
+            let entries = try db.query("SELECT account, amount FROM ledger_entries WHERE posting_id = \(row.id) ORDER BY line", as: AffiliateRows.Entry.self)
+            return row.wire(entries: entries.map(\.wire))
         }
-    }
-
-    /// The commitment a commission row records, or nil for a payment of a plan without one.
-    static func commitment(_ row: SQLRow) throws -> CommissionCommitment? {
-        guard let total = try row.optionalInt("total_billing_periods") else { return nil }
-        return CommissionCommitment(billingPlanType: try row.optionalString("billing_plan_type"),
-                                    billingPeriodNumber: try row.optionalInt("billing_period_number").map(Int.init), totalBillingPeriods: Int(total),
-                                    committedAmount: try row.optionalInt("committed_amount"),
-                                    expiresAt: try row.optionalInt("commitment_expires_at").map(Timestamp.iso))
     }
 }

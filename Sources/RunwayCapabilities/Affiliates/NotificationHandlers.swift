@@ -60,11 +60,11 @@ struct NotificationHandlers: Sendable {
     }
 
     func process(_ body: [UInt8], surfaceId: String) async throws -> AppStoreNotificationResult {
-        guard let row = try await services.store.read({ db in try AffiliateQueries.surface(db, id: surfaceId) }),
-              let app = try await services.apps.app(id: try row.string("app_id")) else {
+        guard let stored = try await services.store.read({ db in try AffiliateQueries.surface(db, id: surfaceId) }),
+              let app = try await services.apps.app(id: stored.appId) else {
             throw RequestError.notFound("no App Store surface \(surfaceId)")
         }
-        let surface = Surface(id: surfaceId, app: app, environment: AppStoreVerifier.Environment(surfaceName: try row.string("environment")) ?? .sandbox)
+        let surface = Surface(id: surfaceId, app: app, environment: AppStoreVerifier.Environment(surfaceName: stored.environment) ?? .sandbox)
         guard let verifier = services.appStoreVerifier else {
             throw AffiliatesError.appStoreUnconfigured
         }

@@ -145,7 +145,7 @@ struct RetentionManagementHandlers: Sendable {
             throw RequestError.invalidField("url", "must be an https URL of at most 256 characters")
         }
         let surfaces = try await services.store.read { db in
-            try AffiliateQueries.surfaces(db, appId: app.id).map { try $0.decode(RetentionRows.SurfaceEnvironment.self) }
+            try AffiliateQueries.surfaces(db, appId: app.id)
         }
         let paths = surfaces.filter { $0.environment == environment.surfaceName }.map { RetentionMessagingCapability.path(surfaceId: $0.id) }
         guard paths.contains(where: { url.path == $0 }) else {

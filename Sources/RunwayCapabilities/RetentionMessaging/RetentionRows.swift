@@ -90,16 +90,4 @@ enum RetentionRows {
 
         var value: SubscriptionAcquisition { SubscriptionAcquisition(source: source, affiliateId: affiliateId, campaign: campaign, linkId: linkId) }
     }
-
-    /// An App Store surface's app and environment (Affiliates' rows, read here).
-    struct SurfaceOwner: Decodable {
-        let appId: String
-        let environment: String
-    }
-
-    /// An App Store surface's id and environment.
-    struct SurfaceEnvironment: Decodable {
-        let id: String
-        let environment: String
-    }
 }

@@ -54,7 +54,7 @@ final class RetentionRuntime: Sendable {
     /// (or one whose stored environment is neither production nor sandbox).
     func surface(id: String) async throws -> (appId: String, environment: AppStoreVerifier.Environment)? {
         if let known = surfaces.withLock({ $0[id] }) { return known }
-        guard let row = try await store.read({ db in try AffiliateQueries.surface(db, id: id)?.decode(RetentionRows.SurfaceOwner.self) }),
+        guard let row = try await store.read({ db in try AffiliateQueries.surface(db, id: id) }),
               let environment = AppStoreVerifier.Environment(surfaceName: row.environment) else { return nil }
         let found = (appId: row.appId, environment: environment)
         surfaces.withLock { surfaces in
