@@ -64,6 +64,9 @@ struct RetentionManagementTests {
                 return (answer.status, answer.body)
             }, logger: Logger(level: .error))
         let server = try await TestServer.start(backend, appStoreRoot: signer.root, appStoreAPIURL: fake.baseURL)
+        // Past its 400 ms budget a choice whose rules are not read yet answers 204, which Apple's test counts as a failure:
+        // the whole suite loading the machine must not decide these tests (the benchmark measures the budget).
+        server.services.retention.budgetMilliseconds.store(60_000, ordering: .relaxed)
         route.application.withLock { $0 = server.application }
         let app = try await server.createApp(in: server.defaultWorkspace.id, bundleId: bundleId, appStoreId: String(appAppleId))
         func surface(_ environment: String) async throws -> CreatedSurface {
