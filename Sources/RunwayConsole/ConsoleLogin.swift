@@ -71,18 +71,17 @@ enum ConsoleLogin {
             }
         } else if form["method"] == "password", let email = form.text("email")?.lowercased(), let password = form["password"] {
             let row = try await services.store.read { db in
-                try db.first("SELECT id, workspace_id, password_hash FROM console_users WHERE email = \(email)")
+                try db.first("SELECT id, workspace_id, password_hash FROM console_users WHERE email = \(email)", as: UserCredentials.self)
             }
-            let stored = try row?.string("password_hash") ?? Passwords.decoy
+            let stored = row?.passwordHash ?? Passwords.decoy
             guard let matches = await services.passwords.run({ Passwords.verify(password, against: stored) }) else {
                 var response = page(request, error: "Sign-ins are busy. Try again in a second.", status: 503)
                 response.headers.set("Retry-After", "1")
                 return response
             }
             if matches, let row {
-                let id = try row.string("id")
-                userId = id
-                principal = Principal(keyId: id, kind: .server, workspaceId: try row.string("workspace_id"), appId: nil)
+                userId = row.id
+                principal = Principal(keyId: row.id, kind: .server, workspaceId: row.workspaceId, appId: nil)
             }
         }
         guard let principal else {
@@ -106,4 +105,10 @@ enum ConsoleLogin {
 
     /// `; Secure` when the browser came over TLS (through a trusted proxy).
     static func secureFlag(_ request: HTTPRequest) -> String { request.scheme == "https" ? "; Secure" : "" }
+
+    private struct UserCredentials: Decodable {
+        let id: String
+        let workspaceId: String
+        let passwordHash: String
+    }
 }

@@ -48,26 +48,23 @@ enum ConsoleSessions {
                 LEFT JOIN console_users u ON u.id = s.user_id
                 LEFT JOIN api_keys k ON k.id = s.key_id
                 WHERE s.id_hash = \(idHash)
-                """)
+                """, as: SessionRow.self)
         }
         guard let row else { return nil }
-        let created = try row.int("created_at"), seen = try row.int("last_seen_at")
-        let userId = try row.optionalString("user_id"), keyId = try row.optionalString("key_id")
-        let email = try row.optionalString("email"), prefix = try row.optionalString("display_prefix")
-        let revoked = try row.optionalInt("revoked_at") != nil
-        let live = now - created < absoluteMilliseconds && now - seen < idleMilliseconds
-            && (userId == nil || email != nil) && (keyId == nil || (prefix != nil && !revoked))
-        guard live, let kind = KeyKind(rawValue: try row.string("kind")) else {
+        let userId = row.userId, keyId = row.keyId, email = row.email, prefix = row.displayPrefix
+        let live = now - row.createdAt < absoluteMilliseconds && now - row.lastSeenAt < idleMilliseconds
+            && (userId == nil || email != nil) && (keyId == nil || (prefix != nil && row.revokedAt == nil))
+        guard live, let kind = KeyKind(rawValue: row.kind) else {
             try await end(idHash: idHash, services: services)
             return nil
         }
-        if now - seen > 60_000 {
+        if now - row.lastSeenAt > 60_000 {
             try await services.store.write { db in
                 try db.execute("UPDATE console_sessions SET last_seen_at = \(now) WHERE id_hash = \(idHash)")
             }
         }
-        let principal = Principal(keyId: keyId ?? userId ?? "", kind: kind, workspaceId: try row.optionalString("workspace_id"), appId: nil)
-        return ConsoleSession(idHash: idHash, principal: principal, label: email ?? prefix ?? "", csrf: try row.string("csrf"))
+        let principal = Principal(keyId: keyId ?? userId ?? "", kind: kind, workspaceId: row.workspaceId, appId: nil)
+        return ConsoleSession(idHash: idHash, principal: principal, label: email ?? prefix ?? "", csrf: row.csrf)
     }
 
     static func end(idHash: String, services: ServerServices) async throws {
@@ -75,4 +72,18 @@ enum ConsoleSessions {
     }
 
     static func hash(_ cookie: String) -> String { ByteEncoding.hex(Digest.sha256(cookie)) }
+
+    /// A session with its user's email and its key's prefix and revocation, when it has them.
+    private struct SessionRow: Decodable {
+        let userId: String?
+        let keyId: String?
+        let kind: String
+        let workspaceId: String?
+        let csrf: String
+        let createdAt: Int64
+        let lastSeenAt: Int64
+        let email: String?
+        let displayPrefix: String?
+        let revokedAt: Int64?
+    }
 }

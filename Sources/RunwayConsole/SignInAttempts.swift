@@ -21,8 +21,8 @@ enum SignInAttempts {
             let recent = try db.first("""
                 SELECT COUNT(*) AS n, MIN(attempted_at) AS oldest FROM console_sign_in_attempts
                 WHERE account_hash = \(hash) AND attempted_at > \(now - windowMilliseconds)
-                """)
-            if let recent, try recent.int("n") >= Int64(perMinute) { return try recent.optionalInt("oldest") ?? now }
+                """, as: Window.self)
+            if let recent, recent.n >= Int64(perMinute) { return recent.oldest ?? now }
             try db.execute("INSERT INTO console_sign_in_attempts (account_hash, attempted_at) VALUES (\(hash), \(now))")
             return nil
         }
@@ -46,10 +46,10 @@ enum SignInAttempts {
             try db.first("""
                 SELECT COUNT(*) AS n, MAX(attempted_at) AS latest FROM console_sign_in_attempts
                 WHERE account_hash = \(hash) AND attempted_at > \(now - 3_600_000)
-                """)
+                """, as: Window.self)
         }
-        guard let recent, let latest = try recent.optionalInt("latest") else { return nil }
-        let failures = try recent.int("n")
+        guard let recent, let latest = recent.latest else { return nil }
+        let failures = recent.n
         guard failures >= Int64(freeFailures) else { return nil }
         let wait = min(longestWaitSeconds, Int64(1) << min(failures - Int64(freeFailures) + 1, 20)) * 1000
         let left = latest + wait - now
@@ -73,5 +73,12 @@ enum SignInAttempts {
     /// Attempts older than an hour are of no use.
     static func forgetOld(_ db: any SQLExecutor, now: Int64) throws -> Int {
         try db.execute("DELETE FROM console_sign_in_attempts WHERE attempted_at < \(now - 3_600_000)")
+    }
+
+    /// The attempts of a window: how many, the oldest or the latest (whichever the query asks for).
+    private struct Window: Decodable {
+        let n: Int64
+        let oldest: Int64?
+        let latest: Int64?
     }
 }

@@ -59,7 +59,7 @@ public final class AddressHasher: Sendable {
         let candidate = box.seal(ByteEncoding.hex(SecureRandom.bytes(32)), purpose: "address_keys.secret")
         let stored: String = try await store.write { db in
             try db.execute("INSERT INTO address_keys (day, secret, created_at) VALUES (\(day), \(candidate), \(now)) ON CONFLICT (day) DO NOTHING")
-            guard let value = try db.first("SELECT secret FROM address_keys WHERE day = \(day)")?.string("secret") else {
+            guard let value = try db.first("SELECT secret FROM address_keys WHERE day = \(day)", as: DayKey.self)?.secret else {
                 throw StoreError.corrupt("the address key of \(day) is missing")
             }
             return value
@@ -74,5 +74,10 @@ public final class AddressHasher: Sendable {
     public static func forgetOldKeys(store: any Store, now milliseconds: Int64) async throws -> Int {
         let oldest = day(milliseconds - Int64(keptDays - 1) * 86_400_000)
         return try await store.write { db in try db.execute("DELETE FROM address_keys WHERE day < \(oldest)") }
+    }
+
+    /// A day's key, sealed.
+    private struct DayKey: Decodable {
+        let secret: String
     }
 }

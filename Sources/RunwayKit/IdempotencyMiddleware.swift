@@ -84,8 +84,8 @@ public struct IdempotencyMiddleware: Middleware {
             SELECT status, content_type, response_body FROM idempotency_keys
             WHERE scope = \(workspaceScope) AND idempotency_key = \(claim.key) AND request_hash = \(claim.requestHash)
             AND status IS NOT NULL AND created_at >= \(now - retentionMilliseconds)
-            """), let status = try row.optionalInt("status") else { return nil }
-        return .replay(status: Int(status), contentType: try row.optionalString("content_type"), body: try row.optionalString("response_body") ?? "")
+            """, as: StoredKey.self), let status = row.status else { return nil }
+        return .replay(status: Int(status), contentType: row.contentType, body: row.responseBody ?? "")
     }
 
     /// Takes the key for this request, or says why not: the answer to replay, or 409 while its first request runs.
@@ -101,18 +101,18 @@ public struct IdempotencyMiddleware: Middleware {
         guard let row = try db.first("""
             SELECT request_hash, status, content_type, response_body, created_at, owner FROM idempotency_keys
             WHERE scope = \(scope) AND idempotency_key = \(key)
-            """) else {
+            """, as: StoredKey.self) else {
             throw IdempotencyError.inUse
         }
-        guard try row.string("request_hash") == claim.requestHash else {
+        guard row.requestHash == claim.requestHash else {
             throw IdempotencyError.reused
         }
-        if let status = try row.optionalInt("status") {
-            return .replay(status: Int(status), contentType: try row.optionalString("content_type"), body: try row.optionalString("response_body") ?? "")
+        if let status = row.status {
+            return .replay(status: Int(status), contentType: row.contentType, body: row.responseBody ?? "")
         }
-        let createdAt = try row.int("created_at")
+        guard let createdAt = row.createdAt else { throw StoreError.corrupt("idempotency key \(key) has no time") }
         var ownerRuns: Bool? = nil
-        if let owner = try row.optionalString("owner") { ownerRuns = try ServerInstance.isRunning(owner: owner, db, now: now) }
+        if let owner = row.owner { ownerRuns = try ServerInstance.isRunning(owner: owner, db, now: now) }
         guard ownerRuns == false || createdAt < now - abandonedMilliseconds else { throw IdempotencyError.inUse }
         // Taken over only as it was read: of two retries racing for an abandoned key, one runs.
         guard try db.execute("""
@@ -135,6 +135,16 @@ public struct IdempotencyMiddleware: Middleware {
                 AND status IS NULL
                 """)
         }
+    }
+
+    /// A kept key, with the answer once its request finished; each query selects what it needs.
+    private struct StoredKey: Decodable {
+        let requestHash: String?
+        let status: Int64?
+        let contentType: String?
+        let responseBody: String?
+        let createdAt: Int64?
+        let owner: String?
     }
 }
 

@@ -17,7 +17,7 @@ public struct InstanceSecrets: Sendable {
         let candidate = box.seal(ByteEncoding.hex(SecureRandom.bytes(32)), purpose: purpose)
         let sealed: String = try await store.write { db in
             try db.execute("INSERT INTO instance_meta (name, value) VALUES ('click_signing_key', \(candidate)) ON CONFLICT (name) DO NOTHING")
-            guard let value = try db.first("SELECT value FROM instance_meta WHERE name = 'click_signing_key'")?.string("value") else {
+            guard let value = try db.first("SELECT value FROM instance_meta WHERE name = 'click_signing_key'", as: MetaValue.self)?.value else {
                 throw StoreError.corrupt("the click signing key is missing")
             }
             return value
@@ -29,4 +29,8 @@ public struct InstanceSecrets: Sendable {
     }
 
     package static let purpose = "instance_meta.value"
+
+    private struct MetaValue: Decodable {
+        let value: String
+    }
 }

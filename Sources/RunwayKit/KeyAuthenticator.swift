@@ -62,17 +62,25 @@ public final class KeyAuthenticator: Sendable {
 
     private func load(keyId: String) async throws -> Record? {
         try await store.read { db in
-            guard let row = try db.first("SELECT id, kind, workspace_id, app_id, secret_hash, revoked_at FROM api_keys WHERE id = \(keyId)") else {
+            guard let row = try db.first("SELECT id, kind, workspace_id, app_id, secret_hash, revoked_at FROM api_keys WHERE id = \(keyId)",
+                                         as: KeyRow.self) else {
                 return nil
             }
-            guard let kind = KeyKind(rawValue: try row.string("kind")),
-                  let hash = ByteEncoding.fromHex(try row.string("secret_hash")) else {
+            guard let kind = KeyKind(rawValue: row.kind), let hash = ByteEncoding.fromHex(row.secretHash) else {
                 throw StoreError.corrupt("api key \(keyId) has an unreadable kind or hash")
             }
-            return Record(keyId: try row.string("id"), kind: kind, workspaceId: try row.optionalString("workspace_id"),
-                          appId: try row.optionalString("app_id"), hash: hash, revoked: try row.optionalInt("revoked_at") != nil,
+            return Record(keyId: row.id, kind: kind, workspaceId: row.workspaceId, appId: row.appId, hash: hash, revoked: row.revokedAt != nil,
                           loadedAt: .now)
         }
+    }
+
+    private struct KeyRow: Decodable {
+        let id: String
+        let kind: String
+        let workspaceId: String?
+        let appId: String?
+        let secretHash: String
+        let revokedAt: Int64?
     }
 }
 

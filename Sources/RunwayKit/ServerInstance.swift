@@ -64,7 +64,7 @@ public struct ServerInstance: Sendable, Equatable {
         try db.first("""
             SELECT COUNT(*) AS n FROM server_instances WHERE id <> \(ServerInstance.current.id) AND heartbeat_at >= \(now - heartbeatFreshMilliseconds)
             AND (newest_step IS NULL OR newest_step < \(newestStep))
-            """)?.int("n") ?? 0
+            """, as: Count.self)?.n ?? 0
     }
 
     /// A clean stop: this process no longer owns anything.
@@ -77,8 +77,8 @@ public struct ServerInstance: Sendable, Equatable {
     package static func isRunning(owner: String, _ db: any SQLExecutor, now: Int64) throws -> Bool? {
         guard let instance = ServerInstance(owner: owner) else { return nil }
         if let here = instance.isRunningHere { return here }
-        guard let row = try db.first("SELECT heartbeat_at FROM server_instances WHERE id = \(instance.id)") else { return nil }
-        return try row.int("heartbeat_at") >= now - heartbeatFreshMilliseconds
+        guard let row = try db.first("SELECT heartbeat_at FROM server_instances WHERE id = \(instance.id)", as: Heartbeat.self) else { return nil }
+        return row.heartbeatAt >= now - heartbeatFreshMilliseconds
     }
 
     package static func machineIdentity() -> String {
@@ -97,5 +97,13 @@ public struct ServerInstance: Sendable, Equatable {
         // Fields after the name start at 3 (state); the start time is field 22.
         guard fields.count > 19 else { return nil }
         return UInt64(fields[19])
+    }
+
+    private struct Count: Decodable {
+        let n: Int64
+    }
+
+    private struct Heartbeat: Decodable {
+        let heartbeatAt: Int64
     }
 }

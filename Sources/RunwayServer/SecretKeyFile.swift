@@ -26,7 +26,9 @@ enum SecretKeyFile {
     /// Reads the key file (creating it on a database that has never sealed anything) and checks it against the
     /// database's record of the key.
     static func load(path: String, store: any Store) async throws -> SecretBox {
-        let recorded = try await store.read { db in try db.first("SELECT value FROM instance_meta WHERE name = 'secret_key_check'")?.string("value") }
+        let recorded = try await store.read { db in
+            try db.first("SELECT value FROM instance_meta WHERE name = 'secret_key_check'", as: MetaValue.self)?.value
+        }
         let box: SecretBox
         if FileManager.default.fileExists(atPath: path) {
             box = try read(path)
@@ -39,7 +41,7 @@ enum SecretKeyFile {
         let fingerprint = box.fingerprint
         let agreed = try await store.write { db -> String in
             try db.execute("INSERT INTO instance_meta (name, value) VALUES ('secret_key_check', \(fingerprint)) ON CONFLICT (name) DO NOTHING")
-            return try db.first("SELECT value FROM instance_meta WHERE name = 'secret_key_check'")?.string("value") ?? ""
+            return try db.first("SELECT value FROM instance_meta WHERE name = 'secret_key_check'", as: MetaValue.self)?.value ?? ""
         }
         guard agreed == fingerprint else {
             throw Refused(description: "the secret key file \(path) is not the key this database's secrets are sealed with; every server of "
@@ -56,12 +58,13 @@ enum SecretKeyFile {
             guard try ServerInstance.olderAlive(db, now: now, newestStep: Schema.newestStep) == 0 else { return nil }
             var sealed = 0
             for place in sealedColumns {
-                for row in try db.query("SELECT \(raw: place.key) AS k, \(raw: place.column) AS v FROM \(raw: place.table) WHERE \(raw: place.rows)") {
-                    let value = try row.string("v")
+                for row in try db.query("SELECT \(raw: place.key) AS k, \(raw: place.column) AS v FROM \(raw: place.table) WHERE \(raw: place.rows)",
+                                        as: KeyedValue.self) {
+                    let value = row.v
                     guard !SecretBox.isSealed(value) else { continue }
                     let locked = box.seal(value, purpose: "\(place.table).\(place.column)")
                     sealed += try db.execute("""
-                        UPDATE \(raw: place.table) SET \(raw: place.column) = \(locked) WHERE \(raw: place.key) = \(try row.string("k")) AND \(raw: place.column) = \(value)
+                        UPDATE \(raw: place.table) SET \(raw: place.column) = \(locked) WHERE \(raw: place.key) = \(row.k) AND \(raw: place.column) = \(value)
                         """)
                 }
             }
@@ -101,5 +104,15 @@ enum SecretKeyFile {
         }
         guard let box = SecretBox(key: key) else { throw Refused(description: "the secret key made for \(path) is not 32 bytes") }
         return box
+    }
+
+    private struct MetaValue: Decodable {
+        let value: String
+    }
+
+    /// A stored secret (`v`) with its row's key (`k`).
+    private struct KeyedValue: Decodable {
+        let k: String
+        let v: String
     }
 }
