@@ -2,7 +2,7 @@ import RunwayKit
 import RunwayStore
 
 /// Installs, their secrets and app transaction ids, click claims, impressions, events and event ids (step 0004 also
-/// made the webhook tables). Append only: a released step never changes.
+/// made the webhook tables, whose SQL `WebhooksSchema` holds). Append only: a released step never changes.
 enum AttributionSchema {
     static let migrations: [Migration] = [
         Migration(id: "0004_installs_events", sqlite: installsSQL(partitioning: "", defaults: ""),
@@ -56,7 +56,8 @@ enum AttributionSchema {
 
     /// Attribution settings of apps, installs with their stored answer and explanation, claims that keep a click to
     /// one install, ad impressions, events with the attribution they were written with (append-only, partitioned by
-    /// time on PostgreSQL, their ids kept unique by `event_ids`), and webhooks with their durable delivery queue.
+    /// time on PostgreSQL, their ids kept unique by `event_ids`), and webhooks with their durable delivery queue
+    /// (`WebhooksSchema`).
     static func installsSQL(partitioning: String, defaults: String) -> String {
         """
         ALTER TABLE apps ADD COLUMN probabilistic_minutes BIGINT NOT NULL DEFAULT 0;
@@ -138,33 +139,7 @@ enum AttributionSchema {
         CREATE INDEX events_by_install ON events (app_id, install_id);
         CREATE INDEX events_by_workspace ON events (workspace_id, received_at);
         \(defaults)
-        CREATE TABLE webhooks (
-            id TEXT PRIMARY KEY,
-            workspace_id TEXT NOT NULL REFERENCES workspaces (id),
-            url TEXT NOT NULL,
-            secret TEXT NOT NULL,
-            topics TEXT NOT NULL,
-            enabled BIGINT NOT NULL,
-            created_at BIGINT NOT NULL
-        );
-        CREATE INDEX webhooks_by_workspace ON webhooks (workspace_id, created_at, id);
-        CREATE TABLE webhook_deliveries (
-            id TEXT PRIMARY KEY,
-            webhook_id TEXT NOT NULL,
-            workspace_id TEXT NOT NULL,
-            topic TEXT NOT NULL,
-            payload TEXT NOT NULL,
-            status TEXT NOT NULL,
-            attempts BIGINT NOT NULL,
-            next_attempt_at BIGINT NOT NULL,
-            lease_until BIGINT,
-            last_status BIGINT,
-            last_error TEXT,
-            created_at BIGINT NOT NULL,
-            delivered_at BIGINT
-        );
-        CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
-        CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at, id);
+        \(WebhooksSchema.tablesOfStep0004)
         """
     }
 }
