@@ -111,7 +111,7 @@ enum AffiliateRows {
         let currency: String
         let amount: Int64
         let clawedBack: Int64
-        let status: String
+        let status: Ledger.CommissionStatus
         let payableAt: Int64
         let test: Bool
 
@@ -120,7 +120,7 @@ enum AffiliateRows {
 
     /// A commission's state, as a writer that lost a race reads it again.
     struct CommissionState: Decodable {
-        let status: String
+        let status: Ledger.CommissionStatus
         let clawedBack: Int64
     }
 

@@ -10,6 +10,15 @@ import RunwayStore
 /// `affiliate_payable` (earned and due) and `payouts` (what was paid). Balances are the negated sums of the credit
 /// accounts.
 enum Ledger {
+    /// Where a commission is: earned and held (`pending`), due (`payable`), taken back whole (`reversed`), or a second
+    /// commission of one transaction kept for the record (`duplicate`, step 0015). Its raw value is the stored one.
+    enum CommissionStatus: String, Decodable, Sendable {
+        case pending, payable, reversed, duplicate
+
+        /// Still earning: a refund takes from it, a release moves it.
+        var isLive: Bool { self == .pending || self == .payable }
+    }
+
     static let expense = "commission_expense"
     static let pending = "affiliate_pending"
     static let payable = "affiliate_payable"
@@ -106,17 +115,17 @@ enum Ledger {
             """, as: AffiliateRows.Commission.self) else { return nil }
         let id = row.id, currency = row.currency, status = row.status
         let returned = row.clawedBack
-        let revived = status == "reversed" ? "pending" : status
-        let payableAt = status == "reversed" ? now + Int64(holdDays) * 86_400_000 : row.payableAt
+        let revived: CommissionStatus = status == .reversed ? .pending : status
+        let payableAt = status == .reversed ? now + Int64(holdDays) * 86_400_000 : row.payableAt
         guard try db.execute("""
-            UPDATE commissions SET status = \(revived), clawed_back = 0, payable_at = \(payableAt)
-            WHERE id = \(id) AND status = \(status) AND clawed_back = \(returned)
+            UPDATE commissions SET status = \(revived.rawValue), clawed_back = 0, payable_at = \(payableAt)
+            WHERE id = \(id) AND status = \(status.rawValue) AND clawed_back = \(returned)
             """) == 1 else { return nil }
         if returned > 0 {
             try post(db, Posting(workspaceId: row.workspaceId, affiliateId: row.affiliateId, programId: programId,
                                  commissionId: id, kind: "reaccrual", currency: currency, test: row.test,
                                  notificationUUID: notificationUUID, transactionId: transactionId),
-                     entries: [(expense, returned), (revived == "pending" ? pending : payable, -returned)], now: now)
+                     entries: [(expense, returned), (revived == .pending ? pending : payable, -returned)], now: now)
         }
         return (currency, returned)
     }
@@ -136,7 +145,7 @@ enum Ledger {
             let id = row.id, amount = row.amount, currency = row.currency
             guard let (status, taken) = try takeBack(db, commission: id, amount: amount, share: share, seen: (row.status, row.clawedBack))
             else { continue }
-            let from = status == "pending" ? pending : payable
+            let from = status == .pending ? pending : payable
             if taken > 0 {
                 try post(db, Posting(workspaceId: row.workspaceId, affiliateId: row.affiliateId, programId: programId,
                                      commissionId: id, kind: "clawback", currency: currency, test: row.test,
@@ -159,16 +168,16 @@ enum Ledger {
     /// another clawback, committed while this one waited for the row) is followed: the row is read again and the
     /// update retried, so a refund is never skipped. Nil when it is no longer live or nothing more is due.
     static func takeBack(_ db: any SQLExecutor, commission id: String, amount: Int64, share: Int64,
-                         seen: (status: String, clawed: Int64)) throws -> (status: String, taken: Int64)? {
+                         seen: (status: CommissionStatus, clawed: Int64)) throws -> (status: CommissionStatus, taken: Int64)? {
         var (status, clawed) = seen
         for _ in 0..<3 {
-            guard status == "pending" || status == "payable" else { return nil }
+            guard status.isLive else { return nil }
             let target = share >= 100_000 ? amount : min(amount, prorated(amount, share: share))
             let all = target >= amount
             guard all || target > clawed else { return nil }
             if try db.execute("""
-                UPDATE commissions SET status = \(all ? "reversed" : status), clawed_back = \(max(target, clawed))
-                WHERE id = \(id) AND status = \(status) AND clawed_back = \(clawed)
+                UPDATE commissions SET status = \((all ? .reversed : status).rawValue), clawed_back = \(max(target, clawed))
+                WHERE id = \(id) AND status = \(status.rawValue) AND clawed_back = \(clawed)
                 """) == 1 {
                 return (status, max(0, target - clawed))
             }
