@@ -76,7 +76,7 @@ public struct AppStoreTransaction: Sendable, Equatable {
     /// https://developer.apple.com/documentation/appstoreserverapi/offerperiod
     public var offerPeriod: String?
     /// The price in milliunits of `currency`.
-    public var price: Int64?
+    public var price: Milliunits?
     public var currency: String?
     public var environment: String?
     public var revocationDate: Int64?
@@ -119,9 +119,9 @@ public struct AppStoreTransaction: Sendable, Equatable {
         /// Milliseconds since 1970.
         public var commitmentExpiresDate: Int64?
         /// The commitment's whole price in milliunits of the transaction's currency.
-        public var commitmentPrice: Int64?
+        public var commitmentPrice: Milliunits?
 
-        public init(billingPeriodNumber: Int? = nil, totalBillingPeriods: Int? = nil, commitmentExpiresDate: Int64? = nil, commitmentPrice: Int64? = nil) {
+        public init(billingPeriodNumber: Int? = nil, totalBillingPeriods: Int? = nil, commitmentExpiresDate: Int64? = nil, commitmentPrice: Milliunits? = nil) {
             self.billingPeriodNumber = billingPeriodNumber
             self.totalBillingPeriods = totalBillingPeriods
             self.commitmentExpiresDate = commitmentExpiresDate
@@ -143,7 +143,7 @@ public struct AppStoreTransaction: Sendable, Equatable {
         offerType = AppStoreValues.wholeNumber(payload["offerType"]).flatMap { Int(exactly: $0) }
         offerDiscountType = payload["offerDiscountType"].flatMap(AppStoreValues.text)
         offerPeriod = payload["offerPeriod"]?.stringValue
-        price = AppStoreValues.wholeNumber(payload["price"])
+        price = AppStoreValues.wholeNumber(payload["price"]).map(Milliunits.init(rawValue:))
         currency = payload["currency"]?.stringValue
         environment = payload["environment"]?.stringValue
         revocationDate = AppStoreValues.milliseconds(payload["revocationDate"])
@@ -160,7 +160,7 @@ public struct AppStoreTransaction: Sendable, Equatable {
             commitment = Commitment(billingPeriodNumber: AppStoreValues.wholeNumber(info["billingPeriodNumber"]).flatMap { Int(exactly: $0) },
                                     totalBillingPeriods: AppStoreValues.wholeNumber(info["totalBillingPeriods"]).flatMap { Int(exactly: $0) },
                                     commitmentExpiresDate: AppStoreValues.milliseconds(info["commitmentExpiresDate"]),
-                                    commitmentPrice: AppStoreValues.wholeNumber(info["commitmentPrice"]))
+                                    commitmentPrice: AppStoreValues.wholeNumber(info["commitmentPrice"]).map(Milliunits.init(rawValue:)))
         }
         guard outOfRange == nil else { return nil }
     }
@@ -174,8 +174,8 @@ public struct AppStoreTransaction: Sendable, Equatable {
     /// billing period count past a thousand), so no commission or date is computed from it; nil when all are within.
     public var outOfRange: String? {
         func within(_ value: Int64?, _ range: ClosedRange<Int64>) -> Bool { value.map(range.contains) ?? true }
-        if !within(price, 0...Self.maxPrice) { return "price" }
-        if !within(commitment?.commitmentPrice, 0...Self.maxPrice) { return "commitmentInfo.commitmentPrice" }
+        if !within(price?.rawValue, 0...Self.maxPrice) { return "price" }
+        if !within(commitment?.commitmentPrice?.rawValue, 0...Self.maxPrice) { return "commitmentInfo.commitmentPrice" }
         for (name, time) in [("purchaseDate", purchaseDate), ("expiresDate", expiresDate), ("revocationDate", revocationDate),
                              ("commitmentInfo.commitmentExpiresDate", commitment?.commitmentExpiresDate)] where !within(time, 0...Self.latestTime) {
             return name
@@ -273,6 +273,17 @@ enum AppStoreValues {
     }
 }
 
+/// An amount in thousandths of a currency's unit, as Apple gives prices (9990 is 9.99 USD); `Currency.minorUnits` makes
+/// the minor units the ledger counts in. A type of its own, so a price is never taken for minor units or an id.
+public struct Milliunits: RawRepresentable, Comparable, Hashable, Sendable, ExpressibleByIntegerLiteral {
+    public let rawValue: Int64
+
+    public init(rawValue: Int64) { self.rawValue = rawValue }
+    public init(integerLiteral value: Int64) { rawValue = value }
+
+    public static func < (lhs: Milliunits, rhs: Milliunits) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
 /// ISO 4217 minor units, and exact conversion of App Store milliunit prices to them.
 public enum Currency {
     /// Currencies whose minor unit is not the hundredth.
@@ -297,7 +308,8 @@ public enum Currency {
     }
 
     /// `milliunits` (thousandths of the unit) in minor units, rounded half to even when they do not divide exactly.
-    public static func minorUnits(milliunits: Int64, currency: String) -> Int64 {
+    public static func minorUnits(milliunits price: Milliunits, currency: String) -> Int64 {
+        let milliunits = price.rawValue
         let exponent = exponent(currency)
         if exponent >= 3 {
             // Saturating: prices are bounded (`AppStoreTransaction.maxPrice`) long before this could overflow.

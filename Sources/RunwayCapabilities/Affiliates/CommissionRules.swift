@@ -46,7 +46,7 @@ enum CommissionRules {
 
     /// The commission on a payment of `price` milliunits of `currency`: the percentage of its minor units rounded
     /// down (never more than earned), or the fixed amount in the rule's currency.
-    static func amount(_ rule: CommissionRule, price: Int64, currency: String) -> Money {
+    static func amount(_ rule: CommissionRule, price: Milliunits, currency: String) -> Money {
         if rule.kind == "fixed", let amount = rule.amount, let fixed = rule.currency { return Money(minorUnits: amount, currency: fixed) }
         let minor = Currency.minorUnits(milliunits: price, currency: currency)
         let points = Int64(rule.basisPoints ?? 0)
