@@ -19,12 +19,13 @@ import Synchronization
 /// | `missing` | always 404 |
 /// | `late-N` | 404 for the first N requests, then as `tap` |
 /// | `garbage` | 200 with a body that is not JSON |
-/// | `slow` | as `tap`, after `slowAnswerDelay` (5 seconds unless changed) |
+/// | `slow` | as `tap`, after `slowAnswerDelay` (5 seconds unless changed), or once released while `hold()` holds it |
 /// | anything else | 404 |
 public final class FakeAdServices: Sendable {
     public let server: HTTPServer
     private let counts = Mutex<[String: Int]>([:])
     private let slowDelay = Mutex<Duration>(.seconds(5))
+    private let holding = Mutex(false)
 
     /// How long the `slow` token's answer takes (counted from when the request arrives).
     public var slowAnswerDelay: Duration {
@@ -32,11 +33,25 @@ public final class FakeAdServices: Sendable {
         set { slowDelay.withLock { $0 = newValue } }
     }
 
+    /// From now on the `slow` token's answers wait until `release()` (at most `slowAnswerDelay`), so a test can do
+    /// something while Apple holds the question, however slow the machine.
+    public func hold() { holding.withLock { $0 = true } }
+
+    /// Lets the held answers go.
+    public func release() { holding.withLock { $0 = false } }
+
     public init(port: UInt16 = 0, logger: Logger) throws {
         let box = StandInBox<FakeAdServices>()
         server = box.server(port: port, logger: logger) { fake, request in
             let response = fake.answer(request)
-            if String(decoding: request.body, as: UTF8.self) == "slow" { try? await Task.sleep(for: fake.slowAnswerDelay) }
+            if String(decoding: request.body, as: UTF8.self) == "slow" {
+                if fake.holding.withLock({ $0 }) {
+                    let until = ContinuousClock.now + fake.slowAnswerDelay
+                    while fake.holding.withLock({ $0 }), ContinuousClock.now < until { try? await Task.sleep(for: .milliseconds(10)) }
+                } else {
+                    try? await Task.sleep(for: fake.slowAnswerDelay)
+                }
+            }
             return response
         }
         box.standIn = self

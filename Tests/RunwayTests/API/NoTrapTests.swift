@@ -64,14 +64,16 @@ struct NoTrapTests {
     @Test("an Apple Ads claim whose install is forgotten while Apple is asked answers 404 unknown_install", arguments: StoreBackend.all)
     func appleAdsClaimRacingForget(_ backend: StoreBackend) async throws {
         let w = try await AppleAdsTests.world(backend)
-        w.fake.slowAnswerDelay = .seconds(5)
+        // Apple answers only once the install is forgotten (not after fixed pauses, which a loaded machine outruns).
+        w.fake.slowAnswerDelay = .seconds(25)
+        w.fake.hold()
         try await AppleAdsTests.install(w, "raced")
         async let claim = AppleAdsTests.claim(w, install: "raced", token: "slow")
-        // Forgotten once Apple holds the question (not after a fixed pause, which a loaded machine can outrun).
-        let asked = ContinuousClock.now + .seconds(60)
+        let asked = ContinuousClock.now + .seconds(25)
         while w.fake.requests(for: "slow") == 0, ContinuousClock.now < asked { try await Task.sleep(for: .milliseconds(20)) }
         let forgotten = await w.server.client(w.key).post("/v1/installs/raced/forget", json: "{}")
         #expect(forgotten.status == 200 || forgotten.status == 204, "\(forgotten.status) \(forgotten.bodyText)")
+        w.fake.release()
         let answer = await claim
         #expect(answer.status == 404 && answer.errorCode == ErrorCode.unknownInstall.rawValue, "\(answer.status) \(answer.bodyText)")
         #expect(await Self.healthy(w.server))
