@@ -99,16 +99,20 @@ extension TestClient {
         await post(target, json: String(decoding: try JSONEncoder().encode(body), as: UTF8.self), headers: headers)
     }
 
-    /// The status of `GET path` (a readiness check), asked again on a 503 up to five times, 300 ms apart: a loaded
-    /// machine can take past `/readyz`'s two seconds, and a load balancer asks again too.
-    package func checkStatus(_ path: String, headers: [(String, String)] = [], from address: String = "127.0.0.1") async -> Int {
-        var status = 0
-        for attempt in 0..<5 {
-            if attempt > 0 { try? await Task.sleep(for: .milliseconds(300)) }
-            status = await send("GET", path, headers: headers, remoteAddress: address).status
-            if status != 503 { break }
+    /// `GET path` (a readiness check), asked again on a 503 up to five times, 300 ms apart: a loaded machine can take
+    /// past `/readyz`'s two seconds, and a load balancer asks again too.
+    package func check(_ path: String, headers: [(String, String)] = [], from address: String = "127.0.0.1") async -> HTTPResponse {
+        var response = await send("GET", path, headers: headers, remoteAddress: address)
+        for _ in 1..<5 where response.status == 503 {
+            try? await Task.sleep(for: .milliseconds(300))
+            response = await send("GET", path, headers: headers, remoteAddress: address)
         }
-        return status
+        return response
+    }
+
+    /// The status `check` ends with.
+    package func checkStatus(_ path: String, headers: [(String, String)] = [], from address: String = "127.0.0.1") async -> Int {
+        await check(path, headers: headers, from: address).status
     }
 
     /// `PATCH` with a wire type as the JSON body.

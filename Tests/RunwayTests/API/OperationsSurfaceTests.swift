@@ -76,7 +76,7 @@ struct OperationsSurfaceTests {
         let server = try await TestServer.start()
         let client = server.client()
         func readiness() async throws -> ReadinessStatus {
-            try await client.send("GET", "/readyz", headers: [Self.api], remoteAddress: "127.0.0.1").decoded(ReadinessStatus.self)
+            try await client.check("/readyz", headers: [Self.api]).decoded(ReadinessStatus.self)
         }
         #expect(try await readiness().untrustedProxy == nil)
         // From the internet the header is anyone's to send, and says nothing of the operator's proxy.
@@ -94,7 +94,7 @@ struct OperationsSurfaceTests {
         let behind = try Self.behindProxies(trusted, "127.0.0.1")
         _ = await behind.send("GET", "/no-such-link", headers: [("X-Forwarded-Proto", "https"), ("X-Forwarded-For", "198.51.100.4")],
                               remoteAddress: "127.0.0.1")
-        let seen = try await behind.send("GET", "/readyz", headers: [Self.api], remoteAddress: "127.0.0.1").decoded(ReadinessStatus.self)
+        let seen = try await behind.check("/readyz", headers: [Self.api]).decoded(ReadinessStatus.self)
         #expect(seen.untrustedProxy == nil)
         await trusted.stop()
         await server.stop()

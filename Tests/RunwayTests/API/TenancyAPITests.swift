@@ -200,7 +200,7 @@ struct TenancyAPITests {
         let server = try await TestServer.start(backend)
         let client = server.client()
         #expect(try await client.get("/healthz").decoded(HealthStatus.self).status == "ok")
-        #expect(try await client.get("/readyz").decoded(ReadinessStatus.self).status == "ready")
+        #expect(try await client.check("/readyz").decoded(ReadinessStatus.self).status == "ready")
         _ = try await server.createApp(in: server.defaultWorkspace.id)
         // Never on a link domain (the test client's Host is the default one, localhost); on the API's address it is.
         #expect(await client.get("/metrics").status == 404)
