@@ -17,7 +17,7 @@ public struct InstanceSecrets: Sendable {
         let candidate = box.seal(ByteEncoding.hex(SecureRandom.bytes(32)), purpose: purpose)
         let sealed: String = try await store.write { db in
             try db.execute("INSERT INTO instance_meta (name, value) VALUES ('click_signing_key', \(candidate)) ON CONFLICT (name) DO NOTHING")
-            guard let value = try db.first("SELECT value FROM instance_meta WHERE name = 'click_signing_key'", as: MetaValue.self)?.value else {
+            guard let value = try Self.meta(db, name: "click_signing_key") else {
                 throw StoreError.corrupt("the click signing key is missing")
             }
             return value
@@ -29,6 +29,11 @@ public struct InstanceSecrets: Sendable {
     }
 
     package static let purpose = "instance_meta.value"
+
+    /// The value `instance_meta` keeps under `name`, if any.
+    package static func meta(_ db: any SQLExecutor, name: String) throws -> String? {
+        try db.first("SELECT value FROM instance_meta WHERE name = \(name)", as: MetaValue.self)?.value
+    }
 
     private struct MetaValue: Decodable {
         let value: String

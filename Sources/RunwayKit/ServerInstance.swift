@@ -61,10 +61,10 @@ public struct ServerInstance: Sendable, Equatable {
     /// heartbeat names an older step, or none (a release before 0.3.0). A release before 0.2.0 writes no heartbeat at
     /// all, so it is never counted: docs/deployment.md asks for all of those to be stopped before an upgrade.
     package static func olderAlive(_ db: any SQLExecutor, now: Int64, newestStep: String) throws -> Int64 {
-        try db.first("""
+        try db.count("""
             SELECT COUNT(*) AS n FROM server_instances WHERE id <> \(ServerInstance.current.id) AND heartbeat_at >= \(now - heartbeatFreshMilliseconds)
             AND (newest_step IS NULL OR newest_step < \(newestStep))
-            """, as: Count.self)?.n ?? 0
+            """)
     }
 
     /// A clean stop: this process no longer owns anything.
@@ -97,10 +97,6 @@ public struct ServerInstance: Sendable, Equatable {
         // Fields after the name start at 3 (state); the start time is field 22.
         guard fields.count > 19 else { return nil }
         return UInt64(fields[19])
-    }
-
-    private struct Count: Decodable {
-        let n: Int64
     }
 
     private struct Heartbeat: Decodable {

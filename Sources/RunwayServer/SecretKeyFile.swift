@@ -27,7 +27,7 @@ enum SecretKeyFile {
     /// database's record of the key.
     static func load(path: String, store: any Store) async throws -> SecretBox {
         let recorded = try await store.read { db in
-            try db.first("SELECT value FROM instance_meta WHERE name = 'secret_key_check'", as: MetaValue.self)?.value
+            try InstanceSecrets.meta(db, name: "secret_key_check")
         }
         let box: SecretBox
         if FileManager.default.fileExists(atPath: path) {
@@ -41,7 +41,7 @@ enum SecretKeyFile {
         let fingerprint = box.fingerprint
         let agreed = try await store.write { db -> String in
             try db.execute("INSERT INTO instance_meta (name, value) VALUES ('secret_key_check', \(fingerprint)) ON CONFLICT (name) DO NOTHING")
-            return try db.first("SELECT value FROM instance_meta WHERE name = 'secret_key_check'", as: MetaValue.self)?.value ?? ""
+            return try InstanceSecrets.meta(db, name: "secret_key_check") ?? ""
         }
         guard agreed == fingerprint else {
             throw Refused(description: "the secret key file \(path) is not the key this database's secrets are sealed with; every server of "
@@ -104,10 +104,6 @@ enum SecretKeyFile {
         }
         guard let box = SecretBox(key: key) else { throw Refused(description: "the secret key made for \(path) is not 32 bytes") }
         return box
-    }
-
-    private struct MetaValue: Decodable {
-        let value: String
     }
 
     /// A stored secret (`v`) with its row's key (`k`).

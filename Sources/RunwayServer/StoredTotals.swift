@@ -34,14 +34,10 @@ public enum StoredTotals {
         try await store.read { db in
             try checks.compactMap { check in
                 let condition = "amount > \(check.limit) OR amount < -\(check.limit)"
-                let count = try db.first("SELECT COUNT(*) AS n FROM \(raw: check.table) WHERE \(raw: condition)", as: Count.self)?.n ?? 0
+                let count = try db.count("SELECT COUNT(*) AS n FROM \(raw: check.table) WHERE \(raw: condition)")
                 guard count > 0 else { return nil }
                 return Finding(table: check.table, rows: count, query: "SELECT * FROM \(check.table) WHERE \(condition)")
             }
         }
-    }
-
-    private struct Count: Decodable {
-        let n: Int64
     }
 }

@@ -71,6 +71,15 @@ extension SQLExecutor {
     public func first<Record: Decodable>(_ sql: SQL, as type: Record.Type) throws -> Record? {
         try first(sql).map { try $0.decode(type) }
     }
+
+    /// The `n` of `SELECT COUNT(*) AS n …` (0 when it returns no row).
+    public func count(_ sql: SQL) throws -> Int64 {
+        try first(sql, as: RowCount.self)?.n ?? 0
+    }
+}
+
+private struct RowCount: Decodable {
+    let n: Int64
 }
 
 /// Where each property's column is in the rows of one statement, worked out on the first row it is asked for and
@@ -78,25 +87,24 @@ extension SQLExecutor {
 final class ColumnPlan {
     private var places: [String: (index: Int, column: String)] = [:]
 
+    /// Where `property`'s column is in rows like `row` (index -1 when the query did not select it).
+    private func place(of property: String, in row: SQLRow) -> (index: Int, column: String) {
+        if let known = places[property] { return known }
+        let column = RowDecoder.column(of: property)
+        let place = (index: row.columns.firstIndex(of: column) ?? -1, column: column)
+        places[property] = place
+        return place
+    }
+
     /// The value and the column name of `property` (NULL for a column the query did not select).
     func value(of property: String, in row: SQLRow) -> (value: SQLValue, column: String) {
-        let place: (index: Int, column: String)
-        if let known = places[property] {
-            place = known
-        } else {
-            let column = RowDecoder.column(of: property)
-            place = (row.columns.firstIndex(of: column) ?? -1, column)
-            places[property] = place
-        }
+        let place = place(of: property, in: row)
         guard place.index >= 0, place.index < row.values.count else { return (.null, place.column) }
         return (row.values[place.index], place.column)
     }
 
     /// Whether the statement selected `property`'s column.
-    func selects(_ property: String, in row: SQLRow) -> Bool {
-        _ = value(of: property, in: row)
-        return (places[property]?.index ?? -1) >= 0
-    }
+    func selects(_ property: String, in row: SQLRow) -> Bool { place(of: property, in: row).index >= 0 }
 }
 
 /// A property of type `SQLValue` takes its column's value as it is: a grouping key whose SQL type depends on the query.

@@ -235,10 +235,6 @@ enum AffiliateRows {
         }
     }
 
-    struct Count: Decodable {
-        let n: Int64
-    }
-
     struct Token: Decodable {
         let token: String
     }

@@ -83,8 +83,8 @@ enum AffiliatesSchema {
     static let notes: [String: @Sendable (any Store) async throws -> String?] = [
         "0015_one_commission_per_transaction": { store in
             let (marked, reversed) = try await store.read { db in
-                (try db.first("SELECT COUNT(*) AS n FROM commissions WHERE status = 'duplicate'", as: AffiliateRows.Count.self)?.n ?? 0,
-                 try db.first("SELECT COUNT(*) AS n FROM ledger_postings WHERE kind = 'duplicate_reversal'", as: AffiliateRows.Count.self)?.n ?? 0)
+                (try db.count("SELECT COUNT(*) AS n FROM commissions WHERE status = 'duplicate'"),
+                 try db.count("SELECT COUNT(*) AS n FROM ledger_postings WHERE kind = 'duplicate_reversal'"))
             }
             guard marked > 0 else { return nil }
             return "\(marked) commissions had been stored twice for one App Store transaction and are marked duplicate; " +

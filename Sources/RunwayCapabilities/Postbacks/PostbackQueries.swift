@@ -44,10 +44,10 @@ enum PostbackQueries {
     /// How many invalid postbacks of the scope are kept for `day`, counting up to `limit`.
     static func invalidSampled(_ db: any SQLExecutor, workspaceId: String?, day: Int64, limit: Int) throws -> Int64 {
         let scopeFilter: SQL = workspaceId.map { "workspace_id = \($0)" } ?? "workspace_id IS NULL"
-        return try db.first("""
+        return try db.count("""
             SELECT COUNT(*) AS n FROM (SELECT 1 AS one FROM postbacks WHERE \(scopeFilter) AND status = 'invalid'
             AND received_at >= \(day * 86_400_000) AND received_at < \((day + 1) * 86_400_000) LIMIT \(Int64(limit))) sample
-            """, as: PostbackRows.Count.self)?.n ?? 0
+            """)
     }
 
     /// Counts an invalid postback past the day's sample.

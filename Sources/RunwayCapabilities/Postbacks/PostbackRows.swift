@@ -196,10 +196,6 @@ enum PostbackRows {
         let v: Int64?
     }
 
-    struct Count: Decodable {
-        let n: Int64
-    }
-
     struct DedupKey: Decodable {
         let dedupKey: String
     }

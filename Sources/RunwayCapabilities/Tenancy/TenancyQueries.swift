@@ -106,7 +106,7 @@ enum TenancyQueries {
 
     /// How many live admin keys there are besides key `id`.
     static func activeAdminKeys(_ db: any SQLExecutor, besides id: String) throws -> Int64 {
-        try db.first("SELECT COUNT(*) AS n FROM api_keys WHERE kind = 'admin' AND revoked_at IS NULL AND id <> \(id)", as: TenancyRows.Count.self)?.n ?? 0
+        try db.count("SELECT COUNT(*) AS n FROM api_keys WHERE kind = 'admin' AND revoked_at IS NULL AND id <> \(id)")
     }
 
     static func revokeKey(_ db: any SQLExecutor, id: String, now: Int64) throws {
@@ -142,7 +142,7 @@ enum TenancyQueries {
             }
             makers = next
         }
-        if try db.first("SELECT COUNT(*) AS n FROM api_keys WHERE kind = 'admin' AND revoked_at IS NULL", as: TenancyRows.Count.self)?.n == 0 {
+        if try db.count("SELECT COUNT(*) AS n FROM api_keys WHERE kind = 'admin' AND revoked_at IS NULL") == 0 {
             throw TenancyError.lastAdminKey
         }
         return gone

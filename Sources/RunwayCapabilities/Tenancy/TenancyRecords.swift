@@ -22,9 +22,6 @@ enum TenancyRows {
     }
 
     /// `COUNT(*) AS n`.
-    struct Count: Decodable {
-        let n: Int64
-    }
 
     struct WorkspaceRow: Decodable {
         let id: String

@@ -99,6 +99,11 @@ struct RowDecoderTests {
         #expect(items == [Item(id: "a", n: 7, note: "seven", data: [0, 255], ratio: 1.5), Item(id: "b", n: nil, note: nil, data: nil, ratio: nil)])
         let missing = try await store.read { db in try db.first("SELECT id, n FROM items WHERE id = 'c'", as: Item.self) }
         #expect(missing == nil)
+        let counts = try await store.read { db in
+            (try db.count("SELECT COUNT(*) AS n FROM items"), try db.count("SELECT COUNT(*) AS n FROM items WHERE n = 7"),
+             try db.count("SELECT 1 AS n FROM items WHERE id = 'c'"))
+        }
+        #expect(counts == (2, 1, 0), "a count, a filtered count, and no row as 0")
         await store.close()
         _ = location
     }
