@@ -3,11 +3,13 @@
 # port of 127.0.0.1, exported as LINKRUNWAY_TEST_POSTGRES_URL, stopped and deleted when the command ends.
 #
 # `--no-fsync` first (make test): the tests kill LinkRunway, never this PostgreSQL, so its own flushes to disk only add
-# load to a loaded machine. Benchmarks leave them on, as deployments do.
+# load to a loaded machine. Benchmarks leave them on, as deployments do. It also makes checkpoints immediate: every
+# DROP DATABASE of a finished test waits for one, and behind a checkpoint spread out over most of a minute (the suite's
+# CREATE DATABASEs write a gigabyte of WAL) each of them waited as long.
 set -euo pipefail
 durability=()
 if [ "${1:-}" = "--no-fsync" ]; then
-  durability=(-c fsync=off -c full_page_writes=off)
+  durability=(-c fsync=off -c full_page_writes=off -c checkpoint_completion_target=0 -c max_wal_size=4GB)
   shift
 fi
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
