@@ -24,8 +24,23 @@ package struct StoreBackend: Sendable {
             return StorageLocation(url: "sqlite:" + directory.path("store.db"), cleanup: { _ = directory })
         })
 
-    /// The server `scripts/with-postgres.sh` (run by `make test`) starts, or nil.
-    package static let postgresURL: String? = ProcessInfo.processInfo.environment["LINKRUNWAY_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    /// The server `scripts/with-postgres.sh` (run by `make test`) starts, or nil; with the suites' connect timeout.
+    package static let postgresURL: String? = ProcessInfo.processInfo.environment["LINKRUNWAY_TEST_POSTGRES_URL"]
+        .flatMap { $0.isEmpty ? nil : patient(databaseURL: $0) }
+
+    /// `url` with libpq's connect timeout set to a minute. The product's five seconds is for a server that answers: when
+    /// the whole suite opens a hundred connections at once on two busy cores, a backend can take longer to start, and
+    /// that is not an outage (as with SQLite's busy timeout above).
+    package static func patient(databaseURL url: String) -> String {
+        let base = url.split(separator: "?", maxSplits: 1)[0]
+        return base + "?connect_timeout=60"
+    }
+
+    /// The name of the database a URL made by `makeLocation` or `patient` points at.
+    package static func databaseName(of url: String) -> String {
+        let base = url.split(separator: "?", maxSplits: 1)[0]
+        return String(base[base.index(after: base.lastIndex(of: "/") ?? base.startIndex)...])
+    }
 
     package static let postgres = StoreBackend(
         name: "PostgreSQL",
@@ -34,8 +49,9 @@ package struct StoreBackend: Sendable {
             guard let admin = postgresURL else { throw StoreError.unavailable("LINKRUNWAY_TEST_POSTGRES_URL is not set") }
             let name = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
             try await offloaded { try PostgresAdministration.execute("CREATE DATABASE \(name)", on: admin) }
-            let url = admin[..<admin.lastIndex(of: "/")!] + "/" + name
-            return StorageLocation(url: String(url), cleanup: {
+            let server = admin.split(separator: "?", maxSplits: 1)[0]
+            let url = patient(databaseURL: server[..<(server.lastIndex(of: "/") ?? server.endIndex)] + "/" + name)
+            return StorageLocation(url: url, cleanup: {
                 Thread { try? PostgresAdministration.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", on: admin) }.start()
             })
         })

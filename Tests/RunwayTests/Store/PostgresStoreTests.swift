@@ -20,7 +20,7 @@ struct PostgresStoreTests {
         let store = try StoreBackend.postgres.open(location.url, nil)
         _ = try await store.migrate(ConformanceSchema.migrations)
         try await store.write { db in try db.execute("INSERT INTO items (id) VALUES ('before')") }
-        let database = String(location.url.split(separator: "/").last!)
+        let database = StoreBackend.databaseName(of: location.url)
         let admin = StoreBackend.postgresURL!
         try await offloaded {
             try PostgresAdministration.execute(
