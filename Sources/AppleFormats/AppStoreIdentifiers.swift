@@ -1,6 +1,6 @@
 /// An App Store transaction id (Apple's `transactionId`, `originalTransactionId` and `previousOriginalTransactionId`),
 /// kept as sent: https://developer.apple.com/documentation/appstoreserverapi/transactionid
-public struct TransactionId: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+public struct TransactionId: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
     public let rawValue: String
 
     public init(rawValue: String) { self.rawValue = rawValue }

@@ -190,7 +190,7 @@ enum AffiliateQueries {
 
     /// The token, affiliate, program, commission rule, holding period and store rule an appAccountToken of the app was
     /// minted for.
-    static func tokenBinding(_ db: any SQLExecutor, token: String, appId: String) throws -> AffiliateRows.Binding? {
+    static func tokenBinding(_ db: any SQLExecutor, token: BindToken, appId: String) throws -> AffiliateRows.Binding? {
         try db.first("""
             SELECT \(raw: AffiliateRows.Binding.columns) FROM app_account_tokens t
             JOIN affiliate_programs p ON p.id = t.program_id WHERE t.token = \(token) AND t.app_id = \(appId)
@@ -198,7 +198,7 @@ enum AffiliateQueries {
     }
 
     /// Locks the token's row until the transaction ends.
-    static func lockToken(_ db: any SQLExecutor, token: String, appId: String) throws {
+    static func lockToken(_ db: any SQLExecutor, token: BindToken, appId: String) throws {
         try db.execute("UPDATE app_account_tokens SET method = method WHERE token = \(token) AND app_id = \(appId)")
     }
 
@@ -221,7 +221,7 @@ enum AffiliateQueries {
                 SELECT app_account_token FROM commissions WHERE original_transaction_id = \(current)
                 AND program_id IN (SELECT id FROM affiliate_programs WHERE app_id = \(appId))
                 AND app_account_token <> \(ConsentRescission.unlinkedToken) ORDER BY created_at LIMIT 1
-                """, as: AffiliateRows.BoundToken.self)?.appAccountToken, let binding = try tokenBinding(db, token: token, appId: appId) {
+                """, as: AffiliateRows.BoundToken.self)?.appAccountToken, let binding = try tokenBinding(db, token: BindToken(rawValue: token), appId: appId) {
                 return binding
             }
             let recorded: String? = try db.first("""
@@ -234,7 +234,7 @@ enum AffiliateQueries {
         return nil
     }
 
-    static func hasCommission(_ db: any SQLExecutor, programId: String, transactionId: TransactionId) throws -> Bool {
+    static func hasCommission(_ db: any SQLExecutor, programId: ProgramId, transactionId: TransactionId) throws -> Bool {
         try db.first("SELECT 1 AS one FROM commissions WHERE program_id = \(programId) AND transaction_id = \(transactionId) LIMIT 1") != nil
     }
 
@@ -265,10 +265,10 @@ enum AffiliateQueries {
             var entry = rows[key] ?? fresh
             let total = row.total
             switch row.account {
-            case Ledger.pending: entry.pending = -total
-            case Ledger.payable: entry.payable = -total
-            case Ledger.payouts: entry.paid = -total
-            default: break
+            case .pending: entry.pending = -total
+            case .payable: entry.payable = -total
+            case .payouts: entry.paid = -total
+            case .expense: break
             }
             rows[key] = entry
         }

@@ -77,9 +77,9 @@ enum AffiliateRows {
 
     /// The bind a purchase belongs to, with its program's terms.
     struct Binding: Decodable {
-        let token: String
-        let affiliateId: String
-        let programId: String
+        let token: BindToken
+        let affiliateId: AffiliateId
+        let programId: ProgramId
         /// The program's rule, as stored (decoded when a payment accrues).
         let commission: String
         let holdDays: Int
@@ -103,11 +103,11 @@ enum AffiliateRows {
 
     /// A commission as the ledger changes it.
     struct Commission: Decodable {
-        let id: String
+        let id: CommissionId
         let workspaceId: String
-        let affiliateId: String
-        let programId: String
-        let transactionId: String
+        let affiliateId: AffiliateId
+        let programId: ProgramId
+        let transactionId: TransactionId
         let currency: String
         let amount: Int64
         let clawedBack: Int64
@@ -167,7 +167,7 @@ enum AffiliateRows {
     struct AccountTotal: Decodable {
         let currency: String
         let test: Bool
-        let account: String
+        let account: Ledger.Account
         let total: Int64
     }
 
@@ -177,7 +177,7 @@ enum AffiliateRows {
         let name: String
         let externalId: String?
         let currency: String
-        let account: String
+        let account: Ledger.Account
         let total: Int64
     }
 

@@ -67,7 +67,7 @@ enum CommissionPosting {
         // A seat an organization or group purchaser assigned earns nothing, and taking it back is no refund: the
         // purchaser's commission counted the seats (multiseat, App Store Server API 1.22).
         if transaction.isAssignedSeat || transaction.revocationType == "ASSIGNMENT_REVOKE" { return .seat }
-        let found = try transaction.appAccountToken.flatMap { token in try AffiliateQueries.tokenBinding(db, token: token, appId: appId) }
+        let found = try transaction.appAccountToken.flatMap { token in try AffiliateQueries.tokenBinding(db, token: BindToken(rawValue: token), appId: appId) }
             ?? transaction.appTransactionId.flatMap { id in
                 try AppTransactionOwnership.binding(db, appTransactionId: id, appId: appId, environment: purchase.surface.environment)
             }

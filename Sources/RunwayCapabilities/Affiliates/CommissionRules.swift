@@ -69,7 +69,7 @@ enum CommissionRules {
 
     /// Whether a payment made at `purchaseDate` still earns: the first payment only, payments within the rule's months
     /// of the first paid one, or every payment.
-    static func earns(_ rule: CommissionRule, _ db: any SQLExecutor, programId: String, originalTransactionId: TransactionId, purchaseDate: Int64) throws -> Bool {
+    static func earns(_ rule: CommissionRule, _ db: any SQLExecutor, programId: ProgramId, originalTransactionId: TransactionId, purchaseDate: Int64) throws -> Bool {
         switch rule.duration {
         case "lifetime":
             return true

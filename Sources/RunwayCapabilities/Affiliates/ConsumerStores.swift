@@ -6,7 +6,7 @@ import RunwayStore
 /// came with that proof), else the install the purchase's appAccountToken was bound for; a purchase with neither, or
 /// whose install named no store, or any other store beside education and enterprise, is not known to be one.
 enum ConsumerStores {
-    static func nonConsumerPurchase(_ db: any SQLExecutor, token: String, transaction: AppStoreTransaction, appId: String,
+    static func nonConsumerPurchase(_ db: any SQLExecutor, token: BindToken, transaction: AppStoreTransaction, appId: String,
                                     environment: AppStoreVerifier.Environment) throws -> Bool {
         let owner = try transaction.appTransactionId.flatMap { id in
             try db.first("""

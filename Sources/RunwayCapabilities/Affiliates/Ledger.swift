@@ -19,17 +19,29 @@ enum Ledger {
         var isLive: Bool { self == .pending || self == .payable }
     }
 
-    static let expense = "commission_expense"
-    static let pending = "affiliate_pending"
-    static let payable = "affiliate_payable"
-    static let payouts = "payouts"
+    /// An account of an affiliate and currency. Its raw value is the stored one.
+    enum Account: String, CaseIterable, Decodable, SQLBindable {
+        case expense = "commission_expense"
+        case pending = "affiliate_pending"
+        case payable = "affiliate_payable"
+        case payouts
+
+        var sqlValue: SQLValue { .text(rawValue) }
+    }
+
+    /// What a posting records. Its raw value is the stored one.
+    enum PostingKind: String, SQLBindable {
+        case accrual, reaccrual, clawback, release, payout
+
+        var sqlValue: SQLValue { .text(rawValue) }
+    }
 
     struct Posting {
         var workspaceId: String
-        var affiliateId: String
-        var programId: String?
-        var commissionId: String?
-        var kind: String
+        var affiliateId: AffiliateId
+        var programId: ProgramId?
+        var commissionId: CommissionId?
+        var kind: PostingKind
         var currency: String
         var test: Bool
         var notificationUUID: String?
@@ -39,7 +51,7 @@ enum Ledger {
 
     /// Writes a posting; refuses one that does not balance.
     @discardableResult
-    static func post(_ db: any SQLExecutor, _ posting: Posting, entries: [(account: String, amount: Int64)], now: Int64) throws -> String {
+    static func post(_ db: any SQLExecutor, _ posting: Posting, entries: [(account: Account, amount: Int64)], now: Int64) throws -> String {
         guard !entries.isEmpty, entries.reduce(Int64(0), { $0 + $1.amount }) == 0 else {
             throw StoreError.failed("a ledger posting must balance")
         }
@@ -61,9 +73,9 @@ enum Ledger {
     /// A commission row and its accrual: expense debited, the affiliate's pending balance credited.
     struct Commission {
         let workspaceId: String
-        let affiliateId: String
-        let programId: String
-        let token: String
+        let affiliateId: AffiliateId
+        let programId: ProgramId
+        let token: BindToken
         let transactionId: TransactionId
         let originalTransactionId: TransactionId
         let purchaseDate: Int64
@@ -82,7 +94,7 @@ enum Ledger {
     /// Records the commission and its accrual, unless the program already has one for the transaction (the unique index
     /// `commissions_one_per_transaction` decides, so of two writers at the same instant one accrues); false then.
     static func accrue(_ db: any SQLExecutor, _ commission: Commission, notificationUUID: String, now: Int64) throws -> Bool {
-        let id = Identifier.make("com")
+        let id = CommissionId(rawValue: Identifier.make("com"))
         guard try db.execute("""
             INSERT INTO commissions (id, workspace_id, affiliate_id, program_id, app_account_token, transaction_id, original_transaction_id,
                                      purchase_date, currency, amount, status, payable_at, test, created_at, app_transaction_id, billing_plan_type,
@@ -97,9 +109,9 @@ enum Ledger {
             """) == 1 else { return false }
         guard commission.amount > 0 else { return true }
         try post(db, Posting(workspaceId: commission.workspaceId, affiliateId: commission.affiliateId, programId: commission.programId,
-                             commissionId: id, kind: "accrual", currency: commission.currency, test: commission.test, notificationUUID: notificationUUID,
+                             commissionId: id, kind: .accrual, currency: commission.currency, test: commission.test, notificationUUID: notificationUUID,
                              transactionId: commission.transactionId),
-                 entries: [(expense, commission.amount), (pending, -commission.amount)], now: now)
+                 entries: [(.expense, commission.amount), (.pending, -commission.amount)], now: now)
         return true
     }
 
@@ -107,7 +119,7 @@ enum Ledger {
     /// commission becomes pending with a new holding period; a live one partly clawed back (a prorated refund) gets
     /// the share back in the account it sits in. Returns its currency and the amount, or nil when nothing was taken
     /// back (never accrued, or already revived by another writer).
-    static func reaccrue(_ db: any SQLExecutor, programId: String, transactionId: TransactionId, holdDays: Int, notificationUUID: String,
+    static func reaccrue(_ db: any SQLExecutor, programId: ProgramId, transactionId: TransactionId, holdDays: Int, notificationUUID: String,
                          now: Int64) throws -> (currency: String, amount: Int64)? {
         guard let row = try db.first("""
             SELECT \(raw: AffiliateRows.Commission.columns) FROM commissions
@@ -123,9 +135,9 @@ enum Ledger {
             """) == 1 else { return nil }
         if returned > 0 {
             try post(db, Posting(workspaceId: row.workspaceId, affiliateId: row.affiliateId, programId: programId,
-                                 commissionId: id, kind: "reaccrual", currency: currency, test: row.test,
+                                 commissionId: id, kind: .reaccrual, currency: currency, test: row.test,
                                  notificationUUID: notificationUUID, transactionId: transactionId),
-                     entries: [(expense, returned), (revived == .pending ? pending : payable, -returned)], now: now)
+                     entries: [(.expense, returned), (revived == .pending ? .pending : .payable, -returned)], now: now)
         }
         return (currency, returned)
     }
@@ -135,7 +147,7 @@ enum Ledger {
     /// prorated share is rounded down to the minor unit, in the affiliate's favour; the share is of the whole
     /// commission, so a second notification with the same share takes nothing more, and a full refund after a
     /// prorated one takes the rest. Taking all of it reverses the commission. Returns what was taken per currency.
-    static func clawBack(_ db: any SQLExecutor, programId: String, transactionId: TransactionId, share: Int64 = 100_000, notificationUUID: String,
+    static func clawBack(_ db: any SQLExecutor, programId: ProgramId, transactionId: TransactionId, share: Int64 = 100_000, notificationUUID: String,
                          now: Int64) throws -> [String: Int64] {
         var total: [String: Int64] = [:]
         for row in try db.query("""
@@ -145,12 +157,12 @@ enum Ledger {
             let id = row.id, amount = row.amount, currency = row.currency
             guard let (status, taken) = try takeBack(db, commission: id, amount: amount, share: share, seen: (row.status, row.clawedBack))
             else { continue }
-            let from = status == .pending ? pending : payable
+            let from: Account = status == .pending ? .pending : .payable
             if taken > 0 {
                 try post(db, Posting(workspaceId: row.workspaceId, affiliateId: row.affiliateId, programId: programId,
-                                     commissionId: id, kind: "clawback", currency: currency, test: row.test,
+                                     commissionId: id, kind: .clawback, currency: currency, test: row.test,
                                      notificationUUID: notificationUUID, transactionId: transactionId),
-                         entries: [(from, taken), (expense, -taken)], now: now)
+                         entries: [(from, taken), (.expense, -taken)], now: now)
             }
             try Checked.add(taken, to: &total, at: currency)
         }
@@ -167,7 +179,7 @@ enum Ledger {
     /// taken now; all of it marks it reversed. A writer that changed it meanwhile (a release from pending to payable,
     /// another clawback, committed while this one waited for the row) is followed: the row is read again and the
     /// update retried, so a refund is never skipped. Nil when it is no longer live or nothing more is due.
-    static func takeBack(_ db: any SQLExecutor, commission id: String, amount: Int64, share: Int64,
+    static func takeBack(_ db: any SQLExecutor, commission id: CommissionId, amount: Int64, share: Int64,
                          seen: (status: CommissionStatus, clawed: Int64)) throws -> (status: CommissionStatus, taken: Int64)? {
         var (status, clawed) = seen
         for _ in 0..<3 {
@@ -202,8 +214,8 @@ enum Ledger {
             guard try db.execute("UPDATE commissions SET status = 'payable' WHERE id = \(id) AND status = 'pending' AND clawed_back = \(clawed)") == 1 else { continue }
             if amount > 0 {
                 try post(db, Posting(workspaceId: row.workspaceId, affiliateId: row.affiliateId, programId: row.programId, commissionId: id,
-                                     kind: "release", currency: row.currency, test: row.test, transactionId: TransactionId(rawValue: row.transactionId)),
-                         entries: [(pending, amount), (payable, -amount)], now: now)
+                                     kind: .release, currency: row.currency, test: row.test, transactionId: row.transactionId),
+                         entries: [(.pending, amount), (.payable, -amount)], now: now)
             }
             released += 1
         }
@@ -211,7 +223,7 @@ enum Ledger {
     }
 
     /// Balances per currency and mode (live or test).
-    static func balances(_ db: any SQLExecutor, affiliateId: String) throws -> [CurrencyBalance] {
+    static func balances(_ db: any SQLExecutor, affiliateId: AffiliateId) throws -> [CurrencyBalance] {
         var balances: [String: CurrencyBalance] = [:]
         for row in try db.query("""
             SELECT p.currency, p.test, e.account, SUM(e.amount) AS total FROM ledger_postings p JOIN ledger_entries e ON e.posting_id = p.id
@@ -222,10 +234,10 @@ enum Ledger {
             var balance = balances[key] ?? CurrencyBalance(currency: currency, pending: 0, payable: 0, paid: 0, test: test)
             let total = row.total
             switch row.account {
-            case pending: balance.pending = -total
-            case payable: balance.payable = -total
-            case payouts: balance.paid = -total
-            default: break
+            case .pending: balance.pending = -total
+            case .payable: balance.payable = -total
+            case .payouts: balance.paid = -total
+            case .expense: break
             }
             balances[key] = balance
         }

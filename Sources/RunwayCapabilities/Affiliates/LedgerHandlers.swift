@@ -16,7 +16,7 @@ struct LedgerHandlers: Sendable {
         let now = services.clock.nowMilliseconds()
         let balances = try await services.store.write { db in
             try Ledger.releaseDue(db, workspaceId: affiliate.workspaceId, now: now)
-            return try Ledger.balances(db, affiliateId: affiliate.id)
+            return try Ledger.balances(db, affiliateId: AffiliateId(rawValue: affiliate.id))
         }
         return try .json(AffiliateBalance(affiliateId: affiliate.id, balances: balances))
     }
@@ -43,14 +43,14 @@ struct LedgerHandlers: Sendable {
             // Payouts of one affiliate wait here for each other, so each reads the balance the last one left.
             try AffiliateQueries.lockAffiliate(db, id: affiliate.id)
             try Ledger.releaseDue(db, workspaceId: affiliate.workspaceId, now: now)
-            let payable = try Ledger.balances(db, affiliateId: affiliate.id).first { $0.currency == body.currency && !$0.test }?.payable ?? 0
+            let payable = try Ledger.balances(db, affiliateId: AffiliateId(rawValue: affiliate.id)).first { $0.currency == body.currency && !$0.test }?.payable ?? 0
             let amount = body.amount ?? payable
             guard amount > 0, amount <= payable else {
                 throw AffiliatesError.insufficientBalance(currency: body.currency, payable: payable)
             }
-            let id = try Ledger.post(db, Ledger.Posting(workspaceId: affiliate.workspaceId, affiliateId: affiliate.id, kind: "payout",
-                                                        currency: body.currency, test: false, reference: body.reference),
-                                     entries: [(Ledger.payable, amount), (Ledger.payouts, -amount)], now: now)
+            let id = try Ledger.post(db, Ledger.Posting(workspaceId: affiliate.workspaceId, affiliateId: AffiliateId(rawValue: affiliate.id),
+                                                        kind: .payout, currency: body.currency, test: false, reference: body.reference),
+                                     entries: [(.payable, amount), (.payouts, -amount)], now: now)
             return try HTTPResponse.json(try AffiliateQueries.posting(db, id: id), status: 201)
         }
     }

@@ -18,13 +18,14 @@ struct CommissionMigrationTests {
                                      purchase_date, currency, amount, status, payable_at, test, created_at)
             VALUES (\(id), 'ws_m', 'aff_m', 'prg_m', 'tok', \(transaction), 'orig', 0, 'USD', \(amount), \(status), 0, \(false), \(createdAt))
             """)
-        func posting(_ kind: String) -> Ledger.Posting {
-            Ledger.Posting(workspaceId: "ws_m", affiliateId: "aff_m", programId: "prg_m", commissionId: id, kind: kind, currency: "USD", test: false,
+        func posting(_ kind: Ledger.PostingKind) -> Ledger.Posting {
+            Ledger.Posting(workspaceId: "ws_m", affiliateId: AffiliateId(rawValue: "aff_m"), programId: ProgramId(rawValue: "prg_m"),
+                           commissionId: CommissionId(rawValue: id), kind: kind, currency: "USD", test: false,
                            transactionId: TransactionId(rawValue: transaction))
         }
-        try Ledger.post(db, posting("accrual"), entries: [(Ledger.expense, amount), (Ledger.pending, -amount)], now: createdAt)
-        if status == "payable" { try Ledger.post(db, posting("release"), entries: [(Ledger.pending, amount), (Ledger.payable, -amount)], now: createdAt) }
-        if status == "reversed" { try Ledger.post(db, posting("clawback"), entries: [(Ledger.pending, amount), (Ledger.expense, -amount)], now: createdAt) }
+        try Ledger.post(db, posting(.accrual), entries: [(.expense, amount), (.pending, -amount)], now: createdAt)
+        if status == "payable" { try Ledger.post(db, posting(.release), entries: [(.pending, amount), (.payable, -amount)], now: createdAt) }
+        if status == "reversed" { try Ledger.post(db, posting(.clawback), entries: [(.pending, amount), (.expense, -amount)], now: createdAt) }
     }
 
     @Test("a second live commission is reversed from its account, older rows are marked, nothing is deleted, and the ledger balances",
@@ -54,7 +55,7 @@ struct CommissionMigrationTests {
                 SELECT p.commission_id, e.account, e.amount FROM ledger_postings p JOIN ledger_entries e ON e.posting_id = p.id
                 WHERE p.kind = 'duplicate_reversal' ORDER BY p.commission_id, e.line
                 """).map { "\(try $0.string("commission_id")) \(try $0.string("account")) \(try $0.int("amount"))" },
-             try Ledger.balances(db, affiliateId: "aff_m"),
+             try Ledger.balances(db, affiliateId: AffiliateId(rawValue: "aff_m")),
              try db.query("SELECT posting_id, SUM(amount) AS total FROM ledger_entries GROUP BY posting_id").filter { try $0.int("total") != 0 }.count)
         }
         #expect(statuses == ["c1": "pending", "c2": "duplicate", "c3": "payable", "c4": "duplicate", "c5": "duplicate", "c6": "pending", "c7": "pending"])

@@ -170,7 +170,7 @@ struct CommissionRaceTests {
             #expect(claims.allSatisfy { $0.status == 202 || $0.status == 200 }, "trial \(trial): \(claims.map { "\($0.status) \($0.body)" })")
         }
         let (payable, installEvents, claims) = try await store.read { db in
-            (try Ledger.balances(db, affiliateId: race.affiliateId).first { $0.currency == "USD" && !$0.test }?.payable,
+            (try Ledger.balances(db, affiliateId: AffiliateId(rawValue: race.affiliateId)).first { $0.currency == "USD" && !$0.test }?.payable,
              try db.query("SELECT install_id FROM events WHERE type = 'INSTALL'").count,
              try db.query("SELECT install_id FROM apple_ads_claims").count)
         }
