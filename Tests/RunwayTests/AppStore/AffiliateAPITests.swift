@@ -31,34 +31,43 @@ struct AffiliateAPITests {
     static let bundleId = "com.example.affiliate"
     static let appAppleId: Int64 = 1_234_567
 
-    static func world(_ backend: StoreBackend = .sqlite, commission: String = #"{"kind":"percent","basisPoints":3000,"duration":"lifetime"}"#,
+    static func world(_ backend: StoreBackend = .sqlite, commission: CommissionRule = CommissionRule(kind: "percent", basisPoints: 3000, duration: "lifetime"),
                       holdDays: Int = 30) async throws -> World {
         let clock = ManualClock(Date())
         let signer = AppStoreTestSigner()
         let server = try await TestServer.start(backend, clock: clock.wall, appStoreRoot: signer.root)
         let workspace = server.defaultWorkspace.id
-        let app = try await server.admin.post("/v1/apps", json: #"{"workspaceId":"\#(workspace)","name":"Subs","teamId":"ABCDE12345","bundleId":"\#(bundleId)","appStoreId":"\#(appAppleId)"}"#)
+        let app = try await server.admin.post("/v1/apps", CreateAppRequest(workspaceId: workspace, name: "Subs", teamId: "ABCDE12345", bundleId: bundleId,
+                                                                           appStoreId: "\(appAppleId)"))
             .decoded(App.self, status: 201)
-        func surface(_ environment: String) async throws -> CreatedSurface {
-            try await server.admin.post("/v1/apps/\(app.id)/app-store-surfaces", json: #"{"environment":"\#(environment)"}"#).decoded(CreatedSurface.self, status: 201)
-        }
-        let affiliate = try await server.admin.post("/v1/affiliates", json: #"{"workspaceId":"\#(workspace)","name":"Alice","externalId":"partner-7"}"#)
+        let affiliate = try await server.admin.post("/v1/affiliates", CreateAffiliateRequest(workspaceId: workspace, name: "Alice", externalId: "partner-7"))
             .decoded(Affiliate.self, status: 201)
-        let program = try await server.admin.post("/v1/affiliate-programs", json: #"{"appId":"\#(app.id)","name":"Creators","commission":\#(commission),"holdDays":\#(holdDays),"offerCode":"ALICE20"}"#)
+        let program = try await server.admin.post("/v1/affiliate-programs", CreateProgramRequest(appId: app.id, name: "Creators", commission: commission,
+                                                                                                 holdDays: holdDays, offerCode: "ALICE20"))
             .decoded(AffiliateProgram.self, status: 201)
-        let code = try await server.admin.post("/v1/affiliates/\(affiliate.id)/codes", json: #"{"programId":"\#(program.id)","code":"alice"}"#)
+        let code = try await server.admin.post("/v1/affiliates/\(affiliate.id)/codes", CreateAffiliateCodeRequest(programId: program.id, code: "alice"))
             .decoded(AffiliateCode.self, status: 201)
         let key = try await server.createKey(.publishable, app: app.id).secret
-        return World(server: server, clock: clock, signer: signer, app: app, production: try await surface("production"),
-                     sandbox: try await surface("sandbox"), affiliate: affiliate, program: program, code: code, client: server.client(key))
+        return World(server: server, clock: clock, signer: signer, app: app, production: try await Self.surface(server, app, "production"),
+                     sandbox: try await Self.surface(server, app, "sandbox"), affiliate: affiliate, program: program, code: code, client: server.client(key))
+    }
+
+    /// An App Store surface of `app` (201 expected).
+    static func surface(_ server: TestServer, _ app: App, _ environment: String) async throws -> CreatedSurface {
+        try await server.admin.post("/v1/apps/\(app.id)/app-store-surfaces", CreateSurfaceRequest(environment: environment)).decoded(CreatedSurface.self, status: 201)
     }
 
     static func notify(_ w: World, _ surface: CreatedSurface, _ signedPayload: String) async -> HTTPResponse {
         await w.server.client().post(surface.surface.notificationPath, json: #"{"signedPayload":"\#(signedPayload)"}"#)
     }
 
+    /// `POST /v1/app-store/bind/deferred` from `address`, which the bind matches clicks by.
+    static func deferredBind(_ w: World, _ request: DeferredBindRequest, from address: String = "127.0.0.1") async throws -> HTTPResponse {
+        await w.client.send("POST", "/v1/app-store/bind/deferred", body: Array(try JSONEncoder().encode(request)), remoteAddress: address)
+    }
+
     static func bind(_ w: World) async throws -> String {
-        try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"ALICE"}"#).decoded(BindResponse.self).appAccountToken
+        try await w.client.post("/v1/app-store/bind", BindRequest(refCode: "ALICE")).decoded(BindResponse.self).appAccountToken
     }
 
     static var nowMilliseconds: Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
@@ -95,7 +104,7 @@ struct AffiliateAPITests {
           arguments: StoreBackend.all)
     func lifecycle(_ backend: StoreBackend) async throws {
         let w = try await Self.world(backend)
-        let bound = try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"alice","installId":"inst-1"}"#).decoded(BindResponse.self)
+        let bound = try await w.client.post("/v1/app-store/bind", BindRequest(refCode: "alice", installId: "inst-1")).decoded(BindResponse.self)
         #expect(bound.offerCode == "ALICE20")
         #expect(UUID(uuidString: bound.appAccountToken) != nil)
         let token = bound.appAccountToken
@@ -123,10 +132,10 @@ struct AffiliateAPITests {
         #expect(try await Self.balance(w, "USD") == CurrencyBalance(currency: "USD", pending: 299, payable: 0, paid: 0, test: false))
 
         // Nothing is payable inside the holding period; after it, everything is.
-        #expect(await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/payouts", json: #"{"currency":"USD"}"#).errorCode == "insufficient_balance")
+        #expect(try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/payouts", CreatePayoutRequest(currency: "USD")).errorCode == "insufficient_balance")
         w.clock.advance(seconds: 31 * 86_400)
         #expect(try await Self.balance(w, "USD") == CurrencyBalance(currency: "USD", pending: 0, payable: 299, paid: 0, test: false))
-        let payout = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/payouts", json: #"{"currency":"USD","reference":"wire-1"}"#)
+        let payout = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/payouts", CreatePayoutRequest(currency: "USD", reference: "wire-1"))
             .decoded(LedgerPosting.self, status: 201)
         #expect(payout.kind == "payout" && payout.entries.map(\.amount).reduce(0, +) == 0 && payout.reference == "wire-1")
         #expect(try await Self.balance(w, "USD") == CurrencyBalance(currency: "USD", pending: 0, payable: 0, paid: 299, test: false))
@@ -179,15 +188,17 @@ struct AffiliateAPITests {
             #expect(why.contains("OID"))
         }
         #expect(await w.server.client().post(w.production.surface.notificationPath, json: "{}").status == 400)
-        #expect(await w.server.client().post(w.production.surface.notificationPath, json: #"{"signedPayload":"a.b.c"}"#).status == 400)
-        #expect(await w.server.client().post("/v1/app-store/notifications/sfc_nothing_here", json: #"{"signedPayload":"a.b.c"}"#).status == 404)
+        let garbage = AppStoreNotificationRequest(signedPayload: "a.b.c")
+        #expect(try await w.server.client().post(w.production.surface.notificationPath, garbage).status == 400)
+        #expect(try await w.server.client().post("/v1/app-store/notifications/sfc_nothing_here", garbage).status == 404)
         let unconfigured = try await TestServer.start()
-        let app = try await unconfigured.admin.post("/v1/apps", json: #"{"workspaceId":"\#(unconfigured.defaultWorkspace.id)","name":"X","teamId":"ABCDE12345","bundleId":"com.x.y"}"#)
+        let app = try await unconfigured.admin.post("/v1/apps", CreateAppRequest(workspaceId: unconfigured.defaultWorkspace.id, name: "X", teamId: "ABCDE12345",
+                                                                                 bundleId: "com.x.y"))
             .decoded(App.self, status: 201)
-        let surface = try await unconfigured.admin.post("/v1/apps/\(app.id)/app-store-surfaces", json: #"{"environment":"sandbox"}"#).decoded(CreatedSurface.self, status: 201)
-        let unavailable = await unconfigured.client().post(surface.surface.notificationPath, json: #"{"signedPayload":"a.b.c"}"#)
+        let surface = try await Self.surface(unconfigured, app, "sandbox")
+        let unavailable = try await unconfigured.client().post(surface.surface.notificationPath, garbage)
         #expect(unavailable.status == 503 && unavailable.errorCode == "app_store_unconfigured")
-        #expect(await unconfigured.admin.post("/v1/apps/\(app.id)/app-store-surfaces", json: #"{"environment":"production"}"#).errorField == "environment",
+        #expect(try await unconfigured.admin.post("/v1/apps/\(app.id)/app-store-surfaces", CreateSurfaceRequest(environment: "production")).errorField == "environment",
                 "production needs the app's App Store id")
         await unconfigured.stop()
         try await Self.checkLedger(w.server)
@@ -197,7 +208,8 @@ struct AffiliateAPITests {
     @Test("forwarded notifications need the surface's HMAC over timestamp and body, within 300 seconds")
     func forwarding() async throws {
         let w = try await Self.world()
-        let body = Array(#"{"signedPayload":"\#(w.signer.notification("TEST", bundleId: Self.bundleId, appAppleId: Self.appAppleId, signedDate: Self.nowMilliseconds))"}"#.utf8)
+        let test = w.signer.notification("TEST", bundleId: Self.bundleId, appAppleId: Self.appAppleId, signedDate: Self.nowMilliseconds)
+        let body = Array(try JSONEncoder().encode(AppStoreNotificationRequest(signedPayload: test)))
         func send(secret: String, stamp: Int64, body sent: [UInt8] = body, signed: [UInt8]? = nil) async -> HTTPResponse {
             let mac = Digest.hmacSHA256(key: Array(secret.utf8), message: Array("\(stamp).".utf8) + (signed ?? sent))
             return await w.server.client().send("POST", w.production.surface.forwardingPath,
@@ -225,7 +237,7 @@ struct AffiliateAPITests {
     @Test("an affiliate's codes are listed, oldest first")
     func codes() async throws {
         let w = try await Self.world()
-        _ = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/codes", json: #"{"programId":"\#(w.program.id)","code":"alice-2"}"#)
+        _ = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/codes", CreateAffiliateCodeRequest(programId: w.program.id, code: "alice-2"))
             .decoded(AffiliateCode.self, status: 201)
         let codes = try await w.server.admin.get("/v1/affiliates/\(w.affiliate.id)/codes").decoded(Page<AffiliateCode>.self)
         #expect(codes.items.map(\.code) == ["ALICE", "ALICE-2"] && codes.items.allSatisfy { $0.programId == w.program.id } && codes.nextCursor == nil)
@@ -236,17 +248,17 @@ struct AffiliateAPITests {
     @Test("binds: a code, an affiliate link's signed click id, and a deferred match by address; each refusal with its code")
     func binds() async throws {
         let w = try await Self.world()
-        #expect(await w.client.post("/v1/app-store/bind", json: #"{"refCode":"BOB"}"#).errorCode == "unknown_code")
-        #expect(await w.client.post("/v1/app-store/bind", json: #"{"refCode":"ALICE","signedClickId":"x"}"#).status == 400)
+        #expect(try await w.client.post("/v1/app-store/bind", BindRequest(refCode: "BOB")).errorCode == "unknown_code")
+        #expect(try await w.client.post("/v1/app-store/bind", BindRequest(signedClickId: "x", refCode: "ALICE")).status == 400)
         #expect(await w.client.post("/v1/app-store/bind", json: "{}").status == 400)
-        #expect(await w.client.post("/v1/app-store/bind", json: #"{"signedClickId":"forged.click"}"#).errorCode == "invalid_click")
+        #expect(try await w.client.post("/v1/app-store/bind", BindRequest(signedClickId: "forged.click")).errorCode == "invalid_click")
 
-        let link = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/links", json: #"{"programId":"\#(w.program.id)","path":"alice"}"#)
+        let link = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/links", CreateAffiliateLinkRequest(programId: w.program.id, path: "alice"))
             .decoded(Link.self, status: 201)
         let page = await w.server.client().send("GET", "/alice", headers: [("User-Agent", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)")],
                                                 remoteAddress: "198.51.100.20")
         let clicked = try #require(page.bodyText.range(of: #"data-click=""#).map { page.bodyText[$0.upperBound...].prefix { $0 != "\"" } })
-        let bound = try await w.client.post("/v1/app-store/bind", json: #"{"signedClickId":"\#(clicked)"}"#).decoded(BindResponse.self)
+        let bound = try await w.client.post("/v1/app-store/bind", BindRequest(signedClickId: String(clicked))).decoded(BindResponse.self)
         #expect(bound.offerCode == "ALICE20")
         let stored = try await w.server.store.read { try $0.first("SELECT affiliate_id, method, click_token FROM app_account_tokens WHERE token = \(bound.appAccountToken)")! }
         #expect(try stored.string("affiliate_id") == w.affiliate.id && stored.string("method") == "click" && stored.optionalString("click_token") != nil)
@@ -254,43 +266,43 @@ struct AffiliateAPITests {
 
         // A signed click of another app's affiliate link earns nothing in this app.
         let otherApp = try await w.server.createApp(in: w.workspace)
-        let otherProgram = try await w.server.admin.post("/v1/affiliate-programs", json: #"""
-            {"appId":"\#(otherApp.id)","name":"Other","commission":{"kind":"percent","basisPoints":1000,"duration":"lifetime"},"holdDays":30}
-            """#).decoded(AffiliateProgram.self, status: 201)
-        _ = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/links", json: #"{"programId":"\#(otherProgram.id)","path":"alice-other"}"#)
+        let otherProgram = try await w.server.admin.post("/v1/affiliate-programs", CreateProgramRequest(
+            appId: otherApp.id, name: "Other", commission: CommissionRule(kind: "percent", basisPoints: 1000, duration: "lifetime"), holdDays: 30
+        )).decoded(AffiliateProgram.self, status: 201)
+        _ = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/links", CreateAffiliateLinkRequest(programId: otherProgram.id, path: "alice-other"))
             .decoded(Link.self, status: 201)
         let otherPage = await w.server.client().send("GET", "/alice-other", headers: [("User-Agent", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)")],
                                                      remoteAddress: "198.51.100.30")
         let otherClick = try #require(otherPage.bodyText.range(of: #"data-click=""#).map { otherPage.bodyText[$0.upperBound...].prefix { $0 != "\"" } })
-        let foreign = await w.client.post("/v1/app-store/bind", json: #"{"signedClickId":"\#(otherClick)"}"#)
+        let foreign = try await w.client.post("/v1/app-store/bind", BindRequest(signedClickId: String(otherClick)))
         #expect(foreign.status == 404 && foreign.errorCode == "no_match", "\(foreign.bodyText)")
 
-        func deferred(from address: String) async -> HTTPResponse {
-            await w.client.send("POST", "/v1/app-store/bind/deferred", body: Array(#"{"surfaceId":"\#(w.production.surface.id)"}"#.utf8), remoteAddress: address)
+        func deferred(from address: String) async throws -> HTTPResponse {
+            try await Self.deferredBind(w, DeferredBindRequest(surfaceId: w.production.surface.id), from: address)
         }
         #expect(try await deferred(from: "198.51.100.20").decoded(BindResponse.self).offerCode == "ALICE20")
-        #expect(await deferred(from: "198.51.100.21").errorCode == "no_match")
+        #expect(try await deferred(from: "198.51.100.21").errorCode == "no_match")
         w.clock.advance(seconds: 61 * 60)
-        #expect(await deferred(from: "198.51.100.20").errorCode == "no_match", "past the program's 60 minutes")
-        #expect(await w.client.send("POST", "/v1/app-store/bind/deferred", body: Array(#"{"surfaceId":"sfc_other"}"#.utf8)).status == 404)
+        #expect(try await deferred(from: "198.51.100.20").errorCode == "no_match", "past the program's 60 minutes")
+        #expect(try await Self.deferredBind(w, DeferredBindRequest(surfaceId: "sfc_other")).status == 404)
 
         // A signed click lives seven days: a minute before their end it binds, a minute after it is refused.
         w.clock.advance(seconds: 7 * 86_400 - 61 * 60 - 60)
-        #expect(await w.client.post("/v1/app-store/bind", json: #"{"signedClickId":"\#(clicked)"}"#).status == 200, "a minute before 7 days")
+        #expect(try await w.client.post("/v1/app-store/bind", BindRequest(signedClickId: String(clicked))).status == 200, "a minute before 7 days")
         w.clock.advance(seconds: 120)
-        #expect(await w.client.post("/v1/app-store/bind", json: #"{"signedClickId":"\#(clicked)"}"#).errorCode == "invalid_click", "expired after 7 days")
+        #expect(try await w.client.post("/v1/app-store/bind", BindRequest(signedClickId: String(clicked))).errorCode == "invalid_click", "expired after 7 days")
 
         // An app that requires App Attest binds only attested installs, so unattested traffic earns nothing.
-        _ = try await w.server.admin.send("PATCH", "/v1/apps/\(w.app.id)", body: Array(#"{"attestation":{"policy":"required","environments":["production"]}}"#.utf8))
+        _ = try await w.server.admin.patch("/v1/apps/\(w.app.id)", UpdateAppRequest(attestation: AttestationSettings(policy: "required", environments: ["production"])))
             .decoded(App.self)
         w.server.services.apps.forget(appId: w.app.id)
-        #expect(await w.client.post("/v1/app-store/bind", json: #"{"refCode":"ALICE"}"#).errorCode == "attestation_required")
+        #expect(try await w.client.post("/v1/app-store/bind", BindRequest(refCode: "ALICE")).errorCode == "attestation_required")
         let expiry = Int64(w.clock.now.timeIntervalSince1970) + 600
         let token = AttestationToken(appId: w.app.id, installId: "inst-9", keyId: "k", environment: "production", expiresAt: expiry).signed(w.server.services.secrets)
-        let attested = try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"ALICE","installId":"inst-9","attestation":"\#(token)"}"#)
+        let attested = try await w.client.post("/v1/app-store/bind", BindRequest(refCode: "ALICE", installId: "inst-9", attestation: token))
             .decoded(BindResponse.self)
         #expect(try await w.server.store.read { try $0.first("SELECT attested FROM app_account_tokens WHERE token = \(attested.appAccountToken)")!.bool("attested") })
-        #expect(await w.client.post("/v1/app-store/bind", json: #"{"refCode":"ALICE","installId":"other","attestation":"\#(token)"}"#).errorCode
+        #expect(try await w.client.post("/v1/app-store/bind", BindRequest(refCode: "ALICE", installId: "other", attestation: token)).errorCode
                 == "attestation_required", "the token is bound to its install")
         await w.server.stop()
     }
@@ -301,9 +313,9 @@ struct AffiliateAPITests {
         let w = try await Self.world(backend)
         let iPhone = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)"
         let desktop = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Safari/605.1.15"
-        let first = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/links", json: #"{"programId":"\#(w.program.id)","path":"tap-one"}"#)
+        let first = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/links", CreateAffiliateLinkRequest(programId: w.program.id, path: "tap-one"))
             .decoded(Link.self, status: 201)
-        let second = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/links", json: #"{"programId":"\#(w.program.id)","path":"tap-two"}"#)
+        let second = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/links", CreateAffiliateLinkRequest(programId: w.program.id, path: "tap-two"))
             .decoded(Link.self, status: 201)
         func tap(_ path: String, _ agent: String, from address: String) async throws -> String {
             w.clock.advance(seconds: 1)
@@ -312,10 +324,8 @@ struct AffiliateAPITests {
                 try db.first("SELECT token FROM clicks WHERE kind = 'click' ORDER BY created_at DESC, token LIMIT 1")?.string("token") ?? ""
             }
         }
-        func deferred(_ install: String?, from address: String) async -> HTTPResponse {
-            let installField = install.map { #","installId":"\#($0)""# } ?? ""
-            return await w.client.send("POST", "/v1/app-store/bind/deferred",
-                                       body: Array(#"{"surfaceId":"\#(w.production.surface.id)"\#(installField)}"#.utf8), remoteAddress: address)
+        func deferred(_ install: String?, from address: String) async throws -> HTTPResponse {
+            try await Self.deferredBind(w, DeferredBindRequest(surfaceId: w.production.surface.id, installId: install), from: address)
         }
         func boundClick(_ response: HTTPResponse) async throws -> String? {
             let token = try response.decoded(BindResponse.self).appAccountToken
@@ -324,14 +334,14 @@ struct AffiliateAPITests {
 
         // A desktop tap on a campus network earns no bind.
         _ = try await tap("/tap-one", desktop, from: "198.51.100.40")
-        #expect(await deferred("laptop-neighbour", from: "198.51.100.40").errorCode == "no_match")
+        #expect(try await deferred("laptop-neighbour", from: "198.51.100.40").errorCode == "no_match")
 
         // One iPhone tap serves the one install that binds first; a stranger behind the same address gets nothing, and
         // the same install binding again is served the same click.
         let tapped = try await tap("/tap-one", iPhone, from: "198.51.100.41")
         #expect(try await boundClick(await deferred("tapper", from: "198.51.100.41")) == tapped)
-        #expect(await deferred("stranger", from: "198.51.100.41").errorCode == "no_match")
-        #expect(await deferred(nil, from: "198.51.100.41").errorCode == "no_match", "nor a bind that names no install")
+        #expect(try await deferred("stranger", from: "198.51.100.41").errorCode == "no_match")
+        #expect(try await deferred(nil, from: "198.51.100.41").errorCode == "no_match", "nor a bind that names no install")
         #expect(try await boundClick(await deferred("tapper", from: "198.51.100.41")) == tapped)
 
         // Two clicks from one address: the install matched to the older one binds that one, not the newest.
@@ -340,16 +350,16 @@ struct AffiliateAPITests {
         let newer = try await tap("/tap-two", iPhone, from: "198.51.100.42")
         #expect(own != newer)
         _ = try await w.client.send("POST", "/v1/installs/match",
-                                    body: Array(#"{"installId":"owner","platform":"ios","consent":true,"clickToken":"\#(own)"}"#.utf8),
+                                    body: Array(try JSONEncoder().encode(MatchInstallRequest(installId: "owner", platform: "ios", consent: true, clickToken: own))),
                                     remoteAddress: "198.51.100.42").decoded(InstallMatch.self)
         #expect(try await boundClick(await deferred("owner", from: "198.51.100.42")) == own)
         #expect(try await boundClick(await deferred("neighbour", from: "198.51.100.42")) == newer, "the other click is still there for another")
 
         // Many installs behind one address bind at the same instant: one gets the click.
         let contested = try await tap("/tap-two", iPhone, from: "198.51.100.43")
-        let answers = await withTaskGroup(of: Int.self) { group in
-            for i in 0..<8 { group.addTask { await deferred("racer-\(i)", from: "198.51.100.43").status } }
-            return await group.reduce(into: [Int]()) { $0.append($1) }
+        let answers = try await withThrowingTaskGroup(of: Int.self) { group in
+            for i in 0..<8 { group.addTask { try await deferred("racer-\(i)", from: "198.51.100.43").status } }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
         #expect(answers.filter { $0 == 200 }.count == 1 && answers.filter { $0 == 404 }.count == 7, "\(answers)")
         let binds = try await w.server.store.read { db in
@@ -379,7 +389,7 @@ struct AffiliateAPITests {
 
     @Test("first payment only, and payments within N months of the first")
     func durations() async throws {
-        let first = try await Self.world(commission: #"{"kind":"fixed","amount":500,"currency":"EUR","duration":"first"}"#)
+        let first = try await Self.world(commission: CommissionRule(kind: "fixed", amount: 500, currency: "EUR", duration: "first"))
         let token = try await Self.bind(first)
         let day: Int64 = 86_400_000
         let start = Self.nowMilliseconds
@@ -391,7 +401,7 @@ struct AffiliateAPITests {
         #expect(amounts == [500, 0, 0], "a fixed 5.00 EUR on the first payment only")
         await first.server.stop()
 
-        let months = try await Self.world(commission: #"{"kind":"percent","basisPoints":5000,"duration":"months","months":2}"#)
+        let months = try await Self.world(commission: CommissionRule(kind: "percent", basisPoints: 5000, duration: "months", months: 2))
         let token2 = try await Self.bind(months)
         amounts = []
         for (i, date) in [start, start + 31 * day, start + 58 * day, start + 62 * day].enumerated() {
@@ -399,12 +409,12 @@ struct AffiliateAPITests {
                 .decoded(AppStoreNotificationResult.self).amount)
         }
         #expect(amounts == [499, 499, 499, 0], "half of 9.99, for two calendar months")
-        for (json, field) in [(#"{"kind":"percent","basisPoints":0,"duration":"lifetime"}"#, "commission.basisPoints"),
-                              (#"{"kind":"fixed","amount":100,"duration":"lifetime"}"#, "commission.currency"),
-                              (#"{"kind":"percent","basisPoints":10,"duration":"months"}"#, "commission.months"),
-                              (#"{"kind":"bounty","duration":"lifetime"}"#, "commission.kind")] {
-            let refused = await months.server.admin.post("/v1/affiliate-programs", json: #"{"appId":"\#(months.app.id)","name":"X","commission":\#(json)}"#)
-            #expect(refused.errorField == field, "\(json)")
+        for (rule, field) in [(CommissionRule(kind: "percent", basisPoints: 0, duration: "lifetime"), "commission.basisPoints"),
+                              (CommissionRule(kind: "fixed", amount: 100, duration: "lifetime"), "commission.currency"),
+                              (CommissionRule(kind: "percent", basisPoints: 10, duration: "months"), "commission.months"),
+                              (CommissionRule(kind: "bounty", duration: "lifetime"), "commission.kind")] {
+            let refused = try await months.server.admin.post("/v1/affiliate-programs", CreateProgramRequest(appId: months.app.id, name: "X", commission: rule))
+            #expect(refused.errorField == field, "\(rule)")
         }
         await months.server.stop()
     }
@@ -450,7 +460,7 @@ struct AffiliateAPITests {
                 } else {
                     w.clock.advance(seconds: Double(Int.random(in: 0...(2 * 86_400), using: &generator)))
                     if Bool.random(using: &generator) {
-                        _ = await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/payouts", json: #"{"currency":"USD"}"#)
+                        _ = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/payouts", CreatePayoutRequest(currency: "USD"))
                     }
                     continue
                 }
@@ -487,14 +497,12 @@ struct AffiliateAPITests {
         let root = try #require(AppStoreVerifier.certificate(file: try AppStoreVectors.bytes("apple-library-mock/testCA.der")))
         // The libraries check these at their signedDate (2023); the certificates are valid until 2033.
         let server = try await TestServer.start(appStoreRoot: root)
-        let app = try await server.admin.post("/v1/apps", json: #"{"workspaceId":"\#(server.defaultWorkspace.id)","name":"Example","teamId":"ABCDE12345","bundleId":"com.example","appStoreId":"1234"}"#)
+        let app = try await server.admin.post("/v1/apps", CreateAppRequest(workspaceId: server.defaultWorkspace.id, name: "Example", teamId: "ABCDE12345",
+                                                                           bundleId: "com.example", appStoreId: "1234"))
             .decoded(App.self, status: 201)
-        func surface(_ environment: String) async throws -> CreatedSurface {
-            try await server.admin.post("/v1/apps/\(app.id)/app-store-surfaces", json: #"{"environment":"\#(environment)"}"#).decoded(CreatedSurface.self, status: 201)
-        }
-        let sandbox = try await surface("sandbox"), production = try await surface("production")
+        let sandbox = try await Self.surface(server, app, "sandbox"), production = try await Self.surface(server, app, "production")
         func send(_ file: String, to surface: CreatedSurface) async throws -> HTTPResponse {
-            await server.client().post(surface.surface.notificationPath, json: #"{"signedPayload":"\#(try AppStoreVectors.jws(file))"}"#)
+            try await server.client().post(surface.surface.notificationPath, AppStoreNotificationRequest(signedPayload: try AppStoreVectors.jws(file)))
         }
         let test = try await send("apple-library-mock/testNotification.jws", to: sandbox).decoded(AppStoreNotificationResult.self)
         #expect(test.status == .ignored && test.notificationType == "TEST" && test.notificationUUID == "9ad56bd2-0bc6-42e0-af24-fd996d87a1e6")
@@ -532,8 +540,8 @@ struct AffiliateAPITests {
     @Test("deleting an install unlinks its affiliate binds; the token and whom it credits stay")
     func deletionUnlinksBinds() async throws {
         let w = try await Self.world()
-        _ = try await w.client.post("/v1/installs/match", json: #"{"installId":"gone","platform":"ios","consent":true}"#).decoded(InstallMatch.self)
-        let bound = try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"alice","installId":"gone"}"#).decoded(BindResponse.self)
+        _ = try await w.client.post("/v1/installs/match", MatchInstallRequest(installId: "gone", platform: "ios", consent: true)).decoded(InstallMatch.self)
+        let bound = try await w.client.post("/v1/app-store/bind", BindRequest(refCode: "alice", installId: "gone")).decoded(BindResponse.self)
         let receipt = try await w.client.post("/v1/installs/gone/forget", json: "{}").decoded(DeletionReceipt.self)
         #expect(receipt.deleted["affiliateBindsUnlinked"] == 1)
         let row = try await w.server.store.read { try $0.first("SELECT install_id, affiliate_id FROM app_account_tokens WHERE token = \(bound.appAccountToken)") }
