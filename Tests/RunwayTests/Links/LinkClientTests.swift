@@ -30,12 +30,12 @@ struct LinkClientTests {
         let client = server.client(try await server.createKey(.publishable, app: app.id).secret)
         var statuses: [Int] = []
         for i in 0...ClientLinkHandlers.sharesPerInstallPerDay {
-            statuses.append(await client.post("/v1/shares", json: #"{"installId":"sharer","appPath":"/p/\#(i)"}"#).status)
+            statuses.append(try await client.post("/v1/shares", CreateShareRequest(installId: "sharer", appPath: "/p/\(i)")).status)
         }
         #expect(statuses.dropLast().allSatisfy { $0 == 201 } && statuses.last == 429, "\(Set(statuses))")
-        let refused = await client.post("/v1/shares", json: #"{"installId":"sharer","appPath":"/p/x"}"#)
+        let refused = try await client.post("/v1/shares", CreateShareRequest(installId: "sharer", appPath: "/p/x"))
         #expect(refused.errorCode == "rate_limited" && refused.bodyText.contains("this install"))
-        #expect(await client.post("/v1/shares", json: #"{"installId":"another","appPath":"/p/y"}"#).status == 201)
+        #expect(try await client.post("/v1/shares", CreateShareRequest(installId: "another", appPath: "/p/y")).status == 201)
         await server.stop()
     }
 
@@ -45,11 +45,11 @@ struct LinkClientTests {
         let ws = server.defaultWorkspace.id
         let app = try await server.createApp(in: ws)
         let second = try await server.createApp(in: ws, bundleId: "com.example.second", teamId: "ZYXWV98765")
-        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","appId":"\#(app.id)","path":"Summer"}"#)
-        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","appId":"\#(app.id)","path":"deep/winter"}"#)
-        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","appId":"\#(second.id)","path":"other"}"#)
-        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","appId":"\#(app.id)","path":"old","expiresAt":"2020-01-01T00:00:00Z"}"#)
-        let off = try await server.createLink(#"{"workspaceId":"\#(ws)","appId":"\#(app.id)","path":"off"}"#)
+        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, appId: app.id, path: "Summer"))
+        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, appId: app.id, path: "deep/winter"))
+        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, appId: second.id, path: "other"))
+        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, appId: app.id, path: "old", expiresAt: "2020-01-01T00:00:00Z"))
+        let off = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, appId: app.id, path: "off"))
         _ = try await server.admin.post("/v1/links/\(off.id)/disable", json: "{}").decoded(Link.self)
 
         for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association"] {
@@ -75,13 +75,13 @@ struct LinkClientTests {
         let server = try await TestServer.start(monotonic: clock.monotonic)
         let ws = server.defaultWorkspace.id
         let app = try await server.createApp(in: ws)
-        let summer = try await server.createLink(#"{"workspaceId":"\#(ws)","appId":"\#(app.id)","path":"summer"}"#)
+        let summer = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, appId: app.id, path: "summer"))
         func paths() async throws -> [String] {
             let document = try #require(await server.follow("/.well-known/apple-app-site-association", userAgent: nil).json)
             return document["applinks"]?["details"]?.arrayValue?.first?["components"]?.arrayValue?.compactMap { $0["/"]?.stringValue } ?? []
         }
         #expect(try await paths() == ["/summer"])
-        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","appId":"\#(app.id)","path":"winter"}"#)
+        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, appId: app.id, path: "winter"))
         #expect(try await paths() == ["/summer", "/winter"], "a link made through this process shows at once")
         // Another process renames a link: this one answers from its copy until the minute is up.
         try await server.store.write { db in try db.execute("UPDATE links SET path = 'autumn' WHERE id = \(summer.id)") }
@@ -124,12 +124,13 @@ struct LinkClientTests {
         let ws = server.defaultWorkspace.id
         #expect(await server.follow("/.well-known/assetlinks.json", userAgent: nil).status == 404)
         let fingerprint = (0..<32).map { _ in "AB" }.joined(separator: ":")
-        let app = try await server.admin.post("/v1/apps", json: #"""
-            {"workspaceId":"\#(ws)","name":"Droid","teamId":"ABCDE12345","bundleId":"com.example.droid",
-             "android":{"packageName":"com.example.droid","sha256CertFingerprints":["\#(fingerprint.lowercased())"]}}
-            """#).decoded(App.self, status: 201)
+        let app = try await server.admin.post("/v1/apps", CreateAppRequest(
+            workspaceId: ws, name: "Droid", teamId: "ABCDE12345", bundleId: "com.example.droid",
+            android: AndroidApp(packageName: "com.example.droid", sha256CertFingerprints: [fingerprint.lowercased()])
+        )).decoded(App.self, status: 201)
         #expect(app.android?.sha256CertFingerprints == [fingerprint])
-        let bad = await server.admin.post("/v1/apps", json: #"{"workspaceId":"\#(ws)","name":"X","teamId":"ABCDE12345","bundleId":"com.x.y","android":{"packageName":"x","sha256CertFingerprints":["AB"]}}"#)
+        let bad = try await server.admin.post("/v1/apps", CreateAppRequest(workspaceId: ws, name: "X", teamId: "ABCDE12345", bundleId: "com.x.y",
+                                                                           android: AndroidApp(packageName: "x", sha256CertFingerprints: ["AB"])))
         #expect(bad.errorField == "android.packageName")
         let response = await server.follow("/.well-known/assetlinks.json", userAgent: nil)
         #expect(response.status == 200)
@@ -153,14 +154,15 @@ struct LinkClientTests {
              "metadata":{"productId":12345678901234567890,"nested":{"list":[1,"two",null,true]}}}
             """#)
         let client = server.client(key.secret)
-        let resolved = try await client.post("/v1/resolve", json: #"{"url":"https://LOCALHOST/PROMO?utm=x","platform":"ios","installId":"0F1E2D3C-aaaa-bbbb-cccc-000000000001"}"#)
+        let resolved = try await client.post("/v1/resolve", ResolveRequest(url: "https://LOCALHOST/PROMO?utm=x", platform: "ios",
+                                                                           installId: "0F1E2D3C-aaaa-bbbb-cccc-000000000001"))
             .decoded(ResolvedLink.self)
         #expect(resolved.linkId == link.id)
         #expect(resolved.appPath == "/promo/42")
         #expect(resolved.campaign == "spring")
         #expect(resolved.metadata?["productId"] == .number(Decimal(string: "12345678901234567890")!))
         #expect(resolved.clickToken.count == 32)
-        let raw = await client.post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"web"}"#)
+        let raw = try await client.post("/v1/resolve", ResolveRequest(url: "https://localhost/promo", platform: "web"))
         #expect(raw.bodyText.contains(#""productId":12345678901234567890"#), "metadata numbers stay exact on the wire")
         let verified = try SignedClickId.verify(resolved.signedClickId, key: server.services.secrets.clickSigningKey, now: Date()).get()
         #expect(verified.clickToken == resolved.clickToken)
@@ -168,17 +170,17 @@ struct LinkClientTests {
         #expect(try opens.map { try $0.string("kind") } == ["open", "open"])
         #expect(try opens[0].optionalString("install_id") == "0f1e2d3c-aaaa-bbbb-cccc-000000000001")
 
-        #expect(await client.post("/v1/resolve", json: #"{"url":"https://localhost/nope","platform":"ios"}"#).errorCode == "link_not_found")
-        #expect(await client.post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"windows"}"#).errorField == "platform")
-        #expect(await client.post("/v1/resolve", json: #"{"url":"not a url","platform":"ios"}"#).errorField == "url")
-        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"past","expiresAt":"2020-01-01T00:00:00Z"}"#)
-        #expect(await client.post("/v1/resolve", json: #"{"url":"https://localhost/past","platform":"ios"}"#).status == 410)
+        #expect(try await client.post("/v1/resolve", ResolveRequest(url: "https://localhost/nope", platform: "ios")).errorCode == "link_not_found")
+        #expect(try await client.post("/v1/resolve", ResolveRequest(url: "https://localhost/promo", platform: "windows")).errorField == "platform")
+        #expect(try await client.post("/v1/resolve", ResolveRequest(url: "not a url", platform: "ios")).errorField == "url")
+        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, path: "past", expiresAt: "2020-01-01T00:00:00Z"))
+        #expect(try await client.post("/v1/resolve", ResolveRequest(url: "https://localhost/past", platform: "ios")).status == 410)
 
         // Another workspace's key sees the link exactly as it sees a missing one.
         let other = try await server.createWorkspace("Other")
         let otherApp = try await server.createApp(in: other.id)
         let otherKey = try await server.createKey(.publishable, app: otherApp.id)
-        let hidden = await server.client(otherKey.secret).post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"ios"}"#)
+        let hidden = try await server.client(otherKey.secret).post("/v1/resolve", ResolveRequest(url: "https://localhost/promo", platform: "ios"))
         #expect(hidden.status == 404)
         #expect(hidden.errorCode == "link_not_found")
         await server.stop()
@@ -204,10 +206,12 @@ struct LinkClientTests {
         let app = try await server.createApp(in: server.defaultWorkspace.id)
         let key = try await server.createKey(.publishable, app: app.id)
         // A publishable key cannot publish a preview of its own; the share shows the app's link to the same place.
-        let forged = await server.client(key.secret).post("/v1/shares", json: #"{"installId":"abc-123","appPath":"/recipe/9","preview":{"title":"Free money","imageUrl":"https://evil.example/x.png"}}"#)
+        let forged = try await server.client(key.secret).post("/v1/shares", CreateShareRequest(
+            installId: "abc-123", appPath: "/recipe/9", preview: LinkPreview(title: "Free money", imageUrl: "https://evil.example/x.png")))
         #expect(forged.status == 403 && forged.errorField == "preview")
-        _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","appId":"\#(app.id)","appPath":"/recipe/9","preview":{"title":"My recipe"}}"#)
-        let share = try await server.client(key.secret).post("/v1/shares", json: #"{"installId":"abc-123","appPath":"/recipe/9"}"#)
+        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, appId: app.id, appPath: "/recipe/9",
+                                                                         preview: LinkPreview(title: "My recipe")))
+        let share = try await server.client(key.secret).post("/v1/shares", CreateShareRequest(installId: "abc-123", appPath: "/recipe/9"))
             .decoded(Share.self, status: 201)
         #expect(share.path.count == 8)
         #expect(share.url == "http://localhost/\(share.path)")
@@ -217,7 +221,7 @@ struct LinkClientTests {
         #expect(link.appId == app.id)
         #expect(link.preview?.title == "My recipe")
         #expect(await server.follow("/\(share.path)", userAgent: UserAgents.iPhone).headers["Location"] == "https://apps.apple.com/app/id123456789")
-        #expect(await server.client(key.secret).post("/v1/shares", json: #"{"installId":"abc-123","appPath":"recipe"}"#).errorField == "appPath")
+        #expect(try await server.client(key.secret).post("/v1/shares", CreateShareRequest(installId: "abc-123", appPath: "recipe")).errorField == "appPath")
         await server.stop()
     }
 
@@ -226,12 +230,12 @@ struct LinkClientTests {
         let server = try await TestServer.start()
         let app = try await server.createApp(in: server.defaultWorkspace.id)
         let client = server.client(try await server.createKey(.publishable, app: app.id).secret)
-        let first = try await client.post("/v1/referral-codes", json: #"{"installId":"inst-1"}"#).decoded(ReferralCode.self, status: 201)
+        let first = try await client.post("/v1/referral-codes", CreateReferralCodeRequest(installId: "inst-1")).decoded(ReferralCode.self, status: 201)
         #expect(first.code.count == 8)
         #expect(first.code.allSatisfy { ClientLinkHandlers.referralAlphabet.contains($0) })
-        let again = try await client.post("/v1/referral-codes", json: #"{"installId":"inst-1"}"#).decoded(ReferralCode.self, status: 200)
+        let again = try await client.post("/v1/referral-codes", CreateReferralCodeRequest(installId: "inst-1")).decoded(ReferralCode.self, status: 200)
         #expect(again == first)
-        let user = try await client.post("/v1/referral-codes", json: #"{"installId":"inst-1","userId":"user-9"}"#).decoded(ReferralCode.self, status: 201)
+        let user = try await client.post("/v1/referral-codes", CreateReferralCodeRequest(installId: "inst-1", userId: "user-9")).decoded(ReferralCode.self, status: 201)
         #expect(user.code != first.code)
         #expect(user.userId == "user-9")
         #expect(await client.post("/v1/referral-codes", json: "{}").errorCode == "missing_field")
@@ -251,7 +255,7 @@ struct LinkClientTests {
     @Test("QR codes come as SVG and PNG with checked options")
     func qrCodes() async throws {
         let server = try await TestServer.start()
-        let link = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"qr"}"#)
+        let link = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "qr"))
         let svg = await server.admin.get("/v1/links/\(link.id)/qr.svg?size=300&margin=2&ecc=h")
         #expect(svg.status == 200)
         #expect(svg.headers["Content-Type"] == "image/svg+xml")

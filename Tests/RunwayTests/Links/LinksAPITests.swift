@@ -19,13 +19,17 @@ struct LinksAPITests {
         return (server, app)
     }
 
+    /// `POST /v1/links` with the admin key (201 expected).
+    static func createLink(_ server: TestServer, _ request: CreateLinkRequest) async throws -> Link {
+        try await server.admin.post("/v1/links", request).decoded(Link.self, status: 201)
+    }
+
     @Test("each kind of client goes where it belongs, the click is recorded first, paths ignore case", arguments: StoreBackend.all)
     func clientClasses(_ backend: StoreBackend) async throws {
         let (server, app) = try await Self.fixture(backend)
-        let link = try await server.createLink(#"""
-            {"workspaceId":"\#(server.defaultWorkspace.id)","path":"Summer","appPath":"/promo/summer",
-             "destinations":{"android":{"url":"https://play.google.com/store/apps/details?id=com.example"},"web":"https://example.com/summer"}}
-            """#)
+        let link = try await Self.createLink(server, CreateLinkRequest(
+            workspaceId: server.defaultWorkspace.id, path: "Summer", appPath: "/promo/summer",
+            destinations: LinkDestinations(android: .init(url: "https://play.google.com/store/apps/details?id=com.example"), web: "https://example.com/summer")))
         #expect(link.appId == app.id)
         #expect(link.url == "http://localhost/Summer", "the local domain's links are plain http (no port known in process)")
 
@@ -64,7 +68,8 @@ struct LinksAPITests {
         let (server, _) = try await Self.fixture()
         defer { Task { await server.stop() } }
         server.services.listening.set(8080)
-        let link = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"summer","destinations":{"web":"https://example.com/s"}}"#)
+        let link = try await Self.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "summer",
+                                                                       destinations: LinkDestinations(web: "https://example.com/s")))
         #expect(link.url == "http://localhost:8080/summer")
         for host in ["localhost:8080", "127.0.0.1:8080", "[::1]:8080", "127.0.0.1"] {
             let followed = await server.follow("/summer", userAgent: UserAgents.desktop, host: host)
@@ -73,7 +78,7 @@ struct LinksAPITests {
         // Only this machine's own addresses stand for localhost.
         #expect(await server.follow("/summer", userAgent: UserAgents.desktop, host: "127.0.0.2:8080").status == 404)
         let key = try await server.createKey(.publishable, app: link.appId)
-        let resolved = await server.client(key.secret).post("/v1/resolve", json: #"{"url":"http://127.0.0.1:8080/summer","platform":"web"}"#)
+        let resolved = try await server.client(key.secret).post("/v1/resolve", ResolveRequest(url: "http://127.0.0.1:8080/summer", platform: "web"))
         #expect(try resolved.decoded(ResolvedLink.self).url == "http://localhost:8080/summer")
         server.services.listening.set(80)
         #expect(try await server.admin.get("/v1/links/\(link.id)").decoded(Link.self).url == "http://localhost/summer")
@@ -82,10 +87,9 @@ struct LinksAPITests {
     @Test("preview fetchers get Open Graph and Twitter tags and are never counted", arguments: UserAgents.crawlers)
     func crawlers(_ userAgent: String) async throws {
         let (server, _) = try await Self.fixture()
-        _ = try await server.createLink(#"""
-            {"path":"preview","workspaceId":"\#(server.defaultWorkspace.id)","destinations":{"web":"https://example.com/p"},
-             "preview":{"title":"Summer <sale>","description":"Half price \"today\"","imageUrl":"https://example.com/i.png"}}
-            """#)
+        _ = try await Self.createLink(server, CreateLinkRequest(
+            workspaceId: server.defaultWorkspace.id, path: "preview", destinations: LinkDestinations(web: "https://example.com/p"),
+            preview: LinkPreview(title: "Summer <sale>", description: #"Half price "today""#, imageUrl: "https://example.com/i.png")))
         let page = await server.follow("/preview", userAgent: userAgent)
         #expect(page.status == 200)
         #expect(page.headers["Content-Type"]?.hasPrefix("text/html") == true)
@@ -103,8 +107,9 @@ struct LinksAPITests {
     func lifecycle() async throws {
         let (server, _) = try await Self.fixture()
         let ws = server.defaultWorkspace.id
-        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"old","expiresAt":"2020-01-01T00:00:00Z","destinations":{"web":"https://example.com"}}"#)
-        let live = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"live","destinations":{"web":"https://example.com"}}"#)
+        _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "old", destinations: LinkDestinations(web: "https://example.com"),
+                                                                expiresAt: "2020-01-01T00:00:00Z"))
+        let live = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "live", destinations: LinkDestinations(web: "https://example.com")))
         #expect(await server.follow("/old", userAgent: UserAgents.iPhone).status == 410)
         let head = await server.follow("/live", userAgent: UserAgents.iPhone, method: "HEAD")
         #expect(head.status == 302)
@@ -118,7 +123,8 @@ struct LinksAPITests {
         #expect(gone.status == 404)
         #expect(gone.body == unknown.body)
         // Enabled again through PATCH, it works at once.
-        _ = try await server.admin.send("PATCH", "/v1/links/\(live.id)", body: Array(#"{"enabled":true,"destinations":{"web":"https://example.com/new"}}"#.utf8)).decoded(Link.self)
+        _ = try await server.admin.patch("/v1/links/\(live.id)", UpdateLinkRequest(destinations: LinkDestinations(web: "https://example.com/new"), enabled: true))
+            .decoded(Link.self)
         #expect(await server.follow("/live", userAgent: UserAgents.desktop).headers["Location"] == "https://example.com/new")
         await server.stop()
     }
@@ -127,8 +133,9 @@ struct LinksAPITests {
     func queryPassThrough() async throws {
         let (server, _) = try await Self.fixture()
         let ws = server.defaultWorkspace.id
-        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"pass","passQuery":true,"destinations":{"web":"https://example.com/x?a=1#top"}}"#)
-        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"keep","destinations":{"web":"https://example.com/x"}}"#)
+        _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "pass", destinations: LinkDestinations(web: "https://example.com/x?a=1#top"),
+                                                                passQuery: true))
+        _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "keep", destinations: LinkDestinations(web: "https://example.com/x")))
         #expect(await server.follow("/pass?utm_source=mail&q=a%20b", userAgent: UserAgents.desktop).headers["Location"]
                 == "https://example.com/x?a=1&utm_source=mail&q=a%20b#top")
         #expect(await server.follow("/keep?utm_source=mail", userAgent: UserAgents.desktop).headers["Location"] == "https://example.com/x")
@@ -138,7 +145,8 @@ struct LinksAPITests {
     @Test("the iOS interstitial counts the click and carries a signed click id that verifies; HEAD gives the page's answer and counts nothing")
     func interstitial() async throws {
         let (server, app) = try await Self.fixture()
-        let link = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"branded","interstitial":true,"destinations":{"web":"https://example.com"}}"#)
+        let link = try await Self.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "branded",
+                                                                       destinations: LinkDestinations(web: "https://example.com"), interstitial: true))
         let head = await server.follow("/branded", userAgent: UserAgents.iPhone, method: "HEAD")
         #expect(head.status == 200 && head.headers["Content-Type"]?.hasPrefix("text/html") == true, "HEAD answers as GET does")
         #expect(try await server.clicks().isEmpty)
@@ -157,7 +165,10 @@ struct LinksAPITests {
           arguments: StoreBackend.all)
     func safari26(_ backend: StoreBackend) async throws {
         let (server, _) = try await Self.fixture(backend)
-        _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"new-ios","rules":[{"when":{"platforms":["ios"],"osVersion":{"min":"26.0"}},"url":"https://example.com/ios26"},{"when":{"platforms":["ios"]},"url":"https://example.com/older"}],"destinations":{"web":"https://example.com"}}"#)
+        _ = try await Self.createLink(server, CreateLinkRequest(
+            workspaceId: server.defaultWorkspace.id, path: "new-ios", destinations: LinkDestinations(web: "https://example.com"),
+            rules: [LinkRule(when: LinkCondition(platforms: ["ios"], osVersion: LinkVersionRange(min: "26.0")), url: "https://example.com/ios26"),
+                    LinkRule(when: LinkCondition(platforms: ["ios"]), url: "https://example.com/older")]))
         let safari26 = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/26.0 Mobile/15E148 Safari/604.1"
         let safari18 = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.6 Mobile/15E148 Safari/604.1"
         let webView = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_6 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148"
@@ -173,9 +184,11 @@ struct LinksAPITests {
     func pagePolicy() async throws {
         let (server, _) = try await Self.fixture()
         let ws = server.defaultWorkspace.id
-        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"branded","interstitial":true,"preview":{"title":"T","imageUrl":"https://cdn.example.com/a.png"},"destinations":{"web":"https://example.com"}}"#)
-        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"gone","expiresAt":"2020-01-01T00:00:00Z","destinations":{"web":"https://example.com"}}"#)
-        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"helped","inAppBrowserPage":true,"destinations":{"web":"https://example.com"}}"#)
+        let web = LinkDestinations(web: "https://example.com")
+        _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "branded", destinations: web,
+                                                                preview: LinkPreview(title: "T", imageUrl: "https://cdn.example.com/a.png"), interstitial: true))
+        _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "gone", destinations: web, expiresAt: "2020-01-01T00:00:00Z"))
+        _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "helped", destinations: web, inAppBrowserPage: true))
         let pages = [
             ("interstitial", await server.follow("/branded", userAgent: UserAgents.iPhone)),
             ("preview", await server.follow("/branded", userAgent: UserAgents.crawlers[3])),
@@ -215,22 +228,22 @@ struct LinksAPITests {
     func validation() async throws {
         let (server, _) = try await Self.fixture()
         let ws = server.defaultWorkspace.id
-        func create(_ body: String) async -> HTTPResponse { await server.admin.post("/v1/links", json: body) }
-        #expect(await create(#"{"workspaceId":"\#(ws)","destinations":{"web":"http://example.com"}}"#).errorField == "destinations.web")
-        #expect(await create(#"{"workspaceId":"\#(ws)","destinations":{"web":"javascript:alert(1)"}}"#).errorField == "destinations.web")
-        #expect(await create(#"{"workspaceId":"\#(ws)","destinations":{"ios":{"url":"https://"}}}"#).errorField == "destinations.ios.url")
-        #expect(await create(#"{"workspaceId":"\#(ws)","preview":{"imageUrl":"data:image/png;base64,AA"}}"#).errorField == "preview.imageUrl")
-        #expect(await create(#"{"workspaceId":"\#(ws)","path":"v1/apps"}"#).errorField == "path")
-        #expect(await create(#"{"workspaceId":"\#(ws)","path":"a//b"}"#).errorField == "path")
-        #expect(await create(#"{"workspaceId":"\#(ws)","path":"../x"}"#).errorField == "path")
-        #expect(await create(#"{"workspaceId":"\#(ws)","appPath":"no-slash"}"#).errorField == "appPath")
-        #expect(await create(#"{"workspaceId":"\#(ws)","expiresAt":"tomorrow"}"#).errorField == "expiresAt")
-        #expect(await create(#"{"workspaceId":"\#(ws)","domain":"other.example.com"}"#).errorField == "domain")
-        let big = await create(#"{"workspaceId":"\#(ws)","metadata":{"blob":"\#(String(repeating: "x", count: 9000))"}}"#)
+        func create(_ request: CreateLinkRequest) async throws -> HTTPResponse { try await server.admin.post("/v1/links", request) }
+        #expect(try await create(CreateLinkRequest(workspaceId: ws, destinations: LinkDestinations(web: "http://example.com"))).errorField == "destinations.web")
+        #expect(try await create(CreateLinkRequest(workspaceId: ws, destinations: LinkDestinations(web: "javascript:alert(1)"))).errorField == "destinations.web")
+        #expect(try await create(CreateLinkRequest(workspaceId: ws, destinations: LinkDestinations(ios: .init(url: "https://")))).errorField == "destinations.ios.url")
+        #expect(try await create(CreateLinkRequest(workspaceId: ws, preview: LinkPreview(imageUrl: "data:image/png;base64,AA"))).errorField == "preview.imageUrl")
+        #expect(try await create(CreateLinkRequest(workspaceId: ws, path: "v1/apps")).errorField == "path")
+        #expect(try await create(CreateLinkRequest(workspaceId: ws, path: "a//b")).errorField == "path")
+        #expect(try await create(CreateLinkRequest(workspaceId: ws, path: "../x")).errorField == "path")
+        #expect(try await create(CreateLinkRequest(workspaceId: ws, appPath: "no-slash")).errorField == "appPath")
+        #expect(try await create(CreateLinkRequest(workspaceId: ws, expiresAt: "tomorrow")).errorField == "expiresAt")
+        #expect(try await create(CreateLinkRequest(workspaceId: ws, domain: "other.example.com")).errorField == "domain")
+        let big = try await create(CreateLinkRequest(workspaceId: ws, metadata: ["blob": .string(String(repeating: "x", count: 9000))]))
         #expect(big.status == 413)
         #expect(big.errorCode == "metadata_too_large")
-        #expect(await create(#"{"workspaceId":"\#(ws)","path":"Taken"}"#).status == 201)
-        let clash = await create(#"{"workspaceId":"\#(ws)","path":"tAKEN"}"#)
+        #expect(try await create(CreateLinkRequest(workspaceId: ws, path: "Taken")).status == 201)
+        let clash = try await create(CreateLinkRequest(workspaceId: ws, path: "tAKEN"))
         #expect(clash.status == 409)
         #expect(clash.errorCode == "path_taken")
         await server.stop()
@@ -241,12 +254,12 @@ struct LinksAPITests {
         let (server, _) = try await Self.fixture()
         let other = try await server.createWorkspace("Other")
         _ = try await server.createApp(in: other.id)
-        #expect(await server.admin.post("/v1/domains", json: #"{"workspaceId":"\#(other.id)","hostname":"https://x.com"}"#).errorField == "hostname")
-        #expect(await server.admin.post("/v1/domains", json: #"{"workspaceId":"\#(other.id)","hostname":"localhost"}"#).errorCode == "hostname_taken")
-        let domain = try await server.admin.post("/v1/domains", json: #"{"workspaceId":"\#(other.id)","hostname":"Go.Other.Example."}"#)
+        #expect(try await server.admin.post("/v1/domains", CreateLinkDomainRequest(workspaceId: other.id, hostname: "https://x.com")).errorField == "hostname")
+        #expect(try await server.admin.post("/v1/domains", CreateLinkDomainRequest(workspaceId: other.id, hostname: "localhost")).errorCode == "hostname_taken")
+        let domain = try await server.admin.post("/v1/domains", CreateLinkDomainRequest(workspaceId: other.id, hostname: "Go.Other.Example."))
             .decoded(LinkDomain.self, status: 201)
         #expect(domain.hostname == "go.other.example")
-        let theirs = try await server.createLink(#"{"workspaceId":"\#(other.id)","path":"theirs","destinations":{"web":"https://other.example"}}"#)
+        let theirs = try await Self.createLink(server, CreateLinkRequest(workspaceId: other.id, path: "theirs", destinations: LinkDestinations(web: "https://other.example")))
         #expect(theirs.domain == "go.other.example")
         // Their path on our domain is just unknown.
         #expect(await server.follow("/theirs", userAgent: UserAgents.desktop).status == 404)
@@ -255,7 +268,7 @@ struct LinksAPITests {
         #expect(busy.errorCode == "domain_in_use")
         // A workspace without a domain cannot make links.
         let bare = try await server.createWorkspace("Bare")
-        #expect(await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(bare.id)"}"#).errorCode == "no_link_domain")
+        #expect(try await server.admin.post("/v1/links", CreateLinkRequest(workspaceId: bare.id)).errorCode == "no_link_domain")
         await server.stop()
     }
 
@@ -263,14 +276,14 @@ struct LinksAPITests {
     func listing() async throws {
         let (server, _) = try await Self.fixture()
         let ws = server.defaultWorkspace.id
-        for i in 0..<5 { _ = try await server.createLink(#"{"workspaceId":"\#(ws)","campaign":"\#(i % 2 == 0 ? "even" : "odd")"}"#) }
+        for i in 0..<5 { _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, campaign: i % 2 == 0 ? "even" : "odd")) }
         let even = try await server.admin.get("/v1/links?campaign=even").decoded(Page<Link>.self)
         #expect(even.items.count == 3)
         #expect(even.items.allSatisfy { $0.path.count == 8 })
         _ = try await server.admin.post("/v1/links/\(even.items[0].id)/disable", json: "{}").decoded(Link.self)
         #expect(try await server.admin.get("/v1/links?enabled=false").decoded(Page<Link>.self).items.map(\.id) == [even.items[0].id])
         #expect(await server.admin.get("/v1/links?enabled=maybe").errorCode == "invalid_query")
-        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"Summer-Sale","campaign":"50%_off"}"#)
+        _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "Summer-Sale", campaign: "50%_off"))
         #expect(try await server.admin.get("/v1/links?q=summer").decoded(Page<Link>.self).items.map(\.path) == ["Summer-Sale"])
         #expect(try await server.admin.get("/v1/links?q=%25_OFF").decoded(Page<Link>.self).items.map(\.path) == ["Summer-Sale"])
         #expect(try await server.admin.get("/v1/links?q=ODD").decoded(Page<Link>.self).items.count == 2)
@@ -284,11 +297,11 @@ struct LinksAPITests {
         let server = try await TestServer.start(dnsServer: TXTLookup.Server("127.0.0.1:\(dns.port)"))
         let ws = server.defaultWorkspace.id
         let tenant = server.client(try await server.createKey(.server, workspace: ws).secret)
-        let pending = try await tenant.post("/v1/domains", json: #"{"hostname":"go.tenant.example"}"#).decoded(LinkDomain.self, status: 201)
+        let pending = try await tenant.post("/v1/domains", CreateLinkDomainRequest(hostname: "go.tenant.example")).decoded(LinkDomain.self, status: 201)
         let record = try #require(pending.verification)
         #expect(!pending.verified && record.recordName == "_linkrunway-challenge.go.tenant.example" && record.recordType == "TXT")
         #expect(record.recordValue.hasPrefix("linkrunway-verification="))
-        _ = try await tenant.post("/v1/links", json: #"{"domain":"go.tenant.example","path":"promo","destinations":{"web":"https://example.com/p"}}"#)
+        _ = try await tenant.post("/v1/links", CreateLinkRequest(domain: "go.tenant.example", path: "promo", destinations: LinkDestinations(web: "https://example.com/p")))
             .decoded(Link.self, status: 201)
         #expect(await server.follow("/promo", userAgent: UserAgents.desktop, host: "go.tenant.example").status == 404, "not served before it is proven")
 
@@ -311,7 +324,8 @@ struct LinksAPITests {
         #expect(try await tenant.get("/v1/domains").decoded(Page<LinkDomain>.self).items.allSatisfy(\.verified))
 
         // An operator's admin key is trusted with what it adds.
-        let trusted = try await server.admin.post("/v1/domains", json: #"{"workspaceId":"\#(ws)","hostname":"go.operator.example"}"#).decoded(LinkDomain.self, status: 201)
+        let trusted = try await server.admin.post("/v1/domains", CreateLinkDomainRequest(workspaceId: ws, hostname: "go.operator.example"))
+            .decoded(LinkDomain.self, status: 201)
         #expect(trusted.verified && trusted.verification == nil)
         await server.stop()
     }
