@@ -21,22 +21,33 @@ struct MatchingTests {
     }
 
     /// An app with a publishable key and a link with an in-app path; `settings` turns methods on.
-    static func world(_ backend: StoreBackend = .sqlite, settings: String = "", outbound: OutboundPolicy = OutboundPolicy()) async throws -> World {
+    static func world(_ backend: StoreBackend = .sqlite, settings: AttributionSettingsUpdate? = nil, outbound: OutboundPolicy = OutboundPolicy()) async throws -> World {
         let clock = ManualClock()
         let server = try await TestServer.start(backend, clock: clock.wall, outbound: outbound)
         var app = try await server.createApp(in: server.defaultWorkspace.id)
-        if !settings.isEmpty {
-            app = try await server.admin.send("PATCH", "/v1/apps/\(app.id)", body: Array(#"{"attribution":\#(settings)}"#.utf8)).decoded(App.self)
+        if let settings {
+            app = try await server.admin.patch("/v1/apps/\(app.id)", UpdateAppRequest(attribution: settings)).decoded(App.self)
         }
         let key = try await server.createKey(.publishable, app: app.id).secret
-        let link = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"promo","appPath":"/promo/7","campaign":"spring","metadata":{"sku":7}}"#)
+        let link = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "promo", appPath: "/promo/7",
+                                                                                metadata: ["sku": .number(7)], campaign: "spring"))
         return World(server: server, clock: clock, app: app, key: key, link: link)
     }
 
+    /// `world` with the settings as JSON text, as some suites still give them.
+    static func world(_ backend: StoreBackend = .sqlite, settings json: String, outbound: OutboundPolicy = OutboundPolicy()) async throws -> World {
+        try await world(backend, settings: try JSONDecoder().decode(AttributionSettingsUpdate.self, from: Data(json.utf8)), outbound: outbound)
+    }
+
     static func match(_ w: World, install: String, address: String = "203.0.113.7", token: String? = nil) async throws -> InstallMatch {
-        let tokenField = token.map { #","clickToken":"\#($0)""# } ?? ""
-        return try await w.server.client(w.key).send("POST", "/v1/installs/match", body: Array(#"{"installId":"\#(install)","platform":"ios","osVersion":"17.4","language":"en-GB","consent":true\#(tokenField)}"#.utf8),
-                                                      remoteAddress: address).decoded(InstallMatch.self)
+        try await match(w, MatchInstallRequest(installId: install, platform: "ios", osVersion: "17.4", language: "en-GB", consent: true, clickToken: token),
+                        address: address)
+    }
+
+    /// `POST /v1/installs/match` with the app's key from `address`, which probabilistic matching goes by.
+    static func match(_ w: World, _ request: MatchInstallRequest, address: String = "203.0.113.7") async throws -> InstallMatch {
+        try await w.server.client(w.key).send("POST", "/v1/installs/match", body: Array(try JSONEncoder().encode(request)), remoteAddress: address)
+            .decoded(InstallMatch.self)
     }
 
     @Test("without settings every answer is unmatched, and the first answer is kept", arguments: StoreBackend.all)
@@ -48,22 +59,21 @@ struct MatchingTests {
         #expect(first.method == "unmatched")
         #expect(first.source == "organic")
         #expect(first.confidence == 0)
-        _ = try await w.server.admin.send("PATCH", "/v1/apps/\(w.app.id)", body: Array(#"{"attribution":{"probabilisticMinutes":60}}"#.utf8)).decoded(App.self)
+        _ = try await w.server.admin.patch("/v1/apps/\(w.app.id)", UpdateAppRequest(attribution: AttributionSettingsUpdate(probabilisticMinutes: 60))).decoded(App.self)
         #expect(try await Self.match(w, install: "inst-1") == first, "the same install id always gets the same answer")
         await w.server.stop()
     }
 
     @Test("a returning device (consent given again) is registered unmatched, not counted, and keeps no app transaction id", arguments: StoreBackend.all)
     func returning(_ backend: StoreBackend) async throws {
-        let w = try await Self.world(backend, settings: #"{"probabilisticMinutes":60}"#)
+        let w = try await Self.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 60))
         _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
         let client = w.server.client(w.key)
-        let first = try await client.send("POST", "/v1/installs/match", body: Array(#"{"installId":"inst-old","platform":"ios","consent":true,"appTransactionId":"704289572311469613"}"#.utf8),
-                                          remoteAddress: "203.0.113.7").decoded(InstallMatch.self)
+        let first = try await Self.match(w, MatchInstallRequest(installId: "inst-old", platform: "ios", consent: true, appTransactionId: "704289572311469613"))
         #expect(first.matched && first.method == "probabilistic")
         _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)  // a click the returning id must not take
-        let again = try await client.send("POST", "/v1/installs/match", body: Array(#"{"installId":"inst-new","platform":"ios","consent":true,"returning":true,"appTransactionId":"704289572311469613"}"#.utf8),
-                                          remoteAddress: "203.0.113.7").decoded(InstallMatch.self)
+        let again = try await Self.match(w, MatchInstallRequest(installId: "inst-new", platform: "ios", consent: true, returning: true,
+                                                                appTransactionId: "704289572311469613"))
         #expect(!again.matched && again.method == "unmatched" && again.source == "returning" && again.clickId == nil)
         let rows = try await w.server.store.read { try $0.query("SELECT install_id, app_transaction_id, address_hash FROM installs ORDER BY install_id") }
         #expect(try rows.map { try $0.string("install_id") } == ["inst-new", "inst-old"])
@@ -82,27 +92,28 @@ struct MatchingTests {
         let installs: Int = funnel.rows.map(\.installs).reduce(0, +)
         #expect(installs == 1)
         #expect(funnel.rows.first { $0.key == "returning" }?.events["SIGNUP"] == 1)
-        #expect(await client.post("/v1/installs/match", json: #"{"installId":"inst-3","platform":"ios","consent":true,"appTransactionId":"no spaces"}"#).errorField == "appTransactionId")
+        #expect(try await client.post("/v1/installs/match", MatchInstallRequest(installId: "inst-3", platform: "ios", consent: true, appTransactionId: "no spaces"))
+                .errorField == "appTransactionId")
         await w.server.stop()
     }
 
     @Test("consent is required and nothing is stored without it")
     func consent() async throws {
         let w = try await Self.world()
-        let refused = await w.server.client(w.key).post("/v1/installs/match", json: #"{"installId":"inst-x","platform":"ios","consent":false}"#)
+        let refused = try await w.server.client(w.key).post("/v1/installs/match", MatchInstallRequest(installId: "inst-x", platform: "ios", consent: false))
         #expect(refused.status == 400)
         #expect(refused.errorCode == "consent_required")
         let stored = try await w.server.store.read { try $0.query("SELECT * FROM installs") }
         #expect(stored.isEmpty)
-        #expect(await w.server.client(w.key).post("/v1/installs/match", json: #"{"installId":"bad id!","platform":"ios","consent":true}"#).errorField == "installId")
-        #expect(await w.server.client(w.key).post("/v1/installs/match", json: #"{"installId":"i","platform":"android","consent":true}"#).errorField == "platform")
+        #expect(try await w.server.client(w.key).post("/v1/installs/match", MatchInstallRequest(installId: "bad id!", platform: "ios", consent: true)).errorField == "installId")
+        #expect(try await w.server.client(w.key).post("/v1/installs/match", MatchInstallRequest(installId: "i", platform: "android", consent: true)).errorField == "platform")
         await w.server.stop()
     }
 
     @Test("referrer: a click token the app presents, or a link it resolved, matches with certainty", arguments: StoreBackend.all)
     func referrer(_ backend: StoreBackend) async throws {
         let w = try await Self.world(backend)
-        let resolved = try await w.server.client(w.key).post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"ios","installId":"inst-r1"}"#)
+        let resolved = try await w.server.client(w.key).post("/v1/resolve", ResolveRequest(url: "https://localhost/promo", platform: "ios", installId: "inst-r1"))
             .decoded(ResolvedLink.self)
         let viaOpen = try await Self.match(w, install: "inst-r1")
         #expect(viaOpen.matched && viaOpen.method == "referrer" && viaOpen.confidence == 1)
@@ -119,8 +130,8 @@ struct MatchingTests {
         // A click on a link of another app of the workspace does not attribute this app's install.
         let otherApp = try await w.server.createApp(in: w.server.defaultWorkspace.id, bundleId: "com.example.other")
         let otherKey = try await w.server.createKey(.publishable, app: otherApp.id).secret
-        _ = try await w.server.createLink(#"{"workspaceId":"\#(w.server.defaultWorkspace.id)","appId":"\#(otherApp.id)","path":"elsewhere"}"#)
-        let otherClick = try await w.server.client(otherKey).post("/v1/resolve", json: #"{"url":"https://localhost/elsewhere","platform":"ios"}"#)
+        _ = try await LinksAPITests.createLink(w.server, CreateLinkRequest(workspaceId: w.server.defaultWorkspace.id, appId: otherApp.id, path: "elsewhere"))
+        let otherClick = try await w.server.client(otherKey).post("/v1/resolve", ResolveRequest(url: "https://localhost/elsewhere", platform: "ios"))
             .decoded(ResolvedLink.self)
         let foreign = try await Self.match(w, install: "inst-r4", token: otherClick.clickToken)
         #expect(foreign.method == "unmatched" && foreign.linkId == nil)
@@ -131,8 +142,8 @@ struct MatchingTests {
 
     @Test("old clicks expire: a reinstall never inherits a stale link")
     func staleClicks() async throws {
-        let w = try await Self.world(settings: #"{"clickWindowDays":2,"probabilisticMinutes":60}"#)
-        let resolved = try await w.server.client(w.key).post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"ios"}"#)
+        let w = try await Self.world(settings: AttributionSettingsUpdate(probabilisticMinutes: 60, clickWindowDays: 2))
+        let resolved = try await w.server.client(w.key).post("/v1/resolve", ResolveRequest(url: "https://localhost/promo", platform: "ios"))
             .decoded(ResolvedLink.self)
         w.clock.advance(seconds: 3 * 86_400)
         let late = try await Self.match(w, install: "inst-late", token: resolved.clickToken)
@@ -144,8 +155,8 @@ struct MatchingTests {
 
     @Test("probabilistic: the most recent iOS click from the same address within the window, each click once", arguments: StoreBackend.all)
     func probabilistic(_ backend: StoreBackend) async throws {
-        let w = try await Self.world(backend, settings: #"{"probabilisticMinutes":30}"#)
-        let other = try await w.server.createLink(#"{"workspaceId":"\#(w.server.defaultWorkspace.id)","path":"second","appPath":"/second"}"#)
+        let w = try await Self.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 30))
+        let other = try await LinksAPITests.createLink(w.server, CreateLinkRequest(workspaceId: w.server.defaultWorkspace.id, path: "second", appPath: "/second"))
         _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
         w.clock.advance(seconds: 60)
         _ = await w.server.follow("/second", userAgent: UserAgents.iPhone)
@@ -180,8 +191,8 @@ struct MatchingTests {
 
     @Test("view-through: an impression from the same address within the hours, below clicks")
     func viewThrough() async throws {
-        let w = try await Self.world(settings: #"{"viewThroughHours":24}"#)
-        let impression = try await w.server.admin.post("/v1/impressions", json: #"{"appId":"\#(w.app.id)","ip":"203.0.113.7","network":"adnet","campaign":"c9"}"#)
+        let w = try await Self.world(settings: AttributionSettingsUpdate(viewThroughHours: 24))
+        let impression = try await w.server.admin.post("/v1/impressions", ImpressionRequest(appId: w.app.id, ip: "203.0.113.7", network: "adnet", campaign: "c9"))
             .decoded(Impression.self, status: 201)
         w.clock.advance(seconds: 3600)
         let match = try await Self.match(w, install: "inst-v1")
@@ -191,7 +202,7 @@ struct MatchingTests {
         #expect(match.confidence == 0.3)
         let explanation = try await w.server.admin.get("/v1/installs/inst-v1/attribution").decoded(AttributionExplanation.self)
         #expect(explanation.winner?.impressionId == impression.id)
-        #expect(await w.server.admin.post("/v1/impressions", json: #"{"appId":"\#(w.app.id)","ip":"not-an-ip"}"#).errorField == "ip")
+        #expect(try await w.server.admin.post("/v1/impressions", ImpressionRequest(appId: w.app.id, ip: "not-an-ip")).errorField == "ip")
         let stored = try await w.server.store.read { try $0.query("SELECT * FROM impressions").flatMap { $0.values } }
         #expect(!stored.contains(.text("203.0.113.7")), "addresses are kept only as keyed hashes")
         await w.server.stop()
@@ -199,7 +210,7 @@ struct MatchingTests {
 
     @Test("concurrent first requests for one install get one answer and claim one click", arguments: StoreBackend.all)
     func concurrentFirstRequests(_ backend: StoreBackend) async throws {
-        let w = try await Self.world(backend, settings: #"{"probabilisticMinutes":30}"#)
+        let w = try await Self.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 30))
         for _ in 0..<3 { _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone) }
         let answers = try await withThrowingTaskGroup(of: InstallMatch.self) { group in
             for _ in 0..<16 { group.addTask { try await Self.match(w, install: "inst-race") } }
@@ -214,7 +225,7 @@ struct MatchingTests {
 
     @Test("installs behind one address (a carrier's NAT) racing at once each get a different click", arguments: StoreBackend.all)
     func sharedAddress(_ backend: StoreBackend) async throws {
-        let w = try await Self.world(backend, settings: #"{"probabilisticMinutes":30}"#)
+        let w = try await Self.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 30))
         for _ in 0..<12 {
             _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
             w.clock.advance(seconds: 1)
@@ -239,12 +250,12 @@ struct MatchingTests {
 
     @Test("simulation runs the real click and match code from a chosen address")
     func simulation() async throws {
-        let w = try await Self.world(settings: #"{"probabilisticMinutes":10}"#)
-        let click = try await w.server.admin.post("/v1/simulate/clicks", json: #"{"url":"https://localhost/promo","ip":"192.0.2.55"}"#)
+        let w = try await Self.world(settings: AttributionSettingsUpdate(probabilisticMinutes: 10))
+        let click = try await w.server.admin.post("/v1/simulate/clicks", SimulateClickRequest(url: "https://localhost/promo", ip: "192.0.2.55"))
             .decoded(SimulatedClick.self, status: 201)
         #expect(click.platform == "ios")
         #expect(click.location == "https://apps.apple.com/app/id123456789")
-        let install = try await w.server.admin.post("/v1/simulate/installs", json: #"{"appId":"\#(w.app.id)","ip":"192.0.2.55","installId":"sim-1"}"#)
+        let install = try await w.server.admin.post("/v1/simulate/installs", SimulateInstallRequest(appId: w.app.id, installId: "sim-1", ip: "192.0.2.55"))
             .decoded(InstallMatch.self)
         #expect(install.method == "probabilistic" && install.clickId == click.clickToken && install.path == "/promo/7")
         let explanation = try await w.server.admin.get("/v1/installs/sim-1/attribution").decoded(AttributionExplanation.self)

@@ -60,7 +60,8 @@ struct WebhookTests {
     func deliveryAndRetry() async throws {
         let w = try await MatchingTests.world(outbound: Self.privateNetwork)
         let receiver = try Receiver(failures: 1)
-        let created = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"\#(receiver.url)","topics":["install","event"]}"#)
+        let created = try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: w.server.defaultWorkspace.id, url: receiver.url,
+                                                                                          topics: ["install", "event"]))
             .decoded(CreatedWebhook.self, status: 201)
         #expect(created.secret.hasPrefix("whsec_"))
         let match = try await MatchingTests.match(w, install: "hooked")
@@ -97,7 +98,7 @@ struct WebhookTests {
     func givingUp() async throws {
         let w = try await MatchingTests.world(outbound: Self.privateNetwork)
         let receiver = try Receiver(failures: 100)
-        let created = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"\#(receiver.url)","topics":["event"]}"#)
+        let created = try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: w.server.defaultWorkspace.id, url: receiver.url, topics: ["event"]))
             .decoded(CreatedWebhook.self, status: 201)
         _ = try await MatchingTests.match(w, install: "hooked")
         _ = try await w.server.client(w.key).post("/v1/events", json: EventTests.event("w1", install: "hooked")).decoded(EventResult.self, status: 201)
@@ -117,7 +118,7 @@ struct WebhookTests {
     func clickTopic() async throws {
         let w = try await MatchingTests.world(outbound: Self.privateNetwork)
         let receiver = try Receiver(failures: 0)
-        _ = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"\#(receiver.url)","topics":["click"]}"#)
+        _ = try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: w.server.defaultWorkspace.id, url: receiver.url, topics: ["click"]))
             .decoded(CreatedWebhook.self, status: 201)
         _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
         let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, timeoutSeconds: 60))
@@ -140,9 +141,11 @@ struct WebhookTests {
         let countries = try CountryDatabase(path: try CountryDatabaseTests.database(in: folder))
         let server = try await TestServer.start(backend, outbound: Self.privateNetwork, countries: countries)
         let receiver = try Receiver(failures: 0)
-        _ = try await server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(server.defaultWorkspace.id)","url":"\#(receiver.url)","topics":["click"]}"#)
+        _ = try await server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: server.defaultWorkspace.id, url: receiver.url, topics: ["click"]))
             .decoded(CreatedWebhook.self, status: 201)
-        _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"drawn","variants":[{"name":"only","weight":1,"url":"https://example.com/v"}],"destinations":{"web":"https://example.com"}}"#)
+        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "drawn",
+                                                                         destinations: LinkDestinations(web: "https://example.com"),
+                                                                         variants: [LinkVariant(name: "only", weight: 1, url: "https://example.com/v")]))
         #expect(await server.follow("/drawn?qr=1", userAgent: UserAgents.iPhone).status == 302)
         let dispatcher = OutboxDispatcher(services: server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, timeoutSeconds: 60))
         #expect(try await dispatcher.sendDue() == 1)
@@ -159,11 +162,11 @@ struct WebhookTests {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let ws = server.defaultWorkspace.id
-        let hook = try await server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"https://hooks.example.com/h","topics":["click"]}"#)
+        let hook = try await server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: ws, url: "https://hooks.example.com/h", topics: ["click"]))
             .decoded(CreatedWebhook.self, status: 201)
         // As an older release, whose policy allowed it, stored it: the policy refuses it only when it is sent.
         try await server.store.write { db in try db.execute("UPDATE webhooks SET url = 'http://127.0.0.1:9/secret-path' WHERE id = \(hook.webhook.id)") }
-        _ = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"told","destinations":{"web":"https://example.com"}}"#)
+        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, path: "told", destinations: LinkDestinations(web: "https://example.com")))
         #expect(await server.follow("/told", userAgent: UserAgents.desktop).status == 302)
         let dispatcher = OutboxDispatcher(services: server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, timeoutSeconds: 5))
         #expect(try await dispatcher.sendDue() == 1)
@@ -187,6 +190,11 @@ struct WebhookTests {
         return try #require(Int64(t))
     }
 
+    /// Sets the app's postbacks to forward to `url` alone.
+    static func forward(_ w: MatchingTests.World, to url: String) async throws -> HTTPResponse {
+        try await w.server.admin.patch("/v1/apps/\(w.app.id)", UpdateAppRequest(postbacks: PostbackSettings(acceptDevelopment: false, forwardUrls: [url], campaigns: [])))
+    }
+
     /// Loopback receivers need the operator's switch for private targets.
     static let privateNetwork = OutboundPolicy(allowPrivateTargets: true)
 
@@ -206,20 +214,22 @@ struct WebhookTests {
         let w = try await MatchingTests.world()
         let ws = w.server.defaultWorkspace.id
         for url in Self.privateTargets {
-            let refused = await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"\#(url)","topics":["install"]}"#)
+            let refused = try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: ws, url: url, topics: ["install"]))
             #expect(refused.status == 400 && refused.errorField == "url", "\(url) was not refused: \(refused.status)")
-            let forward = await w.server.admin.send("PATCH", "/v1/apps/\(w.app.id)", body: Array(#"{"postbacks":{"acceptDevelopment":false,"forwardUrls":["\#(url)"],"campaigns":[]}}"#.utf8))
+            let forward = try await Self.forward(w, to: url)
             #expect(forward.errorField == "postbacks.forwardUrls[0]", "\(url) was not refused as a forwarding target")
         }
         for url in ["https://example.com/h", "https://93.184.216.34/h", "https://[2606:2800:220:1:248:1893:25c8:1946]/h"] {
-            #expect(await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"\#(url)","topics":["install"]}"#).status == 201, "\(url)")
+            #expect(try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: ws, url: url, topics: ["install"])).status == 201, "\(url)")
         }
         let open = try await MatchingTests.world(outbound: Self.privateNetwork)
-        #expect(await open.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(open.server.defaultWorkspace.id)","url":"http://127.0.0.1:9/h","topics":["install"]}"#).status == 201)
+        #expect(try await open.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: open.server.defaultWorkspace.id, url: "http://127.0.0.1:9/h",
+                                                                                      topics: ["install"])).status == 201)
         await open.server.stop()
-        #expect(await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"http://example.com/h","topics":["install"]}"#).errorField == "url")
-        #expect(await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"https://example.com/h","topics":["purchase"]}"#).errorField == "topics")
-        #expect(await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"https://example.com/h","topics":[]}"#).errorField == "topics")
+        #expect(try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: ws, url: "http://example.com/h", topics: ["install"])).errorField == "url")
+        #expect(try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: ws, url: "https://example.com/h", topics: ["purchase"])).errorField
+                == "topics")
+        #expect(try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: ws, url: "https://example.com/h", topics: [])).errorField == "topics")
         let listed = try await w.server.admin.get("/v1/webhooks").decoded(Page<WebhookEndpoint>.self)
         #expect(listed.items.count == 3)
         await w.server.stop()
@@ -231,20 +241,22 @@ struct WebhookTests {
         let w = try await MatchingTests.world(backend)
         let ws = w.server.defaultWorkspace.id
         for url in ["https://example.com:8443/h", "https://example.com:22/h", "https://93.184.216.34:6379/", "http://example.com:443/h"] {
-            let refused = await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"\#(url)","topics":["install"]}"#)
+            let refused = try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: ws, url: url, topics: ["install"]))
             #expect(refused.status == 400 && refused.errorField == "url", "\(url) was not refused: \(refused.status)")
-            let forward = await w.server.admin.send("PATCH", "/v1/apps/\(w.app.id)", body: Array(#"{"postbacks":{"acceptDevelopment":false,"forwardUrls":["\#(url)"],"campaigns":[]}}"#.utf8))
+            let forward = try await Self.forward(w, to: url)
             #expect(forward.errorField == "postbacks.forwardUrls[0]", "\(url) was not refused as a forwarding target")
         }
-        let refusal = await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"https://example.com:8443/h","topics":["install"]}"#)
+        let refusal = try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: ws, url: "https://example.com:8443/h", topics: ["install"]))
         #expect(refusal.bodyText.contains("must use port 443"), "\(refusal.bodyText)")
-        #expect(await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"https://example.com:443/h","topics":["install"]}"#).status == 201)
+        #expect(try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: ws, url: "https://example.com:443/h", topics: ["install"])).status == 201)
         await w.server.stop()
 
         let wider = try await MatchingTests.world(backend, outbound: OutboundPolicy(allowedPorts: [443, 8443]))
         let wws = wider.server.defaultWorkspace.id
-        #expect(await wider.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(wws)","url":"https://example.com:8443/h","topics":["install"]}"#).status == 201)
-        #expect(await wider.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(wws)","url":"https://example.com:22/h","topics":["install"]}"#).errorField == "url")
+        #expect(try await wider.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: wws, url: "https://example.com:8443/h", topics: ["install"])).status
+                == 201)
+        #expect(try await wider.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: wws, url: "https://example.com:22/h", topics: ["install"])).errorField
+                == "url")
         await wider.server.stop()
 
         // The port libcurl really connects to is checked too: a loopback receiver on its own port, with private
@@ -308,7 +320,8 @@ struct WebhookTests {
         let w = try await MatchingTests.world(outbound: Self.privateNetwork)
         let target = try Receiver(failures: 0)
         let redirecting = try Receiver(failures: 0, redirect: target.url)
-        let created = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"\#(redirecting.url)","topics":["install"]}"#)
+        let created = try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: w.server.defaultWorkspace.id, url: redirecting.url,
+                                                                                          topics: ["install"]))
             .decoded(CreatedWebhook.self, status: 201)
         _ = try await MatchingTests.match(w, install: "hooked")
         let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, timeoutSeconds: 60))
