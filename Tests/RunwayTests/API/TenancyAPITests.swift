@@ -44,16 +44,16 @@ struct TenancyAPITests {
         #expect(app.appStoreId == "123456789")
         #expect(try await server.admin.get("/v1/apps/\(app.id)").decoded(App.self) == app)
 
-        let updated = try await server.admin.send("PATCH", "/v1/apps/\(app.id)", body: Array(#"{"name":"Renamed","platforms":["macos"]}"#.utf8))
-            .decoded(App.self)
+        let updated = try await server.admin.patch("/v1/apps/\(app.id)", UpdateAppRequest(name: "Renamed", platforms: [.macos])).decoded(App.self)
         #expect(updated.name == "Renamed")
         #expect(updated.platforms == [.macos])
         #expect(updated.bundleId == app.bundleId)
 
-        let duplicate = await server.admin.post("/v1/apps", json: #"{"workspaceId":"\#(ws)","name":"Again","teamId":"ABCDE12345","bundleId":"com.example.app"}"#)
+        let duplicate = try await server.admin.post("/v1/apps", CreateAppRequest(workspaceId: ws, name: "Again", teamId: "ABCDE12345", bundleId: "com.example.app"))
         #expect(duplicate.status == 409)
         #expect(duplicate.errorCode == "app_exists")
-        let nowhere = await server.admin.post("/v1/apps", json: #"{"workspaceId":"ws_00000000000000000000","name":"X","teamId":"ABCDE12345","bundleId":"com.x.y"}"#)
+        let nowhere = try await server.admin.post("/v1/apps", CreateAppRequest(workspaceId: "ws_00000000000000000000", name: "X", teamId: "ABCDE12345",
+                                                                               bundleId: "com.x.y"))
         #expect(nowhere.status == 400)
         #expect(nowhere.errorField == "workspaceId")
         await server.stop()
@@ -152,12 +152,12 @@ struct TenancyAPITests {
         let serverKey = try await server.createKey(.server, workspace: ws)
         let client = server.client(serverKey.secret)
 
-        #expect(await client.post("/v1/keys", json: #"{"kind":"publishable"}"#).errorCode == "missing_field")
-        #expect(await client.post("/v1/keys", json: #"{"kind":"admin"}"#).errorCode == "key_kind_forbidden")
-        #expect(await client.post("/v1/keys", json: #"{"kind":"publishable","appId":"\#(otherApp.id)"}"#).errorCode == "workspace_forbidden")
-        #expect(await client.post("/v1/keys", json: #"{"kind":"server","workspaceId":"\#(other.id)"}"#).errorCode == "workspace_forbidden")
+        #expect(try await client.post("/v1/keys", CreateKeyRequest(kind: .publishable)).errorCode == "missing_field")
+        #expect(try await client.post("/v1/keys", CreateKeyRequest(kind: .admin)).errorCode == "key_kind_forbidden")
+        #expect(try await client.post("/v1/keys", CreateKeyRequest(kind: .publishable, appId: otherApp.id)).errorCode == "workspace_forbidden")
+        #expect(try await client.post("/v1/keys", CreateKeyRequest(kind: .server, workspaceId: other.id)).errorCode == "workspace_forbidden")
         #expect(await client.post("/v1/keys", json: #"{"kind":"superuser"}"#).errorField == "kind")
-        let own = await client.post("/v1/keys", json: #"{"kind":"server","name":"ci"}"#)
+        let own = try await client.post("/v1/keys", CreateKeyRequest(kind: .server, name: "ci"))
         #expect(try own.decoded(CreatedKey.self, status: 201).key.workspaceId == ws)
         // A server key lists only its own workspace's keys and apps.
         let keys = try await client.get("/v1/keys").decoded(Page<APIKey>.self)
