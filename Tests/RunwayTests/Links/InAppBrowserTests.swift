@@ -21,14 +21,14 @@ struct InAppBrowserTests {
     static func world(_ backend: StoreBackend = .sqlite, page: Bool = true) async throws -> (TestServer, Link) {
         let server = try await TestServer.start(backend)
         let ws = server.defaultWorkspace.id
-        _ = try await server.admin.post("/v1/apps", json: #"""
-            {"workspaceId":"\#(ws)","name":"Example","teamId":"ABCDE12345","bundleId":"com.example.app","appStoreId":"123456789",
-             "platforms":["ios"],"android":{"packageName":"com.example.droid","sha256CertFingerprints":["\#(String(repeating: "AB:", count: 31))AB"]}}
-            """#).decoded(App.self, status: 201)
-        let link = try await server.createLink(#"""
-            {"workspaceId":"\#(ws)","path":"promo","inAppBrowserPage":\#(page),"appPath":"/promo",
-             "destinations":{"android":{"url":"https://play.google.com/store/apps/details?id=com.example.droid"},"web":"https://example.com/promo"}}
-            """#)
+        _ = try await server.admin.post("/v1/apps", CreateAppRequest(
+            workspaceId: ws, name: "Example", teamId: "ABCDE12345", bundleId: "com.example.app", appStoreId: "123456789", platforms: [.ios],
+            android: AndroidApp(packageName: "com.example.droid", sha256CertFingerprints: [String(repeating: "AB:", count: 31) + "AB"])
+        )).decoded(App.self, status: 201)
+        let link = try await LinksAPITests.createLink(server, CreateLinkRequest(
+            workspaceId: ws, path: "promo", appPath: "/promo",
+            destinations: LinkDestinations(android: .init(url: "https://play.google.com/store/apps/details?id=com.example.droid"), web: "https://example.com/promo"),
+            inAppBrowserPage: page))
         return (server, link)
     }
 
@@ -68,7 +68,8 @@ struct InAppBrowserTests {
     func continued() async throws {
         let (server, link) = try await Self.world()
         defer { Task { await server.stop() } }
-        _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"other","inAppBrowserPage":true,"destinations":{"web":"https://example.com/o"}}"#)
+        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "other",
+                                                                         destinations: LinkDestinations(web: "https://example.com/o"), inAppBrowserPage: true))
         let signed = try #require(Self.attribute("data-click", of: "get", in: await server.follow("/promo", userAgent: Self.instagram).bodyText))
         let followed = await server.follow("/promo?lr_continue=\(signed)", userAgent: Self.safari)
         #expect(followed.status == 302 && followed.headers["Location"] == "https://apps.apple.com/app/id123456789", "\(followed.status)")
@@ -86,7 +87,8 @@ struct InAppBrowserTests {
         let foreign = try #require(elsewhere.components(separatedBy: "lr_continue=").last)
         #expect(await server.follow("/promo?lr_continue=\(foreign)", userAgent: Self.safari).status == 302)
         // The marker is the server's own: never passed on to a destination.
-        _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"passing","passQuery":true,"destinations":{"web":"https://example.com/p"}}"#)
+        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "passing",
+                                                                         destinations: LinkDestinations(web: "https://example.com/p"), passQuery: true))
         #expect(await server.follow("/passing?lr_continue=\(signed)&a=1", userAgent: UserAgents.desktop).headers["Location"] == "https://example.com/p?a=1")
         let clicks = try await server.clicks().filter { try $0.optionalString("platform") != "desktop" }
         #expect(clicks.count == 4, "instagram, forged, other link's page, foreign token")
@@ -129,7 +131,8 @@ struct InAppBrowserTests {
         defer { Task { await server.stop() } }
         // With a second app in the workspace, a link that names none opens no app.
         _ = try await server.createApp(in: server.defaultWorkspace.id, bundleId: "com.example.other")
-        let web = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"web-only","inAppBrowserPage":true,"destinations":{"web":"https://example.com/w"}}"#)
+        let web = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "web-only",
+                                                                               destinations: LinkDestinations(web: "https://example.com/w"), inAppBrowserPage: true))
         #expect(web.inAppBrowserPage && web.appId == nil)
         #expect(await server.follow("/promo", userAgent: Self.instagram).headers["Location"] == "https://apps.apple.com/app/id123456789")
         #expect(await server.follow("/web-only", userAgent: Self.instagram).headers["Location"] == "https://example.com/w")
@@ -142,21 +145,24 @@ struct InAppBrowserTests {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
         let ws = server.defaultWorkspace.id
-        _ = try await server.createLink(#"""
-            {"workspaceId":"\#(ws)","path":"ruled","rules":[
-              {"when":{"inAppBrowsers":["tiktok","instagram"]},"url":"https://example.com/social"},
-              {"when":{"inAppBrowsers":["any"]},"url":"https://example.com/other-app"},
-              {"when":{"inAppBrowsers":["none"],"platforms":["ios"]},"url":"https://example.com/browser"}],
-             "destinations":{"web":"https://example.com"}}
-            """#)
+        let web = LinkDestinations(web: "https://example.com")
+        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, path: "ruled", destinations: web, rules: [
+            LinkRule(when: LinkCondition(inAppBrowsers: ["tiktok", "instagram"]), url: "https://example.com/social"),
+            LinkRule(when: LinkCondition(inAppBrowsers: ["any"]), url: "https://example.com/other-app"),
+            LinkRule(when: LinkCondition(platforms: ["ios"], inAppBrowsers: ["none"]), url: "https://example.com/browser"),
+        ]))
         #expect(await server.follow("/ruled", userAgent: Self.instagram).headers["Location"] == "https://example.com/social")
         #expect(await server.follow("/ruled", userAgent: Self.tiktokAndroid).headers["Location"] == "https://example.com/social")
         #expect(await server.follow("/ruled", userAgent: UserAgents.facebookInApp).headers["Location"] == "https://example.com/other-app")
         #expect(await server.follow("/ruled", userAgent: Self.safari).headers["Location"] == "https://example.com/browser")
         #expect(await server.follow("/ruled", userAgent: UserAgents.desktop).headers["Location"] == "https://example.com")
-        let bad = await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(ws)","path":"bad","rules":[{"when":{"inAppBrowsers":["myspace"]},"url":"https://example.com/x"}],"destinations":{"web":"https://example.com"}}"#)
+        let bad = try await server.admin.post("/v1/links", CreateLinkRequest(workspaceId: ws, path: "bad", destinations: web, rules: [
+            LinkRule(when: LinkCondition(inAppBrowsers: ["myspace"]), url: "https://example.com/x"),
+        ]))
         #expect(bad.status == 400 && bad.errorField == "rules[0].when.inAppBrowsers[0]", "\(bad.bodyText)")
-        let empty = await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(ws)","path":"bad","rules":[{"when":{"inAppBrowsers":[]},"url":"https://example.com/x"}],"destinations":{"web":"https://example.com"}}"#)
+        let empty = try await server.admin.post("/v1/links", CreateLinkRequest(workspaceId: ws, path: "bad", destinations: web, rules: [
+            LinkRule(when: LinkCondition(inAppBrowsers: []), url: "https://example.com/x"),
+        ]))
         #expect(empty.status == 400 && empty.errorField == "rules[0].when.inAppBrowsers", "\(empty.bodyText)")
         let flag = await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(ws)","path":"bad","inAppBrowserPage":"yes","destinations":{"web":"https://example.com"}}"#)
         #expect(flag.status == 400 && flag.errorField == "inAppBrowserPage", "\(flag.bodyText)")
@@ -169,9 +175,9 @@ struct InAppBrowserTests {
         let ws = server.defaultWorkspace.id
         let receiver = try WebhookTests.Receiver(failures: 0)
         defer { Task { await receiver.server.shutdown() } }
-        _ = try await server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(ws)","url":"\#(receiver.url)","topics":["click"]}"#)
+        _ = try await server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: ws, url: receiver.url, topics: ["click"]))
             .decoded(CreatedWebhook.self, status: 201)
-        let link = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"counted","destinations":{"web":"https://example.com"}}"#)
+        let link = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, path: "counted", destinations: LinkDestinations(web: "https://example.com")))
         for agent in [Self.instagram, Self.instagram, Self.tiktokAndroid, Self.safari] {
             #expect(await server.follow("/counted", userAgent: agent).status == 302)
         }

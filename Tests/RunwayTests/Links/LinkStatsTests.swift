@@ -31,13 +31,12 @@ struct LinkStatsTests {
         let server = try await TestServer.start(backend, clock: clock.wall, countries: countries)
         let ws = server.defaultWorkspace.id
         var app = try await server.createApp(in: ws)
-        app = try await server.admin.send("PATCH", "/v1/apps/\(app.id)", body: Array(#"{"attribution":{"probabilisticMinutes":60}}"#.utf8)).decoded(App.self)
+        app = try await server.admin.patch("/v1/apps/\(app.id)", UpdateAppRequest(attribution: AttributionSettingsUpdate(probabilisticMinutes: 60))).decoded(App.self)
         let key = try await server.createKey(.publishable, app: app.id).secret
         let serverKey = try await server.createKey(.server, workspace: ws).secret
-        let link = try await server.createLink(#"""
-            {"workspaceId":"\#(ws)","appId":"\#(app.id)","path":"summer","destinations":{"web":"https://example.com/summer"},
-             "variants":[{"name":"blue","weight":1},{"name":"green","weight":0}]}
-            """#)
+        let link = try await LinksAPITests.createLink(server, CreateLinkRequest(
+            workspaceId: ws, appId: app.id, path: "summer", destinations: LinkDestinations(web: "https://example.com/summer"),
+            variants: [LinkVariant(name: "blue", weight: 1), LinkVariant(name: "green", weight: 0)]))
         return World(server: server, clock: clock, app: app, key: key, serverKey: serverKey, link: link)
     }
 
@@ -49,8 +48,8 @@ struct LinkStatsTests {
     }
 
     static func purchase(_ w: World, _ id: String, install: String, type: String = "PURCHASE", amount: Int, currency: String = "EUR") async throws {
-        let body = EventTests.event(id, type: type, install: install, extra: #","amount":\#(amount),"currency":"\#(currency)","appId":"\#(w.app.id)""#)
-        _ = try await w.server.client(w.serverKey).post("/v1/events", json: body).decoded(EventResult.self, status: 201)
+        let body = EventRequest(eventId: id, type: type, installId: install, timestamp: "2026-11-01T10:00:00Z", amount: Int64(amount), currency: currency, appId: w.app.id)
+        _ = try await w.server.client(w.serverKey).post("/v1/events", body).decoded(EventResult.self, status: 201)
     }
 
     /// Two days of a link's life: four people from four places and platforms (one of them scanning the QR code), a
@@ -66,13 +65,13 @@ struct LinkStatsTests {
                                                   install: "i-fr")
         #expect(match.method == "probabilistic" && match.variant == "blue")
         try await purchase(w, "p1", install: "i-fr", amount: 500)
-        let simulated = try await w.server.admin.post("/v1/simulate/installs", json: #"{"appId":"\#(w.app.id)","ip":"198.51.100.9","installId":"i-sim"}"#)
+        let simulated = try await w.server.admin.post("/v1/simulate/installs", SimulateInstallRequest(appId: w.app.id, installId: "i-sim", ip: "198.51.100.9"))
             .decoded(InstallMatch.self)
         #expect(simulated.linkId == w.link.id, "the simulated install takes the scan's click")
         try await purchase(w, "p2", install: "i-sim", amount: 1000)
         w.clock.advance(seconds: 86_400)
         try await purchase(w, "r1", install: "i-fr", type: "REFUND", amount: 200)
-        _ = try await w.server.client(w.key).post("/v1/resolve", json: #"{"url":"https://localhost/summer","platform":"ios","installId":"i-fr"}"#)
+        _ = try await w.server.client(w.key).post("/v1/resolve", ResolveRequest(url: "https://localhost/summer", platform: "ios", installId: "i-fr"))
             .decoded(ResolvedLink.self)
     }
 
@@ -225,7 +224,8 @@ struct LinkStatsTests {
         defer { Task { await w.server.stop() } }
         try await Self.traffic(w)
         // Clicks answered with a webhook queued beside them take the other way into the store (a write, not a row).
-        _ = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"https://hooks.example.com/c","topics":["click"]}"#)
+        _ = try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: w.server.defaultWorkspace.id, url: "https://hooks.example.com/c",
+                                                                               topics: ["click"]))
             .decoded(CreatedWebhook.self, status: 201)
         #expect(await Self.visit(w, userAgent: UserAgents.android, from: "198.51.100.20", referer: "https://t.co/y").status == 302)
         #expect(try await Self.expectBackfillAgrees(w.server.store) > 40)

@@ -19,18 +19,17 @@ struct VariantAttributionTests {
         let (server, app) = try await LinkRoutingTests.server(backend)
         defer { Task { await server.stop() } }
         let ws = server.defaultWorkspace.id
-        _ = try await server.admin.send("PATCH", "/v1/apps/\(app.id)", body: Array(#"{"attribution":{"probabilisticMinutes":60}}"#.utf8)).decoded(App.self)
+        _ = try await server.admin.patch("/v1/apps/\(app.id)", UpdateAppRequest(attribution: AttributionSettingsUpdate(probabilisticMinutes: 60))).decoded(App.self)
         let key = try await server.createKey(.publishable, app: app.id).secret
         let serverKey = try await server.createKey(.server, workspace: ws).secret
         // Two variants for iPhones; weights 1 and 0 make the first certain here (the draw itself is tested on its own).
-        let spring = try await server.createLink(#"""
-            {"workspaceId":"\#(ws)","path":"spring","passQuery":true,"utm":{"source":"newsletter","campaign":"spring"},
-             "destinations":{"web":"https://example.com/spring"},
-             "rules":[{"when":{"platforms":["ios"]},"variants":[{"name":"blue","weight":1,"url":"https://example.com/blue"},{"name":"green","weight":0}]}]}
-            """#)
-        let fall = try await server.createLink(#"""
-            {"workspaceId":"\#(ws)","path":"fall","variants":[{"name":"green","weight":1,"url":"https://example.com/green"}],"utm":{"source":"ads"}}
-            """#)
+        let spring = try await LinksAPITests.createLink(server, CreateLinkRequest(
+            workspaceId: ws, path: "spring", destinations: LinkDestinations(web: "https://example.com/spring"), passQuery: true,
+            rules: [LinkRule(when: LinkCondition(platforms: ["ios"]),
+                             variants: [LinkVariant(name: "blue", weight: 1, url: "https://example.com/blue"), LinkVariant(name: "green", weight: 0)])],
+            utm: LinkUTM(source: "newsletter", campaign: "spring")))
+        let fall = try await LinksAPITests.createLink(server, CreateLinkRequest(
+            workspaceId: ws, path: "fall", variants: [LinkVariant(name: "green", weight: 1, url: "https://example.com/green")], utm: LinkUTM(source: "ads")))
         // 203.0.113.7 is FR in the test database: a tap, then a scan of the QR code from another address (US).
         let tap = await server.follow("/spring?ref=x", userAgent: UserAgents.iPhone)
         #expect(tap.headers["Location"] == "https://example.com/blue?utm_source=newsletter&utm_campaign=spring&ref=x")
@@ -47,18 +46,18 @@ struct VariantAttributionTests {
         // Each click brings an install from its address, which carries the variant into its events and revenue.
         for (install, address) in [("i-blue", "203.0.113.7"), ("i-green", "198.51.100.9")] {
             let match = try await server.client(key).send("POST", "/v1/installs/match",
-                                                          body: Array(#"{"installId":"\#(install)","platform":"ios","consent":true}"#.utf8),
+                                                          body: Array(try JSONEncoder().encode(MatchInstallRequest(installId: install, platform: "ios", consent: true))),
                                                           remoteAddress: address).decoded(InstallMatch.self)
             #expect(match.variant == (install == "i-blue" ? "blue" : "green"))
         }
         let events = server.client(serverKey)
-        let purchase: (String, String, Int) -> String = { id, install, amount in
-            EventTests.event(id, type: "PURCHASE", install: install, extra: #","amount":\#(amount),"currency":"EUR","appId":"\#(app.id)""#)
+        let purchase: (String, String, Int64) -> EventRequest = { id, install, amount in
+            EventRequest(eventId: id, type: "PURCHASE", installId: install, timestamp: "2026-11-01T10:00:00Z", amount: amount, currency: "EUR", appId: app.id)
         }
-        let stored = try await events.post("/v1/events", json: purchase("p1", "i-blue", 500)).decoded(EventResult.self, status: 201)
+        let stored = try await events.post("/v1/events", purchase("p1", "i-blue", 500)).decoded(EventResult.self, status: 201)
         #expect(stored.attribution?.variant == "blue" && stored.attribution?.qr == nil)
-        _ = try await events.post("/v1/events", json: purchase("p2", "i-green", 2000)).decoded(EventResult.self, status: 201)
-        let scanned = try await events.post("/v1/events", json: purchase("p3", "i-green", 700)).decoded(EventResult.self, status: 201)
+        _ = try await events.post("/v1/events", purchase("p2", "i-green", 2000)).decoded(EventResult.self, status: 201)
+        let scanned = try await events.post("/v1/events", purchase("p3", "i-green", 700)).decoded(EventResult.self, status: 201)
         #expect(scanned.attribution?.variant == "green" && scanned.attribution?.qr == true)
 
         // Which variant earned more, not only which got more clicks.
@@ -86,7 +85,8 @@ struct VariantAttributionTests {
     @Test("a link's QR code is its URL with the QR marker, so a scan is told apart from a tap")
     func qrMarker() async throws {
         let (server, _) = try await LinkRoutingTests.server()
-        let link = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"poster","destinations":{"web":"https://example.com/p"}}"#)
+        let link = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "poster",
+                                                                                destinations: LinkDestinations(web: "https://example.com/p")))
         let svg = await server.admin.get("/v1/links/\(link.id)/qr.svg")
         #expect(svg.status == 200)
         let folder = TemporaryDirectory(), file = folder.path("poster.png")
