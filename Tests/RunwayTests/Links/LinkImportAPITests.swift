@@ -10,11 +10,16 @@ import Testing
 /// `POST /v1/links/import` against the real route table and store.
 @Suite("Link import")
 struct LinkImportAPITests {
-    static func importing(_ server: TestServer, _ rows: [String], options: String = "", key: String? = nil,
-                          headers: [(String, String)] = []) async -> HTTPResponse {
+    /// Rows and options as JSON text, for rows of the wrong shape and unknown members.
+    static func importing(_ server: TestServer, _ rows: [String], options: String = "") async -> HTTPResponse {
         let prefix = options.isEmpty ? "" : options + ","
-        return await server.client(key ?? server.adminKey).post("/v1/links/import", json: #"{\#(prefix)"workspaceId":"\#(server.defaultWorkspace.id)","links":[\#(rows.joined(separator: ","))]}"#,
-                                                               headers: headers)
+        return await server.admin.post("/v1/links/import", json: #"{\#(prefix)"workspaceId":"\#(server.defaultWorkspace.id)","links":[\#(rows.joined(separator: ","))]}"#)
+    }
+
+    static func importing(_ server: TestServer, _ rows: [CreateLinkRequest], dryRun: Bool? = nil, update: Bool? = nil,
+                          key: String? = nil) async throws -> HTTPResponse {
+        let request = ImportLinksRequest(workspaceId: server.defaultWorkspace.id, dryRun: dryRun, update: update, links: rows)
+        return try await server.client(key ?? server.adminKey).post("/v1/links/import", request)
     }
 
     static func linkCount(_ server: TestServer) async throws -> Int {
@@ -59,8 +64,8 @@ struct LinkImportAPITests {
     @Test("a second run finds its links unchanged; a row that differs is a conflict until update changes the link, which redirects at once")
     func rerunsConflictsAndUpdates() async throws {
         let (server, _) = try await LinksAPITests.fixture()
-        let summer = #"{"path":"summer","appPath":"/promo","destinations":{"web":"https://example.com/summer"},"campaign":"summer"}"#
-        let winter = #"{"path":"winter","destinations":{"web":"https://example.com/winter"}}"#
+        let summer = CreateLinkRequest(path: "summer", appPath: "/promo", destinations: LinkDestinations(web: "https://example.com/summer"), campaign: "summer")
+        let winter = CreateLinkRequest(path: "winter", destinations: LinkDestinations(web: "https://example.com/winter"))
         let first = try await Self.importing(server, [summer, winter]).decoded(ImportLinksResponse.self)
         #expect(first.created == 2)
         #expect(await server.follow("/summer", userAgent: UserAgents.desktop).headers["Location"] == "https://example.com/summer")
@@ -69,7 +74,7 @@ struct LinkImportAPITests {
         #expect(again.results.map(\.status) == ["unchanged", "unchanged"] && again.unchanged == 2)
         #expect(again.results.map(\.linkId) == first.results.map(\.linkId))
 
-        let changed = #"{"path":"summer","appPath":"/promo","destinations":{"web":"https://example.com/autumn"}}"#
+        let changed = CreateLinkRequest(path: "summer", appPath: "/promo", destinations: LinkDestinations(web: "https://example.com/autumn"))
         let conflict = try await Self.importing(server, [changed, winter]).decoded(ImportLinksResponse.self)
         #expect(conflict.results.map(\.status) == ["conflict", "unchanged"] && conflict.conflicts == 1)
         #expect(conflict.results[0].differences == ["destinations.web", "campaign"])
@@ -77,11 +82,11 @@ struct LinkImportAPITests {
         #expect(await server.follow("/summer", userAgent: UserAgents.desktop).headers["Location"] == "https://example.com/summer",
                 "a conflict changes nothing")
 
-        let dryUpdate = try await Self.importing(server, [changed], options: #""dryRun":true,"update":true"#).decoded(ImportLinksResponse.self)
+        let dryUpdate = try await Self.importing(server, [changed], dryRun: true, update: true).decoded(ImportLinksResponse.self)
         #expect(dryUpdate.results[0].status == "updated")
         #expect(await server.follow("/summer", userAgent: UserAgents.desktop).headers["Location"] == "https://example.com/summer")
 
-        let updated = try await Self.importing(server, [changed], options: #""update":true"#).decoded(ImportLinksResponse.self)
+        let updated = try await Self.importing(server, [changed], update: true).decoded(ImportLinksResponse.self)
         #expect(updated.results[0].status == "updated" && updated.results[0].linkId == first.results[0].linkId)
         #expect(await server.follow("/summer", userAgent: UserAgents.desktop).headers["Location"] == "https://example.com/autumn",
                 "the redirect cache forgets an updated link")
@@ -94,27 +99,29 @@ struct LinkImportAPITests {
     @Test("bounds, keys and replays: 1 to 500 rows, no unknown members, management keys only, a workspace of its own, Idempotency-Key")
     func boundsAndKeys() async throws {
         let (server, app) = try await LinksAPITests.fixture()
-        let row = #"{"path":"p0"}"#
-        for rows in [[String](), Array(repeating: row, count: 501)] {
-            let answer = await Self.importing(server, rows)
+        let row = CreateLinkRequest(path: "p0")
+        for rows in [[CreateLinkRequest](), Array(repeating: row, count: 501)] {
+            let answer = try await Self.importing(server, rows)
             #expect(answer.status == 400 && answer.errorField == "links", "\(rows.count) rows")
         }
-        let unknown = await Self.importing(server, [row], options: #""force":true"#)
+        let unknown = await Self.importing(server, [#"{"path":"p0"}"#], options: #""force":true"#)
         #expect(unknown.status == 400 && unknown.errorField == "force")
         let publishable = try await server.createKey(.publishable, app: app.id)
-        #expect(await Self.importing(server, [row], key: publishable.secret).status == 403)
+        #expect(try await Self.importing(server, [row], key: publishable.secret).status == 403)
 
         let other = try await server.createWorkspace("Other")
         let serverKey = try await server.createKey(.server, workspace: server.defaultWorkspace.id)
-        let elsewhere = try await server.client(serverKey.secret).post("/v1/links/import", json: #"""
-            {"links":[{"path":"mine"},{"path":"theirs","workspaceId":"\#(other.id)"}]}
-            """#).decoded(ImportLinksResponse.self)
+        let elsewhere = try await server.client(serverKey.secret).post("/v1/links/import", ImportLinksRequest(links: [
+            CreateLinkRequest(path: "mine"), CreateLinkRequest(workspaceId: other.id, path: "theirs"),
+        ])).decoded(ImportLinksResponse.self)
         #expect(elsewhere.results.map(\.status) == ["created", "refused"])
         #expect(elsewhere.results[1].error?.code == ErrorCode.workspaceForbidden.rawValue)
 
-        let rows = (1...3).map { #"{"path":"batch\#($0)"}"# }
-        let first = await Self.importing(server, rows, headers: [("Idempotency-Key", "import-1")])
-        let replay = await Self.importing(server, rows, headers: [("Idempotency-Key", "import-1")])
+        // Encoded once: a retry sends the same bytes (JSONEncoder's key order can differ from one encoding to the next).
+        let rows = (1...3).map { CreateLinkRequest(path: "batch\($0)") }
+        let batch = String(decoding: try JSONEncoder().encode(ImportLinksRequest(workspaceId: server.defaultWorkspace.id, links: rows)), as: UTF8.self)
+        let first = await server.admin.post("/v1/links/import", json: batch, headers: [("Idempotency-Key", "import-1")])
+        let replay = await server.admin.post("/v1/links/import", json: batch, headers: [("Idempotency-Key", "import-1")])
         #expect(try first.decoded(ImportLinksResponse.self).created == 3)
         #expect(replay.body == first.body, "a retry with the same key gets the first answer, not a report of unchanged rows")
         await server.stop()
