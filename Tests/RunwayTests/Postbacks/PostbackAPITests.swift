@@ -25,14 +25,13 @@ struct PostbackAPITests {
     }
 
     /// An app whose App Store id is the one in Apple's SKAdNetwork examples.
-    static func world(_ backend: StoreBackend = .sqlite, appStoreId: String = "525463029", postbacks: String = "null",
+    static func world(_ backend: StoreBackend = .sqlite, appStoreId: String = "525463029", postbacks: PostbackSettings? = nil,
                       outbound: OutboundPolicy = OutboundPolicy()) async throws -> World {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_790_000_000))
         let server = try await TestServer.start(backend, clock: clock.wall, outbound: outbound)
-        let app = try await server.admin.post("/v1/apps", json: #"""
-            {"workspaceId":"\#(server.defaultWorkspace.id)","name":"Ads","teamId":"ABCDE12345","bundleId":"com.example.ads",
-             "appStoreId":"\#(appStoreId)","postbacks":\#(postbacks)}
-            """#).decoded(App.self, status: 201)
+        let app = try await server.admin.post("/v1/apps", CreateAppRequest(workspaceId: server.defaultWorkspace.id, name: "Ads", teamId: "ABCDE12345",
+                                                                           bundleId: "com.example.ads", appStoreId: appStoreId, postbacks: postbacks))
+            .decoded(App.self, status: 201)
         return World(server: server, clock: clock, app: app)
     }
 
@@ -50,18 +49,20 @@ struct PostbackAPITests {
         let w = try await Self.world()
         let squatter = try await w.server.createWorkspace("Squatter")
         let squatterKey = try await w.server.createKey(.server, workspace: squatter.id).secret
-        let claimed = try await w.server.client(squatterKey).post("/v1/apps", json: #"{"name":"Claim","teamId":"ZZZZZ99999","bundleId":"com.squat.claim","appStoreId":"525463029"}"#)
+        let claimed = try await w.server.client(squatterKey).post("/v1/apps", CreateAppRequest(name: "Claim", teamId: "ZZZZZ99999", bundleId: "com.squat.claim",
+                                                                                                   appStoreId: "525463029"))
             .decoded(App.self, status: 201)
         let unproven = try await Self.storeIdStatus(w.server.client(squatterKey), claimed.id)
         #expect(!unproven.proven && unproven.proof == nil, "named, not proven")
         let owner = try await Self.storeIdStatus(w.server.admin, w.app.id)
         #expect(owner.proven && owner.proof == "admin", "an admin key's word proves it")
-        let sameBundle = await w.server.client(squatterKey).post("/v1/apps", json: #"{"name":"Mine","teamId":"ABCDE12345","bundleId":"com.example.ads"}"#)
+        let sameBundle = try await w.server.client(squatterKey).post("/v1/apps", CreateAppRequest(name: "Mine", teamId: "ABCDE12345", bundleId: "com.example.ads"))
         #expect(sameBundle.errorCode == "app_identity_taken")
-        let own = try await w.server.client(squatterKey).post("/v1/apps", json: #"{"name":"Mine","teamId":"ZZZZZ99999","bundleId":"com.squat.ads"}"#).decoded(App.self, status: 201)
-        #expect(try await w.server.client(squatterKey).send("PATCH", "/v1/apps/\(own.id)", body: Array(#"{"appStoreId":"525463029"}"#.utf8))
+        let own = try await w.server.client(squatterKey).post("/v1/apps", CreateAppRequest(name: "Mine", teamId: "ZZZZZ99999", bundleId: "com.squat.ads"))
+            .decoded(App.self, status: 201)
+        #expect(try await w.server.client(squatterKey).patch("/v1/apps/\(own.id)", UpdateAppRequest(appStoreId: "525463029"))
             .decoded(App.self).appStoreId == "525463029")
-        _ = try await w.server.client(squatterKey).post("/v1/domains", json: #"{"hostname":"squat.example.com"}"#).decoded(LinkDomain.self, status: 201)
+        _ = try await w.server.client(squatterKey).post("/v1/domains", CreateLinkDomainRequest(hostname: "squat.example.com")).decoded(LinkDomain.self, status: 201)
 
         let valid = try PostbackVectors.bytes("skadnetwork/postbacks/com.example-2.1.json")
         let receipt = try await Self.post(w, Self.skadPath, valid, host: "squat.example.com").decoded(PostbackReceipt.self)
@@ -71,7 +72,7 @@ struct PostbackAPITests {
                 "the Host named the squatter's domain; the signed App Store id decides")
 
         // Once the holder lets the id go, naming it still proves nothing: its postbacks are kept unrouted.
-        _ = try await w.server.admin.send("PATCH", "/v1/apps/\(w.app.id)", body: Array(#"{"appStoreId":"525463030"}"#.utf8)).decoded(App.self)
+        _ = try await w.server.admin.patch("/v1/apps/\(w.app.id)", UpdateAppRequest(appStoreId: "525463030")).decoded(App.self)
         #expect(try await !Self.storeIdStatus(w.server.client(squatterKey), own.id).proven)
         let later = try await Self.post(w, Self.skadPath, try PostbackVectors.bytes("skadnetwork/postbacks/com.example-2.2.json"),
                                         host: "squat.example.com").decoded(PostbackReceipt.self)
@@ -136,7 +137,7 @@ struct PostbackAPITests {
         #expect(refused.status == "invalid" && refused.reason == "development_key")
         await production.server.stop()
 
-        let testing = try await Self.world(backend, appStoreId: "10738027756", postbacks: #"{"acceptDevelopment":true,"forwardUrls":[],"campaigns":[]}"#)
+        let testing = try await Self.world(backend, appStoreId: "10738027756", postbacks: PostbackSettings(acceptDevelopment: true))
         let accepted = try await Self.post(testing, Self.aakPath, development).decoded(PostbackReceipt.self)
         #expect(accepted.status == "valid")
         testing.clock.advance(seconds: 1)
@@ -173,7 +174,7 @@ struct PostbackAPITests {
     @Test("development postbacks (either development key, or Apple's development ad network) stay in the sandbox view; country-code and tier group the report",
           .enabled(if: PostbackVectors.available, "../shared/vectors is absent"))
     func sandboxAndCountry() async throws {
-        let w = try await Self.world(appStoreId: "10738027756", postbacks: #"{"acceptDevelopment":true,"forwardUrls":[],"campaigns":[]}"#)
+        let w = try await Self.world(appStoreId: "10738027756", postbacks: PostbackSettings(acceptDevelopment: true))
         let workspace = w.server.defaultWorkspace.id
         // As Apple documents the stanza: the values, the interaction type and the country beside the signed jws-string,
         // unsigned; the country only at the tier that allows it.
@@ -242,14 +243,18 @@ struct PostbackAPITests {
     @Test("values decode with the schema version in force when they were set; campaigns get the app's names",
           .enabled(if: PostbackVectors.available, "../shared/vectors is absent"))
     func decoding() async throws {
-        let settings = #"{"acceptDevelopment":false,"forwardUrls":[],"campaigns":[{"adNetworkId":"com.example","sourceIdentifier":"5239","name":"Summer"},{"adNetworkId":"com.example","sourceIdentifier":"42","name":"Launch"}]}"#
+        let settings = PostbackSettings(campaigns: [PostbackCampaign(adNetworkId: "com.example", sourceIdentifier: "5239", name: "Summer"),
+                                                    PostbackCampaign(adNetworkId: "com.example", sourceIdentifier: "42", name: "Launch")])
         let w = try await Self.world(postbacks: settings)
-        func setSchema(_ json: String) async throws -> ConversionSchema {
-            try await w.server.admin.send("PUT", "/v1/apps/\(w.app.id)/conversion-schema", body: Array(json.utf8)).decoded(ConversionSchema.self, status: 201)
+        func setSchema(_ schema: ConversionSchemaRequest) async throws -> ConversionSchema {
+            try await w.server.admin.put("/v1/apps/\(w.app.id)/conversion-schema", schema).decoded(ConversionSchema.self, status: 201)
         }
-        let v1 = try await setSchema(#"{"rules":[{"type":"PURCHASE","minAmount":499,"fine":20,"coarse":"high"},{"type":"INSTALL","fine":0,"coarse":"low"}]}"#)
+        let v1 = try await setSchema(ConversionSchemaRequest(rules: [ConversionRule(type: "PURCHASE", minAmount: 499, fine: 20, coarse: "high"),
+                                                                     ConversionRule(type: "INSTALL", fine: 0, coarse: "low")]))
         w.clock.advance(seconds: 3 * 86_400)
-        let v2 = try await setSchema(#"{"rules":[{"type":"SIGNUP","fine":20,"coarse":"medium"},{"type":"PURCHASE","fine":63,"coarse":"high"}],"laterWindows":[{"window":2,"rules":[{"type":"SUBSCRIPTION","coarse":"high"}]}]}"#)
+        let v2 = try await setSchema(ConversionSchemaRequest(rules: [ConversionRule(type: "SIGNUP", fine: 20, coarse: "medium"),
+                                                                     ConversionRule(type: "PURCHASE", fine: 63, coarse: "high")],
+                                                             laterWindows: [LaterWindow(window: 2, rules: [LaterWindowRule(type: "SUBSCRIPTION", coarse: "high")])]))
         #expect((v1.version, v2.version) == (1, 2))
 
         // Right after v2, a postback's values were still set under v1.
@@ -290,7 +295,7 @@ struct PostbackAPITests {
           .enabled(if: PostbackVectors.available, "../shared/vectors is absent"))
     func forwarding() async throws {
         let partner = try WebhookTests.Receiver(failures: 1)
-        let w = try await Self.world(postbacks: #"{"acceptDevelopment":false,"forwardUrls":["\#(partner.url)"],"campaigns":[]}"#,
+        let w = try await Self.world(postbacks: PostbackSettings(forwardUrls: [partner.url]),
                                      outbound: OutboundPolicy(allowPrivateTargets: true))
         let body = Array(#"{"version":"4.0","ad-network-id":"com.example","source-identifier":"39","app-id":525463029,"transaction-id":"x","redownload":false,"fidelity-type":1,"did-win":true,"postback-sequence-index":0,"attribution-signature":"MEUCIQD4rX6eh38qEhuUKHdap345UbmlzA7KEZ1bhWZuYM8MJwIgMnyiiZe6heabDkGwOaKBYrUXQhKtF3P/ERHqkR/XpuA="}"#.utf8)
         #expect(try await Self.post(w, Self.skadPath, body).decoded(PostbackReceipt.self).status == "invalid")
@@ -320,7 +325,7 @@ struct PostbackAPITests {
           .enabled(if: PostbackVectors.available, "../shared/vectors is absent"), arguments: StoreBackend.all)
     func replaysCountOnce(_ backend: StoreBackend) async throws {
         let partner = try WebhookTests.Receiver(failures: 0)
-        let w = try await Self.world(backend, postbacks: #"{"acceptDevelopment":false,"forwardUrls":["\#(partner.url)"],"campaigns":[]}"#,
+        let w = try await Self.world(backend, postbacks: PostbackSettings(forwardUrls: [partner.url]),
                                      outbound: OutboundPolicy(allowPrivateTargets: true))
         let genuine = try PostbackVectors.bytes("skadnetwork/postbacks/example123-3.0.json")
         guard case .object(let members)? = try? JSONParser().parse(genuine) else { Issue.record("the vector is not an object"); return }
@@ -367,20 +372,24 @@ struct PostbackAPITests {
     func schemaAndMobileConfig() async throws {
         let w = try await Self.world()
         let path = "/v1/apps/\(w.app.id)/conversion-schema"
-        for (json, field) in [(#"{"rules":[]}"#, "rules"), (#"{"rules":[{"type":"BUY","fine":1}]}"#, "rules[0].type"),
-                              (#"{"rules":[{"type":"OPEN","fine":64}]}"#, "rules[0].fine"),
-                              (#"{"rules":[{"type":"OPEN","fine":1,"coarse":"huge"}]}"#, "rules[0].coarse"),
-                              (#"{"rules":[{"type":"OPEN","fine":1,"minAmount":-1}]}"#, "rules[0].minAmount"),
-                              (#"{"rules":[{"type":"OPEN","fine":1}],"laterWindows":[{"window":1,"rules":[{"type":"OPEN","coarse":"low"}]}]}"#, "laterWindows[0].window")] {
-            let response = await w.server.admin.send("PUT", path, body: Array(json.utf8))
-            #expect(response.status == 400 && response.errorField == field, "\(json): \(response.bodyText)")
+        for (schema, field) in [(ConversionSchemaRequest(rules: []), "rules"),
+                                (ConversionSchemaRequest(rules: [ConversionRule(type: "BUY", fine: 1)]), "rules[0].type"),
+                                (ConversionSchemaRequest(rules: [ConversionRule(type: "OPEN", fine: 64)]), "rules[0].fine"),
+                                (ConversionSchemaRequest(rules: [ConversionRule(type: "OPEN", fine: 1, coarse: "huge")]), "rules[0].coarse"),
+                                (ConversionSchemaRequest(rules: [ConversionRule(type: "OPEN", minAmount: -1, fine: 1)]), "rules[0].minAmount"),
+                                (ConversionSchemaRequest(rules: [ConversionRule(type: "OPEN", fine: 1)],
+                                                         laterWindows: [LaterWindow(window: 1, rules: [LaterWindowRule(type: "OPEN", coarse: "low")])]),
+                                 "laterWindows[0].window")] {
+            let response = try await w.server.admin.put(path, schema)
+            #expect(response.status == 400 && response.errorField == field, "\(schema): \(response.bodyText)")
         }
         let key = try await w.server.createKey(.publishable, app: w.app.id).secret
         let client = w.server.client(key)
         let empty = await client.get("/v1/mobile/config/\(w.app.id)")
         #expect(try empty.decoded(MobileConfig.self).conversions == nil)
         #expect(empty.headers["ETag"] == "\"cs-0\"")
-        _ = try await w.server.admin.send("PUT", path, body: Array(#"{"rules":[{"type":"INSTALL","fine":0},{"type":"PURCHASE","minAmount":999,"fine":40,"coarse":"high","lockWindow":true}]}"#.utf8))
+        _ = try await w.server.admin.put(path, ConversionSchemaRequest(rules: [ConversionRule(type: "INSTALL", fine: 0),
+                                                                              ConversionRule(type: "PURCHASE", minAmount: 999, fine: 40, coarse: "high", lockWindow: true)]))
             .decoded(ConversionSchema.self, status: 201)
         let config = await client.get("/v1/mobile/config/\(w.app.id)")
         let served = try config.decoded(MobileConfig.self)
@@ -398,17 +407,19 @@ struct PostbackAPITests {
     @Test("ad networks sign impressions that verify with their public key, and record them for view-through")
     func adNetworkSigning() async throws {
         let w = try await Self.world()
-        let network = try await w.server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","adNetworkId":"example.adattributionkit"}"#)
-            .decoded(AdNetwork.self, status: 201)
-        #expect(await w.server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","adNetworkId":"example.adattributionkit"}"#).status == 409)
-        let capitals = await w.server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","adNetworkId":"Example123.AdAttributionKit"}"#)
+        func adNetwork(_ id: String, privateKeyPem: String? = nil) -> CreateAdNetworkRequest {
+            CreateAdNetworkRequest(workspaceId: w.server.defaultWorkspace.id, adNetworkId: id, privateKeyPem: privateKeyPem)
+        }
+        let network = try await w.server.admin.post("/v1/ad-networks", adNetwork("example.adattributionkit")).decoded(AdNetwork.self, status: 201)
+        #expect(try await w.server.admin.post("/v1/ad-networks", adNetwork("example.adattributionkit")).status == 409)
+        let capitals = try await w.server.admin.post("/v1/ad-networks", adNetwork("Example123.AdAttributionKit"))
         #expect(capitals.errorField == "adNetworkId" && capitals.bodyText.contains("example123.adattributionkit"),
                 "ad network ids are lower-case: one with capitals is refused, naming the id to send")
         let publicKey = try #require(PublicKey(spki: Array(Data(base64Encoded: network.publicKey)!)))
-        let aak = try await w.server.admin.post("/v1/ad-networks/\(network.id)/impressions", json: #"""
-            {"format":"adattributionkit","sourceIdentifier":5239,"advertisedItemId":525463029,"publisherItemId":1234,
-             "record":{"appId":"\#(w.app.id)","ip":"198.51.100.9"}}
-            """#).decoded(SignedImpression.self, status: 201)
+        let impressions = "/v1/ad-networks/\(network.id)/impressions"
+        let aak = try await w.server.admin.post(impressions, SignImpressionRequest(format: "adattributionkit", sourceIdentifier: 5239, advertisedItemId: 525463029,
+                                                                                 publisherItemId: 1234, record: ImpressionRecord(appId: w.app.id, ip: "198.51.100.9")))
+            .decoded(SignedImpression.self, status: 201)
         let jws = try CompactJWS.parse(try #require(aak.jws))
         #expect(jws.verifies(with: publicKey))
         #expect(jws.header["kid"]?.stringValue == "example.adattributionkit")
@@ -417,22 +428,29 @@ struct PostbackAPITests {
         let recorded = try await w.server.store.read { try $0.first("SELECT network, campaign FROM impressions")! }
         #expect(try recorded.string("network") == "example.adattributionkit" && recorded.string("campaign") == "5239")
 
-        let skan = try await w.server.admin.post("/v1/ad-networks/\(network.id)/impressions", json: #"{"format":"skadnetwork-4.0","sourceIdentifier":12,"advertisedItemId":525463029}"#)
+        let skan = try await w.server.admin.post(impressions, SignImpressionRequest(format: "skadnetwork-4.0", sourceIdentifier: 12, advertisedItemId: 525463029))
             .decoded(SignedImpression.self, status: 201)
         let message = try #require(skan.signedMessage)
         #expect(message.hasPrefix("4.0\u{2063}example.adattributionkit\u{2063}12\u{2063}525463029\u{2063}"))
         #expect(publicKey.verify(derSignature: Array(Data(base64Encoded: try #require(skan.signature))!), message: Array(message.utf8)))
-        #expect(await w.server.admin.post("/v1/ad-networks/\(network.id)/impressions", json: #"{"format":"jpeg","sourceIdentifier":1,"advertisedItemId":1}"#).errorField == "format")
+        #expect(try await w.server.admin.post(impressions, SignImpressionRequest(format: "jpeg", sourceIdentifier: 1, advertisedItemId: 1)).errorField == "format")
         for stamp in [Int64.min, Int64.max] {
-            let far = await w.server.admin.post("/v1/ad-networks/\(network.id)/impressions",
-                                                json: #"{"format":"adattributionkit","sourceIdentifier":1,"advertisedItemId":1,"timestamp":\#(stamp)}"#)
+            let far = try await w.server.admin.post(impressions, SignImpressionRequest(format: "adattributionkit", sourceIdentifier: 1, advertisedItemId: 1, timestamp: stamp))
             #expect(far.errorField == "timestamp", "a time at the end of the integers is refused, not an overflow")
         }
-        #expect(await w.server.admin.post("/v1/ad-networks/\(network.id)/impressions", json: #"{"format":"adattributionkit","sourceIdentifier":10000,"advertisedItemId":1}"#).errorField == "sourceIdentifier")
+        #expect(try await w.server.admin.post(impressions, SignImpressionRequest(format: "adattributionkit", sourceIdentifier: 10000, advertisedItemId: 1))
+            .errorField == "sourceIdentifier")
         let imported = try #require(PrivateKey.generateP256())
-        let brought = try await w.server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","adNetworkId":"mine.skadnetwork","privateKeyPem":"\#(imported.pem!.replacingOccurrences(of: "\n", with: "\\n"))"}"#)
+        let brought = try await w.server.admin.post("/v1/ad-networks", adNetwork("mine.skadnetwork", privateKeyPem: imported.pem!))
             .decoded(AdNetwork.self, status: 201)
         #expect(brought.publicKey == Data(imported.publicKey!.spki).base64EncodedString())
         await w.server.stop()
+    }
+}
+
+private extension TestClient {
+    /// `PUT` with a wire type as the JSON body.
+    func put(_ target: String, _ body: some Encodable) async throws -> HTTPResponse {
+        await send("PUT", target, body: Array(try JSONEncoder().encode(body)))
     }
 }
