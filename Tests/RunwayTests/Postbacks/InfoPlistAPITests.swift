@@ -10,31 +10,31 @@ import Testing
 /// An app's AdAttributionKit settings, the Info.plist keys the server writes from them, and the check route.
 @Suite("Info.plist API")
 struct InfoPlistAPITests {
-    static func settings(_ server: TestServer, _ app: App, _ json: String) async -> HTTPResponse {
-        await server.admin.send("PUT", "/v1/apps/\(app.id)/ad-attribution", body: Array(json.utf8))
+    static func settings(_ server: TestServer, _ app: App, _ settings: AdAttributionSettings) async throws -> HTTPResponse {
+        await server.admin.send("PUT", "/v1/apps/\(app.id)/ad-attribution", body: Array(try JSONEncoder().encode(settings)))
     }
 
     /// An app in a workspace of its own, which has no link domain or ad network yet.
     static func app(_ server: TestServer) async throws -> App {
         let workspace = try await server.createWorkspace("Ads")
-        return try await server.admin.post("/v1/apps", json: #"""
-            {"workspaceId":"\#(workspace.id)","name":"Ads","teamId":"ABCDE12345","bundleId":"com.example.ads","appStoreId":"684939"}
-            """#).decoded(App.self, status: 201)
+        return try await server.admin.post("/v1/apps", CreateAppRequest(workspaceId: workspace.id, name: "Ads", teamId: "ABCDE12345", bundleId: "com.example.ads",
+                                                                        appStoreId: "684939"))
+            .decoded(App.self, status: 201)
     }
 
     @Test("settings outside Apple's ranges are refused with the field at fault; valid ones are kept and read back", arguments: [
-        (#"{"clickDays":31}"#, "attributionWindows[0].clickDays"), (#"{"viewDays":0}"#, "attributionWindows[0].viewDays"),
-        (#"{"viewDays":8}"#, "attributionWindows[0].viewDays"),
-        (#"{"ignoreInteractionType":"view"}"#, "attributionWindows[0].ignoreInteractionType"),
-        (#"{"adNetworkId":"Example.AdAttributionKit","clickDays":2}"#, "attributionWindows[0].adNetworkId"),
-        (#"{"adNetworkId":"example.adattributionkit","ignoreInteractionType":"both"}"#, "attributionWindows[0].ignoreInteractionType"),
-        (#"{"adNetworkId":"example.adattributionkit","ignoreInteractionType":"view","viewDays":2}"#, "attributionWindows[0].viewDays"),
-        (#"{"adNetworkId":"example.adattributionkit"}"#, "attributionWindows[0]"),
+        (AttributionWindowSetting(clickDays: 31), "attributionWindows[0].clickDays"), (AttributionWindowSetting(viewDays: 0), "attributionWindows[0].viewDays"),
+        (AttributionWindowSetting(viewDays: 8), "attributionWindows[0].viewDays"),
+        (AttributionWindowSetting(ignoreInteractionType: "view"), "attributionWindows[0].ignoreInteractionType"),
+        (AttributionWindowSetting(adNetworkId: "Example.AdAttributionKit", clickDays: 2), "attributionWindows[0].adNetworkId"),
+        (AttributionWindowSetting(adNetworkId: "example.adattributionkit", ignoreInteractionType: "both"), "attributionWindows[0].ignoreInteractionType"),
+        (AttributionWindowSetting(adNetworkId: "example.adattributionkit", viewDays: 2, ignoreInteractionType: "view"), "attributionWindows[0].viewDays"),
+        (AttributionWindowSetting(adNetworkId: "example.adattributionkit"), "attributionWindows[0]"),
     ])
-    func settingsValidated(_ window: String, _ field: String) async throws {
+    func settingsValidated(_ window: AttributionWindowSetting, _ field: String) async throws {
         let server = try await TestServer.start()
         let app = try await Self.app(server)
-        let refused = await Self.settings(server, app, #"{"reengagementPostbackCopies":false,"overlappingConversions":false,"attributionWindows":[\#(window)]}"#)
+        let refused = try await Self.settings(server, app, AdAttributionSettings(attributionWindows: [window]))
         #expect(refused.status == 400 && refused.errorField == field, "\(window): \(refused.bodyText)")
         await server.stop()
     }
@@ -45,15 +45,20 @@ struct InfoPlistAPITests {
         let server = try await TestServer.start(backend)
         let app = try await Self.app(server)
         #expect(try await server.admin.get("/v1/apps/\(app.id)/ad-attribution").decoded(AdAttributionSettings.self) == AdAttributionSettings())
-        let cooldown = await Self.settings(server, app, #"{"reengagementPostbackCopies":false,"overlappingConversions":false,"attributionWindows":[],"installCooldownHours":721}"#)
+        let cooldown = try await Self.settings(server, app, AdAttributionSettings(installCooldownHours: 721))
         #expect(cooldown.errorField == "installCooldownHours")
-        let twoGlobals = await Self.settings(server, app, #"{"reengagementPostbackCopies":false,"overlappingConversions":false,"attributionWindows":[{"viewDays":2},{"clickDays":3}]}"#)
+        let twoGlobals = try await Self.settings(server, app, AdAttributionSettings(attributionWindows: [AttributionWindowSetting(viewDays: 2),
+                                                                                                          AttributionWindowSetting(clickDays: 3)]))
         #expect(twoGlobals.errorField == "attributionWindows[1].adNetworkId")
-        let json = #"{"reengagementPostbackCopies":true,"overlappingConversions":true,"attributionWindows":[{"adNetworkId":"example.adattributionkit","clickDays":5,"ignoreInteractionType":"view"},{"viewDays":3}],"installCooldownHours":24,"reengagementCooldownHours":0}"#
-        let stored = try await Self.settings(server, app, json).decoded(AdAttributionSettings.self)
+        let settings = AdAttributionSettings(reengagementPostbackCopies: true, overlappingConversions: true,
+                                             attributionWindows: [AttributionWindowSetting(adNetworkId: "example.adattributionkit", clickDays: 5,
+                                                                                           ignoreInteractionType: "view"),
+                                                                  AttributionWindowSetting(viewDays: 3)],
+                                             installCooldownHours: 24, reengagementCooldownHours: 0)
+        let stored = try await Self.settings(server, app, settings).decoded(AdAttributionSettings.self)
         #expect(stored.attributionWindows.count == 2 && stored.installCooldownHours == 24)
         #expect(try await server.admin.get("/v1/apps/\(app.id)/ad-attribution").decoded(AdAttributionSettings.self) == stored)
-        let replaced = try await Self.settings(server, app, #"{"reengagementPostbackCopies":false,"overlappingConversions":false,"attributionWindows":[]}"#)
+        let replaced = try await Self.settings(server, app, AdAttributionSettings())
             .decoded(AdAttributionSettings.self)
         #expect(try await server.admin.get("/v1/apps/\(app.id)/ad-attribution").decoded(AdAttributionSettings.self) == replaced)
         await server.stop()
@@ -67,11 +72,12 @@ struct InfoPlistAPITests {
         let bare = try await server.admin.get("/v1/apps/\(app.id)/info-plist").decoded(InfoPlistFragment.self)
         #expect(!bare.plist.contains("AttributionCopyEndpoint") && bare.notes.count == 2, "no domain and no ad network yet: \(bare.notes)")
 
-        _ = try await server.admin.post("/v1/domains", json: #"{"workspaceId":"\#(workspace)","hostname":"go.example.com"}"#)
+        _ = try await server.admin.post("/v1/domains", CreateLinkDomainRequest(workspaceId: workspace, hostname: "go.example.com"))
             .decoded(LinkDomain.self, status: 201)
-        _ = try await server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(workspace)","adNetworkId":"example123.skadnetwork"}"#)
+        _ = try await server.admin.post("/v1/ad-networks", CreateAdNetworkRequest(workspaceId: workspace, adNetworkId: "example123.skadnetwork"))
             .decoded(AdNetwork.self, status: 201)
-        _ = try await Self.settings(server, app, #"{"reengagementPostbackCopies":true,"overlappingConversions":false,"attributionWindows":[{"viewDays":3}],"installCooldownHours":24}"#)
+        _ = try await Self.settings(server, app, AdAttributionSettings(reengagementPostbackCopies: true, attributionWindows: [AttributionWindowSetting(viewDays: 3)],
+                                                                       installCooldownHours: 24))
             .decoded(AdAttributionSettings.self)
 
         let both = try await server.admin.get("/v1/apps/\(app.id)/info-plist").decoded(InfoPlistFragment.self)
@@ -94,8 +100,7 @@ struct InfoPlistAPITests {
         #expect(await server.admin.get("/v1/apps/\(app.id)/info-plist?role=ad-network").errorField == "role")
 
         // The check knows the server's domain: the server's own fragment has only the subdomain warning.
-        struct Body: Encodable { let workspaceId: String; let plist: String }
-        let checked = try await server.admin.post("/v1/info-plist/check", json: String(decoding: try JSONEncoder().encode(Body(workspaceId: workspace, plist: both.plist)), as: UTF8.self))
+        let checked = try await server.admin.post("/v1/info-plist/check", CheckInfoPlistRequest(workspaceId: workspace, plist: both.plist))
             .decoded(InfoPlistCheck.self)
         #expect(checked.ok && checked.findings.map(\.level) == ["warning", "warning"], "\(checked.findings)")
         await server.stop()
@@ -105,15 +110,15 @@ struct InfoPlistAPITests {
     func checkRoute() async throws {
         let server = try await TestServer.start()
         let workspace = server.defaultWorkspace.id
-        let plist = #"<plist version=\"1.0\"><dict><key>AdNetworkIdentifiers</key><array><string>Example.SKAdNetwork</string></array><key>AdAttributionKit</key><dict><key>AttributionCopyEndpoint</key><string>https://elsewhere.example.net</string></dict></dict></plist>"#
-        let checked = try await server.admin.post("/v1/info-plist/check", json: #"{"workspaceId":"\#(workspace)","plist":"\#(plist)"}"#)
+        let plist = #"<plist version="1.0"><dict><key>AdNetworkIdentifiers</key><array><string>Example.SKAdNetwork</string></array><key>AdAttributionKit</key><dict><key>AttributionCopyEndpoint</key><string>https://elsewhere.example.net</string></dict></dict></plist>"#
+        let checked = try await server.admin.post("/v1/info-plist/check", CheckInfoPlistRequest(workspaceId: workspace, plist: plist))
             .decoded(InfoPlistCheck.self)
         #expect(!checked.ok && checked.findings.map(\.key) == ["AdAttributionKit.AttributionCopyEndpoint", "AdNetworkIdentifiers.0"])
-        let garbage = try await server.admin.post("/v1/info-plist/check", json: #"{"workspaceId":"\#(workspace)","plist":"{}"}"#).decoded(InfoPlistCheck.self)
+        let garbage = try await server.admin.post("/v1/info-plist/check", CheckInfoPlistRequest(workspaceId: workspace, plist: "{}")).decoded(InfoPlistCheck.self)
         #expect(!garbage.ok)
         let other = try await server.createWorkspace("Other")
         let otherKey = try await server.createKey(.server, workspace: other.id).secret
-        #expect(await server.client(otherKey).post("/v1/info-plist/check", json: #"{"workspaceId":"\#(workspace)","plist":"x"}"#).status == 403)
+        #expect(try await server.client(otherKey).post("/v1/info-plist/check", CheckInfoPlistRequest(workspaceId: workspace, plist: "x")).status == 403)
         await server.stop()
     }
 }
