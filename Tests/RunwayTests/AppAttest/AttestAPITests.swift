@@ -21,13 +21,13 @@ struct AttestAPITests {
     }
 
     /// The app of the real development samples, with attestation `policy` for `environments`.
-    static func world(policy: String = "optional", environments: String = #"["development"]"#, at: Date, root: Certificate?) async throws -> World {
+    static func world(policy: String = "optional", environments: [String] = ["development"], at: Date, root: Certificate?) async throws -> World {
         let clock = ManualClock(at)
         let server = try await TestServer.start(clock: clock.wall, monotonic: clock.monotonic, appAttestRoot: root)
-        let app = try await server.admin.post("/v1/apps", json: #"""
-            {"workspaceId":"\#(server.defaultWorkspace.id)","name":"PoC","teamId":"6MURL8TA57","bundleId":"de.vincent-haupert.apple-appattest-poc",
-             "attestation":{"policy":"\#(policy)","environments":\#(environments)}}
-            """#).decoded(App.self, status: 201)
+        let app = try await server.admin.post("/v1/apps", CreateAppRequest(workspaceId: server.defaultWorkspace.id, name: "PoC", teamId: "6MURL8TA57",
+                                                                           bundleId: "de.vincent-haupert.apple-appattest-poc",
+                                                                           attestation: AttestationSettings(policy: policy, environments: environments)))
+            .decoded(App.self, status: 201)
         let key = try await server.createKey(.publishable, app: app.id).secret
         return World(server: server, clock: clock, app: app, client: server.client(key))
     }
@@ -54,44 +54,49 @@ struct AttestAPITests {
         let (attestation, assertion) = try #require(Self.sample)
         let w = try await Self.world(at: AppAttestVectorTests.date(attestation["timestamp"] as! String), root: AppAttestVectors.root)
         let keyId = attestation["keyIdBase64"] as! String
-        func register(_ challenge: String) async -> HTTPResponse {
-            await w.client.post("/v1/attest/apple/register", json: #"{"appId":"\#(w.app.id)","keyId":"\#(keyId)","attestation":"\#(attestation["attestationBase64"] as! String)","challenge":"\#(challenge)","installId":"dev-1"}"#)
+        func register(_ challenge: String) async throws -> HTTPResponse {
+            try await w.client.post("/v1/attest/apple/register", AttestRegisterRequest(appId: w.app.id, keyId: keyId, attestation: attestation["attestationBase64"] as! String,
+                                                                                       challenge: challenge, installId: "dev-1"))
         }
-        func assert(_ challenge: String) async -> HTTPResponse {
-            await w.client.post("/v1/attest/apple/assert", json: #"{"appId":"\#(w.app.id)","keyId":"\#(keyId)","assertion":"\#(assertion["assertionBase64"] as! String)","challenge":"\#(challenge)","installId":"dev-1"}"#)
+        func assert(_ challenge: String) async throws -> HTTPResponse {
+            try await w.client.post("/v1/attest/apple/assert", AttestAssertRequest(appId: w.app.id, keyId: keyId, assertion: assertion["assertionBase64"] as! String,
+                                                                                   challenge: challenge, installId: "dev-1"))
         }
-        #expect(await register("wurzelpfropf").errorCode == "challenge_unknown", "a challenge the server never gave")
+        #expect(try await register("wurzelpfropf").errorCode == "challenge_unknown", "a challenge the server never gave")
         try await Self.plant(w, challenge: "wurzelpfropf", ageSeconds: 3601)
-        #expect(await register("wurzelpfropf").errorCode == "challenge_expired", "an attestation takes a challenge for an hour")
+        #expect(try await register("wurzelpfropf").errorCode == "challenge_expired", "an attestation takes a challenge for an hour")
         // Fifty-nine minutes: a device that met an Apple outage at attestKey tries again with the same challenge.
         try await Self.plant(w, challenge: "wurzelpfropf", ageSeconds: 3540)
         let grant = try await register("wurzelpfropf").decoded(AttestationGrant.self, status: 201)
         #expect(grant.environment == "development")
-        #expect(await register("wurzelpfropf").errorCode == "challenge_unknown", "challenges are one-time")
+        #expect(try await register("wurzelpfropf").errorCode == "challenge_unknown", "challenges are one-time")
 
         try await Self.plant(w, challenge: "wurzelpfropf", ageSeconds: 301)
-        #expect(await assert("wurzelpfropf").errorCode == "challenge_expired")
+        #expect(try await assert("wurzelpfropf").errorCode == "challenge_expired")
         try await Self.plant(w, challenge: "wurzelpfropf")
         let asserted = try await assert("wurzelpfropf").decoded(AttestationGrant.self)
         #expect(asserted.environment == "development")
         let counter = try await w.server.store.read { try $0.first("SELECT counter FROM attest_keys")!.int("counter") }
         #expect(counter == 1)
         try await Self.plant(w, challenge: "wurzelpfropf")
-        let replay = await assert("wurzelpfropf")
+        let replay = try await assert("wurzelpfropf")
         #expect(replay.status == 400 && replay.errorCode == "counter_replayed")
-        #expect(await w.client.post("/v1/attest/apple/assert", json: #"{"appId":"\#(w.app.id)","keyId":"AAAA","assertion":"AAAA","challenge":"x"}"#).status == 404)
+        #expect(try await w.client.post("/v1/attest/apple/assert", AttestAssertRequest(appId: w.app.id, keyId: "AAAA", assertion: "AAAA", challenge: "x")).status == 404)
 
         // The token marks events as attested.
-        _ = try await w.client.post("/v1/installs/match", json: #"{"installId":"dev-1","platform":"ios","consent":true,"attestation":"\#(grant.token)"}"#).decoded(InstallMatch.self)
-        _ = try await w.client.post("/v1/events", json: #"{"eventId":"a1","type":"OPEN","installId":"dev-1","timestamp":"2020-11-21T22:00:00Z","attestation":"\#(asserted.token)"}"#).decoded(EventResult.self, status: 201)
-        _ = try await w.client.post("/v1/events", json: #"{"eventId":"a2","type":"OPEN","installId":"dev-1","timestamp":"2020-11-21T22:00:00Z"}"#).decoded(EventResult.self, status: 201)
+        _ = try await w.client.post("/v1/installs/match", MatchInstallRequest(installId: "dev-1", platform: "ios", consent: true, attestation: grant.token))
+            .decoded(InstallMatch.self)
+        _ = try await w.client.post("/v1/events", EventRequest(eventId: "a1", type: "OPEN", installId: "dev-1", timestamp: "2020-11-21T22:00:00Z",
+                                                               attestation: asserted.token)).decoded(EventResult.self, status: 201)
+        _ = try await w.client.post("/v1/events", EventRequest(eventId: "a2", type: "OPEN", installId: "dev-1", timestamp: "2020-11-21T22:00:00Z"))
+            .decoded(EventResult.self, status: 201)
         let flags = try await w.server.store.read { try $0.query("SELECT event_id, attested FROM events ORDER BY event_id").map { try $0.bool("attested") } }
         #expect(flags == [true, false])
         #expect(try await w.server.store.read { try $0.first("SELECT attested FROM installs")!.bool("attested") })
 
         // A key registers once; deleting the install deletes its key.
         try await Self.plant(w, challenge: "wurzelpfropf")
-        #expect(await register("wurzelpfropf").status == 409)
+        #expect(try await register("wurzelpfropf").status == 409)
         let receipt = try await w.server.admin.send("DELETE", "/v1/installs/dev-1?appId=\(w.app.id)").decoded(DeletionReceipt.self)
         #expect(receipt.deleted["attestKeys"] == 1)
         #expect(try await w.server.store.read { try $0.first("SELECT COUNT(*) AS n FROM attest_keys")!.int("n") } == 0)
@@ -102,10 +107,12 @@ struct AttestAPITests {
           .enabled(if: AppAttestVectors.available, "../shared/vectors/app-attest is absent"))
     func environments() async throws {
         let (attestation, _) = try #require(Self.sample)
-        let w = try await Self.world(environments: #"["production"]"#, at: AppAttestVectorTests.date(attestation["timestamp"] as! String),
+        let w = try await Self.world(environments: ["production"], at: AppAttestVectorTests.date(attestation["timestamp"] as! String),
                                      root: AppAttestVectors.root)
         try await Self.plant(w, challenge: "wurzelpfropf")
-        let refused = await w.client.post("/v1/attest/apple/register", json: #"{"appId":"\#(w.app.id)","keyId":"\#(attestation["keyIdBase64"] as! String)","attestation":"\#(attestation["attestationBase64"] as! String)","challenge":"wurzelpfropf"}"#)
+        let refused = try await w.client.post("/v1/attest/apple/register", AttestRegisterRequest(appId: w.app.id, keyId: attestation["keyIdBase64"] as! String,
+                                                                                                 attestation: attestation["attestationBase64"] as! String,
+                                                                                                 challenge: "wurzelpfropf"))
         #expect(refused.status == 400)
         #expect(refused.errorCode == "attestation_invalid")
         #expect(refused.bodyText.contains("environment"))
@@ -114,7 +121,7 @@ struct AttestAPITests {
 
     @Test("assertions with a key made here: the signature, the app and the counter decide; off is 409; required keeps the unattested out")
     func ownKey() async throws {
-        let w = try await Self.world(policy: "required", environments: #"["development","production"]"#, at: Date(), root: nil)
+        let w = try await Self.world(policy: "required", environments: ["development", "production"], at: Date(), root: nil)
         let key = try #require(PrivateKey.generateP256())
         let point = try #require(key.publicKey?.ecPoint)
         let keyId = Data(Digest.sha256(point)).base64EncodedString()
@@ -132,7 +139,8 @@ struct AttestAPITests {
         }
         func send(_ assertion: String, _ challenge: String) async throws -> HTTPResponse {
             try await Self.plant(w, challenge: challenge)
-            return await w.client.post("/v1/attest/apple/assert", json: #"{"appId":"\#(w.app.id)","keyId":"\#(keyId)","assertion":"\#(assertion)","challenge":"\#(challenge)","installId":"own-1"}"#)
+            return try await w.client.post("/v1/attest/apple/assert", AttestAssertRequest(appId: w.app.id, keyId: keyId, assertion: assertion, challenge: challenge,
+                                                                                          installId: "own-1"))
         }
         #expect(try await send(assertion(counter: 4, challenge: "c1"), "c1").errorCode == "counter_replayed")
         #expect(try await send(assertion(counter: 5, challenge: "c2", signer: PrivateKey.generateP256()), "c2").errorCode == "assertion_invalid")
@@ -142,26 +150,30 @@ struct AttestAPITests {
         #expect(grant.environment == "production")
 
         // Required: no token, no match; events without one are stored but kept out of attribution.
-        let refused = await w.client.post("/v1/installs/match", json: #"{"installId":"own-1","platform":"ios","consent":true}"#)
+        func match(_ installId: String, attestation: String? = nil) async throws -> HTTPResponse {
+            try await w.client.post("/v1/installs/match", MatchInstallRequest(installId: installId, platform: "ios", consent: true, attestation: attestation))
+        }
+        let refused = try await match("own-1")
         #expect(refused.status == 403 && refused.errorCode == "attestation_required")
-        let forged = await w.client.post("/v1/installs/match", json: #"{"installId":"own-1","platform":"ios","consent":true,"attestation":"\#(grant.token)x"}"#)
+        let forged = try await match("own-1", attestation: grant.token + "x")
         #expect(forged.errorCode == "attestation_required")
-        let other = await w.client.post("/v1/installs/match", json: #"{"installId":"someone-else","platform":"ios","consent":true,"attestation":"\#(grant.token)"}"#)
+        let other = try await match("someone-else", attestation: grant.token)
         #expect(other.errorCode == "attestation_required", "a token bound to one install does not attest another")
         let otherAppToken = AttestationToken(appId: "app_another", installId: "own-1", keyId: keyId, environment: "production",
                                              expiresAt: Int64(w.clock.now.timeIntervalSince1970) + 600).signed(w.server.services.secrets)
-        let foreign = await w.client.post("/v1/installs/match", json: #"{"installId":"own-1","platform":"ios","consent":true,"attestation":"\#(otherAppToken)"}"#)
+        let foreign = try await match("own-1", attestation: otherAppToken)
         #expect(foreign.errorCode == "attestation_required", "a token of another app attests nothing here")
-        _ = try await w.client.post("/v1/installs/match", json: #"{"installId":"own-1","platform":"ios","consent":true,"attestation":"\#(grant.token)"}"#).decoded(InstallMatch.self)
-        let unattested = try await w.client.post("/v1/events", json: #"{"eventId":"u1","type":"OPEN","installId":"own-1","timestamp":"2026-01-01T00:00:00Z"}"#).decoded(EventResult.self, status: 201)
+        _ = try await match("own-1", attestation: grant.token).decoded(InstallMatch.self)
+        let unattested = try await w.client.post("/v1/events", EventRequest(eventId: "u1", type: "OPEN", installId: "own-1", timestamp: "2026-01-01T00:00:00Z"))
+            .decoded(EventResult.self, status: 201)
         #expect(unattested.attribution?.source == "unattested")
         // Without Apple's root, registration cannot be checked: 503, never a pass.
         try await Self.plant(w, challenge: "c-root")
-        let unconfigured = await w.client.post("/v1/attest/apple/register", json: #"{"appId":"\#(w.app.id)","keyId":"\#(keyId)","attestation":"AAAA","challenge":"c-root"}"#)
+        let unconfigured = try await w.client.post("/v1/attest/apple/register", AttestRegisterRequest(appId: w.app.id, keyId: keyId, attestation: "AAAA", challenge: "c-root"))
         #expect(unconfigured.status == 503 && unconfigured.errorCode == "attestation_unconfigured")
         // Tokens last an hour.
         w.clock.advance(seconds: 3601)
-        let expired = await w.client.post("/v1/installs/match", json: #"{"installId":"own-1","platform":"ios","consent":true,"attestation":"\#(grant.token)"}"#)
+        let expired = try await match("own-1", attestation: grant.token)
         #expect(expired.errorCode == "attestation_required")
 
         // Challenges: given out, rate limited; attestation off means 409 everywhere.
@@ -174,11 +186,13 @@ struct AttestAPITests {
         var limited = 0
         for _ in 0..<25 where await w.client.post("/v1/attest/apple/challenge", json: "{}").status == 429 { limited += 1 }
         #expect(limited == 6, "twenty challenges a minute: the first and nineteen more, then none until time moves")
-        _ = try await w.server.admin.send("PATCH", "/v1/apps/\(w.app.id)", body: Array(#"{"attestation":{"policy":"off","environments":["production"]}}"#.utf8)).decoded(App.self)
+        _ = try await w.server.admin.patch("/v1/apps/\(w.app.id)", UpdateAppRequest(attestation: AttestationSettings(policy: "off", environments: ["production"])))
+            .decoded(App.self)
         w.server.services.apps.forget(appId: w.app.id)
         #expect(await w.client.post("/v1/attest/apple/challenge", json: "{}").status == 409)
         #expect(try await send(assertion(counter: 9, challenge: "c6"), "c6").errorCode == "attestation_off")
-        #expect(await w.client.post("/v1/attest/apple/register", json: #"{"appId":"\#(w.app.id)","keyId":"\#(keyId)","attestation":"AAAA","challenge":"c7"}"#).status == 409)
+        #expect(try await w.client.post("/v1/attest/apple/register", AttestRegisterRequest(appId: w.app.id, keyId: keyId, attestation: "AAAA", challenge: "c7"))
+            .status == 409)
         await w.server.stop()
     }
 }
