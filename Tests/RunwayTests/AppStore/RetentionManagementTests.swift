@@ -32,8 +32,12 @@ struct RetentionManagementTests {
 
         func path(_ rest: String) -> String { "/v1/apps/\(app.id)/retention/\(rest)" }
 
-        func send(_ method: String, _ rest: String, _ json: String = "") async -> HTTPResponse {
-            await server.admin.send(method, path(rest), body: Array(json.utf8))
+        func send(_ method: String, _ rest: String) async -> HTTPResponse {
+            await server.admin.send(method, path(rest))
+        }
+
+        func send(_ method: String, _ rest: String, _ body: some Encodable) async throws -> HTTPResponse {
+            await server.admin.send(method, path(rest), body: Array(try JSONEncoder().encode(body)))
         }
 
         func setKey(_ key: PrivateKey? = nil) async throws {
@@ -70,7 +74,7 @@ struct RetentionManagementTests {
         route.application.withLock { $0 = server.application }
         let app = try await server.createApp(in: server.defaultWorkspace.id, bundleId: bundleId, appStoreId: String(appAppleId))
         func surface(_ environment: String) async throws -> CreatedSurface {
-            try await server.admin.post("/v1/apps/\(app.id)/app-store-surfaces", json: #"{"environment":"\#(environment)"}"#).decoded(CreatedSurface.self, status: 201)
+            try await server.admin.post("/v1/apps/\(app.id)/app-store-surfaces", CreateSurfaceRequest(environment: environment)).decoded(CreatedSurface.self, status: 201)
         }
         return World(server: server, fake: fake, app: app, production: try await surface("production"), sandbox: try await surface("sandbox"), key: key)
     }
@@ -86,11 +90,13 @@ struct RetentionManagementTests {
         let w = try await Self.world(backend)
         #expect(await w.send("GET", "messages").errorCode == "app_store_key_missing")
         try await w.setKey()
-        let made = try await w.send("POST", "messages", #"{"environment":"sandbox","header":"Stay for the summer","body":"Your partner's offer: three months at half price."}"#)
+        let made = try await w.send("POST", "messages", CreateRetentionMessageRequest(environment: "sandbox", header: "Stay for the summer",
+                                                                                     body: "Your partner's offer: three months at half price."))
             .decoded(RetentionMessage.self, status: 201)
         #expect(made.state == "unknown" && made.environment == "sandbox" && UUID(uuidString: made.messageId) != nil)
         let production = "5d6a7c1e-1111-4c7e-9d3b-00000000000a"
-        _ = try await w.send("POST", "messages", #"{"messageId":"\#(production)","header":"We miss you","body":"Everything you saved stays here.","imageId":"5d6a7c1e-2222-4c7e-9d3b-00000000000b","altText":"A beach"}"#)
+        _ = try await w.send("POST", "messages", CreateRetentionMessageRequest(messageId: production, header: "We miss you", body: "Everything you saved stays here.",
+                                                                              imageId: "5d6a7c1e-2222-4c7e-9d3b-00000000000b", altText: "A beach"))
             .decoded(RetentionMessage.self, status: 201)
         let sandboxList = try await w.send("GET", "messages?environment=sandbox").decoded(RetentionMessageList.self)
         #expect(sandboxList.items.map(\.state) == ["APPROVED"] && sandboxList.items.first?.header == "Stay for the summer", "Apple approves sandbox messages at once")
@@ -98,11 +104,12 @@ struct RetentionManagementTests {
         #expect(productionList.items.map { ($0.messageId, $0.state, $0.listedByApple) }.first.map { $0 == (production, "PENDING", true) } == true)
         #expect(productionList.items.first?.imageId == "5d6a7c1e-2222-4c7e-9d3b-00000000000b")
 
-        let again = await w.send("POST", "messages", #"{"messageId":"\#(production)","header":"Again","body":"Again."}"#)
+        let again = try await w.send("POST", "messages", CreateRetentionMessageRequest(messageId: production, header: "Again", body: "Again."))
         #expect(again.status == 422 && again.errorCode == "app_store_refused" && again.bodyText.contains("4090001"), "\(again.bodyText)")
         let long = String(repeating: "x", count: 67)
-        #expect(await w.send("POST", "messages", #"{"header":"\#(long)","body":"b"}"#).errorField == "header")
-        #expect(await w.send("POST", "messages", #"{"header":"h","body":"b","imageId":"5d6a7c1e-2222-4c7e-9d3b-00000000000b"}"#).errorField == "altText")
+        #expect(try await w.send("POST", "messages", CreateRetentionMessageRequest(header: long, body: "b")).errorField == "header")
+        #expect(try await w.send("POST", "messages", CreateRetentionMessageRequest(header: "h", body: "b", imageId: "5d6a7c1e-2222-4c7e-9d3b-00000000000b"))
+            .errorField == "altText")
         #expect(await w.send("GET", "messages?environment=staging").errorField == "environment")
 
         #expect(await w.send("DELETE", "messages/\(production)").status == 204)
@@ -122,14 +129,16 @@ struct RetentionManagementTests {
     func defaults(_ backend: StoreBackend) async throws {
         let w = try await Self.world(backend)
         try await w.setKey()
-        let message = try await w.send("POST", "messages", #"{"header":"Stay","body":"Please."}"#).decoded(RetentionMessage.self, status: 201)
-        let set = #"{"productId":"premium.monthly","locale":"en-US","messageId":"\#(message.messageId)"}"#
-        let pending = await w.send("PUT", "default-messages", set)
+        let message = try await w.send("POST", "messages", CreateRetentionMessageRequest(header: "Stay", body: "Please.")).decoded(RetentionMessage.self, status: 201)
+        let set = RetentionDefaultMessageRequest(productId: "premium.monthly", locale: "en-US", messageId: message.messageId)
+        let pending = try await w.send("PUT", "default-messages", set)
         #expect(pending.status == 422 && pending.bodyText.contains("4030017"), "Apple shows only approved messages: \(pending.bodyText)")
         w.fake.approve(messageId: message.messageId)
-        #expect(await w.send("PUT", "default-messages", set).status == 204)
-        #expect(await w.send("PUT", "default-messages", #"{"productId":"premium.monthly","locale":"english"}"#).errorField == "locale")
-        #expect(await w.send("PUT", "default-messages", #"{"productId":"premium.monthly","locale":"en-US"}"#).status == 204, "removed")
+        #expect(try await w.send("PUT", "default-messages", set).status == 204)
+        #expect(try await w.send("PUT", "default-messages", RetentionDefaultMessageRequest(productId: "premium.monthly", locale: "english", messageId: nil))
+            .errorField == "locale")
+        #expect(try await w.send("PUT", "default-messages", RetentionDefaultMessageRequest(productId: "premium.monthly", locale: "en-US", messageId: nil))
+            .status == 204, "removed")
         await Self.stop(w)
     }
 
@@ -139,37 +148,39 @@ struct RetentionManagementTests {
         let w = try await Self.world(backend)
         try await w.setKey()
         let base = "https://links.example.com"
-        #expect(await w.send("PUT", "realtime-url", #"{"environment":"sandbox","url":"\#(base)/somewhere"}"#).errorField == "url")
-        #expect(await w.send("PUT", "realtime-url", #"{"environment":"sandbox","url":"http://links.example.com\#(w.sandbox.surface.retentionPath)"}"#).errorField == "url")
-        #expect(await w.send("PUT", "realtime-url", #"{"environment":"sandbox","url":"\#(base)\#(w.production.surface.retentionPath)"}"#).errorField == "url",
+        func inSandbox(_ url: String) -> RetentionRealtimeURLRequest { RetentionRealtimeURLRequest(environment: "sandbox", url: url) }
+        #expect(try await w.send("PUT", "realtime-url", inSandbox("\(base)/somewhere")).errorField == "url")
+        #expect(try await w.send("PUT", "realtime-url", inSandbox("http://links.example.com\(w.sandbox.surface.retentionPath)")).errorField == "url")
+        #expect(try await w.send("PUT", "realtime-url", inSandbox(base + w.production.surface.retentionPath)).errorField == "url",
                 "the production surface's path is not the sandbox's")
         let sandboxURL = base + w.sandbox.surface.retentionPath
-        _ = try await w.send("PUT", "realtime-url", #"{"environment":"sandbox","url":"\#(sandboxURL)"}"#).decoded(RetentionRealtimeURL.self)
+        _ = try await w.send("PUT", "realtime-url", inSandbox(sandboxURL)).decoded(RetentionRealtimeURL.self)
         #expect(try await w.send("GET", "realtime-url?environment=sandbox").decoded(RetentionRealtimeURL.self).url == sandboxURL)
         #expect(try await w.send("GET", "realtime-url").decoded(RetentionRealtimeURL.self).url == nil, "none in production yet")
         let productionURL = base + w.production.surface.retentionPath
-        let early = await w.send("PUT", "realtime-url", #"{"url":"\#(productionURL)"}"#)
+        let early = try await w.send("PUT", "realtime-url", RetentionRealtimeURLRequest(url: productionURL))
         #expect(early.status == 422 && early.bodyText.contains("4030026"), "\(early.bodyText)")
 
         // Without a fallback, a subscriber no rule names gets no message (204): Apple counts that as a failure.
         let failing = try await Self.performanceTest(w)
         #expect(failing.result == "FAIL" && failing.failures?["UNSUCCESSFUL_HTTP_RESPONSE_CODE"] == 20, "\(String(describing: failing.failures))")
 
-        let message = try await w.send("POST", "messages", #"{"environment":"sandbox","header":"Stay","body":"Please."}"#).decoded(RetentionMessage.self, status: 201)
-        _ = try await w.send("PUT", "rules", #"{"rules":[],"fallback":{"messageId":"\#(message.messageId)"}}"#).decoded(RetentionRuleSet.self)
+        let message = try await w.send("POST", "messages", CreateRetentionMessageRequest(environment: "sandbox", header: "Stay", body: "Please."))
+            .decoded(RetentionMessage.self, status: 201)
+        _ = try await w.send("PUT", "rules", RetentionRuleSet(rules: [], fallback: RetentionAnswer(messageId: message.messageId))).decoded(RetentionRuleSet.self)
         let passing = try await Self.performanceTest(w)
         #expect(passing.result == "PASS" && passing.successRate == 100 && passing.totalRequests == 20, "\(passing)")
         #expect(passing.p99Milliseconds != nil && passing.responseTimeThresholdMilliseconds == 600_000)
-        #expect(try await w.send("PUT", "realtime-url", #"{"url":"\#(productionURL)"}"#).decoded(RetentionRealtimeURL.self).url == productionURL)
+        #expect(try await w.send("PUT", "realtime-url", RetentionRealtimeURLRequest(url: productionURL)).decoded(RetentionRealtimeURL.self).url == productionURL)
 
         #expect(await w.send("GET", "performance-test/nothing").status == 404)
-        #expect(await w.send("POST", "performance-test", #"{"originalTransactionId":"abc"}"#).errorField == "originalTransactionId")
+        #expect(try await w.send("POST", "performance-test", RetentionPerformanceTestRequest(originalTransactionId: "abc")).errorField == "originalTransactionId")
         await Self.stop(w)
     }
 
     /// Starts Apple's performance test and waits for its result.
     static func performanceTest(_ w: World) async throws -> RetentionPerformanceTest {
-        let started = try await w.send("POST", "performance-test", #"{"originalTransactionId":"2000000000000001"}"#)
+        let started = try await w.send("POST", "performance-test", RetentionPerformanceTestRequest(originalTransactionId: "2000000000000001"))
             .decoded(RetentionPerformanceTest.self, status: 201)
         #expect(started.totalRequests == 20 && started.maxConcurrentRequests == 5)
         for _ in 0..<600 {

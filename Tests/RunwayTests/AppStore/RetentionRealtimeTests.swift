@@ -31,6 +31,11 @@ struct RetentionRealtimeTests {
                                             body: body)
     }
 
+    /// Sets the app's retention rules.
+    static func setRules(_ w: T.World, _ rules: RetentionRuleSet) async throws -> HTTPResponse {
+        await w.server.admin.send("PUT", "/v1/apps/\(w.app.id)/retention/rules", body: Array(try JSONEncoder().encode(rules)))
+    }
+
     /// The message id an answer names, and its kind.
     static func answered(_ response: HTTPResponse) -> (kind: String, messageId: String?, product: String?)? {
         guard response.status == 200, let (kind, value) = response.json?.objectValue?.first else { return nil }
@@ -43,14 +48,14 @@ struct RetentionRealtimeTests {
         let w = try await T.world(backend)
         // The whole suite beside these tests can hold a read for seconds: the budget's own tests set it low.
         w.server.services.retention.budgetMilliseconds.store(60_000, ordering: .relaxed)
-        let bound = try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"alice","installId":"inst-aff"}"#).decoded(BindResponse.self)
+        let bound = try await w.client.post("/v1/app-store/bind", BindRequest(refCode: "alice", installId: "inst-aff")).decoded(BindResponse.self)
         let now = w.server.services.clock.nowMilliseconds()
         let subscribed = AppStoreNotifications2026Tests.subscription(w, "SUBSCRIBED", id: "1000000001", original: "1000000001", token: bound.appAccountToken)
         #expect(try await AppStoreNotifications2026Tests.result(w, subscribed).status == .ok)
 
         let appTransaction = "704289572311469999"
         let signed = w.signer.appTransaction(id: appTransaction, bundleId: T.bundleId, appAppleId: T.appAppleId, signedDate: now)
-        _ = try await w.client.post("/v1/installs/match", json: #"{"installId":"inst-link","platform":"ios","consent":true,"signedAppTransaction":"\#(signed)"}"#)
+        _ = try await w.client.post("/v1/installs/match", MatchInstallRequest(installId: "inst-link", platform: "ios", consent: true, signedAppTransaction: signed))
             .decoded(InstallMatch.self)
         // The install came from a link of the spring campaign (what matching a click of it records).
         try await w.server.store.write { db in
@@ -60,15 +65,13 @@ struct RetentionRealtimeTests {
                                                                   fields: [("appTransactionId", .string(appTransaction))])
         #expect(try await AppStoreNotifications2026Tests.result(w, renewed).status == .unattributed)
 
-        let rules = #"""
-            {"rules":[
-              {"name":"partners","when":{"sources":["affiliate"]},"answer":{"messageId":"\#(partners)"}},
-              {"name":"withdrawn","when":{"campaigns":["spring"]},"answer":{"messageId":"\#(rejected)"}},
-              {"name":"spring","when":{"campaigns":["spring"],"linkIds":["lnk_spring0001"],"locales":["en"]},
-               "answer":{"messageId":"\#(spring)","alternateProductId":"premium.yearly","billingPlanType":"BILLED_UPFRONT"}}],
-             "fallback":{"messageId":"\#(fallback)"}}
-            """#
-        _ = try await w.server.admin.send("PUT", "/v1/apps/\(w.app.id)/retention/rules", body: Array(rules.utf8)).decoded(RetentionRuleSet.self)
+        let rules = RetentionRuleSet(rules: [
+            RetentionRule(name: "partners", when: RetentionConditions(sources: ["affiliate"]), answer: RetentionAnswer(messageId: partners)),
+            RetentionRule(name: "withdrawn", when: RetentionConditions(campaigns: ["spring"]), answer: RetentionAnswer(messageId: rejected)),
+            RetentionRule(name: "spring", when: RetentionConditions(campaigns: ["spring"], linkIds: ["lnk_spring0001"], locales: ["en"]),
+                          answer: RetentionAnswer(messageId: spring, alternateProductId: "premium.yearly", billingPlanType: "BILLED_UPFRONT")),
+        ], fallback: RetentionAnswer(messageId: fallback))
+        _ = try await Self.setRules(w, rules).decoded(RetentionRuleSet.self)
         // Apple rejected one message in review: a rule naming it is passed over.
         try await w.server.store.write { db in
             try db.execute("""
@@ -149,8 +152,8 @@ struct RetentionRealtimeTests {
         #expect(try rows.first { try $0.string("request_id") == "late-1" }.map { try $0.bool("late") } == true)
         #expect(try rows.first { try $0.string("request_id") == "same-1" }.map { try $0.string("rule") } == "partners")
 
-        _ = try await w.server.admin.send("PUT", "/v1/apps/\(w.app.id)/retention/rules",
-                                          body: Array(#"{"rules":[{"when":{"sources":["affiliate"]},"answer":{"messageId":"\#(Self.partners)"}}]}"#.utf8))
+        _ = try await Self.setRules(w, RetentionRuleSet(rules: [RetentionRule(when: RetentionConditions(sources: ["affiliate"]),
+                                                                              answer: RetentionAnswer(messageId: Self.partners))]))
             .decoded(RetentionRuleSet.self)
         let none = await Self.ask(w, original: "2000000002")
         #expect(none.status == 204 && none.body.isEmpty)
@@ -198,16 +201,16 @@ struct RetentionRealtimeTests {
     @Test("rules are checked when set: message ids are UUIDs, sources are known, a billing plan goes with a product, at most 100")
     func validation() async throws {
         let w = try await T.world()
-        func put(_ json: String) async -> HTTPResponse {
-            await w.server.admin.send("PUT", "/v1/apps/\(w.app.id)/retention/rules", body: Array(json.utf8))
+        func put(_ rules: [RetentionRule], fallback: RetentionAnswer? = nil) async throws -> HTTPResponse {
+            try await Self.setRules(w, RetentionRuleSet(rules: rules, fallback: fallback))
         }
-        #expect(await put(#"{"rules":[{"answer":{"messageId":"nope"}}]}"#).errorField == "rules[0].answer.messageId")
-        #expect(await put(#"{"rules":[{"when":{"sources":["tiktok"]},"answer":{"messageId":"\#(Self.partners)"}}]}"#).errorField == "rules[0].when.sources")
-        #expect(await put(#"{"rules":[],"fallback":{"messageId":"\#(Self.partners)","billingPlanType":"MONTHLY"}}"#).errorField == "fallback.billingPlanType")
-        #expect(await put(#"{"rules":[{"name":"fallback","answer":{"messageId":"\#(Self.partners)"}}]}"#).errorField == "rules[0].name")
-        let many = (0..<101).map { _ in #"{"answer":{"messageId":"\#(Self.partners)"}}"# }.joined(separator: ",")
-        #expect(await put(#"{"rules":[\#(many)]}"#).status == 400)
-        let stored = try await put(#"{"rules":[{"answer":{"messageId":"\#(Self.partners)"}}]}"#).decoded(RetentionRuleSet.self)
+        let answer = RetentionAnswer(messageId: Self.partners)
+        #expect(try await put([RetentionRule(answer: RetentionAnswer(messageId: "nope"))]).errorField == "rules[0].answer.messageId")
+        #expect(try await put([RetentionRule(when: RetentionConditions(sources: ["tiktok"]), answer: answer)]).errorField == "rules[0].when.sources")
+        #expect(try await put([], fallback: RetentionAnswer(messageId: Self.partners, billingPlanType: "MONTHLY")).errorField == "fallback.billingPlanType")
+        #expect(try await put([RetentionRule(name: "fallback", answer: answer)]).errorField == "rules[0].name")
+        #expect(try await put(Array(repeating: RetentionRule(answer: answer), count: 101)).status == 400)
+        let stored = try await put([RetentionRule(answer: answer)]).decoded(RetentionRuleSet.self)
         #expect(stored.rules.count == 1 && stored.updatedAt != nil)
         #expect(try await w.server.admin.get("/v1/apps/\(w.app.id)/retention/rules").decoded(RetentionRuleSet.self).rules == stored.rules)
         await w.server.stop()
