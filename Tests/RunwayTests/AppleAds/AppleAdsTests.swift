@@ -35,11 +35,12 @@ struct AppleAdsTests {
     }
 
     static func install(_ w: World, _ id: String) async throws {
-        _ = try await w.server.client(w.key).post("/v1/installs/match", json: #"{"installId":"\#(id)","platform":"ios","consent":true}"#)
+        _ = try await w.server.client(w.key).post("/v1/installs/match", MatchInstallRequest(installId: id, platform: "ios", consent: true))
             .decoded(InstallMatch.self)
     }
 
     static func claim(_ w: World, install: String, token: String) async -> HTTPResponse {
+        // A literal, not AppleAdsClaimRequest: NoTrapTests awaits this through `async let` without `try`, and encoding throws.
         await w.server.client(w.key).post("/v1/claims/apple-ads", json: #"{"installId":"\#(install)","token":"\#(token)"}"#)
     }
 
@@ -52,21 +53,23 @@ struct AppleAdsTests {
     func tap(_ backend: StoreBackend) async throws {
         let w = try await Self.world(backend)
         try await Self.install(w, "ads-1")
-        _ = try await w.server.client(w.key).post("/v1/events", json: EventTests.event("before", install: "ads-1")).decoded(EventResult.self, status: 201)
+        _ = try await w.server.client(w.key).post("/v1/events", EventRequest(eventId: "before", type: "SIGNUP", installId: "ads-1", timestamp: "2026-11-01T10:00:00Z"))
+            .decoded(EventResult.self, status: 201)
         let claim = try await Self.claim(w, install: "ads-1", token: "tap").decoded(AppleAdsClaim.self, status: 200)
         #expect(claim.status == "attributed")
         #expect(claim.attribution == AppleAdsAttribution(orgId: "51000", campaignId: "61000", adGroupId: "71000", keywordId: "81000", adId: "91000",
                                                          conversionType: "Download", claimType: "Click", clickDate: "2026-11-29T08:15:00.000Z",
                                                          impressionDate: nil, countryOrRegion: "US", supplyPlacement: nil))
-        let after = try await w.server.client(w.key).post("/v1/events", json: EventTests.event("after", install: "ads-1")).decoded(EventResult.self, status: 201)
+        let after = try await w.server.client(w.key).post("/v1/events", EventRequest(eventId: "after", type: "SIGNUP", installId: "ads-1", timestamp: "2026-11-01T10:00:00Z"))
+            .decoded(EventResult.self, status: 201)
         #expect(after.attribution?.source == "apple_ads")
         #expect(after.attribution?.appleAdsKeywordId == "81000")
         let earlier = try await w.server.store.read { try $0.first("SELECT source, apple_ads_campaign_id FROM events WHERE event_id = 'before'")! }
         #expect(try earlier.string("source") == "apple_ads" && earlier.optionalString("apple_ads_campaign_id") == "61000")
 
         let server = w.server.client(try await w.server.createKey(.server, workspace: w.server.defaultWorkspace.id).secret)
-        _ = try await server.post("/v1/events", json: EventTests.event("buy", type: "PURCHASE", install: "ads-1",
-                                                                       extra: #","amount":999,"currency":"USD","appId":"\#(w.app.id)""#)).decoded(EventResult.self, status: 201)
+        _ = try await server.post("/v1/events", EventRequest(eventId: "buy", type: "PURCHASE", installId: "ads-1", timestamp: "2026-11-01T10:00:00Z", amount: 999,
+                                                             currency: "USD", appId: w.app.id)).decoded(EventResult.self, status: 201)
         for (grouping, key) in [("appleAdsCampaign", "61000"), ("appleAdsAdGroup", "71000"), ("appleAdsKeyword", "81000")] {
             let report = try await server.get("/v1/reports/funnel?groupBy=\(grouping)").decoded(FunnelReport.self)
             let row = try #require(report.rows.first { $0.key == key })
@@ -192,8 +195,8 @@ struct AppleAdsTests {
         let offline = try await TestServer.start(clock: w.clock.wall, appleAdsURL: "http://127.0.0.1:1")
         let app = try await offline.createApp(in: offline.defaultWorkspace.id)
         let key = try await offline.createKey(.publishable, app: app.id).secret
-        _ = try await offline.client(key).post("/v1/installs/match", json: #"{"installId":"off","platform":"ios","consent":true}"#).decoded(InstallMatch.self)
-        let pending = await offline.client(key).post("/v1/claims/apple-ads", json: #"{"installId":"off","token":"tap"}"#)
+        _ = try await offline.client(key).post("/v1/installs/match", MatchInstallRequest(installId: "off", platform: "ios", consent: true)).decoded(InstallMatch.self)
+        let pending = try await offline.client(key).post("/v1/claims/apple-ads", AppleAdsClaimRequest(installId: "off", token: "tap"))
         #expect(pending.status == 202)
         await offline.stop()
         await Self.stop(w)
@@ -209,8 +212,8 @@ struct AppleAdsTests {
         let server = try await TestServer.start(clock: clock.wall, appleAdsURL: fake.baseURL, appleAdsTimeoutSeconds: 1)
         let app = try await server.createApp(in: server.defaultWorkspace.id)
         let key = try await server.createKey(.publishable, app: app.id).secret
-        _ = try await server.client(key).post("/v1/installs/match", json: #"{"installId":"s","platform":"ios","consent":true}"#).decoded(InstallMatch.self)
-        let pending = try await server.client(key).post("/v1/claims/apple-ads", json: #"{"installId":"s","token":"slow"}"#)
+        _ = try await server.client(key).post("/v1/installs/match", MatchInstallRequest(installId: "s", platform: "ios", consent: true)).decoded(InstallMatch.self)
+        let pending = try await server.client(key).post("/v1/claims/apple-ads", AppleAdsClaimRequest(installId: "s", token: "slow"))
             .decoded(AppleAdsClaim.self, status: 202)
         #expect(pending.status == "pending" && pending.retryAfter == 30, "a timeout is retried like an error, with backoff")
         #expect(fake.requests(for: "slow") == 1, "Apple was asked, and had not answered")
@@ -236,8 +239,8 @@ struct AppleAdsTests {
         #expect(server.services.settings[AppleAdsSettings.self].inlineSeconds < 8 && server.services.appleAds.timeoutSeconds == 10)
         let app = try await server.createApp(in: server.defaultWorkspace.id)
         let key = try await server.createKey(.publishable, app: app.id).secret
-        _ = try await server.client(key).post("/v1/installs/match", json: #"{"installId":"b","platform":"ios","consent":true}"#).decoded(InstallMatch.self)
-        let claim = try await server.client(key).post("/v1/claims/apple-ads", json: #"{"installId":"b","token":"slow"}"#)
+        _ = try await server.client(key).post("/v1/installs/match", MatchInstallRequest(installId: "b", platform: "ios", consent: true)).decoded(InstallMatch.self)
+        let claim = try await server.client(key).post("/v1/claims/apple-ads", AppleAdsClaimRequest(installId: "b", token: "slow"))
             .decoded(AppleAdsClaim.self, status: 202)
         #expect(claim.status == "pending" && fake.requests(for: "slow") == 1)
         await fake.server.shutdown(grace: .seconds(1))
@@ -263,8 +266,8 @@ struct AppleAdsTests {
         let first = try await TestServer.start(clock: clock.wall, appleAdsURL: fake.baseURL)
         let app = try await first.createApp(in: first.defaultWorkspace.id)
         let key = try await first.createKey(.publishable, app: app.id).secret
-        _ = try await first.client(key).post("/v1/installs/match", json: #"{"installId":"r","platform":"ios","consent":true}"#).decoded(InstallMatch.self)
-        #expect(await first.client(key).post("/v1/claims/apple-ads", json: #"{"installId":"r","token":"late-2"}"#).status == 202)
+        _ = try await first.client(key).post("/v1/installs/match", MatchInstallRequest(installId: "r", platform: "ios", consent: true)).decoded(InstallMatch.self)
+        #expect(try await first.client(key).post("/v1/claims/apple-ads", AppleAdsClaimRequest(installId: "r", token: "late-2")).status == 202)
         await first.store.close()
 
         // A new process on the same database: the claim is still there and gets done.

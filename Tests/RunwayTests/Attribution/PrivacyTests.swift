@@ -11,6 +11,11 @@ import Testing
 
 @Suite("Deletion and export")
 struct PrivacyTests {
+    /// An event of `install`, at the time EventTests gives its events.
+    static func event(_ id: String, type: String = "SIGNUP", install: String) -> EventRequest {
+        EventRequest(eventId: id, type: type, installId: install, timestamp: "2026-11-01T10:00:00Z")
+    }
+
     /// Every text cell of every table, to prove a value is gone.
     static func everyValue(_ store: any Store) async throws -> [String: [String]] {
         try await store.read { db in
@@ -38,8 +43,8 @@ struct PrivacyTests {
         let client = w.server.client(w.key)
         _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
         _ = try await MatchingTests.match(w, install: "kept")
-        _ = try await client.post("/v1/events", json: EventTests.event("e1", install: "kept")).decoded(EventResult.self, status: 201)
-        _ = try await client.post("/v1/referral-codes", json: #"{"installId":"kept"}"#).decoded(ReferralCode.self, status: 201)
+        _ = try await client.post("/v1/events", Self.event("e1", install: "kept")).decoded(EventResult.self, status: 201)
+        _ = try await client.post("/v1/referral-codes", CreateReferralCodeRequest(installId: "kept")).decoded(ReferralCode.self, status: 201)
         // Every reader connection prepares the export's statements (PostgreSQL keeps a plan per connection).
         let before = try await w.server.admin.get("/v1/installs/kept/export").decoded(InstallExport.self)
         for _ in 0..<8 { _ = await w.server.admin.get("/v1/installs/kept/export") }
@@ -67,22 +72,25 @@ struct PrivacyTests {
         _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
         let match = try await MatchingTests.match(w, install: "doomed")
         #expect(match.method == "probabilistic")
-        let opened = try await client.post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"ios","installId":"doomed"}"#).decoded(ResolvedLink.self)
-        _ = try await client.post("/v1/events", json: EventTests.event("d1", install: "doomed")).decoded(EventResult.self, status: 201)
-        _ = try await client.post("/v1/referral-codes", json: #"{"installId":"doomed"}"#).decoded(ReferralCode.self, status: 201)
-        let share = try await client.post("/v1/shares", json: #"{"installId":"doomed","appPath":"/x"}"#).decoded(Share.self, status: 201)
-        _ = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"https://hooks.example.com/x","topics":["install","event"]}"#)
+        let opened = try await client.post("/v1/resolve", ResolveRequest(url: "https://localhost/promo", platform: "ios", installId: "doomed")).decoded(ResolvedLink.self)
+        _ = try await client.post("/v1/events", Self.event("d1", install: "doomed")).decoded(EventResult.self, status: 201)
+        _ = try await client.post("/v1/referral-codes", CreateReferralCodeRequest(installId: "doomed")).decoded(ReferralCode.self, status: 201)
+        let share = try await client.post("/v1/shares", CreateShareRequest(installId: "doomed", appPath: "/x")).decoded(Share.self, status: 201)
+        _ = try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: w.server.defaultWorkspace.id, url: "https://hooks.example.com/x",
+                                                                               topics: ["install", "event"]))
             .decoded(CreatedWebhook.self, status: 201)
-        _ = try await client.post("/v1/events", json: EventTests.event("d2", type: "LOGIN", install: "doomed")).decoded(EventResult.self, status: 201)
+        _ = try await client.post("/v1/events", Self.event("d2", type: "LOGIN", install: "doomed")).decoded(EventResult.self, status: 201)
         let ws = w.server.defaultWorkspace.id
-        let affiliate = try await w.server.admin.post("/v1/affiliates", json: #"{"workspaceId":"\#(ws)","name":"A"}"#).decoded(Affiliate.self, status: 201)
-        let program = try await w.server.admin.post("/v1/affiliate-programs", json: #"{"appId":"\#(w.app.id)","name":"P","commission":{"kind":"percent","basisPoints":1000,"duration":"lifetime"},"holdDays":0}"#)
+        let affiliate = try await w.server.admin.post("/v1/affiliates", CreateAffiliateRequest(workspaceId: ws, name: "A")).decoded(Affiliate.self, status: 201)
+        let commission = CommissionRule(kind: "percent", basisPoints: 1000, duration: "lifetime")
+        let program = try await w.server.admin.post("/v1/affiliate-programs", CreateProgramRequest(appId: w.app.id, name: "P", commission: commission, holdDays: 0))
             .decoded(AffiliateProgram.self, status: 201)
-        _ = try await w.server.admin.post("/v1/affiliates/\(affiliate.id)/codes", json: #"{"programId":"\#(program.id)","code":"doomcode"}"#).decoded(AffiliateCode.self, status: 201)
-        let bind = try await client.post("/v1/app-store/bind", json: #"{"refCode":"DOOMCODE","installId":"doomed"}"#).decoded(BindResponse.self)
+        _ = try await w.server.admin.post("/v1/affiliates/\(affiliate.id)/codes", CreateAffiliateCodeRequest(programId: program.id, code: "doomcode"))
+            .decoded(AffiliateCode.self, status: 201)
+        let bind = try await client.post("/v1/app-store/bind", BindRequest(refCode: "DOOMCODE", installId: "doomed")).decoded(BindResponse.self)
         // Another install stays.
         _ = try await MatchingTests.match(w, install: "keeper")
-        _ = try await client.post("/v1/events", json: EventTests.event("k1", install: "keeper")).decoded(EventResult.self, status: 201)
+        _ = try await client.post("/v1/events", Self.event("k1", install: "keeper")).decoded(EventResult.self, status: 201)
 
         let export = try await w.server.admin.get("/v1/installs/doomed/export").decoded(InstallExport.self)
         #expect(export.attribution?.match == match)
@@ -120,18 +128,17 @@ struct PrivacyTests {
     func installSecrets(_ backend: StoreBackend) async throws {
         let w = try await MatchingTests.world(backend)
         let client = w.server.client(w.key)
-        func match(_ install: String, secret: String?) async -> HTTPResponse {
-            let field = secret.map { #","installSecret":"\#($0)""# } ?? ""
-            return await client.post("/v1/installs/match", json: #"{"installId":"\#(install)","platform":"ios","consent":true\#(field)}"#)
+        func match(_ install: String, secret: String?) async throws -> HTTPResponse {
+            try await client.post("/v1/installs/match", MatchInstallRequest(installId: install, platform: "ios", consent: true, installSecret: secret))
         }
         func forget(_ install: String, secret: String?) async -> HTTPResponse {
             await client.send("POST", "/v1/installs/\(install)/forget", headers: secret.map { [("LinkRunway-Install-Secret", $0)] } ?? [], body: Array("{}".utf8))
         }
-        #expect(await match("mine", secret: "the-device-secret-0001").status == 200)
-        let stranger = await match("mine", secret: "someone-elses-secret-02")
+        #expect(try await match("mine", secret: "the-device-secret-0001").status == 200)
+        let stranger = try await match("mine", secret: "someone-elses-secret-02")
         #expect(stranger.errorCode == "install_secret_mismatch" && !stranger.bodyText.contains("method"), "a later match cannot replace the secret, nor read the answer")
-        #expect(await match("mine", secret: nil).errorCode == "install_secret_mismatch")
-        #expect(await match("mine", secret: "the-device-secret-0001").status == 200, "the device itself asks again")
+        #expect(try await match("mine", secret: nil).errorCode == "install_secret_mismatch")
+        #expect(try await match("mine", secret: "the-device-secret-0001").status == 200, "the device itself asks again")
         #expect(await forget("mine", secret: nil).errorCode == "install_secret_mismatch")
         #expect(await forget("mine", secret: "someone-elses-secret-02").errorCode == "install_secret_mismatch")
         #expect(await w.server.admin.get("/v1/installs/mine/attribution").status == 200, "nothing was deleted")
@@ -139,21 +146,21 @@ struct PrivacyTests {
         #expect(try await w.server.store.read { try $0.query("SELECT * FROM install_secrets").count } == 0, "the secret goes with the install")
 
         // An install from an SDK that sends no secret can be forgotten as before, until one is sent.
-        #expect(await match("legacy", secret: nil).status == 200)
-        #expect(await match("legacy", secret: "short").errorField == "installSecret")
-        #expect(await match("legacy", secret: "adopted-later-secret-03").status == 200)
+        #expect(try await match("legacy", secret: nil).status == 200)
+        #expect(try await match("legacy", secret: "short").errorField == "installSecret")
+        #expect(try await match("legacy", secret: "adopted-later-secret-03").status == 200)
         #expect(await forget("legacy", secret: nil).status == 403)
         #expect(await forget("legacy", secret: "adopted-later-secret-03").status == 200)
-        #expect(await match("older", secret: nil).status == 200)
+        #expect(try await match("older", secret: nil).status == 200)
         #expect(await forget("older", secret: nil).status == 200)
 
         // An hour after its match, an install without a secret takes none, and its answer is no longer given to a
         // re-match: someone who learnt the install id cannot lock the device out of forgetting it, nor read it.
-        #expect(await match("late", secret: nil).status == 200)
-        #expect(await match("late", secret: nil).status == 200, "the SDK's own retry, soon after")
+        #expect(try await match("late", secret: nil).status == 200)
+        #expect(try await match("late", secret: nil).status == 200, "the SDK's own retry, soon after")
         w.clock.advance(seconds: 3_601)
-        #expect(await match("late", secret: "squatters-secret-000004").errorCode == "install_secret_mismatch")
-        #expect(await match("late", secret: nil).errorCode == "install_secret_mismatch")
+        #expect(try await match("late", secret: "squatters-secret-000004").errorCode == "install_secret_mismatch")
+        #expect(try await match("late", secret: nil).errorCode == "install_secret_mismatch")
         #expect(try await w.server.store.read { try $0.query("SELECT * FROM install_secrets WHERE install_id = 'late'").count } == 0)
         #expect(await forget("late", secret: nil).status == 200, "the device can still forget it")
         await w.server.stop()
