@@ -83,7 +83,7 @@ struct AppStoreReplayTests {
         let server = try await TestServer.start(appStoreRoot: signer.root, appStoreAPIURL: apiURL ?? fake.baseURL)
         let workspace = server.defaultWorkspace.id
         let app = try await server.createApp(in: workspace, bundleId: bundleId, appStoreId: String(appAppleId))
-        let surface = try await server.admin.post("/v1/apps/\(app.id)/app-store-surfaces", json: #"{"environment":"production"}"#)
+        let surface = try await server.admin.post("/v1/apps/\(app.id)/app-store-surfaces", CreateSurfaceRequest(environment: "production"))
             .decoded(CreatedSurface.self, status: 201)
         return World(server: server, signer: signer, fake: fake, key: key, app: app, surface: surface,
                      publishable: server.client(try await server.createKey(.publishable, app: app.id).secret))
@@ -107,15 +107,17 @@ struct AppStoreReplayTests {
         // Without a key there is nothing to ask Apple with; without a sandbox surface nothing to replay sandbox to.
         #expect(try await w.replay(since: hourAgo).errorCode == "app_store_key_missing")
         #expect(try await w.server.admin.get(w.keyPath).decoded(AppStoreKeyStatus.self) == AppStoreKeyStatus(configured: false))
-        func put(_ json: String) async -> HTTPResponse { await w.server.admin.send("PUT", w.keyPath, body: Array(json.utf8)) }
-        let pem = try #require(w.key.pem).replacingOccurrences(of: "\n", with: "\\n")
-        #expect(await put(#"{"issuerId":"issuer","keyId":"\#(Self.keyId)","privateKey":"\#(pem)"}"#).errorField == "issuerId")
-        #expect(await put(#"{"issuerId":"\#(Self.issuerId)","keyId":"short","privateKey":"\#(pem)"}"#).errorField == "keyId")
-        #expect(await put(#"{"issuerId":"\#(Self.issuerId)","keyId":"\#(Self.keyId)","privateKey":"not a key"}"#).errorField == "privateKey")
-        let p192 = try #require(PrivateKey.generate(curve: "P-192")?.pem).replacingOccurrences(of: "\n", with: "\\n")
-        #expect(await put(#"{"issuerId":"\#(Self.issuerId)","keyId":"\#(Self.keyId)","privateKey":"\#(p192)"}"#).errorField == "privateKey",
-                "Apple's keys are P-256")
-        let set = await put(#"{"issuerId":"\#(Self.issuerId)","keyId":"\#(Self.keyId)","privateKey":"\#(pem)"}"#)
+        func put(issuerId: String = Self.issuerId, keyId: String = Self.keyId, privateKey: String) async throws -> HTTPResponse {
+            let body = try JSONEncoder().encode(SetAppStoreKeyRequest(issuerId: issuerId, keyId: keyId, privateKey: privateKey))
+            return await w.server.admin.send("PUT", w.keyPath, body: Array(body))
+        }
+        let pem = try #require(w.key.pem)
+        #expect(try await put(issuerId: "issuer", privateKey: pem).errorField == "issuerId")
+        #expect(try await put(keyId: "short", privateKey: pem).errorField == "keyId")
+        #expect(try await put(privateKey: "not a key").errorField == "privateKey")
+        let p192 = try #require(PrivateKey.generate(curve: "P-192")?.pem)
+        #expect(try await put(privateKey: p192).errorField == "privateKey", "Apple's keys are P-256")
+        let set = try await put(privateKey: pem)
         #expect(set.status == 200 && !String(decoding: set.body, as: UTF8.self).contains("PRIVATE"))
         let shown = await w.server.admin.get(w.keyPath)
         #expect(try shown.decoded(AppStoreKeyStatus.self).keyId == Self.keyId && !String(decoding: shown.body, as: UTF8.self).contains("PRIVATE"))
@@ -126,14 +128,15 @@ struct AppStoreReplayTests {
         #expect(try await w.replay(since: w.now - 31 * 86_400_000, environment: "sandbox").errorField == "since", "and 30 in sandbox")
 
         // A purchase referred by an affiliate, whose notification the server missed.
-        let affiliate = try await w.server.admin.post("/v1/affiliates", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","name":"Ann"}"#)
+        let affiliate = try await w.server.admin.post("/v1/affiliates", CreateAffiliateRequest(workspaceId: w.server.defaultWorkspace.id, name: "Ann"))
             .decoded(Affiliate.self, status: 201)
         let program = try await w.server.admin.post("/v1/affiliate-programs",
-                                                    json: #"{"appId":"\#(w.app.id)","name":"P","commission":{"kind":"percent","basisPoints":1000,"duration":"lifetime"}}"#)
+                                                    CreateProgramRequest(appId: w.app.id, name: "P",
+                                                                         commission: CommissionRule(kind: "percent", basisPoints: 1000, duration: "lifetime")))
             .decoded(AffiliateProgram.self, status: 201)
-        _ = try await w.server.admin.post("/v1/affiliates/\(affiliate.id)/codes", json: #"{"programId":"\#(program.id)","code":"ann"}"#)
+        _ = try await w.server.admin.post("/v1/affiliates/\(affiliate.id)/codes", CreateAffiliateCodeRequest(programId: program.id, code: "ann"))
             .decoded(AffiliateCode.self, status: 201)
-        let token = try await w.publishable.post("/v1/app-store/bind", json: #"{"refCode":"ann"}"#).decoded(BindResponse.self).appAccountToken
+        let token = try await w.publishable.post("/v1/app-store/bind", BindRequest(refCode: "ann")).decoded(BindResponse.self).appAccountToken
         let purchase = w.signer.transaction(id: "tx-replayed", bundleId: Self.bundleId, token: token, price: 9990, purchaseDate: w.now - 50 * 60_000)
 
         // 44 notifications of this app (one of them already delivered), and one of another app's, spread over 45 minutes.
