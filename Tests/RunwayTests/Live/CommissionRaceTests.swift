@@ -43,24 +43,28 @@ struct CommissionRaceTests {
             let port = servers[0].port
             let admin = ["Authorization": "Bearer \(try #require(servers[0].printedAdminKey))"]
             self.admin = admin
-            func call<T: Decodable>(_ path: String, _ body: String? = nil, headers: [String: String] = admin, as type: T.Type) async throws -> T {
+            func call<T: Decodable>(_ path: String, _ body: (any Encodable)? = nil, headers: [String: String] = admin, as type: T.Type) async throws -> T {
+                let text = try body.map { try CommissionRaceTests.json($0) }
                 let response = try await offloaded {
-                    try RawHTTPConnection(port: port).request(body == nil ? "GET" : "POST", path, headers: headers, body: body ?? "")
+                    try RawHTTPConnection(port: port).request(text == nil ? "GET" : "POST", path, headers: headers, body: text ?? "")
                 }
                 return try JSONDecoder().decode(type, from: Data(response.body.utf8))
             }
             let workspace = try await call("/v1/workspaces", as: Page<Workspace>.self).items[0].id
             workspaceId = workspace
-            let app = try await call("/v1/apps", #"{"workspaceId":"\#(workspace)","name":"R","teamId":"ABCDE12345","bundleId":"\#(bundle)","appStoreId":"\#(appleId)"}"#, as: App.self)
-            notificationPath = try await call("/v1/apps/\(app.id)/app-store-surfaces", #"{"environment":"production"}"#, as: CreatedSurface.self).surface.notificationPath
-            let affiliate = try await call("/v1/affiliates", #"{"workspaceId":"\#(workspace)","name":"Racer"}"#, as: Affiliate.self)
+            let app = try await call("/v1/apps", CreateAppRequest(workspaceId: workspace, name: "R", teamId: "ABCDE12345", bundleId: bundle, appStoreId: String(appleId)),
+                                     as: App.self)
+            notificationPath = try await call("/v1/apps/\(app.id)/app-store-surfaces", CreateSurfaceRequest(environment: "production"), as: CreatedSurface.self)
+                .surface.notificationPath
+            let affiliate = try await call("/v1/affiliates", CreateAffiliateRequest(workspaceId: workspace, name: "Racer"), as: Affiliate.self)
             affiliateId = affiliate.id
-            let program = try await call("/v1/affiliate-programs", #"{"appId":"\#(app.id)","name":"P","commission":{"kind":"percent","basisPoints":3000,"duration":"\#(duration)"},"holdDays":30}"#,
+            let commission = CommissionRule(kind: "percent", basisPoints: 3000, duration: duration)
+            let program = try await call("/v1/affiliate-programs", CreateProgramRequest(appId: app.id, name: "P", commission: commission, holdDays: 30),
                                          as: AffiliateProgram.self)
-            _ = try await call("/v1/affiliates/\(affiliate.id)/codes", #"{"programId":"\#(program.id)","code":"racer"}"#, as: AffiliateCode.self)
-            let key = try await call("/v1/keys", #"{"kind":"publishable","appId":"\#(app.id)"}"#, as: CreatedKey.self).secret
+            _ = try await call("/v1/affiliates/\(affiliate.id)/codes", CreateAffiliateCodeRequest(programId: program.id, code: "racer"), as: AffiliateCode.self)
+            let key = try await call("/v1/keys", CreateKeyRequest(kind: .publishable, appId: app.id), as: CreatedKey.self).secret
             client = ["Authorization": "Bearer \(key)"]
-            token = try await call("/v1/app-store/bind", #"{"refCode":"RACER"}"#, headers: ["Authorization": "Bearer \(key)"], as: BindResponse.self).appAccountToken
+            token = try await call("/v1/app-store/bind", BindRequest(refCode: "RACER"), headers: ["Authorization": "Bearer \(key)"], as: BindResponse.self).appAccountToken
         }
 
         /// A payment notification of `type` for the signed transaction, as its body.
@@ -144,28 +148,28 @@ struct CommissionRaceTests {
                 try db.execute("INSERT INTO ledger_entries (posting_id, line, account, amount) VALUES (\("lp_planted_\(trial)"), 1, 'affiliate_payable', -100)")
             }
             let payouts = try await Self.atOnce(ports: ports, path: "/v1/affiliates/\(race.affiliateId)/payouts", headers: race.admin,
-                                                bodies: Array(repeating: #"{"currency":"USD","amount":100}"#, count: 2))
+                                                bodies: Array(repeating: try Self.json(CreatePayoutRequest(currency: "USD", amount: 100)), count: 2))
             #expect(payouts.map(\.status).sorted() == [201, 409], "trial \(trial): \(payouts.map { "\($0.status) \($0.body)" })")
 
             let install = "racing-\(trial)"
+            let match = try Self.json(MatchInstallRequest(installId: install, platform: "ios", consent: true))
             let matched = try await offloaded {
-                try RawHTTPConnection(port: ports[0]).request("POST", "/v1/installs/match", headers: race.client,
-                                                              body: #"{"installId":"\#(install)","platform":"ios","consent":true}"#)
+                try RawHTTPConnection(port: ports[0]).request("POST", "/v1/installs/match", headers: race.client, body: match)
             }
             #expect(matched.status == 200)
             let installs = try await Self.atOnce(ports: ports, path: "/v1/events", headers: race.client, bodies: (0..<2).map {
-                #"{"eventId":"install-\#(trial)-\#($0)","type":"INSTALL","installId":"\#(install)","timestamp":"2026-01-01T00:00:00Z"}"#
+                try Self.json(EventRequest(eventId: "install-\(trial)-\($0)", type: "INSTALL", installId: install, timestamp: "2026-01-01T00:00:00Z"))
             })
             #expect(installs.map(\.status).sorted() == [201, 409], "trial \(trial): one INSTALL event per install: \(installs.map { "\($0.status) \($0.body)" })")
 
             let codes = try await Self.atOnce(ports: ports, path: "/v1/referral-codes", headers: race.client,
-                                              bodies: Array(repeating: #"{"installId":"\#(install)"}"#, count: 2))
+                                              bodies: Array(repeating: try Self.json(CreateReferralCodeRequest(installId: install)), count: 2))
             #expect(codes.map(\.status).sorted() == [200, 201], "trial \(trial): \(codes.map { "\($0.status) \($0.body)" })")
             let madeCodes = Set(codes.compactMap { try? JSONDecoder().decode(ReferralCode.self, from: Data($0.body.utf8)).code })
             #expect(madeCodes.count == 1, "one referral code per install")
 
             let claims = try await Self.atOnce(ports: ports, path: "/v1/claims/apple-ads", headers: race.client, bodies: (0..<2).map {
-                #"{"installId":"\#(install)","token":"tap-\#(trial)-\#($0)"}"#
+                try Self.json(AppleAdsClaimRequest(installId: install, token: "tap-\(trial)-\($0)"))
             })
             #expect(claims.allSatisfy { $0.status == 202 || $0.status == 200 }, "trial \(trial): \(claims.map { "\($0.status) \($0.body)" })")
         }
@@ -178,6 +182,11 @@ struct CommissionRaceTests {
         #expect(payable == 0, "never overdrawn")
         #expect(installEvents == 8 && claims == 8)
         _ = try await race.finish()
+    }
+
+    /// A wire type as the text of a raw request's body.
+    static func json(_ body: some Encodable) throws -> String {
+        String(decoding: try JSONEncoder().encode(body), as: UTF8.self)
     }
 
     /// Sends each body on a connection of its own (the i-th to `ports[i]`), released together once every connection is open.

@@ -38,17 +38,18 @@ struct SecretsAtRestTests {
         let server = try await ServerProcess(databaseURL: "sqlite:" + path)
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
         let port = server.port
-        func call(_ method: String, _ target: String, _ body: String = "", headers: [String: String] = admin) async throws -> RawHTTPConnection.Response {
-            try await offloaded { try RawHTTPConnection(port: port).request(method, target, headers: headers, body: body) }
+        func call(_ method: String, _ target: String, _ body: (any Encodable)? = nil, headers: [String: String] = admin) async throws -> RawHTTPConnection.Response {
+            let text = try body.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) } ?? ""
+            return try await offloaded { try RawHTTPConnection(port: port).request(method, target, headers: headers, body: text) }
         }
         let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces").body.utf8)).items[0].id
         let hook = try JSONDecoder().decode(CreatedWebhook.self, from: Data(try await call("POST", "/v1/webhooks",
-            #"{"workspaceId":"\#(workspace)","url":"https://hooks.example.com/in","topics":["click"]}"#).body.utf8))
-        #expect(try await call("POST", "/v1/ad-networks", #"{"workspaceId":"\#(workspace)","adNetworkId":"example.skadnetwork"}"#).status == 201)
+            CreateWebhookRequest(workspaceId: workspace, url: "https://hooks.example.com/in", topics: ["click"])).body.utf8))
+        #expect(try await call("POST", "/v1/ad-networks", CreateAdNetworkRequest(workspaceId: workspace, adNetworkId: "example.skadnetwork")).status == 201)
         // An impression hashes its address under the day's key.
         let app = try JSONDecoder().decode(App.self, from: Data(try await call("POST", "/v1/apps",
-            #"{"workspaceId":"\#(workspace)","name":"S","teamId":"ABCDE12345","bundleId":"com.example.sealed"}"#).body.utf8))
-        #expect(try await call("POST", "/v1/impressions", #"{"appId":"\#(app.id)","ip":"203.0.113.5"}"#).status == 201)
+            CreateAppRequest(workspaceId: workspace, name: "S", teamId: "ABCDE12345", bundleId: "com.example.sealed")).body.utf8))
+        #expect(try await call("POST", "/v1/impressions", ImpressionRequest(appId: app.id, ip: "203.0.113.5")).status == 201)
         #expect(try await server.stop(signal: SIGTERM) == 0)
 
         let keyFile = directory.path("linkrunway.key")
