@@ -94,9 +94,17 @@ package struct UnexpectedResponse: Error, CustomStringConvertible {
 }
 
 extension TestClient {
+    /// Encodes wire types with their keys sorted: `JSONEncoder` otherwise orders them differently from one run (even
+    /// one call) to the next, and a retry must send the same bytes for its idempotency key.
+    package static func encoded(_ body: some Encodable) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return Array(try encoder.encode(body))
+    }
+
     /// Sends a wire type as the JSON body: the way to write a request whose shape is not itself under test.
     package func post<Body: Encodable>(_ target: String, _ body: Body, headers: [(String, String)] = []) async throws -> HTTPResponse {
-        await post(target, json: String(decoding: try JSONEncoder().encode(body), as: UTF8.self), headers: headers)
+        await post(target, json: String(decoding: try Self.encoded(body), as: UTF8.self), headers: headers)
     }
 
     /// `GET path` (a readiness check), asked again on a 503 up to five times, 300 ms apart: a loaded machine can take
@@ -117,7 +125,7 @@ extension TestClient {
 
     /// `PATCH` with a wire type as the JSON body.
     package func patch<Body: Encodable>(_ target: String, _ body: Body) async throws -> HTTPResponse {
-        await send("PATCH", target, body: Array(try JSONEncoder().encode(body)))
+        await send("PATCH", target, body: try Self.encoded(body))
     }
 }
 

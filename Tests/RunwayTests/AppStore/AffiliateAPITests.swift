@@ -63,7 +63,7 @@ struct AffiliateAPITests {
 
     /// `POST /v1/app-store/bind/deferred` from `address`, which the bind matches clicks by.
     static func deferredBind(_ w: World, _ request: DeferredBindRequest, from address: String = "127.0.0.1") async throws -> HTTPResponse {
-        await w.client.send("POST", "/v1/app-store/bind/deferred", body: Array(try JSONEncoder().encode(request)), remoteAddress: address)
+        await w.client.send("POST", "/v1/app-store/bind/deferred", body: try TestClient.encoded(request), remoteAddress: address)
     }
 
     static func bind(_ w: World) async throws -> String {
@@ -209,7 +209,7 @@ struct AffiliateAPITests {
     func forwarding() async throws {
         let w = try await Self.world()
         let test = w.signer.notification("TEST", bundleId: Self.bundleId, appAppleId: Self.appAppleId, signedDate: Self.nowMilliseconds)
-        let body = Array(try JSONEncoder().encode(AppStoreNotificationRequest(signedPayload: test)))
+        let body = try TestClient.encoded(AppStoreNotificationRequest(signedPayload: test))
         func send(secret: String, stamp: Int64, body sent: [UInt8] = body, signed: [UInt8]? = nil) async -> HTTPResponse {
             let mac = Digest.hmacSHA256(key: Array(secret.utf8), message: Array("\(stamp).".utf8) + (signed ?? sent))
             return await w.server.client().send("POST", w.production.surface.forwardingPath,
@@ -350,7 +350,7 @@ struct AffiliateAPITests {
         let newer = try await tap("/tap-two", iPhone, from: "198.51.100.42")
         #expect(own != newer)
         _ = try await w.client.send("POST", "/v1/installs/match",
-                                    body: Array(try JSONEncoder().encode(MatchInstallRequest(installId: "owner", platform: "ios", consent: true, clickToken: own))),
+                                    body: try TestClient.encoded(MatchInstallRequest(installId: "owner", platform: "ios", consent: true, clickToken: own)),
                                     remoteAddress: "198.51.100.42").decoded(InstallMatch.self)
         #expect(try await boundClick(await deferred("owner", from: "198.51.100.42")) == own)
         #expect(try await boundClick(await deferred("neighbour", from: "198.51.100.42")) == newer, "the other click is still there for another")

@@ -39,14 +39,14 @@ struct AppStoreReplayTests {
 
         func setKey(_ key: PrivateKey? = nil, keyId: String = AppStoreReplayTests.keyId) async throws {
             let pem = try #require((key ?? self.key).pem)
-            let body = try JSONEncoder().encode(SetAppStoreKeyRequest(issuerId: issuerId, keyId: keyId, privateKey: pem))
+            let body = try TestClient.encoded(SetAppStoreKeyRequest(issuerId: issuerId, keyId: keyId, privateKey: pem))
             _ = try await server.admin.send("PUT", keyPath, body: Array(body)).decoded(AppStoreKeyStatus.self)
         }
 
         func replay(since: Int64, until: Int64? = nil, token: String? = nil, environment: String? = nil) async throws -> HTTPResponse {
             let request = ReplayNotificationsRequest(environment: environment, since: Timestamp.iso(since), until: until.map(Timestamp.iso),
                                                      paginationToken: token)
-            return await server.admin.send("POST", replayPath, body: Array(try JSONEncoder().encode(request)))
+            return await server.admin.send("POST", replayPath, body: try TestClient.encoded(request))
         }
 
         /// Every page of the span, added up.
@@ -108,7 +108,7 @@ struct AppStoreReplayTests {
         #expect(try await w.replay(since: hourAgo).errorCode == "app_store_key_missing")
         #expect(try await w.server.admin.get(w.keyPath).decoded(AppStoreKeyStatus.self) == AppStoreKeyStatus(configured: false))
         func put(issuerId: String = Self.issuerId, keyId: String = Self.keyId, privateKey: String) async throws -> HTTPResponse {
-            let body = try JSONEncoder().encode(SetAppStoreKeyRequest(issuerId: issuerId, keyId: keyId, privateKey: privateKey))
+            let body = try TestClient.encoded(SetAppStoreKeyRequest(issuerId: issuerId, keyId: keyId, privateKey: privateKey))
             return await w.server.admin.send("PUT", w.keyPath, body: Array(body))
         }
         let pem = try #require(w.key.pem)
@@ -164,7 +164,7 @@ struct AppStoreReplayTests {
         #expect(w.fake.refusals.isEmpty, "every token was good: \(w.fake.refusals)")
 
         // A retry with the same Idempotency-Key gets the first answer.
-        let request = Array(try JSONEncoder().encode(ReplayNotificationsRequest(since: Timestamp.iso(hourAgo), until: Timestamp.iso(w.now))))
+        let request = try TestClient.encoded(ReplayNotificationsRequest(since: Timestamp.iso(hourAgo), until: Timestamp.iso(w.now)))
         let keyed = await w.server.admin.send("POST", w.replayPath, headers: [("Idempotency-Key", "replay-1")], body: request)
         let retried = await w.server.admin.send("POST", w.replayPath, headers: [("Idempotency-Key", "replay-1")], body: request)
         #expect(keyed.status == 200 && retried.body == keyed.body && retried.headers["Idempotent-Replayed"] == "true")

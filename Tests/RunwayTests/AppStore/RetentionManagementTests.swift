@@ -37,12 +37,12 @@ struct RetentionManagementTests {
         }
 
         func send(_ method: String, _ rest: String, _ body: some Encodable) async throws -> HTTPResponse {
-            await server.admin.send(method, path(rest), body: Array(try JSONEncoder().encode(body)))
+            await server.admin.send(method, path(rest), body: try TestClient.encoded(body))
         }
 
         func setKey(_ key: PrivateKey? = nil) async throws {
             let pem = try #require((key ?? self.key).pem)
-            let body = try JSONEncoder().encode(SetAppStoreKeyRequest(issuerId: RetentionManagementTests.issuerId, keyId: RetentionManagementTests.keyId,
+            let body = try TestClient.encoded(SetAppStoreKeyRequest(issuerId: RetentionManagementTests.issuerId, keyId: RetentionManagementTests.keyId,
                                                                       privateKey: pem))
             _ = try await server.admin.send("PUT", "/v1/apps/\(app.id)/app-store-key", body: Array(body)).decoded(AppStoreKeyStatus.self)
         }

@@ -33,7 +33,7 @@ struct RetentionRealtimeTests {
 
     /// Sets the app's retention rules.
     static func setRules(_ w: T.World, _ rules: RetentionRuleSet) async throws -> HTTPResponse {
-        await w.server.admin.send("PUT", "/v1/apps/\(w.app.id)/retention/rules", body: Array(try JSONEncoder().encode(rules)))
+        await w.server.admin.send("PUT", "/v1/apps/\(w.app.id)/retention/rules", body: try TestClient.encoded(rules))
     }
 
     /// The message id an answer names, and its kind.

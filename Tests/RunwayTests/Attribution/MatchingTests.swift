@@ -29,14 +29,9 @@ struct MatchingTests {
             app = try await server.admin.patch("/v1/apps/\(app.id)", UpdateAppRequest(attribution: settings)).decoded(App.self)
         }
         let key = try await server.createKey(.publishable, app: app.id).secret
-        let link = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "promo", appPath: "/promo/7",
+        let link = try await server.createLink(CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "promo", appPath: "/promo/7",
                                                                                 metadata: ["sku": .number(7)], campaign: "spring"))
         return World(server: server, clock: clock, app: app, key: key, link: link)
-    }
-
-    /// `world` with the settings as JSON text, as some suites still give them.
-    static func world(_ backend: StoreBackend = .sqlite, settings json: String, outbound: OutboundPolicy = OutboundPolicy()) async throws -> World {
-        try await world(backend, settings: try JSONDecoder().decode(AttributionSettingsUpdate.self, from: Data(json.utf8)), outbound: outbound)
     }
 
     static func match(_ w: World, install: String, address: String = "203.0.113.7", token: String? = nil) async throws -> InstallMatch {
@@ -46,7 +41,7 @@ struct MatchingTests {
 
     /// `POST /v1/installs/match` with the app's key from `address`, which probabilistic matching goes by.
     static func match(_ w: World, _ request: MatchInstallRequest, address: String = "203.0.113.7") async throws -> InstallMatch {
-        try await w.server.client(w.key).send("POST", "/v1/installs/match", body: Array(try JSONEncoder().encode(request)), remoteAddress: address)
+        try await w.server.client(w.key).send("POST", "/v1/installs/match", body: try TestClient.encoded(request), remoteAddress: address)
             .decoded(InstallMatch.self)
     }
 
@@ -130,7 +125,7 @@ struct MatchingTests {
         // A click on a link of another app of the workspace does not attribute this app's install.
         let otherApp = try await w.server.createApp(in: w.server.defaultWorkspace.id, bundleId: "com.example.other")
         let otherKey = try await w.server.createKey(.publishable, app: otherApp.id).secret
-        _ = try await LinksAPITests.createLink(w.server, CreateLinkRequest(workspaceId: w.server.defaultWorkspace.id, appId: otherApp.id, path: "elsewhere"))
+        _ = try await w.server.createLink(CreateLinkRequest(workspaceId: w.server.defaultWorkspace.id, appId: otherApp.id, path: "elsewhere"))
         let otherClick = try await w.server.client(otherKey).post("/v1/resolve", ResolveRequest(url: "https://localhost/elsewhere", platform: "ios"))
             .decoded(ResolvedLink.self)
         let foreign = try await Self.match(w, install: "inst-r4", token: otherClick.clickToken)
@@ -156,7 +151,7 @@ struct MatchingTests {
     @Test("probabilistic: the most recent iOS click from the same address within the window, each click once", arguments: StoreBackend.all)
     func probabilistic(_ backend: StoreBackend) async throws {
         let w = try await Self.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 30))
-        let other = try await LinksAPITests.createLink(w.server, CreateLinkRequest(workspaceId: w.server.defaultWorkspace.id, path: "second", appPath: "/second"))
+        let other = try await w.server.createLink(CreateLinkRequest(workspaceId: w.server.defaultWorkspace.id, path: "second", appPath: "/second"))
         _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
         w.clock.advance(seconds: 60)
         _ = await w.server.follow("/second", userAgent: UserAgents.iPhone)

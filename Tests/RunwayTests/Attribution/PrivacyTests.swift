@@ -38,7 +38,7 @@ struct PrivacyTests {
     @Test("an export answers the same after every table gains a column, as a newer server's migration does beside this one",
           arguments: StoreBackend.all)
     func exportAcrossAddedColumns(_ backend: StoreBackend) async throws {
-        let w = try await MatchingTests.world(backend, settings: #"{"probabilisticMinutes":30}"#)
+        let w = try await MatchingTests.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 30))
         defer { Task { await w.server.stop() } }
         let client = w.server.client(w.key)
         _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
@@ -67,7 +67,7 @@ struct PrivacyTests {
 
     @Test("deleting an install leaves nothing of it in any table, and the export holds everything first", arguments: StoreBackend.all)
     func deletion(_ backend: StoreBackend) async throws {
-        let w = try await MatchingTests.world(backend, settings: #"{"probabilisticMinutes":30}"#)
+        let w = try await MatchingTests.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 30))
         let client = w.server.client(w.key)
         _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
         let match = try await MatchingTests.match(w, install: "doomed")

@@ -13,7 +13,7 @@ import Testing
 struct ReportTests {
     @Test("clicks, installs, opens, events and net revenue, by day, link, campaign, channel or source, as JSON or CSV", arguments: StoreBackend.all)
     func funnel(_ backend: StoreBackend) async throws {
-        let w = try await MatchingTests.world(backend, settings: #"{"probabilisticMinutes":30}"#)
+        let w = try await MatchingTests.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 30))
         let ws = w.server.defaultWorkspace.id
         let client = w.server.client(w.key)
         let server = w.server.client(try await w.server.createKey(.server, workspace: ws).secret)

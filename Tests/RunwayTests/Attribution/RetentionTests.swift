@@ -20,7 +20,7 @@ struct RetentionTests {
 
     @Test("address hashes go after their hours, impressions with them, raw clicks after their days", arguments: StoreBackend.all)
     func enforced(_ backend: StoreBackend) async throws {
-        let w = try await MatchingTests.world(backend, settings: #"{"probabilisticMinutes":30,"viewThroughHours":24}"#)
+        let w = try await MatchingTests.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 30, viewThroughHours: 24))
         let store = w.server.store
         _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
         _ = try await w.server.admin.post("/v1/impressions", json: #"{"appId":"\#(w.app.id)","ip":"203.0.113.7","network":"adnet"}"#).decoded(Impression.self, status: 201)

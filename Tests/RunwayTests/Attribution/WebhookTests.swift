@@ -143,7 +143,7 @@ struct WebhookTests {
         let receiver = try Receiver(failures: 0)
         _ = try await server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: server.defaultWorkspace.id, url: receiver.url, topics: ["click"]))
             .decoded(CreatedWebhook.self, status: 201)
-        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "drawn",
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "drawn",
                                                                          destinations: LinkDestinations(web: "https://example.com"),
                                                                          variants: [LinkVariant(name: "only", weight: 1, url: "https://example.com/v")]))
         #expect(await server.follow("/drawn?qr=1", userAgent: UserAgents.iPhone).status == 302)
@@ -166,7 +166,7 @@ struct WebhookTests {
             .decoded(CreatedWebhook.self, status: 201)
         // As an older release, whose policy allowed it, stored it: the policy refuses it only when it is sent.
         try await server.store.write { db in try db.execute("UPDATE webhooks SET url = 'http://127.0.0.1:9/secret-path' WHERE id = \(hook.webhook.id)") }
-        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, path: "told", destinations: LinkDestinations(web: "https://example.com")))
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "told", destinations: LinkDestinations(web: "https://example.com")))
         #expect(await server.follow("/told", userAgent: UserAgents.desktop).status == 302)
         let dispatcher = OutboxDispatcher(services: server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, timeoutSeconds: 5))
         #expect(try await dispatcher.sendDue() == 1)

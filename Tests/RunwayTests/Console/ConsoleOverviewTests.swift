@@ -21,7 +21,7 @@ struct ConsoleOverviewTests {
 
     @Test("a range of whole days counts only its days: the click an hour before it and the revenue that day stay out, its first day is that day alone")
     func range() async throws {
-        let w = try await MatchingTests.world(settings: #"{"probabilisticMinutes":30}"#)
+        let w = try await MatchingTests.world(settings: AttributionSettingsUpdate(probabilisticMinutes: 30))
         let clock = w.clock, ws = w.server.defaultWorkspace.id
         let backend = w.server.client(try await w.server.createKey(.server, workspace: ws).secret)
         let app = #","appId":"\#(w.app.id)""#

@@ -25,7 +25,7 @@ struct InAppBrowserTests {
             workspaceId: ws, name: "Example", teamId: "ABCDE12345", bundleId: "com.example.app", appStoreId: "123456789", platforms: [.ios],
             android: AndroidApp(packageName: "com.example.droid", sha256CertFingerprints: [String(repeating: "AB:", count: 31) + "AB"])
         )).decoded(App.self, status: 201)
-        let link = try await LinksAPITests.createLink(server, CreateLinkRequest(
+        let link = try await server.createLink(CreateLinkRequest(
             workspaceId: ws, path: "promo", appPath: "/promo",
             destinations: LinkDestinations(android: .init(url: "https://play.google.com/store/apps/details?id=com.example.droid"), web: "https://example.com/promo"),
             inAppBrowserPage: page))
@@ -68,7 +68,7 @@ struct InAppBrowserTests {
     func continued() async throws {
         let (server, link) = try await Self.world()
         defer { Task { await server.stop() } }
-        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "other",
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "other",
                                                                          destinations: LinkDestinations(web: "https://example.com/o"), inAppBrowserPage: true))
         let signed = try #require(Self.attribute("data-click", of: "get", in: await server.follow("/promo", userAgent: Self.instagram).bodyText))
         let followed = await server.follow("/promo?lr_continue=\(signed)", userAgent: Self.safari)
@@ -87,7 +87,7 @@ struct InAppBrowserTests {
         let foreign = try #require(elsewhere.components(separatedBy: "lr_continue=").last)
         #expect(await server.follow("/promo?lr_continue=\(foreign)", userAgent: Self.safari).status == 302)
         // The marker is the server's own: never passed on to a destination.
-        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "passing",
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "passing",
                                                                          destinations: LinkDestinations(web: "https://example.com/p"), passQuery: true))
         #expect(await server.follow("/passing?lr_continue=\(signed)&a=1", userAgent: UserAgents.desktop).headers["Location"] == "https://example.com/p?a=1")
         let clicks = try await server.clicks().filter { try $0.optionalString("platform") != "desktop" }
@@ -131,7 +131,7 @@ struct InAppBrowserTests {
         defer { Task { await server.stop() } }
         // With a second app in the workspace, a link that names none opens no app.
         _ = try await server.createApp(in: server.defaultWorkspace.id, bundleId: "com.example.other")
-        let web = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "web-only",
+        let web = try await server.createLink(CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "web-only",
                                                                                destinations: LinkDestinations(web: "https://example.com/w"), inAppBrowserPage: true))
         #expect(web.inAppBrowserPage && web.appId == nil)
         #expect(await server.follow("/promo", userAgent: Self.instagram).headers["Location"] == "https://apps.apple.com/app/id123456789")
@@ -146,7 +146,7 @@ struct InAppBrowserTests {
         defer { Task { await server.stop() } }
         let ws = server.defaultWorkspace.id
         let web = LinkDestinations(web: "https://example.com")
-        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, path: "ruled", destinations: web, rules: [
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "ruled", destinations: web, rules: [
             LinkRule(when: LinkCondition(inAppBrowsers: ["tiktok", "instagram"]), url: "https://example.com/social"),
             LinkRule(when: LinkCondition(inAppBrowsers: ["any"]), url: "https://example.com/other-app"),
             LinkRule(when: LinkCondition(platforms: ["ios"], inAppBrowsers: ["none"]), url: "https://example.com/browser"),
@@ -177,7 +177,7 @@ struct InAppBrowserTests {
         defer { Task { await receiver.server.shutdown() } }
         _ = try await server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: ws, url: receiver.url, topics: ["click"]))
             .decoded(CreatedWebhook.self, status: 201)
-        let link = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, path: "counted", destinations: LinkDestinations(web: "https://example.com")))
+        let link = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "counted", destinations: LinkDestinations(web: "https://example.com")))
         for agent in [Self.instagram, Self.instagram, Self.tiktokAndroid, Self.safari] {
             #expect(await server.follow("/counted", userAgent: agent).status == 302)
         }

@@ -45,11 +45,11 @@ struct LinkClientTests {
         let ws = server.defaultWorkspace.id
         let app = try await server.createApp(in: ws)
         let second = try await server.createApp(in: ws, bundleId: "com.example.second", teamId: "ZYXWV98765")
-        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, appId: app.id, path: "Summer"))
-        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, appId: app.id, path: "deep/winter"))
-        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, appId: second.id, path: "other"))
-        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, appId: app.id, path: "old", expiresAt: "2020-01-01T00:00:00Z"))
-        let off = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, appId: app.id, path: "off"))
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, appId: app.id, path: "Summer"))
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, appId: app.id, path: "deep/winter"))
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, appId: second.id, path: "other"))
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, appId: app.id, path: "old", expiresAt: "2020-01-01T00:00:00Z"))
+        let off = try await server.createLink(CreateLinkRequest(workspaceId: ws, appId: app.id, path: "off"))
         _ = try await server.admin.post("/v1/links/\(off.id)/disable", json: "{}").decoded(Link.self)
 
         for path in ["/.well-known/apple-app-site-association", "/apple-app-site-association"] {
@@ -75,13 +75,13 @@ struct LinkClientTests {
         let server = try await TestServer.start(monotonic: clock.monotonic)
         let ws = server.defaultWorkspace.id
         let app = try await server.createApp(in: ws)
-        let summer = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, appId: app.id, path: "summer"))
+        let summer = try await server.createLink(CreateLinkRequest(workspaceId: ws, appId: app.id, path: "summer"))
         func paths() async throws -> [String] {
             let document = try #require(await server.follow("/.well-known/apple-app-site-association", userAgent: nil).json)
             return document["applinks"]?["details"]?.arrayValue?.first?["components"]?.arrayValue?.compactMap { $0["/"]?.stringValue } ?? []
         }
         #expect(try await paths() == ["/summer"])
-        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, appId: app.id, path: "winter"))
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, appId: app.id, path: "winter"))
         #expect(try await paths() == ["/summer", "/winter"], "a link made through this process shows at once")
         // Another process renames a link: this one answers from its copy until the minute is up.
         try await server.store.write { db in try db.execute("UPDATE links SET path = 'autumn' WHERE id = \(summer.id)") }
@@ -173,7 +173,7 @@ struct LinkClientTests {
         #expect(try await client.post("/v1/resolve", ResolveRequest(url: "https://localhost/nope", platform: "ios")).errorCode == "link_not_found")
         #expect(try await client.post("/v1/resolve", ResolveRequest(url: "https://localhost/promo", platform: "windows")).errorField == "platform")
         #expect(try await client.post("/v1/resolve", ResolveRequest(url: "not a url", platform: "ios")).errorField == "url")
-        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, path: "past", expiresAt: "2020-01-01T00:00:00Z"))
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "past", expiresAt: "2020-01-01T00:00:00Z"))
         #expect(try await client.post("/v1/resolve", ResolveRequest(url: "https://localhost/past", platform: "ios")).status == 410)
 
         // Another workspace's key sees the link exactly as it sees a missing one.
@@ -209,7 +209,7 @@ struct LinkClientTests {
         let forged = try await server.client(key.secret).post("/v1/shares", CreateShareRequest(
             installId: "abc-123", appPath: "/recipe/9", preview: LinkPreview(title: "Free money", imageUrl: "https://evil.example/x.png")))
         #expect(forged.status == 403 && forged.errorField == "preview")
-        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, appId: app.id, appPath: "/recipe/9",
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: server.defaultWorkspace.id, appId: app.id, appPath: "/recipe/9",
                                                                          preview: LinkPreview(title: "My recipe")))
         let share = try await server.client(key.secret).post("/v1/shares", CreateShareRequest(installId: "abc-123", appPath: "/recipe/9"))
             .decoded(Share.self, status: 201)
@@ -255,7 +255,7 @@ struct LinkClientTests {
     @Test("QR codes come as SVG and PNG with checked options")
     func qrCodes() async throws {
         let server = try await TestServer.start()
-        let link = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "qr"))
+        let link = try await server.createLink(CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "qr"))
         let svg = await server.admin.get("/v1/links/\(link.id)/qr.svg?size=300&margin=2&ecc=h")
         #expect(svg.status == 200)
         #expect(svg.headers["Content-Type"] == "image/svg+xml")

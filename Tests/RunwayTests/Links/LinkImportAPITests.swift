@@ -119,7 +119,7 @@ struct LinkImportAPITests {
 
         // Encoded once: a retry sends the same bytes (JSONEncoder's key order can differ from one encoding to the next).
         let rows = (1...3).map { CreateLinkRequest(path: "batch\($0)") }
-        let batch = String(decoding: try JSONEncoder().encode(ImportLinksRequest(workspaceId: server.defaultWorkspace.id, links: rows)), as: UTF8.self)
+        let batch = String(decoding: try TestClient.encoded(ImportLinksRequest(workspaceId: server.defaultWorkspace.id, links: rows)), as: UTF8.self)
         let first = await server.admin.post("/v1/links/import", json: batch, headers: [("Idempotency-Key", "import-1")])
         let replay = await server.admin.post("/v1/links/import", json: batch, headers: [("Idempotency-Key", "import-1")])
         #expect(try first.decoded(ImportLinksResponse.self).created == 3)

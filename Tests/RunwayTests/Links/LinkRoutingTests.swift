@@ -25,7 +25,7 @@ struct LinkRoutingTests {
     func fields(_ backend: StoreBackend) async throws {
         let (server, _) = try await Self.server(backend)
         let ws = server.defaultWorkspace.id
-        let link = try await LinksAPITests.createLink(server, CreateLinkRequest(
+        let link = try await server.createLink(CreateLinkRequest(
             workspaceId: ws, path: "routed", destinations: LinkDestinations(web: "https://example.com/w"),
             rules: [LinkRule(name: "France", when: LinkCondition(countries: ["fr", "BE"]), url: "https://example.com/fr"),
                     LinkRule(when: LinkCondition(platforms: ["ios"], osVersion: LinkVersionRange(min: "17")),
@@ -105,7 +105,7 @@ struct LinkRoutingTests {
         #expect(try await server.admin.post("/v1/links", CreateLinkRequest(workspaceId: ws, rules: many)).errorField == "rules")
         let unknown = await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(ws)","rules":[{"when":{"weather":"rain"},"url":"https://a.example"}]}"#)
         #expect(unknown.status == 400 && unknown.errorField == "rules[0].when.weather")
-        let link = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, path: "kept"))
+        let link = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "kept"))
         let bad = try await server.admin.patch("/v1/links/\(link.id)", UpdateLinkRequest(expiresAt: "2029-01-01T00:00:00Z", startsAt: "2030-01-01T00:00:00Z"))
         #expect(bad.errorField == "expiresAt")
         #expect(try await server.admin.get("/v1/links/\(link.id)").decoded(Link.self) == link, "a refused change stores nothing")
@@ -119,12 +119,12 @@ struct LinkRoutingTests {
         defer { Task { await server.stop() } }
         let ws = server.defaultWorkspace.id
         let key = try await server.createKey(.publishable, app: app.id).secret
-        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, path: "open", appPath: "/promo", rules: [
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "open", appPath: "/promo", rules: [
             LinkRule(when: LinkCondition(countries: ["FR"]), url: "https://example.com/fr"),
         ], clickLimit: 1))
-        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, path: "later", startsAt: "2099-01-01T00:00:00Z",
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "later", startsAt: "2099-01-01T00:00:00Z",
                                                                          fallbacks: LinkFallbacks(beforeStart: "https://example.com/soon")))
-        _ = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: ws, path: "gone", expiresAt: "2020-01-01T00:00:00Z"))
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "gone", expiresAt: "2020-01-01T00:00:00Z"))
         func resolve(_ path: String) async throws -> HTTPResponse {
             try await server.client(key).post("/v1/resolve", ResolveRequest(url: "https://localhost/\(path)", platform: "ios", installId: "inst-r"))
         }

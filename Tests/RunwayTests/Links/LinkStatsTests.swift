@@ -34,7 +34,7 @@ struct LinkStatsTests {
         app = try await server.admin.patch("/v1/apps/\(app.id)", UpdateAppRequest(attribution: AttributionSettingsUpdate(probabilisticMinutes: 60))).decoded(App.self)
         let key = try await server.createKey(.publishable, app: app.id).secret
         let serverKey = try await server.createKey(.server, workspace: ws).secret
-        let link = try await LinksAPITests.createLink(server, CreateLinkRequest(
+        let link = try await server.createLink(CreateLinkRequest(
             workspaceId: ws, appId: app.id, path: "summer", destinations: LinkDestinations(web: "https://example.com/summer"),
             variants: [LinkVariant(name: "blue", weight: 1), LinkVariant(name: "green", weight: 0)]))
         return World(server: server, clock: clock, app: app, key: key, serverKey: serverKey, link: link)

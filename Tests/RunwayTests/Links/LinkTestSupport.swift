@@ -38,6 +38,11 @@ extension TestServer {
         try await client(key ?? adminKey).post("/v1/links", json: json).decoded(Link.self, status: 201)
     }
 
+    /// `POST /v1/links` with the admin key or `key` (201 expected).
+    func createLink(_ request: CreateLinkRequest, key: String? = nil) async throws -> Link {
+        try await client(key ?? adminKey).post("/v1/links", request).decoded(Link.self, status: 201)
+    }
+
     func clicks() async throws -> [SQLRow] {
         try await store.read { try $0.query("SELECT * FROM clicks ORDER BY created_at, token") }
     }

@@ -19,15 +19,10 @@ struct LinksAPITests {
         return (server, app)
     }
 
-    /// `POST /v1/links` with the admin key (201 expected).
-    static func createLink(_ server: TestServer, _ request: CreateLinkRequest) async throws -> Link {
-        try await server.admin.post("/v1/links", request).decoded(Link.self, status: 201)
-    }
-
     @Test("each kind of client goes where it belongs, the click is recorded first, paths ignore case", arguments: StoreBackend.all)
     func clientClasses(_ backend: StoreBackend) async throws {
         let (server, app) = try await Self.fixture(backend)
-        let link = try await Self.createLink(server, CreateLinkRequest(
+        let link = try await server.createLink(CreateLinkRequest(
             workspaceId: server.defaultWorkspace.id, path: "Summer", appPath: "/promo/summer",
             destinations: LinkDestinations(android: .init(url: "https://play.google.com/store/apps/details?id=com.example"), web: "https://example.com/summer")))
         #expect(link.appId == app.id)
@@ -68,7 +63,7 @@ struct LinksAPITests {
         let (server, _) = try await Self.fixture()
         defer { Task { await server.stop() } }
         server.services.listening.set(8080)
-        let link = try await Self.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "summer",
+        let link = try await server.createLink(CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "summer",
                                                                        destinations: LinkDestinations(web: "https://example.com/s")))
         #expect(link.url == "http://localhost:8080/summer")
         for host in ["localhost:8080", "127.0.0.1:8080", "[::1]:8080", "127.0.0.1"] {
@@ -87,7 +82,7 @@ struct LinksAPITests {
     @Test("preview fetchers get Open Graph and Twitter tags and are never counted", arguments: UserAgents.crawlers)
     func crawlers(_ userAgent: String) async throws {
         let (server, _) = try await Self.fixture()
-        _ = try await Self.createLink(server, CreateLinkRequest(
+        _ = try await server.createLink(CreateLinkRequest(
             workspaceId: server.defaultWorkspace.id, path: "preview", destinations: LinkDestinations(web: "https://example.com/p"),
             preview: LinkPreview(title: "Summer <sale>", description: #"Half price "today""#, imageUrl: "https://example.com/i.png")))
         let page = await server.follow("/preview", userAgent: userAgent)
@@ -107,9 +102,9 @@ struct LinksAPITests {
     func lifecycle() async throws {
         let (server, _) = try await Self.fixture()
         let ws = server.defaultWorkspace.id
-        _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "old", destinations: LinkDestinations(web: "https://example.com"),
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "old", destinations: LinkDestinations(web: "https://example.com"),
                                                                 expiresAt: "2020-01-01T00:00:00Z"))
-        let live = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "live", destinations: LinkDestinations(web: "https://example.com")))
+        let live = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "live", destinations: LinkDestinations(web: "https://example.com")))
         #expect(await server.follow("/old", userAgent: UserAgents.iPhone).status == 410)
         let head = await server.follow("/live", userAgent: UserAgents.iPhone, method: "HEAD")
         #expect(head.status == 302)
@@ -133,9 +128,9 @@ struct LinksAPITests {
     func queryPassThrough() async throws {
         let (server, _) = try await Self.fixture()
         let ws = server.defaultWorkspace.id
-        _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "pass", destinations: LinkDestinations(web: "https://example.com/x?a=1#top"),
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "pass", destinations: LinkDestinations(web: "https://example.com/x?a=1#top"),
                                                                 passQuery: true))
-        _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "keep", destinations: LinkDestinations(web: "https://example.com/x")))
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "keep", destinations: LinkDestinations(web: "https://example.com/x")))
         #expect(await server.follow("/pass?utm_source=mail&q=a%20b", userAgent: UserAgents.desktop).headers["Location"]
                 == "https://example.com/x?a=1&utm_source=mail&q=a%20b#top")
         #expect(await server.follow("/keep?utm_source=mail", userAgent: UserAgents.desktop).headers["Location"] == "https://example.com/x")
@@ -145,7 +140,7 @@ struct LinksAPITests {
     @Test("the iOS interstitial counts the click and carries a signed click id that verifies; HEAD gives the page's answer and counts nothing")
     func interstitial() async throws {
         let (server, app) = try await Self.fixture()
-        let link = try await Self.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "branded",
+        let link = try await server.createLink(CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "branded",
                                                                        destinations: LinkDestinations(web: "https://example.com"), interstitial: true))
         let head = await server.follow("/branded", userAgent: UserAgents.iPhone, method: "HEAD")
         #expect(head.status == 200 && head.headers["Content-Type"]?.hasPrefix("text/html") == true, "HEAD answers as GET does")
@@ -165,7 +160,7 @@ struct LinksAPITests {
           arguments: StoreBackend.all)
     func safari26(_ backend: StoreBackend) async throws {
         let (server, _) = try await Self.fixture(backend)
-        _ = try await Self.createLink(server, CreateLinkRequest(
+        _ = try await server.createLink(CreateLinkRequest(
             workspaceId: server.defaultWorkspace.id, path: "new-ios", destinations: LinkDestinations(web: "https://example.com"),
             rules: [LinkRule(when: LinkCondition(platforms: ["ios"], osVersion: LinkVersionRange(min: "26.0")), url: "https://example.com/ios26"),
                     LinkRule(when: LinkCondition(platforms: ["ios"]), url: "https://example.com/older")]))
@@ -185,10 +180,10 @@ struct LinksAPITests {
         let (server, _) = try await Self.fixture()
         let ws = server.defaultWorkspace.id
         let web = LinkDestinations(web: "https://example.com")
-        _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "branded", destinations: web,
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "branded", destinations: web,
                                                                 preview: LinkPreview(title: "T", imageUrl: "https://cdn.example.com/a.png"), interstitial: true))
-        _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "gone", destinations: web, expiresAt: "2020-01-01T00:00:00Z"))
-        _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "helped", destinations: web, inAppBrowserPage: true))
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "gone", destinations: web, expiresAt: "2020-01-01T00:00:00Z"))
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "helped", destinations: web, inAppBrowserPage: true))
         let pages = [
             ("interstitial", await server.follow("/branded", userAgent: UserAgents.iPhone)),
             ("preview", await server.follow("/branded", userAgent: UserAgents.crawlers[3])),
@@ -259,7 +254,7 @@ struct LinksAPITests {
         let domain = try await server.admin.post("/v1/domains", CreateLinkDomainRequest(workspaceId: other.id, hostname: "Go.Other.Example."))
             .decoded(LinkDomain.self, status: 201)
         #expect(domain.hostname == "go.other.example")
-        let theirs = try await Self.createLink(server, CreateLinkRequest(workspaceId: other.id, path: "theirs", destinations: LinkDestinations(web: "https://other.example")))
+        let theirs = try await server.createLink(CreateLinkRequest(workspaceId: other.id, path: "theirs", destinations: LinkDestinations(web: "https://other.example")))
         #expect(theirs.domain == "go.other.example")
         // Their path on our domain is just unknown.
         #expect(await server.follow("/theirs", userAgent: UserAgents.desktop).status == 404)
@@ -276,14 +271,14 @@ struct LinksAPITests {
     func listing() async throws {
         let (server, _) = try await Self.fixture()
         let ws = server.defaultWorkspace.id
-        for i in 0..<5 { _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, campaign: i % 2 == 0 ? "even" : "odd")) }
+        for i in 0..<5 { _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, campaign: i % 2 == 0 ? "even" : "odd")) }
         let even = try await server.admin.get("/v1/links?campaign=even").decoded(Page<Link>.self)
         #expect(even.items.count == 3)
         #expect(even.items.allSatisfy { $0.path.count == 8 })
         _ = try await server.admin.post("/v1/links/\(even.items[0].id)/disable", json: "{}").decoded(Link.self)
         #expect(try await server.admin.get("/v1/links?enabled=false").decoded(Page<Link>.self).items.map(\.id) == [even.items[0].id])
         #expect(await server.admin.get("/v1/links?enabled=maybe").errorCode == "invalid_query")
-        _ = try await Self.createLink(server, CreateLinkRequest(workspaceId: ws, path: "Summer-Sale", campaign: "50%_off"))
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "Summer-Sale", campaign: "50%_off"))
         #expect(try await server.admin.get("/v1/links?q=summer").decoded(Page<Link>.self).items.map(\.path) == ["Summer-Sale"])
         #expect(try await server.admin.get("/v1/links?q=%25_OFF").decoded(Page<Link>.self).items.map(\.path) == ["Summer-Sale"])
         #expect(try await server.admin.get("/v1/links?q=ODD").decoded(Page<Link>.self).items.count == 2)

@@ -23,12 +23,12 @@ struct VariantAttributionTests {
         let key = try await server.createKey(.publishable, app: app.id).secret
         let serverKey = try await server.createKey(.server, workspace: ws).secret
         // Two variants for iPhones; weights 1 and 0 make the first certain here (the draw itself is tested on its own).
-        let spring = try await LinksAPITests.createLink(server, CreateLinkRequest(
+        let spring = try await server.createLink(CreateLinkRequest(
             workspaceId: ws, path: "spring", destinations: LinkDestinations(web: "https://example.com/spring"), passQuery: true,
             rules: [LinkRule(when: LinkCondition(platforms: ["ios"]),
                              variants: [LinkVariant(name: "blue", weight: 1, url: "https://example.com/blue"), LinkVariant(name: "green", weight: 0)])],
             utm: LinkUTM(source: "newsletter", campaign: "spring")))
-        let fall = try await LinksAPITests.createLink(server, CreateLinkRequest(
+        let fall = try await server.createLink(CreateLinkRequest(
             workspaceId: ws, path: "fall", variants: [LinkVariant(name: "green", weight: 1, url: "https://example.com/green")], utm: LinkUTM(source: "ads")))
         // 203.0.113.7 is FR in the test database: a tap, then a scan of the QR code from another address (US).
         let tap = await server.follow("/spring?ref=x", userAgent: UserAgents.iPhone)
@@ -46,7 +46,7 @@ struct VariantAttributionTests {
         // Each click brings an install from its address, which carries the variant into its events and revenue.
         for (install, address) in [("i-blue", "203.0.113.7"), ("i-green", "198.51.100.9")] {
             let match = try await server.client(key).send("POST", "/v1/installs/match",
-                                                          body: Array(try JSONEncoder().encode(MatchInstallRequest(installId: install, platform: "ios", consent: true))),
+                                                          body: try TestClient.encoded(MatchInstallRequest(installId: install, platform: "ios", consent: true)),
                                                           remoteAddress: address).decoded(InstallMatch.self)
             #expect(match.variant == (install == "i-blue" ? "blue" : "green"))
         }
@@ -85,7 +85,7 @@ struct VariantAttributionTests {
     @Test("a link's QR code is its URL with the QR marker, so a scan is told apart from a tap")
     func qrMarker() async throws {
         let (server, _) = try await LinkRoutingTests.server()
-        let link = try await LinksAPITests.createLink(server, CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "poster",
+        let link = try await server.createLink(CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "poster",
                                                                                 destinations: LinkDestinations(web: "https://example.com/p")))
         let svg = await server.admin.get("/v1/links/\(link.id)/qr.svg")
         #expect(svg.status == 200)

@@ -4,6 +4,7 @@ import LinkRunwayAPI
 @testable import RunwayConsole
 @testable import RunwayKit
 @testable import RunwayServer
+import RunwayHTTP
 import RunwayStore
 import RunwayTestKit
 import Testing
@@ -186,7 +187,7 @@ struct CommissionRaceTests {
 
     /// A wire type as the text of a raw request's body.
     static func json(_ body: some Encodable) throws -> String {
-        String(decoding: try JSONEncoder().encode(body), as: UTF8.self)
+        String(decoding: try TestClient.encoded(body), as: UTF8.self)
     }
 
     /// Sends each body on a connection of its own (the i-th to `ports[i]`), released together once every connection is open.

@@ -39,7 +39,7 @@ struct SecretsAtRestTests {
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
         let port = server.port
         func call(_ method: String, _ target: String, _ body: (any Encodable)? = nil, headers: [String: String] = admin) async throws -> RawHTTPConnection.Response {
-            let text = try body.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) } ?? ""
+            let text = try body.map { String(decoding: try TestClient.encoded($0), as: UTF8.self) } ?? ""
             return try await offloaded { try RawHTTPConnection(port: port).request(method, target, headers: headers, body: text) }
         }
         let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces").body.utf8)).items[0].id

@@ -141,7 +141,7 @@ struct AppStoreIdProofTests {
             return app
         }
         func setKey(_ client: TestClient, _ app: App, _ pem: String) async throws {
-            let body = try JSONEncoder().encode(SetAppStoreKeyRequest(issuerId: issuer, keyId: keyId, privateKey: pem))
+            let body = try TestClient.encoded(SetAppStoreKeyRequest(issuerId: issuer, keyId: keyId, privateKey: pem))
             _ = try await client.send("PUT", "/v1/apps/\(app.id)/app-store-key", body: Array(body)).decoded(AppStoreKeyStatus.self)
         }
         let squatter = try await app(squatterKey, team: "ZZZZZ99999")

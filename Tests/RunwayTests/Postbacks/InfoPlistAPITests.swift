@@ -11,7 +11,7 @@ import Testing
 @Suite("Info.plist API")
 struct InfoPlistAPITests {
     static func settings(_ server: TestServer, _ app: App, _ settings: AdAttributionSettings) async throws -> HTTPResponse {
-        await server.admin.send("PUT", "/v1/apps/\(app.id)/ad-attribution", body: Array(try JSONEncoder().encode(settings)))
+        await server.admin.send("PUT", "/v1/apps/\(app.id)/ad-attribution", body: try TestClient.encoded(settings))
     }
 
     /// An app in a workspace of its own, which has no link domain or ad network yet.

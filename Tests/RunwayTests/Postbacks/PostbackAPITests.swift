@@ -451,6 +451,6 @@ struct PostbackAPITests {
 private extension TestClient {
     /// `PUT` with a wire type as the JSON body.
     func put(_ target: String, _ body: some Encodable) async throws -> HTTPResponse {
-        await send("PUT", target, body: Array(try JSONEncoder().encode(body)))
+        await send("PUT", target, body: try TestClient.encoded(body))
     }
 }

@@ -48,7 +48,7 @@ struct OverloadTests {
 
     @Test("racing matches from one address on PostgreSQL, with every core busy, all answer 200 and each click is taken once", arguments: StoreBackend.postgresOnly)
     func racingMatchesUnderLoad(_ backend: StoreBackend) async throws {
-        let w = try await MatchingTests.world(backend, settings: #"{"probabilisticMinutes":60}"#)
+        let w = try await MatchingTests.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 60))
         let clicks = 40
         for _ in 0..<clicks { _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone) }
         w.clock.advance(seconds: 60)
