@@ -152,9 +152,12 @@ enum Matcher {
     /// Stores the answer (in the writer's transaction): the first option that can be had wins; a click is claimed so
     /// no other install gets it. When other installs took every click the plan offered (many installs behind one
     /// address, as with a carrier's NAT), the newest click still free is looked up again here. Returns the stored
-    /// answer, which is another request's when that one stored first.
-    static func commit(_ input: Input, plan: Plan, db: any SQLExecutor) throws -> (InstallRecord, created: Bool) {
-        if let existing = try InstallRecord.find(db, appId: input.app.id, installId: input.installId) { return (existing, false) }
+    /// answer, which is another request's when that one stored first, with the link it names (read once, here).
+    static func commit(_ input: Input, plan: Plan, db: any SQLExecutor) throws -> (InstallRecord, created: Bool, link: LinkRecord?) {
+        func stored(_ install: InstallRecord) throws -> (InstallRecord, created: Bool, link: LinkRecord?) {
+            (install, false, try install.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil)
+        }
+        if let existing = try InstallRecord.find(db, appId: input.app.id, installId: input.installId) { return try stored(existing) }
         let settings = input.app.attribution
         var winner: MatchCandidate?
         var lostRaces = Set<String>()
@@ -211,16 +214,16 @@ enum Matcher {
             var rollup = LinkRollup()
             AttributionRollup.add(install: record, to: &rollup)
             try rollup.write(db)
-            return (record, true)
+            return (record, true, link)
         }
         // Another request for this install stored its answer first; that one stands, and our claim goes back.
         if method == "probabilistic", let token = record.clickToken {
             try MatchQueries.releaseClaim(db, token: token, installId: input.installId)
         }
-        guard let stored = try InstallRecord.find(db, appId: input.app.id, installId: input.installId) else {
+        guard let other = try InstallRecord.find(db, appId: input.app.id, installId: input.installId) else {
             throw StoreError.conflict("the install was stored and removed concurrently")
         }
-        return (stored, false)
+        return try stored(other)
     }
 
     /// What the matcher saw and decided, given the winner and the clicks other installs took first.
