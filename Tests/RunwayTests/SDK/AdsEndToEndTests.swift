@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import LinkRunwayAds
+import LinkRunwayAPI
 import RunwayCrypto
 import RunwayJSON
 import RunwayTestKit
@@ -49,25 +50,25 @@ struct AdsEndToEndTests {
         let base = "http://127.0.0.1:\(server.port)"
         let admin = SDKEndToEndTests.Admin(base: base, key: try #require(server.printedAdminKey))
         let workspace = try #require(((try await admin.call("GET", "/v1/workspaces")).1["items"] as? [[String: Any]])?.first?["id"] as? String)
-        let networkKey = try #require((try await admin.call("POST", "/v1/keys", #"{"kind":"server","workspaceId":"\#(workspace)"}"#)).1["secret"] as? String)
+        let networkKey = try #require((try await admin.call("POST", "/v1/keys", CreateKeyRequest(kind: .server, workspaceId: workspace))).1["secret"] as? String)
         let network = SDKEndToEndTests.Admin(base: base, key: networkKey)
-        let (made, identity) = try await network.call("POST", "/v1/ad-networks", #"{"adNetworkId":"example123.adattributionkit"}"#)
+        let (made, identity) = try await network.call("POST", "/v1/ad-networks", CreateAdNetworkRequest(adNetworkId: "example123.adattributionkit"))
         #expect(made == 201)
         let networkId = try #require(identity["id"] as? String)
         let publicKey = try #require((identity["publicKey"] as? String).flatMap { Data(base64Encoded: $0) }.flatMap { PublicKey(spki: Array($0)) })
         var apps: [String] = []
         for (bundle, storeId) in [("com.example.publisher", "1234567890"), ("com.example.other", "1234567891")] {
-            let (_, app) = try await network.call("POST", "/v1/apps", #"{"name":"\#(bundle)","teamId":"ABCDE12345","bundleId":"\#(bundle)","appStoreId":"\#(storeId)"}"#)
+            let (_, app) = try await network.call("POST", "/v1/apps", CreateAppRequest(name: bundle, teamId: "ABCDE12345", bundleId: bundle,
+                                                                                   appStoreId: storeId))
             apps.append(try #require(app["id"] as? String))
         }
-        let (placed, placement) = try await network.call("POST", "/v1/ad-networks/\(networkId)/placements", #"""
-            {"appId":"\#(apps[0])","name":"Level end","advertisedItemId":525463029,"sourceIdentifier":5239,"eligibleForReengagement":true,
-             "reengagementUrl":"https://go.example.com/promo/summer"}
-            """#)
+        let (placed, placement) = try await network.call("POST", "/v1/ad-networks/\(networkId)/placements",
+            CreateAdPlacementRequest(appId: apps[0], name: "Level end", advertisedItemId: 525_463_029, sourceIdentifier: 5239, eligibleForReengagement: true,
+                                     reengagementUrl: "https://go.example.com/promo/summer"))
         #expect(placed == 201)
         let placementId = try #require(placement["id"] as? String)
         func publishable(_ app: String) async throws -> String {
-            try #require((try await admin.call("POST", "/v1/keys", #"{"kind":"publishable","appId":"\#(app)"}"#)).1["secret"] as? String)
+            try #require((try await admin.call("POST", "/v1/keys", CreateKeyRequest(kind: .publishable, appId: app))).1["secret"] as? String)
         }
 
         // The publisher app, after its consent flow, shows two ads of the placement.

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import LinkRunway
+import LinkRunwayAPI
 import RunwayCapabilities
 import RunwayConsole
 import RunwayDevTools
@@ -35,7 +36,13 @@ struct SDKEndToEndTests {
         let base: String
         let key: String
 
-        func call(_ method: String, _ path: String, _ json: String? = nil, headers: [String: String] = [:]) async throws -> (Int, [String: Any]) {
+        /// Sends `body`, a wire type, as JSON.
+        func call(_ method: String, _ path: String, _ body: (any Encodable)? = nil, headers: [String: String] = [:]) async throws -> (Int, [String: Any]) {
+            try await call(method, path, json: try body.map { String(decoding: try TestClient.encoded($0), as: UTF8.self) }, headers: headers)
+        }
+
+        /// Sends JSON text as it is: a body in Apple's format.
+        func call(_ method: String, _ path: String, json: String?, headers: [String: String] = [:]) async throws -> (Int, [String: Any]) {
             var request = URLRequest(url: URL(string: base + path)!)
             request.httpMethod = method
             request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
@@ -57,12 +64,15 @@ struct SDKEndToEndTests {
         let base = "http://127.0.0.1:\(server.port)"
         let admin = Admin(base: base, key: try #require(server.printedAdminKey))
         let workspace = try #require(((try await admin.call("GET", "/v1/workspaces")).1["items"] as? [[String: Any]])?.first?["id"] as? String)
-        let (created, app) = try await admin.call("POST", "/v1/apps", #"{"workspaceId":"\#(workspace)","name":"Runway","teamId":"ABCDE12345","bundleId":"com.example.runway","appStoreId":"525463029","attribution":{"probabilisticMinutes":60}}"#)
+        let (created, app) = try await admin.call("POST", "/v1/apps", Deployment.app(in: workspace))
         #expect(created == 201)
         let appId = try #require(app["id"] as? String)
-        _ = try await admin.call("POST", "/v1/links", #"{"workspaceId":"\#(workspace)","appId":"\#(appId)","path":"summer","appPath":"/promo/summer","campaign":"summer"}"#)
-        _ = try await admin.call("PUT", "/v1/apps/\(appId)/conversion-schema", #"{"rules":[{"type":"INSTALL","fine":0},{"type":"SIGNUP","fine":12,"coarse":"medium"},{"type":"PURCHASE","minAmount":4999,"fine":40,"coarse":"high"}]}"#)
-        let publishable = try #require((try await admin.call("POST", "/v1/keys", #"{"kind":"publishable","appId":"\#(appId)"}"#)).1["secret"] as? String)
+        _ = try await admin.call("POST", "/v1/links", Deployment.link(in: workspace, app: appId))
+        _ = try await admin.call("PUT", "/v1/apps/\(appId)/conversion-schema", ConversionSchemaRequest(rules: [
+            ConversionRule(type: "INSTALL", fine: 0), ConversionRule(type: "SIGNUP", fine: 12, coarse: "medium"),
+            ConversionRule(type: "PURCHASE", minAmount: 4999, fine: 40, coarse: "high"),
+        ]))
+        let publishable = try #require((try await admin.call("POST", "/v1/keys", CreateKeyRequest(kind: .publishable, appId: appId))).1["secret"] as? String)
 
         // A person taps the link on an iPhone (from this machine's address, which opens the local domain's links as
         // localhost does): the click is stored before the redirect.
@@ -138,18 +148,32 @@ struct SDKEndToEndTests {
         let appId: String
         let publishable: String
 
-        static let schema = #"{"rules":[{"type":"INSTALL","fine":0},{"type":"SIGNUP","fine":12,"coarse":"medium"},{"type":"CUSTOM","name":"paywall","fine":20},{"type":"CUSTOM","name":"trial","fine":30,"coarse":"high","lockWindow":true}],"laterWindows":[{"window":2,"rules":[{"type":"LOGIN","coarse":"high"}]}]}"#
+        static let schema = ConversionSchemaRequest(rules: [
+            ConversionRule(type: "INSTALL", fine: 0), ConversionRule(type: "SIGNUP", fine: 12, coarse: "medium"),
+            ConversionRule(type: "CUSTOM", name: "paywall", fine: 20), ConversionRule(type: "CUSTOM", name: "trial", fine: 30, coarse: "high", lockWindow: true),
+        ], laterWindows: [LaterWindow(window: 2, rules: [LaterWindowRule(type: "LOGIN", coarse: "high")])])
+
+        /// The app: probabilistic matching for an hour.
+        static func app(in workspace: String) -> CreateAppRequest {
+            CreateAppRequest(workspaceId: workspace, name: "Runway", teamId: "ABCDE12345", bundleId: "com.example.runway", appStoreId: "525463029",
+                             attribution: AttributionSettingsUpdate(probabilisticMinutes: 60))
+        }
+
+        /// The link `summer` into the app.
+        static func link(in workspace: String, app: String) -> CreateLinkRequest {
+            CreateLinkRequest(workspaceId: workspace, appId: app, path: "summer", appPath: "/promo/summer", campaign: "summer")
+        }
 
         static func start(_ directory: TemporaryDirectory, environment: [String: String] = [:]) async throws -> Deployment {
             let server = try await ServerProcess(databaseURL: "sqlite:" + directory.path("sdk.db"), environment: environment)
             let base = "http://127.0.0.1:\(server.port)"
             let admin = Admin(base: base, key: try #require(server.printedAdminKey))
             let workspace = try #require(((try await admin.call("GET", "/v1/workspaces")).1["items"] as? [[String: Any]])?.first?["id"] as? String)
-            let (_, app) = try await admin.call("POST", "/v1/apps", #"{"workspaceId":"\#(workspace)","name":"Runway","teamId":"ABCDE12345","bundleId":"com.example.runway","appStoreId":"525463029","attribution":{"probabilisticMinutes":60}}"#)
+            let (_, app) = try await admin.call("POST", "/v1/apps", Deployment.app(in: workspace))
             let appId = try #require(app["id"] as? String)
-            _ = try await admin.call("POST", "/v1/links", #"{"workspaceId":"\#(workspace)","appId":"\#(appId)","path":"summer","appPath":"/promo/summer","campaign":"summer"}"#)
+            _ = try await admin.call("POST", "/v1/links", Deployment.link(in: workspace, app: appId))
             _ = try await admin.call("PUT", "/v1/apps/\(appId)/conversion-schema", schema)
-            let publishable = try #require((try await admin.call("POST", "/v1/keys", #"{"kind":"publishable","appId":"\#(appId)"}"#)).1["secret"] as? String)
+            let publishable = try #require((try await admin.call("POST", "/v1/keys", CreateKeyRequest(kind: .publishable, appId: appId))).1["secret"] as? String)
             return Deployment(server: server, base: base, admin: admin, workspace: workspace, appId: appId, publishable: publishable)
         }
 
@@ -170,6 +194,16 @@ struct SDKEndToEndTests {
                                                             // a detached call can wait seconds for a thread, and the default five
                                                             // would give up on an update the fake then records.
                                                             appleCallTimeout: 60))
+        }
+
+        /// The program "Creators" (a fifth of each payment, for life, no hold) and its affiliate Alice with the code `alice`.
+        func creators(offerCode: String? = nil) async throws -> (program: String, affiliate: String) {
+            let commission = CommissionRule(kind: "percent", basisPoints: 2000, duration: "lifetime")
+            let program = try #require((try await admin.call("POST", "/v1/affiliate-programs", CreateProgramRequest(appId: appId, name: "Creators", commission: commission,
+                                                                                                                    holdDays: 0, offerCode: offerCode))).1["id"] as? String)
+            let affiliate = try #require((try await admin.call("POST", "/v1/affiliates", CreateAffiliateRequest(workspaceId: workspace, name: "Alice"))).1["id"] as? String)
+            #expect((try await admin.call("POST", "/v1/affiliates/\(affiliate)/codes", CreateAffiliateCodeRequest(programId: program, code: "alice"))).0 == 201)
+            return (program, affiliate)
         }
 
         /// A person taps `/summer` on an iPhone from this machine's address: the click is stored before the redirect.
@@ -220,10 +254,8 @@ struct SDKEndToEndTests {
         let rootPath = directory.path("app-store-root.der")
         try Data(signer.root.der).write(to: URL(fileURLWithPath: rootPath))
         let d = try await Deployment.start(directory, environment: ["LINKRUNWAY_APP_STORE_ROOT": rootPath])
-        let program = try #require((try await d.admin.call("POST", "/v1/affiliate-programs", #"{"appId":"\#(d.appId)","name":"Creators","commission":{"kind":"percent","basisPoints":2000,"duration":"lifetime"},"holdDays":0}"#)).1["id"] as? String)
-        let affiliate = try #require((try await d.admin.call("POST", "/v1/affiliates", #"{"workspaceId":"\#(d.workspace)","name":"Alice"}"#)).1["id"] as? String)
-        #expect((try await d.admin.call("POST", "/v1/affiliates/\(affiliate)/codes", #"{"programId":"\#(program)","code":"alice"}"#)).0 == 201)
-        let surface = try #require((try await d.admin.call("POST", "/v1/apps/\(d.appId)/app-store-surfaces", #"{"environment":"production"}"#)).1["surface"]
+        _ = try await d.creators()
+        let surface = try #require((try await d.admin.call("POST", "/v1/apps/\(d.appId)/app-store-surfaces", CreateSurfaceRequest(environment: "production"))).1["surface"]
             as? [String: Any])
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let id = "704289572311469999"
@@ -239,7 +271,7 @@ struct SDKEndToEndTests {
         let notification = signer.notification("DID_RENEW", bundleId: "com.example.runway", appAppleId: 525_463_029, transaction: transaction,
                                                signedDate: now)
         let path = try #require(surface["notificationPath"] as? String)
-        let (status, result) = try await d.admin.call("POST", path, #"{"signedPayload":"\#(notification)"}"#)
+        let (status, result) = try await d.admin.call("POST", path, json: #"{"signedPayload":"\#(notification)"}"#)
         #expect(status == 200 && result["status"] as? String == "ok" && result["amount"] as? Int == 199, "\(result)")
         _ = try await d.server.stop(signal: SIGTERM)
         _ = directory
@@ -413,9 +445,7 @@ struct SDKEndToEndTests {
         let directory = TemporaryDirectory()
         let adServices = try FakeAdServices(logger: Logger(level: .error, sink: .memory()))
         let d = try await Deployment.start(directory, environment: ["LINKRUNWAY_APPLE_ADS_URL": adServices.baseURL])
-        let program = try #require((try await d.admin.call("POST", "/v1/affiliate-programs", #"{"appId":"\#(d.appId)","name":"Creators","commission":{"kind":"percent","basisPoints":2000,"duration":"lifetime"},"holdDays":0,"offerCode":"ALICE20"}"#)).1["id"] as? String)
-        let affiliate = try #require((try await d.admin.call("POST", "/v1/affiliates", #"{"workspaceId":"\#(d.workspace)","name":"Alice"}"#)).1["id"] as? String)
-        #expect((try await d.admin.call("POST", "/v1/affiliates/\(affiliate)/codes", #"{"programId":"\#(program)","code":"alice"}"#)).0 == 201)
+        let (program, affiliate) = try await d.creators(offerCode: "ALICE20")
 
         // Apple needs a moment for this token: the first answer is 202, the SDK waits as told and asks again.
         struct LateToken: AdServicesTokenProvider { func attributionToken() throws -> String { "late-1" } }
@@ -439,7 +469,7 @@ struct SDKEndToEndTests {
         // this address's affiliate click on the App Store surface.
         let binding = try #require(try await runway.bindAffiliate(refCode: "ALICE"))
         #expect(binding.offerCode == "ALICE20")
-        #expect((try await d.admin.call("POST", "/v1/affiliates/\(affiliate)/links", #"{"programId":"\#(program)","path":"alice"}"#)).0 == 201)
+        #expect((try await d.admin.call("POST", "/v1/affiliates/\(affiliate)/links", CreateAffiliateLinkRequest(programId: program, path: "alice"))).0 == 201)
         var tap = URLRequest(url: URL(string: d.base + "/alice")!)
         tap.setValue("localhost", forHTTPHeaderField: "Host")
         tap.setValue("Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X)", forHTTPHeaderField: "User-Agent")
@@ -447,7 +477,7 @@ struct SDKEndToEndTests {
         let signed = try #require(page.range(of: #"data-click=""#).map { String(page[$0.upperBound...].prefix { $0 != "\"" }) })
         let clickBinding = try #require(try await runway.bindAffiliate(signedClickId: signed))
         #expect(clickBinding.offerCode == "ALICE20" && clickBinding.appAccountToken != binding.appAccountToken)
-        let surface = try #require(((try await d.admin.call("POST", "/v1/apps/\(d.appId)/app-store-surfaces", #"{"environment":"production"}"#)).1["surface"]
+        let surface = try #require(((try await d.admin.call("POST", "/v1/apps/\(d.appId)/app-store-surfaces", CreateSurfaceRequest(environment: "production"))).1["surface"]
             as? [String: Any])?["id"] as? String)
         let deferredBinding = try #require(try await runway.bindAffiliateDeferred(surfaceId: surface))
         #expect(deferredBinding.offerCode == "ALICE20")
