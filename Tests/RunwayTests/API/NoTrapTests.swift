@@ -86,8 +86,8 @@ struct NoTrapTests {
         let w = try await LinkStatsTests.world(backend)
         #expect(await LinkStatsTests.visit(w, userAgent: UserAgents.iPhone, from: "203.0.113.7").status == 302)
         _ = try await MatchingTests.match(MatchingTests.World(server: w.server, clock: w.clock, app: w.app, key: w.key, link: w.link), install: "rich")
-        let huge = EventTests.event("huge", type: "PURCHASE", install: "rich", extra: #","amount":9223372036854775807,"currency":"EUR","appId":"\#(w.app.id)""#)
-        let refused = await w.server.client(w.serverKey).post("/v1/events", json: huge)
+        let huge = EventTests.event("huge", type: "PURCHASE", install: "rich", amount: 9_223_372_036_854_775_807, currency: "EUR", app: w.app.id)
+        let refused = try await w.server.client(w.serverKey).post("/v1/events", huge)
         #expect(refused.status == 400 && refused.errorCode == ErrorCode.invalidField.rawValue && refused.errorField == "amount", "\(refused.bodyText)")
         try await LinkStatsTests.purchase(w, "first", install: "rich", amount: 500)
 
@@ -102,8 +102,8 @@ struct NoTrapTests {
                     """)
             }
         }
-        let next = EventTests.event("next", type: "PURCHASE", install: "rich", extra: #","amount":1000000,"currency":"EUR","appId":"\#(w.app.id)""#)
-        let overflowing = await w.server.client(w.serverKey).post("/v1/events", json: next)
+        let next = EventTests.event("next", type: "PURCHASE", install: "rich", amount: 1_000_000, currency: "EUR", app: w.app.id)
+        let overflowing = try await w.server.client(w.serverKey).post("/v1/events", next)
         #expect(overflowing.status == 422 && overflowing.errorCode == ErrorCode.totalOutOfRange.rawValue, "\(overflowing.bodyText)")
         let kept = try await w.server.store.read { db in try db.query("SELECT event_id FROM events WHERE event_id = 'next'") }
         #expect(kept.isEmpty, "nothing of the refused write is stored")

@@ -107,18 +107,18 @@ struct RateLimitTests {
         let server = try await TestServer.start(monotonic: clock.monotonic, rateLimits: settings)
         let app = try await server.createApp(in: server.defaultWorkspace.id)
         let client = server.client(try await server.createKey(.publishable, app: app.id).secret)
-        func batch(_ count: Int, from address: String, first: Int = 0, install: String = "inst-r") async -> HTTPResponse {
-            let events = (first..<(first + count)).map { EventTests.event("r-\($0)", install: install) }.joined(separator: ",")
-            return await client.send("POST", "/v1/events/batch", body: Array(#"{"events":[\#(events)]}"#.utf8), remoteAddress: address)
+        func batch(_ count: Int, from address: String, first: Int = 0, install: String = "inst-r") async throws -> HTTPResponse {
+            let events = EventBatchRequest(events: (first..<(first + count)).map { EventTests.event("r-\($0)", install: install) })
+            return await client.send("POST", "/v1/events/batch", body: try TestClient.encoded(events), remoteAddress: address)
         }
-        let large = await batch(60, from: "198.51.100.30")
+        let large = try await batch(60, from: "198.51.100.30")
         #expect(large.status == 429 && large.errorCode == "rate_limited", "sixty events are more than the address's fifty: \(large.status)")
         clock.advance(seconds: 60)
-        #expect(await batch(40, from: "198.51.100.30").status == 200)
-        let more = await batch(20, from: "198.51.100.30", first: 40)
+        #expect(try await batch(40, from: "198.51.100.30").status == 200)
+        let more = try await batch(20, from: "198.51.100.30", first: 40)
         #expect(more.status == 429, "forty and twenty events in a minute are sixty")
-        #expect(await batch(9, from: "198.51.100.30", first: 60).status == 200, "the refused batch took one request's worth: nine are left")
-        let single = await client.send("POST", "/v1/events", body: Array(EventTests.event("one").utf8), remoteAddress: "198.51.100.30")
+        #expect(try await batch(9, from: "198.51.100.30", first: 60).status == 200, "the refused batch took one request's worth: nine are left")
+        let single = await client.send("POST", "/v1/events", body: try TestClient.encoded(EventTests.event("one")), remoteAddress: "198.51.100.30")
         #expect(single.status == 429, "one event is counted as a request like any other")
 
         // An install's allowance: ten thousand events a day, whatever the addresses; the next one is refused by name.
@@ -130,13 +130,13 @@ struct RateLimitTests {
         let openClient = open.client(try await open.createKey(.publishable, app: openApp.id).secret)
         let perDay = unlimited.eventsPerInstallPerDay
         for start in stride(from: 0, to: perDay, by: Events.batchLimit) {
-            let events = (start..<(start + Events.batchLimit)).map { EventTests.event("d-\($0)", install: "busy") }.joined(separator: ",")
-            let answer = try await openClient.send("POST", "/v1/events/batch", body: Array(#"{"events":[\#(events)]}"#.utf8),
+            let events = EventBatchRequest(events: (start..<(start + Events.batchLimit)).map { EventTests.event("d-\($0)", install: "busy") })
+            let answer = try await openClient.send("POST", "/v1/events/batch", body: try TestClient.encoded(events),
                                                    remoteAddress: "198.51.100.\(start % 200)").decoded(EventBatchResponse.self)
             #expect(!answer.results.contains { $0.error?.code == "rate_limited" }, "within the allowance (from \(start))")
         }
-        let over = try await openClient.send("POST", "/v1/events/batch",
-                                             body: Array(#"{"events":[\#(EventTests.event("d-over", install: "busy")),\#(EventTests.event("d-other", install: "calm"))]}"#.utf8))
+        let over = try await openClient.post("/v1/events/batch", EventBatchRequest(events: [EventTests.event("d-over", install: "busy"),
+                                                                                            EventTests.event("d-other", install: "calm")]))
             .decoded(EventBatchResponse.self)
         #expect(over.results.first?.error?.code == "rate_limited" && over.results.last?.error?.code != "rate_limited",
                 "another install is not held back: \(over.results)")

@@ -10,45 +10,55 @@ import Testing
 
 @Suite("Events")
 struct EventTests {
-    static func event(_ id: String, type: String = "SIGNUP", install: String = "inst-e", extra: String = "") -> String {
-        #"{"eventId":"\#(id)","type":"\#(type)","installId":"\#(install)","timestamp":"2026-11-01T10:00:00Z"\#(extra)}"#
+    /// An event of `install` at a fixed time.
+    static func event(_ id: String, type: String = "SIGNUP", install: String = "inst-e", name: String? = nil, amount: Int64? = nil,
+                      currency: String? = nil, app: String? = nil) -> EventRequest {
+        EventRequest(eventId: id, type: type, name: name, installId: install, timestamp: "2026-11-01T10:00:00Z", amount: amount, currency: currency,
+                     appId: app)
+    }
+
+    /// An event as JSON text with `extra` (text such as `,"colour":"red"`) added: for what the wire type cannot carry.
+    static func json(_ event: EventRequest, extra: String = "") throws -> String {
+        String(String(decoding: try TestClient.encoded(event), as: UTF8.self).dropLast()) + extra + "}"
     }
 
     @Test("events are stored once per id, carry the install's attribution, and revenue needs a server key", arguments: StoreBackend.all)
     func ingestion(_ backend: StoreBackend) async throws {
         let w = try await MatchingTests.world(backend)
         let client = w.server.client(w.key)
-        _ = try await client.post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"ios","installId":"inst-e"}"#).decoded(ResolvedLink.self)
+        _ = try await client.post("/v1/resolve", ResolveRequest(url: "https://localhost/promo", platform: "ios", installId: "inst-e")).decoded(ResolvedLink.self)
         _ = try await MatchingTests.match(w, install: "inst-e")
 
-        let stored = try await client.post("/v1/events", json: Self.event("e1")).decoded(EventResult.self, status: 201)
+        let stored = try await client.post("/v1/events", Self.event("e1")).decoded(EventResult.self, status: 201)
         #expect(stored.status == "stored")
         #expect(stored.attribution == EventAttribution(method: "referrer", source: "link", linkId: w.link.id, campaign: "spring", channel: nil, feature: nil))
-        let retry = try await client.post("/v1/events", json: Self.event("e1")).decoded(EventResult.self, status: 200)
+        let retry = try await client.post("/v1/events", Self.event("e1")).decoded(EventResult.self, status: 200)
         #expect(retry.status == "duplicate")
 
-        let custom = await client.post("/v1/events", json: Self.event("e2", type: "CUSTOM"))
+        let custom = try await client.post("/v1/events", Self.event("e2", type: "CUSTOM"))
         #expect(custom.errorField == "name")
-        #expect(await client.post("/v1/events", json: Self.event("e2", type: "CUSTOM", extra: #","name":"level_10""#)).status == 201)
-        let revenue = await client.post("/v1/events", json: Self.event("e3", type: "PURCHASE", extra: #","amount":4999,"currency":"EUR""#))
+        #expect(try await client.post("/v1/events", Self.event("e2", type: "CUSTOM", name: "level_10")).status == 201)
+        let revenue = try await client.post("/v1/events", Self.event("e3", type: "PURCHASE", amount: 4999, currency: "EUR"))
         #expect(revenue.status == 403)
         #expect(revenue.errorCode == "revenue_requires_server_key")
 
         let server = w.server.client(try await w.server.createKey(.server, workspace: w.server.defaultWorkspace.id).secret)
-        let appField = #","appId":"\#(w.app.id)""#
-        #expect(await server.post("/v1/events", json: Self.event("e3", type: "PURCHASE", extra: #","amount":4999,"currency":"EUR""# + appField)).status == 201)
-        #expect(await server.post("/v1/events", json: Self.event("e4", type: "PURCHASE", extra: #","amount":49.99,"currency":"EUR""# + appField)).errorField == "amount")
-        #expect(await server.post("/v1/events", json: Self.event("e4", type: "PURCHASE", extra: #","amount":4999,"currency":"euro""# + appField)).errorField == "currency")
-        #expect(await server.post("/v1/events", json: Self.event("e4", type: "REFUND", extra: #","currency":"EUR""# + appField)).errorField == "amount")
-        #expect(await server.post("/v1/events", json: Self.event("e4", type: "SIGNUP")).errorField == "appId")
+        let app = w.app.id
+        #expect(try await server.post("/v1/events", Self.event("e3", type: "PURCHASE", amount: 4999, currency: "EUR", app: app)).status == 201)
+        // An amount with a fraction, which the wire type cannot carry.
+        let fraction = try Self.json(Self.event("e4", type: "PURCHASE", currency: "EUR", app: app), extra: #","amount":49.99"#)
+        #expect(await server.post("/v1/events", json: fraction).errorField == "amount")
+        #expect(try await server.post("/v1/events", Self.event("e4", type: "PURCHASE", amount: 4999, currency: "euro", app: app)).errorField == "currency")
+        #expect(try await server.post("/v1/events", Self.event("e4", type: "REFUND", currency: "EUR", app: app)).errorField == "amount")
+        #expect(try await server.post("/v1/events", Self.event("e4", type: "SIGNUP")).errorField == "appId")
         // A server key of another workspace cannot write revenue into this workspace's app, however it names it.
         let stranger = try await w.server.createWorkspace("Stranger")
         let strangerKey = w.server.client(try await w.server.createKey(.server, workspace: stranger.id).secret)
-        let foreign = await strangerKey.post("/v1/events", json: Self.event("e4", type: "PURCHASE", extra: #","amount":100,"currency":"EUR""# + appField))
+        let foreign = try await strangerKey.post("/v1/events", Self.event("e4", type: "PURCHASE", amount: 100, currency: "EUR", app: app))
         #expect(foreign.status == 400 && foreign.errorField == "appId", "\(foreign.bodyText)")
-        #expect(await client.post("/v1/events", json: Self.event("e4", install: "nobody")).errorCode == "unknown_install")
-        #expect(await client.post("/v1/events", json: Self.event("bad id")).errorField == "eventId")
-        #expect(await client.post("/v1/events", json: Self.event("e5", type: "TELEPORT")).errorField == "type")
+        #expect(try await client.post("/v1/events", Self.event("e4", install: "nobody")).errorCode == "unknown_install")
+        #expect(try await client.post("/v1/events", Self.event("bad id")).errorField == "eventId")
+        #expect(try await client.post("/v1/events", Self.event("e5", type: "TELEPORT")).errorField == "type")
 
         let rows = try await w.server.store.read { try $0.query("SELECT event_id, type, amount, currency, method, link_id FROM events ORDER BY event_id") }
         #expect(try rows.map { try $0.string("event_id") } == ["e1", "e2", "e3"])
@@ -61,18 +71,21 @@ struct EventTests {
     func installEvent() async throws {
         let w = try await MatchingTests.world()
         let client = w.server.client(w.key)
-        let first = try await client.post("/v1/events", json: Self.event("i1", type: "INSTALL", install: "fresh")).decoded(EventResult.self, status: 201)
+        let first = try await client.post("/v1/events", Self.event("i1", type: "INSTALL", install: "fresh")).decoded(EventResult.self, status: 201)
         #expect(first.attribution?.method == "unmatched")
-        #expect(await client.post("/v1/events", json: Self.event("i2", type: "INSTALL", install: "fresh")).errorCode == "duplicate_install")
-        #expect(await client.post("/v1/events", json: Self.event("i1", type: "INSTALL", install: "fresh")).status == 200)
+        #expect(try await client.post("/v1/events", Self.event("i2", type: "INSTALL", install: "fresh")).errorCode == "duplicate_install")
+        #expect(try await client.post("/v1/events", Self.event("i1", type: "INSTALL", install: "fresh")).status == 200)
         #expect(try await MatchingTests.match(w, install: "fresh").method == "unmatched")
         // The click token of the link that last opened the app is recorded with the event.
-        _ = try await client.post("/v1/events", json: #"{"eventId":"c1","type":"OPEN","installId":"fresh","timestamp":"2026-01-01T00:00:00Z","clickToken":"tok-123"}"#)
-            .decoded(EventResult.self, status: 201)
+        _ = try await client.post("/v1/events", Self.open("c1", clickToken: "tok-123")).decoded(EventResult.self, status: 201)
         #expect(try await w.server.store.read { try $0.first("SELECT click_token FROM events WHERE event_id = 'c1'")!.optionalString("click_token") } == "tok-123")
-        #expect(await client.post("/v1/events", json: #"{"eventId":"c2","type":"OPEN","installId":"fresh","timestamp":"2026-01-01T00:00:00Z","clickToken":"a b"}"#)
-            .errorField == "clickToken")
+        #expect(try await client.post("/v1/events", Self.open("c2", clickToken: "a b")).errorField == "clickToken")
         await w.server.stop()
+    }
+
+    /// An OPEN of the install `fresh` by a link's click token.
+    static func open(_ id: String, clickToken: String) -> EventRequest {
+        EventRequest(eventId: id, type: "OPEN", installId: "fresh", timestamp: "2026-01-01T00:00:00Z", clickToken: clickToken)
     }
 
     @Test("a batch answers per event and stores the good ones", arguments: StoreBackend.all)
@@ -80,8 +93,12 @@ struct EventTests {
         let w = try await MatchingTests.world(backend)
         let client = w.server.client(w.key)
         _ = try await MatchingTests.match(w, install: "inst-e")
-        _ = try await client.post("/v1/events", json: Self.event("b0")).decoded(EventResult.self, status: 201)
-        let body = #"{"events":[\#(Self.event("b1")),\#(Self.event("b0")),{"eventId":"b2","type":"SIGNUP"},\#(Self.event("b3", extra: #","colour":"red""#)),\#(Self.event("b4", type: "PURCHASE", extra: #","amount":1,"currency":"USD""#)),\#(Self.event("b5", install: "nobody")),\#(Self.event("b6", type: "OPEN"))]}"#
+        _ = try await client.post("/v1/events", Self.event("b0")).decoded(EventResult.self, status: 201)
+        // b2 lacks fields and b3 has one no event has: the batch is text.
+        let items = try [Self.json(Self.event("b1")), Self.json(Self.event("b0")), #"{"eventId":"b2","type":"SIGNUP"}"#,
+                         Self.json(Self.event("b3"), extra: #","colour":"red""#), Self.json(Self.event("b4", type: "PURCHASE", amount: 1, currency: "USD")),
+                         Self.json(Self.event("b5", install: "nobody")), Self.json(Self.event("b6", type: "OPEN"))]
+        let body = #"{"events":["# + items.joined(separator: ",") + "]}"
         let response = try await client.post("/v1/events/batch", json: body).decoded(EventBatchResponse.self)
         #expect(response.results.map(\.status) == ["stored", "duplicate", "rejected", "rejected", "rejected", "rejected", "stored"])
         #expect(response.results[2].error?.code == "missing_field")
@@ -92,8 +109,8 @@ struct EventTests {
         #expect((response.stored, response.duplicates, response.rejected) == (2, 1, 4))
         let ids = try await w.server.store.read { try $0.query("SELECT event_id FROM events ORDER BY event_id").map { try $0.string("event_id") } }
         #expect(ids == ["b0", "b1", "b6"])
-        let tooMany = "{\"events\":[" + (0...500).map { Self.event("m\($0)") }.joined(separator: ",") + "]}"
-        #expect(await client.post("/v1/events/batch", json: tooMany).errorField == "events")
+        let tooMany = EventBatchRequest(events: (0...500).map { Self.event("m\($0)") })
+        #expect(try await client.post("/v1/events/batch", tooMany).errorField == "events")
         #expect(await client.post("/v1/events/batch", json: "{\"events\":[").errorCode == "invalid_json")
         await w.server.stop()
     }

@@ -43,7 +43,7 @@ struct InstallListTests {
     func events(_ backend: StoreBackend) async throws {
         let (w, server) = try await Self.realAndSimulated(backend)
         for (id, install) in [("e1", "real"), ("e2", "pretend"), ("e3", "real")] {
-            _ = try await server.post("/v1/events", json: EventTests.event(id, type: "SIGNUP", install: install, extra: #","appId":"\#(w.app.id)""#))
+            _ = try await server.post("/v1/events", EventTests.event(id, type: "SIGNUP", install: install, app: w.app.id))
                 .decoded(EventResult.self, status: 201)
         }
         let all = try await server.get("/v1/events?type=SIGNUP").decoded(Page<RecentEvent>.self)

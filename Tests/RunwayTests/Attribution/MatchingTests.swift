@@ -80,7 +80,7 @@ struct MatchingTests {
         let explanation = try await w.server.admin.get("/v1/installs/inst-new/attribution").decoded(AttributionExplanation.self)
         #expect(explanation.rules.last == Matcher.returningRule && explanation.candidates.isEmpty)
         // Events of the returning id work; the funnel counts the installation once.
-        let event = await client.post("/v1/events", json: EventTests.event("e-1", install: "inst-new"))
+        let event = try await client.post("/v1/events", EventTests.event("e-1", install: "inst-new"))
         #expect(event.status == 201, "\(event.bodyText)")
         let reporter = w.server.client(try await w.server.createKey(.server, workspace: w.server.defaultWorkspace.id).secret)
         let funnel = try await reporter.get("/v1/reports/funnel?groupBy=source").decoded(FunnelReport.self)

@@ -23,10 +23,10 @@ struct ReportTests {
         _ = try await MatchingTests.match(w, install: "r1")
         _ = try await MatchingTests.match(w, install: "r2", address: "192.0.2.1")
         _ = try await client.post("/v1/resolve", json: #"{"url":"https://localhost/promo","platform":"ios","installId":"r1"}"#).decoded(ResolvedLink.self)
-        let app = #","appId":"\#(w.app.id)""#
-        _ = try await server.post("/v1/events", json: EventTests.event("p1", type: "PURCHASE", install: "r1", extra: #","amount":1000,"currency":"EUR""# + app)).decoded(EventResult.self, status: 201)
-        _ = try await server.post("/v1/events", json: EventTests.event("p2", type: "REFUND", install: "r1", extra: #","amount":300,"currency":"EUR""# + app)).decoded(EventResult.self, status: 201)
-        _ = try await server.post("/v1/events", json: EventTests.event("p3", type: "PURCHASE", install: "r2", extra: #","amount":500,"currency":"USD""# + app)).decoded(EventResult.self, status: 201)
+        let app = w.app.id
+        _ = try await server.post("/v1/events", EventTests.event("p1", type: "PURCHASE", install: "r1", amount: 1000, currency: "EUR", app: app)).decoded(EventResult.self, status: 201)
+        _ = try await server.post("/v1/events", EventTests.event("p2", type: "REFUND", install: "r1", amount: 300, currency: "EUR", app: app)).decoded(EventResult.self, status: 201)
+        _ = try await server.post("/v1/events", EventTests.event("p3", type: "PURCHASE", install: "r2", amount: 500, currency: "USD", app: app)).decoded(EventResult.self, status: 201)
 
         let byCampaign = try await server.get("/v1/reports/funnel?groupBy=campaign").decoded(FunnelReport.self)
         let spring = try #require(byCampaign.rows.first { $0.key == "spring" })
@@ -62,8 +62,8 @@ struct ReportTests {
     func simulated(_ backend: StoreBackend) async throws {
         let (w, server) = try await InstallListTests.realAndSimulated(backend)
         for install in ["real", "pretend"] {
-            _ = try await server.post("/v1/events", json: EventTests.event("e-\(install)", type: "PURCHASE", install: install,
-                                                                          extra: #","amount":100,"currency":"USD","appId":"\#(w.app.id)""#))
+            _ = try await server.post("/v1/events", EventTests.event("e-\(install)", type: "PURCHASE", install: install, amount: 100, currency: "USD",
+                                                                    app: w.app.id))
                 .decoded(EventResult.self, status: 201)
         }
         let real = try await server.get("/v1/reports/funnel?groupBy=source").decoded(FunnelReport.self)

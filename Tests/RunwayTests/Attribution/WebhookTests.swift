@@ -101,7 +101,7 @@ struct WebhookTests {
         let created = try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: w.server.defaultWorkspace.id, url: receiver.url, topics: ["event"]))
             .decoded(CreatedWebhook.self, status: 201)
         _ = try await MatchingTests.match(w, install: "hooked")
-        _ = try await w.server.client(w.key).post("/v1/events", json: EventTests.event("w1", install: "hooked")).decoded(EventResult.self, status: 201)
+        _ = try await w.server.client(w.key).post("/v1/events", EventTests.event("w1", install: "hooked")).decoded(EventResult.self, status: 201)
         let dispatcher = OutboxDispatcher(services: w.server.services, queue: Webhooks.outbox, settings: .init(baseDelayMilliseconds: 0, maxAttempts: 3, timeoutSeconds: 60))
         for _ in 0..<5 { _ = try await dispatcher.sendDue() }
         let items = try await w.server.admin.get("/v1/webhooks/\(created.webhook.id)/deliveries").decoded(WebhookDeliveryList.self).items

@@ -24,7 +24,7 @@ struct ConsoleOverviewTests {
         let w = try await MatchingTests.world(settings: AttributionSettingsUpdate(probabilisticMinutes: 30))
         let clock = w.clock, ws = w.server.defaultWorkspace.id
         let backend = w.server.client(try await w.server.createKey(.server, workspace: ws).secret)
-        let app = #","appId":"\#(w.app.id)""#
+        let app = w.app.id
         // Day A at 23:00 UTC: four clicks, an install and a purchase of 10 €.
         let start = clock.wall.nowMilliseconds()
         let tomorrow: Int64 = (start / 86_400_000 + 1) * 86_400_000
@@ -33,13 +33,13 @@ struct ConsoleOverviewTests {
         let dayA = Self.day(clock.wall.nowMilliseconds())
         for _ in 0..<4 { _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone) }
         _ = try await MatchingTests.match(w, install: "r1")
-        _ = try await backend.post("/v1/events", json: EventTests.event("p1", type: "PURCHASE", install: "r1", extra: #","amount":1000,"currency":"EUR""# + app))
+        _ = try await backend.post("/v1/events", EventTests.event("p1", type: "PURCHASE", install: "r1", amount: 1000, currency: "EUR", app: app))
             .decoded(EventResult.self, status: 201)
         // Two hours later, day A+1: two clicks and a purchase of 5 €; five days on, today: one click.
         clock.advance(seconds: 7_200)
         let dayB = Self.day(clock.wall.nowMilliseconds())
         for _ in 0..<2 { _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone) }
-        _ = try await backend.post("/v1/events", json: EventTests.event("p2", type: "PURCHASE", install: "r1", extra: #","amount":500,"currency":"EUR""# + app))
+        _ = try await backend.post("/v1/events", EventTests.event("p2", type: "PURCHASE", install: "r1", amount: 500, currency: "EUR", app: app))
             .decoded(EventResult.self, status: 201)
         clock.advance(seconds: 5 * 86_400)
         let today = Self.day(clock.wall.nowMilliseconds())
