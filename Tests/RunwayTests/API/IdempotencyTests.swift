@@ -55,8 +55,8 @@ struct IdempotencyTests {
                                           headers: [("Idempotency-Key", String(repeating: "x", count: 256))])
         #expect(bad.errorCode == "invalid_idempotency_key")
         // Key creation never keeps its answer: that would store the secret.
-        let a = await server.admin.post("/v1/keys", json: #"{"kind":"admin"}"#, headers: [("Idempotency-Key", "same")])
-        let b = await server.admin.post("/v1/keys", json: #"{"kind":"admin"}"#, headers: [("Idempotency-Key", "same")])
+        let a = try await server.admin.post("/v1/keys", CreateKeyRequest(kind: .admin), headers: [("Idempotency-Key", "same")])
+        let b = try await server.admin.post("/v1/keys", CreateKeyRequest(kind: .admin), headers: [("Idempotency-Key", "same")])
         #expect(a.status == 201 && b.status == 201)
         #expect(a.body != b.body)
         let stored = try await server.store.read { try $0.query("SELECT response_body FROM idempotency_keys").map { try $0.optionalString("response_body") ?? "" } }
@@ -74,8 +74,8 @@ struct IdempotencyTests {
         // The app's publishable key (anyone has it) cannot take a key a backend of the same workspace will use.
         let app = try await server.createApp(in: ws)
         let publishable = try await server.createKey(.publishable, app: app.id)
-        let squatted = await server.client(publishable.secret).post("/v1/shares", json: #"{"installId":"sq-1","appPath":"/p"}"#,
-                                                                   headers: [("Idempotency-Key", "payout-aff-2026-12")])
+        let squatted = try await server.client(publishable.secret).post("/v1/shares", CreateShareRequest(installId: "sq-1", appPath: "/p"),
+                                                                       headers: [("Idempotency-Key", "payout-aff-2026-12")])
         #expect(squatted.status == 201)
         let backend = await server.client(mine.secret).post("/v1/apps", json: Self.appBody(ws, bundle: "com.idem.backend"),
                                                            headers: [("Idempotency-Key", "payout-aff-2026-12")])
