@@ -42,7 +42,7 @@ struct ConsoleQRTests {
     @Test("the link page draws the code with the form's colours, quiet zone and size; both downloads carry them, and the PNG at 2,048 pixels decodes")
     func panel() async throws {
         let (server, visitor, _, ws) = try await ConsoleTests.signedIn()
-        let link = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"print"}"#)
+        let link = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "print"))
         let plain = await visitor.send("GET", "/console/links/\(link.id)?ws=\(ws)").bodyText
         #expect(plain.contains("<img src=\"/console/links/\(link.id)/qr.svg\(consoleQuery([("ws", ws)]))\" alt=\"QR code for \(link.url)\">"))
         #expect(plain.contains("download=\"print.png\">Download as PNG</a>") && plain.contains("<option value=\"\">No logo</option>"))
@@ -66,7 +66,7 @@ struct ConsoleQRTests {
     @Test("options the API refuses are all marked beside their fields at once, and no code is drawn until they are fixed")
     func refusedOptions() async throws {
         let (server, visitor, _, ws) = try await ConsoleTests.signedIn()
-        let link = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"bad"}"#)
+        let link = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "bad"))
         let page = await visitor.send("GET", "/console/links/\(link.id)?ws=\(ws)&fg=ffffff&bg=000000&logo=qrl_nothing&margin=99&size=9000")
         #expect(page.status == 400 && page.bodyText.contains("<title>Error: Link /bad · LinkRunway</title>"))
         for field in ["fg", "logo", "margin", "size"] {
@@ -82,7 +82,7 @@ struct ConsoleQRTests {
     @Test("logos are uploaded as files (PNG or SVG told by their bytes), drawn into codes that decode, refused beside the file input, and removed")
     func logos() async throws {
         let (server, visitor, csrf, ws) = try await ConsoleTests.signedIn()
-        let link = try await server.createLink(#"{"workspaceId":"\#(ws)","path":"brand"}"#)
+        let link = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "brand"))
         #expect(await visitor.send("GET", "/console/links/qr-logos?ws=\(ws)").bodyText.contains("No logos yet"))
         let fields = [("csrf", csrf), ("ws", ws), ("once", "first-upload")]
         let png = await visitor.sendMultipart("/console/links/qr-logos", fields: fields + [("name", "")],

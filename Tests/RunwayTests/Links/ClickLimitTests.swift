@@ -26,10 +26,8 @@ struct ClickLimitTests {
         let server = try await TestServer.start(backend)
         defer { Task { await server.stop() } }
         let ws = server.defaultWorkspace.id
-        let link = try await server.createLink(#"""
-            {"workspaceId":"\#(ws)","path":"capped","clickLimit":40,"destinations":{"ios":{"url":"https://example.com/in"}},
-             "fallbacks":{"overLimit":"https://example.com/sold-out"}}
-            """#)
+        let link = try await server.createLink(CreateLinkRequest(workspaceId: ws, path: "capped", destinations: LinkDestinations(ios: .init(url: "https://example.com/in")),
+                                                                 clickLimit: 40, fallbacks: LinkFallbacks(overLimit: "https://example.com/sold-out")))
         let answers = await withTaskGroup(of: HTTPResponse.self) { group in
             for _ in 0..<120 { group.addTask { await Self.follow(server) } }
             return await group.reduce(into: []) { $0.append($1) }
@@ -46,12 +44,12 @@ struct ClickLimitTests {
         #expect(await server.follow("/capped", userAgent: "Slackbot-LinkExpanding 1.0").status == 200)
 
         // A higher limit lets more in at once; no limit lets everything in; the stored clicks count towards a new limit.
-        _ = try await server.admin.send("PATCH", "/v1/links/\(link.id)", body: Array(#"{"clickLimit":45}"#.utf8)).decoded(Link.self)
+        _ = try await server.admin.patch("/v1/links/\(link.id)", UpdateLinkRequest(clickLimit: 45)).decoded(Link.self)
         var more: [String?] = []
         for _ in 0..<8 { more.append(await Self.follow(server).headers["Location"]) }
         #expect(more.filter { $0 == "https://example.com/in" }.count == 5)
         #expect(try await server.clicks().count == 45)
-        _ = try await server.admin.send("PATCH", "/v1/links/\(link.id)", body: Array(#"{"clickLimit":0}"#.utf8)).decoded(Link.self)
+        _ = try await server.admin.patch("/v1/links/\(link.id)", UpdateLinkRequest(clickLimit: 0)).decoded(Link.self)
         #expect(await Self.follow(server).headers["Location"] == "https://example.com/in")
         #expect(try await server.clicks().count == 46)
     }
@@ -60,15 +58,16 @@ struct ClickLimitTests {
     func existingClicks() async throws {
         let server = try await TestServer.start()
         defer { Task { await server.stop() } }
-        let link = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"capped","destinations":{"web":"https://example.com/w"}}"#)
+        let link = try await server.createLink(CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "capped",
+                                                                 destinations: LinkDestinations(web: "https://example.com/w")))
         for _ in 0..<3 { _ = await Self.follow(server) }
-        _ = try await server.admin.send("PATCH", "/v1/links/\(link.id)", body: Array(#"{"clickLimit":4}"#.utf8)).decoded(Link.self)
+        _ = try await server.admin.patch("/v1/links/\(link.id)", UpdateLinkRequest(clickLimit: 4)).decoded(Link.self)
         #expect(await Self.follow(server).status == 302)
         let over = await Self.follow(server)
         #expect(over.status == 410 && over.bodyText.contains("no longer available") && over.bodyText.contains("https://example.com/w"))
         #expect(try await server.clicks().count == 4)
         // Simulated clicks take places like any other.
-        let simulated = await server.admin.post("/v1/simulate/clicks", json: #"{"url":"http://localhost/capped"}"#)
+        let simulated = try await server.admin.post("/v1/simulate/clicks", SimulateClickRequest(url: "http://localhost/capped"))
         #expect(simulated.status == 410 && simulated.errorCode == "link_expired")
     }
 
@@ -83,11 +82,9 @@ struct ClickLimitTests {
         let auth = ["Authorization": "Bearer \(admin)"]
         let listed = try await offloaded { try RawHTTPConnection(port: a.port).request("GET", "/v1/workspaces", headers: auth) }
         let ws = try JSONDecoder().decode(Page<Workspace>.self, from: Data(listed.body.utf8)).items[0].id
-        let created = try await offloaded {
-            try RawHTTPConnection(port: b.port).request("POST", "/v1/links", headers: auth, body: #"""
-                {"workspaceId":"\#(ws)","path":"capped","clickLimit":30,"destinations":{"web":"https://example.com/in"},"fallbacks":{"overLimit":"https://example.com/out"}}
-                """#)
-        }
+        let link = try CommissionRaceTests.json(CreateLinkRequest(workspaceId: ws, path: "capped", destinations: LinkDestinations(web: "https://example.com/in"),
+                                                                  clickLimit: 30, fallbacks: LinkFallbacks(overLimit: "https://example.com/out")))
+        let created = try await offloaded { try RawHTTPConnection(port: b.port).request("POST", "/v1/links", headers: auth, body: link) }
         #expect(created.status == 201)
         let answers = try await MultiProcessTests.burst([a.port, b.port], count: 100) { _ in
             ("GET", "/capped", ["User-Agent": UserAgents.desktop], "")

@@ -9,16 +9,15 @@ import Testing
 /// its stable code.
 @Suite("QR logos and colours")
 struct QRLogoTests {
-    static func upload(_ server: TestServer, _ format: String, _ bytes: [UInt8], workspace: String) async -> HTTPResponse {
-        let body = #"{"workspaceId":"\#(workspace)","name":"Brand","format":"\#(format)","data":"\#(Data(bytes).base64EncodedString())"}"#
-        return await server.admin.post("/v1/qr-logos", json: body)
+    static func upload(_ server: TestServer, _ format: String, _ bytes: [UInt8], workspace: String) async throws -> HTTPResponse {
+        try await server.admin.post("/v1/qr-logos", CreateQRLogoRequest(workspaceId: workspace, name: "Brand", format: format, data: Data(bytes).base64EncodedString()))
     }
 
     @Test("a PNG and an SVG logo are stored, listed, drawn (the PNG code decodes with zbarimg) and removed")
     func logos() async throws {
         let server = try await TestServer.start()
         let workspace = server.defaultWorkspace.id
-        let link = try await server.createLink(#"{"workspaceId":"\#(workspace)","path":"brand"}"#)
+        let link = try await server.createLink(CreateLinkRequest(workspaceId: workspace, path: "brand"))
         let png = try await Self.upload(server, "png", QRDecodeTests.pngLogo.stored, workspace: workspace).decoded(QRLogo.self, status: 201)
         #expect(png.format == "png" && png.width == 240 && png.height == 160)
         let svgText = ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 40 20"><rect width="40" height="20" fill="#e63946"/></svg>"##
@@ -50,7 +49,7 @@ struct QRLogoTests {
     func refusals() async throws {
         let server = try await TestServer.start()
         let workspace = server.defaultWorkspace.id
-        let link = try await server.createLink(#"{"workspaceId":"\#(workspace)","path":"refused"}"#)
+        let link = try await server.createLink(CreateLinkRequest(workspaceId: workspace, path: "refused"))
         for query in ["fg=aaaaaa", "fg=ffffff&bg=000000", "fg=777777&bg=555555"] {
             let answer = await server.admin.get("/v1/links/\(link.id)/qr.svg?\(query)")
             #expect(answer.errorCode == "low_contrast", "\(query): \(answer.bodyText)")
@@ -69,12 +68,12 @@ struct QRLogoTests {
             ("svg", Array(#"<svg viewBox="0 0 1 1"><rect/>"#.utf8)),
         ]
         for (format, bytes) in uploads {
-            let answer = await Self.upload(server, format, bytes, workspace: workspace)
+            let answer = try await Self.upload(server, format, bytes, workspace: workspace)
             #expect(answer.errorCode == "invalid_logo", "\(String(decoding: bytes.prefix(60), as: UTF8.self)): \(answer.bodyText)")
         }
-        let big = await Self.upload(server, "png", [UInt8](repeating: 7, count: QRLogoImage.maxPNGBytes + 1), workspace: workspace)
+        let big = try await Self.upload(server, "png", [UInt8](repeating: 7, count: QRLogoImage.maxPNGBytes + 1), workspace: workspace)
         #expect(big.errorCode == "invalid_logo" && big.bodyText.contains("at most"))
-        #expect(await Self.upload(server, "gif", [1, 2, 3], workspace: workspace).errorField == "format")
+        #expect(try await Self.upload(server, "gif", [1, 2, 3], workspace: workspace).errorField == "format")
         await server.stop()
     }
 
@@ -88,7 +87,7 @@ struct QRLogoTests {
         ]
         for frame in frames {
             let text = #"<svg xmlns="http://www.w3.org/2000/svg" \#(frame)><rect width="1" height="1"/></svg>"#
-            let answer = await Self.upload(server, "svg", Array(text.utf8), workspace: server.defaultWorkspace.id)
+            let answer = try await Self.upload(server, "svg", Array(text.utf8), workspace: server.defaultWorkspace.id)
             #expect(answer.errorCode == "invalid_logo" && answer.errorField == "data", "\(frame): \(answer.bodyText)")
         }
         let largest = try QRLogoImage(upload: Array(#"<svg viewBox="0,0 1000000 0.5"><rect/></svg>"#.utf8), format: .svg)

@@ -25,7 +25,7 @@ struct FaultTests {
         let padding = String(repeating: "x", count: 3000)
         for i in 0..<200 {
             let path = "full-\(i)"
-            let response = await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(workspace)","path":"\#(path)","metadata":{"pad":"\#(padding)"}}"#)
+            let response = try await server.admin.post("/v1/links", CreateLinkRequest(workspaceId: workspace, path: path, metadata: ["pad": .string(padding)]))
             switch response.status {
             case 201: acknowledged.append(path)
             case 503:
@@ -44,10 +44,10 @@ struct FaultTests {
 
         // Space again: writes resume, and the database is whole.
         try await server.store.write { db in try db.execute("PRAGMA max_page_count = 1073741823") }
-        #expect(await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(workspace)","path":"after"}"#).status == 201)
+        #expect(try await server.admin.post("/v1/links", CreateLinkRequest(workspaceId: workspace, path: "after")).status == 201)
         let check = try await server.store.read { try $0.first("PRAGMA integrity_check")!.string("integrity_check") }
         #expect(check == "ok")
-        let retried = await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(workspace)","path":"\#(refused[0])"}"#)
+        let retried = try await server.admin.post("/v1/links", CreateLinkRequest(workspaceId: workspace, path: refused[0]))
         #expect(retried.status == 201, "a refused write left nothing behind that blocks its retry")
         await server.stop()
     }
@@ -56,10 +56,10 @@ struct FaultTests {
     func readOnly() async throws {
         let server = try await TestServer.start(.sqlite)
         let workspace = server.defaultWorkspace.id
-        #expect(await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(workspace)","path":"before"}"#).status == 201)
+        #expect(try await server.admin.post("/v1/links", CreateLinkRequest(workspaceId: workspace, path: "before")).status == 201)
         // The writer connection refuses to change anything, as it would on a file system remounted read-only.
         try await server.store.write { db in try db.execute("PRAGMA query_only = 1") }
-        let refused = await server.admin.post("/v1/links", json: #"{"workspaceId":"\#(workspace)","path":"during"}"#)
+        let refused = try await server.admin.post("/v1/links", CreateLinkRequest(workspaceId: workspace, path: "during"))
         #expect(refused.status == 503 && refused.errorCode == "store_unavailable", "\(refused.bodyText)")
         #expect(refused.headers["Retry-After"] != nil)
         let links = try await server.admin.get("/v1/links?workspaceId=\(workspace)").decoded(Page<Link>.self)
