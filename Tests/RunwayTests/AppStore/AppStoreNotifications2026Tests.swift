@@ -35,9 +35,9 @@ struct AppStoreNotifications2026Tests {
     func rescindConsent(_ backend: StoreBackend) async throws {
         let w = try await T.world(backend)
         let appTransaction = "704289572311469613"
-        _ = try await w.client.post("/v1/installs/match", json: #"{"installId":"kid-1","platform":"ios","consent":true,"appTransactionId":"\#(appTransaction)"}"#)
+        _ = try await w.client.post("/v1/installs/match", MatchInstallRequest(installId: "kid-1", platform: "ios", consent: true, appTransactionId: appTransaction))
             .decoded(InstallMatch.self)
-        let bound = try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"alice","installId":"kid-1"}"#).decoded(BindResponse.self)
+        let bound = try await w.client.post("/v1/app-store/bind", BindRequest(refCode: "alice", installId: "kid-1")).decoded(BindResponse.self)
         let paid = try await Self.result(w, Self.notification(w, id: "r1", token: bound.appAccountToken, fields: [("appTransactionId", .string(appTransaction))]))
         #expect(paid.status == .ok && paid.amount == 299)
 
@@ -233,7 +233,7 @@ struct AppStoreNotifications2026Tests {
         let signed = w.signer.appTransaction(id: "880000000000000001", bundleId: T.bundleId, appAppleId: T.appAppleId,
                                              signedDate: w.server.services.clock.nowMilliseconds())
         _ = try await AppTransactionOwnershipTests.match(w, "j-1", signed: signed)
-        _ = try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"alice","installId":"j-1"}"#).decoded(BindResponse.self)
+        _ = try await w.client.post("/v1/app-store/bind", BindRequest(refCode: "alice", installId: "j-1")).decoded(BindResponse.self)
         let offer: [(String, JSONValue)] = [("appTransactionId", "880000000000000001"), ("offerType", 2), ("offerDiscountType", "ONE_TIME"),
                                             ("offerPeriod", "P1M")]
         let joined = try await Self.result(w, Self.notification(w, id: "j1", fields: offer))

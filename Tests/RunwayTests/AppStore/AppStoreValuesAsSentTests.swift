@@ -128,9 +128,9 @@ struct AppStoreValuesAsSentTests {
         #expect(all.items.map(\.receivedAt) == all.items.map(\.receivedAt).sorted(by: >))
         #expect(try await Self.list(w, "?notificationType=TEST").items.count == 3)
         // Another app of the workspace sees its own notifications only, and this app none of them.
-        let other = try await w.server.admin.post("/v1/apps", json: #"{"workspaceId":"\#(w.workspace)","name":"Other","teamId":"ABCDE12345","bundleId":"com.example.other"}"#)
+        let other = try await w.server.admin.post("/v1/apps", CreateAppRequest(workspaceId: w.workspace, name: "Other", teamId: "ABCDE12345", bundleId: "com.example.other"))
             .decoded(App.self, status: 201)
-        let surface = try await w.server.admin.post("/v1/apps/\(other.id)/app-store-surfaces", json: #"{"environment":"sandbox"}"#)
+        let surface = try await w.server.admin.post("/v1/apps/\(other.id)/app-store-surfaces", CreateSurfaceRequest(environment: "sandbox"))
             .decoded(CreatedSurface.self, status: 201)
         let theirs = w.signer.notification("TEST", bundleId: "com.example.other", appAppleId: nil, environment: "Sandbox", signedDate: now)
         #expect(try await N.result(w, theirs, at: surface).status == .ignored)

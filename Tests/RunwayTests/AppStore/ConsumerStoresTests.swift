@@ -20,11 +20,9 @@ struct ConsumerStoresTests {
         let signed = stores.map { store in
             w.signer.appTransaction(id: appTransactionId, bundleId: T.bundleId, appAppleId: T.appAppleId, signedDate: now, storeType: store)
         }
-        var members: [(String, JSONValue)] = [("installId", .string(installId)), ("platform", "ios"), ("consent", true)]
-        if let first = signed.first {
-            members += [("signedAppTransaction", .string(first)), ("signedAppTransactions", .array(signed.map { .string($0) }))]
-        }
-        let match = try await w.client.post("/v1/installs/match", json: JSONValue.object(members).serialized()).decoded(InstallMatch.self)
+        let request = MatchInstallRequest(installId: installId, platform: "ios", consent: true, signedAppTransaction: signed.first,
+                                          signedAppTransactions: signed.isEmpty ? nil : signed)
+        let match = try await w.client.post("/v1/installs/match", request).decoded(InstallMatch.self)
         #expect(match.storeTypes == (stores.isEmpty ? nil : Set(stores).sorted()))
     }
 
@@ -36,8 +34,7 @@ struct ConsumerStoresTests {
                                             ("s-none", []), ("s-future", ["FUTURE_STORE"]), ("s-consumer", ["CONSUMER"])]
         for (n, (install, types)) in stores.enumerated() {
             try await Self.install(w, install, appTransactionId: "66000000000000010\(n)", stores: types)
-            let event = #"{"eventId":"ev-\#(install)","type":"SIGNUP","installId":"\#(install)","timestamp":"2026-11-01T10:00:00Z"}"#
-            #expect(await w.client.post("/v1/events", json: event).status == 201)
+            #expect(try await w.client.post("/v1/events", EventTests.event("ev-\(install)", install: install)).status == 201)
         }
         func report(_ query: String) async throws -> FunnelReport {
             try await w.server.admin.get("/v1/reports/funnel?workspaceId=\(w.workspace)&groupBy=campaign\(query)").decoded(FunnelReport.self)
@@ -57,14 +54,14 @@ struct ConsumerStoresTests {
           arguments: StoreBackend.all)
     func commissions(_ backend: StoreBackend) async throws {
         let w = try await T.world(backend)
-        let program = try await w.server.admin.post("/v1/affiliate-programs", json: #"""
-            {"appId":"\#(w.app.id)","name":"Consumers","commission":{"kind":"percent","basisPoints":3000,"duration":"lifetime"},"consumerStoresOnly":true}
-            """#).decoded(AffiliateProgram.self, status: 201)
+        let program = try await w.server.admin.post("/v1/affiliate-programs", CreateProgramRequest(
+            appId: w.app.id, name: "Consumers", commission: CommissionRule(kind: "percent", basisPoints: 3000, duration: "lifetime"), consumerStoresOnly: true
+        )).decoded(AffiliateProgram.self, status: 201)
         #expect(program.consumerStoresOnly && !w.program.consumerStoresOnly)
-        _ = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/codes", json: #"{"programId":"\#(program.id)","code":"consumers"}"#)
+        _ = try await w.server.admin.post("/v1/affiliates/\(w.affiliate.id)/codes", CreateAffiliateCodeRequest(programId: program.id, code: "consumers"))
             .decoded(AffiliateCode.self, status: 201)
         func bind(_ code: String, _ install: String) async throws -> String {
-            try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"\#(code)","installId":"\#(install)"}"#).decoded(BindResponse.self).appAccountToken
+            try await w.client.post("/v1/app-store/bind", BindRequest(refCode: code, installId: install)).decoded(BindResponse.self).appAccountToken
         }
         try await Self.install(w, "c-edu", appTransactionId: "660000000000000201", stores: ["EDUCATION", "ENTERPRISE"])
         try await Self.install(w, "c-mixed", appTransactionId: "660000000000000202", stores: ["EDUCATION", "CONSUMER"])
@@ -78,7 +75,7 @@ struct ConsumerStoresTests {
         #expect(mixed.status == .ok && mixed.amount == 299, "a consumer store among them: it stays in")
         let unknown = try await N.result(w, N.notification(w, "SUBSCRIBED", id: "k4", token: try await bind("consumers", "c-unknown")))
         #expect(unknown.status == .ok && unknown.amount == 299, "no store known: it stays in")
-        let anonymous = try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"consumers"}"#).decoded(BindResponse.self).appAccountToken
+        let anonymous = try await w.client.post("/v1/app-store/bind", BindRequest(refCode: "consumers")).decoded(BindResponse.self).appAccountToken
         #expect(try await N.result(w, N.notification(w, "SUBSCRIBED", id: "k5", token: anonymous)).status == .ok, "no install: it stays in")
         let otherProgram = try await N.result(w, N.notification(w, "SUBSCRIBED", id: "k6", token: try await bind("alice", "c-edu")))
         #expect(otherProgram.status == .ok && otherProgram.amount == 299, "a program without the setting pays as before")

@@ -32,11 +32,15 @@ struct AppStoreIdProofTests {
         let squatterKey = try await server.createKey(.server, workspace: try await server.createWorkspace("Squatter").id).secret
         let ownerKey = try await server.createKey(.server, workspace: try await server.createWorkspace("Owner").id).secret
         // The same bundle id under another team: a signed app transaction of the real app verifies for it too.
-        let squatter = try await server.client(squatterKey).post("/v1/apps", json: #"{"name":"Squat","teamId":"ZZZZZ99999","bundleId":"\#(bundleId)","appStoreId":"\#(appStoreId)"}"#)
-            .decoded(App.self, status: 201)
-        let owner = try await server.client(ownerKey).post("/v1/apps", json: #"{"name":"Ads","teamId":"ABCDE12345","bundleId":"\#(bundleId)","appStoreId":"\#(appStoreId)","postbacks":{"acceptDevelopment":false,"forwardUrls":["https://partner.example.com/pb"],"campaigns":[]}}"#)
-            .decoded(App.self, status: 201)
+        let squatter = try await server.client(squatterKey).post("/v1/apps", Self.app("Squat", team: "ZZZZZ99999")).decoded(App.self, status: 201)
+        let forwarding = PostbackSettings(acceptDevelopment: false, forwardUrls: ["https://partner.example.com/pb"], campaigns: [])
+        let owner = try await server.client(ownerKey).post("/v1/apps", Self.app("Ads", team: "ABCDE12345", postbacks: forwarding)).decoded(App.self, status: 201)
         return World(server: server, signer: signer, squatterKey: squatterKey, ownerKey: ownerKey, squatter: squatter, owner: owner)
+    }
+
+    /// An app named `name` of `team` with this bundle id and App Store id.
+    static func app(_ name: String, team: String, postbacks: PostbackSettings? = nil) -> CreateAppRequest {
+        CreateAppRequest(name: name, teamId: team, bundleId: bundleId, appStoreId: String(appStoreId), postbacks: postbacks)
     }
 
     static func postback(_ w: World, _ file: String) async throws -> PostbackReceipt {
@@ -54,7 +58,7 @@ struct AppStoreIdProofTests {
 
     /// A verified TEST notification at the owner's production surface.
     static func notify(_ w: World, app: App, key: String) async throws -> AppStoreNotificationResult {
-        let surface = try await w.server.client(key).post("/v1/apps/\(app.id)/app-store-surfaces", json: #"{"environment":"production"}"#)
+        let surface = try await w.server.client(key).post("/v1/apps/\(app.id)/app-store-surfaces", CreateSurfaceRequest(environment: "production"))
             .decoded(CreatedSurface.self, status: 201)
         let payload = w.signer.notification("TEST", bundleId: bundleId, appAppleId: appStoreId, signedDate: w.server.services.clock.nowMilliseconds())
         return try await w.server.client().post(surface.surface.notificationPath, json: #"{"signedPayload":"\#(payload)"}"#)
@@ -74,7 +78,7 @@ struct AppStoreIdProofTests {
         let squatterApp = try await w.server.createKey(.publishable, app: w.squatter.id).secret
         let signed = w.signer.appTransaction(id: "990000000000000001", bundleId: Self.bundleId, appAppleId: Self.appStoreId,
                                              signedDate: w.server.services.clock.nowMilliseconds())
-        _ = try await w.server.client(squatterApp).post("/v1/installs/match", json: #"{"installId":"sq-1","platform":"ios","consent":true,"signedAppTransaction":"\#(signed)"}"#)
+        _ = try await w.server.client(squatterApp).post("/v1/installs/match", MatchInstallRequest(installId: "sq-1", platform: "ios", consent: true, signedAppTransaction: signed))
             .decoded(InstallMatch.self)
         let weak = try await Self.status(w, key: w.squatterKey, app: w.squatter)
         #expect(weak.proven && weak.proof == "app_transaction")
@@ -108,7 +112,7 @@ struct AppStoreIdProofTests {
         #expect(try await Self.postback(w, "com.example-2.1.json").status == "duplicate", "a replay after the move is still a duplicate")
 
         // The squatter's weaker proof again takes nothing; the squatter's own notifications cannot name the app.
-        _ = try await w.server.client(squatterApp).post("/v1/installs/match", json: #"{"installId":"sq-2","platform":"ios","consent":true,"signedAppTransaction":"\#(signed)"}"#)
+        _ = try await w.server.client(squatterApp).post("/v1/installs/match", MatchInstallRequest(installId: "sq-2", platform: "ios", consent: true, signedAppTransaction: signed))
             .decoded(InstallMatch.self)
         #expect(try await Self.status(w, key: w.ownerKey, app: w.owner).proof == "notification")
 
@@ -135,9 +139,8 @@ struct AppStoreIdProofTests {
         let squatterKey = try await server.createKey(.server, workspace: try await server.createWorkspace("Squatter").id).secret
         let ownerKey = try await server.createKey(.server, workspace: try await server.createWorkspace("Owner").id).secret
         func app(_ key: String, team: String) async throws -> App {
-            let app = try await server.client(key).post("/v1/apps", json: #"{"name":"A","teamId":"\#(team)","bundleId":"\#(Self.bundleId)","appStoreId":"\#(Self.appStoreId)"}"#)
-                .decoded(App.self, status: 201)
-            _ = try await server.client(key).post("/v1/apps/\(app.id)/app-store-surfaces", json: #"{"environment":"production"}"#).decoded(CreatedSurface.self, status: 201)
+            let app = try await server.client(key).post("/v1/apps", Self.app("A", team: team)).decoded(App.self, status: 201)
+            _ = try await server.client(key).post("/v1/apps/\(app.id)/app-store-surfaces", CreateSurfaceRequest(environment: "production")).decoded(CreatedSurface.self, status: 201)
             return app
         }
         func setKey(_ client: TestClient, _ app: App, _ pem: String) async throws {
