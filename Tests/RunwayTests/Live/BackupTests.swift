@@ -38,10 +38,8 @@ struct BackupTests {
         let port = server.port
         let workspaces = try await offloaded { try RawHTTPConnection(port: port).request("GET", "/v1/workspaces", headers: admin) }
         let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(workspaces.body.utf8)).items[0].id
-        let link = try await offloaded {
-            try RawHTTPConnection(port: port).request("POST", "/v1/links", headers: admin,
-                                                      body: #"{"workspaceId":"\#(workspace)","path":"load","destinations":{"web":"https://example.com"}}"#)
-        }
+        let load = try CommissionRaceTests.json(CreateLinkRequest(workspaceId: workspace, path: "load", destinations: LinkDestinations(web: "https://example.com")))
+        let link = try await offloaded { try RawHTTPConnection(port: port).request("POST", "/v1/links", headers: admin, body: load) }
         #expect(link.status == 201)
 
         let answered = Atomic<Int>(0)
@@ -190,9 +188,8 @@ struct BackupTests {
         }
 
         // A write the server acknowledged after the backup must survive the refused restore.
-        let created = try await offloaded {
-            try RawHTTPConnection(port: port).request("POST", "/v1/workspaces", headers: admin, body: #"{"name":"After the backup"}"#)
-        }
+        let after = try CommissionRaceTests.json(CreateWorkspaceRequest(name: "After the backup"))
+        let created = try await offloaded { try RawHTTPConnection(port: port).request("POST", "/v1/workspaces", headers: admin, body: after) }
         #expect(created.status == 201)
         let refused = try await Self.linkrunway(["restore", "--replace", "--database-url", "sqlite:" + live, copy])
         #expect(refused.status == 1 && refused.errors.contains("open in another process"), "\(refused.errors)")

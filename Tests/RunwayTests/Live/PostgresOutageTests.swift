@@ -80,15 +80,16 @@ struct PostgresOutageTests {
             try await offloaded { try RawHTTPConnection(port: port, timeoutSeconds: 30).request(method, path, headers: admin, body: body) }
         }
         let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces").body.utf8)).items[0].id
-        func createApp(_ bundle: String) async throws -> Int {
-            try await call("POST", "/v1/apps", #"{"workspaceId":"\#(workspace)","name":"O","teamId":"ABCDE12345","bundleId":"\#(bundle)"}"#).status
+        func app(_ bundle: String) throws -> String {
+            try CommissionRaceTests.json(CreateAppRequest(workspaceId: workspace, name: "O", teamId: "ABCDE12345", bundleId: bundle))
         }
+        func createApp(_ bundle: String) async throws -> Int { try await call("POST", "/v1/apps", try app(bundle)).status }
         #expect(try await createApp("com.outage.before") == 201)
 
         try await offloaded { try cluster.stop() }
         let down = try await call("GET", "/readyz")
         #expect(down.status == 503 && down.body.contains("unavailable"))
-        let refused = try await call("POST", "/v1/apps", #"{"workspaceId":"\#(workspace)","name":"O","teamId":"ABCDE12345","bundleId":"com.outage.during"}"#)
+        let refused = try await call("POST", "/v1/apps", try app("com.outage.during"))
         #expect(refused.status == 503 && refused.body.contains("store_unavailable"), "\(refused.status) \(refused.body)")
         #expect(try await call("GET", "/healthz").status == 200, "the process is alive")
 

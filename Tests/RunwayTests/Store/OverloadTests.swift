@@ -52,15 +52,16 @@ struct OverloadTests {
         let clicks = 40
         for _ in 0..<clicks { _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone) }
         w.clock.advance(seconds: 60)
+        let matches = try (0..<(clicks + 10)).map {
+            try TestClient.encoded(MatchInstallRequest(installId: "race-\($0)", platform: "ios", osVersion: "17.4", consent: true))
+        }
         let burner = Burner()
         defer { burner.stop() }
         let statuses = SharedList()
         await withTaskGroup(of: Void.self) { group in
-            for i in 0..<(clicks + 10) {
+            for body in matches {
                 group.addTask {
-                    let response = await w.server.client(w.key).send("POST", "/v1/installs/match",
-                                                                     body: Array(#"{"installId":"race-\#(i)","platform":"ios","osVersion":"17.4","consent":true}"#.utf8),
-                                                                     remoteAddress: "203.0.113.7")
+                    let response = await w.server.client(w.key).send("POST", "/v1/installs/match", body: body, remoteAddress: "203.0.113.7")
                     statuses.append(response.status == 200 ? "200" : "\(response.status) \(response.bodyText)")
                 }
             }
