@@ -124,7 +124,7 @@ struct UnknownAPIRouteTests {
         // A link page is still a page, and a path that only starts with v1 may be a link.
         let page = await client.send("GET", "/no-such-link", headers: [("Host", "localhost"), ("User-Agent", UserAgents.iPhone)])
         #expect(page.status == 404 && page.headers["Content-Type"]?.hasPrefix("text/html") == true)
-        _ = try await server.createLink(#"{"workspaceId":"\#(server.defaultWorkspace.id)","path":"v1launch","destinations":{"web":"https://example.com"}}"#)
+        _ = try await server.createLink(CreateLinkRequest(workspaceId: server.defaultWorkspace.id, path: "v1launch", destinations: LinkDestinations(web: "https://example.com")))
         #expect(await server.follow("/v1launch", userAgent: UserAgents.desktop).status == 302)
         await server.stop()
     }

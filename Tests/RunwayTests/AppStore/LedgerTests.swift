@@ -13,7 +13,7 @@ struct LedgerTests {
     func postingsBalance() async throws {
         let server = try await TestServer.start()
         let workspace = server.defaultWorkspace.id
-        let affiliate = try await server.admin.post("/v1/affiliates", json: #"{"workspaceId":"\#(workspace)","name":"Ledger"}"#)
+        let affiliate = try await server.admin.post("/v1/affiliates", CreateAffiliateRequest(workspaceId: workspace, name: "Ledger"))
             .decoded(Affiliate.self, status: 201)
         let posting = Ledger.Posting(workspaceId: workspace, affiliateId: AffiliateId(rawValue: affiliate.id), programId: nil, commissionId: nil, kind: .release,
                                      currency: "EUR", test: false, notificationUUID: nil, transactionId: nil, reference: nil)

@@ -10,9 +10,9 @@ struct ConsoleInfoPlistTests {
     @Test("the page shows the app's keys, escaped; a pasted Info.plist is checked, with its mistakes listed or a clean verdict")
     func infoPlistPage() async throws {
         let (server, visitor, csrf, ws) = try await ConsoleTests.signedIn()
-        let app = try await server.admin.post("/v1/apps", json: #"{"workspaceId":"\#(ws)","name":"Ads","teamId":"ABCDE12345","bundleId":"com.example.ads"}"#)
+        let app = try await server.admin.post("/v1/apps", CreateAppRequest(workspaceId: ws, name: "Ads", teamId: "ABCDE12345", bundleId: "com.example.ads"))
             .decoded(App.self, status: 201)
-        _ = try await server.admin.post("/v1/ad-networks", json: #"{"workspaceId":"\#(ws)","adNetworkId":"example123.skadnetwork"}"#)
+        _ = try await server.admin.post("/v1/ad-networks", CreateAdNetworkRequest(workspaceId: ws, adNetworkId: "example123.skadnetwork"))
             .decoded(AdNetwork.self, status: 201)
         let page = await visitor.send("GET", "/console/info-plist?ws=\(ws)&app=\(app.id)")
         #expect(page.status == 200)

@@ -10,7 +10,7 @@ struct ConsolePostbackReportTests {
     @Test("grouped by placement, Apple Ads' rows are named; every grouping has a table of the fields Apple withheld")
     func placementsAndWithheldFields() async throws {
         let (server, visitor, _, ws) = try await ConsoleTests.signedIn()
-        _ = try await server.admin.post("/v1/apps", json: #"{"workspaceId":"\#(ws)","name":"Ads","teamId":"ABCDE12345","bundleId":"com.example.ads","appStoreId":"525463029"}"#)
+        _ = try await server.admin.post("/v1/apps", CreateAppRequest(workspaceId: ws, name: "Ads", teamId: "ABCDE12345", bundleId: "com.example.ads", appStoreId: "525463029"))
             .decoded(App.self, status: 201)
         let apple = try PostbackTestAuthority()
         let skadnetwork = try apple.skadnetwork(PostbackTestAuthority.skadnetwork30(network: "com.apple.ads", campaign: 30))
