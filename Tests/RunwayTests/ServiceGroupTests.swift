@@ -52,7 +52,7 @@ struct ServiceGroupTests {
         #expect(w.server.workers.map(\.name) == ["webhook_deliveries", "apple_ads_claims", "postback_forwards", "maintenance"])
 
         let receiver = try WebhookTests.Receiver(failures: 0)
-        let created = try await w.server.admin.post("/v1/webhooks", json: #"{"workspaceId":"\#(w.server.defaultWorkspace.id)","url":"\#(receiver.url)","topics":["install"]}"#)
+        let created = try await w.server.admin.post("/v1/webhooks", CreateWebhookRequest(workspaceId: w.server.defaultWorkspace.id, url: receiver.url, topics: ["install"]))
             .decoded(CreatedWebhook.self, status: 201)
         _ = try await MatchingTests.match(w, install: "worked")
         let group = ServiceGroup(w.server.workers)

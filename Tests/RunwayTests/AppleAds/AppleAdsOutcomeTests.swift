@@ -48,9 +48,9 @@ struct AppleAdsOutcomeTests {
         #expect(AppleAdsClaims.Settings.minimumTimeoutSeconds > 1, "above Apple's one-second hold")
         let app = try await server.createApp(in: server.defaultWorkspace.id)
         let key = try await server.createKey(.publishable, app: app.id).secret
-        _ = try await server.client(key).post("/v1/installs/match", json: #"{"installId":"held","platform":"ios","consent":true}"#).decoded(InstallMatch.self)
+        _ = try await server.client(key).post("/v1/installs/match", MatchInstallRequest(installId: "held", platform: "ios", consent: true)).decoded(InstallMatch.self)
         let started = ContinuousClock.now
-        let answer = await server.client(key).post("/v1/claims/apple-ads", json: #"{"installId":"held","token":"slow"}"#)
+        let answer = try await server.client(key).post("/v1/claims/apple-ads", AppleAdsClaimRequest(installId: "held", token: "slow"))
         let waited = ContinuousClock.now - started
         // Configured at half a second, the claim still waits for Apple's held answer (a machine too busy to deliver it
         // within the two seconds may answer pending, but never before the held second is over).

@@ -1,6 +1,7 @@
 import Foundation
 import LinkRunwayAPI
 @testable import RunwayCapabilities
+import RunwayHTTP
 @testable import RunwayKit
 @testable import RunwayServer
 import RunwayTestKit
@@ -42,9 +43,10 @@ struct AutomatedVisitTests {
         let server = try await TestServer.start(backend, extraAutomatedClients: [AutomatedClientPattern(token: "Acme-Monitor", kind: .bot)])
         let ws = server.defaultWorkspace.id
         let app = try await server.createApp(in: ws)
-        _ = try await server.admin.send("PATCH", "/v1/apps/\(app.id)", body: Array(#"{"attribution":{"probabilisticMinutes":30}}"#.utf8)).decoded(App.self)
+        _ = try await server.admin.patch("/v1/apps/\(app.id)", UpdateAppRequest(attribution: AttributionSettingsUpdate(probabilisticMinutes: 30))).decoded(App.self)
         let key = try await server.createKey(.publishable, app: app.id).secret
-        let link = try await server.createLink(#"{"workspaceId":"\#(ws)","appId":"\#(app.id)","path":"spring","campaign":"spring","destinations":{"web":"https://example.com/s"}}"#)
+        let link = try await server.createLink(CreateLinkRequest(workspaceId: ws, appId: app.id, path: "spring", destinations: LinkDestinations(web: "https://example.com/s"),
+                                                                 campaign: "spring"))
 
         let slack = await server.follow("/spring", userAgent: "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)")
         #expect(slack.status == 200 && slack.bodyText.contains("og:url"), "an unfurler gets the preview")
@@ -61,8 +63,9 @@ struct AutomatedVisitTests {
         #expect(try await server.clicks().isEmpty, "none of them is a click")
 
         // None of them takes part in matching: an install from the same address right after is organic.
-        let match = try await server.client(key).send("POST", "/v1/installs/match", body: Array(#"{"installId":"i1","platform":"ios","osVersion":"17.4","language":"en-GB","consent":true}"#.utf8),
-                                                      remoteAddress: "203.0.113.7").decoded(InstallMatch.self)
+        let organic = MatchInstallRequest(installId: "i1", platform: "ios", osVersion: "17.4", language: "en-GB", consent: true)
+        let match = try await server.client(key).send("POST", "/v1/installs/match", body: try TestClient.encoded(organic), remoteAddress: "203.0.113.7")
+            .decoded(InstallMatch.self)
         #expect(!match.matched)
 
         // A person's tap is the one click; it is written after the counts above were queued, so they are in once it is.
