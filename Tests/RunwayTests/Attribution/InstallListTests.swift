@@ -11,7 +11,7 @@ struct InstallListTests {
         let w = try await MatchingTests.world(backend)
         let server = w.server.client(try await w.server.createKey(.server, workspace: w.server.defaultWorkspace.id).secret)
         _ = try await MatchingTests.match(w, install: "real")
-        _ = try await server.post("/v1/simulate/installs", json: #"{"appId":"\#(w.app.id)","ip":"198.51.100.9","installId":"pretend"}"#).decoded(InstallMatch.self)
+        _ = try await server.post("/v1/simulate/installs", SimulateInstallRequest(appId: w.app.id, installId: "pretend", ip: "198.51.100.9")).decoded(InstallMatch.self)
         return (w, server)
     }
 

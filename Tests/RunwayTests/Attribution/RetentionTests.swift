@@ -23,12 +23,12 @@ struct RetentionTests {
         let w = try await MatchingTests.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 30, viewThroughHours: 24))
         let store = w.server.store
         _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
-        _ = try await w.server.admin.post("/v1/impressions", json: #"{"appId":"\#(w.app.id)","ip":"203.0.113.7","network":"adnet"}"#).decoded(Impression.self, status: 201)
+        _ = try await w.server.admin.post("/v1/impressions", ImpressionRequest(appId: w.app.id, ip: "203.0.113.7", network: "adnet")).decoded(Impression.self, status: 201)
         #expect(try await MatchingTests.match(w, install: "early").method == "probabilistic")
 
         w.clock.advance(seconds: 47 * 3600)
         _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
-        _ = try await w.server.admin.post("/v1/impressions", json: #"{"appId":"\#(w.app.id)","ip":"203.0.113.7","network":"adnet"}"#).decoded(Impression.self, status: 201)
+        _ = try await w.server.admin.post("/v1/impressions", ImpressionRequest(appId: w.app.id, ip: "203.0.113.7", network: "adnet")).decoded(Impression.self, status: 201)
         var policy = RetentionPolicy()
         #expect(try await Maintenance.run(w.server.services, policy: policy).addressHashesCleared == 0)
         #expect(try await Self.count(store, "SELECT COUNT(*) AS n FROM clicks WHERE address_hash IS NOT NULL") == 2)
