@@ -129,10 +129,11 @@ struct ConsoleTests {
     func scope() async throws {
         let server = try await TestServer.start()
         let other = try await server.createWorkspace("Other")
-        _ = try await server.admin.post("/v1/domains", json: #"{"workspaceId":"\#(other.id)","hostname":"other.example.com"}"#)
+        _ = try await server.admin.post("/v1/domains", CreateLinkDomainRequest(workspaceId: other.id, hostname: "other.example.com"))
             .decoded(LinkDomain.self, status: 201)
-        let theirs = try await server.createLink(#"{"workspaceId":"\#(other.id)","path":"theirs"}"#)
-        _ = try await server.admin.post("/v1/users", json: #"{"workspaceId":"\#(server.defaultWorkspace.id)","email":"Ana@Example.com","password":"correct horse battery"}"#)
+        let theirs = try await server.createLink(CreateLinkRequest(workspaceId: other.id, path: "theirs"))
+        _ = try await server.admin.post("/v1/users", CreateConsoleUserRequest(workspaceId: server.defaultWorkspace.id, email: "Ana@Example.com",
+                                                                             password: "correct horse battery"))
             .decoded(ConsoleUser.self, status: 201)
         let visitor = Visitor(server.application)
         #expect(await visitor.signIn(email: "ana@example.com", password: "wrong password!!").status == 401)
@@ -182,7 +183,8 @@ struct ConsoleTests {
     func accountLimitAcrossProcesses() async throws {
         let clock = ManualClock()
         let server = try await TestServer.start(clock: clock.wall)
-        _ = try await server.admin.post("/v1/users", json: #"{"workspaceId":"\#(server.defaultWorkspace.id)","email":"lee@example.com","password":"a good long password"}"#)
+        _ = try await server.admin.post("/v1/users", CreateConsoleUserRequest(workspaceId: server.defaultWorkspace.id, email: "lee@example.com",
+                                                                             password: "a good long password"))
             .decoded(ConsoleUser.self, status: 201)
         // A second process on the same database: its own in-process limits, the same table of attempts.
         let other = ServerApplication.make(server.services, maxBodyBytes: 1024 * 1024, rateLimits: RateLimitSettings())
@@ -224,7 +226,8 @@ struct ConsoleTests {
     func accountBackoffAcrossAddresses() async throws {
         let clock = ManualClock()
         let server = try await TestServer.start(clock: clock.wall)
-        _ = try await server.admin.post("/v1/users", json: #"{"workspaceId":"\#(server.defaultWorkspace.id)","email":"ash@example.com","password":"ash's long password"}"#)
+        _ = try await server.admin.post("/v1/users", CreateConsoleUserRequest(workspaceId: server.defaultWorkspace.id, email: "ash@example.com",
+                                                                             password: "ash's long password"))
             .decoded(ConsoleUser.self, status: 201)
         func attempt(_ password: String, from address: String) async -> HTTPResponse {
             let visitor = Visitor(server.application)
@@ -269,7 +272,8 @@ struct ConsoleTests {
     @Test("when the password threads are full, a sign-in is turned away at once without hashing, and gets through once they free up")
     func passwordThreadsFull() async throws {
         let server = try await TestServer.start()
-        _ = try await server.admin.post("/v1/users", json: #"{"workspaceId":"\#(server.defaultWorkspace.id)","email":"kim@example.com","password":"kim's long password"}"#)
+        _ = try await server.admin.post("/v1/users", CreateConsoleUserRequest(workspaceId: server.defaultWorkspace.id, email: "kim@example.com",
+                                                                             password: "kim's long password"))
             .decoded(ConsoleUser.self, status: 201)
         // A flood of guesses, held where the hashing happens.
         let pool = server.services.passwords
@@ -384,7 +388,7 @@ struct ConsoleTests {
         #expect(coded.status == 303 && coded.headers["Location"]?.lowercased().contains("bobby") == true, "\(coded.headers["Location"] ?? "")")
         let taken = await visitor.send("POST", "/console/affiliates/\(bob.id)/codes", form: [("csrf", csrf), ("ws", ws), ("programId", w.program.id), ("code", "alice")])
         #expect(taken.status == 409, "Alice's code is hers")
-        #expect(try await w.client.post("/v1/app-store/bind", json: #"{"refCode":"BOBBY"}"#).decoded(BindResponse.self).offerCode == "ALICE20")
+        #expect(try await w.client.post("/v1/app-store/bind", BindRequest(refCode: "BOBBY")).decoded(BindResponse.self).offerCode == "ALICE20")
         await w.server.stop()
     }
 
@@ -436,7 +440,7 @@ struct ConsoleTests {
                 "the secret is shown once")
         let endpoint = try #require(try await server.admin.get("/v1/webhooks?workspaceId=\(ws)").decoded(Page<WebhookEndpoint>.self).items.first)
         // An install makes a delivery (the endpoint is not reachable from here, so it stays pending).
-        _ = try await server.client(key).post("/v1/installs/match", json: #"{"installId":"w1","platform":"ios","consent":true}"#).decoded(InstallMatch.self)
+        _ = try await server.client(key).post("/v1/installs/match", MatchInstallRequest(installId: "w1", platform: "ios", consent: true)).decoded(InstallMatch.self)
         let detail = await visitor.send("GET", "/console/webhooks/\(endpoint.id)?ws=\(ws)")
         #expect(detail.status == 200 && detail.bodyText.contains("<td>install</td>"), "\(detail.bodyText)")
         #expect(await visitor.send("GET", "/console/webhooks?ws=\(ws)").bodyText.range(of: #"1 (pending|delivered|failed)"#, options: .regularExpression) != nil)
@@ -471,7 +475,8 @@ struct ConsoleTests {
         let made = await lou.send("POST", "/console/keys", form: [("csrf", await lou.csrf()), ("ws", ws), ("kind", "server"), ("name", "lou's backend")])
         let secret = try #require(made.bodyText.range(of: #"lr_sk_[A-Za-z0-9_]+"#, options: .regularExpression).map { String(made.bodyText[$0]) })
         // A key made with that key: removing Lou must reach it too.
-        let child = try await server.client(secret).post("/v1/keys", json: #"{"kind":"server","name":"made by lou's key"}"#).decoded(CreatedKey.self, status: 201)
+        let child = try await server.client(secret).post("/v1/keys", CreateKeyRequest(kind: .server, name: "made by lou's key"))
+            .decoded(CreatedKey.self, status: 201)
         let keys = try await server.admin.get("/v1/keys?workspaceId=\(ws)&limit=100").decoded(Page<APIKey>.self).items
         let user = try #require(try await server.admin.get("/v1/users?workspaceId=\(ws)").decoded(Page<ConsoleUser>.self).items.first)
         let lousKey = try #require(keys.first { $0.name == "lou's backend" })
@@ -508,9 +513,10 @@ struct ConsoleTests {
         let made = await lou.send("POST", "/console/keys", form: [("csrf", await lou.csrf()), ("ws", ws), ("kind", "server"), ("name", "lou's key")])
         let lousKey = try #require(made.bodyText.range(of: #"lr_sk_[A-Za-z0-9_]+"#, options: .regularExpression).map { String(made.bodyText[$0]) })
         let lousKeyId = try await server.client(lousKey).get("/v1/me").decoded(WhoAmI.self).keyId
-        _ = try await server.client(lousKey).post("/v1/users", json: #"{"workspaceId":"\#(ws)","email":"sam@example.com","password":"sam's long password"}"#)
+        _ = try await server.client(lousKey).post("/v1/users", CreateConsoleUserRequest(workspaceId: ws, email: "sam@example.com", password: "sam's long password"))
             .decoded(ConsoleUser.self, status: 201)
-        let grandchild = try await server.client(lousKey).post("/v1/keys", json: #"{"kind":"server","name":"made by lou's key"}"#).decoded(CreatedKey.self, status: 201)
+        let grandchild = try await server.client(lousKey).post("/v1/keys", CreateKeyRequest(kind: .server, name: "made by lou's key"))
+            .decoded(CreatedKey.self, status: 201)
         #expect(try await users().sorted() == ["lou@example.com", "max@example.com", "sam@example.com"])
 
         // Revoking Lou's key takes the user and the key it made.
@@ -524,9 +530,10 @@ struct ConsoleTests {
         #expect(await max.send("GET", "/console/keys?ws=\(ws)").status == 303, "Max's session ended with Lou")
 
         // Rotating the first admin key: the new one, made with it, revokes it and stays.
-        let rotated = try await server.admin.post("/v1/keys", json: #"{"kind":"admin","name":"rotated"}"#).decoded(CreatedKey.self, status: 201)
+        let rotated = try await server.admin.post("/v1/keys", CreateKeyRequest(kind: .admin, name: "rotated")).decoded(CreatedKey.self, status: 201)
         let firstId = try await server.admin.get("/v1/me").decoded(WhoAmI.self).keyId
-        let byFirst = try await server.admin.post("/v1/keys", json: #"{"kind":"server","workspaceId":"\#(ws)","name":"made by the first"}"#).decoded(CreatedKey.self, status: 201)
+        let byFirst = try await server.admin.post("/v1/keys", CreateKeyRequest(kind: .server, name: "made by the first", workspaceId: ws))
+            .decoded(CreatedKey.self, status: 201)
         #expect(await server.admin.send("POST", "/v1/keys/\(firstId)/revoke").errorCode == "last_admin_key",
                 "revoked by itself it would take the rotated key with it, and no admin key would be left")
         #expect(await server.client(rotated.secret).send("POST", "/v1/keys/\(firstId)/revoke").status == 200)
