@@ -1,6 +1,7 @@
 import Foundation
 import LinkRunwayAPI
 import RunwayCrypto
+import RunwayHTTP
 import RunwayStore
 import RunwayTestKit
 import Synchronization
@@ -14,15 +15,15 @@ struct CrashPathTests {
     /// Writers on their own connections send `request(writer, i)` until the server dies; returns what was acknowledged
     /// once there are `count` acknowledgements and `enough` holds of them.
     static func load(port: UInt16, writers: Int = 6, until count: Int, enough: @escaping @Sendable ([String]) -> Bool = { _ in true },
-                     _ request: @escaping @Sendable (Int, Int) -> (path: String, headers: [String: String], body: String, id: String),
+                     _ request: @escaping @Sendable (Int, Int) throws -> (path: String, headers: [String: String], body: String, id: String),
                      acknowledged check: @escaping @Sendable (RawHTTPConnection.Response, String) -> String?) async throws -> SharedList {
         let acknowledged = SharedList()
         let threads = (0..<writers).map { writer in
             Thread {
                 guard let connection = try? RawHTTPConnection(port: port) else { return }
                 for i in 0..<100_000 {
-                    let next = request(writer, i)
-                    guard let response = try? connection.request("POST", next.path, headers: next.headers, body: next.body),
+                    guard let next = try? request(writer, i),
+                          let response = try? connection.request("POST", next.path, headers: next.headers, body: next.body),
                           let id = check(response, next.id) else { return }
                     acknowledged.append(id)
                 }
@@ -37,25 +38,39 @@ struct CrashPathTests {
         return acknowledged
     }
 
+    /// A wire type as the text of a raw request's body.
+    private static func json(_ body: some Encodable) throws -> String {
+        String(decoding: try TestClient.encoded(body), as: UTF8.self)
+    }
+
+    /// `method path` on its own connection, a wire type (if any) as the body.
+    private static func call(_ port: UInt16, headers: [String: String], _ method: String, _ path: String,
+                             _ body: (any Encodable)? = nil) async throws -> RawHTTPConnection.Response {
+        let text = try body.map { try json($0) } ?? ""
+        return try await offloaded { try RawHTTPConnection(port: port).request(method, path, headers: headers, body: text) }
+    }
+
     @Test("install matches and postbacks acknowledged before a SIGKILL are stored exactly once", arguments: StoreBackend.all)
     func matchesAndPostbacks(_ backend: StoreBackend) async throws {
         let location = try await backend.makeLocation()
         let server = try await ServerProcess(databaseURL: location.url, environment: ["LINKRUNWAY_RATE_LIMIT_ADDRESS": "0", "LINKRUNWAY_RATE_LIMIT_KEY": "0"])
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
         let port = server.port
-        func call(_ method: String, _ path: String, _ body: String = "") async throws -> RawHTTPConnection.Response {
-            try await offloaded { try RawHTTPConnection(port: port).request(method, path, headers: admin, body: body) }
+        func call(_ method: String, _ path: String, _ body: (any Encodable)? = nil) async throws -> RawHTTPConnection.Response {
+            try await Self.call(port, headers: admin, method, path, body)
         }
         let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces").body.utf8)).items[0].id
         let app = try JSONDecoder().decode(App.self, from: Data(try await call("POST", "/v1/apps",
-            #"{"workspaceId":"\#(workspace)","name":"K","teamId":"ABCDE12345","bundleId":"com.kill.paths","appStoreId":"525463029"}"#).body.utf8))
-        let key = try JSONDecoder().decode(CreatedKey.self, from: Data(try await call("POST", "/v1/keys", #"{"kind":"publishable","appId":"\#(app.id)"}"#).body.utf8)).secret
+            CreateAppRequest(workspaceId: workspace, name: "K", teamId: "ABCDE12345", bundleId: "com.kill.paths", appStoreId: "525463029")).body.utf8))
+        let key = try JSONDecoder().decode(CreatedKey.self, from: Data(try await call("POST", "/v1/keys", CreateKeyRequest(kind: .publishable, appId: app.id)).body.utf8))
+            .secret
 
         // Half the writers match installs, half post postbacks (each stored, valid or not, under its own receipt id).
         let acknowledged = try await Self.load(port: port, until: 400, { writer, i in
             if writer % 2 == 0 {
                 let install = "kill-\(writer)-\(i)"
-                return ("/v1/installs/match", ["Authorization": "Bearer \(key)"], #"{"installId":"\#(install)","platform":"ios","consent":true}"#, "install:" + install)
+                return ("/v1/installs/match", ["Authorization": "Bearer \(key)"], try Self.json(MatchInstallRequest(installId: install, platform: "ios", consent: true)),
+                        "install:" + install)
             }
             let body = #"{"version":"4.0","ad-network-id":"kill.skadnetwork","source-identifier":"52","app-id":525463029,"transaction-id":"\#(UUID().uuidString.lowercased())","redownload":false,"source-domain":"example.com","fidelity-type":1,"did-win":true,"conversion-value":\#(i % 64),"postback-sequence-index":0,"attribution-signature":"MEUCIQDq9Zk0q7jTgqkP7m0RZ8lx6uVtzKY6SvsvFnrTQ0KxfQIgG4nCzB4X0bVvK7uD2QjTTqz7bJfS4o4j2vS4QqPGK2U="}"#
             return ("/.well-known/skadnetwork/report-attribution/", ["Host": "localhost"], body, "")
@@ -89,10 +104,8 @@ struct CrashPathTests {
         // The restarted server gives an acknowledged install the answer it gave before the crash.
         let again = try await ServerProcess(databaseURL: location.url)
         let install = try #require(acked.first { $0.hasPrefix("install:") }).dropFirst("install:".count)
-        let answer = try await offloaded {
-            try RawHTTPConnection(port: again.port).request("POST", "/v1/installs/match", headers: ["Authorization": "Bearer \(key)"],
-                                                            body: #"{"installId":"\#(install)","platform":"ios","consent":true}"#)
-        }
+        let answer = try await Self.call(again.port, headers: ["Authorization": "Bearer \(key)"], "POST", "/v1/installs/match",
+                                         MatchInstallRequest(installId: String(install), platform: "ios", consent: true))
         #expect(answer.status == 200)
         _ = try await again.stop(signal: SIGTERM)
     }
@@ -108,22 +121,23 @@ struct CrashPathTests {
             "LINKRUNWAY_APP_STORE_ROOT": rootFile, "LINKRUNWAY_RATE_LIMIT_ADDRESS": "0", "LINKRUNWAY_RATE_LIMIT_KEY": "0"])
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
         let port = server.port
-        func call<T: Decodable>(_ path: String, _ body: String? = nil, headers: [String: String] = admin, as type: T.Type) async throws -> T {
-            let response = try await offloaded {
-                try RawHTTPConnection(port: port).request(body == nil ? "GET" : "POST", path, headers: headers, body: body ?? "")
-            }
+        func call<T: Decodable>(_ path: String, _ body: (any Encodable)? = nil, headers: [String: String] = admin, as type: T.Type) async throws -> T {
+            let response = try await Self.call(port, headers: headers, body == nil ? "GET" : "POST", path, body)
             return try JSONDecoder().decode(type, from: Data(response.body.utf8))
         }
         let workspace = try await call("/v1/workspaces", as: Page<Workspace>.self).items[0].id
         let bundle = "com.example.killed", appleId: Int64 = 7_654_321
-        let app = try await call("/v1/apps", #"{"workspaceId":"\#(workspace)","name":"S","teamId":"ABCDE12345","bundleId":"\#(bundle)","appStoreId":"\#(appleId)"}"#, as: App.self)
-        let surface = try await call("/v1/apps/\(app.id)/app-store-surfaces", #"{"environment":"production"}"#, as: CreatedSurface.self).surface
-        let affiliate = try await call("/v1/affiliates", #"{"workspaceId":"\#(workspace)","name":"K"}"#, as: Affiliate.self)
-        let program = try await call("/v1/affiliate-programs", #"{"appId":"\#(app.id)","name":"P","commission":{"kind":"percent","basisPoints":3000,"duration":"lifetime"},"holdDays":30}"#,
+        let app = try await call("/v1/apps", CreateAppRequest(workspaceId: workspace, name: "S", teamId: "ABCDE12345", bundleId: bundle, appStoreId: String(appleId)),
+                                 as: App.self)
+        let surface = try await call("/v1/apps/\(app.id)/app-store-surfaces", CreateSurfaceRequest(environment: "production"), as: CreatedSurface.self).surface
+        let affiliate = try await call("/v1/affiliates", CreateAffiliateRequest(workspaceId: workspace, name: "K"), as: Affiliate.self)
+        let commission = CommissionRule(kind: "percent", basisPoints: 3000, duration: "lifetime")
+        let program = try await call("/v1/affiliate-programs", CreateProgramRequest(appId: app.id, name: "P", commission: commission, holdDays: 30),
                                      as: AffiliateProgram.self)
-        _ = try await call("/v1/affiliates/\(affiliate.id)/codes", #"{"programId":"\#(program.id)","code":"killer"}"#, as: AffiliateCode.self)
-        let key = try await call("/v1/keys", #"{"kind":"publishable","appId":"\#(app.id)"}"#, as: CreatedKey.self).secret
-        let token = try await call("/v1/app-store/bind", #"{"refCode":"KILLER"}"#, headers: ["Authorization": "Bearer \(key)"], as: BindResponse.self).appAccountToken
+        _ = try await call("/v1/affiliates/\(affiliate.id)/codes", CreateAffiliateCodeRequest(programId: program.id, code: "killer"), as: AffiliateCode.self)
+        let key = try await call("/v1/keys", CreateKeyRequest(kind: .publishable, appId: app.id), as: CreatedKey.self).secret
+        let token = try await call("/v1/app-store/bind", BindRequest(refCode: "KILLER"), headers: ["Authorization": "Bearer \(key)"], as: BindResponse.self)
+            .appAccountToken
 
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let probe = signer.notification("DID_RENEW", bundleId: bundle, appAppleId: appleId,
@@ -166,24 +180,23 @@ struct CrashPathTests {
             "LINKRUNWAY_APPLE_ADS_URL": "http://127.0.0.1:1", "LINKRUNWAY_RATE_LIMIT_ADDRESS": "0", "LINKRUNWAY_RATE_LIMIT_KEY": "0"])
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
         let port = server.port
-        func call<T: Decodable>(_ path: String, _ body: String? = nil, as type: T.Type) async throws -> T {
-            let response = try await offloaded {
-                try RawHTTPConnection(port: port).request(body == nil ? "GET" : "POST", path, headers: admin, body: body ?? "")
-            }
+        func call<T: Decodable>(_ path: String, _ body: (any Encodable)? = nil, as type: T.Type) async throws -> T {
+            let response = try await Self.call(port, headers: admin, body == nil ? "GET" : "POST", path, body)
             return try JSONDecoder().decode(type, from: Data(response.body.utf8))
         }
         let workspace = try await call("/v1/workspaces", as: Page<Workspace>.self).items[0].id
-        let app = try await call("/v1/apps", #"{"workspaceId":"\#(workspace)","name":"B","teamId":"ABCDE12345","bundleId":"com.kill.binds","appStoreId":"765"}"#, as: App.self)
-        let affiliate = try await call("/v1/affiliates", #"{"workspaceId":"\#(workspace)","name":"K"}"#, as: Affiliate.self)
-        let program = try await call("/v1/affiliate-programs", #"{"appId":"\#(app.id)","name":"P","commission":{"kind":"percent","basisPoints":1000,"duration":"lifetime"},"holdDays":0}"#,
+        let app = try await call("/v1/apps", CreateAppRequest(workspaceId: workspace, name: "B", teamId: "ABCDE12345", bundleId: "com.kill.binds", appStoreId: "765"),
+                                 as: App.self)
+        let affiliate = try await call("/v1/affiliates", CreateAffiliateRequest(workspaceId: workspace, name: "K"), as: Affiliate.self)
+        let commission = CommissionRule(kind: "percent", basisPoints: 1000, duration: "lifetime")
+        let program = try await call("/v1/affiliate-programs", CreateProgramRequest(appId: app.id, name: "P", commission: commission, holdDays: 0),
                                      as: AffiliateProgram.self)
-        _ = try await call("/v1/affiliates/\(affiliate.id)/codes", #"{"programId":"\#(program.id)","code":"binder"}"#, as: AffiliateCode.self)
-        let key = try await call("/v1/keys", #"{"kind":"publishable","appId":"\#(app.id)"}"#, as: CreatedKey.self).secret
+        _ = try await call("/v1/affiliates/\(affiliate.id)/codes", CreateAffiliateCodeRequest(programId: program.id, code: "binder"), as: AffiliateCode.self)
+        let key = try await call("/v1/keys", CreateKeyRequest(kind: .publishable, appId: app.id), as: CreatedKey.self).secret
         let client = ["Authorization": "Bearer \(key)"]
         // Every install a claim is for exists before the load.
         for i in 0..<400 {
-            _ = try await offloaded { try RawHTTPConnection(port: port).request("POST", "/v1/installs/match", headers: client,
-                                                                               body: #"{"installId":"c-\#(i)","platform":"ios","consent":true}"#) }
+            _ = try await Self.call(port, headers: client, "POST", "/v1/installs/match", MatchInstallRequest(installId: "c-\(i)", platform: "ios", consent: true))
         }
         let claimed = Atomic<Int>(0)
         // Claims are slower than binds (each asks the AdServices stand-in): wait for some of each.
@@ -191,10 +204,10 @@ struct CrashPathTests {
             items.contains { $0.hasPrefix("claim:") } && items.contains { $0.hasPrefix("bind:") }
         }, { writer, i in
             if writer % 2 == 0 {
-                return ("/v1/app-store/bind", client, #"{"refCode":"BINDER","installId":"b-\#(writer)-\#(i)"}"#, "")
+                return ("/v1/app-store/bind", client, try Self.json(BindRequest(refCode: "BINDER", installId: "b-\(writer)-\(i)")), "")
             }
             let install = "c-\(claimed.add(1, ordering: .relaxed).newValue % 400)"
-            return ("/v1/claims/apple-ads", client, #"{"installId":"\#(install)","token":"tap-\#(writer)-\#(i)"}"#, install)
+            return ("/v1/claims/apple-ads", client, try Self.json(AppleAdsClaimRequest(installId: install, token: "tap-\(writer)-\(i)")), install)
         }, acknowledged: { response, _ in
             if response.status == 200, let bind = try? JSONDecoder().decode(BindResponse.self, from: Data(response.body.utf8)) {
                 return "bind:" + bind.appAccountToken.lowercased()
@@ -228,14 +241,16 @@ struct CrashPathTests {
         let server = try await ServerProcess(databaseURL: location.url, environment: ["LINKRUNWAY_RATE_LIMIT_ADDRESS": "0", "LINKRUNWAY_RATE_LIMIT_KEY": "0"])
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
         let port = server.port
-        func call(_ method: String, _ path: String, _ body: String = "") async throws -> RawHTTPConnection.Response {
-            try await offloaded { try RawHTTPConnection(port: port).request(method, path, headers: admin, body: body) }
+        func call(_ method: String, _ path: String, _ body: (any Encodable)? = nil) async throws -> RawHTTPConnection.Response {
+            try await Self.call(port, headers: admin, method, path, body)
         }
         let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces").body.utf8)).items[0].id
         let app = try JSONDecoder().decode(App.self, from: Data(try await call("POST", "/v1/apps",
-            #"{"workspaceId":"\#(workspace)","name":"A","teamId":"ABCDE12345","bundleId":"com.kill.attest"}"#).body.utf8))
-        #expect(try await call("PATCH", "/v1/apps/\(app.id)", #"{"attestation":{"policy":"optional","environments":["production"]}}"#).status == 200)
-        let clientKey = try JSONDecoder().decode(CreatedKey.self, from: Data(try await call("POST", "/v1/keys", #"{"kind":"publishable","appId":"\#(app.id)"}"#).body.utf8)).secret
+            CreateAppRequest(workspaceId: workspace, name: "A", teamId: "ABCDE12345", bundleId: "com.kill.attest")).body.utf8))
+        let attestation = AttestationSettings(policy: "optional", environments: ["production"])
+        #expect(try await call("PATCH", "/v1/apps/\(app.id)", UpdateAppRequest(attestation: attestation)).status == 200)
+        let clientKey = try JSONDecoder().decode(CreatedKey.self, from: Data(try await call("POST", "/v1/keys", CreateKeyRequest(kind: .publishable, appId: app.id)).body.utf8))
+            .secret
 
         // One attested key per writer (counters rise within a key), and challenges planted as if each had been asked for.
         let writers = 4, perWriter = 400
@@ -262,7 +277,8 @@ struct CrashPathTests {
             let authData = Digest.sha256(appId) + [0x40] + withUnsafeBytes(of: counter.bigEndian, Array.init)
             let signature = keys[writer].sign(Digest.sha256(authData + Digest.sha256(challenge)))!
             let assertion = Data(TestCBOR.map([("signature", .bytes(signature)), ("authenticatorData", .bytes(authData))])).base64EncodedString()
-            let body = #"{"appId":"\#(app.id)","keyId":"\#(keyIds[writer])","assertion":"\#(assertion)","challenge":"\#(challenge)","installId":"attested-\#(writer)"}"#
+            let body = try Self.json(AttestAssertRequest(appId: app.id, keyId: keyIds[writer], assertion: assertion, challenge: challenge,
+                                                         installId: "attested-\(writer)"))
             return ("/v1/attest/apple/assert", ["Authorization": "Bearer \(clientKey)"], body, "\(writer) \(counter)")
         }, acknowledged: { response, sent in response.status == 201 || response.status == 200 ? sent : nil })
         #expect(try await server.stop(signal: SIGKILL) == SIGKILL)

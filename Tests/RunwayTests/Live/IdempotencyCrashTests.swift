@@ -1,5 +1,6 @@
 import Foundation
 import LinkRunwayAPI
+import RunwayHTTP
 import RunwayStore
 import RunwayTestKit
 import Synchronization
@@ -37,12 +38,13 @@ struct IdempotencyCrashTests {
         let server = try await ServerProcess(databaseURL: location.url, environment: quiet)
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
         let port = server.port
-        func call(_ method: String, _ path: String, _ body: String = "") async throws -> RawHTTPConnection.Response {
-            try await offloaded { try RawHTTPConnection(port: port).request(method, path, headers: admin, body: body) }
+        func call(_ method: String, _ path: String, _ body: (any Encodable)? = nil) async throws -> RawHTTPConnection.Response {
+            let text = try body.map { try json($0) } ?? ""
+            return try await offloaded { try RawHTTPConnection(port: port).request(method, path, headers: admin, body: text) }
         }
         let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces").body.utf8)).items[0].id
         let affiliate = try JSONDecoder().decode(Affiliate.self, from: Data(try await call("POST", "/v1/affiliates",
-            #"{"workspaceId":"\#(workspace)","name":"Paid"}"#).body.utf8))
+            CreateAffiliateRequest(workspaceId: workspace, name: "Paid")).body.utf8))
         // A payable balance to pay from, planted as a balanced posting.
         let store = try backend.open(location.url, nil)
         try await store.write { db in
@@ -56,18 +58,18 @@ struct IdempotencyCrashTests {
         await store.close()
 
         // Writers cycle through the four kinds of create, each request under a key of its own, until the kill.
-        @Sendable func request(_ writer: Int, _ i: Int) -> Sent {
+        @Sendable func request(_ writer: Int, _ i: Int) throws -> Sent {
             let key = "s\(seed)-w\(writer)-\(i)"
             switch (writer + i) % 4 {
             case 0:
                 return Sent(key: key, path: "/v1/apps",
-                            body: #"{"workspaceId":"\#(workspace)","name":"C","teamId":"ABCDE12345","bundleId":"com.crash.\#(key)"}"#)
+                            body: try json(CreateAppRequest(workspaceId: workspace, name: "C", teamId: "ABCDE12345", bundleId: "com.crash.\(key)")))
             case 1:
-                return Sent(key: key, path: "/v1/links", body: #"{"workspaceId":"\#(workspace)","campaign":"\#(key)"}"#)
+                return Sent(key: key, path: "/v1/links", body: try json(CreateLinkRequest(workspaceId: workspace, campaign: key)))
             case 2:
-                return Sent(key: key, path: "/v1/links", body: #"{"workspaceId":"\#(workspace)","path":"\#(key)","campaign":"\#(key)"}"#)
+                return Sent(key: key, path: "/v1/links", body: try json(CreateLinkRequest(workspaceId: workspace, path: key, campaign: key)))
             default:
-                return Sent(key: key, path: "/v1/affiliates/\(affiliate.id)/payouts", body: #"{"currency":"USD","amount":1,"reference":"\#(key)"}"#)
+                return Sent(key: key, path: "/v1/affiliates/\(affiliate.id)/payouts", body: try json(CreatePayoutRequest(currency: "USD", amount: 1, reference: key)))
             }
         }
         let log = Log()
@@ -75,7 +77,7 @@ struct IdempotencyCrashTests {
             Thread {
                 guard let connection = try? RawHTTPConnection(port: port) else { return }
                 for i in 0..<100_000 {
-                    var sent = request(writer, i)
+                    guard var sent = try? request(writer, i) else { return }
                     sent.answer = try? connection.request("POST", sent.path, headers: admin.merging(["Idempotency-Key": sent.key]) { $1 }, body: sent.body)
                     log.append(sent)
                     if sent.answer == nil { return }
@@ -136,5 +138,10 @@ struct IdempotencyCrashTests {
         #expect(unbalanced == 0)
         #expect(instances == 1, "the killed server's heartbeat stays (until a day old); the one stopped cleanly took its own away")
         print("idempotency crash round \(seed) on \(backend.name): \(sent.count) keyed creates, \(cutOffReplayed) cut off and replayed, \(cutOffRan) cut off and run on retry")
+    }
+
+    /// A wire type as the text of a raw request's body: the same bytes each time, so a retry sends what was sent.
+    private static func json(_ body: some Encodable) throws -> String {
+        String(decoding: try TestClient.encoded(body), as: UTF8.self)
     }
 }
