@@ -1,5 +1,6 @@
 import Foundation
 import LinkRunwayAPI
+import RunwayHTTP
 import RunwayTestKit
 import Synchronization
 import Testing
@@ -26,8 +27,8 @@ struct ProcessTests {
                 guard let connection = try? RawHTTPConnection(port: port) else { return }
                 for i in 0..<10_000 {
                     let bundle = "com.crash.w\(writer).n\(i)"
-                    let body = #"{"workspaceId":"\#(workspace)","name":"n","teamId":"ABCDE12345","bundleId":"\#(bundle)"}"#
-                    guard let response = try? connection.request("POST", "/v1/apps", headers: ["Authorization": "Bearer \(adminKey)"], body: body),
+                    guard let body = try? Self.json(CreateAppRequest(workspaceId: workspace, name: "n", teamId: "ABCDE12345", bundleId: bundle)),
+                          let response = try? connection.request("POST", "/v1/apps", headers: ["Authorization": "Bearer \(adminKey)"], body: body),
                           response.status == 201 else { return }
                     acknowledged.append(bundle)
                 }
@@ -72,18 +73,19 @@ struct ProcessTests {
         let server = try await ServerProcess(databaseURL: location.url)
         let adminKey = try #require(server.printedAdminKey)
         let port = server.port
+        let destinations = LinkDestinations(web: "https://example.com")
+        let nameless = try Self.json(CreateLinkRequest(path: "crash", destinations: destinations))
         let created = try await offloaded {
-            try RawHTTPConnection(port: port).request("POST", "/v1/links", headers: ["Authorization": "Bearer \(adminKey)"],
-                                                      body: #"{"path":"crash","destinations":{"web":"https://example.com"}}"#)
+            try RawHTTPConnection(port: port).request("POST", "/v1/links", headers: ["Authorization": "Bearer \(adminKey)"], body: nameless)
         }
         #expect(created.status == 400, "an admin key must name the workspace")
         let workspaces = try await offloaded {
             try RawHTTPConnection(port: port).request("GET", "/v1/workspaces", headers: ["Authorization": "Bearer \(adminKey)"])
         }
         let ws = try JSONDecoder().decode(Page<Workspace>.self, from: Data(workspaces.body.utf8)).items[0].id
+        let named = try Self.json(CreateLinkRequest(workspaceId: ws, path: "crash", destinations: destinations))
         let link = try await offloaded {
-            try RawHTTPConnection(port: port).request("POST", "/v1/links", headers: ["Authorization": "Bearer \(adminKey)"],
-                                                      body: #"{"workspaceId":"\#(ws)","path":"crash","destinations":{"web":"https://example.com"}}"#)
+            try RawHTTPConnection(port: port).request("POST", "/v1/links", headers: ["Authorization": "Bearer \(adminKey)"], body: named)
         }
         #expect(link.status == 201)
 
@@ -124,16 +126,21 @@ struct ProcessTests {
         ])
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
         let port = server.port
-        func call(_ method: String, _ path: String, _ headers: [String: String], _ body: String = "") async throws -> RawHTTPConnection.Response {
-            try await offloaded { try RawHTTPConnection(port: port).request(method, path, headers: headers, body: body) }
+        func call(_ method: String, _ path: String, _ headers: [String: String], _ body: (any Encodable)? = nil) async throws -> RawHTTPConnection.Response {
+            let text = try body.map { try Self.json($0) } ?? ""
+            return try await offloaded { try RawHTTPConnection(port: port).request(method, path, headers: headers, body: text) }
         }
         let ws = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces", admin).body.utf8)).items[0].id
         let app = try JSONDecoder().decode(App.self, from: Data(try await call("POST", "/v1/apps", admin,
-            #"{"workspaceId":"\#(ws)","name":"K","teamId":"ABCDE12345","bundleId":"com.kill.app"}"#).body.utf8))
+            CreateAppRequest(workspaceId: ws, name: "K", teamId: "ABCDE12345", bundleId: "com.kill.app")).body.utf8))
         let key = try JSONDecoder().decode(CreatedKey.self, from: Data(try await call("POST", "/v1/keys", admin,
-            #"{"kind":"publishable","appId":"\#(app.id)"}"#).body.utf8)).secret
+            CreateKeyRequest(kind: .publishable, appId: app.id)).body.utf8)).secret
         let client = ["Authorization": "Bearer \(key)"]
-        #expect(try await call("POST", "/v1/installs/match", client, #"{"installId":"killed","platform":"ios","consent":true}"#).status == 200)
+        #expect(try await call("POST", "/v1/installs/match", client, MatchInstallRequest(installId: "killed", platform: "ios", consent: true)).status == 200)
+        // A batch of OPEN events of the install, one per id.
+        @Sendable func opens(_ ids: [String]) -> EventBatchRequest {
+            EventBatchRequest(events: ids.map { EventRequest(eventId: $0, type: "OPEN", installId: "killed", timestamp: "2026-01-01T00:00:00Z") })
+        }
 
         let acknowledged = SharedList()
         let senders = (0..<4).map { sender in
@@ -141,8 +148,8 @@ struct ProcessTests {
                 guard let connection = try? RawHTTPConnection(port: port) else { return }
                 for batch in 0..<10_000 {
                     let ids = (0..<50).map { "s\(sender)-b\(batch)-e\($0)" }
-                    let body = "{\"events\":[" + ids.map { #"{"eventId":"\#($0)","type":"OPEN","installId":"killed","timestamp":"2026-01-01T00:00:00Z"}"# }.joined(separator: ",") + "]}"
-                    guard let response = try? connection.request("POST", "/v1/events/batch", headers: client, body: body), response.status == 200 else { return }
+                    guard let body = try? Self.json(opens(ids)),
+                          let response = try? connection.request("POST", "/v1/events/batch", headers: client, body: body), response.status == 200 else { return }
                     ids.forEach { acknowledged.append($0) }
                 }
             }
@@ -163,10 +170,8 @@ struct ProcessTests {
 
         // The same batch again, after the restart, is all duplicates.
         let again = try await ServerProcess(databaseURL: location.url)
-        let replay = try await offloaded {
-            try RawHTTPConnection(port: again.port).request("POST", "/v1/events/batch", headers: client,
-                body: #"{"events":[{"eventId":"s0-b0-e0","type":"OPEN","installId":"killed","timestamp":"2026-01-01T00:00:00Z"}]}"#)
-        }
+        let replayed = try Self.json(opens(["s0-b0-e0"]))
+        let replay = try await offloaded { try RawHTTPConnection(port: again.port).request("POST", "/v1/events/batch", headers: client, body: replayed) }
         #expect(replay.body.contains(#""duplicates":1"#))
         _ = try await again.stop(signal: SIGTERM)
     }
@@ -226,10 +231,8 @@ struct ProcessTests {
         let apps = try await offloaded { try RawHTTPConnection(port: port).request("GET", "/v1/apps?limit=200", headers: admin) }
         #expect(apps.status == 200)
         #expect(!apps.body.contains("com.cut."), "no half-received request was acted on")
-        let whole = try await offloaded {
-            try RawHTTPConnection(port: port).request("POST", "/v1/apps", headers: admin,
-                                                      body: #"{"workspaceId":"\#(workspace)","name":"whole","teamId":"ABCDE12345","bundleId":"com.cut.whole"}"#)
-        }
+        let app = try Self.json(CreateAppRequest(workspaceId: workspace, name: "whole", teamId: "ABCDE12345", bundleId: "com.cut.whole"))
+        let whole = try await offloaded { try RawHTTPConnection(port: port).request("POST", "/v1/apps", headers: admin, body: app) }
         #expect(whole.status == 201, "the server still serves")
         #expect(try await server.stop(signal: SIGTERM) == 0)
     }
@@ -266,6 +269,11 @@ struct ProcessTests {
     func badConfiguration() async throws {
         let run = try await offloaded { try Subprocess.run(ServerProcess.binary.path, ["serve", "--port", "not-a-port"]) }
         #expect(run.status == 64)
+    }
+
+    /// A wire type as the text of a raw request's body.
+    private static func json(_ body: some Encodable) throws -> String {
+        String(decoding: try TestClient.encoded(body), as: UTF8.self)
     }
 }
 

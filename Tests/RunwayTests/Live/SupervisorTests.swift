@@ -1,5 +1,6 @@
 import Foundation
 import LinkRunwayAPI
+import RunwayHTTP
 import RunwayTestKit
 import Synchronization
 import Testing
@@ -40,13 +41,15 @@ struct SupervisorTests {
         var server = try await ServerProcess(databaseURL: location.url, environment: unlimited)
         let port = server.port
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
-        func call(_ method: String, _ path: String, _ body: String = "") async throws -> RawHTTPConnection.Response {
-            try await offloaded { try RawHTTPConnection(port: port).request(method, path, headers: admin, body: body) }
+        func call(_ method: String, _ path: String, _ body: (any Encodable)? = nil) async throws -> RawHTTPConnection.Response {
+            let text = try body.map { try Self.json($0) } ?? ""
+            return try await offloaded { try RawHTTPConnection(port: port).request(method, path, headers: admin, body: text) }
         }
         let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces").body.utf8)).items[0].id
         let app = try JSONDecoder().decode(App.self, from: Data(try await call("POST", "/v1/apps",
-            #"{"workspaceId":"\#(workspace)","name":"S","teamId":"ABCDE12345","bundleId":"com.supervised.app"}"#).body.utf8))
-        let key = try JSONDecoder().decode(CreatedKey.self, from: Data(try await call("POST", "/v1/keys", #"{"kind":"publishable","appId":"\#(app.id)"}"#).body.utf8)).secret
+            CreateAppRequest(workspaceId: workspace, name: "S", teamId: "ABCDE12345", bundleId: "com.supervised.app")).body.utf8))
+        let key = try JSONDecoder().decode(CreatedKey.self, from: Data(try await call("POST", "/v1/keys", CreateKeyRequest(kind: .publishable, appId: app.id)).body.utf8))
+            .secret
 
         // Writers that keep matching installs, reconnecting whenever the server is gone, until told to stop.
         let acknowledged = SharedList()
@@ -60,8 +63,8 @@ struct SupervisorTests {
                     guard let open = connection else { usleep(20_000); continue }
                     let install = "sup-\(writer)-\(i)"
                     i += 1
-                    guard let response = try? open.request("POST", "/v1/installs/match", headers: ["Authorization": "Bearer \(key)"],
-                                                           body: #"{"installId":"\#(install)","platform":"ios","consent":true}"#) else {
+                    guard let body = try? Self.json(MatchInstallRequest(installId: install, platform: "ios", consent: true)) else { return }
+                    guard let response = try? open.request("POST", "/v1/installs/match", headers: ["Authorization": "Bearer \(key)"], body: body) else {
                         connection = nil
                         continue
                     }
@@ -92,6 +95,11 @@ struct SupervisorTests {
         await store.close()
         let lost = acknowledged.items.filter { !stored.contains($0) }
         #expect(lost.isEmpty, "acknowledged installs were lost across the kill: \(lost.prefix(3))")
+    }
+
+    /// A wire type as the text of a raw request's body.
+    private static func json(_ body: some Encodable) throws -> String {
+        String(decoding: try TestClient.encoded(body), as: UTF8.self)
     }
 
     final class Stop: Sendable {
