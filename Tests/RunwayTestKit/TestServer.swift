@@ -102,6 +102,11 @@ extension TestClient {
         return Array(try encoder.encode(body))
     }
 
+    /// `encoded` as text, for a raw request to a server process.
+    package static func json(_ body: some Encodable) throws -> String {
+        String(decoding: try encoded(body), as: UTF8.self)
+    }
+
     /// Sends a wire type as the JSON body: the way to write a request whose shape is not itself under test.
     package func post<Body: Encodable>(_ target: String, _ body: Body, headers: [(String, String)] = []) async throws -> HTTPResponse {
         await post(target, json: String(decoding: try Self.encoded(body), as: UTF8.self), headers: headers)

@@ -82,7 +82,7 @@ struct ClickLimitTests {
         let auth = ["Authorization": "Bearer \(admin)"]
         let listed = try await offloaded { try RawHTTPConnection(port: a.port).request("GET", "/v1/workspaces", headers: auth) }
         let ws = try JSONDecoder().decode(Page<Workspace>.self, from: Data(listed.body.utf8)).items[0].id
-        let link = try CommissionRaceTests.json(CreateLinkRequest(workspaceId: ws, path: "capped", destinations: LinkDestinations(web: "https://example.com/in"),
+        let link = try TestClient.json(CreateLinkRequest(workspaceId: ws, path: "capped", destinations: LinkDestinations(web: "https://example.com/in"),
                                                                   clickLimit: 30, fallbacks: LinkFallbacks(overLimit: "https://example.com/out")))
         let created = try await offloaded { try RawHTTPConnection(port: b.port).request("POST", "/v1/links", headers: auth, body: link) }
         #expect(created.status == 201)

@@ -2,6 +2,7 @@ import Foundation
 import LinkRunwayAPI
 import RunwayCapabilities
 import RunwayConsole
+import RunwayHTTP
 import RunwayKit
 import RunwaySQLite
 import RunwayServer
@@ -38,7 +39,7 @@ struct BackupTests {
         let port = server.port
         let workspaces = try await offloaded { try RawHTTPConnection(port: port).request("GET", "/v1/workspaces", headers: admin) }
         let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(workspaces.body.utf8)).items[0].id
-        let load = try CommissionRaceTests.json(CreateLinkRequest(workspaceId: workspace, path: "load", destinations: LinkDestinations(web: "https://example.com")))
+        let load = try TestClient.json(CreateLinkRequest(workspaceId: workspace, path: "load", destinations: LinkDestinations(web: "https://example.com")))
         let link = try await offloaded { try RawHTTPConnection(port: port).request("POST", "/v1/links", headers: admin, body: load) }
         #expect(link.status == 201)
 
@@ -188,7 +189,7 @@ struct BackupTests {
         }
 
         // A write the server acknowledged after the backup must survive the refused restore.
-        let after = try CommissionRaceTests.json(CreateWorkspaceRequest(name: "After the backup"))
+        let after = try TestClient.json(CreateWorkspaceRequest(name: "After the backup"))
         let created = try await offloaded { try RawHTTPConnection(port: port).request("POST", "/v1/workspaces", headers: admin, body: after) }
         #expect(created.status == 201)
         let refused = try await Self.linkrunway(["restore", "--replace", "--database-url", "sqlite:" + live, copy])

@@ -45,7 +45,7 @@ struct CommissionRaceTests {
             let admin = ["Authorization": "Bearer \(try #require(servers[0].printedAdminKey))"]
             self.admin = admin
             func call<T: Decodable>(_ path: String, _ body: (any Encodable)? = nil, headers: [String: String] = admin, as type: T.Type) async throws -> T {
-                let text = try body.map { try CommissionRaceTests.json($0) }
+                let text = try body.map { try TestClient.json($0) }
                 let response = try await offloaded {
                     try RawHTTPConnection(port: port).request(text == nil ? "GET" : "POST", path, headers: headers, body: text ?? "")
                 }
@@ -149,28 +149,28 @@ struct CommissionRaceTests {
                 try db.execute("INSERT INTO ledger_entries (posting_id, line, account, amount) VALUES (\("lp_planted_\(trial)"), 1, 'affiliate_payable', -100)")
             }
             let payouts = try await Self.atOnce(ports: ports, path: "/v1/affiliates/\(race.affiliateId)/payouts", headers: race.admin,
-                                                bodies: Array(repeating: try Self.json(CreatePayoutRequest(currency: "USD", amount: 100)), count: 2))
+                                                bodies: Array(repeating: try TestClient.json(CreatePayoutRequest(currency: "USD", amount: 100)), count: 2))
             #expect(payouts.map(\.status).sorted() == [201, 409], "trial \(trial): \(payouts.map { "\($0.status) \($0.body)" })")
 
             let install = "racing-\(trial)"
-            let match = try Self.json(MatchInstallRequest(installId: install, platform: "ios", consent: true))
+            let match = try TestClient.json(MatchInstallRequest(installId: install, platform: "ios", consent: true))
             let matched = try await offloaded {
                 try RawHTTPConnection(port: ports[0]).request("POST", "/v1/installs/match", headers: race.client, body: match)
             }
             #expect(matched.status == 200)
             let installs = try await Self.atOnce(ports: ports, path: "/v1/events", headers: race.client, bodies: (0..<2).map {
-                try Self.json(EventRequest(eventId: "install-\(trial)-\($0)", type: "INSTALL", installId: install, timestamp: "2026-01-01T00:00:00Z"))
+                try TestClient.json(EventRequest(eventId: "install-\(trial)-\($0)", type: "INSTALL", installId: install, timestamp: "2026-01-01T00:00:00Z"))
             })
             #expect(installs.map(\.status).sorted() == [201, 409], "trial \(trial): one INSTALL event per install: \(installs.map { "\($0.status) \($0.body)" })")
 
             let codes = try await Self.atOnce(ports: ports, path: "/v1/referral-codes", headers: race.client,
-                                              bodies: Array(repeating: try Self.json(CreateReferralCodeRequest(installId: install)), count: 2))
+                                              bodies: Array(repeating: try TestClient.json(CreateReferralCodeRequest(installId: install)), count: 2))
             #expect(codes.map(\.status).sorted() == [200, 201], "trial \(trial): \(codes.map { "\($0.status) \($0.body)" })")
             let madeCodes = Set(codes.compactMap { try? JSONDecoder().decode(ReferralCode.self, from: Data($0.body.utf8)).code })
             #expect(madeCodes.count == 1, "one referral code per install")
 
             let claims = try await Self.atOnce(ports: ports, path: "/v1/claims/apple-ads", headers: race.client, bodies: (0..<2).map {
-                try Self.json(AppleAdsClaimRequest(installId: install, token: "tap-\(trial)-\($0)"))
+                try TestClient.json(AppleAdsClaimRequest(installId: install, token: "tap-\(trial)-\($0)"))
             })
             #expect(claims.allSatisfy { $0.status == 202 || $0.status == 200 }, "trial \(trial): \(claims.map { "\($0.status) \($0.body)" })")
         }
@@ -185,10 +185,6 @@ struct CommissionRaceTests {
         _ = try await race.finish()
     }
 
-    /// A wire type as the text of a raw request's body.
-    static func json(_ body: some Encodable) throws -> String {
-        String(decoding: try TestClient.encoded(body), as: UTF8.self)
-    }
 
     /// Sends each body on a connection of its own (the i-th to `ports[i]`), released together once every connection is open.
     static func atOnce(ports: [UInt16], path: String, headers: [String: String], bodies: [String]) async throws -> [RawHTTPConnection.Response] {

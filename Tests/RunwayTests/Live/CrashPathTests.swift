@@ -38,15 +38,11 @@ struct CrashPathTests {
         return acknowledged
     }
 
-    /// A wire type as the text of a raw request's body.
-    private static func json(_ body: some Encodable) throws -> String {
-        String(decoding: try TestClient.encoded(body), as: UTF8.self)
-    }
 
     /// `method path` on its own connection, a wire type (if any) as the body.
     private static func call(_ port: UInt16, headers: [String: String], _ method: String, _ path: String,
                              _ body: (any Encodable)? = nil) async throws -> RawHTTPConnection.Response {
-        let text = try body.map { try json($0) } ?? ""
+        let text = try body.map { try TestClient.json($0) } ?? ""
         return try await offloaded { try RawHTTPConnection(port: port).request(method, path, headers: headers, body: text) }
     }
 
@@ -69,7 +65,7 @@ struct CrashPathTests {
         let acknowledged = try await Self.load(port: port, until: 400, { writer, i in
             if writer % 2 == 0 {
                 let install = "kill-\(writer)-\(i)"
-                return ("/v1/installs/match", ["Authorization": "Bearer \(key)"], try Self.json(MatchInstallRequest(installId: install, platform: "ios", consent: true)),
+                return ("/v1/installs/match", ["Authorization": "Bearer \(key)"], try TestClient.json(MatchInstallRequest(installId: install, platform: "ios", consent: true)),
                         "install:" + install)
             }
             let body = #"{"version":"4.0","ad-network-id":"kill.skadnetwork","source-identifier":"52","app-id":525463029,"transaction-id":"\#(UUID().uuidString.lowercased())","redownload":false,"source-domain":"example.com","fidelity-type":1,"did-win":true,"conversion-value":\#(i % 64),"postback-sequence-index":0,"attribution-signature":"MEUCIQDq9Zk0q7jTgqkP7m0RZ8lx6uVtzKY6SvsvFnrTQ0KxfQIgG4nCzB4X0bVvK7uD2QjTTqz7bJfS4o4j2vS4QqPGK2U="}"#
@@ -204,10 +200,10 @@ struct CrashPathTests {
             items.contains { $0.hasPrefix("claim:") } && items.contains { $0.hasPrefix("bind:") }
         }, { writer, i in
             if writer % 2 == 0 {
-                return ("/v1/app-store/bind", client, try Self.json(BindRequest(refCode: "BINDER", installId: "b-\(writer)-\(i)")), "")
+                return ("/v1/app-store/bind", client, try TestClient.json(BindRequest(refCode: "BINDER", installId: "b-\(writer)-\(i)")), "")
             }
             let install = "c-\(claimed.add(1, ordering: .relaxed).newValue % 400)"
-            return ("/v1/claims/apple-ads", client, try Self.json(AppleAdsClaimRequest(installId: install, token: "tap-\(writer)-\(i)")), install)
+            return ("/v1/claims/apple-ads", client, try TestClient.json(AppleAdsClaimRequest(installId: install, token: "tap-\(writer)-\(i)")), install)
         }, acknowledged: { response, _ in
             if response.status == 200, let bind = try? JSONDecoder().decode(BindResponse.self, from: Data(response.body.utf8)) {
                 return "bind:" + bind.appAccountToken.lowercased()
@@ -277,7 +273,7 @@ struct CrashPathTests {
             let authData = Digest.sha256(appId) + [0x40] + withUnsafeBytes(of: counter.bigEndian, Array.init)
             let signature = keys[writer].sign(Digest.sha256(authData + Digest.sha256(challenge)))!
             let assertion = Data(TestCBOR.map([("signature", .bytes(signature)), ("authenticatorData", .bytes(authData))])).base64EncodedString()
-            let body = try Self.json(AttestAssertRequest(appId: app.id, keyId: keyIds[writer], assertion: assertion, challenge: challenge,
+            let body = try TestClient.json(AttestAssertRequest(appId: app.id, keyId: keyIds[writer], assertion: assertion, challenge: challenge,
                                                          installId: "attested-\(writer)"))
             return ("/v1/attest/apple/assert", ["Authorization": "Bearer \(clientKey)"], body, "\(writer) \(counter)")
         }, acknowledged: { response, sent in response.status == 201 || response.status == 200 ? sent : nil })

@@ -39,7 +39,7 @@ struct IdempotencyCrashTests {
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
         let port = server.port
         func call(_ method: String, _ path: String, _ body: (any Encodable)? = nil) async throws -> RawHTTPConnection.Response {
-            let text = try body.map { try json($0) } ?? ""
+            let text = try body.map { try TestClient.json($0) } ?? ""
             return try await offloaded { try RawHTTPConnection(port: port).request(method, path, headers: admin, body: text) }
         }
         let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces").body.utf8)).items[0].id
@@ -63,13 +63,13 @@ struct IdempotencyCrashTests {
             switch (writer + i) % 4 {
             case 0:
                 return Sent(key: key, path: "/v1/apps",
-                            body: try json(CreateAppRequest(workspaceId: workspace, name: "C", teamId: "ABCDE12345", bundleId: "com.crash.\(key)")))
+                            body: try TestClient.json(CreateAppRequest(workspaceId: workspace, name: "C", teamId: "ABCDE12345", bundleId: "com.crash.\(key)")))
             case 1:
-                return Sent(key: key, path: "/v1/links", body: try json(CreateLinkRequest(workspaceId: workspace, campaign: key)))
+                return Sent(key: key, path: "/v1/links", body: try TestClient.json(CreateLinkRequest(workspaceId: workspace, campaign: key)))
             case 2:
-                return Sent(key: key, path: "/v1/links", body: try json(CreateLinkRequest(workspaceId: workspace, path: key, campaign: key)))
+                return Sent(key: key, path: "/v1/links", body: try TestClient.json(CreateLinkRequest(workspaceId: workspace, path: key, campaign: key)))
             default:
-                return Sent(key: key, path: "/v1/affiliates/\(affiliate.id)/payouts", body: try json(CreatePayoutRequest(currency: "USD", amount: 1, reference: key)))
+                return Sent(key: key, path: "/v1/affiliates/\(affiliate.id)/payouts", body: try TestClient.json(CreatePayoutRequest(currency: "USD", amount: 1, reference: key)))
             }
         }
         let log = Log()
@@ -140,8 +140,4 @@ struct IdempotencyCrashTests {
         print("idempotency crash round \(seed) on \(backend.name): \(sent.count) keyed creates, \(cutOffReplayed) cut off and replayed, \(cutOffRan) cut off and run on retry")
     }
 
-    /// A wire type as the text of a raw request's body: the same bytes each time, so a retry sends what was sent.
-    private static func json(_ body: some Encodable) throws -> String {
-        String(decoding: try TestClient.encoded(body), as: UTF8.self)
-    }
 }

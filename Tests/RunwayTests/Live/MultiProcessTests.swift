@@ -24,10 +24,6 @@ struct MultiProcessTests {
         }
     }
 
-    /// A wire type as the text of a raw request's body.
-    private static func json(_ body: some Encodable) throws -> String {
-        String(decoding: try TestClient.encoded(body), as: UTF8.self)
-    }
 
     @Test("bootstrap once, no duplicated or lost writes, idempotency and revocation across processes")
     func twoServers() async throws {
@@ -46,7 +42,7 @@ struct MultiProcessTests {
         #expect(workspaces.count == 1)
         let ws = workspaces[0].id
         @Sendable func app(_ bundle: String) throws -> String {
-            try Self.json(CreateAppRequest(workspaceId: ws, name: "Two", teamId: "ABCDE12345", bundleId: bundle))
+            try TestClient.json(CreateAppRequest(workspaceId: ws, name: "Two", teamId: "ABCDE12345", bundleId: bundle))
         }
 
         // The same Idempotency-Key from both sides at once: one app, one answer.
@@ -73,14 +69,14 @@ struct MultiProcessTests {
 
         // The same event ids sent to both servers at once are stored once each.
         let appId = try JSONDecoder().decode(App.self, from: Data(created[0].body.utf8)).id
-        let publishable = try Self.json(CreateKeyRequest(kind: .publishable, appId: appId))
+        let publishable = try TestClient.json(CreateKeyRequest(kind: .publishable, appId: appId))
         let keyResponse = try await offloaded { try RawHTTPConnection(port: ports[0]).request("POST", "/v1/keys", headers: auth, body: publishable) }
         let client = ["Authorization": "Bearer \(try JSONDecoder().decode(CreatedKey.self, from: Data(keyResponse.body.utf8)).secret)"]
-        let match = try Self.json(MatchInstallRequest(installId: "two-inst", platform: "ios", consent: true))
+        let match = try TestClient.json(MatchInstallRequest(installId: "two-inst", platform: "ios", consent: true))
         let matched = try await offloaded { try RawHTTPConnection(port: ports[1]).request("POST", "/v1/installs/match", headers: client, body: match) }
         #expect(matched.status == 200)
         let events = try await Self.burst(ports, count: 40) { i in
-            ("POST", "/v1/events", client, try Self.json(EventRequest(eventId: "ev-\(i % 10)", type: "OPEN", installId: "two-inst", timestamp: "2026-01-01T00:00:00Z")))
+            ("POST", "/v1/events", client, try TestClient.json(EventRequest(eventId: "ev-\(i % 10)", type: "OPEN", installId: "two-inst", timestamp: "2026-01-01T00:00:00Z")))
         }
         #expect(events.filter { $0.status == 201 }.count == 10)
         #expect(events.filter { $0.status == 200 }.count == 30,
@@ -91,7 +87,7 @@ struct MultiProcessTests {
         #expect(try stored.int("n") == 10 && stored.int("d") == 10)
 
         // A key revoked through one server stops working on the other within its cache time (5 s).
-        let serverKey = try Self.json(CreateKeyRequest(kind: .server, workspaceId: ws))
+        let serverKey = try TestClient.json(CreateKeyRequest(kind: .server, workspaceId: ws))
         let created_key = try await offloaded { try RawHTTPConnection(port: ports[0]).request("POST", "/v1/keys", headers: auth, body: serverKey) }
         let key = try JSONDecoder().decode(CreatedKey.self, from: Data(created_key.body.utf8))
         let useOnB = { try await offloaded { try RawHTTPConnection(port: ports[1]).request("GET", "/v1/me", headers: ["Authorization": "Bearer \(key.secret)"]).status } }

@@ -1,5 +1,6 @@
 import Foundation
 import LinkRunwayAPI
+import RunwayHTTP
 import RunwayTestKit
 import Testing
 
@@ -81,7 +82,7 @@ struct PostgresOutageTests {
         }
         let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces").body.utf8)).items[0].id
         func app(_ bundle: String) throws -> String {
-            try CommissionRaceTests.json(CreateAppRequest(workspaceId: workspace, name: "O", teamId: "ABCDE12345", bundleId: bundle))
+            try TestClient.json(CreateAppRequest(workspaceId: workspace, name: "O", teamId: "ABCDE12345", bundleId: bundle))
         }
         func createApp(_ bundle: String) async throws -> Int { try await call("POST", "/v1/apps", try app(bundle)).status }
         #expect(try await createApp("com.outage.before") == 201)

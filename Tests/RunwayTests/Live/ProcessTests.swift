@@ -27,7 +27,7 @@ struct ProcessTests {
                 guard let connection = try? RawHTTPConnection(port: port) else { return }
                 for i in 0..<10_000 {
                     let bundle = "com.crash.w\(writer).n\(i)"
-                    guard let body = try? Self.json(CreateAppRequest(workspaceId: workspace, name: "n", teamId: "ABCDE12345", bundleId: bundle)),
+                    guard let body = try? TestClient.json(CreateAppRequest(workspaceId: workspace, name: "n", teamId: "ABCDE12345", bundleId: bundle)),
                           let response = try? connection.request("POST", "/v1/apps", headers: ["Authorization": "Bearer \(adminKey)"], body: body),
                           response.status == 201 else { return }
                     acknowledged.append(bundle)
@@ -74,7 +74,7 @@ struct ProcessTests {
         let adminKey = try #require(server.printedAdminKey)
         let port = server.port
         let destinations = LinkDestinations(web: "https://example.com")
-        let nameless = try Self.json(CreateLinkRequest(path: "crash", destinations: destinations))
+        let nameless = try TestClient.json(CreateLinkRequest(path: "crash", destinations: destinations))
         let created = try await offloaded {
             try RawHTTPConnection(port: port).request("POST", "/v1/links", headers: ["Authorization": "Bearer \(adminKey)"], body: nameless)
         }
@@ -83,7 +83,7 @@ struct ProcessTests {
             try RawHTTPConnection(port: port).request("GET", "/v1/workspaces", headers: ["Authorization": "Bearer \(adminKey)"])
         }
         let ws = try JSONDecoder().decode(Page<Workspace>.self, from: Data(workspaces.body.utf8)).items[0].id
-        let named = try Self.json(CreateLinkRequest(workspaceId: ws, path: "crash", destinations: destinations))
+        let named = try TestClient.json(CreateLinkRequest(workspaceId: ws, path: "crash", destinations: destinations))
         let link = try await offloaded {
             try RawHTTPConnection(port: port).request("POST", "/v1/links", headers: ["Authorization": "Bearer \(adminKey)"], body: named)
         }
@@ -127,7 +127,7 @@ struct ProcessTests {
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
         let port = server.port
         func call(_ method: String, _ path: String, _ headers: [String: String], _ body: (any Encodable)? = nil) async throws -> RawHTTPConnection.Response {
-            let text = try body.map { try Self.json($0) } ?? ""
+            let text = try body.map { try TestClient.json($0) } ?? ""
             return try await offloaded { try RawHTTPConnection(port: port).request(method, path, headers: headers, body: text) }
         }
         let ws = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces", admin).body.utf8)).items[0].id
@@ -148,7 +148,7 @@ struct ProcessTests {
                 guard let connection = try? RawHTTPConnection(port: port) else { return }
                 for batch in 0..<10_000 {
                     let ids = (0..<50).map { "s\(sender)-b\(batch)-e\($0)" }
-                    guard let body = try? Self.json(opens(ids)),
+                    guard let body = try? TestClient.json(opens(ids)),
                           let response = try? connection.request("POST", "/v1/events/batch", headers: client, body: body), response.status == 200 else { return }
                     ids.forEach { acknowledged.append($0) }
                 }
@@ -170,7 +170,7 @@ struct ProcessTests {
 
         // The same batch again, after the restart, is all duplicates.
         let again = try await ServerProcess(databaseURL: location.url)
-        let replayed = try Self.json(opens(["s0-b0-e0"]))
+        let replayed = try TestClient.json(opens(["s0-b0-e0"]))
         let replay = try await offloaded { try RawHTTPConnection(port: again.port).request("POST", "/v1/events/batch", headers: client, body: replayed) }
         #expect(replay.body.contains(#""duplicates":1"#))
         _ = try await again.stop(signal: SIGTERM)
@@ -231,7 +231,7 @@ struct ProcessTests {
         let apps = try await offloaded { try RawHTTPConnection(port: port).request("GET", "/v1/apps?limit=200", headers: admin) }
         #expect(apps.status == 200)
         #expect(!apps.body.contains("com.cut."), "no half-received request was acted on")
-        let app = try Self.json(CreateAppRequest(workspaceId: workspace, name: "whole", teamId: "ABCDE12345", bundleId: "com.cut.whole"))
+        let app = try TestClient.json(CreateAppRequest(workspaceId: workspace, name: "whole", teamId: "ABCDE12345", bundleId: "com.cut.whole"))
         let whole = try await offloaded { try RawHTTPConnection(port: port).request("POST", "/v1/apps", headers: admin, body: app) }
         #expect(whole.status == 201, "the server still serves")
         #expect(try await server.stop(signal: SIGTERM) == 0)
@@ -271,10 +271,6 @@ struct ProcessTests {
         #expect(run.status == 64)
     }
 
-    /// A wire type as the text of a raw request's body.
-    private static func json(_ body: some Encodable) throws -> String {
-        String(decoding: try TestClient.encoded(body), as: UTF8.self)
-    }
 }
 
 /// Strings appended from several threads.

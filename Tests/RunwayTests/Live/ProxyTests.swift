@@ -56,10 +56,6 @@ struct ProxyTests {
         return UInt16(bigEndian: address.sin_port)
     }
 
-    /// A wire type as the text of a request's body.
-    private static func json(_ body: some Encodable) throws -> String {
-        String(decoding: try TestClient.encoded(body), as: UTF8.self)
-    }
 
     @Test("host routing, the .well-known paths and the client's address through TLS; a forged X-Forwarded-For from elsewhere is ignored")
     func throughNginx() async throws {
@@ -72,17 +68,17 @@ struct ProxyTests {
                                              environment: ["LINKRUNWAY_TRUSTED_PROXIES": "127.0.0.1", "LINKRUNWAY_LINK_DOMAIN": "go.example.test"])
         let admin = SDKEndToEndTests.Admin(base: "http://127.0.0.1:\(server.port)", key: try #require(server.printedAdminKey))
         let workspaceA = try #require(((try await admin.call("GET", "/v1/workspaces")).1["items"] as? [[String: Any]])?.first?["id"] as? String)
-        let appA = try #require((try await admin.call("POST", "/v1/apps", Self.json(CreateAppRequest(
+        let appA = try #require((try await admin.call("POST", "/v1/apps", CreateAppRequest(
             workspaceId: workspaceA, name: "A", teamId: "ABCDE12345", bundleId: "com.example.a", appStoreId: "11",
-            attribution: AttributionSettingsUpdate(probabilisticMinutes: 60))))).1["id"] as? String)
-        _ = try await admin.call("POST", "/v1/links", Self.json(CreateLinkRequest(workspaceId: workspaceA, appId: appA, path: "tap", appPath: "/x")))
-        let workspaceB = try #require((try await admin.call("POST", "/v1/workspaces", Self.json(CreateWorkspaceRequest(name: "B")))).1["id"] as? String)
-        _ = try await admin.call("POST", "/v1/domains", Self.json(CreateLinkDomainRequest(workspaceId: workspaceB, hostname: "links.example.test")))
-        let appB = try #require((try await admin.call("POST", "/v1/apps", Self.json(CreateAppRequest(
-            workspaceId: workspaceB, name: "B", teamId: "FGHIJ67890", bundleId: "com.example.b")))).1["id"] as? String)
+            attribution: AttributionSettingsUpdate(probabilisticMinutes: 60)))).1["id"] as? String)
+        _ = try await admin.call("POST", "/v1/links", CreateLinkRequest(workspaceId: workspaceA, appId: appA, path: "tap", appPath: "/x"))
+        let workspaceB = try #require((try await admin.call("POST", "/v1/workspaces", CreateWorkspaceRequest(name: "B"))).1["id"] as? String)
+        _ = try await admin.call("POST", "/v1/domains", CreateLinkDomainRequest(workspaceId: workspaceB, hostname: "links.example.test"))
+        let appB = try #require((try await admin.call("POST", "/v1/apps", CreateAppRequest(
+            workspaceId: workspaceB, name: "B", teamId: "FGHIJ67890", bundleId: "com.example.b"))).1["id"] as? String)
         // The association file lists the apps that have links on the domain.
-        _ = try await admin.call("POST", "/v1/links", Self.json(CreateLinkRequest(workspaceId: workspaceB, appId: appB, domain: "links.example.test", path: "b")))
-        let key = try #require((try await admin.call("POST", "/v1/keys", Self.json(CreateKeyRequest(kind: .publishable, appId: appA)))).1["secret"] as? String)
+        _ = try await admin.call("POST", "/v1/links", CreateLinkRequest(workspaceId: workspaceB, appId: appB, domain: "links.example.test", path: "b"))
+        let key = try #require((try await admin.call("POST", "/v1/keys", CreateKeyRequest(kind: .publishable, appId: appA))).1["secret"] as? String)
 
         // The shipped example, with this test's port, names, certificate and upstream.
         let port = Self.freePort(), plainPort = Self.freePort()
@@ -156,13 +152,13 @@ struct ProxyTests {
         // Someone else, straight to the server, claims to be that phone: not believed.
         let forged = try await Self.curl(["--interface", "127.0.0.3", "-H", "X-Forwarded-For: 127.0.0.2", "-H", "Authorization: Bearer \(key)",
                                     "-H", "Content-Type: application/json",
-                                    "--data", Self.json(MatchInstallRequest(installId: "forger", platform: "ios", consent: true)),
+                                    "--data", TestClient.json(MatchInstallRequest(installId: "forger", platform: "ios", consent: true)),
                                     "http://127.0.0.1:\(server.port)/v1/installs/match"])
         #expect(forged.body.contains(#""method":"unmatched""#), "\(forged.body)")
         // The phone itself, through the proxy: matched by its address.
         let real = try await tls("go.example.test", "/v1/installs/match", ["--interface", "127.0.0.2", "-H", "Authorization: Bearer \(key)",
                                                                      "-H", "Content-Type: application/json",
-                                                                     "--data", Self.json(MatchInstallRequest(installId: "phone", platform: "ios", consent: true))])
+                                                                     "--data", TestClient.json(MatchInstallRequest(installId: "phone", platform: "ios", consent: true))])
         #expect(real.body.contains(#""method":"probabilistic""#), "\(real.body)")
         _ = try await server.stop(signal: SIGTERM)
     }

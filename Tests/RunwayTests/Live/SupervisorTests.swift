@@ -42,7 +42,7 @@ struct SupervisorTests {
         let port = server.port
         let admin = ["Authorization": "Bearer \(try #require(server.printedAdminKey))"]
         func call(_ method: String, _ path: String, _ body: (any Encodable)? = nil) async throws -> RawHTTPConnection.Response {
-            let text = try body.map { try Self.json($0) } ?? ""
+            let text = try body.map { try TestClient.json($0) } ?? ""
             return try await offloaded { try RawHTTPConnection(port: port).request(method, path, headers: admin, body: text) }
         }
         let workspace = try JSONDecoder().decode(Page<Workspace>.self, from: Data(try await call("GET", "/v1/workspaces").body.utf8)).items[0].id
@@ -63,7 +63,7 @@ struct SupervisorTests {
                     guard let open = connection else { usleep(20_000); continue }
                     let install = "sup-\(writer)-\(i)"
                     i += 1
-                    guard let body = try? Self.json(MatchInstallRequest(installId: install, platform: "ios", consent: true)) else { return }
+                    guard let body = try? TestClient.json(MatchInstallRequest(installId: install, platform: "ios", consent: true)) else { return }
                     guard let response = try? open.request("POST", "/v1/installs/match", headers: ["Authorization": "Bearer \(key)"], body: body) else {
                         connection = nil
                         continue
@@ -97,10 +97,6 @@ struct SupervisorTests {
         #expect(lost.isEmpty, "acknowledged installs were lost across the kill: \(lost.prefix(3))")
     }
 
-    /// A wire type as the text of a raw request's body.
-    private static func json(_ body: some Encodable) throws -> String {
-        String(decoding: try TestClient.encoded(body), as: UTF8.self)
-    }
 
     final class Stop: Sendable {
         private let flag = Atomic<Bool>(false)
