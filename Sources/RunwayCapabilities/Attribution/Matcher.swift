@@ -150,8 +150,8 @@ enum Matcher {
     }
 
     /// Stores the answer (in the writer's transaction): the first option that can be had wins; a click is claimed so
-    /// no other install gets it. When other installs took every click the plan offered (many installs behind one
-    /// address, as with a carrier's NAT), the newest click still free is looked up again here. Returns the stored
+    /// no other install gets it. When another install took a click the plan offered (many installs behind one
+    /// address, as with a carrier's NAT), the newest clicks still free are looked up again here. Returns the stored
     /// answer, which is another request's when that one stored first, with the link it names (read once, here).
     static func commit(_ input: Input, plan: Plan, db: any SQLExecutor) throws -> (InstallRecord, created: Bool, link: LinkRecord?) {
         func stored(_ install: InstallRecord) throws -> (InstallRecord, created: Bool, link: LinkRecord?) {
@@ -171,10 +171,13 @@ enum Matcher {
                 guard let token = option.clickToken else { continue }
                 guard try MatchQueries.claim(db, token: token, appId: input.app.id, installId: input.installId, now: input.now) else {
                     lostRaces.insert(token)
+                    // The plan's other clicks were read before the claims that beat this one, most likely by installs
+                    // of the same group commit behind the same address: rather than trying each of them in turn (a
+                    // failed claim apiece, growing with the commit), the newest clicks still free are read again.
+                    let fresh = try freshClicks(input, db: db, excluding: lostRaces)
+                    lostRaces.formUnion(takenMeanwhile(plan, fresh: fresh))
                     // trap-safe: index <= options.count: it was just past an element
-                    if !options[index...].contains(where: { $0.method == "probabilistic" }) {
-                        options.insert(contentsOf: try freshClicks(input, db: db, excluding: lostRaces), at: index)
-                    }
+                    options = Array(options[..<index]) + fresh + options[index...].filter { $0.method != "probabilistic" }
                     continue
                 }
             }
@@ -271,6 +274,18 @@ enum Matcher {
             }
         }
         return found.sorted { $0.ageSeconds < $1.ageSeconds }
+    }
+
+    /// The plan's clicks that other installs claimed since it was read, for the explanation: those newer than the newest
+    /// click still free (`fresh`, newest first), or all of them when none is free.
+    static func takenMeanwhile(_ plan: Plan, fresh: [MatchCandidate]) -> [String] {
+        let newestFree = fresh.first?.ageSeconds ?? Int.max
+        let freeTokens = Set(fresh.compactMap(\.clickToken))
+        return plan.options.compactMap { option in
+            guard option.method == "probabilistic", let token = option.clickToken, !freeTokens.contains(token),
+                  option.ageSeconds < newestFree else { return nil }
+            return token
+        }
     }
 
     /// 1 for referrer; from 0.9 down to 0.4 as a probabilistic click ages through the window; 0.3 for view-through.
