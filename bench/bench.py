@@ -28,6 +28,8 @@ CONNECTIONS = int(os.environ.get("BENCH_CONNECTIONS", "64"))
 THREADS = 2
 # The install-match benchmark's offered load (issue target: p99 <= 5 ms at 2,000 matches/s).
 MATCH_RATE = int(os.environ.get("BENCH_MATCH_RATE", "2000"))
+# Its rounds: at the default rate and length they claim half of the 100,000 clicks from the client's address.
+MATCH_ROUNDS = 5
 
 
 def free_port():
@@ -657,7 +659,12 @@ def match_latency(workdir):
         # What the generator and this machine add before any match is made: the same open loop at the same rate to
         # /healthz (no store), and the disk's own flush, which every acknowledged match waits for.
         floor = openloop.run("127.0.0.1", port, MATCH_RATE, DURATION * 2, lambda i: b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        ours = openloop.run("127.0.0.1", port, MATCH_RATE, DURATION * 2, match_request)
+        # A warm-up at the same rate (as wrk's benchmarks have theirs): the first seconds of a server just started on a
+        # database just written pay for cold pages, caches and statements, not for matching.
+        openloop.run("127.0.0.1", port, MATCH_RATE, DURATION, lambda i: match_request(MATCH_ROUNDS * MATCH_RATE * DURATION + i))
+        runs = [openloop.run("127.0.0.1", port, MATCH_RATE, DURATION, lambda i, r=r: match_request(r * MATCH_RATE * DURATION + i))
+                for r in range(MATCH_ROUNDS)]
+        ours = sorted(runs, key=lambda run: run["p99_ms"])[len(runs) // 2]
         where = profile(process.pid, f"http://127.0.0.1:{port}/v1/installs/match", script=wrk_script_file(
             workdir, "match", MATCH_SCRIPT.replace("KEY", publishable)))
     finally:
@@ -668,12 +675,14 @@ def match_latency(workdir):
         "name": "match_latency_sqlite",
         "what": f"POST /v1/installs/match, probabilistic on, 1,000,000 clicks in the window (100,000 from the client's address), "
                 f"offered at a fixed {MATCH_RATE} matches/s by an open-loop generator (bench/openloop.py: latency counted from "
-                f"when each request was due); beside it, in the same run, the same generator to GET /healthz and the disk's "
-                f"fdatasync of a 4 KiB append",
+                f"when each request was due), after a warm-up of {DURATION} s at that rate; the round of median p99 of "
+                f"{MATCH_ROUNDS} rounds of {DURATION} s; beside it, in the same run, the same generator to GET /healthz and "
+                f"the disk's fdatasync of a 4 KiB append",
         "ours": {**ours, "probabilistic_matches": matched,
                  "healthz_p50_ms": floor["p50_ms"], "healthz_p99_ms": floor["p99_ms"],
                  "fdatasync_p50_ms": flush["p50_ms"], "fdatasync_p99_ms": flush["p99_ms"]},
         "profile": where,
+        "rounds": {"p50_ms": [run["p50_ms"] for run in runs], "p99_ms": [run["p99_ms"] for run in runs]},
         "limit": {"name": "target p99", "p99_ms": 5.0, "requests_per_second": 0},
         "throughput_ratio": round(5.0 / ours.get("p99_ms", 5.0), 3),
     }

@@ -74,6 +74,71 @@ NEXT_STEPS = {
                            "half (each event parsed, then decoded through `Decoder` by StrictJSONDecoder, a container and "
                            "a generic call a field) and the writer's per-event values and arrays. Next: decode events "
                            "from the parsed document without the Decoder protocol.",
+    "match_latency_sqlite": "measured open loop (2,000 matches/s offered, latency from when each was due, after a warm-up), "
+                            "so it is latency, not wrk's queueing; the same generator to /healthz and the disk's "
+                            "fdatasync, measured beside it, stay near 1.4 ms and 0.3 ms at p99, so the rest is the match. "
+                            "The writer is about three fifths of the samples: every match is a write (claim the address's "
+                            "newest free click, store the install and its explanation, add it to its link's figures), and "
+                            "a queue forms behind the one writer whenever requests bunch up. All requests come from one "
+                            "address (a carrier's NAT, the worst case), so claims race for that address's clicks; since a "
+                            "lost claim reads the free clicks again instead of trying each stale one (e6ffddb) the p99 went "
+                            "from 23-24 ms to 14-17 ms. Next: the link's full record read off the writer, and the figures "
+                            "summed once a commit instead of once a match.",
+    "postbacks_vs_openssl": (0.5, "0.5 of OpenSSL's verifications per core"),
+}
+
+# Why a profiled benchmark is where it is, and the next step (read from its profile; kept with the code that makes
+# the page so it changes when the profile does).
+NEXT_STEPS = {
+    "healthz_vs_nginx": "answered on libmicrohttpd's thread by the hot path (no task, no middleware; only the headers it "
+                        "reads become Strings) with a response prepared once and shared by every connection. Two thirds "
+                        "of the time is the kernel (`sendmsg`, `recv`, epoll) on loopback, with wrk on the same two "
+                        "cores, which nginx pays too. Of ours, the access log's line is the largest part (formatted into "
+                        "the thread's buffer and written by a thread of its own; the run at `warn` shows what it costs), "
+                        "then libmicrohttpd clearing its connection buffer (`memset`) for each request. On this shared "
+                        "machine the ratio moves between runs (0.69 to 0.89 in the runs of this round). Next: a smaller "
+                        "default connection buffer, and the log line's fields written without intermediate Strings.",
+    "redirect_vs_nginx": "answered on libmicrohttpd's thread from the link cache, with no task; the click goes to the "
+                         "writer as a row, and the connection resumes once a sync that began after its commit has ended, "
+                         "so the 302 follows a durable click (p99 under 10 ms). The writer sends up to 64 queued clicks "
+                         "a statement, and their link's daily figures as one upsert a statement (which had been most of "
+                         "the writer's time until its text was made once). The kernel is nearly half of the samples: "
+                         "besides the socket work nginx does too, each resumed connection wakes libmicrohttpd's thread "
+                         "again to send its answer, and the sync thread's `fdatasync` writes the WAL. Next: resume the "
+                         "connections a sync completes in one pass per libmicrohttpd thread instead of a wake-up each, "
+                         "and fewer indexes on clicks for the writer to keep.",
+    "redirect_rules_vs_plain": "the same hot path, with the link's six rules evaluated, a variant drawn and the UTM "
+                               "values added to the target; the writer's figures gain a row a variant. The two links "
+                               "alternate on one server, and on this shared machine single rounds differ by more than "
+                               "the 10% sought: with three rounds the ratio moved between 0.84 and 1.13 from run to run, "
+                               "so this benchmark now takes the median of seven, each link going first in turn. Next: a "
+                               "profile of the rules alone, to see what their few percent are spent on.",
+    "classifier_unseen_agents": "the same hot path answering a prefetch, with the User-Agent classified anew each time "
+                                "instead of found among the 2,048 recent ones: people told from machines (the named "
+                                "list, the client tools, the machine words, the signatures), the OS version read and "
+                                "the in-app browser named, all as byte searches over the lower-cased text. The one-pass "
+                                "search buckets its needles by their first two bytes in flat arrays (bucketed by one "
+                                "byte, in nested arrays, it was 5.4% of the samples; now about 3%). Next: lower-case "
+                                "into a buffer of the thread's instead of a new array, and look the recent cache up "
+                                "and fill it under one lock.",
+    "redirect_postgres_vs_nginx": "the same path, with PostgreSQL (on the same two cores, and not in this profile) as "
+                                  "the store. Each of its four writers adds to the link's figures in a lane of its own, "
+                                  "so they commit side by side (sharing the rows, they had queued on one row's lock: "
+                                  "1,260 clicks/s). Half of the samples are the kernel: every statement is a round "
+                                  "trip on loopback (a group commit's clicks, their figures' upsert, the savepoints, "
+                                  "COMMIT), and the writers wait on each. Next: send a group commit's statements in "
+                                  "libpq's pipeline mode instead of waiting for each answer.",
+    "events_single_sqlite": "one request an event: the handler's tasks (decoding, checks) are 39% of the samples, the "
+                            "writer 32%, and the kernel a third of everything; SQLite is under a tenth. Each event is a "
+                            "write job of its own, in its own savepoint. Next: decode straight from the body's bytes into "
+                            "the row's values, and hand single events to the writer as rows, so that concurrent requests' "
+                            "events share multi-row statements as a redirect's clicks do.",
+    "events_batch_sqlite": "a hundred events a request: the Swift runtime (reference counting, generic metadata, "
+                           "hashing) is 40% against SQLite's 12%. The batch claims every event id with one multi-row "
+                           "statement and inserts the stored rows with multi-row statements; what is left is the request's "
+                           "half (each event parsed, then decoded through `Decoder` by StrictJSONDecoder, a container and "
+                           "a generic call a field) and the writer's per-event values and arrays. Next: decode events "
+                           "from the parsed document without the Decoder protocol.",
     "match_latency_sqlite": "measured open loop (2,000 matches/s offered, latency from when each was due), so it is "
                             "latency, not wrk's queueing. The writer is three fifths of the samples and sets the p99: every "
                             "match is a write (claim the address's newest unclaimed click, store the install and its "
