@@ -40,8 +40,10 @@ struct AppleAdsTests {
     }
 
     static func claim(_ w: World, install: String, token: String) async -> HTTPResponse {
-        // A literal, not AppleAdsClaimRequest: NoTrapTests awaits this through `async let` without `try`, and encoding throws.
-        await w.server.client(w.key).post("/v1/claims/apple-ads", json: #"{"installId":"\#(install)","token":"\#(token)"}"#)
+        // Not throwing: NoTrapTests awaits this through `async let` without `try`. A body that failed to encode would go
+        // empty, and the claim be refused.
+        let body = (try? TestClient.encoded(AppleAdsClaimRequest(installId: install, token: token))) ?? []
+        return await w.server.client(w.key).send("POST", "/v1/claims/apple-ads", body: body)
     }
 
     static func stop(_ w: World) async {
