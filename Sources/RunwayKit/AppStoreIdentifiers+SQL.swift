@@ -2,10 +2,6 @@ import AppleFormats
 import RunwayStore
 
 // App Store identifiers are bound as the text Apple sent.
-extension TransactionId: SQLBindable {
-    public var sqlValue: SQLValue { .text(rawValue) }
-}
+extension TransactionId: SQLBindable {}
 
-extension AppTransactionId: SQLBindable {
-    public var sqlValue: SQLValue { .text(rawValue) }
-}
+extension AppTransactionId: SQLBindable {}

@@ -20,6 +20,10 @@ extension Int32: SQLBindable { public var sqlValue: SQLValue { .integer(Int64(se
 extension Double: SQLBindable { public var sqlValue: SQLValue { .real(self) } }
 extension Bool: SQLBindable { public var sqlValue: SQLValue { .integer(self ? 1 : 0) } }
 extension Array: SQLBindable where Element == UInt8 { public var sqlValue: SQLValue { .blob(self) } }
+/// A string-backed type (an id, a stored enum) binds as its raw text.
+extension SQLBindable where Self: RawRepresentable, RawValue == String {
+    public var sqlValue: SQLValue { .text(rawValue) }
+}
 extension Optional: SQLBindable where Wrapped: SQLBindable {
     public var sqlValue: SQLValue { self?.sqlValue ?? .null }
 }

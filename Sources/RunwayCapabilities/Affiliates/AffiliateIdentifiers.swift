@@ -7,7 +7,6 @@ protocol AffiliateIdentifier: RawRepresentable<String>, Hashable, Sendable, Deco
 }
 
 extension AffiliateIdentifier {
-    var sqlValue: SQLValue { .text(rawValue) }
     var description: String { rawValue }
 }
 

@@ -12,7 +12,7 @@ import RunwayStore
 enum Ledger {
     /// Where a commission is: earned and held (`pending`), due (`payable`), taken back whole (`reversed`), or a second
     /// commission of one transaction kept for the record (`duplicate`, step 0015). Its raw value is the stored one.
-    enum CommissionStatus: String, Decodable, Sendable {
+    enum CommissionStatus: String, Decodable, SQLBindable {
         case pending, payable, reversed, duplicate
 
         /// Still earning: a refund takes from it, a release moves it.
@@ -25,15 +25,11 @@ enum Ledger {
         case pending = "affiliate_pending"
         case payable = "affiliate_payable"
         case payouts
-
-        var sqlValue: SQLValue { .text(rawValue) }
     }
 
     /// What a posting records. Its raw value is the stored one.
     enum PostingKind: String, SQLBindable {
         case accrual, reaccrual, clawback, release, payout
-
-        var sqlValue: SQLValue { .text(rawValue) }
     }
 
     struct Posting {
@@ -130,8 +126,8 @@ enum Ledger {
         let revived: CommissionStatus = status == .reversed ? .pending : status
         let payableAt = status == .reversed ? now + Int64(holdDays) * 86_400_000 : row.payableAt
         guard try db.execute("""
-            UPDATE commissions SET status = \(revived.rawValue), clawed_back = 0, payable_at = \(payableAt)
-            WHERE id = \(id) AND status = \(status.rawValue) AND clawed_back = \(returned)
+            UPDATE commissions SET status = \(revived), clawed_back = 0, payable_at = \(payableAt)
+            WHERE id = \(id) AND status = \(status) AND clawed_back = \(returned)
             """) == 1 else { return nil }
         if returned > 0 {
             try post(db, Posting(workspaceId: row.workspaceId, affiliateId: row.affiliateId, programId: programId,
@@ -188,8 +184,8 @@ enum Ledger {
             let all = target >= amount
             guard all || target > clawed else { return nil }
             if try db.execute("""
-                UPDATE commissions SET status = \((all ? .reversed : status).rawValue), clawed_back = \(max(target, clawed))
-                WHERE id = \(id) AND status = \(status.rawValue) AND clawed_back = \(clawed)
+                UPDATE commissions SET status = \(all ? .reversed : status), clawed_back = \(max(target, clawed))
+                WHERE id = \(id) AND status = \(status) AND clawed_back = \(clawed)
                 """) == 1 {
                 return (status, max(0, target - clawed))
             }
