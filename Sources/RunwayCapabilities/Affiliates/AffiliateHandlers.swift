@@ -72,7 +72,8 @@ struct AffiliateHandlers: Sendable {
         let now = services.clock.nowMilliseconds()
         do {
             try await services.store.write { db in
-                try AffiliateQueries.insertCode(db, workspaceId: affiliate.workspaceId, code: code, affiliateId: affiliate.id, programId: program.id, now: now)
+                try AffiliateQueries.insertCode(db, workspaceId: WorkspaceId(affiliate.workspaceId), code: code, affiliateId: AffiliateId(affiliate.id),
+                                                programId: ProgramId(program.id), now: now)
             }
         } catch StoreError.conflict {
             throw AffiliatesError.codeTaken(code)

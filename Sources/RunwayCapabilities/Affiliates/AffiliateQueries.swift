@@ -41,7 +41,8 @@ enum AffiliateQueries {
                      as: AffiliateRows.CodeRow.self).map(\.wire)
     }
 
-    static func insertCode(_ db: any SQLExecutor, workspaceId: String, code: String, affiliateId: String, programId: String, now: Int64) throws {
+    static func insertCode(_ db: any SQLExecutor, workspaceId: WorkspaceId, code: String, affiliateId: AffiliateId, programId: ProgramId,
+                           now: Int64) throws {
         try db.execute("""
             INSERT INTO affiliate_codes (workspace_id, code, affiliate_id, program_id, created_at)
             VALUES (\(workspaceId), \(code), \(affiliateId), \(programId), \(now))
@@ -54,26 +55,27 @@ enum AffiliateQueries {
 
     // MARK: App Store surfaces and binds
 
-    static func insertSurface(_ db: any SQLExecutor, id: String, workspaceId: String, appId: String, environment: String, now: Int64) throws {
+    static func insertSurface(_ db: any SQLExecutor, id: SurfaceId, workspaceId: WorkspaceId, appId: AppId, environment: AppStoreVerifier.Environment,
+                              now: Int64) throws {
         try db.execute("""
             INSERT INTO app_store_surfaces (id, workspace_id, app_id, environment, created_at)
-            VALUES (\(id), \(workspaceId), \(appId), \(environment), \(now))
+            VALUES (\(id), \(workspaceId), \(appId), \(environment.surfaceName), \(now))
             """)
     }
 
     /// An app's surfaces, oldest first.
-    static func surfaces(_ db: any SQLExecutor, appId: String) throws -> [AffiliateRows.Surface] {
+    static func surfaces(_ db: any SQLExecutor, appId: AppId) throws -> [AffiliateRows.Surface] {
         try db.query("SELECT id, app_id, environment, created_at FROM app_store_surfaces WHERE app_id = \(appId) ORDER BY created_at, id",
                      as: AffiliateRows.Surface.self)
     }
 
     /// The app of surface `id`, or nil when there is none.
-    static func surfaceApp(_ db: any SQLExecutor, id: String) throws -> String? {
+    static func surfaceApp(_ db: any SQLExecutor, id: SurfaceId) throws -> AppId? {
         try db.first("SELECT app_id FROM app_store_surfaces WHERE id = \(id)", as: AffiliateRows.AppOf.self)?.appId
     }
 
     /// The app and environment of surface `id`.
-    static func surface(_ db: any SQLExecutor, id: String) throws -> AffiliateRows.Surface? {
+    static func surface(_ db: any SQLExecutor, id: SurfaceId) throws -> AffiliateRows.Surface? {
         try db.first("SELECT id, app_id, environment, created_at FROM app_store_surfaces WHERE id = \(id)", as: AffiliateRows.Surface.self)
     }
 
@@ -86,7 +88,7 @@ enum AffiliateQueries {
     }
 
     /// The affiliate, program, offer and app of a code (upper case) of the workspace.
-    static func codeReferral(_ db: any SQLExecutor, workspaceId: String, code: String) throws -> AffiliateRows.Referral? {
+    static func codeReferral(_ db: any SQLExecutor, workspaceId: WorkspaceId, code: String) throws -> AffiliateRows.Referral? {
         try db.first("""
             SELECT c.affiliate_id, c.program_id, p.offer_code, p.app_id FROM affiliate_codes c JOIN affiliate_programs p ON p.id = c.program_id
             WHERE c.workspace_id = \(workspaceId) AND c.code = \(code)
@@ -94,14 +96,13 @@ enum AffiliateQueries {
     }
 
     /// The longest deferred-bind window of the app's programs, in minutes (0 when it has none).
-    static func maxDeferredMinutes(_ db: any SQLExecutor, appId: String) throws -> Int64 {
+    static func maxDeferredMinutes(_ db: any SQLExecutor, appId: AppId) throws -> Int64 {
         try db.first("SELECT MAX(deferred_minutes) AS m FROM affiliate_programs WHERE app_id = \(appId)", as: AffiliateRows.LongestWindow.self)?.m ?? 0
     }
 
-    /// The newest click on an affiliate link of the app from the address `hash` since `since`, with its program's window.
     /// The affiliate clicks of iPhone and iPad browsers from one hashed address since `since`, newest first, that no
     /// other install took: neither matched to another install nor bound to one before.
-    static func affiliateClicks(_ db: any SQLExecutor, workspaceId: String, appId: String, addressHash hash: String, since: Int64,
+    static func affiliateClicks(_ db: any SQLExecutor, workspaceId: WorkspaceId, appId: AppId, addressHash hash: String, since: Int64,
                                 installId: String?, claimant: String) throws -> [AffiliateRows.AffiliateClick] {
         try db.query("""
             SELECT c.token, c.created_at, a.affiliate_id, a.program_id, p.offer_code, p.deferred_minutes
@@ -115,7 +116,7 @@ enum AffiliateQueries {
     }
 
     /// The affiliate click the install was matched to, if its link is an affiliate link of one of the app's programs.
-    static func matchedAffiliateClick(_ db: any SQLExecutor, appId: String, installId: String) throws -> AffiliateRows.AffiliateClick? {
+    static func matchedAffiliateClick(_ db: any SQLExecutor, appId: AppId, installId: String) throws -> AffiliateRows.AffiliateClick? {
         try db.first("""
             SELECT c.token, c.created_at, a.affiliate_id, a.program_id, p.offer_code, p.deferred_minutes
             FROM installs i JOIN clicks c ON c.token = i.click_token JOIN affiliate_links a ON a.link_id = c.link_id
@@ -125,7 +126,7 @@ enum AffiliateQueries {
     }
 
     /// Takes `token` for one claimant (an install, or one anonymous bind): true when it is this claimant's now.
-    static func claimDeferredClick(_ db: any SQLExecutor, token: String, appId: String, claimant: String, now: Int64) throws -> Bool {
+    static func claimDeferredClick(_ db: any SQLExecutor, token: String, appId: AppId, claimant: String, now: Int64) throws -> Bool {
         try db.execute("""
             INSERT INTO deferred_click_claims (token, app_id, claimant, claimed_at) VALUES (\(token), \(appId), \(claimant), \(now))
             ON CONFLICT (token) DO NOTHING
@@ -133,7 +134,7 @@ enum AffiliateQueries {
         return try db.first("SELECT claimant FROM deferred_click_claims WHERE token = \(token)", as: AffiliateRows.Claimant.self)?.claimant == claimant
     }
 
-    static func insertToken(_ db: any SQLExecutor, token: String, app: App, affiliateId: String, programId: String, method: String,
+    static func insertToken(_ db: any SQLExecutor, token: BindToken, app: App, affiliateId: AffiliateId, programId: ProgramId, method: String,
                             clickToken: String?, installId: String?, attested: Bool, now: Int64) throws {
         try db.execute("""
             INSERT INTO app_account_tokens (token, workspace_id, app_id, affiliate_id, program_id, method, click_token, install_id, attested, created_at)
@@ -145,7 +146,7 @@ enum AffiliateQueries {
 
     /// Records a notification that needs no ledger work, with the values it carries as Apple sent them: false when the
     /// surface had it already.
-    static func recordNotification(_ db: any SQLExecutor, surfaceId: String, notification n: AppStoreNotification, status: AppStoreNotificationStatus, reason: String?,
+    static func recordNotification(_ db: any SQLExecutor, surfaceId: SurfaceId, notification n: AppStoreNotification, status: AppStoreNotificationStatus, reason: String?,
                                    now: Int64) throws -> Bool {
         try db.execute("""
             INSERT INTO app_store_notifications (surface_id, notification_uuid, notification_type, subtype, status, reason, received_at, environment,
@@ -160,7 +161,7 @@ enum AffiliateQueries {
     /// offer, revocation, billing plan, seats, product type, storefront, store, token type) and the app transaction it
     /// belongs to: false when the surface had it already. `private` keeps out what identifies a customer whose
     /// consent was rescinded.
-    static func claimNotification(_ db: any SQLExecutor, surfaceId: String, checked: NotificationVerification.Checked, private: Bool,
+    static func claimNotification(_ db: any SQLExecutor, surfaceId: SurfaceId, checked: NotificationVerification.Checked, private: Bool,
                                   now: Int64) throws -> Bool {
         let n = checked.notification, t = `private` ? nil : checked.transaction
         return try db.execute("""
@@ -182,7 +183,7 @@ enum AffiliateQueries {
     /// At most 64 characters of a value Apple sent, as stored.
     static func clip(_ text: String?) -> String? { text.map { String($0.prefix(64)) } }
 
-    static func setNotificationStatus(_ db: any SQLExecutor, surfaceId: String, uuid: String, status: AppStoreNotificationStatus, reason: String?) throws {
+    static func setNotificationStatus(_ db: any SQLExecutor, surfaceId: SurfaceId, uuid: String, status: AppStoreNotificationStatus, reason: String?) throws {
         try db.execute("""
             UPDATE app_store_notifications SET status = \(status.rawValue), reason = \(reason) WHERE surface_id = \(surfaceId) AND notification_uuid = \(uuid)
             """)
@@ -190,7 +191,7 @@ enum AffiliateQueries {
 
     /// The token, affiliate, program, commission rule, holding period and store rule an appAccountToken of the app was
     /// minted for.
-    static func tokenBinding(_ db: any SQLExecutor, token: BindToken, appId: String) throws -> AffiliateRows.Binding? {
+    static func tokenBinding(_ db: any SQLExecutor, token: BindToken, appId: AppId) throws -> AffiliateRows.Binding? {
         try db.first("""
             SELECT \(raw: AffiliateRows.Binding.columns) FROM app_account_tokens t
             JOIN affiliate_programs p ON p.id = t.program_id WHERE t.token = \(token) AND t.app_id = \(appId)
@@ -198,13 +199,12 @@ enum AffiliateQueries {
     }
 
     /// Locks the token's row until the transaction ends.
-    static func lockToken(_ db: any SQLExecutor, token: BindToken, appId: String) throws {
+    static func lockToken(_ db: any SQLExecutor, token: BindToken, appId: AppId) throws {
         try db.execute("UPDATE app_account_tokens SET method = method WHERE token = \(token) AND app_id = \(appId)")
     }
 
-    /// Whether the program has a commission on the transaction already.
     /// Records that the subscription now known by `original` was `previous` before it migrated.
-    static func recordMigration(_ db: any SQLExecutor, appId: String, original: String, previous: String, now: Int64) throws {
+    static func recordMigration(_ db: any SQLExecutor, appId: AppId, original: TransactionId, previous: TransactionId, now: Int64) throws {
         try db.execute("""
             INSERT INTO app_store_subscription_migrations (app_id, original_transaction_id, previous_original_transaction_id, recorded_at)
             VALUES (\(appId), \(original), \(previous), \(now)) ON CONFLICT (app_id, original_transaction_id) DO NOTHING
@@ -213,7 +213,7 @@ enum AffiliateQueries {
 
     /// The binding of a subscription from the commissions of its earlier payments: under its original transaction id,
     /// or under the ids it had before it migrated (a few steps back at most).
-    static func subscriptionBinding(_ db: any SQLExecutor, original: TransactionId, previous: TransactionId?, appId: String) throws
+    static func subscriptionBinding(_ db: any SQLExecutor, original: TransactionId, previous: TransactionId?, appId: AppId) throws
         -> AffiliateRows.Binding? {
         var id: TransactionId? = original, seen: Set<TransactionId> = [], next = previous
         while let current = id, seen.count < 5, seen.insert(current).inserted {
@@ -221,19 +221,20 @@ enum AffiliateQueries {
                 SELECT app_account_token FROM commissions WHERE original_transaction_id = \(current)
                 AND program_id IN (SELECT id FROM affiliate_programs WHERE app_id = \(appId))
                 AND app_account_token <> \(ConsentRescission.unlinkedToken) ORDER BY created_at LIMIT 1
-                """, as: AffiliateRows.BoundToken.self)?.appAccountToken, let binding = try tokenBinding(db, token: BindToken(rawValue: token), appId: appId) {
+                """, as: AffiliateRows.BoundToken.self)?.appAccountToken, let binding = try tokenBinding(db, token: token, appId: appId) {
                 return binding
             }
-            let recorded: String? = try db.first("""
+            let recorded = try db.first("""
                 SELECT previous_original_transaction_id FROM app_store_subscription_migrations
                 WHERE app_id = \(appId) AND original_transaction_id = \(current)
                 """, as: AffiliateRows.PreviousOriginal.self)?.previousOriginalTransactionId
-            id = next ?? recorded.map(TransactionId.init)
+            id = next ?? recorded
             next = nil
         }
         return nil
     }
 
+    /// Whether the program has a commission on the transaction already.
     static func hasCommission(_ db: any SQLExecutor, programId: ProgramId, transactionId: TransactionId) throws -> Bool {
         try db.first("SELECT 1 AS one FROM commissions WHERE program_id = \(programId) AND transaction_id = \(transactionId) LIMIT 1") != nil
     }
@@ -241,7 +242,7 @@ enum AffiliateQueries {
     // MARK: Ledger reads
 
     /// A page of the affiliate's postings, oldest first.
-    static func postings(_ db: any SQLExecutor, affiliateId: String, limit: Int, cursor: String?) throws -> [LedgerPosting] {
+    static func postings(_ db: any SQLExecutor, affiliateId: AffiliateId, limit: Int, cursor: String?) throws -> [LedgerPosting] {
         try Ledger.postings(db, filter: " AND p.affiliate_id = \(affiliateId)", limit: limit, cursor: cursor)
     }
 
@@ -250,7 +251,7 @@ enum AffiliateQueries {
     }
 
     /// What each affiliate of the workspace has pending, payable and paid, per currency, with its live commissions.
-    static func payouts(_ db: any SQLExecutor, workspaceId: String, currency: String?) throws -> PayoutReport {
+    static func payouts(_ db: any SQLExecutor, workspaceId: WorkspaceId, currency: String?) throws -> PayoutReport {
         let filter: SQL = currency.map { " AND p.currency = \($0)" } ?? ""
         var rows: [String: PayoutRow] = [:]
         for row in try db.query("""

@@ -51,26 +51,31 @@ enum AffiliateRows {
 
     /// An App Store surface: where one app's notifications of one environment arrive.
     struct Surface: Decodable {
-        let id: String
-        let appId: String
+        let id: SurfaceId
+        let appId: AppId
+        /// As stored: `production` or `sandbox` (`appStoreEnvironment` reads it).
         let environment: String
         let createdAt: Int64
+
+        /// The App Store environment whose notifications the surface takes; nil for a stored name that is neither,
+        /// which no route can store: such a surface takes nothing.
+        var appStoreEnvironment: AppStoreVerifier.Environment? { AppStoreVerifier.Environment(surfaceName: environment) }
     }
 
     /// The affiliate, program, offer and app a link or a code refers to.
     struct Referral: Decodable {
-        let affiliateId: String
-        let programId: String
+        let affiliateId: AffiliateId
+        let programId: ProgramId
         let offerCode: String?
-        let appId: String
+        let appId: AppId
     }
 
     /// An affiliate click a deferred bind may take, with its program's window.
     struct AffiliateClick: Decodable {
         let token: String
         let createdAt: Int64
-        let affiliateId: String
-        let programId: String
+        let affiliateId: AffiliateId
+        let programId: ProgramId
         let offerCode: String?
         let deferredMinutes: Int64
     }
@@ -104,7 +109,7 @@ enum AffiliateRows {
     /// A commission as the ledger changes it.
     struct Commission: Decodable {
         let id: CommissionId
-        let workspaceId: String
+        let workspaceId: WorkspaceId
         let affiliateId: AffiliateId
         let programId: ProgramId
         let transactionId: TransactionId
@@ -252,15 +257,15 @@ enum AffiliateRows {
     }
 
     struct AppOf: Decodable {
-        let appId: String
+        let appId: AppId
     }
 
     struct BoundToken: Decodable {
-        let appAccountToken: String
+        let appAccountToken: BindToken
     }
 
     struct PreviousOriginal: Decodable {
-        let previousOriginalTransactionId: String
+        let previousOriginalTransactionId: TransactionId
     }
 
     /// The largest deferred window of an app's programs (NULL without programs).

@@ -50,7 +50,7 @@ package struct AffiliatesCapability: Capability {
          "deferredClickClaims": try db.execute("""
             UPDATE deferred_click_claims SET claimant = 'forgotten' WHERE app_id = \(install.appId) AND claimant = \("install:" + install.installId)
             """),
-         "appTransactionClaims": try AppTransactionOwnership.forget(appId: install.appId, installId: install.installId, db)]
+         "appTransactionClaims": try AppTransactionOwnership.forget(appId: AppId(install.appId), installId: install.installId, db)]
     }
 
     package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {

@@ -1,6 +1,7 @@
 import AppleFormats
 import Foundation
 import LinkRunwayAPI
+import RunwayKit
 import RunwayStore
 
 /// StoreKit app transaction ids proven by Apple's signature, and the install that owns each. A purchase made without
@@ -57,7 +58,7 @@ enum AppTransactionOwnership {
 
     /// The first install to prove an id owns it. A later install proving the same id (another device of the Apple
     /// account, or someone replaying a signed app transaction) is recorded as disputing it and takes nothing.
-    static func claim(_ db: any SQLExecutor, appId: String, installId: String, proof: Proof, now: Int64) throws -> Claim {
+    static func claim(_ db: any SQLExecutor, appId: AppId, installId: String, proof: Proof, now: Int64) throws -> Claim {
         let id = proof.appTransactionId, environment = proof.environment
         if try db.execute("""
             INSERT INTO app_transaction_owners (app_id, environment, app_transaction_id, install_id, proven_at)
@@ -78,7 +79,7 @@ enum AppTransactionOwnership {
 
     /// The oldest bind of the install that owns the app transaction id in the surface's environment, with what
     /// `AffiliateQueries.tokenBinding` gives.
-    static func binding(_ db: any SQLExecutor, appTransactionId: AppTransactionId, appId: String, environment: AppStoreVerifier.Environment) throws
+    static func binding(_ db: any SQLExecutor, appTransactionId: AppTransactionId, appId: AppId, environment: AppStoreVerifier.Environment) throws
         -> AffiliateRows.Binding? {
         try db.first("""
             SELECT \(raw: AffiliateRows.Binding.columns) FROM app_transaction_owners o
@@ -94,13 +95,13 @@ enum AppTransactionOwnership {
     }
 
     /// A forgotten install owns and disputes nothing.
-    static func forget(appId: String, installId: String, _ db: any SQLExecutor) throws -> Int {
+    static func forget(appId: AppId, installId: String, _ db: any SQLExecutor) throws -> Int {
         try db.execute("DELETE FROM app_transaction_owners WHERE app_id = \(appId) AND install_id = \(installId)")
             + db.execute("DELETE FROM app_transaction_disputes WHERE app_id = \(appId) AND install_id = \(installId)")
     }
 
     /// Consent rescinded for an app transaction: nobody owns it any more.
-    static func rescind(appId: String, appTransactionId: AppTransactionId, _ db: any SQLExecutor) throws -> Int {
+    static func rescind(appId: AppId, appTransactionId: AppTransactionId, _ db: any SQLExecutor) throws -> Int {
         try db.execute("DELETE FROM app_transaction_owners WHERE app_id = \(appId) AND app_transaction_id = \(appTransactionId)")
             + db.execute("DELETE FROM app_transaction_disputes WHERE app_id = \(appId) AND app_transaction_id = \(appTransactionId)")
     }

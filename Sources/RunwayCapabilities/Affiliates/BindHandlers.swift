@@ -22,11 +22,11 @@ struct BindHandlers: Sendable {
             throw RequestError.invalidField("environment", "a production surface needs the app's appStoreId, which notifications are checked against")
         }
         let now = services.clock.nowMilliseconds()
-        let id = Identifier.make("sfc")
+        let id = SurfaceId(Identifier.make("sfc"))
         try await services.store.write { db in
-            try AffiliateQueries.insertSurface(db, id: id, workspaceId: app.workspaceId, appId: app.id, environment: body.environment, now: now)
+            try AffiliateQueries.insertSurface(db, id: id, workspaceId: WorkspaceId(app.workspaceId), appId: AppId(app.id), environment: environment, now: now)
         }
-        return try .json(CreatedSurface(surface: Self.surface(id: id, appId: app.id, environment: body.environment, createdAt: now),
+        return try .json(CreatedSurface(surface: Self.surface(id: id, appId: AppId(app.id), environment: environment.surfaceName, createdAt: now),
                                         forwardingSecret: Self.forwardingSecret(surfaceId: id, services.secrets)), status: 201)
     }
 
@@ -34,7 +34,7 @@ struct BindHandlers: Sendable {
         let principal = try context.principal()
         let app = try await TenancyQueries.managedApp(context, services, principal)
         let surfaces = try await services.store.read { db in
-            try AffiliateQueries.surfaces(db, appId: app.id).map {
+            try AffiliateQueries.surfaces(db, appId: AppId(app.id)).map {
                 Self.surface(id: $0.id, appId: $0.appId, environment: $0.environment, createdAt: $0.createdAt)
             }
         }
@@ -57,7 +57,7 @@ struct BindHandlers: Sendable {
             case .failure: throw AffiliatesError.invalidClick(expired: false)
             }
             let binding = try await services.store.write { db -> BindResponse in
-                guard let referral = try AffiliateQueries.linkReferral(db, linkId: click.linkId), referral.appId == app.id else {
+                guard let referral = try AffiliateQueries.linkReferral(db, linkId: click.linkId), referral.appId == AppId(app.id) else {
                     throw AffiliatesError.clickNotAffiliate
                 }
                 return try Self.mint(db, app: app, affiliateId: referral.affiliateId, programId: referral.programId, offerCode: referral.offerCode,
@@ -68,7 +68,8 @@ struct BindHandlers: Sendable {
         case (nil, let text?):
             let code = try AffiliateHandlers.normalizedCode(text)
             let binding = try await services.store.write { db -> BindResponse in
-                guard let referral = try AffiliateQueries.codeReferral(db, workspaceId: app.workspaceId, code: code), referral.appId == app.id else {
+                guard let referral = try AffiliateQueries.codeReferral(db, workspaceId: WorkspaceId(app.workspaceId), code: code),
+                      referral.appId == AppId(app.id) else {
                     throw AffiliatesError.unknownCode(code)
                 }
                 return try Self.mint(db, app: app, affiliateId: referral.affiliateId, programId: referral.programId, offerCode: referral.offerCode,
@@ -84,7 +85,8 @@ struct BindHandlers: Sendable {
         let principal = try context.principal()
         let body = try request.decode(DeferredBindRequest.self)
         let app = try await bindingApp(principal)
-        guard try await services.store.read({ db in try AffiliateQueries.surfaceApp(db, id: body.surfaceId) }) == app.id else {
+        let appId = AppId(app.id), workspaceId = WorkspaceId(app.workspaceId)
+        guard try await services.store.read({ db in try AffiliateQueries.surfaceApp(db, id: SurfaceId(body.surfaceId)) }) == appId else {
             throw RequestError.notFound("no App Store surface \(body.surfaceId) of this app")
         }
         let installId = try Validate.installID(body.installId, field: "installId")
@@ -92,7 +94,7 @@ struct BindHandlers: Sendable {
         let now = services.clock.nowMilliseconds()
         guard let address = request.remoteAddress else { throw AffiliatesError.noMatch }
         // The longest window any program of the app allows, over the day keys it reaches into.
-        let reach: Int64 = try await services.store.read { db in try AffiliateQueries.maxDeferredMinutes(db, appId: app.id) } * Matcher.minute
+        let reach: Int64 = try await services.store.read { db in try AffiliateQueries.maxDeferredMinutes(db, appId: appId) } * Matcher.minute
         guard reach > 0 else { throw AffiliatesError.noMatch }
         var reached = [try await services.addresses.hash(address, at: now)]
         if AddressHasher.day(now - reach) != AddressHasher.day(now) { reached.append(try await services.addresses.hash(address, at: now - reach)) }
@@ -103,16 +105,16 @@ struct BindHandlers: Sendable {
             func within(_ click: AffiliateRows.AffiliateClick) -> Bool { click.createdAt >= now - click.deferredMinutes * Matcher.minute }
             // The install's own matched click first: it is this device's, whoever else shares the address.
             var candidates: [AffiliateRows.AffiliateClick] = []
-            if let installId, let matched = try AffiliateQueries.matchedAffiliateClick(db, appId: app.id, installId: installId) {
+            if let installId, let matched = try AffiliateQueries.matchedAffiliateClick(db, appId: appId, installId: installId) {
                 candidates.append(matched)
             }
             for hash in hashes {
-                candidates += try AffiliateQueries.affiliateClicks(db, workspaceId: app.workspaceId, appId: app.id, addressHash: hash,
+                candidates += try AffiliateQueries.affiliateClicks(db, workspaceId: workspaceId, appId: appId, addressHash: hash,
                                                                    since: now - reach, installId: installId, claimant: claimant)
             }
             // Each click serves one install: the first bind to take it keeps it.
             for click in candidates where within(click) {
-                guard try AffiliateQueries.claimDeferredClick(db, token: click.token, appId: app.id, claimant: claimant, now: now) else { continue }
+                guard try AffiliateQueries.claimDeferredClick(db, token: click.token, appId: appId, claimant: claimant, now: now) else { continue }
                 return try Self.mint(db, app: app, affiliateId: click.affiliateId, programId: click.programId, offerCode: click.offerCode,
                                      method: "deferred", clickToken: click.token, installId: installId, attested: attested, now: now)
             }
@@ -142,22 +144,22 @@ struct BindHandlers: Sendable {
     }
 
     /// A new random UUID, tied to the affiliate and program, with the program's offer code.
-    static func mint(_ db: any SQLExecutor, app: App, affiliateId: String, programId: String, offerCode: String?, method: String, clickToken: String?,
-                     installId: String?, attested: Bool, now: Int64) throws -> BindResponse {
-        let token = UUID().uuidString.lowercased()
+    static func mint(_ db: any SQLExecutor, app: App, affiliateId: AffiliateId, programId: ProgramId, offerCode: String?, method: String,
+                     clickToken: String?, installId: String?, attested: Bool, now: Int64) throws -> BindResponse {
+        let token = BindToken(UUID().uuidString.lowercased())
         try AffiliateQueries.insertToken(db, token: token, app: app, affiliateId: affiliateId, programId: programId, method: method,
                                          clickToken: clickToken, installId: installId, attested: attested, now: now)
-        return BindResponse(appAccountToken: token, offerCode: offerCode)
+        return BindResponse(appAccountToken: token.rawValue, offerCode: offerCode)
     }
 
-    static func surface(id: String, appId: String, environment: String, createdAt: Int64) -> AppStoreSurface {
-        AppStoreSurface(id: id, appId: appId, environment: environment, notificationPath: "/v1/app-store/notifications/\(id)",
+    static func surface(id: SurfaceId, appId: AppId, environment: String, createdAt: Int64) -> AppStoreSurface {
+        AppStoreSurface(id: id.rawValue, appId: appId.rawValue, environment: environment, notificationPath: "/v1/app-store/notifications/\(id)",
                         forwardingPath: "/v1/app-store/assn/\(id)", retentionPath: RetentionMessagingCapability.path(surfaceId: id),
                         createdAt: Timestamp.iso(createdAt))
     }
 
     /// Derived from the instance secret, so nothing secret is stored per surface.
-    static func forwardingSecret(surfaceId: String, _ secrets: InstanceSecrets) -> String {
-        "lrfs_" + ByteEncoding.hex(Digest.hmacSHA256(key: secrets.derivedKey("app store forwarding"), message: Array(surfaceId.utf8)))
+    static func forwardingSecret(surfaceId: SurfaceId, _ secrets: InstanceSecrets) -> String {
+        "lrfs_" + ByteEncoding.hex(Digest.hmacSHA256(key: secrets.derivedKey("app store forwarding"), message: Array(surfaceId.rawValue.utf8)))
     }
 }

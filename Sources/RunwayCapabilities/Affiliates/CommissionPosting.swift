@@ -63,11 +63,11 @@ enum CommissionPosting {
 
     /// Posts what `purchase` means for the affiliate it is bound to.
     static func post(_ db: any SQLExecutor, _ purchase: Purchase) throws -> Outcome {
-        let transaction = purchase.transaction, appId = purchase.surface.app.id
+        let transaction = purchase.transaction, appId = purchase.surface.appId
         // A seat an organization or group purchaser assigned earns nothing, and taking it back is no refund: the
         // purchaser's commission counted the seats (multiseat, App Store Server API 1.22).
         if transaction.isAssignedSeat || transaction.revocationType == "ASSIGNMENT_REVOKE" { return .seat }
-        let found = try transaction.appAccountToken.flatMap { token in try AffiliateQueries.tokenBinding(db, token: BindToken(rawValue: token), appId: appId) }
+        let found = try transaction.appAccountToken.flatMap { token in try AffiliateQueries.tokenBinding(db, token: BindToken(token), appId: appId) }
             ?? transaction.appTransactionId.flatMap { id in
                 try AppTransactionOwnership.binding(db, appTransactionId: id, appId: appId, environment: purchase.surface.environment)
             }
@@ -121,7 +121,7 @@ enum CommissionPosting {
         let amount = overflow ? WireLimits.money : min(product, WireLimits.money)
         let committed = transaction.commitment.flatMap { CommissionRules.committedAmount(rule, commitment: $0, currency: currency) }
         let commission = Ledger.Commission(
-            workspaceId: purchase.surface.app.workspaceId, affiliateId: binding.affiliateId, programId: binding.programId, token: binding.token,
+            workspaceId: purchase.surface.workspaceId, affiliateId: binding.affiliateId, programId: binding.programId, token: binding.token,
             transactionId: purchase.transactionId, originalTransactionId: purchase.originalTransactionId, purchaseDate: purchaseDate,
             currency: perSeat.currency, amount: amount, holdDays: binding.holdDays, test: purchase.surface.test,
             appTransactionId: transaction.appTransactionId, billingPlanType: transaction.billingPlanType, commitment: transaction.commitment,

@@ -22,7 +22,7 @@ enum ConsentRescission {
 
     static func hash(_ appTransactionId: AppTransactionId) -> String { ByteEncoding.hex(Digest.sha256(Array(appTransactionId.rawValue.utf8))) }
 
-    static func isRescinded(_ db: any SQLExecutor, appId: String, appTransactionId: AppTransactionId) throws -> Bool {
+    static func isRescinded(_ db: any SQLExecutor, appId: AppId, appTransactionId: AppTransactionId) throws -> Bool {
         try db.first("""
             SELECT 1 AS one FROM app_store_rescinded WHERE app_id = \(appId) AND app_transaction_hash = \(hash(appTransactionId))
             """) != nil
@@ -30,7 +30,7 @@ enum ConsentRescission {
 
     /// Unlinks the app transaction of the app; returns how many rows it deleted or unlinked, by kind.
     @discardableResult
-    static func apply(_ db: any SQLExecutor, appId: String, appTransactionId: AppTransactionId, now: Int64) throws -> [String: Int] {
+    static func apply(_ db: any SQLExecutor, appId: AppId, appTransactionId: AppTransactionId, now: Int64) throws -> [String: Int] {
         try db.execute("""
             INSERT INTO app_store_rescinded (app_id, app_transaction_hash, rescinded_at) VALUES (\(appId), \(hash(appTransactionId)), \(now))
             ON CONFLICT (app_id, app_transaction_hash) DO NOTHING

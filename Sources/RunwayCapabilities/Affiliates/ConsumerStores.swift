@@ -1,4 +1,5 @@
 import AppleFormats
+import RunwayKit
 import RunwayStore
 
 /// Programs that pay for consumer App Store purchases only: whether a purchase's install is known to come from an
@@ -6,7 +7,7 @@ import RunwayStore
 /// came with that proof), else the install the purchase's appAccountToken was bound for; a purchase with neither, or
 /// whose install named no store, or any other store beside education and enterprise, is not known to be one.
 enum ConsumerStores {
-    static func nonConsumerPurchase(_ db: any SQLExecutor, token: BindToken, transaction: AppStoreTransaction, appId: String,
+    static func nonConsumerPurchase(_ db: any SQLExecutor, token: BindToken, transaction: AppStoreTransaction, appId: AppId,
                                     environment: AppStoreVerifier.Environment) throws -> Bool {
         let owner = try transaction.appTransactionId.flatMap { id in
             try db.first("""

@@ -33,7 +33,7 @@ enum Ledger {
     }
 
     struct Posting {
-        var workspaceId: String
+        var workspaceId: WorkspaceId
         var affiliateId: AffiliateId
         var programId: ProgramId?
         var commissionId: CommissionId?
@@ -68,7 +68,7 @@ enum Ledger {
 
     /// A commission row and its accrual: expense debited, the affiliate's pending balance credited.
     struct Commission {
-        let workspaceId: String
+        let workspaceId: WorkspaceId
         let affiliateId: AffiliateId
         let programId: ProgramId
         let token: BindToken
@@ -90,7 +90,7 @@ enum Ledger {
     /// Records the commission and its accrual, unless the program already has one for the transaction (the unique index
     /// `commissions_one_per_transaction` decides, so of two writers at the same instant one accrues); false then.
     static func accrue(_ db: any SQLExecutor, _ commission: Commission, notificationUUID: String, now: Int64) throws -> Bool {
-        let id = CommissionId(rawValue: Identifier.make("com"))
+        let id = CommissionId(Identifier.make("com"))
         guard try db.execute("""
             INSERT INTO commissions (id, workspace_id, affiliate_id, program_id, app_account_token, transaction_id, original_transaction_id,
                                      purchase_date, currency, amount, status, payable_at, test, created_at, app_transaction_id, billing_plan_type,
@@ -199,7 +199,7 @@ enum Ledger {
     /// Moves commissions whose holding period is over from pending to payable: what is left of each once a prorated
     /// refund took its share. One clawed back meanwhile by another writer waits for the next pass.
     @discardableResult
-    static func releaseDue(_ db: any SQLExecutor, workspaceId: String? = nil, now: Int64) throws -> Int {
+    static func releaseDue(_ db: any SQLExecutor, workspaceId: WorkspaceId? = nil, now: Int64) throws -> Int {
         let scope: SQL = workspaceId.map { " AND workspace_id = \($0)" } ?? ""
         var released = 0
         for row in try db.query("""

@@ -15,8 +15,8 @@ struct LedgerHandlers: Sendable {
         let affiliate = try await affiliates.pathAffiliate(context)
         let now = services.clock.nowMilliseconds()
         let balances = try await services.store.write { db in
-            try Ledger.releaseDue(db, workspaceId: affiliate.workspaceId, now: now)
-            return try Ledger.balances(db, affiliateId: AffiliateId(rawValue: affiliate.id))
+            try Ledger.releaseDue(db, workspaceId: WorkspaceId(affiliate.workspaceId), now: now)
+            return try Ledger.balances(db, affiliateId: AffiliateId(affiliate.id))
         }
         return try .json(AffiliateBalance(affiliateId: affiliate.id, balances: balances))
     }
@@ -25,7 +25,7 @@ struct LedgerHandlers: Sendable {
         let affiliate = try await affiliates.pathAffiliate(context)
         let page = try PageRequest(request)
         let rows = try await services.store.read { db in
-            try AffiliateQueries.postings(db, affiliateId: affiliate.id, limit: page.limit + 1, cursor: page.cursor)
+            try AffiliateQueries.postings(db, affiliateId: AffiliateId(affiliate.id), limit: page.limit + 1, cursor: page.cursor)
         }
         let items = Array(rows.prefix(page.limit))
         return try .json(Page(items: items, nextCursor: rows.count > page.limit ? items.last?.id : nil))
@@ -42,13 +42,13 @@ struct LedgerHandlers: Sendable {
         return try await IdempotencyClaim.write(services.store, context) { db in
             // Payouts of one affiliate wait here for each other, so each reads the balance the last one left.
             try AffiliateQueries.lockAffiliate(db, id: affiliate.id)
-            try Ledger.releaseDue(db, workspaceId: affiliate.workspaceId, now: now)
-            let payable = try Ledger.balances(db, affiliateId: AffiliateId(rawValue: affiliate.id)).first { $0.currency == body.currency && !$0.test }?.payable ?? 0
+            try Ledger.releaseDue(db, workspaceId: WorkspaceId(affiliate.workspaceId), now: now)
+            let payable = try Ledger.balances(db, affiliateId: AffiliateId(affiliate.id)).first { $0.currency == body.currency && !$0.test }?.payable ?? 0
             let amount = body.amount ?? payable
             guard amount > 0, amount <= payable else {
                 throw AffiliatesError.insufficientBalance(currency: body.currency, payable: payable)
             }
-            let id = try Ledger.post(db, Ledger.Posting(workspaceId: affiliate.workspaceId, affiliateId: AffiliateId(rawValue: affiliate.id),
+            let id = try Ledger.post(db, Ledger.Posting(workspaceId: WorkspaceId(affiliate.workspaceId), affiliateId: AffiliateId(affiliate.id),
                                                         kind: .payout, currency: body.currency, test: false, reference: body.reference),
                                      entries: [(.payable, amount), (.payouts, -amount)], now: now)
             return try HTTPResponse.json(try AffiliateQueries.posting(db, id: id), status: 201)
@@ -57,7 +57,7 @@ struct LedgerHandlers: Sendable {
 
     func payoutReport(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
-        let workspaceId = try principal.actingWorkspace(request.queryValue("workspaceId"), inQuery: true)
+        let workspaceId = WorkspaceId(try principal.actingWorkspace(request.queryValue("workspaceId"), inQuery: true))
         let currency = request.queryValue("currency")
         let now = services.clock.nowMilliseconds()
         let report = try await services.store.write { db in

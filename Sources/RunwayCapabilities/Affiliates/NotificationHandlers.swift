@@ -20,17 +20,17 @@ struct NotificationHandlers: Sendable {
     let services: ServerServices
 
     func receive(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        try .json(try await counted(request.body, surfaceId: try context.parameter("surfaceId")))
+        try .json(try await counted(request.body, surfaceId: SurfaceId(try context.parameter("surfaceId"))))
     }
 
     func forward(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
-        let surfaceId = try context.parameter("surfaceId")
+        let surfaceId = SurfaceId(try context.parameter("surfaceId"))
         try checkForwardingSignature(request, surfaceId: surfaceId)
         return try .json(try await counted(request.body, surfaceId: surfaceId))
     }
 
     /// `sha256=<hex HMAC-SHA256 of "<timestamp>." + body>` under the surface's secret, within 300 s of now.
-    func checkForwardingSignature(_ request: HTTPRequest, surfaceId: String) throws {
+    func checkForwardingSignature(_ request: HTTPRequest, surfaceId: SurfaceId) throws {
         let secret = BindHandlers.forwardingSecret(surfaceId: surfaceId, services.secrets)
         switch TimestampedHMAC.verify(timestamp: request.headers["x-ea-timestamp"], signature: request.headers["x-ea-signature"],
                                       body: request.body, secret: Array(secret.utf8), now: Int64(services.clock.now().timeIntervalSince1970),
@@ -46,25 +46,27 @@ struct NotificationHandlers: Sendable {
     }
 
     struct Surface {
-        let id: String
+        let id: SurfaceId
         let app: App
         let environment: AppStoreVerifier.Environment
         var test: Bool { environment != .production }
+        var appId: AppId { AppId(app.id) }
+        var workspaceId: WorkspaceId { WorkspaceId(app.workspaceId) }
     }
 
     /// Processes a notification and counts it by the status it got.
-    func counted(_ body: [UInt8], surfaceId: String) async throws -> AppStoreNotificationResult {
+    func counted(_ body: [UInt8], surfaceId: SurfaceId) async throws -> AppStoreNotificationResult {
         let result = try await process(body, surfaceId: surfaceId)
         services.metrics.increment("linkrunway_app_store_notifications_total", labels: [("status", result.status.rawValue)])
         return result
     }
 
-    func process(_ body: [UInt8], surfaceId: String) async throws -> AppStoreNotificationResult {
+    func process(_ body: [UInt8], surfaceId: SurfaceId) async throws -> AppStoreNotificationResult {
         guard let stored = try await services.store.read({ db in try AffiliateQueries.surface(db, id: surfaceId) }),
-              let app = try await services.apps.app(id: stored.appId) else {
+              let environment = stored.appStoreEnvironment, let app = try await services.apps.app(id: stored.appId.rawValue) else {
             throw RequestError.notFound("no App Store surface \(surfaceId)")
         }
-        let surface = Surface(id: surfaceId, app: app, environment: AppStoreVerifier.Environment(surfaceName: stored.environment) ?? .sandbox)
+        let surface = Surface(id: surfaceId, app: app, environment: environment)
         guard let verifier = services.appStoreVerifier else {
             throw AffiliatesError.appStoreUnconfigured
         }
@@ -102,7 +104,7 @@ struct NotificationHandlers: Sendable {
         let notification = checked.notification
         let uuid = notification.notificationUUID, type = notification.notificationType
         var result = AppStoreNotificationResult(status: .ignored, notificationUUID: uuid, notificationType: type.rawValue)
-        let rescinded = try checked.appTransactionId.map { try ConsentRescission.isRescinded(db, appId: surface.app.id, appTransactionId: $0) } ?? false
+        let rescinded = try checked.appTransactionId.map { try ConsentRescission.isRescinded(db, appId: surface.appId, appTransactionId: $0) } ?? false
         guard try AffiliateQueries.claimNotification(db, surfaceId: surface.id, checked: checked, private: rescinded, now: now) else {
             return duplicate(notification)
         }
@@ -110,17 +112,17 @@ struct NotificationHandlers: Sendable {
         // payments find their referrer through it.
         if !rescinded, let transaction = checked.transaction, let previous = transaction.previousOriginalTransactionId,
            let original = transaction.originalTransactionId, previous != original {
-            try AffiliateQueries.recordMigration(db, appId: surface.app.id, original: String(original.rawValue.prefix(64)),
-                                                 previous: String(previous.rawValue.prefix(64)), now: now)
+            try AffiliateQueries.recordMigration(db, appId: surface.appId, original: TransactionId(rawValue: String(original.rawValue.prefix(64))),
+                                                 previous: TransactionId(rawValue: String(previous.rawValue.prefix(64))), now: now)
         }
         // Where an auto-renewable subscription came from, for retention messages chosen by it.
         if !rescinded, let transaction = checked.transaction, transaction.type == "Auto-Renewable Subscription" {
-            try SubscriptionAcquisitions.record(db, appId: surface.app.id, environment: surface.environment,
+            try SubscriptionAcquisitions.record(db, appId: surface.appId, environment: surface.environment,
                                                 type: type, subtype: notification.subtype, transaction: transaction,
                                                 appTransactionId: checked.appTransactionId, now: now)
         }
         if type == .rescindConsent, let appTransactionId = checked.appTransaction?.appTransactionId {
-            try ConsentRescission.apply(db, appId: surface.app.id, appTransactionId: appTransactionId, now: now)
+            try ConsentRescission.apply(db, appId: surface.appId, appTransactionId: appTransactionId, now: now)
             result.status = .consentRescinded
         } else if rescinded {
             result.status = .consentRescinded

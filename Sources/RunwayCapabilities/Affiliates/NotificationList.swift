@@ -12,7 +12,7 @@ enum NotificationList {
 
     static let order = NewestFirst(time: "n.received_at", app: "n.surface_id", id: "n.notification_uuid")
 
-    static func page(_ request: HTTPRequest, appId: String, store: any Store) async throws -> Page<AppStoreNotificationRecord> {
+    static func page(_ request: HTTPRequest, appId: AppId, store: any Store) async throws -> Page<AppStoreNotificationRecord> {
         let page = try PageRequest(request)
         let filter = NewestFirst.equal(request, [("status", "n.status"), ("notificationType", "n.notification_type")]) + (try order.after(page.cursor))
         let rows = try await store.read { db in
@@ -30,6 +30,6 @@ enum NotificationList {
 extension BindHandlers {
     func listNotifications(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let app = try await TenancyQueries.managedApp(context, services, try context.principal())
-        return try .json(try await NotificationList.page(request, appId: app.id, store: services.store))
+        return try .json(try await NotificationList.page(request, appId: AppId(app.id), store: services.store))
     }
 }

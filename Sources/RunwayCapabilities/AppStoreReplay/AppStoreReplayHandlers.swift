@@ -35,7 +35,7 @@ struct AppStoreReplayHandlers: Sendable {
         let now = services.clock.nowMilliseconds()
         let sealed = services.secretBox.seal(body.privateKey, purpose: Self.keyPurpose)
         try await services.store.write { db in
-            try AppStoreReplayQueries.setKey(db, appId: app.id, issuerId: body.issuerId, keyId: body.keyId, sealedKey: sealed, now: now)
+            try AppStoreReplayQueries.setKey(db, appId: AppId(app.id), issuerId: body.issuerId, keyId: body.keyId, sealedKey: sealed, now: now)
         }
         return try .json(AppStoreKeyStatus(configured: true, issuerId: body.issuerId, keyId: body.keyId, updatedAt: Timestamp.iso(now)))
     }
@@ -43,7 +43,7 @@ struct AppStoreReplayHandlers: Sendable {
     func key(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let app = try await TenancyQueries.managedApp(context, services, principal)
-        guard let row = try await services.store.read({ db in try AppStoreReplayQueries.key(db, appId: app.id) }) else {
+        guard let row = try await services.store.read({ db in try AppStoreReplayQueries.key(db, appId: AppId(app.id)) }) else {
             return try .json(AppStoreKeyStatus(configured: false))
         }
         return try .json(AppStoreKeyStatus(configured: true, issuerId: row.issuerId, keyId: row.keyId, updatedAt: Timestamp.iso(row.updatedAt)))
@@ -52,7 +52,7 @@ struct AppStoreReplayHandlers: Sendable {
     func deleteKey(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let principal = try context.principal()
         let app = try await TenancyQueries.managedApp(context, services, principal)
-        _ = try await services.store.write { db in try AppStoreReplayQueries.deleteKey(db, appId: app.id) }
+        _ = try await services.store.write { db in try AppStoreReplayQueries.deleteKey(db, appId: AppId(app.id)) }
         return HTTPResponse(status: 204)
     }
 
@@ -76,7 +76,7 @@ struct AppStoreReplayHandlers: Sendable {
         }
         let (surfaceId, client) = try await self.client(app, environment: environment)
         let page = try await client.page(startDate: since, endDate: until, paginationToken: body.paginationToken, now: services.clock.now())
-        var result = NotificationReplayPage(environment: environment.surfaceName, surfaceId: surfaceId, since: Timestamp.iso(since), until: Timestamp.iso(until),
+        var result = NotificationReplayPage(environment: environment.surfaceName, surfaceId: surfaceId.rawValue, since: Timestamp.iso(since), until: Timestamp.iso(until),
                                             fetched: page.signedPayloads.count, new: 0, duplicate: 0, refused: 0, refusals: [],
                                             hasMore: page.hasMore, paginationToken: page.hasMore ? page.paginationToken : nil)
         let notifications = NotificationHandlers(services: services)
@@ -97,9 +97,9 @@ struct AppStoreReplayHandlers: Sendable {
     }
 
     /// The app's surface of `environment` and a client signing with its In-App Purchase key.
-    private func client(_ app: App, environment: AppStoreVerifier.Environment) async throws -> (surfaceId: String, client: AppStoreServerAPIClient) {
+    private func client(_ app: App, environment: AppStoreVerifier.Environment) async throws -> (surfaceId: SurfaceId, client: AppStoreServerAPIClient) {
         let (surfaceId, keyRow) = try await services.store.read { db in
-            (try AppStoreReplayQueries.replaySurface(db, appId: app.id, environment: environment), try AppStoreReplayQueries.key(db, appId: app.id))
+            (try AppStoreReplayQueries.replaySurface(db, appId: AppId(app.id), environment: environment), try AppStoreReplayQueries.key(db, appId: AppId(app.id)))
         }
         guard let surfaceId else { throw AppStoreReplayError.noSurface(environment: environment) }
         guard let keyRow else { throw AppStoreReplayError.keyMissing }

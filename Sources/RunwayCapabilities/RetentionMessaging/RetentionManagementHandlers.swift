@@ -17,7 +17,7 @@ struct RetentionManagementHandlers: Sendable {
 
     func rules(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let app = try await TenancyQueries.managedApp(context, services, try context.principal())
-        let rules = try await services.store.read { db in try RetentionMessagingQueries.ruleSet(db, appId: app.id) }
+        let rules = try await services.store.read { db in try RetentionMessagingQueries.ruleSet(db, appId: AppId(app.id)) }
         return try .json(rules ?? RetentionRuleSet(rules: []))
     }
 
@@ -26,8 +26,8 @@ struct RetentionManagementHandlers: Sendable {
         let rules = try request.decode(RetentionRuleSet.self)
         try Self.validate(rules)
         let now = services.clock.nowMilliseconds()
-        try await services.store.write { db in try RetentionMessagingQueries.setRuleSet(db, appId: app.id, rules: rules, now: now) }
-        services.retention.forget(appId: app.id)
+        try await services.store.write { db in try RetentionMessagingQueries.setRuleSet(db, appId: AppId(app.id), rules: rules, now: now) }
+        services.retention.forget(appId: AppId(app.id))
         var stored = rules
         stored.updatedAt = Timestamp.iso(now)
         return try .json(stored)
@@ -70,10 +70,10 @@ struct RetentionManagementHandlers: Sendable {
         let listed = try await client(app, environment: environment).messages(now: services.clock.now())
         let now = services.clock.nowMilliseconds()
         let items = try await services.store.write { db in
-            try RetentionMessagingQueries.recordList(db, appId: app.id, environment: environment, listed: listed, now: now)
-            return try RetentionMessagingQueries.messages(db, appId: app.id, environment: environment)
+            try RetentionMessagingQueries.recordList(db, appId: AppId(app.id), environment: environment, listed: listed, now: now)
+            return try RetentionMessagingQueries.messages(db, appId: AppId(app.id), environment: environment)
         }
-        services.retention.forget(appId: app.id)
+        services.retention.forget(appId: AppId(app.id))
         return try .json(RetentionMessageList(environment: environment.surfaceName, items: items))
     }
 
@@ -99,8 +99,8 @@ struct RetentionManagementHandlers: Sendable {
                                                                       now: services.clock.now())
         let now = services.clock.nowMilliseconds()
         let item = try await services.store.write { db in
-            try RetentionMessagingQueries.insertMessage(db, appId: app.id, environment: environment, request: body, messageId: messageId, now: now)
-            return try RetentionMessagingQueries.messages(db, appId: app.id, environment: environment).first { $0.messageId == messageId }
+            try RetentionMessagingQueries.insertMessage(db, appId: AppId(app.id), environment: environment, request: body, messageId: messageId, now: now)
+            return try RetentionMessagingQueries.messages(db, appId: AppId(app.id), environment: environment).first { $0.messageId == messageId }
         }
         guard let item else { throw StoreError.failed("the message just stored is not there") }
         return try .json(item, status: 201)
@@ -113,9 +113,9 @@ struct RetentionManagementHandlers: Sendable {
         guard UUID(uuidString: messageId) != nil else { throw RequestError.invalidField("messageId", "must be a UUID") }
         try await client(app, environment: environment).deleteMessage(id: messageId, now: services.clock.now())
         try await services.store.write { db in
-            try RetentionMessagingQueries.deleteMessage(db, appId: app.id, environment: environment, messageId: messageId)
+            try RetentionMessagingQueries.deleteMessage(db, appId: AppId(app.id), environment: environment, messageId: messageId)
         }
-        services.retention.forget(appId: app.id)
+        services.retention.forget(appId: AppId(app.id))
         return HTTPResponse(status: 204)
     }
 
@@ -145,7 +145,7 @@ struct RetentionManagementHandlers: Sendable {
             throw RequestError.invalidField("url", "must be an https URL of at most 256 characters")
         }
         let surfaces = try await services.store.read { db in
-            try AffiliateQueries.surfaces(db, appId: app.id)
+            try AffiliateQueries.surfaces(db, appId: AppId(app.id))
         }
         let paths = surfaces.filter { $0.environment == environment.surfaceName }.map { RetentionMessagingCapability.path(surfaceId: $0.id) }
         guard paths.contains(where: { url.path == $0 }) else {
@@ -229,7 +229,7 @@ struct RetentionManagementHandlers: Sendable {
             return value
         } ?? max(to - 30 * 86_400_000, 0)
         guard from <= to else { throw RequestError.invalidQuery("from must not be after to", field: "from") }
-        let rows = try await services.store.read { db in try RetentionMessagingQueries.report(db, appId: app.id, from: from, to: to) }
+        let rows = try await services.store.read { db in try RetentionMessagingQueries.report(db, appId: AppId(app.id), from: from, to: to) }
         return try .json(RetentionMessageReport(from: Timestamp.iso(from), to: Timestamp.iso(to), rows: rows))
     }
 
@@ -245,7 +245,7 @@ struct RetentionManagementHandlers: Sendable {
 
     /// A client of Apple's Retention Messaging API for `environment`, signing with the app's In-App Purchase key.
     private func client(_ app: App, environment: AppStoreVerifier.Environment) async throws -> RetentionMessagingClient {
-        guard let keyRow = try await services.store.read({ db in try AppStoreReplayQueries.key(db, appId: app.id) }) else {
+        guard let keyRow = try await services.store.read({ db in try AppStoreReplayQueries.key(db, appId: AppId(app.id)) }) else {
             throw AppStoreReplayError.keyMissing
         }
         guard let pem = services.secretBox.open(keyRow.privateKey, purpose: AppStoreReplayHandlers.keyPurpose),

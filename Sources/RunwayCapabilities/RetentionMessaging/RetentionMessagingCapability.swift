@@ -11,7 +11,7 @@ package struct RetentionMessagingCapability: Capability {
     package var migrations: [Migration] { RetentionMessagingSchema.migrations }
 
     /// Where Apple asks surface `surfaceId`'s app for a retention message.
-    static func path(surfaceId: String) -> String { "/v1/app-store/retention/\(surfaceId)" }
+    static func path(surfaceId: SurfaceId) -> String { "/v1/app-store/retention/\(surfaceId)" }
 
     package func routes(_ services: ServerServices) -> [Route] {
         services.metrics.declareCounter("linkrunway_retention_requests_total",

@@ -8,7 +8,7 @@ import RunwayStore
 enum RetentionMessagingQueries {
     // MARK: Rules
 
-    static func configuration(_ db: any SQLExecutor, appId: String) throws -> RetentionConfiguration {
+    static func configuration(_ db: any SQLExecutor, appId: AppId) throws -> RetentionConfiguration {
         var configuration = RetentionConfiguration.empty
         if let rules = try ruleSet(db, appId: appId) { configuration.rules = rules }
         for row in try db.query("SELECT environment, message_id, state FROM retention_messages WHERE app_id = \(appId) AND listed = 1",
@@ -19,7 +19,7 @@ enum RetentionMessagingQueries {
         return configuration
     }
 
-    static func ruleSet(_ db: any SQLExecutor, appId: String) throws -> RetentionRuleSet? {
+    static func ruleSet(_ db: any SQLExecutor, appId: AppId) throws -> RetentionRuleSet? {
         guard let row = try db.first("SELECT rules, updated_at FROM retention_rule_sets WHERE app_id = \(appId)", as: RetentionRows.RuleSet.self) else {
             return nil
         }
@@ -30,7 +30,7 @@ enum RetentionMessagingQueries {
         return rules
     }
 
-    static func setRuleSet(_ db: any SQLExecutor, appId: String, rules: RetentionRuleSet, now: Int64) throws {
+    static func setRuleSet(_ db: any SQLExecutor, appId: AppId, rules: RetentionRuleSet, now: Int64) throws {
         var stored = rules
         stored.updatedAt = nil
         let encoder = JSONEncoder()
@@ -44,7 +44,7 @@ enum RetentionMessagingQueries {
 
     // MARK: Messages
 
-    static func insertMessage(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment, request: CreateRetentionMessageRequest, messageId: String,
+    static func insertMessage(_ db: any SQLExecutor, appId: AppId, environment: AppStoreVerifier.Environment, request: CreateRetentionMessageRequest, messageId: String,
                               now: Int64) throws {
         try db.execute("""
             INSERT INTO retention_messages (app_id, environment, message_id, header, body, image_id, alt_text, state, listed, created_at)
@@ -56,7 +56,7 @@ enum RetentionMessagingQueries {
     }
 
     /// Records Apple's list: the states of the messages it has; those it no longer has are marked unlisted.
-    static func recordList(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment, listed: [(id: String, state: String)], now: Int64) throws {
+    static func recordList(_ db: any SQLExecutor, appId: AppId, environment: AppStoreVerifier.Environment, listed: [(id: String, state: String)], now: Int64) throws {
         try db.execute("UPDATE retention_messages SET listed = 0 WHERE app_id = \(appId) AND environment = \(environment.surfaceName)")
         for item in listed {
             try db.execute("""
@@ -67,21 +67,21 @@ enum RetentionMessagingQueries {
         }
     }
 
-    static func messages(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment) throws -> [RetentionMessage] {
+    static func messages(_ db: any SQLExecutor, appId: AppId, environment: AppStoreVerifier.Environment) throws -> [RetentionMessage] {
         try db.query("""
             SELECT message_id, environment, header, body, image_id, alt_text, state, listed, created_at FROM retention_messages
             WHERE app_id = \(appId) AND environment = \(environment.surfaceName) ORDER BY listed DESC, created_at, message_id
             """, as: RetentionRows.Message.self).map(\.wire)
     }
 
-    static func deleteMessage(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment, messageId: String) throws {
+    static func deleteMessage(_ db: any SQLExecutor, appId: AppId, environment: AppStoreVerifier.Environment, messageId: String) throws {
         try db.execute("DELETE FROM retention_messages WHERE app_id = \(appId) AND environment = \(environment.surfaceName) AND message_id = \(messageId)")
     }
 
     // MARK: Requests
 
     struct Answered: Sendable {
-        var appId: String
+        var appId: AppId
         var environment: AppStoreVerifier.Environment
         var request: String
         var originalTransactionId: String
@@ -107,7 +107,7 @@ enum RetentionMessagingQueries {
 
     /// Per rule and message: how many requests it answered, how many of them late, and what the subscribers did after
     /// (cancelled: auto-renew turned off and not on again since, or expired; stayed: renewed; undecided: neither yet).
-    static func report(_ db: any SQLExecutor, appId: String, from: Int64, to: Int64) throws -> [RetentionMessageReportRow] {
+    static func report(_ db: any SQLExecutor, appId: AppId, from: Int64, to: Int64) throws -> [RetentionMessageReportRow] {
         let cancelled = """
             COALESCE(s.expired_at, 0) > r.requested_at
             OR (COALESCE(s.auto_renew_off_at, 0) > r.requested_at AND COALESCE(s.auto_renew_on_at, 0) < s.auto_renew_off_at)

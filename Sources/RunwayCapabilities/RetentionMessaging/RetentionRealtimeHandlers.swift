@@ -22,9 +22,9 @@ struct RetentionRealtimeHandlers: Sendable {
 
     func respond(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
         let started = services.monotonic.now()
-        let surfaceId = try context.parameter("surfaceId")
+        let surfaceId = SurfaceId(try context.parameter("surfaceId"))
         let runtime = services.retention, store = services.store
-        guard let surface = try await runtime.surface(id: surfaceId), let app = try await services.apps.app(id: surface.appId) else {
+        guard let surface = try await runtime.surface(id: surfaceId), let app = try await services.apps.app(id: surface.appId.rawValue) else {
             throw RequestError.notFound("no App Store surface \(surfaceId)")
         }
         let environment = surface.environment
@@ -44,13 +44,13 @@ struct RetentionRealtimeHandlers: Sendable {
             throw AffiliatesError.appStoreInvalid("signedDate is more than ten minutes from now: a replayed or delayed request")
         }
 
-        let appId = app.id
+        let appId = surface.appId, original = TransactionId(rawValue: asked.originalTransactionId)
         // The rules (when not cached) and the subscription are read within the budget; past it, the fallback of the
         // rules last read answers, or nothing when they were never read.
         let chosen = await RetentionRuntime.within(milliseconds: runtime.budgetMilliseconds.load(ordering: .relaxed)) {
             let configuration = try await runtime.configuration(appId: appId)
             let acquisition = try await store.read { db in
-                try SubscriptionAcquisitions.acquisition(db, appId: appId, environment: environment, originalTransactionId: asked.originalTransactionId)
+                try SubscriptionAcquisitions.acquisition(db, appId: appId, environment: environment, originalTransactionId: original)
             } ?? .unknown
             return (acquisition, RetentionChoice.decide(configuration.rules, states: configuration.states[environment.surfaceName] ?? [:], acquisition: acquisition,
                                                         productId: asked.productId, locale: asked.userLocale))
@@ -71,7 +71,7 @@ struct RetentionRealtimeHandlers: Sendable {
         let micros = elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
         services.metrics.increment("linkrunway_retention_requests_total",
                                    labels: [("answer", late ? "late" : decision.answer == nil ? "none" : decision.rule == "fallback" ? "fallback" : "rule")])
-        let answered = RetentionMessagingQueries.Answered(appId: app.id, environment: environment, request: asked.requestIdentifier,
+        let answered = RetentionMessagingQueries.Answered(appId: appId, environment: environment, request: asked.requestIdentifier,
                                                            originalTransactionId: asked.originalTransactionId, productId: asked.productId,
                                                            locale: asked.userLocale, source: acquisition.source, decision: decision, late: late,
                                                            elapsedMicros: micros, at: now)
@@ -81,7 +81,7 @@ struct RetentionRealtimeHandlers: Sendable {
             do {
                 try await store.write { db in try RetentionMessagingQueries.recordRequest(db, answered) }
             } catch {
-                logger.warn("a retention request could not be recorded", ["app": .string(answered.appId), "error": .string(String(describing: error))])
+                logger.warn("a retention request could not be recorded", ["app": .string(answered.appId.rawValue), "error": .string(String(describing: error))])
             }
         }
         guard let answer = decision.answer else { return HTTPResponse(status: 204) }

@@ -25,8 +25,8 @@ final class RetentionRuntime: Sendable {
 
     private let store: any Store
     private let clock: MonotonicClock
-    private let entries = Mutex<[String: (configuration: RetentionConfiguration, loadedAt: ContinuousClock.Instant)]>([:])
-    private let surfaces = Mutex<[String: (appId: String, environment: AppStoreVerifier.Environment)]>([:])
+    private let entries = Mutex<[AppId: (configuration: RetentionConfiguration, loadedAt: ContinuousClock.Instant)]>([:])
+    private let surfaces = Mutex<[SurfaceId: (appId: AppId, environment: AppStoreVerifier.Environment)]>([:])
     /// How long the choice may take, in milliseconds (tests shorten it).
     let budgetMilliseconds = Atomic<Int>(RetentionRuntime.defaultBudgetMilliseconds)
 
@@ -35,7 +35,7 @@ final class RetentionRuntime: Sendable {
         self.clock = clock
     }
 
-    func configuration(appId: String) async throws -> RetentionConfiguration {
+    func configuration(appId: AppId) async throws -> RetentionConfiguration {
         if let entry = entries.withLock({ $0[appId] }), entry.loadedAt.duration(to: clock.now()) < .seconds(5) { return entry.configuration }
         let loaded = try await store.read { db in try RetentionMessagingQueries.configuration(db, appId: appId) }
         entries.withLock { entries in
@@ -46,16 +46,16 @@ final class RetentionRuntime: Sendable {
     }
 
     /// The configuration last loaded for the app, however old: what the fallback is when there is no time to load it.
-    func lastConfiguration(appId: String) -> RetentionConfiguration? { entries.withLock { $0[appId]?.configuration } }
+    func lastConfiguration(appId: AppId) -> RetentionConfiguration? { entries.withLock { $0[appId]?.configuration } }
 
-    func forget(appId: String) { entries.withLock { _ = $0.removeValue(forKey: appId) } }
+    func forget(appId: AppId) { entries.withLock { _ = $0.removeValue(forKey: appId) } }
 
     /// A surface's app and environment, which never change once it is made: read once, then kept. Nil for no surface
     /// (or one whose stored environment is neither production nor sandbox).
-    func surface(id: String) async throws -> (appId: String, environment: AppStoreVerifier.Environment)? {
+    func surface(id: SurfaceId) async throws -> (appId: AppId, environment: AppStoreVerifier.Environment)? {
         if let known = surfaces.withLock({ $0[id] }) { return known }
         guard let row = try await store.read({ db in try AffiliateQueries.surface(db, id: id) }),
-              let environment = AppStoreVerifier.Environment(surfaceName: row.environment) else { return nil }
+              let environment = row.appStoreEnvironment else { return nil }
         let found = (appId: row.appId, environment: environment)
         surfaces.withLock { surfaces in
             if surfaces.count > 10_000 { surfaces.removeAll() }

@@ -10,7 +10,7 @@ import RunwayStore
 enum SubscriptionAcquisitions {
     /// Notes what a verified notification says of its subscription, in the notification's transaction. What was known
     /// first stays; what was unknown is filled in when a later notification knows it.
-    static func record(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment, type: AppStoreNotificationType, subtype: String?,
+    static func record(_ db: any SQLExecutor, appId: AppId, environment: AppStoreVerifier.Environment, type: AppStoreNotificationType, subtype: String?,
                        transaction: AppStoreTransaction, appTransactionId: AppTransactionId?, now: Int64) throws {
         guard let original = transaction.originalTransactionId.map({ String($0.rawValue.prefix(64)) }), !original.isEmpty else { return }
         var acquisition = SubscriptionAcquisition.unknown
@@ -49,7 +49,7 @@ enum SubscriptionAcquisitions {
             if acquisition.source == "unknown" { acquisition.source = install.ruleSource }
         }
         // A migrated subscription keeps where it came from under its earlier id.
-        if acquisition.source == "unknown", let previous = transaction.previousOriginalTransactionId.map({ String($0.rawValue.prefix(64)) }),
+        if acquisition.source == "unknown", let previous = transaction.previousOriginalTransactionId.map({ TransactionId(rawValue: String($0.rawValue.prefix(64))) }),
            let earlier = try Self.acquisition(db, appId: appId, environment: environment, originalTransactionId: previous) {
             acquisition = earlier
         }
@@ -94,7 +94,7 @@ enum SubscriptionAcquisitions {
     }
 
     /// The acquisition of a subscription, or nil when no notification of it was seen.
-    static func acquisition(_ db: any SQLExecutor, appId: String, environment: AppStoreVerifier.Environment, originalTransactionId: String) throws -> SubscriptionAcquisition? {
+    static func acquisition(_ db: any SQLExecutor, appId: AppId, environment: AppStoreVerifier.Environment, originalTransactionId: TransactionId) throws -> SubscriptionAcquisition? {
         guard let row = try db.first("""
             SELECT source, affiliate_id, campaign, link_id FROM app_store_subscriptions
             WHERE app_id = \(appId) AND environment = \(environment.surfaceName) AND original_transaction_id = \(originalTransactionId)

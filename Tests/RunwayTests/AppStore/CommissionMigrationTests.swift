@@ -19,7 +19,7 @@ struct CommissionMigrationTests {
             VALUES (\(id), 'ws_m', 'aff_m', 'prg_m', 'tok', \(transaction), 'orig', 0, 'USD', \(amount), \(status), 0, \(false), \(createdAt))
             """)
         func posting(_ kind: Ledger.PostingKind) -> Ledger.Posting {
-            Ledger.Posting(workspaceId: "ws_m", affiliateId: AffiliateId(rawValue: "aff_m"), programId: ProgramId(rawValue: "prg_m"),
+            Ledger.Posting(workspaceId: WorkspaceId("ws_m"), affiliateId: AffiliateId(rawValue: "aff_m"), programId: ProgramId(rawValue: "prg_m"),
                            commissionId: CommissionId(rawValue: id), kind: kind, currency: "USD", test: false,
                            transactionId: TransactionId(rawValue: transaction))
         }

@@ -15,7 +15,7 @@ struct LedgerTests {
         let workspace = server.defaultWorkspace.id
         let affiliate = try await server.admin.post("/v1/affiliates", CreateAffiliateRequest(workspaceId: workspace, name: "Ledger"))
             .decoded(Affiliate.self, status: 201)
-        let posting = Ledger.Posting(workspaceId: workspace, affiliateId: AffiliateId(rawValue: affiliate.id), programId: nil, commissionId: nil, kind: .release,
+        let posting = Ledger.Posting(workspaceId: WorkspaceId(workspace), affiliateId: AffiliateId(rawValue: affiliate.id), programId: nil, commissionId: nil, kind: .release,
                                      currency: "EUR", test: false, notificationUUID: nil, transactionId: nil, reference: nil)
         func refused(_ entries: [(account: Ledger.Account, amount: Int64)]) async -> Bool {
             do {

@@ -79,7 +79,7 @@ struct RetentionRealtimeTests {
                 VALUES (\(w.app.id), 'production', \(rejected), 'REJECTED', 1, \(now))
                 """)
         }
-        w.server.services.retention.forget(appId: w.app.id)
+        w.server.services.retention.forget(appId: AppId(w.app.id))
         return w
     }
 
@@ -141,7 +141,7 @@ struct RetentionRealtimeTests {
     func budgetAndRepeats(_ backend: StoreBackend) async throws {
         let w = try await Self.world(backend)
         // The rules read once (as any earlier request would have): past the budget, their fallback answers.
-        _ = try await w.server.services.retention.configuration(appId: w.app.id)
+        _ = try await w.server.services.retention.configuration(appId: AppId(w.app.id))
         w.server.services.retention.budgetMilliseconds.store(0, ordering: .relaxed)
         let late = await Self.ask(w, original: "1000000001", requestId: "late-1")
         #expect(Self.answered(late)?.messageId == Self.fallback, "the affiliate's rule needs a read the budget does not allow")
