@@ -134,6 +134,34 @@ enum AffiliateQueries {
         return try db.first("SELECT claimant FROM deferred_click_claims WHERE token = \(token)", as: AffiliateRows.Claimant.self)?.claimant == claimant
     }
 
+    /// The install's binds, oldest first.
+    static func binds(_ db: any SQLExecutor, appId: AppId, installId: String) throws -> [AffiliateRows.Bind] {
+        try db.query("""
+            SELECT token, affiliate_id, program_id, method, created_at FROM app_account_tokens
+            WHERE app_id = \(appId) AND install_id = \(installId) ORDER BY created_at
+            """, as: AffiliateRows.Bind.self)
+    }
+
+    /// Unties the install's binds from it and from their clicks (the binds stay, as the affiliates' record): how many.
+    static func unlinkBinds(_ db: any SQLExecutor, appId: AppId, installId: String) throws -> Int {
+        try db.execute("""
+            UPDATE app_account_tokens SET install_id = NULL, click_token = NULL WHERE app_id = \(appId) AND install_id = \(installId)
+            """)
+    }
+
+    /// Gives the claimant's deferred click claims to nobody anyone can name: how many.
+    static func forgetDeferredClaims(_ db: any SQLExecutor, appId: AppId, claimant: String) throws -> Int {
+        try db.execute("""
+            UPDATE deferred_click_claims SET claimant = 'forgotten' WHERE app_id = \(appId) AND claimant = \(claimant)
+            """)
+    }
+
+    /// Deletes the deferred click claims made before `before`: how many.
+    @discardableResult
+    static func deleteDeferredClaims(_ db: any SQLExecutor, before: Int64) throws -> Int {
+        try db.execute("DELETE FROM deferred_click_claims WHERE claimed_at < \(before)")
+    }
+
     static func insertToken(_ db: any SQLExecutor, token: BindToken, app: App, affiliateId: AffiliateId, programId: ProgramId, method: String,
                             clickToken: String?, installId: String?, attested: Bool, now: Int64) throws {
         try db.execute("""
@@ -143,6 +171,14 @@ enum AffiliateQueries {
     }
 
     // MARK: App Store notifications
+
+    /// A page of the app's notifications, as `NotificationList` narrows and orders them.
+    static func notifications(_ db: any SQLExecutor, appId: AppId, filter: SQL, order: SQL, limit: Int) throws -> [AffiliateRows.Notification] {
+        try db.query("""
+            SELECT \(raw: AffiliateRows.Notification.columns) FROM app_store_notifications n JOIN app_store_surfaces s ON s.id = n.surface_id
+            WHERE s.app_id = \(appId) AND n.status <> 'processing'\(filter)\(order) LIMIT \(limit)
+            """, as: AffiliateRows.Notification.self)
+    }
 
     /// Records a notification that needs no ledger work, with the values it carries as Apple sent them: false when the
     /// surface had it already.

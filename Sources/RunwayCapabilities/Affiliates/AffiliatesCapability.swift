@@ -43,27 +43,21 @@ package struct AffiliatesCapability: Capability {
 
     /// The appAccountToken and its commissions are the affiliate's financial record and stay; the install goes.
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
-        ["affiliateBindsUnlinked": try db.execute("""
-            UPDATE app_account_tokens SET install_id = NULL, click_token = NULL WHERE app_id = \(install.appId) AND install_id = \(install.installId)
-            """),
-         // The click stays taken, by nobody anyone can name.
-         "deferredClickClaims": try db.execute("""
-            UPDATE deferred_click_claims SET claimant = 'forgotten' WHERE app_id = \(install.appId) AND claimant = \("install:" + install.installId)
-            """),
-         "appTransactionClaims": try AppTransactionOwnership.forget(appId: AppId(install.appId), installId: install.installId, db)]
+        let appId = AppId(install.appId)
+        return ["affiliateBindsUnlinked": try AffiliateQueries.unlinkBinds(db, appId: appId, installId: install.installId),
+                // The click stays taken, by nobody anyone can name.
+                "deferredClickClaims": try AffiliateQueries.forgetDeferredClaims(db, appId: appId, claimant: "install:" + install.installId),
+                "appTransactionClaims": try AppTransactionOwnership.forget(appId: appId, installId: install.installId, db)]
     }
 
     package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {
-        export.affiliateBinds = try db.query("""
-            SELECT token, affiliate_id, program_id, method, created_at FROM app_account_tokens
-            WHERE app_id = \(install.appId) AND install_id = \(install.installId) ORDER BY created_at
-            """, as: AffiliateRows.Bind.self).map(\.wire)
+        export.affiliateBinds = try AffiliateQueries.binds(db, appId: AppId(install.appId), installId: install.installId).map(\.wire)
     }
 
     /// Commissions past their holding period become payable even when nobody reads a balance.
     package func maintain(_ services: ServerServices, policy: RetentionPolicy, now: Int64, report: inout RetentionReport) async throws {
         _ = try await services.store.write { db in try Ledger.releaseDue(db, now: now) }
         // Deferred binds reach back only as far as clicks keep their address hashes (at most 30 days).
-        _ = try await services.store.write { db in try db.execute("DELETE FROM deferred_click_claims WHERE claimed_at < \(now - 31 * 86_400_000)") }
+        _ = try await services.store.write { db in try AffiliateQueries.deleteDeferredClaims(db, before: now - 31 * 86_400_000) }
     }
 }

@@ -60,20 +60,13 @@ enum AppTransactionOwnership {
     /// account, or someone replaying a signed app transaction) is recorded as disputing it and takes nothing.
     static func claim(_ db: any SQLExecutor, appId: AppId, installId: String, proof: Proof, now: Int64) throws -> Claim {
         let id = proof.appTransactionId, environment = proof.environment
-        if try db.execute("""
-            INSERT INTO app_transaction_owners (app_id, environment, app_transaction_id, install_id, proven_at)
-            VALUES (\(appId), \(environment), \(id), \(installId), \(now)) ON CONFLICT DO NOTHING
-            """) == 1 {
+        if try AppTransactionQueries.insertOwner(db, appId: appId, environment: environment, appTransactionId: id, installId: installId, now: now) {
             return .owner
         }
-        let owner = try db.first("""
-            SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(environment) AND app_transaction_id = \(id)
-            """, as: Owner.self)?.installId
+        let owner = try AppTransactionQueries.owner(db, appId: appId, environment: environment, appTransactionId: id)
         guard let owner, owner != installId else { return .owner }
-        try db.execute("""
-            INSERT INTO app_transaction_disputes (app_id, environment, app_transaction_id, install_id, owner_install_id, reported_at)
-            VALUES (\(appId), \(environment), \(id), \(installId), \(owner), \(now)) ON CONFLICT DO NOTHING
-            """)
+        try AppTransactionQueries.insertDispute(db, appId: appId, environment: environment, appTransactionId: id, installId: installId, owner: owner,
+                                                now: now)
         return .disputed
     }
 
@@ -81,28 +74,16 @@ enum AppTransactionOwnership {
     /// `AffiliateQueries.tokenBinding` gives.
     static func binding(_ db: any SQLExecutor, appTransactionId: AppTransactionId, appId: AppId, environment: AppStoreVerifier.Environment) throws
         -> AffiliateRows.Binding? {
-        try db.first("""
-            SELECT \(raw: AffiliateRows.Binding.columns) FROM app_transaction_owners o
-            JOIN app_account_tokens t ON t.app_id = o.app_id AND t.install_id = o.install_id
-            JOIN affiliate_programs p ON p.id = t.program_id
-            WHERE o.app_id = \(appId) AND o.environment = \(environment.rawValue) AND o.app_transaction_id = \(appTransactionId)
-            ORDER BY t.created_at, t.token LIMIT 1
-            """, as: AffiliateRows.Binding.self)
-    }
-
-    private struct Owner: Decodable {
-        let installId: String
+        try AppTransactionQueries.ownerBinding(db, appTransactionId: appTransactionId, appId: appId, environment: environment)
     }
 
     /// A forgotten install owns and disputes nothing.
     static func forget(appId: AppId, installId: String, _ db: any SQLExecutor) throws -> Int {
-        try db.execute("DELETE FROM app_transaction_owners WHERE app_id = \(appId) AND install_id = \(installId)")
-            + db.execute("DELETE FROM app_transaction_disputes WHERE app_id = \(appId) AND install_id = \(installId)")
+        try AppTransactionQueries.forgetInstall(db, appId: appId, installId: installId)
     }
 
     /// Consent rescinded for an app transaction: nobody owns it any more.
     static func rescind(appId: AppId, appTransactionId: AppTransactionId, _ db: any SQLExecutor) throws -> Int {
-        try db.execute("DELETE FROM app_transaction_owners WHERE app_id = \(appId) AND app_transaction_id = \(appTransactionId)")
-            + db.execute("DELETE FROM app_transaction_disputes WHERE app_id = \(appId) AND app_transaction_id = \(appTransactionId)")
+        try AppTransactionQueries.forgetAppTransaction(db, appId: appId, appTransactionId: appTransactionId)
     }
 }

@@ -74,11 +74,9 @@ enum CommissionRules {
         case "lifetime":
             return true
         case "first":
-            return try db.first("SELECT 1 AS one FROM commissions WHERE program_id = \(programId) AND original_transaction_id = \(originalTransactionId) LIMIT 1") == nil
+            return try !LedgerQueries.hasSubscriptionCommission(db, programId: programId, originalTransactionId: originalTransactionId)
         default:
-            guard let first = try db.first("""
-                SELECT MIN(purchase_date) AS first FROM commissions WHERE program_id = \(programId) AND original_transaction_id = \(originalTransactionId)
-                """, as: AffiliateRows.FirstPayment.self)?.first else { return true }
+            guard let first = try LedgerQueries.firstPaymentDate(db, programId: programId, originalTransactionId: originalTransactionId) else { return true }
             var calendar = Calendar(identifier: .gregorian)
             calendar.timeZone = .gmt
             let start = Date(timeIntervalSince1970: Double(first) / 1000)

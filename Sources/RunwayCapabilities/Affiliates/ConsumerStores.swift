@@ -10,16 +10,11 @@ enum ConsumerStores {
     static func nonConsumerPurchase(_ db: any SQLExecutor, token: BindToken, transaction: AppStoreTransaction, appId: AppId,
                                     environment: AppStoreVerifier.Environment) throws -> Bool {
         let owner = try transaction.appTransactionId.flatMap { id in
-            try db.first("""
-                SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(environment.rawValue)
-                AND app_transaction_id = \(id)
-                """, as: AffiliateRows.InstallOf.self)?.installId
+            try AppTransactionQueries.ownerInstall(db, appId: appId, environment: environment, appTransactionId: id)
         }
-        let bound = try db.first("SELECT install_id FROM app_account_tokens WHERE token = \(token) AND app_id = \(appId)", as: AffiliateRows.InstallOf.self)?
-            .installId
+        let bound = try AppTransactionQueries.boundInstall(db, token: token, appId: appId)
         guard let installId = owner ?? bound else { return false }
-        let stored = try db.first("SELECT store_types FROM installs WHERE app_id = \(appId) AND install_id = \(installId)", as: AffiliateRows.StoreTypesOf.self)?
-            .storeTypes
+        let stored = try AppTransactionQueries.storeTypes(db, appId: appId, installId: installId)
         return StoreTypes.onlyNonConsumer(stored)
     }
 }

@@ -52,16 +52,9 @@ enum Ledger {
             throw StoreError.failed("a ledger posting must balance")
         }
         let id = Identifier.make("lp")
-        try db.execute("""
-            INSERT INTO ledger_postings (id, workspace_id, affiliate_id, program_id, commission_id, kind, currency, test, notification_uuid,
-                                         transaction_id, reference, created_at)
-            VALUES (\(id), \(posting.workspaceId), \(posting.affiliateId), \(posting.programId), \(posting.commissionId), \(posting.kind),
-                    \(posting.currency), \(posting.test), \(posting.notificationUUID), \(posting.transactionId), \(posting.reference), \(now))
-            """)
+        try LedgerQueries.insertPosting(db, id: id, posting, now: now)
         for (line, entry) in entries.enumerated() {
-            try db.execute("""
-                INSERT INTO ledger_entries (posting_id, line, account, amount) VALUES (\(id), \(Int64(line)), \(entry.account), \(entry.amount))
-                """)
+            try LedgerQueries.insertEntry(db, postingId: id, line: line, account: entry.account, amount: entry.amount)
         }
         return id
     }
@@ -91,18 +84,8 @@ enum Ledger {
     /// `commissions_one_per_transaction` decides, so of two writers at the same instant one accrues); false then.
     static func accrue(_ db: any SQLExecutor, _ commission: Commission, notificationUUID: String, now: Int64) throws -> Bool {
         let id = CommissionId(Identifier.make("com"))
-        guard try db.execute("""
-            INSERT INTO commissions (id, workspace_id, affiliate_id, program_id, app_account_token, transaction_id, original_transaction_id,
-                                     purchase_date, currency, amount, status, payable_at, test, created_at, app_transaction_id, billing_plan_type,
-                                     billing_period_number, total_billing_periods, commitment_expires_at, committed_amount)
-            VALUES (\(id), \(commission.workspaceId), \(commission.affiliateId), \(commission.programId), \(commission.token),
-                    \(commission.transactionId), \(commission.originalTransactionId), \(commission.purchaseDate), \(commission.currency),
-                    \(commission.amount), 'pending', \(now + Int64(commission.holdDays) * 86_400_000), \(commission.test), \(now),
-                    \(commission.appTransactionId), \(commission.billingPlanType), \(commission.commitment?.billingPeriodNumber.map(Int64.init)),
-                    \(commission.commitment?.totalBillingPeriods.map(Int64.init)), \(commission.commitment?.commitmentExpiresDate),
-                    \(commission.committedAmount))
-            ON CONFLICT (program_id, transaction_id) WHERE status <> 'duplicate' DO NOTHING
-            """) == 1 else { return false }
+        guard try LedgerQueries.insertCommission(db, id: id, commission, payableAt: now + Int64(commission.holdDays) * 86_400_000, now: now)
+        else { return false }
         guard commission.amount > 0 else { return true }
         try post(db, Posting(workspaceId: commission.workspaceId, affiliateId: commission.affiliateId, programId: commission.programId,
                              commissionId: id, kind: .accrual, currency: commission.currency, test: commission.test, notificationUUID: notificationUUID,
@@ -117,18 +100,12 @@ enum Ledger {
     /// back (never accrued, or already revived by another writer).
     static func reaccrue(_ db: any SQLExecutor, programId: ProgramId, transactionId: TransactionId, holdDays: Int, notificationUUID: String,
                          now: Int64) throws -> (currency: String, amount: Int64)? {
-        guard let row = try db.first("""
-            SELECT \(raw: AffiliateRows.Commission.columns) FROM commissions
-            WHERE program_id = \(programId) AND transaction_id = \(transactionId) AND (status = 'reversed' OR (status IN ('pending', 'payable') AND clawed_back > 0))
-            """, as: AffiliateRows.Commission.self) else { return nil }
+        guard let row = try LedgerQueries.clawedBackCommission(db, programId: programId, transactionId: transactionId) else { return nil }
         let id = row.id, currency = row.currency, status = row.status
         let returned = row.clawedBack
         let revived: CommissionStatus = status == .reversed ? .pending : status
         let payableAt = status == .reversed ? now + Int64(holdDays) * 86_400_000 : row.payableAt
-        guard try db.execute("""
-            UPDATE commissions SET status = \(revived), clawed_back = 0, payable_at = \(payableAt)
-            WHERE id = \(id) AND status = \(status) AND clawed_back = \(returned)
-            """) == 1 else { return nil }
+        guard try LedgerQueries.revive(db, id: id, as: revived, payableAt: payableAt, seen: status, clawedBack: returned) else { return nil }
         if returned > 0 {
             try post(db, Posting(workspaceId: row.workspaceId, affiliateId: row.affiliateId, programId: programId,
                                  commissionId: id, kind: .reaccrual, currency: currency, test: row.test,
@@ -146,10 +123,7 @@ enum Ledger {
     static func clawBack(_ db: any SQLExecutor, programId: ProgramId, transactionId: TransactionId, share: Int64 = 100_000, notificationUUID: String,
                          now: Int64) throws -> [String: Int64] {
         var total: [String: Int64] = [:]
-        for row in try db.query("""
-            SELECT \(raw: AffiliateRows.Commission.columns) FROM commissions
-            WHERE program_id = \(programId) AND transaction_id = \(transactionId) AND status IN ('pending', 'payable')
-            """, as: AffiliateRows.Commission.self) {
+        for row in try LedgerQueries.liveCommissions(db, programId: programId, transactionId: transactionId) {
             let id = row.id, amount = row.amount, currency = row.currency
             guard let (status, taken) = try takeBack(db, commission: id, amount: amount, share: share, seen: (row.status, row.clawedBack))
             else { continue }
@@ -183,14 +157,10 @@ enum Ledger {
             let target = share >= 100_000 ? amount : min(amount, prorated(amount, share: share))
             let all = target >= amount
             guard all || target > clawed else { return nil }
-            if try db.execute("""
-                UPDATE commissions SET status = \(all ? .reversed : status), clawed_back = \(max(target, clawed))
-                WHERE id = \(id) AND status = \(status) AND clawed_back = \(clawed)
-                """) == 1 {
+            if try LedgerQueries.setClawedBack(db, id: id, status: all ? .reversed : status, clawedBack: max(target, clawed), seen: (status, clawed)) {
                 return (status, max(0, target - clawed))
             }
-            guard let current = try db.first("SELECT status, clawed_back FROM commissions WHERE id = \(id)", as: AffiliateRows.CommissionState.self)
-            else { return nil }
+            guard let current = try LedgerQueries.commissionState(db, id: id) else { return nil }
             (status, clawed) = (current.status, current.clawedBack)
         }
         throw StoreError.conflict("commission \(id) kept changing while it was reversed")
@@ -200,14 +170,10 @@ enum Ledger {
     /// refund took its share. One clawed back meanwhile by another writer waits for the next pass.
     @discardableResult
     static func releaseDue(_ db: any SQLExecutor, workspaceId: WorkspaceId? = nil, now: Int64) throws -> Int {
-        let scope: SQL = workspaceId.map { " AND workspace_id = \($0)" } ?? ""
         var released = 0
-        for row in try db.query("""
-            SELECT \(raw: AffiliateRows.Commission.columns) FROM commissions
-            WHERE status = 'pending' AND payable_at <= \(now)\(scope) ORDER BY payable_at LIMIT 1000
-            """, as: AffiliateRows.Commission.self) {
+        for row in try LedgerQueries.dueCommissions(db, workspaceId: workspaceId, now: now) {
             let id = row.id, clawed = row.clawedBack, amount = row.amount - clawed
-            guard try db.execute("UPDATE commissions SET status = 'payable' WHERE id = \(id) AND status = 'pending' AND clawed_back = \(clawed)") == 1 else { continue }
+            guard try LedgerQueries.release(db, id: id, clawedBack: clawed) else { continue }
             if amount > 0 {
                 try post(db, Posting(workspaceId: row.workspaceId, affiliateId: row.affiliateId, programId: row.programId, commissionId: id,
                                      kind: .release, currency: row.currency, test: row.test, transactionId: row.transactionId),
@@ -221,10 +187,7 @@ enum Ledger {
     /// Balances per currency and mode (live or test).
     static func balances(_ db: any SQLExecutor, affiliateId: AffiliateId) throws -> [CurrencyBalance] {
         var balances: [String: CurrencyBalance] = [:]
-        for row in try db.query("""
-            SELECT p.currency, p.test, e.account, SUM(e.amount) AS total FROM ledger_postings p JOIN ledger_entries e ON e.posting_id = p.id
-            WHERE p.affiliate_id = \(affiliateId) GROUP BY p.currency, p.test, e.account
-            """, as: AffiliateRows.AccountTotal.self) {
+        for row in try LedgerQueries.accountTotals(db, affiliateId: affiliateId) {
             let currency = row.currency, test = row.test
             let key = currency + (test ? "|test" : "")
             var balance = balances[key] ?? CurrencyBalance(currency: currency, pending: 0, payable: 0, paid: 0, test: test)
@@ -240,17 +203,10 @@ enum Ledger {
         return balances.values.sorted { ($0.test ? 1 : 0, $0.currency) < ($1.test ? 1 : 0, $1.currency) }
     }
 
+    /// Postings with their entries, oldest first, narrowed by `filter` and after the posting `cursor`.
     static func postings(_ db: any SQLExecutor, filter: SQL, limit: Int, cursor: String?) throws -> [LedgerPosting] {
-        let after: SQL = cursor.map { " AND (p.created_at, p.id) > (SELECT created_at, id FROM ledger_postings WHERE id = \($0))" } ?? ""
-        let rows = try db.query("""
-            SELECT p.id, p.kind, p.affiliate_id, p.program_id, p.currency, p.test, p.notification_uuid, p.transaction_id, p.reference, p.created_at,
-                   c.billing_plan_type, c.billing_period_number, c.total_billing_periods, c.committed_amount, c.commitment_expires_at
-            FROM ledger_postings p LEFT JOIN commissions c ON c.id = p.commission_id AND p.kind = 'accrual'
-            WHERE 1 = 1\(filter)\(after) ORDER BY p.created_at, p.id LIMIT \(limit)
-            """, as: AffiliateRows.Posting.self)
-        return try rows.map { row in
-            let entries = try db.query("SELECT account, amount FROM ledger_entries WHERE posting_id = \(row.id) ORDER BY line", as: AffiliateRows.Entry.self)
-            return row.wire(entries: entries.map(\.wire))
+        try LedgerQueries.postings(db, filter: filter, limit: limit, cursor: cursor).map { row in
+            row.wire(entries: try LedgerQueries.entries(db, postingId: row.id).map(\.wire))
         }
     }
 }

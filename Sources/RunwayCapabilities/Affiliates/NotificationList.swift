@@ -16,10 +16,8 @@ enum NotificationList {
         let page = try PageRequest(request)
         let filter = NewestFirst.equal(request, [("status", "n.status"), ("notificationType", "n.notification_type")]) + (try order.after(page.cursor))
         let rows = try await store.read { db in
-            try db.query("""
-                SELECT \(raw: AffiliateRows.Notification.columns) FROM app_store_notifications n JOIN app_store_surfaces s ON s.id = n.surface_id
-                WHERE s.app_id = \(appId) AND n.status <> 'processing'\(filter)\(order.order) LIMIT \(page.limit + 1)
-                """, as: AffiliateRows.Notification.self).map { (record: $0.wire, at: $0.receivedAt) }
+            try AffiliateQueries.notifications(db, appId: appId, filter: filter, order: order.order, limit: page.limit + 1)
+                .map { (record: $0.wire, at: $0.receivedAt) }
         }
         let shown = rows.prefix(page.limit)
         let next = rows.count > page.limit ? shown.last.map { NewestFirst.cursor(time: $0.at, app: $0.record.surfaceId, id: $0.record.notificationUUID) } : nil
