@@ -36,13 +36,11 @@ package struct RetentionMessagingCapability: Capability {
 
     /// A subscription keeps where it came from; the install it names goes.
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
-        ["subscriptionsUnlinked": try db.execute("""
-            UPDATE app_store_subscriptions SET install_id = NULL WHERE app_id = \(install.appId) AND install_id = \(install.installId)
-            """)]
+        ["subscriptionsUnlinked": try RetentionMessagingQueries.unlinkSubscriptions(db, appId: AppId(install.appId), installId: install.installId)]
     }
 
     /// Realtime requests are kept 400 days, for the report.
     package func maintain(_ services: ServerServices, policy: RetentionPolicy, now: Int64, report: inout RetentionReport) async throws {
-        _ = try await services.store.write { db in try db.execute("DELETE FROM retention_requests WHERE requested_at < \(now - 400 * 86_400_000)") }
+        _ = try await services.store.write { db in try RetentionMessagingQueries.deleteRequests(db, before: now - 400 * 86_400_000) }
     }
 }

@@ -124,4 +124,87 @@ enum RetentionMessagingQueries {
             ORDER BY r.environment, shown DESC, r.rule
             """, as: RetentionRows.ReportLine.self).map(\.wire)
     }
+
+    // MARK: Subscriptions
+
+    /// The bind minted as `token` for the app.
+    static func bind(_ db: any SQLExecutor, token: String, appId: AppId) throws -> RetentionRows.Bind? {
+        try db.first("""
+            SELECT token, affiliate_id, program_id, install_id FROM app_account_tokens WHERE token = \(token) AND app_id = \(appId)
+            """, as: RetentionRows.Bind.self)
+    }
+
+    /// The install that owns the app transaction id, under Apple's spelling of the environment.
+    static func owner(_ db: any SQLExecutor, appId: AppId, environment: String, appTransactionId id: AppTransactionId) throws -> String? {
+        try db.first("""
+            SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(environment) AND app_transaction_id = \(id)
+            """, as: RetentionRows.Owner.self)?.installId
+    }
+
+    /// The install's oldest bind.
+    static func oldestBind(_ db: any SQLExecutor, appId: AppId, installId: String) throws -> RetentionRows.Bind? {
+        try db.first("""
+            SELECT token, affiliate_id, program_id FROM app_account_tokens WHERE app_id = \(appId) AND install_id = \(installId)
+            ORDER BY created_at, token LIMIT 1
+            """, as: RetentionRows.Bind.self)
+    }
+
+    /// What the install says of where it came from.
+    static func installSource(_ db: any SQLExecutor, appId: AppId, installId: String) throws -> RetentionRows.InstallSource? {
+        try db.first("""
+            SELECT link_id, campaign, source, apple_ads_campaign_id FROM installs WHERE app_id = \(appId) AND install_id = \(installId)
+            """, as: RetentionRows.InstallSource.self)
+    }
+
+    /// Records the subscription's acquisition and what its subscriber did: what was known first stays, what was unknown
+    /// is filled in, and the latest of each outcome is kept.
+    static func upsertSubscription(_ db: any SQLExecutor, appId: AppId, environment: AppStoreVerifier.Environment, original: String, productId: String?,
+                                   token: String?, acquisition: SubscriptionAcquisition, programId: String?, installId: String?,
+                                   renewal: SubscriptionAcquisitions.Renewal?, now: Int64) throws {
+        try db.execute("""
+            INSERT INTO app_store_subscriptions (app_id, environment, original_transaction_id, product_id, app_account_token, affiliate_id,
+                                                 program_id, install_id, link_id, campaign, source, auto_renew_off_at, auto_renew_on_at,
+                                                 renewed_at, expired_at, updated_at)
+            VALUES (\(appId), \(environment.surfaceName), \(original), \(productId), \(token),
+                    \(acquisition.affiliateId), \(programId), \(installId), \(acquisition.linkId), \(acquisition.campaign), \(acquisition.source),
+                    \(renewal == .autoRenewOff ? now : nil), \(renewal == .autoRenewOn ? now : nil), \(renewal == .renewed ? now : nil),
+                    \(renewal == .expired ? now : nil), \(now))
+            ON CONFLICT (app_id, environment, original_transaction_id) DO UPDATE SET
+                product_id = COALESCE(excluded.product_id, app_store_subscriptions.product_id),
+                app_account_token = COALESCE(app_store_subscriptions.app_account_token, excluded.app_account_token),
+                affiliate_id = COALESCE(app_store_subscriptions.affiliate_id, excluded.affiliate_id),
+                program_id = COALESCE(app_store_subscriptions.program_id, excluded.program_id),
+                install_id = COALESCE(app_store_subscriptions.install_id, excluded.install_id),
+                link_id = COALESCE(app_store_subscriptions.link_id, excluded.link_id),
+                campaign = COALESCE(app_store_subscriptions.campaign, excluded.campaign),
+                source = CASE WHEN app_store_subscriptions.source = 'unknown' THEN excluded.source ELSE app_store_subscriptions.source END,
+                auto_renew_off_at = COALESCE(excluded.auto_renew_off_at, app_store_subscriptions.auto_renew_off_at),
+                auto_renew_on_at = COALESCE(excluded.auto_renew_on_at, app_store_subscriptions.auto_renew_on_at),
+                renewed_at = COALESCE(excluded.renewed_at, app_store_subscriptions.renewed_at),
+                expired_at = COALESCE(excluded.expired_at, app_store_subscriptions.expired_at),
+                updated_at = excluded.updated_at
+            """)
+    }
+
+    /// Where the subscription came from, as recorded.
+    static func acquisition(_ db: any SQLExecutor, appId: AppId, environment: AppStoreVerifier.Environment, originalTransactionId: TransactionId) throws
+        -> RetentionRows.Acquisition? {
+        try db.first("""
+            SELECT source, affiliate_id, campaign, link_id FROM app_store_subscriptions
+            WHERE app_id = \(appId) AND environment = \(environment.surfaceName) AND original_transaction_id = \(originalTransactionId)
+            """, as: RetentionRows.Acquisition.self)
+    }
+
+    /// Unties the install's subscriptions from it (they keep where they came from): how many.
+    static func unlinkSubscriptions(_ db: any SQLExecutor, appId: AppId, installId: String) throws -> Int {
+        try db.execute("""
+            UPDATE app_store_subscriptions SET install_id = NULL WHERE app_id = \(appId) AND install_id = \(installId)
+            """)
+    }
+
+    /// Deletes the realtime requests made before `before`: how many.
+    @discardableResult
+    static func deleteRequests(_ db: any SQLExecutor, before: Int64) throws -> Int {
+        try db.execute("DELETE FROM retention_requests WHERE requested_at < \(before)")
+    }
 }
