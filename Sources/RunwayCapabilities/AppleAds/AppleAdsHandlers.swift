@@ -30,7 +30,7 @@ struct AppleAdsHandlers: Sendable {
         }
         let now = services.clock.nowMilliseconds()
         let isNew: Bool = try await services.store.write { db in
-            guard let install = try InstallRecord.find(db, appId: appId, installId: installId) else {
+            guard let install = try AttributionQueries.install(db, appId: appId, installId: installId) else {
                 throw AttributionError.installNotMatched(installId)
             }
             if try AppleAdsQueries.insertPending(db, appId: appId, installId: installId, workspaceId: install.workspaceId, token: body.token, now: now) {

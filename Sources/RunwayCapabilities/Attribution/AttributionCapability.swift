@@ -47,7 +47,7 @@ package struct AttributionCapability: Capability {
 
     /// How the install was attributed, and its events.
     package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {
-        let record = try InstallRecord.find(db, appId: install.appId, installId: install.installId)
+        let record = try AttributionQueries.install(db, appId: install.appId, installId: install.installId)
         export.attribution = try record.map { record in
             let link = try record.linkId.flatMap { try LinkRecord.find(db, id: $0) }
             let explanation = Explanation.decode(record.explanation)

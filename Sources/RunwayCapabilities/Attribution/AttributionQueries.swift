@@ -14,6 +14,23 @@ enum AttributionQueries {
         return try db.query("SELECT \(raw: InstallRecord.columns) FROM installs WHERE install_id = \(installId)\(scope)", as: InstallRecord.self)
     }
 
+    /// The install's stored answer, if it has one.
+    static func install(_ db: any SQLExecutor, appId: String, installId: String) throws -> InstallRecord? {
+        try db.first("SELECT \(raw: InstallRecord.columns) FROM installs WHERE app_id = \(appId) AND install_id = \(installId)", as: InstallRecord.self)
+    }
+
+    /// Stores the install's answer unless another request stored this install first; true when this one did.
+    static func insertInstall(_ db: any SQLExecutor, _ record: InstallRecord) throws -> Bool {
+        try db.execute("""
+            INSERT INTO installs (\(raw: InstallRecord.columns))
+            VALUES (\(record.appId), \(record.installId), \(record.workspaceId), \(record.platform), \(record.osVersion), \(record.language), \(record.method), \(record.confidence),
+                    \(record.clickToken), \(record.impressionId), \(record.linkId), \(record.campaign), \(record.channel), \(record.feature), \(record.source), \(record.addressHash),
+                    \(record.explanation), \(record.simulated), \(record.matchedAt), \(record.appleAdsCampaignId), \(record.appleAdsAdGroupId), \(record.appleAdsKeywordId), \(record.attested),
+                    \(record.appTransactionId), \(record.variant), \(record.qr), \(record.storeTypes), \(record.appAttestSupported.map { $0 ? 1 : 0 } as Int?))
+            ON CONFLICT (app_id, install_id) DO NOTHING
+            """) == 1
+    }
+
     /// An ad shown to a device, kept by a keyed hash of its address for view-through matching.
     static func insertImpression(_ db: any SQLExecutor, id: String, app: App, addressHash hash: String, network: String?, campaign: String?,
                                  at: Int64) throws {

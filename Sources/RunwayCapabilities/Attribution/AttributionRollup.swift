@@ -31,7 +31,7 @@ enum AttributionRollup {
 
     /// Takes what the install and its events added out of the figures, before they are deleted.
     static func forget(appId: String, installId: String, _ db: any SQLExecutor) throws {
-        guard let install = try InstallRecord.find(db, appId: appId, installId: installId) else { return }
+        guard let install = try AttributionQueries.install(db, appId: appId, installId: installId) else { return }
         var rollup = LinkRollup()
         add(install: install, to: &rollup)
         for event in try AttributionQueries.linkedEvents(db, appId: appId, installId: installId) {

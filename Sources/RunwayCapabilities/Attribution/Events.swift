@@ -299,7 +299,7 @@ final class EventWriter {
     private func install(app: App, event: Events.Checked) throws -> InstallRecord? {
         let key = app.id + "\u{0}" + event.installId
         if let cached = installs[key] { return cached }
-        var install = try InstallRecord.find(db, appId: app.id, installId: event.installId)
+        var install = try AttributionQueries.install(db, appId: app.id, installId: event.installId)
         if install == nil, event.type == "INSTALL" {
             let record = InstallRecord(appId: app.id, installId: event.installId, workspaceId: app.workspaceId, platform: "ios", osVersion: nil,
                                        language: nil, method: "unmatched", confidence: 0, source: "organic",
@@ -307,8 +307,8 @@ final class EventWriter {
                                                                 rules: ["the INSTALL event came before any match request; no matching was done"],
                                                                 candidates: [], winner: nil).json,
                                        simulated: false, matchedAt: now)
-            _ = try record.insert(db)
-            install = try InstallRecord.find(db, appId: app.id, installId: event.installId)
+            _ = try AttributionQueries.insertInstall(db, record)
+            install = try AttributionQueries.install(db, appId: app.id, installId: event.installId)
         }
         if let install { installs[key] = install }
         return install

@@ -64,22 +64,6 @@ struct InstallRecord: Sendable, Equatable, Decodable {
         self.matchedAt = matchedAt
     }
 
-    /// Inserts unless another request stored this install first; true when this one did.
-    func insert(_ db: any SQLExecutor) throws -> Bool {
-        try db.execute("""
-            INSERT INTO installs (\(raw: Self.columns))
-            VALUES (\(appId), \(installId), \(workspaceId), \(platform), \(osVersion), \(language), \(method), \(confidence),
-                    \(clickToken), \(impressionId), \(linkId), \(campaign), \(channel), \(feature), \(source), \(addressHash),
-                    \(explanation), \(simulated), \(matchedAt), \(appleAdsCampaignId), \(appleAdsAdGroupId), \(appleAdsKeywordId), \(attested),
-                    \(appTransactionId), \(variant), \(qr), \(storeTypes), \(appAttestSupported.map { $0 ? 1 : 0 } as Int?))
-            ON CONFLICT (app_id, install_id) DO NOTHING
-            """) == 1
-    }
-
-    static func find(_ db: any SQLExecutor, appId: String, installId: String) throws -> InstallRecord? {
-        try db.first("SELECT \(raw: columns) FROM installs WHERE app_id = \(appId) AND install_id = \(installId)", as: InstallRecord.self)
-    }
-
     var matched: Bool { method != "unmatched" }
 
     var attribution: EventAttribution {

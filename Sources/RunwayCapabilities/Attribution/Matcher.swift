@@ -69,7 +69,7 @@ enum Matcher {
 
     /// Looks for the stored answer or the candidates (read-only).
     static func plan(_ input: Input, db: any SQLExecutor) throws -> Plan {
-        var plan = Plan(existing: try InstallRecord.find(db, appId: input.app.id, installId: input.installId))
+        var plan = Plan(existing: try AttributionQueries.install(db, appId: input.app.id, installId: input.installId))
         if plan.existing != nil || input.returning { return plan }
         let settings = input.app.attribution
 
@@ -157,7 +157,7 @@ enum Matcher {
         func stored(_ install: InstallRecord) throws -> (InstallRecord, created: Bool, link: LinkRecord?) {
             (install, false, try install.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil)
         }
-        if let existing = try InstallRecord.find(db, appId: input.app.id, installId: input.installId) { return try stored(existing) }
+        if let existing = try AttributionQueries.install(db, appId: input.app.id, installId: input.installId) { return try stored(existing) }
         let settings = input.app.attribution
         var winner: MatchCandidate?
         var lostRaces = Set<String>()
@@ -213,7 +213,7 @@ enum Matcher {
             record.variant = click.variant
             record.qr = click.qr
         }
-        if try record.insert(db) {
+        if try AttributionQueries.insertInstall(db, record) {
             var rollup = LinkRollup()
             AttributionRollup.add(install: record, to: &rollup)
             try rollup.write(db)
@@ -223,7 +223,7 @@ enum Matcher {
         if method == "probabilistic", let token = record.clickToken {
             try MatchQueries.releaseClaim(db, token: token, installId: input.installId)
         }
-        guard let other = try InstallRecord.find(db, appId: input.app.id, installId: input.installId) else {
+        guard let other = try AttributionQueries.install(db, appId: input.app.id, installId: input.installId) else {
             throw StoreError.conflict("the install was stored and removed concurrently")
         }
         return try stored(other)

@@ -63,7 +63,7 @@ struct PrivacyHandlers: Sendable {
         let counts: [String: Int] = try await services.store.write { db in
             guard let app = try TenancyQueries.app(db, id: appId) else { throw PrivacyError.noApp(appId) }
             let install = InstallReference(appId: appId, installId: installId, workspaceId: app.workspaceId,
-                                           clickToken: try InstallRecord.find(db, appId: appId, installId: installId)?.clickToken, now: now,
+                                           clickToken: try AttributionQueries.install(db, appId: appId, installId: installId)?.clickToken, now: now,
                                            localPort: port)
             return try owners.reduce(into: [String: Int]()) { counts, owner in
                 counts.merge(try owner.forget(install, db)) { $0 + $1 }
@@ -77,7 +77,7 @@ struct PrivacyHandlers: Sendable {
         let now = services.clock.nowMilliseconds()
         let port = services.listening.port
         return try await services.store.read { db in
-            let record = try InstallRecord.find(db, appId: appId, installId: installId)
+            let record = try AttributionQueries.install(db, appId: appId, installId: installId)
             let workspace = try record?.workspaceId ?? TenancyQueries.app(db, id: appId)?.workspaceId ?? ""
             let install = InstallReference(appId: appId, installId: installId, workspaceId: workspace, clickToken: record?.clickToken, now: now,
                                            localPort: port)
