@@ -35,13 +35,11 @@ package struct AttributionCapability: Capability {
         let (appId, installId) = (install.appId, install.installId)
         try AttributionRollup.forget(appId: appId, installId: installId, db)
         var counts: [String: Int] = [:]
-        counts["eventIds"] = try db.execute("""
-            DELETE FROM event_ids WHERE app_id = \(appId) AND event_id IN (SELECT event_id FROM events WHERE app_id = \(appId) AND install_id = \(installId))
-            """)
-        counts["events"] = try db.execute("DELETE FROM events WHERE app_id = \(appId) AND install_id = \(installId)")
-        counts["clickClaims"] = try db.execute("DELETE FROM click_claims WHERE app_id = \(appId) AND install_id = \(installId)")
-        counts["installs"] = try db.execute("DELETE FROM installs WHERE app_id = \(appId) AND install_id = \(installId)")
-        try db.execute("DELETE FROM install_secrets WHERE app_id = \(appId) AND install_id = \(installId)")
+        counts["eventIds"] = try AttributionQueries.deleteEventIds(db, appId: appId, installId: installId)
+        counts["events"] = try AttributionQueries.deleteEvents(db, appId: appId, installId: installId)
+        counts["clickClaims"] = try AttributionQueries.deleteClickClaims(db, appId: appId, installId: installId)
+        counts["installs"] = try AttributionQueries.deleteInstall(db, appId: appId, installId: installId)
+        try AttributionQueries.deleteSecret(db, appId: appId, installId: installId)
         return counts
     }
 
@@ -63,10 +61,10 @@ package struct AttributionCapability: Capability {
     package func maintain(_ services: ServerServices, policy: RetentionPolicy, now: Int64, report: inout RetentionReport) async throws {
         let hashCutoff = now - Int64(policy.addressHashHours) * 3_600_000
         report.addressHashesCleared += try await services.store.write { db in
-            try db.execute("UPDATE installs SET address_hash = NULL WHERE address_hash IS NOT NULL AND matched_at < \(hashCutoff)")
-                + db.execute("DELETE FROM impressions WHERE created_at < \(hashCutoff)")
+            try AttributionQueries.clearAddressHashes(db, matchedBefore: hashCutoff)
+                + AttributionQueries.forgetImpressions(db, createdBefore: hashCutoff)
         }
         let eventCutoff = now - Int64(policy.eventDays) * 86_400_000
-        _ = try await services.store.write { db in try db.execute("DELETE FROM event_ids WHERE received_at < \(eventCutoff)") }
+        _ = try await services.store.write { db in try AttributionQueries.forgetEventIds(db, receivedBefore: eventCutoff) }
     }
 }

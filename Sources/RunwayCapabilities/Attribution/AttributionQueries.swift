@@ -2,7 +2,8 @@ import LinkRunwayAPI
 import RunwayKit
 import RunwayStore
 
-/// The SQL of attribution's routes and of writing events (matching runs its own, in `Matcher`).
+/// The SQL of attribution's routes, of writing events and of forgetting installs (matching's is in `MatchQueries`, the
+/// funnel report's in `FunnelReportQueries`).
 enum AttributionQueries {
     /// The installs with id `installId`: of `appId` when given, else within `workspaceId` unless that is nil (every workspace).
     static func installs(_ db: any SQLExecutor, installId: String, appId: String?, workspaceId: String?) throws -> [InstallRecord] {
@@ -112,5 +113,47 @@ enum AttributionQueries {
             SELECT \(raw: AttributionRows.ExportedEvent.columns)
             FROM events WHERE app_id = \(appId) AND install_id = \(installId) ORDER BY occurred_at, event_id
             """, as: AttributionRows.ExportedEvent.self)
+    }
+
+    /// Deletes the ids of the install's events, so they may be sent again: how many went.
+    static func deleteEventIds(_ db: any SQLExecutor, appId: String, installId: String) throws -> Int {
+        try db.execute("""
+            DELETE FROM event_ids WHERE app_id = \(appId) AND event_id IN (SELECT event_id FROM events WHERE app_id = \(appId) AND install_id = \(installId))
+            """)
+    }
+
+    /// Deletes the install's events: how many went.
+    static func deleteEvents(_ db: any SQLExecutor, appId: String, installId: String) throws -> Int {
+        try db.execute("DELETE FROM events WHERE app_id = \(appId) AND install_id = \(installId)")
+    }
+
+    /// Deletes the claims that kept the install's clicks: how many went.
+    static func deleteClickClaims(_ db: any SQLExecutor, appId: String, installId: String) throws -> Int {
+        try db.execute("DELETE FROM click_claims WHERE app_id = \(appId) AND install_id = \(installId)")
+    }
+
+    /// Deletes the install's stored answer: how many rows went (one or none).
+    static func deleteInstall(_ db: any SQLExecutor, appId: String, installId: String) throws -> Int {
+        try db.execute("DELETE FROM installs WHERE app_id = \(appId) AND install_id = \(installId)")
+    }
+
+    /// Deletes the install's secret's hash.
+    static func deleteSecret(_ db: any SQLExecutor, appId: String, installId: String) throws {
+        try db.execute("DELETE FROM install_secrets WHERE app_id = \(appId) AND install_id = \(installId)")
+    }
+
+    /// Clears the address hashes of installs matched before `cutoff`: how many it cleared.
+    static func clearAddressHashes(_ db: any SQLExecutor, matchedBefore cutoff: Int64) throws -> Int {
+        try db.execute("UPDATE installs SET address_hash = NULL WHERE address_hash IS NOT NULL AND matched_at < \(cutoff)")
+    }
+
+    /// Deletes the impressions recorded before `cutoff`: how many went.
+    static func forgetImpressions(_ db: any SQLExecutor, createdBefore cutoff: Int64) throws -> Int {
+        try db.execute("DELETE FROM impressions WHERE created_at < \(cutoff)")
+    }
+
+    /// Deletes the event ids received before `cutoff` (their events are gone): how many went.
+    static func forgetEventIds(_ db: any SQLExecutor, receivedBefore cutoff: Int64) throws -> Int {
+        try db.execute("DELETE FROM event_ids WHERE received_at < \(cutoff)")
     }
 }
