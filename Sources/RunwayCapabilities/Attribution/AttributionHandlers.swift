@@ -298,7 +298,7 @@ struct AttributionHandlers: Sendable {
         let port = services.listening.port
         let (install, link, created, claim): (InstallRecord, LinkRecord?, Bool, AppTransactionClaim?) = try await services.store.write { db in
             let (install, created, link) = try Matcher.commit(input, plan: plan, db: db)
-            if let hash = input.secretHash { try InstallSecrets.keep(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
+            if let hash = input.secretHash { try AttributionQueries.keepSecret(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
             let claim = try claimAppTransaction(input, db)
             if created, !input.simulated, !input.returning {
                 try Webhooks.enqueue(db, workspaceId: install.workspaceId, topic: "install", payload: install.wire(link: link, localPort: port), now: input.now)

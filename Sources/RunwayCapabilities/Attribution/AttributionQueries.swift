@@ -99,6 +99,14 @@ enum AttributionQueries {
             .secretHash
     }
 
+    /// Keeps `hash` as the hash of the install's secret, unless the install already has one.
+    static func keepSecret(_ db: any SQLExecutor, appId: String, installId: String, hash: String, now: Int64) throws {
+        try db.execute("""
+            INSERT INTO install_secrets (app_id, install_id, secret_hash, created_at) VALUES (\(appId), \(installId), \(hash), \(now))
+            ON CONFLICT (app_id, install_id) DO NOTHING
+            """)
+    }
+
     /// The install's events that count in a link's figures.
     static func linkedEvents(_ db: any SQLExecutor, appId: String, installId: String) throws -> [AttributionRows.RolledUpEvent] {
         try db.query("""

@@ -21,14 +21,6 @@ enum InstallSecrets {
         return ByteEncoding.hex(Digest.sha256(Array(secret.utf8)))
     }
 
-    /// Keeps `hash` unless the install already has a secret.
-    static func keep(_ db: any SQLExecutor, appId: String, installId: String, hash: String, now: Int64) throws {
-        try db.execute("""
-            INSERT INTO install_secrets (app_id, install_id, secret_hash, created_at) VALUES (\(appId), \(installId), \(hash), \(now))
-            ON CONFLICT (app_id, install_id) DO NOTHING
-            """)
-    }
-
     /// Whether a later match of an install may be given its stored answer (and keep the secret it sends, if the install
     /// has none yet): when it proves the install's secret, or, for an install without one, within an hour of its match.
     /// Anything else is someone holding the app's key and an install id: 403, and nothing stored is answered.
@@ -38,7 +30,7 @@ enum InstallSecrets {
             return
         }
         guard now - matchedAt <= adoptionMilliseconds else { throw AttributionError.installSecretMismatch }
-        if let presented { try keep(db, appId: appId, installId: installId, hash: presented, now: now) }
+        if let presented { try AttributionQueries.keepSecret(db, appId: appId, installId: installId, hash: presented, now: now) }
     }
 
     /// 403 `install_secret_mismatch` unless `given` is the install's secret (or the install has none).
