@@ -32,6 +32,12 @@ enum AttributionQueries {
             """) == 1
     }
 
+    /// Installs of the list's page, newest first: those that `conditions` (each one ` AND …`) keep, in `order`, at most `limit`.
+    static func listedInstalls(_ db: any SQLExecutor, conditions: SQL, order: NewestFirst, limit: Int) throws -> [InstallRecord] {
+        try db.query("SELECT \(raw: InstallRecord.columns) FROM installs WHERE 1 = 1\(conditions)\(order.order) LIMIT \(limit)",
+                     as: InstallRecord.self)
+    }
+
     /// An ad shown to a device, kept by a keyed hash of its address for view-through matching.
     static func insertImpression(_ db: any SQLExecutor, id: String, app: App, addressHash hash: String, network: String?, campaign: String?,
                                  at: Int64) throws {
@@ -105,6 +111,19 @@ enum AttributionQueries {
             INSERT INTO install_secrets (app_id, install_id, secret_hash, created_at) VALUES (\(appId), \(installId), \(hash), \(now))
             ON CONFLICT (app_id, install_id) DO NOTHING
             """)
+    }
+
+    /// The condition that an event `e`'s install is simulated.
+    static let simulatedInstall: SQL = "EXISTS (SELECT 1 FROM installs s WHERE s.app_id = e.app_id AND s.install_id = e.install_id AND s.simulated = \(true))"
+
+    /// Events of the list's page, each with whether its install is simulated: those that `conditions` (each one
+    /// ` AND …`, naming the events `e`) keep, in `order`, at most `limit`.
+    static func listedEvents(_ db: any SQLExecutor, conditions: SQL, order: NewestFirst, limit: Int) throws -> [AttributionRows.ListedEvent] {
+        try db.query("""
+            SELECT e.event_id, e.app_id, e.install_id, e.type, e.name, e.amount, e.currency, e.source, e.campaign, e.occurred_at, e.received_at,
+                   CASE WHEN \(simulatedInstall) THEN 1 ELSE 0 END AS simulated
+            FROM events e WHERE 1 = 1\(conditions)\(order.order) LIMIT \(limit)
+            """, as: AttributionRows.ListedEvent.self)
     }
 
     /// The install's events that count in a link's figures.

@@ -14,20 +14,15 @@ enum EventList {
         QueryParameterDoc("limit", "1 to 200 (default 50)."), QueryParameterDoc("cursor", "nextCursor of the previous page."),
     ]
     static let order = NewestFirst(time: "e.received_at", app: "e.app_id", id: "e.event_id")
-    static let simulatedInstall: SQL = "EXISTS (SELECT 1 FROM installs s WHERE s.app_id = e.app_id AND s.install_id = e.install_id AND s.simulated = \(true))"
 
     static func page(_ request: HTTPRequest, principal: Principal, store: any Store) async throws -> Page<RecentEvent> {
         let page = try PageRequest(request)
         // The workspace filter names workspace_id alone: in this query only events have one.
         var filter = try await principal.workspaceFilter(request, in: store) + NewestFirst.equal(request, [("appId", "e.app_id"), ("installId", "e.install_id"), ("type", "e.type"), ("source", "e.source")])
-        if let simulated = try NewestFirst.flag(request, "simulated") { filter = filter + (simulated ? " AND " : " AND NOT ") + simulatedInstall }
+        if let simulated = try NewestFirst.flag(request, "simulated") { filter = filter + (simulated ? " AND " : " AND NOT ") + AttributionQueries.simulatedInstall }
         let conditions = filter + (try order.after(page.cursor))
         let events = try await store.read { db in
-            try db.query("""
-                SELECT e.event_id, e.app_id, e.install_id, e.type, e.name, e.amount, e.currency, e.source, e.campaign, e.occurred_at, e.received_at,
-                       CASE WHEN \(simulatedInstall) THEN 1 ELSE 0 END AS simulated
-                FROM events e WHERE 1 = 1\(conditions)\(order.order) LIMIT \(page.limit + 1)
-                """, as: AttributionRows.ListedEvent.self).map { ($0.wire, $0.receivedAt) }
+            try AttributionQueries.listedEvents(db, conditions: conditions, order: order, limit: page.limit + 1).map { ($0.wire, $0.receivedAt) }
         }
         let shown = events.prefix(page.limit)
         return Page(items: shown.map(\.0), nextCursor: events.count > page.limit

@@ -21,10 +21,7 @@ enum InstallList {
             + NewestFirst.equal(request, [("appId", "app_id"), ("source", "source"), ("linkId", "link_id"), ("campaign", "campaign")])
         if let simulated = try NewestFirst.flag(request, "simulated") { filter = filter + " AND simulated = \(simulated)" }
         let conditions = filter + (try order.after(page.cursor))
-        let records = try await store.read { db in
-            try db.query("SELECT \(raw: InstallRecord.columns) FROM installs WHERE 1 = 1\(conditions)\(order.order) LIMIT \(page.limit + 1)",
-                         as: InstallRecord.self)
-        }
+        let records = try await store.read { db in try AttributionQueries.listedInstalls(db, conditions: conditions, order: order, limit: page.limit + 1) }
         let shown = records.prefix(page.limit)
         return Page(items: shown.map(\.summary),
                     nextCursor: records.count > page.limit ? shown.last.map { NewestFirst.cursor(time: $0.matchedAt, app: $0.appId, id: $0.installId) } : nil)
