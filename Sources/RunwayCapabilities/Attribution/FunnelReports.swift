@@ -79,15 +79,10 @@ enum FunnelReports {
             try update(&entry)
             rows[name] = entry
         }
-        let appFilter: SQL = appId.map { " AND l.app_id = \($0)" } ?? ""
         let visitKey = key(groupBy, Columns(time: "c.created_at", link: "c.link_id", campaign: "l.campaign", channel: "l.channel", source: "'link'",
                                             variant: "c.variant", country: "c.country", inAppBrowser: "c.in_app_browser", qr: "c.qr", links: "l"))
-        let visitGroups = constant(groupBy, visitKey) ? "c.kind" : "\(visitKey), c.kind"
-        for visit in try db.query("""
-            SELECT \(raw: visitKey) AS k, c.kind, COUNT(*) AS n FROM clicks c JOIN links l ON l.id = c.link_id
-            WHERE c.workspace_id = \(workspaceId) AND c.created_at >= \(from) AND c.created_at < \(to)\(appFilter)
-            GROUP BY \(raw: visitGroups)
-            """, as: AttributionRows.VisitGroup.self) {
+        for visit in try FunnelReportQueries.visits(db, workspaceId: workspaceId, appId: appId, from: from, to: to, key: visitKey,
+                                                    constant: constant(groupBy, visitKey)) {
             try bump(visit.k) { row in
                 if visit.kind == "click" { row.clicks = try Checked.add(row.clicks, visit.n) } else { row.opens = try Checked.add(row.opens, visit.n) }
             }
@@ -96,49 +91,26 @@ enum FunnelReports {
         // no variant and are neither scans nor taps.
         let automatedKey = key(groupBy, Columns(time: "(v.day * 86400000)", link: "v.link_id", campaign: "l.campaign", channel: "l.channel",
                                                 source: "'link'", links: "l"))
-        let automatedGroups = constant(groupBy, automatedKey) ? "v.kind" : "\(automatedKey), v.kind"
-        for visit in try db.query("""
-            SELECT \(raw: automatedKey) AS k, v.kind, SUM(v.visits) AS n FROM link_automated_visits v JOIN links l ON l.id = v.link_id
-            WHERE v.workspace_id = \(workspaceId) AND v.day >= \(from / 86_400_000) AND v.day * 86400000 < \(to)\(appFilter)
-            GROUP BY \(raw: automatedGroups)
-            """, as: AttributionRows.VisitGroup.self) {
+        for visit in try FunnelReportQueries.automatedVisits(db, workspaceId: workspaceId, appId: appId, from: from, to: to, key: automatedKey,
+                                                             constant: constant(groupBy, automatedKey)) {
             try bump(visit.k) { row in
                 if visit.kind == "preview" { row.previews = try Checked.add(row.previews, visit.n) } else { row.bots = try Checked.add(row.bots, visit.n) }
             }
         }
         // Installs and events carry their attribution; the UTM values are their link's, joined only for those groupings.
         let utm = groupBy.hasPrefix("utm")
-        let installFilter: SQL = appId.map { " AND i.app_id = \($0)" } ?? ""
-        let realInstalls: SQL = (includeSimulated ? "" : " AND i.simulated = \(false)")
-            + (consumerOnly ? " AND (i.store_types IS NULL OR i.store_types NOT IN \(StoreTypes.nonConsumerValues))" : "")
         let installKey = key(groupBy, Columns(time: "i.matched_at", link: "i.link_id", campaign: "i.campaign", channel: "i.channel", source: "i.source",
                                               appleAds: "i.", variant: "i.variant", qr: "i.qr", linked: "i.link_id IS NOT NULL", links: "l"))
-        for install in try db.query("""
-            SELECT \(raw: installKey) AS k, COUNT(*) AS n FROM installs i\(raw: utm ? " LEFT JOIN links l ON l.id = i.link_id" : "")
-            WHERE i.workspace_id = \(workspaceId) AND i.matched_at >= \(from) AND i.matched_at < \(to) AND i.source <> 'returning'\(installFilter)\(realInstalls)
-            GROUP BY \(raw: constant(groupBy, installKey) ? "i.workspace_id" : installKey)
-            """, as: AttributionRows.InstallGroup.self) {
+        for install in try FunnelReportQueries.installs(db, workspaceId: workspaceId, appId: appId, from: from, to: to, key: installKey,
+                                                        constant: constant(groupBy, installKey), utm: utm, includeSimulated: includeSimulated,
+                                                        consumerOnly: consumerOnly) {
             try bump(install.k) { $0.installs = try Checked.add($0.installs, install.n) }
         }
-        let eventFilter: SQL = appId.map { " AND e.app_id = \($0)" } ?? ""
-        let leftOut: SQL? = switch (includeSimulated, consumerOnly) {
-        case (true, false): nil
-        case (true, true): "s.store_types IN \(StoreTypes.nonConsumerValues)"
-        case (false, false): "s.simulated = \(true)"
-        case (false, true): "(s.simulated = \(true) OR s.store_types IN \(StoreTypes.nonConsumerValues))"
-        }
-        let realEvents: SQL = leftOut.map { condition in
-            " AND NOT EXISTS (SELECT 1 FROM installs s WHERE s.app_id = e.app_id AND s.install_id = e.install_id AND \(condition))"
-        } ?? ""
         let eventKey = key(groupBy, Columns(time: "e.received_at", link: "e.link_id", campaign: "e.campaign", channel: "e.channel", source: "e.source",
                                             appleAds: "e.", variant: "e.variant", qr: "e.qr", linked: "e.link_id IS NOT NULL", links: "l"))
-        for event in try db.query("""
-            SELECT \(raw: eventKey) AS k, e.type, e.currency, COUNT(*) AS n,
-                   SUM(CASE WHEN e.type = 'REFUND' THEN -e.amount WHEN e.type IN ('PURCHASE', 'SUBSCRIPTION') THEN e.amount ELSE 0 END) AS net
-            FROM events e\(raw: utm ? " LEFT JOIN links l ON l.id = e.link_id" : "")
-            WHERE e.workspace_id = \(workspaceId) AND e.received_at >= \(from) AND e.received_at < \(to)\(eventFilter)\(realEvents)
-            GROUP BY \(raw: constant(groupBy, eventKey) ? "e.workspace_id" : eventKey), e.type, e.currency
-            """, as: AttributionRows.EventGroup.self) {
+        for event in try FunnelReportQueries.events(db, workspaceId: workspaceId, appId: appId, from: from, to: to, key: eventKey,
+                                                    constant: constant(groupBy, eventKey), utm: utm, includeSimulated: includeSimulated,
+                                                    consumerOnly: consumerOnly) {
             let n = try Checked.int(event.n)
             try bump(event.k) { entry in
                 try Checked.add(n, to: &entry.events, at: event.type)
