@@ -24,7 +24,7 @@ package struct AppleAdsCapability: Capability {
     package func workers(_ services: ServerServices) -> [any Service] { [AppleAdsClaims(services: services, settings: services.appleAds)] }
 
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
-        ["appleAdsClaims": try db.execute("DELETE FROM apple_ads_claims WHERE app_id = \(install.appId) AND install_id = \(install.installId)")]
+        ["appleAdsClaims": try AppleAdsQueries.deleteClaim(db, appId: install.appId, installId: install.installId)]
     }
 
     package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {

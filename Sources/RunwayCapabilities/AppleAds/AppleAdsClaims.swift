@@ -65,13 +65,7 @@ package final class AppleAdsClaims: Service {
     /// Asks Apple about every claim that is due; returns how many it asked about.
     func resolveDue() async throws -> Int {
         let now = services.clock.nowMilliseconds()
-        let due = try await services.store.read { db in
-            try db.query("""
-                SELECT app_id, install_id FROM apple_ads_claims
-                WHERE status = 'pending' AND next_attempt_at <= \(now) AND (lease_until IS NULL OR lease_until < \(now))
-                ORDER BY next_attempt_at LIMIT 20
-                """, as: AppleAdsRows.Due.self)
-        }
+        let due = try await services.store.read { db in try AppleAdsQueries.due(db, now: now) }
         var asked = 0
         for claim in due where try await attempt(appId: claim.appId, installId: claim.installId) {
             asked += 1
@@ -85,13 +79,8 @@ package final class AppleAdsClaims: Service {
         let now = services.clock.nowMilliseconds()
         let lease = settings.leaseMilliseconds
         let taken: (token: String, receivedAt: Int64, attempts: Int64, notFound: Int64)? = try await services.store.write { db in
-            guard try db.execute("""
-                UPDATE apple_ads_claims SET lease_until = \(now + lease)
-                WHERE app_id = \(appId) AND install_id = \(installId) AND status = 'pending' AND next_attempt_at <= \(now)
-                  AND (lease_until IS NULL OR lease_until < \(now))
-                """) == 1, let row = try db.first("SELECT token, received_at, attempts, not_found_in_a_row FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)",
-                                                  as: AppleAdsRows.Taken.self),
-                let token = row.token else { return nil }
+            guard try AppleAdsQueries.takeLease(db, appId: appId, installId: installId, now: now, until: now + lease),
+                  let row = try AppleAdsQueries.taken(db, appId: appId, installId: installId), let token = row.token else { return nil }
             return (token, row.receivedAt, row.attempts, row.notFoundInARow)
         }
         guard let taken else { return false }
@@ -155,49 +144,16 @@ package final class AppleAdsClaims: Service {
         let failed = ["invalid", "expired"].contains(newStatus), keepsAttribution = failed || newStatus == "not_attributed"
         let finalStatus = newStatus, nextAttempt = next, notFoundCount = notFound, lastError = error, answer = reading
         try await services.store.write { db in
-            // A claim asked again with a new token (`AppleAdsQueries.renew`) keeps its attribution when the new token
-            // fails or is not attributed: tracking consent adds detail to Apple's answer, it does not take the ad away.
-            try db.execute("""
-                UPDATE apple_ads_claims SET status = CASE
-                        WHEN renewals > 0 AND campaign_id IS NOT NULL AND \(keepsAttribution ? 1 : 0) = 1 THEN 'attributed'
-                        WHEN renewals > 0 AND \(failed ? 1 : 0) = 1 THEN 'not_attributed'
-                        ELSE \(finalStatus) END,
-                    attempts = \(attempts), not_found_in_a_row = \(notFoundCount),
-                    next_attempt_at = \(nextAttempt), lease_until = NULL, last_status = \(status.map(Int64.init)), last_error = \(lastError),
-                    resolved_at = \(final ? now : nil), token = \(final ? nil : taken.token)
-                WHERE app_id = \(appId) AND install_id = \(installId)
-                """)
+            try AppleAdsQueries.recordAnswer(db, appId: appId, installId: installId, status: finalStatus, keepsAttribution: keepsAttribution,
+                                             failed: failed, attempts: attempts, notFoundInARow: notFoundCount, nextAttemptAt: nextAttempt,
+                                             httpStatus: status, error: lastError, resolvedAt: final ? now : nil, token: final ? nil : taken.token)
             if case .attributed(let fields, let clickAt, let impressionAt, let testData)? = answer {
-                try db.execute("""
-                    UPDATE apple_ads_claims SET org_id = \(fields.orgId), campaign_id = \(fields.campaignId), ad_group_id = \(fields.adGroupId),
-                        keyword_id = \(fields.keywordId), ad_id = \(fields.adId), conversion_type = \(fields.conversionType),
-                        claim_type = \(fields.claimType), click_date = \(clickAt), impression_date = \(impressionAt),
-                        country_or_region = \(fields.countryOrRegion), supply_placement = \(fields.supplyPlacement), test_data = \(testData)
-                    WHERE app_id = \(appId) AND install_id = \(installId)
-                    """)
-                if !testData { try Self.attribute(db, appId: appId, installId: installId, fields: fields) }
+                try AppleAdsQueries.storeAttribution(db, appId: appId, installId: installId, fields: fields, clickAt: clickAt,
+                                                     impressionAt: impressionAt, testData: testData)
+                if !testData { try AppleAdsQueries.attribute(db, appId: appId, installId: installId, fields: fields) }
             }
         }
         services.metrics.increment("linkrunway_apple_ads_answers_total", labels: [("status", status.map(String.init) ?? "error")])
-    }
-
-    /// The install, and the events it already has, take the Apple Ads campaign, ad group and keyword. Apple Ads is
-    /// Apple's own deterministic claim, so it replaces an estimate (probabilistic, view-through) or no match; a
-    /// referrer match to one of our links keeps its source and gains the Apple Ads ids, and so does a returning install
-    /// (consent given again), which must stay out of install counts.
-    static func attribute(_ db: any SQLExecutor, appId: String, installId: String, fields: AppleAdsAttribution) throws {
-        try db.execute("""
-            UPDATE installs SET apple_ads_campaign_id = \(fields.campaignId), apple_ads_ad_group_id = \(fields.adGroupId),
-                apple_ads_keyword_id = \(fields.keywordId),
-                source = CASE WHEN method = 'referrer' OR source = 'returning' THEN source ELSE 'apple_ads' END
-            WHERE app_id = \(appId) AND install_id = \(installId)
-            """)
-        try db.execute("""
-            UPDATE events SET apple_ads_campaign_id = \(fields.campaignId), apple_ads_ad_group_id = \(fields.adGroupId),
-                apple_ads_keyword_id = \(fields.keywordId),
-                source = CASE WHEN method = 'referrer' OR source = 'returning' THEN source ELSE 'apple_ads' END
-            WHERE app_id = \(appId) AND install_id = \(installId)
-            """)
     }
 
     func backoff(_ attempts: Int64) -> Int64 {

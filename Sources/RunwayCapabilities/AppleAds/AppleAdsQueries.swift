@@ -3,7 +3,8 @@ import RunwayCrypto
 import RunwayKit
 import RunwayStore
 
-/// The SQL of `apple_ads_claims` that the claim route runs.
+/// The SQL of `apple_ads_claims` that the claim route and the worker asking Apple about claims (`AppleAdsClaims`) run,
+/// and of the Apple Ads ids an answer gives the install and its events.
 enum AppleAdsQueries {
     /// Records a claim with `token` unless the install has one: true when this one is new. The primary key decides
     /// which of two claims at the same instant is the install's; the other one finds it as if it had come second.
@@ -49,6 +50,84 @@ enum AppleAdsQueries {
     static func claim(_ db: any SQLExecutor, appId: String, installId: String, now: Int64) throws -> AppleAdsClaim? {
         try db.first("SELECT \(raw: AppleAdsRows.Claim.columns) FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)",
                      as: AppleAdsRows.Claim.self)?.wire(now: now)
+    }
+
+    /// The install's claim: how many rows went (one or none).
+    static func deleteClaim(_ db: any SQLExecutor, appId: String, installId: String) throws -> Int {
+        try db.execute("DELETE FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)")
+    }
+
+    /// Up to 20 pending claims due at `now` that no worker holds, the longest due first.
+    static func due(_ db: any SQLExecutor, now: Int64) throws -> [AppleAdsRows.Due] {
+        try db.query("""
+            SELECT app_id, install_id FROM apple_ads_claims
+            WHERE status = 'pending' AND next_attempt_at <= \(now) AND (lease_until IS NULL OR lease_until < \(now))
+            ORDER BY next_attempt_at LIMIT 20
+            """, as: AppleAdsRows.Due.self)
+    }
+
+    /// Takes the claim's lease until `until`: false when it is not pending, not due at `now`, or another worker holds it.
+    static func takeLease(_ db: any SQLExecutor, appId: String, installId: String, now: Int64, until: Int64) throws -> Bool {
+        try db.execute("""
+            UPDATE apple_ads_claims SET lease_until = \(until)
+            WHERE app_id = \(appId) AND install_id = \(installId) AND status = 'pending' AND next_attempt_at <= \(now)
+              AND (lease_until IS NULL OR lease_until < \(now))
+            """) == 1
+    }
+
+    /// What asking Apple about the claim needs, once its lease is taken.
+    static func taken(_ db: any SQLExecutor, appId: String, installId: String) throws -> AppleAdsRows.Taken? {
+        try db.first("SELECT token, received_at, attempts, not_found_in_a_row FROM apple_ads_claims WHERE app_id = \(appId) AND install_id = \(installId)",
+                     as: AppleAdsRows.Taken.self)
+    }
+
+    /// Stores what became of asking Apple (its HTTP status and the error, if any) and when to ask next, and gives back
+    /// the lease. A claim asked again with a new token (`renew`) keeps its attribution when the new token fails or is not
+    /// attributed: tracking consent adds detail to Apple's answer, it does not take the ad away.
+    static func recordAnswer(_ db: any SQLExecutor, appId: String, installId: String, status: String, keepsAttribution: Bool, failed: Bool,
+                             attempts: Int64, notFoundInARow: Int64, nextAttemptAt: Int64, httpStatus: Int?, error: String?, resolvedAt: Int64?,
+                             token: String?) throws {
+        try db.execute("""
+            UPDATE apple_ads_claims SET status = CASE
+                    WHEN renewals > 0 AND campaign_id IS NOT NULL AND \(keepsAttribution ? 1 : 0) = 1 THEN 'attributed'
+                    WHEN renewals > 0 AND \(failed ? 1 : 0) = 1 THEN 'not_attributed'
+                    ELSE \(status) END,
+                attempts = \(attempts), not_found_in_a_row = \(notFoundInARow),
+                next_attempt_at = \(nextAttemptAt), lease_until = NULL, last_status = \(httpStatus.map(Int64.init)), last_error = \(error),
+                resolved_at = \(resolvedAt), token = \(token)
+            WHERE app_id = \(appId) AND install_id = \(installId)
+            """)
+    }
+
+    /// Stores the attribution Apple answered for the claim.
+    static func storeAttribution(_ db: any SQLExecutor, appId: String, installId: String, fields: AppleAdsAttribution, clickAt: Int64?,
+                                 impressionAt: Int64?, testData: Bool) throws {
+        try db.execute("""
+            UPDATE apple_ads_claims SET org_id = \(fields.orgId), campaign_id = \(fields.campaignId), ad_group_id = \(fields.adGroupId),
+                keyword_id = \(fields.keywordId), ad_id = \(fields.adId), conversion_type = \(fields.conversionType),
+                claim_type = \(fields.claimType), click_date = \(clickAt), impression_date = \(impressionAt),
+                country_or_region = \(fields.countryOrRegion), supply_placement = \(fields.supplyPlacement), test_data = \(testData)
+            WHERE app_id = \(appId) AND install_id = \(installId)
+            """)
+    }
+
+    /// The install, and the events it already has, take the Apple Ads campaign, ad group and keyword. Apple Ads is
+    /// Apple's own deterministic claim, so it replaces an estimate (probabilistic, view-through) or no match; a
+    /// referrer match to one of our links keeps its source and gains the Apple Ads ids, and so does a returning install
+    /// (consent given again), which must stay out of install counts.
+    static func attribute(_ db: any SQLExecutor, appId: String, installId: String, fields: AppleAdsAttribution) throws {
+        try db.execute("""
+            UPDATE installs SET apple_ads_campaign_id = \(fields.campaignId), apple_ads_ad_group_id = \(fields.adGroupId),
+                apple_ads_keyword_id = \(fields.keywordId),
+                source = CASE WHEN method = 'referrer' OR source = 'returning' THEN source ELSE 'apple_ads' END
+            WHERE app_id = \(appId) AND install_id = \(installId)
+            """)
+        try db.execute("""
+            UPDATE events SET apple_ads_campaign_id = \(fields.campaignId), apple_ads_ad_group_id = \(fields.adGroupId),
+                apple_ads_keyword_id = \(fields.keywordId),
+                source = CASE WHEN method = 'referrer' OR source = 'returning' THEN source ELSE 'apple_ads' END
+            WHERE app_id = \(appId) AND install_id = \(installId)
+            """)
     }
 
     /// The workspace's claims received in [from, to), by outcome, without Apple's developer-mode test answers.
