@@ -38,7 +38,7 @@ final class AppDirectory: SharedObject {
     func apps(appStoreId: String) async throws -> [Owner] {
         try await byAppStoreId.value(appStoreId) { [store] in
             try await store.read { db in
-                try AppStoreIdentity.holder(db, appStoreId: appStoreId).map { [Owner(appId: $0.appId, workspaceId: $0.workspaceId)] } ?? []
+                try AppStoreIdentityQueries.holder(db, appStoreId: appStoreId).map { [Owner(appId: $0.appId, workspaceId: $0.workspaceId)] } ?? []
             }
         } ?? []
     }

@@ -116,7 +116,7 @@ struct AppHandlers: Sendable {
     }
 
     static func status(_ db: any SQLExecutor, _ app: App) throws -> AppStoreIdStatus {
-        let holder = try app.appStoreId.flatMap { try AppStoreIdentity.holder(db, appStoreId: $0) }
+        let holder = try app.appStoreId.flatMap { try AppStoreIdentityQueries.holder(db, appStoreId: $0) }
         guard let holder, holder.appId == app.id else { return AppStoreIdStatus(appId: app.id, appStoreId: app.appStoreId, proven: false) }
         return AppStoreIdStatus(appId: app.id, appStoreId: app.appStoreId, proven: true, proof: holder.proof.rawValue,
                                 provenAt: Timestamp.iso(holder.provenAt))
@@ -153,9 +153,9 @@ struct AppHandlers: Sendable {
                 throw TenancyError.appIdentityTaken("team \(app.teamId) with bundle \(app.bundleId)")
             }
         }
-        if let old = previous?.appStoreId, old != app.appStoreId { try AppStoreIdentity.release(db, appStoreId: old, appId: app.id) }
+        if let old = previous?.appStoreId, old != app.appStoreId { try AppStoreIdentityQueries.release(db, appStoreId: old, appId: app.id) }
         guard let appStoreId = app.appStoreId, appStoreId != previous?.appStoreId else { return }
-        try AppStoreIdentity.claim(db, appStoreId: appStoreId, app: app, now: now)
+        try AppStoreIdentityQueries.claim(db, appStoreId: appStoreId, app: app, now: now)
         if principal.kind == .admin, try !AppStoreIdentity.prove(db, app: app, proof: .admin, now: now).holds {
             throw TenancyError.appIdentityTaken("App Store id \(appStoreId)")
         }

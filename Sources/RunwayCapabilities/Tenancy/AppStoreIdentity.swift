@@ -35,35 +35,6 @@ enum AppStoreIdentity {
         let provenAt: Int64
     }
 
-    /// The app claims the App Store id it names, unproven.
-    static func claim(_ db: any SQLExecutor, appStoreId: String, app: App, now: Int64) throws {
-        try db.execute("""
-            INSERT INTO app_store_id_claims (app_store_id, app_id, workspace_id, created_at) VALUES (\(appStoreId), \(app.id), \(app.workspaceId), \(now))
-            ON CONFLICT (app_store_id, app_id) DO NOTHING
-            """)
-    }
-
-    /// The app no longer names the App Store id: its claim and any proof go.
-    static func release(_ db: any SQLExecutor, appStoreId: String, appId: String) throws {
-        try db.execute("DELETE FROM app_store_id_claims WHERE app_store_id = \(appStoreId) AND app_id = \(appId)")
-    }
-
-    static func holder(_ db: any SQLExecutor, appStoreId: String) throws -> Holder? {
-        try db.first("""
-            SELECT app_id, workspace_id, proof, proven_at FROM app_store_id_claims WHERE app_store_id = \(appStoreId) AND proven_at IS NOT NULL
-            """, as: HolderRow.self).map { row in
-            Holder(appId: row.appId, workspaceId: row.workspaceId, proof: Proof(rawValue: row.proof) ?? .heldBeforeProofs, provenAt: row.provenAt)
-        }
-    }
-
-    /// A proven claim's row; a proof this version does not name reads as the oldest kind.
-    private struct HolderRow: Decodable {
-        let appId: String
-        let workspaceId: String
-        let proof: String
-        let provenAt: Int64
-    }
-
     /// What proving did.
     struct Outcome: Sendable, Equatable {
         /// The app holds the proof now (it may have before).
@@ -80,21 +51,19 @@ enum AppStoreIdentity {
     @discardableResult
     static func prove(_ db: any SQLExecutor, app: App, proof: Proof, now: Int64) throws -> Outcome {
         guard let appStoreId = app.appStoreId else { return Outcome(holds: false, changed: false) }
-        try claim(db, appStoreId: appStoreId, app: app, now: now)
-        let current = try holder(db, appStoreId: appStoreId)
+        try AppStoreIdentityQueries.claim(db, appStoreId: appStoreId, app: app, now: now)
+        let current = try AppStoreIdentityQueries.holder(db, appStoreId: appStoreId)
         if let current, current.appId == app.id {
             if proof.strength > current.proof.strength {
-                try db.execute("UPDATE app_store_id_claims SET proof = \(proof.rawValue) WHERE app_store_id = \(appStoreId) AND app_id = \(app.id)")
+                try AppStoreIdentityQueries.setProof(db, proof, appStoreId: appStoreId, appId: app.id)
             }
             return Outcome(holds: true, changed: false)
         }
         if let current, current.proof.strength >= proof.strength { return Outcome(holds: false, changed: false) }
         if let current {
-            try db.execute("UPDATE app_store_id_claims SET proven_at = NULL, proof = NULL WHERE app_store_id = \(appStoreId) AND app_id = \(current.appId)")
+            try AppStoreIdentityQueries.unprove(db, appStoreId: appStoreId, appId: current.appId)
         }
-        try db.execute("""
-            UPDATE app_store_id_claims SET proven_at = \(now), proof = \(proof.rawValue) WHERE app_store_id = \(appStoreId) AND app_id = \(app.id)
-            """)
+        try AppStoreIdentityQueries.markProven(db, proof, appStoreId: appStoreId, appId: app.id, now: now)
         let moved = try PostbackReceiver.adopt(db, app: app, appStoreId: appStoreId, from: current?.appId, now: now)
         return Outcome(holds: true, changed: true, postbacksMoved: moved)
     }
