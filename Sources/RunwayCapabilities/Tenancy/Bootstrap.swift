@@ -18,19 +18,11 @@ public enum Bootstrap {
         let secret = APIKeySecret.generate(kind: .admin)
         let workspace = Workspace(id: Identifier.make("ws"), name: "Default", createdAt: Timestamp.iso(now))
         return try await store.write { db in
-            let claimed = try db.execute("""
-                INSERT INTO instance_meta (name, value) VALUES ('bootstrap', \(String(now))) ON CONFLICT (name) DO NOTHING
-                """)
-            guard claimed == 1 else { return nil }
+            guard try TenancyQueries.claimBootstrap(db, now: now) else { return nil }
             try TenancyQueries.insertWorkspace(db, id: workspace.id, name: workspace.name, now: now)
             try TenancyQueries.insertKey(db, secret: secret, name: "first admin key", workspaceId: nil, appId: nil,
                                           createdBy: nil, now: now)
-            if let linkDomain {
-                try db.execute("""
-                    INSERT INTO link_domains (id, workspace_id, hostname, created_at, verified_at)
-                    VALUES (\(Identifier.make("dom")), \(workspace.id), \(linkDomain), \(now), \(now)) ON CONFLICT (hostname) DO NOTHING
-                    """)
-            }
+            if let linkDomain { try TenancyQueries.insertFirstDomain(db, workspaceId: workspace.id, hostname: linkDomain, now: now) }
             return Result(workspace: workspace, adminKey: secret.text)
         }
     }

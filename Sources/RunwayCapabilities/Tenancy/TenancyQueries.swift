@@ -7,6 +7,21 @@ import RunwayStore
 /// Tenancy statements, written once for every backend: the SQL the tenancy routes run, and the lookups other
 /// capabilities share.
 enum TenancyQueries {
+    /// Marks the database bootstrapped at `now`: false when it was before (another server may be starting with it).
+    static func claimBootstrap(_ db: any SQLExecutor, now: Int64) throws -> Bool {
+        try db.execute("""
+            INSERT INTO instance_meta (name, value) VALUES ('bootstrap', \(String(now))) ON CONFLICT (name) DO NOTHING
+            """) == 1
+    }
+
+    /// The first workspace's link domain, verified at once, unless another workspace has that hostname.
+    static func insertFirstDomain(_ db: any SQLExecutor, workspaceId: String, hostname: String, now: Int64) throws {
+        try db.execute("""
+            INSERT INTO link_domains (id, workspace_id, hostname, created_at, verified_at)
+            VALUES (\(Identifier.make("dom")), \(workspaceId), \(hostname), \(now), \(now)) ON CONFLICT (hostname) DO NOTHING
+            """)
+    }
+
     static func insertWorkspace(_ db: any SQLExecutor, id: String, name: String, now: Int64) throws {
         try db.execute("INSERT INTO workspaces (id, name, created_at) VALUES (\(id), \(name), \(now))")
     }
