@@ -19,6 +19,6 @@ package struct AttestCapability: Capability {
     }
 
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
-        ["attestKeys": try db.execute("DELETE FROM attest_keys WHERE app_id = \(install.appId) AND install_id = \(install.installId)")]
+        ["attestKeys": try AttestQueries.deleteKeys(db, appId: install.appId, installId: install.installId)]
     }
 }

@@ -59,4 +59,9 @@ enum AttestQueries {
             WHERE app_id = \(appId) AND key_id = \(keyId) AND counter < \(counter)
             """) == 1
     }
+
+    /// Deletes the keys the install attested: how many went.
+    static func deleteKeys(_ db: any SQLExecutor, appId: String, installId: String) throws -> Int {
+        try db.execute("DELETE FROM attest_keys WHERE app_id = \(appId) AND install_id = \(installId)")
+    }
 }
