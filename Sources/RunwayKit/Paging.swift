@@ -29,14 +29,16 @@ package let pageQuery = [
 ]
 
 /// Reads one page of `table` in (created_at, id) order, after the request's cursor (an unknown cursor yields an empty
-/// page), keeping the rows `filter` (` AND …` clauses) allows.
-package func readPage<Item: Codable & Sendable>(_ store: any Store, table: String, columns: String, filter: SQL,
-                                                page: PageRequest, row: @escaping @Sendable (SQLRow) throws -> Item,
-                                                id: @escaping @Sendable (Item) -> String) async throws -> Page<Item> {
+/// page), keeping the rows `filter` (` AND …` clauses) allows: each row decoded as `record` (`RowDecoder`), then made
+/// the item the page lists by `wire`.
+package func readPage<Record: Decodable, Item: Codable & Sendable>(_ store: any Store, table: String, columns: String, filter: SQL,
+                                                                   page: PageRequest, as record: Record.Type,
+                                                                   wire: @escaping @Sendable (Record) throws -> Item,
+                                                                   id: @escaping @Sendable (Item) -> String) async throws -> Page<Item> {
     let cursor: SQL = page.cursor.map { " AND (created_at, id) > (SELECT created_at, id FROM \(raw: table) WHERE id = \($0))" } ?? ""
     let rows = try await store.read { db in
-        try db.query("SELECT \(raw: columns) FROM \(raw: table) WHERE 1 = 1\(filter)\(cursor) ORDER BY created_at, id LIMIT \(page.limit + 1)")
-            .map(row)
+        try db.query("SELECT \(raw: columns) FROM \(raw: table) WHERE 1 = 1\(filter)\(cursor) ORDER BY created_at, id LIMIT \(page.limit + 1)",
+                     as: record).map(wire)
     }
     let items = Array(rows.prefix(page.limit))
     return Page(items: items, nextCursor: rows.count > page.limit ? items.last.map(id) : nil)

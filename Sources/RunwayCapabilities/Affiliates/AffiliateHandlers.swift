@@ -32,7 +32,7 @@ struct AffiliateHandlers: Sendable {
         let principal = try context.principal()
         return try .json(await readPage(services.store, table: "affiliates", columns: AffiliateRows.AffiliateRow.columns,
                                         filter: try await principal.workspaceFilter(request, in: services.store), page: try PageRequest(request),
-                                        row: { try $0.decode(AffiliateRows.AffiliateRow.self).wire }, id: \.id))
+                                        as: AffiliateRows.AffiliateRow.self, wire: \.wire, id: \.id))
     }
 
     func createProgram(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
@@ -62,7 +62,7 @@ struct AffiliateHandlers: Sendable {
         let principal = try context.principal()
         return try .json(await readPage(services.store, table: "affiliate_programs", columns: AffiliateRows.ProgramRow.columns,
                                         filter: try await principal.workspaceFilter(request, in: services.store), page: try PageRequest(request),
-                                        row: { try $0.decode(AffiliateRows.ProgramRow.self).wire() }, id: \.id))
+                                        as: AffiliateRows.ProgramRow.self, wire: { try $0.wire() }, id: \.id))
     }
 
     func createCode(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

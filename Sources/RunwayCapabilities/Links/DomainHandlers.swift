@@ -60,7 +60,7 @@ struct DomainHandlers: Sendable {
         let page = try PageRequest(request)
         let filter = try await principal.workspaceFilter(request, in: services.store)
         return try .json(await readPage(services.store, table: "link_domains", columns: LinkRows.Domain.columns, filter: filter, page: page,
-                                        row: { try $0.decode(LinkRows.Domain.self).wire }, id: \.id))
+                                        as: LinkRows.Domain.self, wire: \.wire, id: \.id))
     }
 
     func delete(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

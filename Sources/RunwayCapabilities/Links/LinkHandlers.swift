@@ -40,7 +40,7 @@ struct LinkHandlers: Sendable {
         let filter = LinkQueries.linkFilter(workspace, request, enabled: enabled)
         let port = services.listening.port
         return try .json(await readPage(services.store, table: "links", columns: LinkRecord.columns, filter: filter, page: page,
-                                        row: { try $0.decode(LinkRecord.self).wire(localPort: port) }, id: \.id))
+                                        as: LinkRecord.self, wire: { $0.wire(localPort: port) }, id: \.id))
     }
 
     func get(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

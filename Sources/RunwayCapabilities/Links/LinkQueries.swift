@@ -174,8 +174,8 @@ enum LinkQueries {
 
     /// The workspace's apps with an Android package, oldest first.
     static func androidApps(_ db: any SQLExecutor, workspaceId: String) throws -> [App] {
-        try db.query("SELECT \(raw: TenancyRows.appColumns) FROM apps WHERE workspace_id = \(workspaceId) AND android_package IS NOT NULL ORDER BY created_at, id")
-            .map(TenancyRows.app)
+        try db.query("SELECT \(raw: TenancyRows.appColumns) FROM apps WHERE workspace_id = \(workspaceId) AND android_package IS NOT NULL ORDER BY created_at, id",
+                     as: TenancyRows.AppRow.self).map { try $0.wire() }
     }
 }
 

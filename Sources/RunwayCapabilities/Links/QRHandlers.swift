@@ -95,7 +95,7 @@ struct QRHandlers: Sendable {
         let page = try PageRequest(request)
         let filter = try await principal.workspaceFilter(request, in: services.store)
         return try .json(await readPage(services.store, table: "qr_logos", columns: LinkRows.Logo.columns, filter: filter, page: page,
-                                        row: { try $0.decode(LinkRows.Logo.self).wire }, id: \.id))
+                                        as: LinkRows.Logo.self, wire: \.wire, id: \.id))
     }
 
     func deleteLogo(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

@@ -31,7 +31,7 @@ struct AdPlacementHandlers: Sendable {
         let page = try PageRequest(request)
         return try .json(await readPage(services.store, table: "ad_placements", columns: PostbackRows.PlacementRow.columns,
                                         filter: " AND network_id = \(network.id)", page: page,
-                                        row: { try $0.decode(PostbackRows.PlacementRow.self).wire }, id: \.id))
+                                        as: PostbackRows.PlacementRow.self, wire: \.wire, id: \.id))
     }
 
     func delete(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

@@ -150,7 +150,7 @@ struct PostbackHandlers: Sendable {
         let page = try PageRequest(request)
         let filter = try await principal.workspaceFilter(request, in: services.store)
         return try .json(await readPage(services.store, table: "ad_networks", columns: PostbackRows.AdNetworkRow.columns, filter: filter,
-                                        page: page, row: { try $0.decode(PostbackRows.AdNetworkRow.self).wire }, id: \.id))
+                                        page: page, as: PostbackRows.AdNetworkRow.self, wire: \.wire, id: \.id))
     }
 
     func signImpression(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

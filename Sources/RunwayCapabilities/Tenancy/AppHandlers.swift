@@ -40,7 +40,7 @@ struct AppHandlers: Sendable {
         let page = try PageRequest(request)
         let scope = try await principal.workspaceFilter(request, in: services.store)
         return try .json(await readPage(services.store, table: "apps", columns: TenancyRows.appColumns, filter: scope,
-                                        page: page, row: TenancyRows.app, id: \.id))
+                                        page: page, as: TenancyRows.AppRow.self, wire: { try $0.wire() }, id: \.id))
     }
 
     func get(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

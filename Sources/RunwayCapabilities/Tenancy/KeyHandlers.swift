@@ -26,7 +26,7 @@ struct KeyHandlers: Sendable {
         let page = try PageRequest(request)
         let filter = try await principal.workspaceFilter(request, in: services.store) + TenancyQueries.keysOfApp(request.queryValue("appId"))
         return try .json(await readPage(services.store, table: "api_keys", columns: TenancyRows.keyColumns, filter: filter,
-                                        page: page, row: TenancyRows.key, id: \.id))
+                                        page: page, as: TenancyRows.KeyRow.self, wire: \.wire, id: \.id))
     }
 
     func get(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

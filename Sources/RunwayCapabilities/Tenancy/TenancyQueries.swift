@@ -27,7 +27,7 @@ enum TenancyQueries {
     }
 
     static func workspace(_ db: any SQLExecutor, id: String) throws -> Workspace? {
-        try db.first("SELECT id, name, created_at FROM workspaces WHERE id = \(id)").map(TenancyRows.workspace)
+        try db.first("SELECT id, name, created_at FROM workspaces WHERE id = \(id)", as: TenancyRows.WorkspaceRow.self)?.wire
     }
 
     /// The page filter of `/v1/workspaces`: every workspace for an admin key, its own for any other.
@@ -36,7 +36,7 @@ enum TenancyQueries {
     }
 
     static func app(_ db: any SQLExecutor, id: String) throws -> App? {
-        try db.first("SELECT \(raw: TenancyRows.appColumns) FROM apps WHERE id = \(id)").map(TenancyRows.app)
+        try db.first("SELECT \(raw: TenancyRows.appColumns) FROM apps WHERE id = \(id)", as: TenancyRows.AppRow.self)?.wire()
     }
 
     static func insertApp(_ db: any SQLExecutor, _ app: App, now: Int64) throws {
@@ -92,7 +92,7 @@ enum TenancyQueries {
     }
 
     static func key(_ db: any SQLExecutor, id: String) throws -> APIKey? {
-        try db.first("SELECT \(raw: TenancyRows.keyColumns) FROM api_keys WHERE id = \(id)").map(TenancyRows.key)
+        try db.first("SELECT \(raw: TenancyRows.keyColumns) FROM api_keys WHERE id = \(id)", as: TenancyRows.KeyRow.self)?.wire
     }
 
     /// Stores a key's hash (never its text) and returns the listed form.

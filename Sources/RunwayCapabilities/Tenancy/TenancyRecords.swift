@@ -6,11 +6,6 @@ import RunwayStore
 /// Tenancy's rows as `Decodable` records (`RowDecoder`: each property names its column), and the wire types made
 /// from them.
 enum TenancyRows {
-    static func workspace(_ row: SQLRow) throws -> Workspace { try row.decode(WorkspaceRow.self).wire }
-    static func app(_ row: SQLRow) throws -> App { try row.decode(AppRow.self).wire() }
-    static func key(_ row: SQLRow) throws -> APIKey { try row.decode(KeyRow.self).wire }
-    static func user(_ row: SQLRow) throws -> ConsoleUser { try row.decode(UserRow.self).wire }
-
     /// A row's id alone.
     struct Id: Decodable {
         let id: String

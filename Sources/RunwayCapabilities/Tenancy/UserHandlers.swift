@@ -48,7 +48,7 @@ struct UserHandlers: Sendable {
         let page = try PageRequest(request)
         let filter = try await principal.workspaceFilter(request, in: services.store)
         return try .json(await readPage(services.store, table: "console_users", columns: TenancyRows.userColumns, filter: filter,
-                                        page: page, row: TenancyRows.user, id: \.id))
+                                        page: page, as: TenancyRows.UserRow.self, wire: \.wire, id: \.id))
     }
 
     func delete(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

@@ -23,7 +23,7 @@ struct WorkspaceHandlers: Sendable {
         let page = try PageRequest(request)
         let scope = TenancyQueries.workspacesVisible(to: principal)
         return try .json(await readPage(services.store, table: "workspaces", columns: TenancyRows.workspaceColumns, filter: scope,
-                                        page: page, row: TenancyRows.workspace, id: \.id))
+                                        page: page, as: TenancyRows.WorkspaceRow.self, wire: \.wire, id: \.id))
     }
 
     func get(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {

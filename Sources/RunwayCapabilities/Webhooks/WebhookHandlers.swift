@@ -35,7 +35,7 @@ struct WebhookHandlers: Sendable {
         let page = try PageRequest(request)
         let filter = try await principal.workspaceFilter(request, in: services.store)
         return try .json(await readPage(services.store, table: "webhooks", columns: WebhookRows.Endpoint.columns, filter: filter,
-                                        page: page, row: { try $0.decode(WebhookRows.Endpoint.self).wire }, id: \.id))
+                                        page: page, as: WebhookRows.Endpoint.self, wire: \.wire, id: \.id))
     }
 
     func delete(_ request: HTTPRequest, _ context: RequestContext) async throws -> HTTPResponse {
