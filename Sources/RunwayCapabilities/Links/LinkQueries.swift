@@ -172,6 +172,70 @@ enum LinkQueries {
             """)
     }
 
+    // MARK: Forgetting and exporting an install
+
+    /// Deletes the install's clicks and opens; how many.
+    static func deleteVisits(_ db: any SQLExecutor, of install: InstallReference) throws -> Int {
+        try db.execute("DELETE FROM clicks WHERE install_id = \(install.installId) AND workspace_id = \(install.workspaceId)")
+    }
+
+    /// Deletes the click of `token` (the one an install was matched to); how many rows.
+    static func deleteClick(_ db: any SQLExecutor, token: String) throws -> Int {
+        try db.execute("DELETE FROM clicks WHERE token = \(token)")
+    }
+
+    /// Deletes the install's referral codes; how many.
+    static func deleteReferralCodes(_ db: any SQLExecutor, of install: InstallReference) throws -> Int {
+        try db.execute("DELETE FROM referral_codes WHERE app_id = \(install.appId) AND install_id = \(install.installId)")
+    }
+
+    /// Clears the install from the shares it made, which stay; how many.
+    static func unlinkShares(_ db: any SQLExecutor, of install: InstallReference) throws -> Int {
+        try db.execute("""
+            UPDATE links SET referrer_install_id = NULL WHERE workspace_id = \(install.workspaceId) AND referrer_install_id = \(install.installId)
+            """)
+    }
+
+    // Columns named: a server of an older release, next to this one on PostgreSQL, would see `*` change shape.
+
+    /// The install's clicks and opens, oldest first.
+    static func visits(_ db: any SQLExecutor, of install: InstallReference) throws -> [LinkRows.Visit] {
+        try db.query("""
+            SELECT \(raw: LinkRows.Visit.columns) FROM clicks WHERE install_id = \(install.installId) AND workspace_id = \(install.workspaceId) ORDER BY created_at
+            """, as: LinkRows.Visit.self)
+    }
+
+    /// The click of `token`, if it is stored.
+    static func visit(_ db: any SQLExecutor, token: String) throws -> LinkRows.Visit? {
+        try db.first("SELECT \(raw: LinkRows.Visit.columns) FROM clicks WHERE token = \(token)", as: LinkRows.Visit.self)
+    }
+
+    /// The install's referral codes.
+    static func referralCodes(_ db: any SQLExecutor, of install: InstallReference) throws -> [ReferralCode] {
+        try db.query("""
+            SELECT \(raw: LinkRows.ReferralCodeRow.columns) FROM referral_codes WHERE app_id = \(install.appId) AND install_id = \(install.installId)
+            """, as: LinkRows.ReferralCodeRow.self).map(\.wire)
+    }
+
+    /// The ids of the links the install shared, oldest first.
+    static func sharedLinkIds(_ db: any SQLExecutor, of install: InstallReference) throws -> [String] {
+        try db.query("""
+            SELECT id FROM links WHERE workspace_id = \(install.workspaceId) AND referrer_install_id = \(install.installId) ORDER BY created_at
+            """, as: LinkRows.Id.self).map(\.id)
+    }
+
+    // MARK: Upkeep
+
+    /// Deletes the counts of previews and bots of the days before `firstKeptDay`.
+    static func deleteAutomatedVisits(_ db: any SQLExecutor, before firstKeptDay: Int64) throws {
+        try db.execute("DELETE FROM link_automated_visits WHERE day < \(firstKeptDay)")
+    }
+
+    /// Clears the address hashes of clicks made before `cutoff` (milliseconds); how many.
+    static func clearAddressHashes(_ db: any SQLExecutor, before cutoff: Int64) throws -> Int {
+        try db.execute("UPDATE clicks SET address_hash = NULL WHERE address_hash IS NOT NULL AND created_at < \(cutoff)")
+    }
+
     /// The workspace's apps with an Android package, oldest first.
     static func androidApps(_ db: any SQLExecutor, workspaceId: String) throws -> [App] {
         try db.query("SELECT \(raw: TenancyRows.appColumns) FROM apps WHERE workspace_id = \(workspaceId) AND android_package IS NOT NULL ORDER BY created_at, id",

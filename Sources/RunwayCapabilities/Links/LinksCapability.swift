@@ -56,33 +56,23 @@ package struct LinksCapability: Capability {
     /// figures, its referral codes; its shares stay, unlinked.
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
         try LinkStatsQueries.forgetClicks(of: install, db)
-        var clicks = try db.execute("DELETE FROM clicks WHERE install_id = \(install.installId) AND workspace_id = \(install.workspaceId)")
-        if let token = install.clickToken { clicks += try db.execute("DELETE FROM clicks WHERE token = \(token)") }
+        var clicks = try LinkQueries.deleteVisits(db, of: install)
+        if let token = install.clickToken { clicks += try LinkQueries.deleteClick(db, token: token) }
         return [
             "clicks": clicks,
-            "referralCodes": try db.execute("DELETE FROM referral_codes WHERE app_id = \(install.appId) AND install_id = \(install.installId)"),
-            "sharesUnlinked": try db.execute("""
-                UPDATE links SET referrer_install_id = NULL WHERE workspace_id = \(install.workspaceId) AND referrer_install_id = \(install.installId)
-                """),
+            "referralCodes": try LinkQueries.deleteReferralCodes(db, of: install),
+            "sharesUnlinked": try LinkQueries.unlinkShares(db, of: install),
         ]
     }
 
     package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {
-        // Columns named: a server of an older release, next to this one on PostgreSQL, would see `*` change shape.
-        let columns = LinkRows.Visit.columns
-        var visits = try db.query("""
-            SELECT \(raw: columns) FROM clicks WHERE install_id = \(install.installId) AND workspace_id = \(install.workspaceId) ORDER BY created_at
-            """, as: LinkRows.Visit.self)
-        if let token = install.clickToken, let matched = try db.first("SELECT \(raw: columns) FROM clicks WHERE token = \(token)", as: LinkRows.Visit.self) {
+        var visits = try LinkQueries.visits(db, of: install)
+        if let token = install.clickToken, let matched = try LinkQueries.visit(db, token: token) {
             visits.insert(matched, at: 0)
         }
         export.visits = visits.map(\.wire)
-        export.referralCodes = try db.query("""
-            SELECT \(raw: LinkRows.ReferralCodeRow.columns) FROM referral_codes WHERE app_id = \(install.appId) AND install_id = \(install.installId)
-            """, as: LinkRows.ReferralCodeRow.self).map(\.wire)
-        export.sharedLinkIds = try db.query("""
-            SELECT id FROM links WHERE workspace_id = \(install.workspaceId) AND referrer_install_id = \(install.installId) ORDER BY created_at
-            """, as: LinkRows.Id.self).map(\.id)
+        export.referralCodes = try LinkQueries.referralCodes(db, of: install)
+        export.sharedLinkIds = try LinkQueries.sharedLinkIds(db, of: install)
     }
 
     /// Address hashes on clicks go after their hours; counts of previews and bots go with the clicks of their days.
@@ -90,8 +80,8 @@ package struct LinksCapability: Capability {
         let cutoff = now - Int64(policy.addressHashHours) * 3_600_000
         let firstKeptDay = now / 86_400_000 - Int64(policy.clickDays)
         report.addressHashesCleared += try await services.store.write { db in
-            try db.execute("DELETE FROM link_automated_visits WHERE day < \(firstKeptDay)")
-            return try db.execute("UPDATE clicks SET address_hash = NULL WHERE address_hash IS NOT NULL AND created_at < \(cutoff)")
+            try LinkQueries.deleteAutomatedVisits(db, before: firstKeptDay)
+            return try LinkQueries.clearAddressHashes(db, before: cutoff)
         }
     }
 }
