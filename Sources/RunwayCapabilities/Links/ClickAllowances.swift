@@ -59,9 +59,7 @@ final class ClickAllowances: Sendable {
     func learn(_ link: LinkRecord) async throws -> Bool {
         guard let limit = link.clickLimit else { return false }
         let linkId = link.id
-        let reserved = try await store.read { db in
-            try db.first("SELECT reserved FROM link_click_allowances WHERE link_id = \(linkId)", as: LinkRows.Reserved.self)?.reserved
-        }
+        let reserved = try await store.read { db in try ClickAllowanceQueries.reserved(db, linkId: linkId) }
         guard let reserved, reserved >= limit else { return false }
         allowances.withLock { all in
             var allowance = all[linkId].flatMap { $0.limit == limit ? $0 : nil } ?? Allowance(limit: limit, remaining: 0, exhausted: true)
@@ -118,20 +116,15 @@ final class ClickAllowances: Sendable {
     /// In the writer: locks the link's row (made on first use with the clicks stored so far), then raises `reserved`
     /// by a block of what is left under `limit`. The places granted; 0 when none is left.
     static func reserve(_ db: any SQLExecutor, linkId: String, limit: Int64) throws -> Int64 {
-        if try db.execute("UPDATE link_click_allowances SET reserved = reserved WHERE link_id = \(linkId)") == 0 {
-            try db.execute("""
-                INSERT INTO link_click_allowances (link_id, reserved)
-                SELECT \(linkId), COUNT(*) FROM clicks WHERE link_id = \(linkId) AND kind = 'click'
-                ON CONFLICT (link_id) DO NOTHING
-                """)
-            try db.execute("UPDATE link_click_allowances SET reserved = reserved WHERE link_id = \(linkId)")
+        if try ClickAllowanceQueries.lock(db, linkId: linkId) == 0 {
+            try ClickAllowanceQueries.insertCountingClicks(db, linkId: linkId)
+            try ClickAllowanceQueries.lock(db, linkId: linkId)
         }
-        guard let row = try db.first("SELECT reserved FROM link_click_allowances WHERE link_id = \(linkId)", as: LinkRows.Reserved.self)
-        else { return 0 }
-        let left = limit - row.reserved
+        guard let reserved = try ClickAllowanceQueries.reserved(db, linkId: linkId) else { return 0 }
+        let left = limit - reserved
         guard left > 0 else { return 0 }
         let block = min(left, max(1, min(largestBlock, left / 16)))
-        try db.execute("UPDATE link_click_allowances SET reserved = reserved + \(block) WHERE link_id = \(linkId)")
+        try ClickAllowanceQueries.reserve(db, linkId: linkId, block: block)
         return block
     }
 }
