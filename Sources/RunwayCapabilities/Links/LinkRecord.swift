@@ -149,40 +149,15 @@ struct LinkRecord: Sendable, Equatable, Decodable {
     /// transaction. Whether it was inserted.
     @discardableResult
     func insert(_ db: any SQLExecutor, unlessTaken: Bool = false) throws -> Bool {
-        let insert: SQL = """
-            INSERT INTO links (\(raw: Self.columns), path_key)
-            VALUES (\(id), \(workspaceId), \(appId), \(kind), \(domain), \(path), \(appPath), \(metadata), \(iosAppStoreId),
-                    \(iosURL), \(androidURL), \(webURL), \(campaign), \(channel), \(feature), \(previewTitle),
-                    \(previewDescription), \(previewImageURL), \(interstitial), \(passQuery), \(enabled), \(expiresAt),
-                    \(referrerInstallId), \(createdAt), \(updatedAt), \(Self.stored(rules)), \(Self.stored(variants)), \(startsAt),
-                    \(clickLimit), \(fallbacks.beforeStart), \(fallbacks.expired), \(fallbacks.overLimit), \(utm.source), \(utm.medium),
-                    \(utm.campaign), \(utm.term), \(utm.content), \(inAppBrowserPage), \(Self.key(path)))
-            """
-        return try db.execute(unlessTaken ? insert + " ON CONFLICT DO NOTHING" : insert) == 1
+        try LinkRecordQueries.insert(db, self, unlessTaken: unlessTaken)
     }
 
-    func update(_ db: any SQLExecutor) throws {
-        try db.execute("""
-            UPDATE links SET app_path = \(appPath), metadata = \(metadata), ios_app_store_id = \(iosAppStoreId),
-                ios_url = \(iosURL), android_url = \(androidURL), web_url = \(webURL), campaign = \(campaign),
-                channel = \(channel), feature = \(feature), preview_title = \(previewTitle),
-                preview_description = \(previewDescription), preview_image_url = \(previewImageURL),
-                interstitial = \(interstitial), pass_query = \(passQuery), enabled = \(enabled), expires_at = \(expiresAt),
-                updated_at = \(updatedAt), rules = \(Self.stored(rules)), variants = \(Self.stored(variants)), starts_at = \(startsAt),
-                click_limit = \(clickLimit), fallback_before_start = \(fallbacks.beforeStart), fallback_expired = \(fallbacks.expired),
-                fallback_over_limit = \(fallbacks.overLimit), utm_source = \(utm.source), utm_medium = \(utm.medium),
-                utm_campaign = \(utm.campaign), utm_term = \(utm.term), utm_content = \(utm.content),
-                in_app_browser_page = \(inAppBrowserPage)
-            WHERE id = \(id)
-            """)
-    }
+    func update(_ db: any SQLExecutor) throws { try LinkRecordQueries.update(db, self) }
 
-    static func find(_ db: any SQLExecutor, id: String) throws -> LinkRecord? {
-        try db.first("SELECT \(raw: columns) FROM links WHERE id = \(id)", as: LinkRecord.self)
-    }
+    static func find(_ db: any SQLExecutor, id: String) throws -> LinkRecord? { try LinkRecordQueries.link(db, id: id) }
 
     static func find(_ db: any SQLExecutor, domain: String, path: String) throws -> LinkRecord? {
-        try db.first("SELECT \(raw: columns) FROM links WHERE domain = \(domain) AND path_key = \(key(path))", as: LinkRecord.self)
+        try LinkRecordQueries.link(db, domain: domain, path: path)
     }
 
     /// Where devices go when the app does not open the link, in the wire form.
