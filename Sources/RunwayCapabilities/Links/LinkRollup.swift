@@ -161,20 +161,12 @@ struct LinkRollup {
         if overflowed { throw StoreError.outOfRange("a link's figures add up past a 64-bit integer") }
         let years = LinkStatsYears.kept(db.dialect)
         for (key, amount) in amounts.sorted(by: { $0.key < $1.key }) where amount != 0 && (years || key.period != "year") {
-            let row: SQL = """
-                link_id = \(key.linkId) AND dimension = \(key.dimension) AND period = \(key.period) AND day = \(key.day) AND value = \(key.value)
-                  AND measure = \(key.measure)
-                """
-            let lanes = try db.query("SELECT amount FROM link_stats WHERE " + row, as: LinkRows.LaneAmount.self)
+            let row = LinkRollupQueries.lanes(of: key)
+            let lanes = try LinkRollupQueries.amounts(db, lanes: row)
             guard !lanes.isEmpty else { continue }
-            let left = try Checked.subtract(try Checked.sum(lanes.map(\.amount)), amount)
-            try db.execute("DELETE FROM link_stats WHERE " + row)
-            if left != 0 {
-                try db.execute("""
-                    INSERT INTO link_stats (link_id, dimension, period, day, value, measure, amount, lane)
-                    VALUES (\(key.linkId), \(key.dimension), \(key.period), \(key.day), \(key.value), \(key.measure), \(left), 0)
-                    """)
-            }
+            let left = try Checked.subtract(try Checked.sum(lanes), amount)
+            try LinkRollupQueries.delete(db, lanes: row)
+            if left != 0 { try LinkRollupQueries.insert(db, key, amount: left) }
         }
     }
 
