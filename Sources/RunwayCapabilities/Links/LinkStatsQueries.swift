@@ -1,10 +1,11 @@
 import RunwayKit
 import RunwayStore
 
-/// The SQL of a link's daily figures: reading them over a range (by the primary key, never the raw clicks) and taking
-/// a forgotten install's clicks and opens out of them. The three readers of amounts take their columns by name, not as
-/// `RowDecoder` records: a year's figures are tens of thousands of rows, and decoding each through `Decodable` halved
-/// `link_stats_year` (measured); they return tuples and `Amount`s, never rows.
+/// The SQL of a link's daily figures: reading them over a range (by the primary key, never the raw clicks), making the
+/// year rows from the months (`LinkStatsYears`) and taking a forgotten install's clicks and opens out of them. The
+/// three readers of amounts take their columns by name, not as `RowDecoder` records: a year's figures are tens of
+/// thousands of rows, and decoding each through `Decodable` halved `link_stats_year` (measured); they return tuples
+/// and `Amount`s, never rows.
 enum LinkStatsQueries {
     /// One summed amount of the link's figures.
     struct Amount: Sendable {
@@ -169,6 +170,36 @@ enum LinkStatsQueries {
             \(raw: select.grouping)
             """).map { (try $0.int("day"), try $0.string("kind"), try $0.int("visits")) }
     }
+
+    // MARK: Year rows (`LinkStatsYears`)
+
+    /// Whether `instance_meta` holds the row named `marker`.
+    static func isMarked(_ db: any SQLExecutor, _ marker: String) throws -> Bool {
+        try db.first("SELECT value FROM instance_meta WHERE name = \(marker)") != nil
+    }
+
+    /// Adds the `instance_meta` row named `marker`, unless it is there already.
+    static func mark(_ db: any SQLExecutor, _ marker: String) throws {
+        try db.execute("INSERT INTO instance_meta (name, value) VALUES (\(marker), 'whole') ON CONFLICT (name) DO NOTHING")
+    }
+
+    static func deleteYearRows(_ db: any SQLExecutor) throws {
+        try db.execute("DELETE FROM link_stats WHERE period = 'year'")
+    }
+
+    /// Makes the year rows of `LinkRollup.yearlyDimensions` from the month rows (SQLite's SQL), leaving out sums of
+    /// zero; how many it made.
+    static func insertYearRows(_ db: any SQLExecutor) throws -> Int {
+        try db.execute("""
+            INSERT INTO link_stats (link_id, dimension, period, day, value, measure, lane, amount)
+            SELECT link_id, dimension, 'year', \(raw: yearStart), value, measure, 0, SUM(amount) FROM link_stats
+            WHERE period = 'month' AND dimension IN (\(raw: LinkRollup.yearlyDimensions.sorted().map { "'\($0)'" }.joined(separator: ", ")))
+            GROUP BY link_id, dimension, \(raw: yearStart), value, measure HAVING SUM(amount) <> 0
+            """)
+    }
+
+    /// `LinkRollup.yearStart` in SQLite's SQL: the first day (days since 1970) of the UTC year of the `day` column.
+    private static let yearStart = "(CAST(strftime('%s', day * 86400, 'unixepoch', 'start of year') AS BIGINT) / 86400)"
 
     /// Takes the install's clicks and opens, and the click it was matched to, out of their links' figures (before
     /// the deletion removes them).

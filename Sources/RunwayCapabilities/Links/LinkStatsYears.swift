@@ -16,7 +16,7 @@ package enum LinkStatsYears {
 
     /// Whether year rows may be read.
     package static func whole(_ db: any SQLExecutor) throws -> Bool {
-        try kept(db.dialect) && db.first("SELECT value FROM instance_meta WHERE name = \(marker)") != nil
+        try kept(db.dialect) && LinkStatsQueries.isMarked(db, marker)
     }
 
     /// Makes every year row again from the month rows and marks them whole, in one write (SQLite's one writer adds
@@ -24,17 +24,9 @@ package enum LinkStatsYears {
     /// it throw, and the year rows stay unread.
     package static func build(_ db: any SQLExecutor) throws -> Int {
         guard kept(db.dialect) else { return 0 }
-        try db.execute("DELETE FROM link_stats WHERE period = 'year'")
-        let rows = try db.execute("""
-            INSERT INTO link_stats (link_id, dimension, period, day, value, measure, lane, amount)
-            SELECT link_id, dimension, 'year', \(raw: yearStart), value, measure, 0, SUM(amount) FROM link_stats
-            WHERE period = 'month' AND dimension IN (\(raw: LinkRollup.yearlyDimensions.sorted().map { "'\($0)'" }.joined(separator: ", ")))
-            GROUP BY link_id, dimension, \(raw: yearStart), value, measure HAVING SUM(amount) <> 0
-            """)
-        try db.execute("INSERT INTO instance_meta (name, value) VALUES (\(marker), 'whole') ON CONFLICT (name) DO NOTHING")
+        try LinkStatsQueries.deleteYearRows(db)
+        let rows = try LinkStatsQueries.insertYearRows(db)
+        try LinkStatsQueries.mark(db, marker)
         return rows
     }
-
-    /// `LinkRollup.yearStart` in SQLite's SQL: the first day (days since 1970) of the UTC year of the `day` column.
-    private static let yearStart = "(CAST(strftime('%s', day * 86400, 'unixepoch', 'start of year') AS BIGINT) / 86400)"
 }
