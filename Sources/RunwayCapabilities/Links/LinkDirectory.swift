@@ -48,11 +48,7 @@ final class LinkDirectory: Sendable {
 
     func domain(hostname: String) async throws -> DomainEntry? {
         try await domains.value(hostname) { [store] in
-            try await store.read { db in
-                // Only a domain whose control is proven serves.
-                try db.first("SELECT id, hostname, workspace_id FROM link_domains WHERE hostname = \(hostname) AND verified_at IS NOT NULL",
-                             as: DomainEntry.self)
-            }
+            try await store.read { db in try LinkQueries.servingDomain(db, hostname: hostname) }
         }
     }
 

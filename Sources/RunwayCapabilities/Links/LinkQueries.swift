@@ -4,7 +4,8 @@ import RunwayHTTP
 import RunwayKit
 import RunwayStore
 
-/// The SQL of the link tables that the routes run (links themselves are read and written by `LinkRecord`).
+/// The SQL of the link tables that the routes, redirects and upkeep run, and the install's rows that forget and export
+/// take (links themselves are read and written through `LinkRecordQueries`).
 enum LinkQueries {
     // MARK: Domains
 
@@ -18,6 +19,12 @@ enum LinkQueries {
     /// Domain `id`, or nil when there is none.
     static func domain(_ db: any SQLExecutor, id: String) throws -> LinkDomain? {
         try db.first("SELECT \(raw: LinkRows.Domain.columns) FROM link_domains WHERE id = \(id)", as: LinkRows.Domain.self)?.wire
+    }
+
+    /// The domain named `hostname` as redirects find it, or nil: only a domain whose control is proven serves.
+    static func servingDomain(_ db: any SQLExecutor, hostname: String) throws -> LinkDirectory.DomainEntry? {
+        try db.first("SELECT id, hostname, workspace_id FROM link_domains WHERE hostname = \(hostname) AND verified_at IS NOT NULL",
+                     as: LinkDirectory.DomainEntry.self)
     }
 
     /// Marks domain `id` verified, unless it already was.
