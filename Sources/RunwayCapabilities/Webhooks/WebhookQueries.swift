@@ -2,7 +2,7 @@ import LinkRunwayAPI
 import RunwayKit
 import RunwayStore
 
-/// The SQL of the webhook tables that the routes run.
+/// The SQL of the webhook tables that the routes, the outbox and the capability run.
 enum WebhookQueries {
     static func insert(_ db: any SQLExecutor, _ endpoint: WebhookEndpoint, sealedSecret: String, now: Int64) throws {
         try db.execute("""
@@ -34,6 +34,32 @@ enum WebhookQueries {
         try db.query("""
             SELECT \(raw: WebhookRows.Delivery.columns) FROM webhook_deliveries WHERE webhook_id = \(id) ORDER BY created_at DESC, id DESC LIMIT 100
             """, as: WebhookRows.Delivery.self).map(\.wire)
+    }
+
+    // MARK: Deliveries
+
+    /// The workspace's enabled endpoints, with their topics comma-separated.
+    static func subscriptions(_ db: any SQLExecutor, workspaceId: String) throws -> [WebhookRows.Subscription] {
+        try db.query("SELECT id, topics FROM webhooks WHERE workspace_id = \(workspaceId) AND enabled = 1", as: WebhookRows.Subscription.self)
+    }
+
+    /// Queues delivery `id` of `body` to webhook `webhookId`, due at `now`.
+    static func insertDelivery(_ db: any SQLExecutor, id: String, webhookId: String, workspaceId: String, topic: String, body: String,
+                               now: Int64) throws {
+        try db.execute("""
+            INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, topic, payload, status, attempts, next_attempt_at, created_at)
+            VALUES (\(id), \(webhookId), \(workspaceId), \(topic), \(body), 'pending', 0, \(now), \(now))
+            """)
+    }
+
+    /// At most `limit` pending deliveries due at `now` and not leased, the longest due first, with their endpoint's URL
+    /// and sealed secret.
+    static func due(_ db: any SQLExecutor, now: Int64, limit: Int) throws -> [WebhookRows.Due] {
+        try db.query("""
+            SELECT d.id, d.payload, d.attempts, w.url, w.secret FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+            WHERE d.status = 'pending' AND d.next_attempt_at <= \(now) AND (d.lease_until IS NULL OR d.lease_until < \(now))
+            ORDER BY d.next_attempt_at LIMIT \(Int64(limit))
+            """, as: WebhookRows.Due.self)
     }
 
     private struct WorkspaceOf: Decodable {

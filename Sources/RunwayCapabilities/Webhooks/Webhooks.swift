@@ -21,9 +21,7 @@ package enum Webhooks {
 
     /// The workspace's enabled endpoints.
     static func subscriptions(_ db: any SQLExecutor, workspaceId: String) throws -> [Subscription] {
-        try db.query("SELECT id, topics FROM webhooks WHERE workspace_id = \(workspaceId) AND enabled = 1", as: WebhookRows.Subscription.self).map {
-            Subscription(id: $0.id, topics: $0.topics.split(separator: ","))
-        }
+        try WebhookQueries.subscriptions(db, workspaceId: workspaceId).map { Subscription(id: $0.id, topics: $0.topics.split(separator: ",")) }
     }
 
     /// Queues one delivery per enabled endpoint of the workspace that listens to `topic`.
@@ -55,10 +53,7 @@ package enum Webhooks {
 
     /// One row of the outbox, due now: `body` is sent as it is, and `id` is its `LinkRunway-Delivery`.
     static func queue(_ db: any SQLExecutor, id: String, webhookId: String, workspaceId: String, topic: String, body: String, now: Int64) throws {
-        try db.execute("""
-            INSERT INTO webhook_deliveries (id, webhook_id, workspace_id, topic, payload, status, attempts, next_attempt_at, created_at)
-            VALUES (\(id), \(webhookId), \(workspaceId), \(topic), \(body), 'pending', 0, \(now), \(now))
-            """)
+        try WebhookQueries.insertDelivery(db, id: id, webhookId: webhookId, workspaceId: workspaceId, topic: topic, body: body, now: now)
     }
 
     /// `{"id","topic","createdAt","data"}`.
@@ -70,11 +65,7 @@ package enum Webhooks {
     /// Webhook deliveries: the JSON payload with `LinkRunway-Delivery` and `LinkRunway-Signature` headers.
     package static let outbox = OutboxQueue(table: "webhook_deliveries", metric: "linkrunway_webhook_attempts_total") { db, now, limit, box in
         let timestamp = now / 1000
-        return try db.query("""
-            SELECT d.id, d.payload, d.attempts, w.url, w.secret FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-            WHERE d.status = 'pending' AND d.next_attempt_at <= \(now) AND (d.lease_until IS NULL OR d.lease_until < \(now))
-            ORDER BY d.next_attempt_at LIMIT \(Int64(limit))
-            """, as: WebhookRows.Due.self).map { due in
+        return try WebhookQueries.due(db, now: now, limit: limit).map { due in
             OutboxQueue.Item(id: due.id, url: due.url, body: Array(due.payload.utf8), headers: [
                 "Content-Type": "application/json", "User-Agent": "LinkRunway-Webhooks/1", "LinkRunway-Delivery": due.id,
                 "LinkRunway-Signature": signature(secret: try box.reveal(due.secret, purpose: secretPurpose), timestamp: timestamp, body: due.payload),
