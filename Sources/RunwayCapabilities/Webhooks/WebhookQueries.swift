@@ -62,6 +62,28 @@ enum WebhookQueries {
             """, as: WebhookRows.Due.self)
     }
 
+    // MARK: Forgetting and exporting an install
+
+    /// Deletes the deliveries that name the install; how many.
+    static func deleteDeliveries(_ db: any SQLExecutor, of install: InstallReference) throws -> Int {
+        try db.execute("DELETE FROM webhook_deliveries WHERE \(deliveries(of: install))")
+    }
+
+    /// The deliveries that name the install, oldest first.
+    static func exportedDeliveries(_ db: any SQLExecutor, of install: InstallReference) throws -> [ExportedWebhookDelivery] {
+        try db.query("""
+            SELECT id, webhook_id, topic, status, payload, created_at FROM webhook_deliveries
+            WHERE \(deliveries(of: install)) ORDER BY created_at, id
+            """, as: WebhookRows.Exported.self).map(\.wire)
+    }
+
+    /// The webhook deliveries whose payload names the installation or its click token.
+    private static func deliveries(of install: InstallReference) -> SQL {
+        let byInstall = "%\"installId\":\"\(install.installId)\"%"
+        let byToken: SQL = install.clickToken.map { " OR payload LIKE \("%\($0)%")" } ?? ""
+        return "workspace_id = \(install.workspaceId) AND (payload LIKE \(byInstall)\(byToken))"
+    }
+
     private struct WorkspaceOf: Decodable {
         let workspaceId: String
     }

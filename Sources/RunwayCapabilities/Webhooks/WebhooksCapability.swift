@@ -24,22 +24,12 @@ package struct WebhooksCapability: Capability {
     package func workers(_ services: ServerServices) -> [any Service] { [OutboxDispatcher(services: services, queue: Webhooks.outbox)] }
 
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
-        ["webhookDeliveries": try db.execute("DELETE FROM webhook_deliveries WHERE \(Self.deliveries(of: install))")]
+        ["webhookDeliveries": try WebhookQueries.deleteDeliveries(db, of: install)]
     }
 
     package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {
-        export.webhookDeliveries = try db.query("""
-            SELECT id, webhook_id, topic, status, payload, created_at FROM webhook_deliveries
-            WHERE \(Self.deliveries(of: install)) ORDER BY created_at, id
-            """, as: WebhookRows.Exported.self).map(\.wire)
+        export.webhookDeliveries = try WebhookQueries.exportedDeliveries(db, of: install)
     }
 
     package var sealedColumns: [SealedColumn] { [SealedColumn("webhooks", key: "id", column: "secret")] }
-
-    /// The webhook deliveries whose payload names the installation or its click token.
-    static func deliveries(of install: InstallReference) -> SQL {
-        let byInstall = "%\"installId\":\"\(install.installId)\"%"
-        let byToken: SQL = install.clickToken.map { " OR payload LIKE \("%\($0)%")" } ?? ""
-        return "workspace_id = \(install.workspaceId) AND (payload LIKE \(byInstall)\(byToken))"
-    }
 }
