@@ -116,7 +116,30 @@ package struct TrapScanner {
     /// `source` with comments and the text of string literals turned into spaces (newlines kept), and the code of
     /// interpolations kept.
     package static func codeOnly(_ source: String) -> String {
+        String(decoding: lex(source).code, as: UTF8.self)
+    }
+
+    /// The string literals of `source`: each one's line, its text up to its first interpolation or line end (a
+    /// multi-line literal's from its first line of content, indentation removed), and whether it is multi-line.
+    /// Literals in comments are not literals.
+    package static func literals(in source: String) -> [(line: Int, text: String, multiline: Bool)] {
         let bytes = Array(source.utf8)
+        return lex(source).literalStarts.map { start in
+            var index = start
+            let multiline = index < bytes.count && bytes[index] == 0x0a
+            if multiline { index += 1 }
+            while index < bytes.count, bytes[index] == 0x20 { index += 1 }
+            var end = index
+            while end < bytes.count, bytes[end] != 0x0a, bytes[end] != UInt8(ascii: "\\"), bytes[end] != UInt8(ascii: "\"") { end += 1 }
+            let line = bytes[..<index].reduce(1) { $0 + ($1 == 0x0a ? 1 : 0) }
+            return (line, String(decoding: bytes[index..<end], as: UTF8.self), multiline)
+        }
+    }
+
+    /// The code of `source` as `codeOnly` gives it, and the offset where each string literal's text starts.
+    private static func lex(_ source: String) -> (code: [UInt8], literalStarts: [Int]) {
+        let bytes = Array(source.utf8)
+        var literalStarts: [Int] = []
         var out = bytes
         enum Context {
             case code(parens: Int)
@@ -152,6 +175,7 @@ package struct TrapScanner {
                     guard i + hashes < bytes.count, bytes[i + hashes] == UInt8(ascii: "\"") else { i += max(1, hashes); continue }
                     let multiline = starts("\"\"\"", at: i + hashes)
                     i += hashes + (multiline ? 3 : 1)
+                    literalStarts.append(i)
                     stack.append(.string(hashes: hashes, multiline: multiline))
                 } else if bytes[i] == UInt8(ascii: "(") {
                     stack[stack.count - 1] = .code(parens: parens + 1)
@@ -184,6 +208,6 @@ package struct TrapScanner {
                 }
             }
         }
-        return String(decoding: out, as: UTF8.self)
+        return (out, literalStarts)
     }
 }
