@@ -112,15 +112,24 @@ struct BindHandlers: Sendable {
                 candidates += try AffiliateQueries.affiliateClicks(db, workspaceId: workspaceId, appId: appId, addressHash: hash,
                                                                    since: now - reach, installId: installId, claimant: claimant)
             }
-            // Each click serves one install: the first bind to take it keeps it.
-            for click in candidates where within(click) {
-                guard try AffiliateQueries.claimDeferredClick(db, token: click.token, appId: appId, claimant: claimant, now: now) else { continue }
-                return try Self.mint(db, app: app, affiliateId: click.affiliateId, programId: click.programId, offerCode: click.offerCode,
-                                     method: "deferred", clickToken: click.token, installId: installId, attested: attested, now: now)
+            guard let click = try Self.claimFirst(db, candidates.filter(within), appId: appId, claimant: claimant, now: now) else {
+                throw AffiliatesError.noMatch
             }
-            throw AffiliatesError.noMatch
+            return try Self.mint(db, app: app, affiliateId: click.affiliateId, programId: click.programId, offerCode: click.offerCode,
+                                 method: "deferred", clickToken: click.token, installId: installId, attested: attested, now: now)
         }
         return try .json(binding)
+    }
+
+    /// The first of `candidates` this claimant takes, or nil. Each click serves one install: the first bind to take it
+    /// keeps it, so a click another bind took after the candidates were read is passed over.
+    static func claimFirst(_ db: any SQLExecutor, _ candidates: [AffiliateRows.AffiliateClick], appId: AppId, claimant: String,
+                           now: Int64) throws -> AffiliateRows.AffiliateClick? {
+        for click in candidates {
+            guard try AffiliateQueries.claimDeferredClick(db, token: click.token, appId: appId, claimant: claimant, now: now) else { continue }
+            return click
+        }
+        return nil
     }
 
     /// The publishable key's app.

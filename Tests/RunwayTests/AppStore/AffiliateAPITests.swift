@@ -307,6 +307,28 @@ struct AffiliateAPITests {
         await w.server.stop()
     }
 
+    @Test("a deferred bind passes over a click another bind took after the candidates were read", arguments: StoreBackend.all)
+    func deferredClaimRace(_ backend: StoreBackend) async throws {
+        let location = try await backend.makeLocation()
+        let store = try backend.open(location.url, nil)
+        _ = try await store.migrate(Schema.migrations)
+        @Sendable func click(_ token: String) -> AffiliateRows.AffiliateClick {
+            AffiliateRows.AffiliateClick(token: token, createdAt: 1, affiliateId: AffiliateId("aff_r"), programId: ProgramId("prg_r"), offerCode: nil,
+                                         deferredMinutes: 60)
+        }
+        let app = AppId("app_r")
+        let (taken, again) = try await store.write { db in
+            // Both binds read the same two candidates; the other one claims the first before this one does.
+            _ = try AffiliateQueries.claimDeferredClick(db, token: "tok-1", appId: app, claimant: "install:other", now: 1)
+            let taken = try BindHandlers.claimFirst(db, [click("tok-1"), click("tok-2")], appId: app, claimant: "install:me", now: 2)
+            let again = try BindHandlers.claimFirst(db, [click("tok-1"), click("tok-2")], appId: app, claimant: "install:third", now: 3)
+            return (taken?.token, again?.token)
+        }
+        #expect(taken == "tok-2", "the click the other bind took is not this one's")
+        #expect(again == nil, "every candidate is taken")
+        await store.close()
+    }
+
     @Test("a deferred bind takes an iPhone or iPad click for one install: not a desktop tap, not everyone behind the address, the install's own click first",
           arguments: StoreBackend.all)
     func deferredClicksClaimedOnce(_ backend: StoreBackend) async throws {
