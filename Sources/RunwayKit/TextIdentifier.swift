@@ -25,3 +25,9 @@ public struct AppId: TextIdentifier {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
 }
+
+/// An installation of an app, as the SDK names it: unique within its app.
+public struct InstallId: TextIdentifier {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}

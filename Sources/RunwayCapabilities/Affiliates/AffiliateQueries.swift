@@ -103,20 +103,20 @@ enum AffiliateQueries {
     /// The affiliate clicks of iPhone and iPad browsers from one hashed address since `since`, newest first, that no
     /// other install took: neither matched to another install nor bound to one before.
     static func affiliateClicks(_ db: any SQLExecutor, workspaceId: WorkspaceId, appId: AppId, addressHash hash: String, since: Int64,
-                                installId: String?, claimant: String) throws -> [AffiliateRows.AffiliateClick] {
+                                installId: InstallId?, claimant: String) throws -> [AffiliateRows.AffiliateClick] {
         try db.query("""
             SELECT c.token, c.created_at, a.affiliate_id, a.program_id, p.offer_code, p.deferred_minutes
             FROM clicks c JOIN affiliate_links a ON a.link_id = c.link_id JOIN affiliate_programs p ON p.id = a.program_id
             WHERE c.workspace_id = \(workspaceId) AND c.address_hash = \(hash) AND c.kind = 'click' AND c.platform = 'ios'
               AND p.app_id = \(appId) AND c.created_at >= \(since)
-              AND NOT EXISTS (SELECT 1 FROM click_claims k WHERE k.token = c.token AND k.install_id <> \(installId ?? ""))
+              AND NOT EXISTS (SELECT 1 FROM click_claims k WHERE k.token = c.token AND k.install_id <> \(installId?.rawValue ?? ""))
               AND NOT EXISTS (SELECT 1 FROM deferred_click_claims d WHERE d.token = c.token AND d.claimant <> \(claimant))
             ORDER BY c.created_at DESC LIMIT 8
             """, as: AffiliateRows.AffiliateClick.self)
     }
 
     /// The affiliate click the install was matched to, if its link is an affiliate link of one of the app's programs.
-    static func matchedAffiliateClick(_ db: any SQLExecutor, appId: AppId, installId: String) throws -> AffiliateRows.AffiliateClick? {
+    static func matchedAffiliateClick(_ db: any SQLExecutor, appId: AppId, installId: InstallId) throws -> AffiliateRows.AffiliateClick? {
         try db.first("""
             SELECT c.token, c.created_at, a.affiliate_id, a.program_id, p.offer_code, p.deferred_minutes
             FROM installs i JOIN clicks c ON c.token = i.click_token JOIN affiliate_links a ON a.link_id = c.link_id
@@ -135,7 +135,7 @@ enum AffiliateQueries {
     }
 
     /// The install's binds, oldest first.
-    static func binds(_ db: any SQLExecutor, appId: AppId, installId: String) throws -> [AffiliateRows.Bind] {
+    static func binds(_ db: any SQLExecutor, appId: AppId, installId: InstallId) throws -> [AffiliateRows.Bind] {
         try db.query("""
             SELECT token, affiliate_id, program_id, method, created_at FROM app_account_tokens
             WHERE app_id = \(appId) AND install_id = \(installId) ORDER BY created_at
@@ -143,7 +143,7 @@ enum AffiliateQueries {
     }
 
     /// Unties the install's binds from it and from their clicks (the binds stay, as the affiliates' record): how many.
-    static func unlinkBinds(_ db: any SQLExecutor, appId: AppId, installId: String) throws -> Int {
+    static func unlinkBinds(_ db: any SQLExecutor, appId: AppId, installId: InstallId) throws -> Int {
         try db.execute("""
             UPDATE app_account_tokens SET install_id = NULL, click_token = NULL WHERE app_id = \(appId) AND install_id = \(installId)
             """)
@@ -163,7 +163,7 @@ enum AffiliateQueries {
     }
 
     static func insertToken(_ db: any SQLExecutor, token: BindToken, app: App, affiliateId: AffiliateId, programId: ProgramId, method: String,
-                            clickToken: String?, installId: String?, attested: Bool, now: Int64) throws {
+                            clickToken: String?, installId: InstallId?, attested: Bool, now: Int64) throws {
         try db.execute("""
             INSERT INTO app_account_tokens (token, workspace_id, app_id, affiliate_id, program_id, method, click_token, install_id, attested, created_at)
             VALUES (\(token), \(app.workspaceId), \(app.id), \(affiliateId), \(programId), \(method), \(clickToken), \(installId), \(attested), \(now))

@@ -245,7 +245,7 @@ enum AffiliateRows {
     }
 
     struct InstallOf: Decodable {
-        let installId: String?
+        let installId: InstallId?
     }
 
     struct StoreTypesOf: Decodable {

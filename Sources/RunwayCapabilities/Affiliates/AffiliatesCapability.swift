@@ -43,15 +43,15 @@ package struct AffiliatesCapability: Capability {
 
     /// The appAccountToken and its commissions are the affiliate's financial record and stay; the install goes.
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
-        let appId = AppId(install.appId)
-        return ["affiliateBindsUnlinked": try AffiliateQueries.unlinkBinds(db, appId: appId, installId: install.installId),
+        let appId = AppId(install.appId), installId = InstallId(install.installId)
+        return ["affiliateBindsUnlinked": try AffiliateQueries.unlinkBinds(db, appId: appId, installId: installId),
                 // The click stays taken, by nobody anyone can name.
                 "deferredClickClaims": try AffiliateQueries.forgetDeferredClaims(db, appId: appId, claimant: "install:" + install.installId),
-                "appTransactionClaims": try AppTransactionOwnership.forget(appId: appId, installId: install.installId, db)]
+                "appTransactionClaims": try AppTransactionOwnership.forget(appId: appId, installId: installId, db)]
     }
 
     package func export(_ install: InstallReference, _ db: any SQLExecutor, into export: inout InstallExport) throws {
-        export.affiliateBinds = try AffiliateQueries.binds(db, appId: AppId(install.appId), installId: install.installId).map(\.wire)
+        export.affiliateBinds = try AffiliateQueries.binds(db, appId: AppId(install.appId), installId: InstallId(install.installId)).map(\.wire)
     }
 
     /// Commissions past their holding period become payable even when nobody reads a balance.

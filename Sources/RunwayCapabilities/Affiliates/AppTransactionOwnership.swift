@@ -58,7 +58,7 @@ enum AppTransactionOwnership {
 
     /// The first install to prove an id owns it. A later install proving the same id (another device of the Apple
     /// account, or someone replaying a signed app transaction) is recorded as disputing it and takes nothing.
-    static func claim(_ db: any SQLExecutor, appId: AppId, installId: String, proof: Proof, now: Int64) throws -> Claim {
+    static func claim(_ db: any SQLExecutor, appId: AppId, installId: InstallId, proof: Proof, now: Int64) throws -> Claim {
         let id = proof.appTransactionId, environment = proof.environment
         if try AppTransactionQueries.insertOwner(db, appId: appId, environment: environment, appTransactionId: id, installId: installId, now: now) {
             return .owner
@@ -78,7 +78,7 @@ enum AppTransactionOwnership {
     }
 
     /// A forgotten install owns and disputes nothing.
-    static func forget(appId: AppId, installId: String, _ db: any SQLExecutor) throws -> Int {
+    static func forget(appId: AppId, installId: InstallId, _ db: any SQLExecutor) throws -> Int {
         try AppTransactionQueries.forgetInstall(db, appId: appId, installId: installId)
     }
 

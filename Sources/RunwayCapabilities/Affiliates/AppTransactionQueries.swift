@@ -9,7 +9,7 @@ enum AppTransactionQueries {
     // MARK: Owners and disputes
 
     /// Records the install as the id's owner unless one is recorded: whether it is now.
-    static func insertOwner(_ db: any SQLExecutor, appId: AppId, environment: String, appTransactionId id: String, installId: String,
+    static func insertOwner(_ db: any SQLExecutor, appId: AppId, environment: String, appTransactionId id: String, installId: InstallId,
                             now: Int64) throws -> Bool {
         try db.execute("""
             INSERT INTO app_transaction_owners (app_id, environment, app_transaction_id, install_id, proven_at)
@@ -18,14 +18,14 @@ enum AppTransactionQueries {
     }
 
     /// The install that owns the id in the environment (`Production` or `Sandbox`, as Apple names it).
-    static func owner(_ db: any SQLExecutor, appId: AppId, environment: String, appTransactionId id: String) throws -> String? {
+    static func owner(_ db: any SQLExecutor, appId: AppId, environment: String, appTransactionId id: String) throws -> InstallId? {
         try db.first("""
             SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(environment) AND app_transaction_id = \(id)
             """, as: AffiliateRows.InstallOf.self)?.installId
     }
 
     /// Records the install disputing the owner's claim, once.
-    static func insertDispute(_ db: any SQLExecutor, appId: AppId, environment: String, appTransactionId id: String, installId: String, owner: String,
+    static func insertDispute(_ db: any SQLExecutor, appId: AppId, environment: String, appTransactionId id: String, installId: InstallId, owner: InstallId,
                               now: Int64) throws {
         try db.execute("""
             INSERT INTO app_transaction_disputes (app_id, environment, app_transaction_id, install_id, owner_install_id, reported_at)
@@ -46,7 +46,7 @@ enum AppTransactionQueries {
     }
 
     /// Deletes what the install owns and disputes: how many rows.
-    static func forgetInstall(_ db: any SQLExecutor, appId: AppId, installId: String) throws -> Int {
+    static func forgetInstall(_ db: any SQLExecutor, appId: AppId, installId: InstallId) throws -> Int {
         try db.execute("DELETE FROM app_transaction_owners WHERE app_id = \(appId) AND install_id = \(installId)")
             + db.execute("DELETE FROM app_transaction_disputes WHERE app_id = \(appId) AND install_id = \(installId)")
     }
@@ -123,7 +123,7 @@ enum AppTransactionQueries {
 
     /// The install that owns the app transaction id in the environment.
     static func ownerInstall(_ db: any SQLExecutor, appId: AppId, environment: AppStoreVerifier.Environment, appTransactionId id: AppTransactionId)
-        throws -> String? {
+        throws -> InstallId? {
         try db.first("""
             SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(environment.rawValue)
             AND app_transaction_id = \(id)
@@ -131,13 +131,13 @@ enum AppTransactionQueries {
     }
 
     /// The install the appAccountToken was bound for.
-    static func boundInstall(_ db: any SQLExecutor, token: BindToken, appId: AppId) throws -> String? {
+    static func boundInstall(_ db: any SQLExecutor, token: BindToken, appId: AppId) throws -> InstallId? {
         try db.first("SELECT install_id FROM app_account_tokens WHERE token = \(token) AND app_id = \(appId)", as: AffiliateRows.InstallOf.self)?
             .installId
     }
 
     /// The stores the install reported, as stored.
-    static func storeTypes(_ db: any SQLExecutor, appId: AppId, installId: String) throws -> String? {
+    static func storeTypes(_ db: any SQLExecutor, appId: AppId, installId: InstallId) throws -> String? {
         try db.first("SELECT store_types FROM installs WHERE app_id = \(appId) AND install_id = \(installId)", as: AffiliateRows.StoreTypesOf.self)?
             .storeTypes
     }

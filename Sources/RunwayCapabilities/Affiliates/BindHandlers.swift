@@ -45,7 +45,7 @@ struct BindHandlers: Sendable {
         let principal = try context.principal()
         let body = try request.decode(BindRequest.self)
         let app = try await bindingApp(principal)
-        let installId = try Validate.installID(body.installId, field: "installId")
+        let installId = try Validate.installID(body.installId, field: "installId").map(InstallId.init)
         let attested = try attestation(body.attestation, app: app, installId: installId)
         let now = services.clock.nowMilliseconds()
         switch (body.signedClickId, body.refCode) {
@@ -89,7 +89,7 @@ struct BindHandlers: Sendable {
         guard try await services.store.read({ db in try AffiliateQueries.surfaceApp(db, id: SurfaceId(body.surfaceId)) }) == appId else {
             throw RequestError.notFound("no App Store surface \(body.surfaceId) of this app")
         }
-        let installId = try Validate.installID(body.installId, field: "installId")
+        let installId = try Validate.installID(body.installId, field: "installId").map(InstallId.init)
         let attested = try attestation(body.attestation, app: app, installId: installId)
         let now = services.clock.nowMilliseconds()
         guard let address = request.remoteAddress else { throw AffiliatesError.noMatch }
@@ -100,7 +100,7 @@ struct BindHandlers: Sendable {
         if AddressHasher.day(now - reach) != AddressHasher.day(now) { reached.append(try await services.addresses.hash(address, at: now - reach)) }
         let hashes = reached
         // A bind without an install id claims its click for itself alone.
-        let claimant = installId.map { "install:" + $0 } ?? "bind:" + Identifier.make("dbd")
+        let claimant = installId.map { "install:" + $0.rawValue } ?? "bind:" + Identifier.make("dbd")
         let binding = try await services.store.write { db -> BindResponse in
             func within(_ click: AffiliateRows.AffiliateClick) -> Bool { click.createdAt >= now - click.deferredMinutes * Matcher.minute }
             // The install's own matched click first: it is this device's, whoever else shares the address.
@@ -142,9 +142,9 @@ struct BindHandlers: Sendable {
 
     /// Whether the bind carries a valid App Attest token; an app that requires one refuses binds without it (403), so
     /// unattested traffic earns no commission.
-    func attestation(_ token: String?, app: App, installId: String?) throws -> Bool {
+    func attestation(_ token: String?, app: App, installId: InstallId?) throws -> Bool {
         let attested = app.attestation.policy != "off"
-            && AttestationToken.attests(token, appId: app.id, installId: installId, secrets: services.secrets, now: services.clock.now())
+            && AttestationToken.attests(token, appId: app.id, installId: installId?.rawValue, secrets: services.secrets, now: services.clock.now())
         if app.attestation.policy == "required", !attested {
             services.metrics.increment("linkrunway_unattested_total", labels: [("kind", "bind")])
             throw AttestError.required
@@ -154,7 +154,7 @@ struct BindHandlers: Sendable {
 
     /// A new random UUID, tied to the affiliate and program, with the program's offer code.
     static func mint(_ db: any SQLExecutor, app: App, affiliateId: AffiliateId, programId: ProgramId, offerCode: String?, method: String,
-                     clickToken: String?, installId: String?, attested: Bool, now: Int64) throws -> BindResponse {
+                     clickToken: String?, installId: InstallId?, attested: Bool, now: Int64) throws -> BindResponse {
         let token = BindToken(UUID().uuidString.lowercased())
         try AffiliateQueries.insertToken(db, token: token, app: app, affiliateId: affiliateId, programId: programId, method: method,
                                          clickToken: clickToken, installId: installId, attested: attested, now: now)

@@ -314,7 +314,7 @@ struct AttributionHandlers: Sendable {
     /// proves the app's App Store id (the weakest proof: any customer's device holds one).
     private func claimAppTransaction(_ input: Matcher.Input, _ db: any SQLExecutor) throws -> AppTransactionClaim? {
         guard let proof = input.appTransactionProof else { return nil }
-        let claim = try AppTransactionOwnership.claim(db, appId: AppId(input.app.id), installId: input.installId, proof: proof, now: input.now)
+        let claim = try AppTransactionOwnership.claim(db, appId: AppId(input.app.id), installId: InstallId(input.installId), proof: proof, now: input.now)
         let provesStoreId = proof.environment == AppStoreVerifier.Environment.production.rawValue && proof.appAppleId.map(String.init) == input.app.appStoreId
         let proved = try provesStoreId && AppStoreIdentity.prove(db, app: input.app, proof: .appTransaction, now: input.now).changed
         return AppTransactionClaim(claim: claim, provedAppStoreId: proved)

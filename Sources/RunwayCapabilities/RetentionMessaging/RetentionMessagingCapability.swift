@@ -36,7 +36,7 @@ package struct RetentionMessagingCapability: Capability {
 
     /// A subscription keeps where it came from; the install it names goes.
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
-        ["subscriptionsUnlinked": try RetentionMessagingQueries.unlinkSubscriptions(db, appId: AppId(install.appId), installId: install.installId)]
+        ["subscriptionsUnlinked": try RetentionMessagingQueries.unlinkSubscriptions(db, appId: AppId(install.appId), installId: InstallId(install.installId))]
     }
 
     /// Realtime requests are kept 400 days, for the report.

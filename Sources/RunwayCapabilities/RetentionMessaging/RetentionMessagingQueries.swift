@@ -135,14 +135,14 @@ enum RetentionMessagingQueries {
     }
 
     /// The install that owns the app transaction id, under Apple's spelling of the environment.
-    static func owner(_ db: any SQLExecutor, appId: AppId, environment: String, appTransactionId id: AppTransactionId) throws -> String? {
+    static func owner(_ db: any SQLExecutor, appId: AppId, environment: String, appTransactionId id: AppTransactionId) throws -> InstallId? {
         try db.first("""
             SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(environment) AND app_transaction_id = \(id)
             """, as: RetentionRows.Owner.self)?.installId
     }
 
     /// The install's oldest bind.
-    static func oldestBind(_ db: any SQLExecutor, appId: AppId, installId: String) throws -> RetentionRows.Bind? {
+    static func oldestBind(_ db: any SQLExecutor, appId: AppId, installId: InstallId) throws -> RetentionRows.Bind? {
         try db.first("""
             SELECT token, affiliate_id, program_id FROM app_account_tokens WHERE app_id = \(appId) AND install_id = \(installId)
             ORDER BY created_at, token LIMIT 1
@@ -150,7 +150,7 @@ enum RetentionMessagingQueries {
     }
 
     /// What the install says of where it came from.
-    static func installSource(_ db: any SQLExecutor, appId: AppId, installId: String) throws -> RetentionRows.InstallSource? {
+    static func installSource(_ db: any SQLExecutor, appId: AppId, installId: InstallId) throws -> RetentionRows.InstallSource? {
         try db.first("""
             SELECT link_id, campaign, source, apple_ads_campaign_id FROM installs WHERE app_id = \(appId) AND install_id = \(installId)
             """, as: RetentionRows.InstallSource.self)
@@ -159,7 +159,7 @@ enum RetentionMessagingQueries {
     /// Records the subscription's acquisition and what its subscriber did: what was known first stays, what was unknown
     /// is filled in, and the latest of each outcome is kept.
     static func upsertSubscription(_ db: any SQLExecutor, appId: AppId, environment: AppStoreVerifier.Environment, original: String, productId: String?,
-                                   token: String?, acquisition: SubscriptionAcquisition, programId: String?, installId: String?,
+                                   token: String?, acquisition: SubscriptionAcquisition, programId: String?, installId: InstallId?,
                                    renewal: SubscriptionAcquisitions.Renewal?, now: Int64) throws {
         try db.execute("""
             INSERT INTO app_store_subscriptions (app_id, environment, original_transaction_id, product_id, app_account_token, affiliate_id,
@@ -196,7 +196,7 @@ enum RetentionMessagingQueries {
     }
 
     /// Unties the install's subscriptions from it (they keep where they came from): how many.
-    static func unlinkSubscriptions(_ db: any SQLExecutor, appId: AppId, installId: String) throws -> Int {
+    static func unlinkSubscriptions(_ db: any SQLExecutor, appId: AppId, installId: InstallId) throws -> Int {
         try db.execute("""
             UPDATE app_store_subscriptions SET install_id = NULL WHERE app_id = \(appId) AND install_id = \(installId)
             """)

@@ -57,12 +57,12 @@ enum RetentionRows {
         let token: String
         let affiliateId: String
         let programId: String
-        let installId: String?
+        let installId: InstallId?
     }
 
     /// Who owns an app transaction.
     struct Owner: Decodable {
-        let installId: String
+        let installId: InstallId
     }
 
     /// What an install says of where it came from.

@@ -14,7 +14,7 @@ enum SubscriptionAcquisitions {
                        transaction: AppStoreTransaction, appTransactionId: AppTransactionId?, now: Int64) throws {
         guard let original = transaction.originalTransactionId.map({ String($0.rawValue.prefix(64)) }), !original.isEmpty else { return }
         var acquisition = SubscriptionAcquisition.unknown
-        var token: String?, programId: String?, installId: String?
+        var token: String?, programId: String?, installId: InstallId?
         if let appAccountToken = transaction.appAccountToken, let bind = try RetentionMessagingQueries.bind(db, token: appAccountToken, appId: appId) {
             token = bind.token
             programId = bind.programId
