@@ -17,7 +17,8 @@ enum AppTransactionQueries {
             """) == 1
     }
 
-    /// The install that owns the id in the environment (`Production` or `Sandbox`, as Apple names it).
+    /// The install that owns the id in the environment (`Production` or `Sandbox`: owners are kept under Apple's
+    /// spelling).
     static func owner(_ db: any SQLExecutor, appId: AppId, environment: String, appTransactionId id: String) throws -> InstallId? {
         try db.first("""
             SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(environment) AND app_transaction_id = \(id)
@@ -120,15 +121,6 @@ enum AppTransactionQueries {
     }
 
     // MARK: The install of a purchase
-
-    /// The install that owns the app transaction id in the environment.
-    static func ownerInstall(_ db: any SQLExecutor, appId: AppId, environment: AppStoreVerifier.Environment, appTransactionId id: AppTransactionId)
-        throws -> InstallId? {
-        try db.first("""
-            SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(environment.rawValue)
-            AND app_transaction_id = \(id)
-            """, as: AffiliateRows.InstallOf.self)?.installId
-    }
 
     /// The install the appAccountToken was bound for.
     static func boundInstall(_ db: any SQLExecutor, token: BindToken, appId: AppId) throws -> InstallId? {

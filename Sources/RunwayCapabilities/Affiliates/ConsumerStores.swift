@@ -10,7 +10,7 @@ enum ConsumerStores {
     static func nonConsumerPurchase(_ db: any SQLExecutor, token: BindToken, transaction: AppStoreTransaction, appId: AppId,
                                     environment: AppStoreVerifier.Environment) throws -> Bool {
         let owner = try transaction.appTransactionId.flatMap { id in
-            try AppTransactionQueries.ownerInstall(db, appId: appId, environment: environment, appTransactionId: id)
+            try AppTransactionQueries.owner(db, appId: appId, environment: environment.rawValue, appTransactionId: id.rawValue)
         }
         let bound = try AppTransactionQueries.boundInstall(db, token: token, appId: appId)
         guard let installId = owner ?? bound else { return false }

@@ -134,13 +134,6 @@ enum RetentionMessagingQueries {
             """, as: RetentionRows.Bind.self)
     }
 
-    /// The install that owns the app transaction id, under Apple's spelling of the environment.
-    static func owner(_ db: any SQLExecutor, appId: AppId, environment: String, appTransactionId id: AppTransactionId) throws -> InstallId? {
-        try db.first("""
-            SELECT install_id FROM app_transaction_owners WHERE app_id = \(appId) AND environment = \(environment) AND app_transaction_id = \(id)
-            """, as: RetentionRows.Owner.self)?.installId
-    }
-
     /// The install's oldest bind.
     static func oldestBind(_ db: any SQLExecutor, appId: AppId, installId: InstallId) throws -> RetentionRows.Bind? {
         try db.first("""

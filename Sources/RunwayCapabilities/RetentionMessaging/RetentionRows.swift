@@ -61,9 +61,6 @@ enum RetentionRows {
     }
 
     /// Who owns an app transaction.
-    struct Owner: Decodable {
-        let installId: InstallId
-    }
 
     /// What an install says of where it came from.
     struct InstallSource: Decodable {

@@ -25,7 +25,7 @@ enum SubscriptionAcquisitions {
         if installId == nil, let id = appTransactionId {
             // Owners are kept under Apple's spelling of the environment.
             let apple = environment.rawValue
-            installId = try RetentionMessagingQueries.owner(db, appId: appId, environment: apple, appTransactionId: id)
+            installId = try AppTransactionQueries.owner(db, appId: appId, environment: apple, appTransactionId: id.rawValue)
             // A purchase made without the bind's token is the oldest bind's of its install, as its commission is.
             if let installId, let bind = try RetentionMessagingQueries.oldestBind(db, appId: appId, installId: installId) {
                 token = bind.token

@@ -41,8 +41,7 @@ struct SQLPlacementTests {
 
     @Test("every capability statement is in a …Queries.swift or …Schema.swift file")
     func placement() throws {
-        let files = try #require(FileManager.default.enumerator(atPath: Self.capabilities.path)).compactMap { $0 as? String }
-            .filter { $0.hasSuffix(".swift") }.sorted()
+        let files = try TrapScanTests.swiftFiles(under: Self.capabilities)
         #expect(files.count > 100)
         var misplaced: [String] = []
         var placed = 0

@@ -30,10 +30,15 @@ struct TrapScanTests {
                                       "force unwrap"])
     }
 
+    /// The Swift files under `folder`, as paths relative to it, sorted.
+    static func swiftFiles(under folder: URL) throws -> [String] {
+        try #require(FileManager.default.enumerator(atPath: folder.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") }.sorted()
+    }
+
     @Test("Sources holds no unexplained force unwrap, try!, as! or range subscript")
     func sourcesAreClean() throws {
-        let files = try #require(FileManager.default.enumerator(atPath: Self.sources.path)).compactMap { $0 as? String }
-            .filter { $0.hasSuffix(".swift") }.sorted()
+        let files = try Self.swiftFiles(under: Self.sources)
         #expect(files.count > 300)
         var report: [String] = []
         for file in files {
