@@ -293,18 +293,27 @@ struct AttributionHandlers: Sendable {
             let link = try await existing.linkId.asyncMap { id in try await services.store.read { try LinkRecord.find($0, id: id) } } ?? nil
             return existing.wire(link: link, localPort: services.listening.port)
         }
-        planned.expectedExplanation = Matcher.explain(input, plan: planned, winner: planned.options.first, lostRaces: []).json
+        let claims = services.claimsInFlight
+        let reserved = Matcher.reserve(&planned, in: claims)
+        planned.expectedExplanation = Matcher.explain(input, plan: planned, winner: planned.options.first, lostRaces: planned.takenByOthers).json
         let plan = planned
         let port = services.listening.port
-        let (install, link, created, claim): (InstallRecord, LinkRecord?, Bool, AppTransactionClaim?) = try await services.store.write { db in
-            let (install, created, link) = try Matcher.commit(input, plan: plan, db: db)
-            if let hash = input.secretHash { try AttributionQueries.keepSecret(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
-            let claim = try claimAppTransaction(input, db)
-            if created, !input.simulated, !input.returning {
-                try Webhooks.enqueue(db, workspaceId: install.workspaceId, topic: "install", payload: install.wire(link: link, localPort: port), now: input.now)
+        let install: InstallRecord, link: LinkRecord?, created: Bool, claim: AppTransactionClaim?
+        do {
+            (install, link, created, claim) = try await services.store.write { db in
+                let (install, created, link) = try Matcher.commit(input, plan: plan, db: db)
+                if let hash = input.secretHash { try AttributionQueries.keepSecret(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
+                let claim = try claimAppTransaction(input, db)
+                if created, !input.simulated, !input.returning {
+                    try Webhooks.enqueue(db, workspaceId: install.workspaceId, topic: "install", payload: install.wire(link: link, localPort: port), now: input.now)
+                }
+                return (install, link, created, claim)
             }
-            return (install, link, created, claim)
+        } catch {
+            claims.release(reserved, claimed: nil)
+            throw error
         }
+        claims.release(reserved, claimed: created && install.method == "probabilistic" ? install.clickToken : nil)
         countClaim(claim, app: input.app)
         if created, !input.returning { services.metrics.increment("linkrunway_installs_matched_total", labels: [("method", install.method)]) }
         return install.wire(link: link, localPort: port)

@@ -46,6 +46,11 @@ enum Matcher {
         /// The stored explanation when the first option wins without a race, encoded before the write so that the
         /// single writer does not spend its time on JSON.
         var expectedExplanation: String?
+        /// Planned clicks that other matches of this process are claiming or just claimed (`reserve`): explained as
+        /// taken.
+        var takenByOthers: Set<String> = []
+        /// The options' links as the plan read them, so that the writer reads one only when it changed since.
+        var links: [String: LinkRecord] = [:]
     }
 
     static let minute: Int64 = 60_000
@@ -146,7 +151,30 @@ enum Matcher {
                                                       reason: "no impression from this address in the last \(settings.viewThroughHours) hours"))
             }
         }
+        for linkId in Set(plan.options.compactMap(\.linkId)) {
+            plan.links[linkId] = try LinkRecord.find(db, id: linkId)
+        }
         return plan
+    }
+
+    /// When the plan starts with clicks, reserves the first that no other match of this process is claiming or has
+    /// just claimed, and leaves out those before it (explained as taken), so that installs behind one address claim
+    /// different clicks rather than racing for the newest (`ClaimsInFlight`). Returns the reserved token, to release
+    /// once the write has ended; nil when nothing was reserved (the first option is not a click, or none is free).
+    static func reserve(_ plan: inout Plan, in claims: ClaimsInFlight) -> String? {
+        guard plan.options.first?.method == "probabilistic" else { return nil }
+        let clicks = plan.options.prefix { $0.method == "probabilistic" }.compactMap(\.clickToken)
+        guard let (token, taken) = claims.reserveFirstFree(clicks) else { return nil }
+        plan.takenByOthers = Set(taken)
+        plan.options.removeAll { $0.clickToken.map(plan.takenByOthers.contains) ?? false }
+        return token
+    }
+
+    /// The link the winner names: the plan's copy when its row is unchanged since (a cheap check in the write), else
+    /// read again.
+    static func link(_ id: String, plan: Plan, db: any SQLExecutor) throws -> LinkRecord? {
+        if let planned = plan.links[id], try LinkRecordQueries.isUnchanged(db, planned) { return planned }
+        return try LinkRecord.find(db, id: id)
     }
 
     /// Stores the answer (in the writer's transaction): the first option that can be had wins; a click is claimed so
@@ -160,7 +188,7 @@ enum Matcher {
         if let existing = try AttributionQueries.install(db, appId: input.app.id, installId: input.installId) { return try stored(existing) }
         let settings = input.app.attribution
         var winner: MatchCandidate?
-        var lostRaces = Set<String>()
+        var lostRaces = plan.takenByOthers
         var options = plan.options
         var index = 0
         while index < options.count {
@@ -185,10 +213,10 @@ enum Matcher {
             break
         }
         // The explanation the plan expected is made before the write; only a lost race makes it differ.
-        let explanation = lostRaces.isEmpty && winner == plan.options.first
+        let explanation = lostRaces == plan.takenByOthers && winner == plan.options.first
             ? plan.expectedExplanation ?? explain(input, plan: plan, winner: winner, lostRaces: lostRaces).json
             : explain(input, plan: plan, winner: winner, lostRaces: lostRaces).json
-        let link = try winner?.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil
+        let link = try winner?.linkId.map { try Self.link($0, plan: plan, db: db) } ?? nil
         let method = winner?.method ?? "unmatched"
         var record = InstallRecord(appId: input.app.id, installId: input.installId, workspaceId: input.app.workspaceId,
                                    platform: input.platform, osVersion: input.osVersion, language: input.language, method: method,

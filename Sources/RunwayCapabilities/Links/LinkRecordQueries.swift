@@ -34,6 +34,14 @@ enum LinkRecordQueries {
             """)
     }
 
+    /// Whether `link`'s row is as it was read: no edit since (`updated_at`) and no referrer forgotten since.
+    static func isUnchanged(_ db: any SQLExecutor, _ link: LinkRecord) throws -> Bool {
+        try db.first("""
+            SELECT 1 AS one FROM links WHERE id = \(link.id) AND updated_at = \(link.updatedAt)
+              AND referrer_install_id IS NOT DISTINCT FROM \(link.referrerInstallId)
+            """) != nil
+    }
+
     /// Link `id`, or nil when there is none.
     static func link(_ db: any SQLExecutor, id: String) throws -> LinkRecord? {
         try db.first("SELECT \(raw: LinkRecord.columns) FROM links WHERE id = \(id)", as: LinkRecord.self)

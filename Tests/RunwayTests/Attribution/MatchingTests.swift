@@ -39,6 +39,14 @@ struct MatchingTests {
                         address: address)
     }
 
+    /// `count` iPhone clicks on the link from the default address, `seconds` apart.
+    static func clicks(_ w: World, _ count: Int, apart seconds: Double) async {
+        for _ in 0..<count {
+            _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
+            w.clock.advance(seconds: seconds)
+        }
+    }
+
     /// `POST /v1/installs/match` with the app's key from `address`, which probabilistic matching goes by.
     static func match(_ w: World, _ request: MatchInstallRequest, address: String = "203.0.113.7") async throws -> InstallMatch {
         try await w.server.client(w.key).send("POST", "/v1/installs/match", body: try TestClient.encoded(request), remoteAddress: address)
@@ -221,10 +229,7 @@ struct MatchingTests {
     @Test("installs behind one address (a carrier's NAT) racing at once each get a different click", arguments: StoreBackend.all)
     func sharedAddress(_ backend: StoreBackend) async throws {
         let w = try await Self.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 30))
-        for _ in 0..<12 {
-            _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
-            w.clock.advance(seconds: 1)
-        }
+        await Self.clicks(w, 12, apart: 1)
         let answers = try await withThrowingTaskGroup(of: InstallMatch.self) { group in
             for i in 0..<12 { group.addTask { try await Self.match(w, install: "nat-\(i)") } }
             return try await group.reduce(into: [InstallMatch]()) { $0.append($1) }
@@ -240,6 +245,68 @@ struct MatchingTests {
             }
         }
         #expect(try await Self.match(w, install: "nat-late").method == "unmatched")
+        await w.server.stop()
+    }
+
+    @Test("a click another match of this process is claiming is passed over and explained as taken, without a lost claim", arguments: StoreBackend.all)
+    func clickHeldInFlight(_ backend: StoreBackend) async throws {
+        let w = try await Self.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 30))
+        await Self.clicks(w, 2, apart: 10)
+        let tokens = try await w.server.store.read { try $0.query("SELECT token FROM clicks ORDER BY created_at DESC").map { try $0.string("token") } }
+        try #require(tokens.count == 2)
+        // Another match in flight holds the newest click.
+        let claims = w.server.services.claimsInFlight
+        #expect(claims.reserveFirstFree([tokens[0]])?.token == tokens[0])
+        let held = try await Self.match(w, install: "inst-held")
+        #expect(held.clickId == tokens[1], "the older click, not the one held")
+        let explanation = try await w.server.admin.get("/v1/installs/inst-held/attribution").decoded(AttributionExplanation.self)
+        #expect(explanation.candidates.contains { $0.reason == "matched another install a moment ago" && !$0.eligible && $0.clickToken == nil })
+        let reason = try #require(explanation.winner?.reason)
+        #expect(reason.hasPrefix("the most recent unmatched click from this address, "), "found by the plan, not after a lost claim: \(reason)")
+        #expect(claims.counts.held == 1, "the match gave its reservation back; the other's stays")
+        claims.release(tokens[0], claimed: nil)
+        #expect(try await Self.match(w, install: "inst-after").clickId == tokens[0], "a click held and given back unclaimed is matched next")
+        #expect(claims.counts.held == 0 && claims.counts.claimed == 2)
+        await w.server.stop()
+    }
+
+    @Test("claims in flight: a held or just-claimed click is passed over, and the claims remembered are bounded")
+    func claimsInFlightBookkeeping() {
+        let claims = ClaimsInFlight()
+        let planned = ["a", "b", "c"]
+        #expect(claims.reserveFirstFree(planned)?.token == "a")
+        let second = claims.reserveFirstFree(planned)
+        #expect(second?.token == "b" && second?.takenByOthers == ["a"])
+        claims.release("a", claimed: "a")
+        let third = claims.reserveFirstFree(planned)
+        #expect(third?.token == "c" && third?.takenByOthers == ["a", "b"], "a click just claimed stays taken")
+        #expect(claims.reserveFirstFree(planned) == nil, "nothing is free, so nothing is reserved")
+        claims.release("b", claimed: nil)
+        claims.release("c", claimed: nil)
+        #expect(claims.reserveFirstFree(["b"])?.token == "b", "a reservation given back unclaimed is free again")
+        claims.release("b", claimed: nil)
+        for i in 0..<(ClaimsInFlight.remembered + 10) { claims.release(nil, claimed: "t\(i)") }
+        #expect(claims.counts.held == 0 && claims.counts.claimed == ClaimsInFlight.remembered)
+        #expect(claims.reserveFirstFree(["a"])?.token == "a", "the oldest claims are forgotten first")
+        #expect(claims.reserveFirstFree(["t\(ClaimsInFlight.remembered + 9)"]) == nil, "the newest are remembered")
+    }
+
+    @Test("the link read with the plan is used only while its row is unchanged: an edit in between is read again", arguments: StoreBackend.all)
+    func linkEditedBetweenPlanAndCommit(_ backend: StoreBackend) async throws {
+        let w = try await Self.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 30))
+        _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
+        let token = try await w.server.store.read { try $0.first("SELECT token FROM clicks")!.string("token") }
+        let app = try #require(try await w.server.services.apps.app(id: w.app.id))
+        let now = Int64(w.clock.now.timeIntervalSince1970 * 1000)
+        let input = Matcher.Input(app: app, installId: "inst-edited", platform: "ios", osVersion: nil, language: nil, clickToken: token,
+                                  addressHashes: [], simulated: false, now: now)
+        let plan = try await w.server.store.read { try Matcher.plan(input, db: $0) }
+        #expect(plan.links[w.link.id]?.campaign == "spring")
+        w.clock.advance(seconds: 1)
+        _ = try await w.server.admin.patch("/v1/links/\(w.link.id)", UpdateLinkRequest(campaign: "summer"))
+        let (install, created, link) = try await w.server.store.write { try Matcher.commit(input, plan: plan, db: $0) }
+        #expect(created && install.method == "referrer")
+        #expect(install.campaign == "summer" && link?.campaign == "summer", "the edit made after the plan was read counts")
         await w.server.stop()
     }
 
