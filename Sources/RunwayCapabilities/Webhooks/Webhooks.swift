@@ -24,10 +24,13 @@ package enum Webhooks {
         try WebhookQueries.subscriptions(db, workspaceId: workspaceId).map { Subscription(id: $0.id, topics: $0.topics.split(separator: ",")) }
     }
 
-    /// Queues one delivery per enabled endpoint of the workspace that listens to `topic`.
-    static func enqueue<Payload: Encodable>(_ db: any SQLExecutor, workspaceId: String, topic: String, payload: Payload, now: Int64,
-                                            subscriptions: [Subscription]? = nil) throws {
+    /// Queues one delivery per enabled endpoint of the workspace that listens to `topic`; the payload is made only
+    /// when one does (it is made inside the single writer's transaction).
+    static func enqueue<Payload: Encodable>(_ db: any SQLExecutor, workspaceId: String, topic: String, payload makePayload: @autoclosure () -> Payload,
+                                            now: Int64, subscriptions: [Subscription]? = nil) throws {
         let listening = try (subscriptions ?? Self.subscriptions(db, workspaceId: workspaceId)).filter { $0.topics.contains(Substring(topic)) }
+        guard !listening.isEmpty else { return }
+        let payload = makePayload()
         for endpoint in listening {
             let id = Identifier.make("whd")
             try queue(db, id: id, webhookId: endpoint.id, workspaceId: workspaceId, topic: topic,
