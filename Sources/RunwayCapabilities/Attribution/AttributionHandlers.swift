@@ -295,6 +295,10 @@ struct AttributionHandlers: Sendable {
         }
         let claims = services.claimsInFlight
         let reserved = Matcher.reserve(&planned, in: claims)
+        // Without the cached link (a failed read), the write reads it.
+        if let linkId = planned.options.first?.linkId, let link = try? await services.links.link(id: linkId) {
+            planned.links[linkId] = link
+        }
         planned.expectedExplanation = Matcher.explain(input, plan: planned, winner: planned.options.first, lostRaces: planned.takenByOthers).json
         let plan = planned
         let port = services.listening.port

@@ -49,7 +49,8 @@ enum Matcher {
         /// Planned clicks that other matches of this process are claiming or just claimed (`reserve`): explained as
         /// taken.
         var takenByOthers: Set<String> = []
-        /// The options' links as the plan read them, so that the writer reads one only when it changed since.
+        /// Links the options name, as the handler found them in the link cache (the first option's), so that the
+        /// writer reads one only when its row changed since.
         var links: [String: LinkRecord] = [:]
     }
 
@@ -151,9 +152,6 @@ enum Matcher {
                                                       reason: "no impression from this address in the last \(settings.viewThroughHours) hours"))
             }
         }
-        for linkId in Set(plan.options.compactMap(\.linkId)) {
-            plan.links[linkId] = try LinkRecord.find(db, id: linkId)
-        }
         return plan
     }
 
@@ -170,8 +168,8 @@ enum Matcher {
         return token
     }
 
-    /// The link the winner names: the plan's copy when its row is unchanged since (a cheap check in the write), else
-    /// read again.
+    /// The link the winner names: the plan's copy when its row is unchanged since it was cached (a cheap check in the
+    /// write), else read.
     static func link(_ id: String, plan: Plan, db: any SQLExecutor) throws -> LinkRecord? {
         if let planned = plan.links[id], try LinkRecordQueries.isUnchanged(db, planned) { return planned }
         return try LinkRecord.find(db, id: id)

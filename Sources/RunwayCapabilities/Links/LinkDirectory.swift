@@ -19,6 +19,7 @@ final class LinkDirectory: Sendable {
     private let apps: AppDirectory
     private let domains: ExpiringCache<DomainEntry>
     private let links: ExpiringCache<LinkRecord>
+    private let linksById: ExpiringCache<LinkRecord>
     /// Each domain's `apple-app-site-association` body: anyone may ask for it, and it reads every link of the domain.
     private let associations: ExpiringCache<[UInt8]>
     /// The apps' change count the association files were made under (`AppDirectory.changeCount`).
@@ -31,6 +32,7 @@ final class LinkDirectory: Sendable {
         self.apps = apps
         domains = ExpiringCache(clock: clock, ttl: ttl)
         links = ExpiringCache(clock: clock, ttl: ttl)
+        linksById = ExpiringCache(clock: clock, ttl: ttl)
         associations = ExpiringCache(clock: clock, ttl: Self.associationTTL)
     }
 
@@ -58,6 +60,13 @@ final class LinkDirectory: Sendable {
         }
     }
 
+    /// Link `id`, cached like the others: for matching, whose write checks that the row is unchanged before it uses it.
+    func link(id: String) async throws -> LinkRecord? {
+        try await linksById.value(id) { [store] in
+            try await store.read { db in try LinkRecord.find(db, id: id) }
+        }
+    }
+
     /// What the cache holds now, without a read: `.some(value)` (the value may be nil: known not to exist) when fresh,
     /// nil when only the asynchronous lookup can tell.
     func cachedDomain(hostname: String) -> DomainEntry?? { domains.peek(hostname) }
@@ -75,6 +84,7 @@ final class LinkDirectory: Sendable {
     /// with it.
     func forget(link: LinkRecord) {
         links.remove(link.domain + "/" + LinkRecord.key(link.path))
+        linksById.remove(link.id)
         associations.remove(link.domain)
     }
     func forget(hostname: String) {

@@ -291,7 +291,7 @@ struct MatchingTests {
         #expect(claims.reserveFirstFree(["t\(ClaimsInFlight.remembered + 9)"]) == nil, "the newest are remembered")
     }
 
-    @Test("the link read with the plan is used only while its row is unchanged: an edit in between is read again", arguments: StoreBackend.all)
+    @Test("the cached link a match planned with is used only while its row is unchanged: an edit in between is read again", arguments: StoreBackend.all)
     func linkEditedBetweenPlanAndCommit(_ backend: StoreBackend) async throws {
         let w = try await Self.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 30))
         _ = await w.server.follow("/promo", userAgent: UserAgents.iPhone)
@@ -300,11 +300,13 @@ struct MatchingTests {
         let now = Int64(w.clock.now.timeIntervalSince1970 * 1000)
         let input = Matcher.Input(app: app, installId: "inst-edited", platform: "ios", osVersion: nil, language: nil, clickToken: token,
                                   addressHashes: [], simulated: false, now: now)
-        let plan = try await w.server.store.read { try Matcher.plan(input, db: $0) }
+        var plan = try await w.server.store.read { try Matcher.plan(input, db: $0) }
+        plan.links[w.link.id] = try await w.server.services.links.link(id: w.link.id)
         #expect(plan.links[w.link.id]?.campaign == "spring")
         w.clock.advance(seconds: 1)
         _ = try await w.server.admin.patch("/v1/links/\(w.link.id)", UpdateLinkRequest(campaign: "summer"))
-        let (install, created, link) = try await w.server.store.write { try Matcher.commit(input, plan: plan, db: $0) }
+        let cached = plan
+        let (install, created, link) = try await w.server.store.write { try Matcher.commit(input, plan: cached, db: $0) }
         #expect(created && install.method == "referrer")
         #expect(install.campaign == "summer" && link?.campaign == "summer", "the edit made after the plan was read counts")
         await w.server.stop()
