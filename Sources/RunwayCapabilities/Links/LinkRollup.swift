@@ -20,8 +20,15 @@ struct LinkRollup {
         let value: String
         let measure: String
 
+        /// By link, dimension, period, day, value and measure; field by field, since a tuple of the six would copy
+        /// each string for every comparison of a sort.
         static func < (a: Key, b: Key) -> Bool {
-            (a.linkId, a.dimension, a.period, a.day, a.value, a.measure) < (b.linkId, b.dimension, b.period, b.day, b.value, b.measure)
+            if a.linkId != b.linkId { return a.linkId < b.linkId }
+            if a.dimension != b.dimension { return a.dimension < b.dimension }
+            if a.period != b.period { return a.period < b.period }
+            if a.day != b.day { return a.day < b.day }
+            if a.value != b.value { return a.value < b.value }
+            return a.measure < b.measure
         }
     }
 
@@ -138,17 +145,21 @@ struct LinkRollup {
     func write(_ db: any SQLExecutor) throws {
         if overflowed { throw StoreError.outOfRange("a link's figures add up past a 64-bit integer") }
         let years = LinkStatsYears.kept(db.dialect)
-        let entries = amounts.filter { $0.value != 0 && (years || $0.key.period != "year") }.sorted { $0.key < $1.key }
+        let entries = Array(amounts.filter { $0.value != 0 && (years || $0.key.period != "year") })
+        // Sorted as positions, so that the sort moves integers rather than keys of six strings.
+        let order = entries.indices.sorted { entries[$0].key < entries[$1].key }
         var index = 0
         var size = Self.rowsPerStatement
-        while index < entries.count {
+        while index < order.count {
             // Statements of 64, 32, … rows: at most seven texts, each made and prepared once.
-            while size > entries.count - index { size /= 2 }
+            while size > order.count - index { size /= 2 }
             let lane = SQLValue.integer(Int64(db.lane))
-            // trap-safe: size <= entries.count - index, made so on the line above
-            try Self.upsert.insert(entries[index..<(index + size)].map { key, amount in
-                RowInsert(into: Self.upsert, values: [.text(key.linkId), .text(key.dimension), .text(key.period), .integer(key.day),
-                                                      .text(key.value), .text(key.measure), .integer(amount), lane])
+            // trap-safe: size <= order.count - index, made so on the line above; order holds positions of entries
+            try Self.upsert.insert(order[index..<(index + size)].map { position in
+                // trap-safe: position comes from entries.indices
+                let (key, amount) = entries[position]
+                return RowInsert(into: Self.upsert, values: [.text(key.linkId), .text(key.dimension), .text(key.period), .integer(key.day),
+                                                             .text(key.value), .text(key.measure), .integer(amount), lane])
             }, on: db)
             index += size
         }
