@@ -11,8 +11,9 @@ final class ClaimsInFlight: Sendable {
     private struct State {
         var held: Set<String> = []
         var claimed: Set<String> = []
-        /// `claimed` in the order they came, oldest first, to forget the oldest beyond `remembered`.
+        /// `claimed` in the order they came, a ring once `remembered` long, to forget the oldest first.
         var claimedOrder: [String] = []
+        /// The ring's oldest entry, the next to forget.
         var oldest = 0
     }
 
