@@ -145,7 +145,8 @@ struct LinkRollup {
     func write(_ db: any SQLExecutor) throws {
         if overflowed { throw StoreError.outOfRange("a link's figures add up past a 64-bit integer") }
         let years = LinkStatsYears.kept(db.dialect)
-        let entries = Array(amounts.filter { $0.value != 0 && (years || $0.key.period != "year") })
+        // Filtered lazily: a dictionary's own filter would hash every key again into a new dictionary.
+        let entries = Array(amounts.lazy.filter { $0.value != 0 && (years || $0.key.period != "year") })
         // Sorted as positions, so that the sort moves integers rather than keys of six strings.
         let order = entries.indices.sorted { entries[$0].key < entries[$1].key }
         var index = 0
