@@ -147,6 +147,7 @@ public enum SQLiteBackup {
 
     private static func open(_ path: String, flags: Int32) throws -> OpaquePointer {
         var handle: OpaquePointer?
+        _ = SQLiteLibrary.configured
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"

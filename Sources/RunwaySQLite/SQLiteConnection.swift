@@ -23,6 +23,7 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
     init(path: String, busyTimeoutMilliseconds: Int32) throws {
         var handle: OpaquePointer?
         createPrivately(path)
+        _ = SQLiteLibrary.configured
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &handle, flags, nil)
         guard status == SQLITE_OK, let handle else {

@@ -17,6 +17,26 @@ struct SQLiteStoreTests {
         await store.close()
     }
 
+    @Test("a job's savepoint keeps the pages it changes in memory, not in a temporary file")
+    func statementJournalInMemory() async throws {
+        let directory = TemporaryDirectory()
+        let store = try SQLiteStore(path: directory.path("journal.db"))
+        try await store.write { db in
+            try db.execute("CREATE TABLE wide (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+            for id in 0..<400 { try db.execute("INSERT INTO wide (id, body) VALUES (\(id), \(String(repeating: "a", count: 1000)))") }
+        }
+        // Every job runs in a savepoint, which copies each page it changes: about 100 pages (400 KiB), past SQLite's
+        // default 64 KiB after which the copies go to a temporary file (an unlinked /var/tmp/etilqs_* held open).
+        let spilled = try await store.write { db -> [String] in
+            let updated = try db.execute("UPDATE wide SET body = \(String(repeating: "b", count: 1000))")
+            #expect(updated == 400)
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return fds.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)") }.filter { $0.contains("etilqs") }
+        }
+        #expect(spilled.isEmpty, "\(spilled)")
+        await store.close()
+    }
+
     @Test("at full sync every write is answered after a sync of the WAL, and syncs are shared; at normal there are none")
     func walSyncedBeforeAnswers() async throws {
         let directory = TemporaryDirectory()
