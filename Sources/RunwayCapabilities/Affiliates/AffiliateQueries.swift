@@ -109,7 +109,7 @@ enum AffiliateQueries {
             FROM clicks c JOIN affiliate_links a ON a.link_id = c.link_id JOIN affiliate_programs p ON p.id = a.program_id
             WHERE c.workspace_id = \(workspaceId) AND c.address_hash = \(hash) AND c.kind = 'click' AND c.platform = 'ios'
               AND p.app_id = \(appId) AND c.created_at >= \(since)
-              AND NOT EXISTS (SELECT 1 FROM click_claims k WHERE k.token = c.token AND k.install_id <> \(installId?.rawValue ?? ""))
+              AND (c.claimed = 0 OR (c.claimed_app_id = \(appId) AND c.claimed_install_id = \(installId?.rawValue ?? "")))
               AND NOT EXISTS (SELECT 1 FROM deferred_click_claims d WHERE d.token = c.token AND d.claimant <> \(claimant))
             ORDER BY c.created_at DESC LIMIT 8
             """, as: AffiliateRows.AffiliateClick.self)

@@ -43,20 +43,20 @@ enum MatchQueries {
             """, as: AttributionRows.Impression.self)
     }
 
-    /// Claims the click for the install: false when another install claimed it first.
-    static func claim(_ db: any SQLExecutor, token: String, appId: String, installId: String, now: Int64) throws -> Bool {
-        guard try db.execute("""
-            INSERT INTO click_claims (token, app_id, install_id, claimed_at)
-            VALUES (\(token), \(appId), \(installId), \(now)) ON CONFLICT (token) DO NOTHING
-            """) == 1 else { return false }
-        try db.execute("UPDATE clicks SET claimed = 1 WHERE token = \(token)")
-        return true
+    /// Claims the click for the install, on the click's row: false when another install claimed it first.
+    static func claim(_ db: any SQLExecutor, token: String, appId: String, installId: String) throws -> Bool {
+        try db.execute("""
+            UPDATE clicks SET claimed = 1, claimed_app_id = \(appId), claimed_install_id = \(installId)
+            WHERE token = \(token) AND claimed = 0
+            """) > 0
     }
 
-    /// Gives back the install's claim on the click; the click is unclaimed again unless another install holds it.
-    static func releaseClaim(_ db: any SQLExecutor, token: String, installId: String) throws {
-        try db.execute("DELETE FROM click_claims WHERE token = \(token) AND install_id = \(installId)")
-        try db.execute("UPDATE clicks SET claimed = 0 WHERE token = \(token) AND NOT EXISTS (SELECT 1 FROM click_claims k WHERE k.token = \(token))")
+    /// Gives back the install's claim on the click, which is unclaimed again.
+    static func releaseClaim(_ db: any SQLExecutor, token: String, appId: String, installId: String) throws {
+        try db.execute("""
+            UPDATE clicks SET claimed = 0, claimed_app_id = NULL, claimed_install_id = NULL
+            WHERE token = \(token) AND claimed_app_id = \(appId) AND claimed_install_id = \(installId)
+            """)
     }
 
     /// The click's variant and whether it was a QR scan.

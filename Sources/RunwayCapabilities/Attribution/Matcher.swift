@@ -195,7 +195,7 @@ enum Matcher {
             if option.method == "probabilistic" {
                 // A probabilistic option is a click: it always has a token; one without could not be claimed.
                 guard let token = option.clickToken else { continue }
-                guard try MatchQueries.claim(db, token: token, appId: input.app.id, installId: input.installId, now: input.now) else {
+                guard try MatchQueries.claim(db, token: token, appId: input.app.id, installId: input.installId) else {
                     lostRaces.insert(token)
                     // The plan's other clicks were read before the claims that beat this one, most likely by installs
                     // of the same group commit behind the same address: rather than trying each of them in turn (a
@@ -247,7 +247,7 @@ enum Matcher {
         }
         // Another request for this install stored its answer first; that one stands, and our claim goes back.
         if method == "probabilistic", let token = record.clickToken {
-            try MatchQueries.releaseClaim(db, token: token, installId: input.installId)
+            try MatchQueries.releaseClaim(db, token: token, appId: input.app.id, installId: input.installId)
         }
         guard let other = try AttributionQueries.install(db, appId: input.app.id, installId: input.installId) else {
             throw StoreError.conflict("the install was stored and removed concurrently")

@@ -377,6 +377,18 @@ struct AffiliateAPITests {
         #expect(try await boundClick(await deferred("owner", from: "198.51.100.42")) == own)
         #expect(try await boundClick(await deferred("neighbour", from: "198.51.100.42")) == newer, "the other click is still there for another")
 
+        // A click matched to an install by its address is that install's: another install's deferred bind gets nothing,
+        // the matched install's bind gets that click.
+        _ = try await w.server.admin.patch("/v1/apps/\(w.app.id)", UpdateAppRequest(attribution: AttributionSettingsUpdate(probabilisticMinutes: 30)))
+            .decoded(App.self)
+        let matched = try await tap("/tap-one", iPhone, from: "198.51.100.44")
+        let match = try await w.client.send("POST", "/v1/installs/match",
+                                            body: try TestClient.encoded(MatchInstallRequest(installId: "by-address", platform: "ios", consent: true)),
+                                            remoteAddress: "198.51.100.44").decoded(InstallMatch.self)
+        #expect(match.method == "probabilistic" && match.clickId == matched)
+        #expect(try await deferred("other-install", from: "198.51.100.44").errorCode == "no_match")
+        #expect(try await boundClick(await deferred("by-address", from: "198.51.100.44")) == matched)
+
         // Many installs behind one address bind at the same instant: one gets the click.
         let contested = try await tap("/tap-two", iPhone, from: "198.51.100.43")
         let answers = try await withThrowingTaskGroup(of: Int.self) { group in

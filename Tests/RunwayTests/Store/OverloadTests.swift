@@ -68,7 +68,7 @@ struct OverloadTests {
         }
         burner.stop()
         #expect(statuses.items.count == clicks + 10 && statuses.items.allSatisfy { $0 == "200" }, "\(statuses.items.filter { $0 != "200" }.prefix(3))")
-        let claims = try await w.server.store.read { db in try db.query("SELECT token FROM click_claims").count }
+        let claims = try await w.server.store.read { db in try db.query("SELECT token FROM clicks WHERE claimed = 1 AND claimed_install_id IS NOT NULL").count }
         #expect(claims == clicks, "every click claimed, none twice")
         await w.server.stop()
     }
