@@ -14,6 +14,8 @@ struct SQLiteStoreTests {
         let store = try SQLiteStore(path: directory.path("wal.db"))
         let mode = try await store.read { try $0.first("PRAGMA journal_mode")!.string("journal_mode") }
         #expect(mode == "wal")
+        let writerCache = try await store.write { try $0.first("PRAGMA cache_size")!.int("cache_size") }
+        #expect(writerCache == -16_384, "the writer's 16 MiB (a larger cache makes commits scan more; SQLiteStore)")
         await store.close()
     }
 
