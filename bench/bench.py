@@ -20,7 +20,7 @@ import urllib.request
 import openloop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BINARY = os.path.join(ROOT, ".build", "release", "linkrunway")
+BINARY = os.environ.get("LRBIN") or os.path.join(ROOT, ".build", "release", "linkrunway")
 RESULTS = os.path.join(ROOT, "bench", "results")
 DURATION = int(os.environ.get("BENCH_SECONDS", "5"))
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "3"))
