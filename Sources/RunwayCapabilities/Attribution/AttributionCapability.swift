@@ -29,14 +29,16 @@ package struct AttributionCapability: Capability {
         ]
     }
 
-    /// The install, its secret, its events and their ids, and what the install and its events added to their links'
-    /// daily figures. The claim that kept its click is on the click, which `LinksCapability.forget` deletes.
+    /// The install, its secret, its events and their ids, its claims kept in `click_claims` by earlier versions, and
+    /// what the install and its events added to their links' daily figures. The claim on its click goes with the
+    /// click, which `LinksCapability.forget` deletes.
     package func forget(_ install: InstallReference, _ db: any SQLExecutor) throws -> [String: Int] {
         let (appId, installId) = (install.appId, install.installId)
         try AttributionRollup.forget(appId: appId, installId: installId, db)
         var counts: [String: Int] = [:]
         counts["eventIds"] = try AttributionQueries.deleteEventIds(db, appId: appId, installId: installId)
         counts["events"] = try AttributionQueries.deleteEvents(db, appId: appId, installId: installId)
+        counts["clickClaims"] = try AttributionQueries.deleteClickClaims(db, appId: appId, installId: installId)
         counts["installs"] = try AttributionQueries.deleteInstall(db, appId: appId, installId: installId)
         try AttributionQueries.deleteSecret(db, appId: appId, installId: installId)
         return counts

@@ -154,6 +154,12 @@ enum AttributionQueries {
         try db.execute("DELETE FROM events WHERE app_id = \(appId) AND install_id = \(installId)")
     }
 
+    /// Deletes the install's rows in `click_claims`, where claims were kept before migration 0070 (and where servers
+    /// of earlier versions keep them during a rolling upgrade): how many went.
+    static func deleteClickClaims(_ db: any SQLExecutor, appId: String, installId: String) throws -> Int {
+        try db.execute("DELETE FROM click_claims WHERE app_id = \(appId) AND install_id = \(installId)")
+    }
+
     /// Deletes the install's stored answer: how many rows went (one or none).
     static func deleteInstall(_ db: any SQLExecutor, appId: String, installId: String) throws -> Int {
         try db.execute("DELETE FROM installs WHERE app_id = \(appId) AND install_id = \(installId)")

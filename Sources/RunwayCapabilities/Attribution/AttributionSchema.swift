@@ -1,7 +1,7 @@
 import RunwayKit
 import RunwayStore
 
-/// Installs, their secrets and app transaction ids, click claims (on the clicks, since 0070), impressions, events and event ids (step 0004 also
+/// Installs, their secrets and app transaction ids, click claims (on the clicks since 0070), impressions, events and event ids (step 0004 also
 /// made the webhook tables, whose SQL `WebhooksSchema` holds). Append only: a released step never changes.
 enum AttributionSchema {
     static let migrations: [Migration] = [
@@ -53,12 +53,13 @@ enum AttributionSchema {
             ALTER TABLE installs ADD COLUMN app_attest_supported BIGINT;
             """),
         // A match claims its click on the click's own row (`claimed` was already there) rather than in `click_claims`,
-        // whose table and two indexes cost three more pages a match to write. Existing claims move onto their clicks.
+        // whose table and two indexes cost three more pages a match to write. Existing claims are copied onto their
+        // clicks. The table stays, rows and all: servers of earlier versions still claim there during a rolling
+        // upgrade, and forgetting an install clears its rows there too.
         Migration(id: "0070_click_claims_on_clicks", sql: """
             ALTER TABLE clicks ADD COLUMN claimed_app_id TEXT;
             ALTER TABLE clicks ADD COLUMN claimed_install_id TEXT;
             UPDATE clicks SET claimed_app_id = k.app_id, claimed_install_id = k.install_id FROM click_claims k WHERE k.token = clicks.token;
-            DROP TABLE click_claims;
             """),
     ]
 

@@ -6,7 +6,7 @@ import Testing
 /// Migration 0070 moves click claims from `click_claims` onto the clicks they claim.
 @Suite("Click claims on the click: the migration")
 struct ClaimMigrationTests {
-    @Test("a stored claim names its install on the click; unclaimed clicks stay free; the old table is gone", arguments: StoreBackend.all)
+    @Test("a stored claim names its install on the click; unclaimed clicks stay free; the old table keeps its rows", arguments: StoreBackend.all)
     func movesClaims(_ backend: StoreBackend) async throws {
         let location = try await backend.makeLocation()
         let store = try backend.open(location.url, nil)
@@ -28,7 +28,9 @@ struct ClaimMigrationTests {
             }
         }
         #expect(rows == ["tok-claimed 1 app_1 inst-1", "tok-free 0 - -"])
-        await #expect(throws: (any Error).self) { try await store.read { try $0.query("SELECT token FROM click_claims") } }
+        // Servers of earlier versions still claim there during a rolling upgrade.
+        let kept = try await store.read { try $0.query("SELECT install_id FROM click_claims").map { try $0.string("install_id") } }
+        #expect(kept == ["inst-1"])
         await store.close()
     }
 }
