@@ -1,8 +1,9 @@
 import RunwayKit
 import RunwayStore
 
-/// Installs, their secrets and app transaction ids, click claims (on the clicks since 0070), impressions, events and event ids (step 0004 also
-/// made the webhook tables, whose SQL `WebhooksSchema` holds). Append only: a released step never changes.
+/// Installs, their secrets and app transaction ids, click claims (on the clicks since 0070), impressions, events and
+/// event ids (step 0004 also made the webhook tables, whose SQL `WebhooksSchema` holds). Append only: a released step
+/// never changes.
 enum AttributionSchema {
     static let migrations: [Migration] = [
         Migration(id: "0004_installs_events", sqlite: installsSQL(partitioning: "", defaults: ""),

@@ -103,11 +103,15 @@ struct PrivacyTests {
         #expect(export.webhookDeliveries.map(\.topic) == ["event"], "the queued payload of its LOGIN event (the webhook came after d1)")
         #expect(export.webhookDeliveries.allSatisfy { $0.payload.contains("doomed") && $0.status == "pending" })
 
+        // A claim a server of an earlier version kept in `click_claims` (as during a rolling upgrade) goes too.
+        try await w.server.store.write { db in
+            try db.execute("INSERT INTO click_claims (token, app_id, install_id, claimed_at) VALUES ('tok-of-old-server', \(w.app.id), 'doomed', 0)")
+        }
         let before = try await Self.everyValue(w.server.store)
         #expect(before.values.joined().contains { $0.contains("doomed") })
         let receipt = try await client.post("/v1/installs/doomed/forget", json: "{}").decoded(DeletionReceipt.self)
         #expect(receipt.deleted["installs"] == 1 && receipt.deleted["events"] == 2 && receipt.deleted["clicks"] == 2)
-        #expect(receipt.deleted["referralCodes"] == 1 && receipt.deleted["sharesUnlinked"] == 1)
+        #expect(receipt.deleted["referralCodes"] == 1 && receipt.deleted["sharesUnlinked"] == 1 && receipt.deleted["clickClaims"] == 1)
         #expect((receipt.deleted["webhookDeliveries"] ?? 0) >= 1)
 
         let after = try await Self.everyValue(w.server.store)

@@ -8,7 +8,7 @@ import Testing
 /// What only SQLite needs checking: WAL mode and a lock held by another process.
 @Suite("SQLite backend")
 struct SQLiteStoreTests {
-    @Test("the database is in WAL mode with full sync")
+    @Test("the database is in WAL mode, and the writer keeps 16 MiB of pages")
     func walMode() async throws {
         let directory = TemporaryDirectory()
         let store = try SQLiteStore(path: directory.path("wal.db"))
