@@ -20,6 +20,7 @@ import urllib.request
 import openloop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# LRBIN=path runs the benchmarks against another build of the server (to alternate two builds in partial runs).
 BINARY = os.environ.get("LRBIN") or os.path.join(ROOT, ".build", "release", "linkrunway")
 RESULTS = os.path.join(ROOT, "bench", "results")
 DURATION = int(os.environ.get("BENCH_SECONDS", "5"))
