@@ -1,3 +1,5 @@
+import RunwayJSON
+
 /// `POST /v1/installs/match`: the SDK's first-launch question.
 public struct MatchInstallRequest: Codable, Sendable {
     public var installId: String
@@ -183,6 +185,21 @@ public struct MatchCandidate: Codable, Sendable, Equatable {
         self.ageSeconds = ageSeconds
         self.eligible = eligible
         self.reason = reason
+    }
+}
+
+/// A match's explanation holds several candidates, and is written with every match: each writes itself.
+extension MatchCandidate: CompactJSONWritable {
+    public func write(into writer: inout CompactJSONObjectWriter) {
+        writer.member("ageSeconds", ageSeconds)
+        writer.member("campaign", campaign)
+        writer.member("clickToken", clickToken)
+        writer.member("eligible", eligible)
+        writer.member("impressionId", impressionId)
+        writer.member("linkId", linkId)
+        writer.member("method", method)
+        writer.member("network", network)
+        writer.member("reason", reason)
     }
 }
 

@@ -106,6 +106,14 @@ public struct AttributionSettings: Codable, Sendable, Equatable {
     }
 }
 
+extension AttributionSettings: CompactJSONWritable {
+    public func write(into writer: inout CompactJSONObjectWriter) {
+        writer.member("clickWindowDays", clickWindowDays)
+        writer.member("probabilisticMinutes", probabilisticMinutes)
+        writer.member("viewThroughHours", viewThroughHours)
+    }
+}
+
 extension AttributionSettings: DescribedWireType {
     public static let summary: String? = "How installs are matched."
     public static let notes: [String: FieldNote] = [

@@ -41,6 +41,50 @@ public struct CompactJSONObjectWriter {
         bytes.append(contentsOf: String(value).utf8)
     }
 
+    public mutating func member(_ name: String, _ value: Bool?) {
+        guard let value else { return }
+        key(name)
+        bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    }
+
+    public mutating func member(_ name: String, _ value: [String]?) {
+        guard let value else { return }
+        key(name)
+        bytes.append(UInt8(ascii: "["))
+        for (index, text) in value.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            Node.writeString(text, into: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// A nested object that writes itself.
+    public mutating func member(_ name: String, _ value: (some CompactJSONWritable)?) {
+        guard let value else { return }
+        key(name)
+        object(value)
+    }
+
+    /// An array of objects that write themselves.
+    public mutating func member(_ name: String, _ value: [some CompactJSONWritable]?) {
+        guard let value else { return }
+        key(name)
+        bytes.append(UInt8(ascii: "["))
+        for (index, item) in value.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            object(item)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    private mutating func object(_ value: some CompactJSONWritable) {
+        bytes.append(UInt8(ascii: "{"))
+        empty = true
+        value.write(into: &self)
+        bytes.append(UInt8(ascii: "}"))
+        empty = false
+    }
+
     /// A map of numbers as an object, its keys sorted by their bytes.
     public mutating func member(_ name: String, _ value: [String: Int]?) {
         guard let value else { return }

@@ -1,5 +1,6 @@
 import Foundation
 import LinkRunwayAPI
+@testable import RunwayCapabilities
 import RunwayJSON
 import Testing
 
@@ -90,5 +91,32 @@ struct CompactJSONEncoderTests {
         let stats = LinkStats(linkId: "lnk_1", from: "2026-01-01", to: "2026-12-31", includeSimulated: false, total: rows[0], days: rows,
                               breakdowns: [LinkStatsBreakdown(dimension: "country", rows: Array(rows.suffix(20)))])
         #expect(try CompactJSONEncoder().encode(stats) == Array(Self.foundation.encode(stats)))
+    }
+
+    @Test("a match's explanation writes itself as its Encodable form would be written, nested candidates and all")
+    func explanationWritesItself() throws {
+        var random = SystemRandomNumberGenerator()
+        let texts = ["", "a", "é", "😀", "a/b", "q\"x", "line\nbreak", "\u{1}", "probabilistic", "lnk_1", "an earlier rule won"]
+        func text() -> String { texts.randomElement(using: &random) ?? "" }
+        func optional() -> String? { Bool.random(using: &random) ? nil : text() }
+        func candidate() -> MatchCandidate {
+            MatchCandidate(method: text(), clickToken: optional(), impressionId: optional(), linkId: optional(), network: optional(),
+                           campaign: optional(), ageSeconds: Int.random(in: Int.min...Int.max, using: &random),
+                           eligible: Bool.random(using: &random), reason: text())
+        }
+        for _ in 0..<200 {
+            let explanation = Explanation(
+                settings: AttributionSettings(probabilisticMinutes: Int.random(in: -3...1_440, using: &random),
+                                              viewThroughHours: Int.random(in: 0...168, using: &random),
+                                              clickWindowDays: Int.random(in: Int.min...Int.max, using: &random)),
+                rules: (0..<Int.random(in: 0...6, using: &random)).map { _ in text() },
+                candidates: (0..<Int.random(in: 0...9, using: &random)).map { _ in candidate() },
+                winner: Bool.random(using: &random) ? nil : candidate())
+            let foundation = try Self.foundation.encode(explanation)
+            #expect(try CompactJSONEncoder().encode(explanation) == Array(foundation), "\(explanation)")
+            #expect(explanation.json == String(decoding: foundation, as: UTF8.self))
+            let match = try #require(Explanation.decode(explanation.json))
+            #expect(match.candidates == explanation.candidates && match.winner == explanation.winner && match.rules == explanation.rules)
+        }
     }
 }

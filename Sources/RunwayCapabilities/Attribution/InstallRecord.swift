@@ -84,11 +84,19 @@ struct InstallRecord: Sendable, Equatable, Decodable {
 }
 
 /// What the matcher saw and decided, stored with the install so the answer can be explained later.
-struct Explanation: Codable, Sendable {
+struct Explanation: Codable, Sendable, CompactJSONWritable {
     var settings: AttributionSettings
     var rules: [String]
     var candidates: [MatchCandidate]
     var winner: MatchCandidate?
+
+    /// Written with every match, so it writes itself rather than going through `Encodable`.
+    func write(into writer: inout CompactJSONObjectWriter) {
+        writer.member("candidates", candidates)
+        writer.member("rules", rules)
+        writer.member("settings", settings)
+        writer.member("winner", winner)
+    }
 
     var json: String {
         String(decoding: (try? CompactJSONEncoder().encode(self)) ?? Array("{}".utf8), as: UTF8.self)
