@@ -101,7 +101,13 @@ public struct AuthMiddleware: Middleware {
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
             throw AccessError.invalidKey("the Authorization header must be Bearer <key>")
         }
-        switch try await authenticator.authenticate(String(parts[1]).trimmingCharacters(in: .whitespaces)) {
+        // HTTP's optional whitespace is spaces and tabs (RFC 9110, 5.6.3).
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        let bytes = parts[1].utf8
+        let start = bytes.firstIndex { !isSpace($0) } ?? bytes.endIndex
+        let end = bytes.lastIndex { !isSpace($0) }.map { bytes.index(after: $0) } ?? start
+        // trap-safe: start <= end: the last non-space byte is at or after the first
+        switch try await authenticator.authenticate(String(decoding: bytes[start..<max(start, end)], as: UTF8.self)) {
         case .invalid:
             throw AccessError.invalidKey("the API key is not valid")
         case .revoked:

@@ -251,6 +251,21 @@ struct AuthMatrixTests {
         ]
     }
 
+    @Test("a key is read between the spaces and tabs HTTP allows around it; other characters around it make it invalid")
+    func keyBetweenOptionalWhitespace() async throws {
+        let server = try await TestServer.start()
+        let key = server.adminKey
+        func status(_ header: String) async -> Int {
+            await server.client().send("GET", "/v1/workspaces", headers: [("Authorization", header)]).status
+        }
+        #expect(await status("Bearer \(key)") == 200)
+        #expect(await status("Bearer \t \(key) \t") == 200)
+        #expect(await status("Bearer \(key)\u{00A0}") == 401)
+        #expect(await status("Bearer \(key)x") == 401)
+        #expect(await status("Bearer  \t ") == 401)
+        await server.stop()
+    }
+
     @Test("every route is covered and every caller it must refuse is refused with the right status and code",
           arguments: StoreBackend.all)
     func matrix(_ backend: StoreBackend) async throws {
