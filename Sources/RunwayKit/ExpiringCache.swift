@@ -26,10 +26,7 @@ package final class ExpiringCache<Value: Sendable>: Sendable {
         let now = clock.now()
         if let entry = entries.withLock({ $0[key] }), fresh(entry, at: now) { return entry.value }
         let value = try await load()
-        entries.withLock { entries in
-            if entries.count >= limit { entries.removeAll() }
-            entries[key] = Entry(value: value, loadedAt: now)
-        }
+        keep(key, value, since: now)
         return value
     }
 
@@ -38,6 +35,15 @@ package final class ExpiringCache<Value: Sendable>: Sendable {
     package func peek(_ key: String) -> Value?? {
         guard let entry = entries.withLock({ $0[key] }), fresh(entry, at: clock.now()) else { return nil }
         return .some(entry.value)
+    }
+
+    /// Keeps `value` for `key`, read at `since` (now unless given), as `value(_:load:)` keeps what it read.
+    package func keep(_ key: String, _ value: Value?, since: ContinuousClock.Instant? = nil) {
+        let loadedAt = since ?? clock.now()
+        entries.withLock { entries in
+            if entries.count >= limit { entries.removeAll() }
+            entries[key] = Entry(value: value, loadedAt: loadedAt)
+        }
     }
 
     /// Forgets `key` (after this process changed what it names).

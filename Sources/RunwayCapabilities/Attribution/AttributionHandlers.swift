@@ -277,50 +277,43 @@ struct AttributionHandlers: Sendable {
                              clickToken: clickToken, addressHashes: hashes, simulated: simulated, now: now)
     }
 
-    /// Decides (or finds) the answer and returns it with the link's current path and metadata.
+    /// Decides (or finds) the answer and returns it with the link's current path and metadata. One write job reads the
+    /// candidates and stores the answer: on the writer's connection, whose page cache outlives each commit, the reads
+    /// cost less than the hand-off to a reader and back, and they see every claim committed before them.
     private func match(_ input: Matcher.Input) async throws -> InstallMatch {
-        var planned = try await services.store.read { db in try Matcher.plan(input, db: db) }
-        if let existing = planned.existing {
-            // A simulated install is made with a server key, which may see any install of its workspace.
-            if !input.simulated {
-                let claim = try await services.store.write { db in
+        let port = services.listening.port
+        let links = services.links
+        let outcome = try await services.store.write { db -> MatchOutcome in
+            let plan = try Matcher.plan(input, db: db)
+            if let existing = plan.existing {
+                var claim: AppTransactionClaim?
+                // A simulated install is made with a server key, which may see any install of its workspace.
+                if !input.simulated {
                     try InstallSecrets.admitRematch(db, appId: input.app.id, installId: input.installId, presented: input.secretHash,
                                                     matchedAt: existing.matchedAt, now: input.now)
-                    return try claimAppTransaction(input, db)
+                    claim = try claimAppTransaction(input, db)
                 }
-                countClaim(claim, app: input.app)
+                let link = try existing.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil
+                return MatchOutcome(install: existing, link: link, created: false, claim: claim)
             }
-            let link = try await existing.linkId.asyncMap { id in try await services.store.read { try LinkRecord.find($0, id: id) } } ?? nil
-            return existing.wire(link: link, localPort: services.listening.port)
-        }
-        let claims = services.claimsInFlight
-        let reserved = Matcher.reserve(&planned, in: claims)
-        // Without the cached link (a failed read), the write reads it.
-        if let linkId = planned.options.first?.linkId, let link = try? await services.links.link(id: linkId) {
-            planned.links[linkId] = link
-        }
-        planned.expectedExplanation = Matcher.explain(input, plan: planned, winner: planned.options.first, lostRaces: planned.takenByOthers).json
-        let plan = planned
-        let port = services.listening.port
-        let install: InstallRecord, link: LinkRecord?, created: Bool, claim: AppTransactionClaim?
-        do {
-            (install, link, created, claim) = try await services.store.write { db in
-                let (install, created, link) = try Matcher.commit(input, plan: plan, db: db)
-                if let hash = input.secretHash { try AttributionQueries.keepSecret(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
-                let claim = try claimAppTransaction(input, db)
-                if created, !input.simulated, !input.returning {
-                    try Webhooks.enqueue(db, workspaceId: install.workspaceId, topic: "install", payload: install.wire(link: link, localPort: port), now: input.now)
-                }
-                return (install, link, created, claim)
+            let (install, created, link) = try Matcher.commit(input, plan: plan, db: db, links: links)
+            if let hash = input.secretHash { try AttributionQueries.keepSecret(db, appId: input.app.id, installId: input.installId, hash: hash, now: input.now) }
+            let claim = try claimAppTransaction(input, db)
+            if created, !input.simulated, !input.returning {
+                try Webhooks.enqueue(db, workspaceId: install.workspaceId, topic: "install", payload: install.wire(link: link, localPort: port), now: input.now)
             }
-        } catch {
-            claims.release(reserved, claimed: nil)
-            throw error
+            return MatchOutcome(install: install, link: link, created: created, claim: claim)
         }
-        claims.release(reserved, claimed: created && install.method == "probabilistic" ? install.clickToken : nil)
-        countClaim(claim, app: input.app)
-        if created, !input.returning { services.metrics.increment("linkrunway_installs_matched_total", labels: [("method", install.method)]) }
-        return install.wire(link: link, localPort: port)
+        countClaim(outcome.claim, app: input.app)
+        if outcome.created, !input.returning { services.metrics.increment("linkrunway_installs_matched_total", labels: [("method", outcome.install.method)]) }
+        return outcome.install.wire(link: outcome.link, localPort: port)
+    }
+
+    private struct MatchOutcome: Sendable {
+        let install: InstallRecord
+        let link: LinkRecord?
+        let created: Bool
+        let claim: AppTransactionClaim?
     }
 
     /// The install's claim on the app transaction id it proved, if it proved one. A production app transaction also

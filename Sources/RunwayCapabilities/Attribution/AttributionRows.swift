@@ -17,7 +17,7 @@ enum AttributionRows {
     }
 
     /// An unmatched click from an address; `appId` (its link's) only where the query selects it.
-    struct AddressClick: Decodable {
+    struct AddressClick {
         let token: String
         let createdAt: Int64
         let linkId: String

@@ -25,12 +25,16 @@ enum MatchQueries {
     static func unmatchedClicks(_ db: any SQLExecutor, workspaceId: String, addressHash: String, from: Int64, to: Int64, appId: String? = nil,
                                 limit: Int64) throws -> [AttributionRows.AddressClick] {
         let linkOfApp: SQL = appId.map { " AND (l.app_id IS NULL OR l.app_id = \($0))" } ?? ""
+        // Read column by column rather than through `Decodable`: every match reads up to ten of these in the writer.
         return try db.query("""
             SELECT c.token, c.created_at, l.id AS link_id, l.app_id FROM clicks c JOIN links l ON l.id = c.link_id
             WHERE c.workspace_id = \(workspaceId) AND c.address_hash = \(addressHash) AND c.claimed = 0
               AND c.created_at >= \(from) AND c.created_at <= \(to) AND c.kind = 'click' AND c.platform = 'ios'\(linkOfApp)
             ORDER BY c.created_at DESC LIMIT \(limit)
-            """, as: AttributionRows.AddressClick.self)
+            """).map { row in
+            AttributionRows.AddressClick(token: try row.string("token"), createdAt: try row.int("created_at"),
+                                         linkId: try row.string("link_id"), appId: try row.optionalString("app_id"))
+        }
     }
 
     /// The app's newest ad impression from `addressHash` from `from` to `to`.

@@ -43,15 +43,6 @@ enum Matcher {
         var existing: InstallRecord?
         var candidates: [MatchCandidate] = []
         var options: [MatchCandidate] = []
-        /// The stored explanation when the first option wins without a race, encoded before the write so that the
-        /// single writer does not spend its time on JSON.
-        var expectedExplanation: String?
-        /// Planned clicks that other matches of this process are claiming or just claimed (`reserve`): explained as
-        /// taken.
-        var takenByOthers: Set<String> = []
-        /// Links the options name, as the handler found them in the link cache (the first option's), so that the
-        /// writer reads one only when its row changed since.
-        var links: [String: LinkRecord] = [:]
     }
 
     static let minute: Int64 = 60_000
@@ -155,38 +146,21 @@ enum Matcher {
         return plan
     }
 
-    /// When the plan starts with clicks, reserves the first that no other match of this process is claiming or has
-    /// just claimed, and leaves out those before it (explained as taken), so that installs behind one address claim
-    /// different clicks rather than racing for the newest (`ClaimsInFlight`). Returns the reserved token, to release
-    /// once the write has ended; nil when nothing was reserved (the first option is not a click, or none is free).
-    static func reserve(_ plan: inout Plan, in claims: ClaimsInFlight) -> String? {
-        guard plan.options.first?.method == "probabilistic" else { return nil }
-        let clicks = plan.options.prefix { $0.method == "probabilistic" }.compactMap(\.clickToken)
-        guard let (token, taken) = claims.reserveFirstFree(clicks) else { return nil }
-        plan.takenByOthers = Set(taken)
-        plan.options.removeAll { $0.clickToken.map(plan.takenByOthers.contains) ?? false }
-        return token
-    }
-
-    /// The link the winner names: the plan's copy when its row is unchanged since it was cached (a cheap check in the
-    /// write), else read.
-    static func link(_ id: String, plan: Plan, db: any SQLExecutor) throws -> LinkRecord? {
-        if let planned = plan.links[id], try LinkRecordQueries.isUnchanged(db, planned) { return planned }
-        return try LinkRecord.find(db, id: id)
-    }
-
-    /// Stores the answer (in the writer's transaction): the first option that can be had wins; a click is claimed so
-    /// no other install gets it. When another install took a click the plan offered (many installs behind one
-    /// address, as with a carrier's NAT), the newest clicks still free are looked up again here. Returns the stored
-    /// answer, which is another request's when that one stored first, with the link it names (read once, here).
-    static func commit(_ input: Input, plan: Plan, db: any SQLExecutor) throws -> (InstallRecord, created: Bool, link: LinkRecord?) {
+    /// Stores the answer (in the writer's transaction, after the plan was read in it): the first option that can be had
+    /// wins; a click is claimed so no other install gets it. When another writer took a click the plan offered since it
+    /// was read (PostgreSQL's writers and other servers commit side by side; installs behind one address, as with a
+    /// carrier's NAT, plan the same newest clicks), the newest clicks still free are looked up again here. Returns the
+    /// stored answer, which is another request's when that one stored first, with the link it names (from `links`, the
+    /// link cache, while its row is unchanged).
+    static func commit(_ input: Input, plan: Plan, db: any SQLExecutor, links: LinkDirectory? = nil) throws
+        -> (InstallRecord, created: Bool, link: LinkRecord?) {
         func stored(_ install: InstallRecord) throws -> (InstallRecord, created: Bool, link: LinkRecord?) {
             (install, false, try install.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil)
         }
         if let existing = try AttributionQueries.install(db, appId: input.app.id, installId: input.installId) { return try stored(existing) }
         let settings = input.app.attribution
         var winner: MatchCandidate?
-        var lostRaces = plan.takenByOthers
+        var lostRaces = Set<String>()
         var options = plan.options
         var index = 0
         while index < options.count {
@@ -197,9 +171,9 @@ enum Matcher {
                 guard let token = option.clickToken else { continue }
                 guard try MatchQueries.claim(db, token: token, appId: input.app.id, installId: input.installId) else {
                     lostRaces.insert(token)
-                    // The plan's other clicks were read before the claims that beat this one, most likely by installs
-                    // of the same group commit behind the same address: rather than trying each of them in turn (a
-                    // failed claim apiece, growing with the commit), the newest clicks still free are read again.
+                    // The plan's other clicks were read before the claim that beat this one, most likely by installs
+                    // behind the same address that another writer matched meanwhile: rather than trying each of them
+                    // in turn (a failed claim apiece), the newest clicks still free are read again.
                     let fresh = try freshClicks(input, db: db, excluding: lostRaces)
                     lostRaces.formUnion(takenMeanwhile(plan, fresh: fresh))
                     // trap-safe: index <= options.count: it was just past an element
@@ -210,11 +184,8 @@ enum Matcher {
             winner = option
             break
         }
-        // The explanation the plan expected is made before the write; only a lost race makes it differ.
-        let explanation = lostRaces == plan.takenByOthers && winner == plan.options.first
-            ? plan.expectedExplanation ?? explain(input, plan: plan, winner: winner, lostRaces: lostRaces).json
-            : explain(input, plan: plan, winner: winner, lostRaces: lostRaces).json
-        let link = try winner?.linkId.map { try Self.link($0, plan: plan, db: db) } ?? nil
+        let explanation = explain(input, plan: plan, winner: winner, lostRaces: lostRaces).json
+        let link = try winner?.linkId.map { id in try links.map { try $0.link(id: id, in: db) } ?? LinkRecord.find(db, id: id) } ?? nil
         let method = winner?.method ?? "unmatched"
         var record = InstallRecord(appId: input.app.id, installId: input.installId, workspaceId: input.app.workspaceId,
                                    platform: input.platform, osVersion: input.osVersion, language: input.language, method: method,

@@ -60,11 +60,15 @@ final class LinkDirectory: Sendable {
         }
     }
 
-    /// Link `id`, cached like the others: for matching, whose write checks that the row is unchanged before it uses it.
-    func link(id: String) async throws -> LinkRecord? {
-        try await linksById.value(id) { [store] in
-            try await store.read { db in try LinkRecord.find(db, id: id) }
-        }
+    /// Link `id` for a write (a match's winner), on the write's connection: the cached copy while its row is unchanged
+    /// (one indexed check of `updated_at` and the referrer, cheaper than reading and decoding the row), else read and
+    /// cached. Only this checked use reads these entries, so a copy read in a transaction that was rolled back is never
+    /// used.
+    func link(id: String, in db: any SQLExecutor) throws -> LinkRecord? {
+        if case .some(let cached?) = linksById.peek(id), try LinkRecordQueries.isUnchanged(db, cached) { return cached }
+        let link = try LinkRecord.find(db, id: id)
+        linksById.keep(id, link)
+        return link
     }
 
     /// What the cache holds now, without a read: `.some(value)` (the value may be nil: known not to exist) when fresh,
