@@ -151,13 +151,10 @@ enum Matcher {
     /// was read (PostgreSQL's writers and other servers commit side by side; installs behind one address, as with a
     /// carrier's NAT, plan the same newest clicks), the newest clicks still free are looked up again here. Returns the
     /// stored answer, which is another request's when that one stored first, with the link it names (from `links`, the
-    /// link cache, while its row is unchanged).
+    /// link cache, while its row is unchanged). The plan already looked for a stored answer; one stored since (by
+    /// another writer) makes the insert do nothing, and that answer is returned.
     static func commit(_ input: Input, plan: Plan, db: any SQLExecutor, links: LinkDirectory? = nil) throws
         -> (InstallRecord, created: Bool, link: LinkRecord?) {
-        func stored(_ install: InstallRecord) throws -> (InstallRecord, created: Bool, link: LinkRecord?) {
-            (install, false, try install.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil)
-        }
-        if let existing = try AttributionQueries.install(db, appId: input.app.id, installId: input.installId) { return try stored(existing) }
         let settings = input.app.attribution
         var winner: MatchCandidate?
         var lostRaces = Set<String>()
@@ -223,7 +220,7 @@ enum Matcher {
         guard let other = try AttributionQueries.install(db, appId: input.app.id, installId: input.installId) else {
             throw StoreError.conflict("the install was stored and removed concurrently")
         }
-        return try stored(other)
+        return (other, false, try other.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil)
     }
 
     /// What the matcher saw and decided, given the winner and the clicks other installs took first.

@@ -248,19 +248,26 @@ struct MatchingTests {
         await w.server.stop()
     }
 
-    @Test("a plan read before another writer claimed its newest click takes the newest click still free, and says which it lost",
-          arguments: StoreBackend.all)
-    func planOutrunByAnotherWriter(_ backend: StoreBackend) async throws {
+    /// `count` clicks from the default address (their tokens newest first), and a plan for `install` read now, before
+    /// whatever the test lets another writer do.
+    static func planAhead(_ backend: StoreBackend, clicks count: Int, install: String) async throws
+        -> (World, tokens: [String], Matcher.Input, Matcher.Plan) {
         let w = try await Self.world(backend, settings: AttributionSettingsUpdate(probabilisticMinutes: 30))
-        await Self.clicks(w, 3, apart: 10)
+        await Self.clicks(w, count, apart: 10)
         let rows = try await w.server.store.read { try $0.query("SELECT token, address_hash FROM clicks ORDER BY created_at DESC") }
-        try #require(rows.count == 3)
-        let tokens = try rows.map { try $0.string("token") }
+        try #require(rows.count == count)
         let app = try #require(try await w.server.services.apps.app(id: w.app.id))
-        let input = Matcher.Input(app: app, installId: "inst-outrun", platform: "ios", osVersion: nil, language: nil, clickToken: nil,
+        let input = Matcher.Input(app: app, installId: install, platform: "ios", osVersion: nil, language: nil, clickToken: nil,
                                   addressHashes: [try rows[0].string("address_hash")], simulated: false,
                                   now: Int64(w.clock.now.timeIntervalSince1970 * 1000))
         let plan = try await w.server.store.read { try Matcher.plan(input, db: $0) }
+        return (w, try rows.map { try $0.string("token") }, input, plan)
+    }
+
+    @Test("a plan read before another writer claimed its newest click takes the newest click still free, and says which it lost",
+          arguments: StoreBackend.all)
+    func planOutrunByAnotherWriter(_ backend: StoreBackend) async throws {
+        let (w, tokens, input, plan) = try await Self.planAhead(backend, clicks: 3, install: "inst-outrun")
         #expect(plan.options.first?.clickToken == tokens[0])
         // Another writer (a server beside this one, or PostgreSQL's next lane) matches the newest click meanwhile.
         #expect(try await Self.match(w, install: "inst-first").clickId == tokens[0])
@@ -269,6 +276,20 @@ struct MatchingTests {
         let explanation = try await w.server.admin.get("/v1/installs/inst-outrun/attribution").decoded(AttributionExplanation.self)
         #expect(explanation.candidates.contains { $0.reason == "matched another install a moment ago" && !$0.eligible && $0.clickToken == nil })
         #expect(explanation.winner?.clickToken == tokens[1] && explanation.winner?.eligible == true, "\(explanation)")
+        await w.server.stop()
+    }
+
+    @Test("a plan read before another request stored the same install's answer returns that answer and gives its claim back",
+          arguments: StoreBackend.all)
+    func planOutrunBySameInstall(_ backend: StoreBackend) async throws {
+        let (w, tokens, input, plan) = try await Self.planAhead(backend, clicks: 2, install: "inst-twice")
+        #expect(plan.existing == nil)
+        // Another request for the same install (another server) stores its answer first, with the newest click.
+        #expect(try await Self.match(w, install: "inst-twice").clickId == tokens[0])
+        let (install, created, _) = try await w.server.store.write { try Matcher.commit(input, plan: plan, db: $0) }
+        #expect(!created && install.clickToken == tokens[0], "the answer stored first stands")
+        let claimed = try await w.server.store.read { try $0.query("SELECT token FROM clicks WHERE claimed = 1").map { try $0.string("token") } }
+        #expect(claimed == [tokens[0]], "the click this plan claimed went back")
         await w.server.stop()
     }
 
