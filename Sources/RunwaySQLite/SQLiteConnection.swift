@@ -18,6 +18,9 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
     private var statements: [String: OpaquePointer] = [:]
     /// Short scripts (transaction control) and their statements, which `statements` holds.
     private var scripts: [String: [OpaquePointer]] = [:]
+    /// The column names of the cached statements that returned rows: made once a statement, so the rows of every run
+    /// share one list (and `RowDecoder` knows the list again).
+    private var columnNames: [OpaquePointer: [String]] = [:]
     private static let statementCacheLimit = 256
 
     init(path: String, busyTimeoutMilliseconds: Int32) throws {
@@ -49,6 +52,7 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
         for statement in statements.values { sqlite3_finalize(statement) }
         statements.removeAll()
         scripts.removeAll()
+        columnNames.removeAll()
         if let db { sqlite3_close_v2(db) }
         db = nil
     }
@@ -87,14 +91,23 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
 
     func query(_ sql: SQL) throws -> [SQLRow] {
         var rows: [SQLRow] = []
-        var columns: [String]?  // the same for every row of a run: made once, shared by the rows
+        var columns: [String]?  // the same for every row of a run
         try run(sql) { statement in
             let count = sqlite3_column_count(statement)
-            let names = columns ?? (0..<count).map { String(cString: sqlite3_column_name(statement, $0)) }
+            let names = columns ?? self.columnNames(of: statement, count: count)
             columns = names
             rows.append(SQLRow(columns: names, values: (0..<count).map { Self.column(statement, $0) }))
         }
         return rows
+    }
+
+    /// `statement`'s column names, kept while it stays prepared. A statement SQLite prepared again after a schema change
+    /// may return another number of columns (`SELECT *`); then they are read again.
+    private func columnNames(of statement: OpaquePointer, count: Int32) -> [String] {
+        if let known = columnNames[statement], known.count == Int(count) { return known }
+        let names = (0..<count).map { String(cString: sqlite3_column_name(statement, $0)) }
+        columnNames[statement] = names
+        return names
     }
 
     private func run(_ sql: SQL, onRow: (OpaquePointer) throws -> Void) throws {
@@ -124,6 +137,7 @@ final class SQLiteConnection: EngineConnection, @unchecked Sendable {
         for old in statements.values { sqlite3_finalize(old) }
         statements.removeAll()
         scripts.removeAll()
+        columnNames.removeAll()
     }
 
     /// The prepared statements of a short script, split at its semicolons the first time.

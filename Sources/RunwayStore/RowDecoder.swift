@@ -9,13 +9,15 @@ import Synchronization
 /// column, a value of the wrong type or one its type refuses is `StoreError.corrupt`, as with `SQLRow`.
 public enum RowDecoder {
     public static func decode<Record: Decodable>(_ type: Record.Type, from row: SQLRow) throws -> Record {
-        try decode(type, from: row, plan: ColumnPlan())
+        try decode(type, from: row, plan: ColumnPlan.learned(for: type, columns: row.columns))
     }
 
     /// `plan` serves every row of one statement (they share their columns).
     static func decode<Record: Decodable>(_ type: Record.Type, from row: SQLRow, plan: ColumnPlan) throws -> Record {
         do {
-            return try Record(from: RowRecordDecoder(row: row, plan: plan))
+            let record = try Record(from: RowRecordDecoder(row: row, plan: plan))
+            plan.learn(for: type, columns: row.columns)
+            return record
         } catch let error as StoreError {
             throw error
         } catch {
@@ -63,8 +65,10 @@ extension SQLRow {
 extension SQLExecutor {
     /// The rows `sql` returns, each read as a `Record` (`RowDecoder`).
     public func query<Record: Decodable>(_ sql: SQL, as type: Record.Type) throws -> [Record] {
-        let plan = ColumnPlan()
-        return try query(sql).map { try RowDecoder.decode(type, from: $0, plan: plan) }
+        let rows = try query(sql)
+        guard let first = rows.first else { return [] }
+        let plan = ColumnPlan.learned(for: type, columns: first.columns)
+        return try rows.map { try RowDecoder.decode(type, from: $0, plan: plan) }
     }
 
     /// The first row `sql` returns as a `Record`, or nil.
@@ -83,9 +87,47 @@ private struct RowCount: Decodable {
 }
 
 /// Where each property's column is in the rows of one statement, worked out on the first row it is asked for and
-/// looked up after that: the rows of a query share their columns.
+/// looked up after that: the rows of a query share their columns. What a whole record found is kept for its type and
+/// column list (`learned`), so the next query with those columns starts from it.
 final class ColumnPlan {
-    private var places: [String: (index: Int, column: String)] = [:]
+    typealias Places = [String: (index: Int, column: String)]
+    private var places: Places
+    /// Whether `places` came from `learned` or were kept already (nothing to keep after the next record).
+    private var remembered: Bool
+
+    private init(places: Places = [:], remembered: Bool = false) {
+        self.places = places
+        self.remembered = remembered
+    }
+
+    /// The places a record type's properties had in rows with these columns, as kept from an earlier read: a record read
+    /// on every request (an install for each event) does not look its columns up again. Empty when not kept yet.
+    static func learned<Record>(for type: Record.Type, columns: [String]) -> ColumnPlan {
+        let key = ObjectIdentifier(type)
+        // `==` is quick for the list a cached statement returns each time: the same array.
+        let places = kept.withLock { kept in kept[key]?.first { $0.columns == columns }?.places }
+        return places.map { ColumnPlan(places: $0, remembered: true) } ?? ColumnPlan()
+    }
+
+    /// Keeps what this plan found after it read a whole record of `type` from rows with `columns`.
+    func learn<Record>(for type: Record.Type, columns: [String]) {
+        guard !remembered else { return }
+        remembered = true
+        let key = ObjectIdentifier(type)
+        let found = places
+        Self.kept.withLock { kept in
+            var layouts = kept[key] ?? []
+            guard !layouts.contains(where: { $0.columns == columns }) else { return }
+            // A type read by several queries keeps a few column lists; a query whose columns change (none does) cannot
+            // grow it without end.
+            if layouts.count >= Self.layoutsPerType { layouts.removeFirst() }
+            layouts.append((columns, found))
+            kept[key] = layouts
+        }
+    }
+
+    private static let layoutsPerType = 8
+    private static let kept = Mutex<[ObjectIdentifier: [(columns: [String], places: Places)]]>([:])
 
     /// Where `property`'s column is in rows like `row` (index -1 when the query did not select it).
     private func place(of property: String, in row: SQLRow) -> (index: Int, column: String) {

@@ -88,6 +88,28 @@ struct RowDecoderTests {
         let ratio: Double?
     }
 
+    struct Pair: Decodable, Equatable {
+        let id: String
+        let n: Int64?
+    }
+
+    @Test("a type read from rows of other column lists, in turn, finds each list's columns (places are kept per list)")
+    func placesKeptPerColumnList() throws {
+        // More lists than a type keeps, so some are read again after they were let go.
+        var layouts: [SQLRow] = [SQLRow(columns: ["id", "n"], values: [.text("a"), .integer(1)]),
+                                 SQLRow(columns: ["n", "id"], values: [.integer(2), .text("b")]),
+                                 SQLRow(columns: ["id"], values: [.text("c")])]
+        for extra in 0..<10 {
+            let columns = (0..<extra).map { "x\($0)" } + ["n", "id"]
+            layouts.append(SQLRow(columns: columns, values: (0..<extra).map { _ in SQLValue.text("x") } + [.integer(Int64(10 + extra)), .text("e\(extra)")]))
+        }
+        let expected = [Pair(id: "a", n: 1), Pair(id: "b", n: 2), Pair(id: "c", n: nil)] + (0..<10).map { Pair(id: "e\($0)", n: Int64(10 + $0)) }
+        for _ in 0..<3 {
+            #expect(try layouts.map { try $0.decode(Pair.self) } == expected)
+            #expect(try layouts.reversed().map { try $0.decode(Pair.self) } == expected.reversed())
+        }
+    }
+
     @Test("records read from each backend's own rows", arguments: StoreBackend.all)
     func fromTheStore(_ backend: StoreBackend) async throws {
         let (location, store) = try await backend.opened(migratedBy: ConformanceSchema.migrations)
@@ -97,6 +119,12 @@ struct RowDecoderTests {
         }
         let items = try await store.read { db in try db.query("SELECT id, n, note, data, ratio FROM items ORDER BY id", as: Item.self) }
         #expect(items == [Item(id: "a", n: 7, note: "seven", data: [0, 255], ratio: 1.5), Item(id: "b", n: nil, note: nil, data: nil, ratio: nil)])
+        for _ in 0..<2 {  // each statement's column list again, the places found the first time kept
+            let swapped = try await store.read { db in try db.first("SELECT ratio, note, n, id FROM items WHERE id = 'a'", as: Item.self) }
+            #expect(swapped == Item(id: "a", n: 7, note: "seven", data: nil, ratio: 1.5))
+            let plain = try await store.read { db in try db.first("SELECT id, n, note, data, ratio FROM items WHERE id = 'a'", as: Item.self) }
+            #expect(plain == items.first)
+        }
         let missing = try await store.read { db in try db.first("SELECT id, n FROM items WHERE id = 'c'", as: Item.self) }
         #expect(missing == nil)
         let counts = try await store.read { db in
