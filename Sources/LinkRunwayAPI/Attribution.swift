@@ -448,6 +448,41 @@ public struct EventBatchResponse: Codable, Sendable, Equatable {
     }
 }
 
+/// An event's answer is written for every event (a hundred in a batch's): each writes itself.
+extension EventAttribution: CompactJSONWritable {
+    public func write(into writer: inout CompactJSONObjectWriter) {
+        writer.member("appleAdsAdGroupId", appleAdsAdGroupId)
+        writer.member("appleAdsCampaignId", appleAdsCampaignId)
+        writer.member("appleAdsKeywordId", appleAdsKeywordId)
+        writer.member("campaign", campaign)
+        writer.member("channel", channel)
+        writer.member("feature", feature)
+        writer.member("linkId", linkId)
+        writer.member("method", method)
+        writer.member("qr", qr)
+        writer.member("source", source)
+        writer.member("variant", variant)
+    }
+}
+
+extension EventResult: CompactJSONWritable {
+    public func write(into writer: inout CompactJSONObjectWriter) {
+        writer.member("attribution", attribution)
+        writer.member("error", error)
+        writer.member("eventId", eventId)
+        writer.member("status", status)
+    }
+}
+
+extension EventBatchResponse: CompactJSONWritable {
+    public func write(into writer: inout CompactJSONObjectWriter) {
+        writer.member("duplicates", duplicates)
+        writer.member("rejected", rejected)
+        writer.member("results", results)
+        writer.member("stored", stored)
+    }
+}
+
 extension EventBatchResponse: DescribedWireType {
     public static let notes: [String: FieldNote] = ["results": .list(of: nil, "One per event, in order.")]
 }

@@ -1,3 +1,5 @@
+import RunwayJSON
+
 /// The body of every error response: `{"error":{"code","message","field"?}}`.
 public struct ErrorBody: Codable, Sendable, Equatable {
     public struct Detail: Codable, Sendable, Equatable {
@@ -20,6 +22,21 @@ public struct ErrorBody: Codable, Sendable, Equatable {
 
 extension ErrorBody: DescribedWireType {
     public static let componentName: String? = "Error"
+}
+
+/// Written for every refused request and every rejected event: it writes itself.
+extension ErrorBody: CompactJSONWritable {
+    public func write(into writer: inout CompactJSONObjectWriter) {
+        writer.member("error", error)
+    }
+}
+
+extension ErrorBody.Detail: CompactJSONWritable {
+    public func write(into writer: inout CompactJSONObjectWriter) {
+        writer.member("code", code)
+        writer.member("field", field)
+        writer.member("message", message)
+    }
 }
 
 extension ErrorBody.Detail {

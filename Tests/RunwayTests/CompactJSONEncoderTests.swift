@@ -93,12 +93,16 @@ struct CompactJSONEncoderTests {
         #expect(try CompactJSONEncoder().encode(stats) == Array(Self.foundation.encode(stats)))
     }
 
+    /// Texts that JSON escapes differently, or not at all, and some the answers hold.
+    static let texts = ["", "a", "é", "😀", "a/b", "q\"x", "line\nbreak", "\u{1}", "probabilistic", "lnk_1", "stored", "ad:example"]
+    static func text(_ random: inout SystemRandomNumberGenerator) -> String { texts.randomElement(using: &random) ?? "" }
+    static func optionalText(_ random: inout SystemRandomNumberGenerator) -> String? { Bool.random(using: &random) ? nil : text(&random) }
+
     @Test("a match's explanation writes itself as its Encodable form would be written, nested candidates and all")
     func explanationWritesItself() throws {
         var random = SystemRandomNumberGenerator()
-        let texts = ["", "a", "é", "😀", "a/b", "q\"x", "line\nbreak", "\u{1}", "probabilistic", "lnk_1", "an earlier rule won"]
-        func text() -> String { texts.randomElement(using: &random) ?? "" }
-        func optional() -> String? { Bool.random(using: &random) ? nil : text() }
+        func text() -> String { Self.text(&random) }
+        func optional() -> String? { Self.optionalText(&random) }
         func candidate() -> MatchCandidate {
             MatchCandidate(method: text(), clickToken: optional(), impressionId: optional(), linkId: optional(), network: optional(),
                            campaign: optional(), ageSeconds: Int.random(in: Int.min...Int.max, using: &random),
@@ -117,6 +121,33 @@ struct CompactJSONEncoderTests {
             #expect(explanation.json == String(decoding: foundation, as: UTF8.self))
             let match = try #require(Explanation.decode(explanation.json))
             #expect(match.candidates == explanation.candidates && match.winner == explanation.winner && match.rules == explanation.rules)
+        }
+    }
+
+    @Test("events' answers and errors write themselves as their Encodable forms would be written")
+    func eventAnswersWriteThemselves() throws {
+        var random = SystemRandomNumberGenerator()
+        func text() -> String { Self.text(&random) }
+        func optional() -> String? { Self.optionalText(&random) }
+        func detail() -> ErrorBody.Detail {
+            ErrorBody.Detail(code: ErrorCode(rawValue: text()), message: text(), field: optional())
+        }
+        func result() -> EventResult {
+            let attribution = Bool.random(using: &random) ? nil : EventAttribution(
+                method: text(), source: text(), linkId: optional(), campaign: optional(), channel: optional(), feature: optional(),
+                appleAdsCampaignId: optional(), appleAdsAdGroupId: optional(), appleAdsKeywordId: optional(), variant: optional(),
+                qr: Bool.random(using: &random) ? nil : Bool.random(using: &random))
+            return EventResult(eventId: optional(), status: text(), attribution: attribution, error: Bool.random(using: &random) ? nil : detail())
+        }
+        for _ in 0..<200 {
+            let single = result()
+            #expect(try CompactJSONEncoder().encode(single) == Array(try Self.foundation.encode(single)), "\(single)")
+            let batch = EventBatchResponse(results: (0..<Int.random(in: 0...5, using: &random)).map { _ in result() },
+                                           stored: Int.random(in: Int.min...Int.max, using: &random),
+                                           duplicates: Int.random(in: 0...100, using: &random), rejected: Int.random(in: -5...5, using: &random))
+            #expect(try CompactJSONEncoder().encode(batch) == Array(try Self.foundation.encode(batch)), "\(batch)")
+            let error = try JSONDecoder().decode(ErrorBody.self, from: Self.foundation.encode(["error": detail()]))
+            #expect(try CompactJSONEncoder().encode(error) == Array(try Self.foundation.encode(error)), "\(error)")
         }
     }
 }
