@@ -241,14 +241,23 @@ final class EventWriter {
                               variant: attribution.variant, qr: attribution.qr == true, install: ready.install, to: &rollup)
     }
 
-    /// An event whose app and install are known, with the attribution it is written with.
-    struct Ready {
+    /// An event whose app and install are known, with the attribution it is written with. A class: a batch passes a
+    /// hundred of them through several lists, and a copy of the struct retained every string of the app and install.
+    final class Ready {
         let event: Events.Checked
         let app: App
         let attested: Bool
         let attribution: EventAttribution
         let install: InstallRecord
         var key: String { app.id + "\u{0}" + event.eventId }
+
+        init(event: Events.Checked, app: App, attested: Bool, attribution: EventAttribution, install: InstallRecord) {
+            self.event = event
+            self.app = app
+            self.attested = attested
+            self.attribution = attribution
+            self.install = install
+        }
     }
 
     enum Preparation {
