@@ -333,6 +333,39 @@ public struct EventRequest: Codable, Sendable {
     }
 }
 
+/// An event is decoded on every request, a hundred in a batch: it reads itself from the parsed document when it can.
+/// `properties` is left to the decoder (its values become `JSONLiteral`s as the decoder makes them).
+extension EventRequest: StrictlyReadable {
+    public static func read(strictly value: JSONValue) -> EventRequest? {
+        guard case .object(let members) = value else { return nil }
+        var eventId: String?, type: String?, installId: String?, timestamp: String?
+        var name: String?, userId: String?, currency: String?, appId: String?, attestation: String?, clickToken: String?
+        var amount: Int64?
+        for (key, member) in members {
+            switch key {
+            case "eventId": guard let text = member.strictText else { return nil }; eventId = text
+            case "type": guard let text = member.strictText else { return nil }; type = text
+            case "installId": guard let text = member.strictText else { return nil }; installId = text
+            case "timestamp": guard let text = member.strictText else { return nil }; timestamp = text
+            case "name": guard let text = member.strictOptional(\.strictText) else { return nil }; name = text
+            case "userId": guard let text = member.strictOptional(\.strictText) else { return nil }; userId = text
+            case "currency": guard let text = member.strictOptional(\.strictText) else { return nil }; currency = text
+            case "appId": guard let text = member.strictOptional(\.strictText) else { return nil }; appId = text
+            case "attestation": guard let text = member.strictOptional(\.strictText) else { return nil }; attestation = text
+            case "clickToken": guard let text = member.strictOptional(\.strictText) else { return nil }; clickToken = text
+            case "amount":
+                guard let number = member.strictOptional(\.strictInt64), number.map({ allows($0, at: key) }) != false else { return nil }
+                amount = number
+            case "properties": guard case .null = member else { return nil }
+            default: return nil
+            }
+        }
+        guard let eventId, let type, let installId, let timestamp else { return nil }
+        return EventRequest(eventId: eventId, type: type, name: name, userId: userId, installId: installId, timestamp: timestamp,
+                            amount: amount, currency: currency, appId: appId, attestation: attestation, clickToken: clickToken)
+    }
+}
+
 extension EventRequest: DescribedWireType {
     /// The event types, in order.
     public static let types = ["CUSTOM", "INSTALL", "LOGIN", "OPEN", "PURCHASE", "REFUND", "SIGNUP", "SUBSCRIPTION"]

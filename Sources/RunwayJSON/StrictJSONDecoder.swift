@@ -29,6 +29,12 @@ public struct StrictJSONDecoder: Sendable {
     }
 
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws(JSONDecodeFailure) -> T {
+        if let readable = T.self as? any StrictlyReadable.Type, let read = readable.read(strictly: value) as? T { return read }
+        return try decodeThroughDecoder(type, from: value)
+    }
+
+    /// `decode(_:from:)` through the `Decoder` protocol, whatever the type can read itself.
+    func decodeThroughDecoder<T: Decodable>(_ type: T.Type, from value: JSONValue) throws(JSONDecodeFailure) -> T {
         let tracker = UsageTracker()
         let decoded: T
         do {
