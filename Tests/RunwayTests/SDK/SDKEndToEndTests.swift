@@ -52,6 +52,9 @@ struct SDKEndToEndTests {
             var request = URLRequest(url: URL(string: base + path)!)
             request.httpMethod = method
             request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+            // A connection of its own each call: URLSession.shared could otherwise reuse one an earlier test's server (on
+            // a port given out again) or this server's idle timeout closed, and a POST on it is not retried.
+            request.setValue("close", forHTTPHeaderField: "Connection")
             for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
             if let json {
                 request.httpBody = Data(json.utf8)
