@@ -74,16 +74,20 @@ NEXT_STEPS = {
                             "event's install through a new column plan each time (a linear search of the row's column "
                             "names a property); the places are now kept per type and column list, and a cached "
                             "statement's rows share one list. Alternated with the build before, the writer's CPU fell "
-                            "from 0.53 to 0.41 of a core at 18-20k events/s (here 16,089/s against 12,716/s on the page "
-                            "before; the bulk insert, this row's limit, also read 323k rows/s against 244k).",
+                            "from 0.53 to 0.41 of a core at 18-20k events/s. A full run's figure moves with the machine "
+                            "and with its limit: the bulk insert read 244k, 323k and 225k rows/s in three runs of one day.",
     "events_batch_sqlite": "a hundred events a request: the Swift runtime (reference counting, generic metadata, "
                            "hashing) is 40% against SQLite's 12%. The batch claims every event id with one multi-row "
                            "statement and inserts the stored rows with multi-row statements; what is left is the request's "
                            "half (each event parsed, then decoded through `Decoder` by StrictJSONDecoder, a container and "
                            "a generic call a field) and the writer's per-event values and arrays. Next: decode events "
-                           "from the parsed document without the Decoder protocol. This round: the answer (a result an "
-                           "event) writes its JSON itself instead of through the encoder's tree; alternated, 97-135k "
-                           "events/s against 84-110k (here 0.333 against 0.245 on the page before).",
+                           "from the parsed document without the Decoder protocol. This round, each alternated with the "
+                           "build before: the answer (a result an event) writes its JSON itself instead of through the "
+                           "encoder's tree (97-135k events/s against 84-110k); then each event reads itself from the "
+                           "parsed body (`StrictlyReadable`, the decoder left for what it does not take exactly) and the "
+                           "writer passes ready events by reference (117-157k against 110-137k, the handler tasks' CPU "
+                           "0.74-0.86 of a core against 0.85-0.99). Full runs of the day read 0.245, 0.333 and 0.287: "
+                           "the last on a slower machine (its postbacks row fell a fifth with no change to that path).",
     "match_latency_sqlite": "measured open loop (2,000 matches/s offered, latency from when each was due), so it is "
                             "latency, not wrk's queueing: a warm-up, then five rounds whose median p99 is reported, with "
                             "the machine's floor beside it (/healthz offered the same way, and `fdatasync`). Every match "
