@@ -20,6 +20,7 @@ TARGETS = {
     "events_single_sqlite": (0.3, "0.3 of the bulk insert"),
     "events_batch_sqlite": (0.6, "0.6 of the bulk insert"),
     "postbacks_vs_openssl": (0.5, "0.5 of OpenSSL's verifications per core"),
+    "redirect_postgres_vs_nginx": (0.3, "0.3 of nginx"),
 }
 
 # Why a profiled benchmark is where it is, and the next step (read from its profile; kept with the code that makes
