@@ -293,7 +293,7 @@ struct AttributionHandlers: Sendable {
                                                     matchedAt: existing.matchedAt, now: input.now)
                     claim = try claimAppTransaction(input, db)
                 }
-                let link = try existing.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil
+                let link = try existing.linkId.map { try links.link(id: $0, in: db) } ?? nil
                 return MatchOutcome(install: existing, link: link, created: false, claim: claim)
             }
             let (install, created, link) = try Matcher.commit(input, plan: plan, db: db, links: links)

@@ -153,7 +153,7 @@ enum Matcher {
     /// stored answer, which is another request's when that one stored first, with the link it names (from `links`, the
     /// link cache, while its row is unchanged). The plan already looked for a stored answer; one stored since (by
     /// another writer) makes the insert do nothing, and that answer is returned.
-    static func commit(_ input: Input, plan: Plan, db: any SQLExecutor, links: LinkDirectory? = nil) throws
+    static func commit(_ input: Input, plan: Plan, db: any SQLExecutor, links: LinkDirectory) throws
         -> (InstallRecord, created: Bool, link: LinkRecord?) {
         let settings = input.app.attribution
         var winner: MatchCandidate?
@@ -182,7 +182,7 @@ enum Matcher {
             break
         }
         let explanation = explain(input, plan: plan, winner: winner, lostRaces: lostRaces).json
-        let link = try winner?.linkId.map { id in try links.map { try $0.link(id: id, in: db) } ?? LinkRecord.find(db, id: id) } ?? nil
+        let link = try winner?.linkId.map { try links.link(id: $0, in: db) } ?? nil
         let method = winner?.method ?? "unmatched"
         var record = InstallRecord(appId: input.app.id, installId: input.installId, workspaceId: input.app.workspaceId,
                                    platform: input.platform, osVersion: input.osVersion, language: input.language, method: method,
@@ -220,7 +220,7 @@ enum Matcher {
         guard let other = try AttributionQueries.install(db, appId: input.app.id, installId: input.installId) else {
             throw StoreError.conflict("the install was stored and removed concurrently")
         }
-        return (other, false, try other.linkId.map { try LinkRecord.find(db, id: $0) } ?? nil)
+        return (other, false, try other.linkId.map { try links.link(id: $0, in: db) } ?? nil)
     }
 
     /// What the matcher saw and decided, given the winner and the clicks other installs took first.

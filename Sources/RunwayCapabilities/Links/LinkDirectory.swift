@@ -60,10 +60,10 @@ final class LinkDirectory: Sendable {
         }
     }
 
-    /// Link `id` for a write (a match's winner), on the write's connection: the cached copy while its row is unchanged
-    /// (one indexed check of `updated_at` and the referrer, cheaper than reading and decoding the row), else read and
-    /// cached. Only this checked use reads these entries, so a copy read in a transaction that was rolled back is never
-    /// used.
+    /// Link `id` for a match's write (its winner's, or the stored answer's), on the write's connection: the cached copy
+    /// while its row is unchanged (one indexed check of `updated_at` and the referrer, cheaper than reading and decoding
+    /// the row), else read and cached. Only this checked use reads these entries, so a copy read in a transaction that
+    /// was rolled back is never used.
     func link(id: String, in db: any SQLExecutor) throws -> LinkRecord? {
         if case .some(let cached?) = linksById.peek(id), try LinkRecordQueries.isUnchanged(db, cached) { return cached }
         let link = try LinkRecord.find(db, id: id)

@@ -271,7 +271,7 @@ struct MatchingTests {
         #expect(plan.options.first?.clickToken == tokens[0])
         // Another writer (a server beside this one, or PostgreSQL's next lane) matches the newest click meanwhile.
         #expect(try await Self.match(w, install: "inst-first").clickId == tokens[0])
-        let (install, created, _) = try await w.server.store.write { try Matcher.commit(input, plan: plan, db: $0) }
+        let (install, created, _) = try await w.server.store.write { try Matcher.commit(input, plan: plan, db: $0, links: w.server.services.links) }
         #expect(created && install.clickToken == tokens[1], "the newest click still free")
         let explanation = try await w.server.admin.get("/v1/installs/inst-outrun/attribution").decoded(AttributionExplanation.self)
         #expect(explanation.candidates.contains { $0.reason == "matched another install a moment ago" && !$0.eligible && $0.clickToken == nil })
@@ -286,7 +286,7 @@ struct MatchingTests {
         #expect(plan.existing == nil)
         // Another request for the same install (another server) stores its answer first, with the newest click.
         #expect(try await Self.match(w, install: "inst-twice").clickId == tokens[0])
-        let (install, created, _) = try await w.server.store.write { try Matcher.commit(input, plan: plan, db: $0) }
+        let (install, created, _) = try await w.server.store.write { try Matcher.commit(input, plan: plan, db: $0, links: w.server.services.links) }
         #expect(!created && install.clickToken == tokens[0], "the answer stored first stands")
         let claimed = try await w.server.store.read { try $0.query("SELECT token FROM clicks WHERE claimed = 1").map { try $0.string("token") } }
         #expect(claimed == [tokens[0]], "the click this plan claimed went back")
