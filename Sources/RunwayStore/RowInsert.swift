@@ -48,7 +48,7 @@ public final class InsertTarget: Sendable {
     }
 
     /// The statement inserting `rows` (each with a value per column, in order).
-    func sql(_ rows: [[SQLValue]], dialect: SQLDialect) -> SQL {
+    func sql(_ rows: some Collection<[SQLValue]>, dialect: SQLDialect) -> SQL {
         let text = texts.withLock { texts in
             let key = TextKey(dialect: dialect, rows: rows.count)
             if let known = texts[key] { return known }
@@ -58,7 +58,10 @@ public final class InsertTarget: Sendable {
         }
         var values: [SQLValue] = []
         values.reserveCapacity(rows.count * columns.count)
-        for row in rows { values.append(contentsOf: row) }
+        for row in rows {
+            precondition(row.count == columns.count, "\(table): \(row.count) values for \(columns.count) columns")
+            values.append(contentsOf: row)
+        }
         return SQL(rendered: text, cacheKey: name + "\(dialect.rawValue)-\(rows.count)", bindings: values)
     }
 
@@ -106,19 +109,16 @@ extension SQLExecutor {
     @discardableResult
     public func insert(_ target: InsertTarget, rows: [[SQLValue]]) throws -> [SQLRow] {
         var returned: [SQLRow] = []
-        var start = 0
-        var size = ThreadedStore.rowsPerStatement
-        while start < rows.count {
-            while size > rows.count - start { size /= 2 }
-            let end = start + size
-            // trap-safe: size <= rows.count - start, made so above
-            let chunk = Array(rows[start..<end])
+        for range in StatementChunks.ranges(count: rows.count) {
+            // trap-safe: the ranges lie within 0..<rows.count
+            let chunk = rows[range]
             if target.suffix.contains("RETURNING") {
                 returned += try query(target.sql(chunk, dialect: dialect))
+            } else if target.followUp == nil {
+                try execute(target.sql(chunk, dialect: dialect))
             } else {
                 try target.insert(chunk.map { RowInsert(into: target, values: $0) }, on: self)
             }
-            start = end
         }
         return returned
     }

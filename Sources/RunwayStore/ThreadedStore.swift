@@ -311,7 +311,7 @@ public final class ThreadedStore: Store, @unchecked Sendable {
     }
 
     /// The most rows one multi-row statement inserts.
-    static let rowsPerStatement = 64
+    static let rowsPerStatement = StatementChunks.largest
 
     /// What one savepoint covers: a job, or rows of one target queued one after another (in statements of 64, 32, …
     /// rows, so a target has at most seven texts to prepare).
@@ -341,13 +341,11 @@ public final class ThreadedStore: Store, @unchecked Sendable {
             }
             var end = index + 1
             while end < jobs.count, end - index < rowsPerStatement, jobs[end].row?.target === target { end += 1 }
-            var size = rowsPerStatement
-            while index < end {
-                while size > end - index { size /= 2 }
-                // trap-safe: size <= end - index, made so on the line above
-                units.append(Unit(jobs: Array(jobs[index..<(index + size)])))
-                index += size
+            for range in StatementChunks.ranges(count: end - index) {
+                // trap-safe: the ranges lie within 0..<(end - index), and end <= jobs.count
+                units.append(Unit(jobs: Array(jobs[(index + range.lowerBound)..<(index + range.upperBound)])))
             }
+            index = end
         }
         return units
     }

@@ -149,20 +149,15 @@ struct LinkRollup {
         let entries = Array(amounts.lazy.filter { $0.value != 0 && (years || $0.key.period != "year") })
         // Sorted as positions, so that the sort moves integers rather than keys of six strings.
         let order = entries.indices.sorted { entries[$0].key < entries[$1].key }
-        var index = 0
-        var size = Self.rowsPerStatement
-        while index < order.count {
-            // Statements of 64, 32, … rows: at most seven texts, each made and prepared once.
-            while size > order.count - index { size /= 2 }
-            let lane = SQLValue.integer(Int64(db.lane))
-            // trap-safe: size <= order.count - index, made so on the line above; order holds positions of entries
-            try Self.upsert.insert(order[index..<(index + size)].map { position in
+        let lane = SQLValue.integer(Int64(db.lane))
+        for range in StatementChunks.ranges(count: order.count, largest: Self.rowsPerStatement) {
+            // trap-safe: the ranges lie within 0..<order.count; order holds positions of entries
+            try Self.upsert.insert(order[range].map { position in
                 // trap-safe: position comes from entries.indices
                 let (key, amount) = entries[position]
                 return RowInsert(into: Self.upsert, values: [.text(key.linkId), .text(key.dimension), .text(key.period), .integer(key.day),
                                                              .text(key.value), .text(key.measure), .integer(amount), lane])
             }, on: db)
-            index += size
         }
     }
 
