@@ -50,6 +50,12 @@ DESKTOP = "Mozilla/5.0 (Windows NT 10.0; Win64; x64)"
 SEALED = {("webhooks", "secret"), ("instance_meta", "value"), ("address_keys", "secret"), ("ad_networks", "private_key")}
 # Tables of process state, not customer data.
 VOLATILE = {"server_instances", "schema_migrations"}
+# Tables a documented step dropped, each with the check that a row of it lives on in the tables after.
+FOLDED = {
+    # 0071, on SQLite: an event id is looked up in the events' own key, so each id needs its event.
+    "event_ids": lambda row, after: any(event["app_id"] == row["app_id"] and event["event_id"] == row["event_id"]
+                                        for event in after.get("events", [])),
+}
 failures = []
 skipped = []
 
@@ -370,6 +376,10 @@ def compare_tables(before, after, derived, label=""):
     column by column against the row of `after` most like it."""
     for table, rows in before.items():
         if table in VOLATILE:
+            continue
+        if table not in after and table in FOLDED:
+            for row in rows:
+                check(FOLDED[table](row, after), f"{label}{table}: a row went with its table and lives on nowhere: {short(row)}")
             continue
         if table not in after:
             # PostgreSQL partitions clicks by time; a partition may move, its rows stay in the parent.

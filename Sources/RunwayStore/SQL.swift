@@ -64,6 +64,20 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
         }
     }
 
+    /// `?, ?, …`: a parameter for each of `values`, to splice into `IN (…)`. Its text depends on the count, so a caller
+    /// with lists of any length sends them in a few sizes (`StatementChunks`) to keep the texts prepared few.
+    public static func list<Value: SQLBindable>(_ values: some Collection<Value>) -> SQL {
+        var out = SQL(stringLiteral: "")
+        out.parts.reserveCapacity(values.count * 2)
+        out.bindings.reserveCapacity(values.count)
+        for value in values {
+            if !out.bindings.isEmpty { out.parts.append(.text(", ")) }
+            out.parts.append(.parameter)
+            out.bindings.append(value.sqlValue)
+        }
+        return out
+    }
+
     /// Appends another statement, parameters included.
     public static func + (lhs: SQL, rhs: SQL) -> SQL {
         precondition(lhs.rendered == nil && rhs.rendered == nil, "a rendered statement is not joined with another")

@@ -47,8 +47,13 @@ enum AttributionQueries {
             """)
     }
 
+    /// Whether the app stored an event with this id. On SQLite the events' own primary key (app id, event id, time)
+    /// answers; on PostgreSQL, whose partitioned events cannot hold a unique index without the time, `event_ids` does.
     static func eventIdKnown(_ db: any SQLExecutor, appId: String, eventId: String) throws -> Bool {
-        try db.first("SELECT 1 AS one FROM event_ids WHERE app_id = \(appId) AND event_id = \(eventId)") != nil
+        if db.dialect == .sqlite {
+            return try db.first("SELECT 1 AS one FROM events WHERE app_id = \(appId) AND event_id = \(eventId) LIMIT 1") != nil
+        }
+        return try db.first("SELECT 1 AS one FROM event_ids WHERE app_id = \(appId) AND event_id = \(eventId)") != nil
     }
 
     /// Takes the install's row lock until the transaction ends.
@@ -60,13 +65,15 @@ enum AttributionQueries {
         try db.first("SELECT 1 AS one FROM events WHERE app_id = \(appId) AND install_id = \(installId) AND type = 'INSTALL' LIMIT 1") != nil
     }
 
-    /// Claims the app's event id: false when it was stored before.
+    /// Claims the app's event id: false when it was stored before. On SQLite, whose writes hold its one write lock
+    /// until they commit, an id not among the stored events is claimed by the event the caller then stores.
     static func claimEventId(_ db: any SQLExecutor, appId: String, eventId: String, now: Int64) throws -> Bool {
-        try db.execute("INSERT INTO event_ids (app_id, event_id, received_at) VALUES (\(appId), \(eventId), \(now)) ON CONFLICT (app_id, event_id) DO NOTHING") == 1
+        if db.dialect == .sqlite { return try !eventIdKnown(db, appId: appId, eventId: eventId) }
+        return try db.execute("INSERT INTO event_ids (app_id, event_id, received_at) VALUES (\(appId), \(eventId), \(now)) ON CONFLICT (app_id, event_id) DO NOTHING") == 1
     }
 
-    static func insertEvent(_ db: any SQLExecutor, _ event: Events.Checked, app: App, attested: Bool, attribution: EventAttribution, now: Int64) throws {
-        try insertEvents(db, [(event, app, attested, attribution)], now: now)
+    static func insertEvent(_ db: any SQLExecutor, _ event: EventWriter.Ready, now: Int64) throws {
+        try insertEvents(db, [event], now: now)
     }
 
     /// The columns of an event row, in the order `eventRow` gives its values.
@@ -76,27 +83,58 @@ enum AttributionQueries {
         "apple_ads_ad_group_id", "apple_ads_keyword_id", "click_token", "variant", "qr",
     ])
 
-    static func insertEvents(_ db: any SQLExecutor, _ events: [(Events.Checked, App, Bool, EventAttribution)], now: Int64) throws {
-        try db.insert(eventRows, rows: events.map { event, app, attested, attribution in
-            [.text(app.id), .text(event.eventId), .text(app.workspaceId), .text(event.installId), .text(event.type), event.name.sqlValue,
-             event.userId.sqlValue, .integer(event.occurredAt), event.amount.sqlValue, event.currency.sqlValue, event.properties.sqlValue,
-             attested.sqlValue, .text(attribution.method), attribution.linkId.sqlValue, attribution.campaign.sqlValue,
-             attribution.channel.sqlValue, attribution.feature.sqlValue, .text(attribution.source), .integer(now),
-             attribution.appleAdsCampaignId.sqlValue, attribution.appleAdsAdGroupId.sqlValue, attribution.appleAdsKeywordId.sqlValue,
-             event.clickToken.sqlValue, attribution.variant.sqlValue, (attribution.qr == true).sqlValue]
+    static func insertEvents(_ db: any SQLExecutor, _ events: [EventWriter.Ready], now: Int64) throws {
+        try db.insert(eventRows, rows: events.map { ready in
+            let event = ready.event, attribution = ready.attribution
+            return [.text(ready.app.id), .text(event.eventId), .text(ready.app.workspaceId), .text(event.installId), .text(event.type), event.name.sqlValue,
+                    event.userId.sqlValue, .integer(event.occurredAt), event.amount.sqlValue, event.currency.sqlValue, event.properties.sqlValue,
+                    ready.attested.sqlValue, .text(attribution.method), attribution.linkId.sqlValue, attribution.campaign.sqlValue,
+                    attribution.channel.sqlValue, attribution.feature.sqlValue, .text(attribution.source), .integer(now),
+                    attribution.appleAdsCampaignId.sqlValue, attribution.appleAdsAdGroupId.sqlValue, attribution.appleAdsKeywordId.sqlValue,
+                    event.clickToken.sqlValue, attribution.variant.sqlValue, (attribution.qr == true).sqlValue]
         })
+    }
+
+    /// Which event ids a batch claimed, by `key`.
+    enum EventIdClaims {
+        /// The ids claimed are these.
+        case only(Set<String>)
+        /// Every id was claimed but these (stored before).
+        case allBut(Set<String>)
+
+        static func key(appId: String, eventId: String) -> String { appId + "\u{0}" + eventId }
+
+        func claimed(_ key: String) -> Bool {
+            switch self {
+            case .only(let claimed): claimed.contains(key)
+            case .allBut(let stored): !stored.contains(key)
+            }
+        }
     }
 
     static let eventIdClaims = InsertTarget(table: "event_ids", columns: ["app_id", "event_id", "received_at"],
                                             then: "ON CONFLICT (app_id, event_id) DO NOTHING RETURNING app_id, event_id")
 
-    /// Claims the apps' event ids at once: the ones stored now (not before), as app id, a NUL and event id.
-    static func claimEventIds(_ db: any SQLExecutor, _ ids: [(appId: String, eventId: String)], now: Int64) throws -> Set<String> {
+    /// Claims the apps' event ids at once (see `claimEventId`).
+    static func claimEventIds(_ db: any SQLExecutor, _ ids: [(appId: String, eventId: String)], now: Int64) throws -> EventIdClaims {
+        if db.dialect == .sqlite {
+            var stored = Set<String>()
+            for (appId, eventIds) in Dictionary(grouping: ids, by: \.appId) {
+                for range in StatementChunks.ranges(count: eventIds.count) {
+                    // trap-safe: the ranges lie within 0..<eventIds.count
+                    let chunk = eventIds[range].lazy.map(\.eventId)
+                    for row in try db.query("SELECT event_id FROM events WHERE app_id = \(appId) AND event_id IN (\(SQL.list(chunk)))") {
+                        stored.insert(EventIdClaims.key(appId: appId, eventId: try row.string("event_id")))
+                    }
+                }
+            }
+            return .allBut(stored)
+        }
         let rows = try db.insert(eventIdClaims, rows: ids.map { [.text($0.appId), .text($0.eventId), .integer(now)] })
-        return Set(try rows.map { row in
+        return .only(Set(try rows.map { row in
             let claimed = try row.decode(AttributionRows.EventId.self)
-            return claimed.appId + "\u{0}" + claimed.eventId
-        })
+            return EventIdClaims.key(appId: claimed.appId, eventId: claimed.eventId)
+        }))
     }
 
     /// The install's secret's hash, when it has one.
@@ -142,9 +180,13 @@ enum AttributionQueries {
             """, as: AttributionRows.ExportedEvent.self)
     }
 
-    /// Deletes the ids of the install's events, so they may be sent again: how many went.
+    /// Deletes the ids of the install's events, so they may be sent again: how many went. On SQLite the ids are the
+    /// events' own and go with them (`deleteEvents`): how many will.
     static func deleteEventIds(_ db: any SQLExecutor, appId: String, installId: String) throws -> Int {
-        try db.execute("""
+        if db.dialect == .sqlite {
+            return try db.first("SELECT COUNT(*) AS n FROM events WHERE app_id = \(appId) AND install_id = \(installId)").map { Int(try $0.int("n")) } ?? 0
+        }
+        return try db.execute("""
             DELETE FROM event_ids WHERE app_id = \(appId) AND event_id IN (SELECT event_id FROM events WHERE app_id = \(appId) AND install_id = \(installId))
             """)
     }
@@ -180,8 +222,10 @@ enum AttributionQueries {
         try db.execute("DELETE FROM impressions WHERE created_at < \(cutoff)")
     }
 
-    /// Deletes the event ids received before `cutoff` (their events are gone): how many went.
+    /// Deletes the event ids received before `cutoff` (their events are gone): how many went. On SQLite they went
+    /// with their events.
     static func forgetEventIds(_ db: any SQLExecutor, receivedBefore cutoff: Int64) throws -> Int {
-        try db.execute("DELETE FROM event_ids WHERE received_at < \(cutoff)")
+        if db.dialect == .sqlite { return 0 }
+        return try db.execute("DELETE FROM event_ids WHERE received_at < \(cutoff)")
     }
 }

@@ -2,8 +2,8 @@ import RunwayKit
 import RunwayStore
 
 /// Installs, their secrets and app transaction ids, click claims (on the clicks since 0070), impressions, events and
-/// event ids (step 0004 also made the webhook tables, whose SQL `WebhooksSchema` holds). Append only: a released step
-/// never changes.
+/// event ids (on PostgreSQL only since 0071). Step 0004 also made the webhook tables, whose SQL `WebhooksSchema` holds.
+/// Append only: a released step never changes.
 enum AttributionSchema {
     static let migrations: [Migration] = [
         Migration(id: "0004_installs_events", sqlite: installsSQL(partitioning: "", defaults: ""),
@@ -62,6 +62,9 @@ enum AttributionSchema {
             ALTER TABLE clicks ADD COLUMN claimed_install_id TEXT;
             UPDATE clicks SET claimed_app_id = k.app_id, claimed_install_id = k.install_id FROM click_claims k WHERE k.token = clicks.token;
             """),
+        // On SQLite an event's id is looked up in the events' own primary key (every write holds the one write lock),
+        // so the separate ids, three more B-trees an event, go. Each id there has its event, kept as long as it.
+        Migration(id: "0071_sqlite_event_ids_in_events", sqlite: "DROP TABLE event_ids;", postgres: ""),
     ]
 
     /// Attribution settings of apps, installs with their stored answer and explanation, claims that keep a click to

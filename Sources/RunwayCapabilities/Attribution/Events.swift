@@ -174,7 +174,7 @@ final class EventWriter {
         guard try AttributionQueries.claimEventId(db, appId: app.id, eventId: event.eventId, now: now) else {
             return .duplicate(attribution)
         }
-        try AttributionQueries.insertEvent(db, event, app: app, attested: ready.attested, attribution: attribution, now: now)
+        try AttributionQueries.insertEvent(db, ready, now: now)
         count(ready)
         try notify(ready)
         return .stored(attribution)
@@ -218,14 +218,15 @@ final class EventWriter {
         var stored: [Ready] = []
         for (index, ready) in pending {
             // The first of an id in the batch is the one stored; a later one is a duplicate, as it would be one by one.
-            if claimed.contains(ready.key) && taken.insert(ready.key).inserted {
+            let key = ready.key
+            if claimed.claimed(key) && taken.insert(key).inserted {
                 stored.append(ready)
                 outcomes[index] = .stored(ready.attribution)
             } else {
                 outcomes[index] = .duplicate(ready.attribution)
             }
         }
-        try AttributionQueries.insertEvents(db, stored.map { ($0.event, $0.app, $0.attested, $0.attribution) }, now: now)
+        try AttributionQueries.insertEvents(db, stored, now: now)
         for ready in stored {
             count(ready)
             try notify(ready)
@@ -249,7 +250,7 @@ final class EventWriter {
         let attested: Bool
         let attribution: EventAttribution
         let install: InstallRecord
-        var key: String { app.id + "\u{0}" + event.eventId }
+        var key: String { AttributionQueries.EventIdClaims.key(appId: app.id, eventId: event.eventId) }
 
         init(event: Events.Checked, app: App, attested: Bool, attribution: EventAttribution, install: InstallRecord) {
             self.event = event

@@ -109,6 +109,23 @@ struct EventTests {
         #expect((response.stored, response.duplicates, response.rejected) == (2, 1, 4))
         let ids = try await w.server.store.read { try $0.query("SELECT event_id FROM events ORDER BY event_id").map { try $0.string("event_id") } }
         #expect(ids == ["b0", "b1", "b6"])
+        // A hundred events, one stored before in the statements' second run of ids (64, then 32, then 4), one twice:
+        // the first of an id in a batch is stored, the second is a duplicate, as one by one.
+        _ = try await client.post("/v1/events", Self.event("n70")).decoded(EventResult.self, status: 201)
+        let hundred = EventBatchRequest(events: (0..<99).map { Self.event("n\($0)") } + [Self.event("n3")])
+        let results = try await client.post("/v1/events/batch", hundred).decoded(EventBatchResponse.self).results.map(\.status)
+        #expect(results.indices.filter { results[$0] == "duplicate" } == [70, 99])
+        #expect(results.filter { $0 == "stored" }.count == 98)
+        let stored = try await w.server.store.read { try $0.first("SELECT COUNT(*) AS n FROM events WHERE event_id LIKE 'n%'")?.int("n") }
+        #expect(stored == 99)
+
+        // Forgetting the install forgets its events' ids: each may be sent again (for a new install of the same id).
+        let receipt = try await w.server.admin.send("DELETE", "/v1/installs/inst-e?appId=\(w.app.id)").decoded(DeletionReceipt.self)
+        #expect(receipt.deleted["events"] == 102 && receipt.deleted["eventIds"] == 102)
+        _ = try await MatchingTests.match(w, install: "inst-e")
+        #expect(try await client.post("/v1/events/batch", EventBatchRequest(events: [Self.event("b1"), Self.event("n3")]))
+            .decoded(EventBatchResponse.self).results.map(\.status) == ["stored", "stored"])
+
         let tooMany = EventBatchRequest(events: (0...500).map { Self.event("m\($0)") })
         #expect(try await client.post("/v1/events/batch", tooMany).errorField == "events")
         #expect(await client.post("/v1/events/batch", json: "{\"events\":[").errorCode == "invalid_json")
