@@ -67,11 +67,16 @@ private struct Reader {
         index += count
     }
 
+    /// Up to this many members, an object finds a repeated name by comparing names, without hashing them into a set.
+    static let namesScanned = 16
+
     mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         guard depth <= maxDepth else { throw error("nesting deeper than \(maxDepth)") }
         index += 1
         var members: [(String, JSONValue)] = []
-        var seen = Set<String>()
+        members.reserveCapacity(8)
+        // Names seen, for objects past `Self.namesScanned` members; smaller ones compare the names they hold.
+        var seen: Set<String>?
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
@@ -79,9 +84,12 @@ private struct Reader {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw error("expected a member name") }
             let keyOffset = index
             let key = try parseString()
-            guard seen.insert(key).inserted else {
+            if members.count == Self.namesScanned { seen = Set(members.map(\.0)) }
+            let repeated = seen?.contains(key) ?? members.contains { $0.0 == key }
+            guard !repeated else {
                 throw JSONSyntaxError(message: "duplicate member name \"\(key)\"", offset: keyOffset)
             }
+            seen?.insert(key)
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
@@ -143,17 +151,26 @@ private struct Reader {
         index += 1  // opening quote
         var out: [UInt8] = []
         let start = index
+        var ascii = true
         // Fast path: no escapes.
         while index < bytes.count {
             let b = bytes[index]
             if b == UInt8(ascii: "\"") {
-                guard let s = String(validating: bytes[start..<index], as: UTF8.self) else {  // trap-safe: start <= index < bytes.count
-                    throw error("invalid UTF-8 in string")
+                let text: String?
+                if ascii {
+                    // ASCII is valid UTF-8 as it is; decoding it skips the generic validation's metadata lookups.
+                    text = bytes.withUnsafeBufferPointer { all in
+                        String(decoding: UnsafeBufferPointer(rebasing: all[start..<index]), as: UTF8.self)  // trap-safe: start <= index < bytes.count
+                    }
+                } else {
+                    text = String(validating: bytes[start..<index], as: UTF8.self)  // trap-safe: start <= index < bytes.count
                 }
+                guard let text else { throw error("invalid UTF-8 in string") }
                 index += 1
-                return s
+                return text
             }
             if b == UInt8(ascii: "\\") || b < 0x20 { break }
+            if b >= 0x80 { ascii = false }
             index += 1
         }
         out.append(contentsOf: bytes[start..<index])  // trap-safe: start <= index <= bytes.count

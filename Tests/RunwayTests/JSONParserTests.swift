@@ -36,6 +36,30 @@ struct JSONParserTests {
         #expect(throws: JSONSyntaxError(message: "duplicate member name \"a\"", offset: 8)) { try parser.parse(#"{"a":1, "a":2}"#) }
     }
 
+    /// Small objects compare names, larger ones hash them: a repeat is found on either side of the change, and names
+    /// that differ only past their first bytes, or in non-ASCII letters, are not repeats.
+    @Test("finds a repeated name in objects of any size", arguments: [1, 2, 15, 16, 17, 40])
+    func repeatsInAnySize(_ members: Int) throws {
+        let names = (0..<members).map { "member-é-\($0)" }
+        let object = "{" + names.map { "\"\($0)\":1" }.joined(separator: ",") + "}"
+        #expect(try parser.parse(object).objectValue?.map(\.0) == names)
+        for repeated in Set([0, members / 2, members - 1]) {
+            let text = "{" + (names + [names[repeated]]).map { "\"\($0)\":1" }.joined(separator: ",") + "}"
+            #expect(throws: JSONSyntaxError.self) { try parser.parse(text) }
+        }
+    }
+
+    @Test("reads ASCII and non-ASCII text alike, escaped or not")
+    func texts() throws {
+        for text in ["", "plain", "2026-01-01T00:00:00Z", "é", "a\u{0}b", "tab\there", "😀 and ascii", String(repeating: "x", count: 300)] {
+            #expect(try parser.parse(JSONValue.string(text).serialized()) == .string(text))
+            #expect(try parser.parse(Array(("\"" + text.replacingOccurrences(of: "\u{0}", with: "\\u0000").replacingOccurrences(of: "\t", with: "\\t") + "\"").utf8))
+                    == .string(text))
+        }
+        // Bytes that are not UTF-8 after ASCII ones are refused, as at the start.
+        #expect(throws: JSONSyntaxError.self) { try parser.parse([0x22, 0x61, 0x62, 0xc3, 0x28, 0x22]) }
+    }
+
     @Test("bounds nesting depth")
     func boundsDepth() throws {
         let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
