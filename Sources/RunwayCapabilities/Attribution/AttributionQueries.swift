@@ -20,6 +20,11 @@ enum AttributionQueries {
         try db.first("SELECT \(raw: InstallRecord.columns) FROM installs WHERE app_id = \(appId) AND install_id = \(installId)", as: InstallRecord.self)
     }
 
+    /// What the install's events are written with.
+    static func eventInstall(_ db: any SQLExecutor, appId: String, installId: String) throws -> EventInstall? {
+        try db.first("SELECT \(raw: EventInstall.columns) FROM installs WHERE app_id = \(appId) AND install_id = \(installId)", as: EventInstall.self)
+    }
+
     /// Stores the install's answer unless another request stored this install first; true when this one did.
     static func insertInstall(_ db: any SQLExecutor, _ record: InstallRecord) throws -> Bool {
         try db.execute("""

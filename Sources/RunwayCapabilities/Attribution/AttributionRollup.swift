@@ -19,9 +19,9 @@ enum AttributionRollup {
 
     /// One stored event: its count by type, and its net revenue by currency.
     static func add(event type: String, amount: Int64?, currency: String?, linkId: String?, receivedAt: Int64, variant: String?, qr: Bool,
-                    install: InstallRecord, to rollup: inout LinkRollup) {
+                    install: EventInstall, to rollup: inout LinkRollup) {
         guard let linkId else { return }
-        let facts = facts(install, variant: variant, qr: qr)
+        let facts = LinkRollup.Facts(platform: install.platform, osVersion: install.osVersion, variant: variant, qr: qr)
         rollup.add(1, of: LinkRollup.measure("event:" + type, simulated: install.simulated), link: linkId, at: receivedAt, facts: facts)
         if Events.revenueTypes.contains(type), let amount, let currency {
             rollup.add(type == "REFUND" ? -amount : amount, of: LinkRollup.measure("revenue:" + currency, simulated: install.simulated),
@@ -34,9 +34,10 @@ enum AttributionRollup {
         guard let install = try AttributionQueries.install(db, appId: appId, installId: installId) else { return }
         var rollup = LinkRollup()
         add(install: install, to: &rollup)
+        let forEvents = install.forEvents
         for event in try AttributionQueries.linkedEvents(db, appId: appId, installId: installId) {
             add(event: event.type, amount: event.amount, currency: event.currency, linkId: event.linkId, receivedAt: event.receivedAt,
-                variant: event.variant, qr: event.qr, install: install, to: &rollup)
+                variant: event.variant, qr: event.qr, install: forEvents, to: &rollup)
         }
         try rollup.remove(from: db)
     }

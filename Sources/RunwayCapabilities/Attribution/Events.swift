@@ -120,7 +120,7 @@ final class EventWriter {
     let now: Int64
     let services: ServerServices
     private var apps: [String: App?] = [:]
-    private var installs: [String: InstallRecord] = [:]
+    private var installs: [String: EventInstall] = [:]
     private var subscriptions: [String: [Webhooks.Subscription]] = [:]
     /// What the stored events add to their links' daily figures, written once at the end of `write`.
     private var rollup = LinkRollup()
@@ -249,10 +249,10 @@ final class EventWriter {
         let app: App
         let attested: Bool
         let attribution: EventAttribution
-        let install: InstallRecord
+        let install: EventInstall
         var key: String { AttributionQueries.EventIdClaims.key(appId: app.id, eventId: event.eventId) }
 
-        init(event: Events.Checked, app: App, attested: Bool, attribution: EventAttribution, install: InstallRecord) {
+        init(event: Events.Checked, app: App, attested: Bool, attribution: EventAttribution, install: EventInstall) {
             self.event = event
             self.app = app
             self.attested = attested
@@ -306,10 +306,10 @@ final class EventWriter {
     }
 
     /// The event's install; an INSTALL event for an install never matched creates an unmatched one.
-    private func install(app: App, event: Events.Checked) throws -> InstallRecord? {
+    private func install(app: App, event: Events.Checked) throws -> EventInstall? {
         let key = app.id + "\u{0}" + event.installId
         if let cached = installs[key] { return cached }
-        var install = try AttributionQueries.install(db, appId: app.id, installId: event.installId)
+        var install = try AttributionQueries.eventInstall(db, appId: app.id, installId: event.installId)
         if install == nil, event.type == "INSTALL" {
             let record = InstallRecord(appId: app.id, installId: event.installId, workspaceId: app.workspaceId, platform: "ios", osVersion: nil,
                                        language: nil, method: "unmatched", confidence: 0, source: "organic",
@@ -318,7 +318,7 @@ final class EventWriter {
                                                                 candidates: [], winner: nil).json,
                                        simulated: false, matchedAt: now)
             _ = try AttributionQueries.insertInstall(db, record)
-            install = try AttributionQueries.install(db, appId: app.id, installId: event.installId)
+            install = try AttributionQueries.eventInstall(db, appId: app.id, installId: event.installId)
         }
         if let install { installs[key] = install }
         return install

@@ -72,6 +72,11 @@ struct InstallRecord: Sendable, Equatable, Decodable {
                          variant: variant, qr: qr ? true : nil)
     }
 
+    /// What its events are written with.
+    var forEvents: EventInstall {
+        EventInstall(platform: platform, osVersion: osVersion, simulated: simulated, attribution: attribution)
+    }
+
     /// The answer the SDK gets, with the link's in-app path and metadata as they are now; `localPort` as for
     /// `LinkRecord.url(localPort:)`.
     func wire(link: LinkRecord?, localPort: Int) -> InstallMatch {
@@ -103,4 +108,45 @@ struct Explanation: Codable, Sendable, CompactJSONWritable {
     }
 
     static func decode(_ text: String) -> Explanation? { try? JSONDecoder().decode(Explanation.self, from: Data(text.utf8)) }
+}
+
+/// The part of an install its events need: the attribution they are written with, and what its links' figures count
+/// them by. Read on every event, so it leaves out the rest of the row (the explanation's JSON above all).
+struct EventInstall: Sendable, Equatable, Decodable {
+    var platform: String
+    var osVersion: String?
+    var simulated: Bool
+    var attribution: EventAttribution
+
+    static let columns = """
+        platform, os_version, simulated, method, source, link_id, campaign, channel, feature, apple_ads_campaign_id,
+        apple_ads_ad_group_id, apple_ads_keyword_id, variant, qr
+        """
+
+    init(platform: String, osVersion: String?, simulated: Bool, attribution: EventAttribution) {
+        self.platform = platform
+        self.osVersion = osVersion
+        self.simulated = simulated
+        self.attribution = attribution
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case platform, osVersion, simulated, method, source, linkId, campaign, channel, feature, appleAdsCampaignId, appleAdsAdGroupId,
+             appleAdsKeywordId, variant, qr
+    }
+
+    init(from decoder: any Decoder) throws {
+        let row = try decoder.container(keyedBy: CodingKeys.self)
+        platform = try row.decode(String.self, forKey: .platform)
+        osVersion = try row.decodeIfPresent(String.self, forKey: .osVersion)
+        simulated = try row.decode(Bool.self, forKey: .simulated)
+        attribution = EventAttribution(
+            method: try row.decode(String.self, forKey: .method), source: try row.decode(String.self, forKey: .source),
+            linkId: try row.decodeIfPresent(String.self, forKey: .linkId), campaign: try row.decodeIfPresent(String.self, forKey: .campaign),
+            channel: try row.decodeIfPresent(String.self, forKey: .channel), feature: try row.decodeIfPresent(String.self, forKey: .feature),
+            appleAdsCampaignId: try row.decodeIfPresent(String.self, forKey: .appleAdsCampaignId),
+            appleAdsAdGroupId: try row.decodeIfPresent(String.self, forKey: .appleAdsAdGroupId),
+            appleAdsKeywordId: try row.decodeIfPresent(String.self, forKey: .appleAdsKeywordId),
+            variant: try row.decodeIfPresent(String.self, forKey: .variant), qr: try row.decode(Bool.self, forKey: .qr) ? true : nil)
+    }
 }

@@ -67,6 +67,35 @@ struct EventTests {
         await w.server.stop()
     }
 
+    /// Events read the part of the install they need by its own columns: each must land where the full record has it.
+    @Test("the install an event reads is the stored install's attribution and figures' facts, field by field", arguments: StoreBackend.all)
+    func eventInstall(_ backend: StoreBackend) async throws {
+        let server = try await TestServer.start(backend)
+        let app = try await server.createApp(in: server.defaultWorkspace.id)
+        var record = InstallRecord(appId: app.id, installId: "every-field", workspaceId: app.workspaceId, platform: "ios", osVersion: "26.1",
+                                   language: "fr", method: "referrer", confidence: 1, source: "apple_ads", explanation: "{}", simulated: true,
+                                   matchedAt: 1_700_000_000_000)
+        (record.linkId, record.campaign, record.channel, record.feature) = ("lnk_1", "spring", "mail", "share")
+        (record.appleAdsCampaignId, record.appleAdsAdGroupId, record.appleAdsKeywordId) = ("61000", "62000", "63000")
+        (record.variant, record.qr) = ("blue", true)
+        let bare = InstallRecord(appId: app.id, installId: "few-fields", workspaceId: app.workspaceId, platform: "android", osVersion: nil,
+                                 language: nil, method: "unmatched", confidence: 0, source: "organic", explanation: "{}", simulated: false,
+                                 matchedAt: 1_700_000_000_000)
+        for install in [record, bare] {
+            let (stored, forEvents) = try await server.store.write { db in
+                _ = try AttributionQueries.insertInstall(db, install)
+                return (try AttributionQueries.install(db, appId: app.id, installId: install.installId),
+                        try AttributionQueries.eventInstall(db, appId: app.id, installId: install.installId))
+            }
+            #expect(stored == install)
+            #expect(forEvents == install.forEvents)
+        }
+        #expect(record.forEvents.attribution == EventAttribution(method: "referrer", source: "apple_ads", linkId: "lnk_1", campaign: "spring", channel: "mail",
+                                                                  feature: "share", appleAdsCampaignId: "61000", appleAdsAdGroupId: "62000",
+                                                                  appleAdsKeywordId: "63000", variant: "blue", qr: true))
+        await server.stop()
+    }
+
     @Test("INSTALL creates an unmatched install when none was matched, and comes once per install")
     func installEvent() async throws {
         let w = try await MatchingTests.world()
