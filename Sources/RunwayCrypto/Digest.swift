@@ -1,20 +1,30 @@
 import COpenSSL
 
+/// SHA-256 fetched from OpenSSL's providers once. The one-shot `SHA256()` fetches it again on every call (a lookup
+/// under locks that cost more than hashing an API key); a fetched algorithm is immutable and safe to share.
+nonisolated(unsafe) private let fetchedSHA256: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
+
 /// SHA-256 and HMAC-SHA256 through OpenSSL's one-shot functions.
 public enum Digest {
     /// The SHA-256 of `bytes` (32 bytes).
     public static func sha256<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))
         let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
-            out.withUnsafeMutableBufferPointer { _ = SHA256(buffer.baseAddress, buffer.count, $0.baseAddress) }
+            out.withUnsafeMutableBufferPointer { sha256(UnsafeRawBufferPointer(buffer), into: $0) }
         }
         if done == nil {
             let copy = Array(bytes)
             copy.withUnsafeBufferPointer { buffer in
-                out.withUnsafeMutableBufferPointer { _ = SHA256(buffer.baseAddress, buffer.count, $0.baseAddress) }
+                out.withUnsafeMutableBufferPointer { sha256(UnsafeRawBufferPointer(buffer), into: $0) }
             }
         }
         return out
+    }
+
+    private static func sha256(_ bytes: UnsafeRawBufferPointer, into out: UnsafeMutableBufferPointer<UInt8>) {
+        var size: UInt32 = 0
+        if let fetchedSHA256, EVP_Digest(bytes.baseAddress, bytes.count, out.baseAddress, &size, fetchedSHA256, nil) == 1 { return }
+        _ = SHA256(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, out.baseAddress)
     }
 
     /// The SHA-256 of a string's UTF-8 bytes.
