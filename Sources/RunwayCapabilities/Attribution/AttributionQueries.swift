@@ -100,16 +100,20 @@ enum AttributionQueries {
         })
     }
 
-    /// Which event ids a batch claimed, by `key`.
+    /// Which event ids a batch claimed.
     enum EventIdClaims {
         /// The ids claimed are these.
-        case only(Set<String>)
+        case only(Set<Key>)
         /// Every id was claimed but these (stored before).
-        case allBut(Set<String>)
+        case allBut(Set<Key>)
 
-        static func key(appId: String, eventId: String) -> String { appId + "\u{0}" + eventId }
+        /// An app's event id, hashed as two strings rather than joined into a new one.
+        struct Key: Hashable {
+            let appId: String
+            let eventId: String
+        }
 
-        func claimed(_ key: String) -> Bool {
+        func claimed(_ key: Key) -> Bool {
             switch self {
             case .only(let claimed): claimed.contains(key)
             case .allBut(let stored): !stored.contains(key)
@@ -123,13 +127,13 @@ enum AttributionQueries {
     /// Claims the apps' event ids at once (see `claimEventId`).
     static func claimEventIds(_ db: any SQLExecutor, _ ids: [(appId: String, eventId: String)], now: Int64) throws -> EventIdClaims {
         if db.dialect == .sqlite {
-            var stored = Set<String>()
+            var stored = Set<EventIdClaims.Key>()
             for (appId, eventIds) in Dictionary(grouping: ids, by: \.appId) {
                 for range in StatementChunks.ranges(count: eventIds.count) {
                     // trap-safe: the ranges lie within 0..<eventIds.count
                     let chunk = eventIds[range].lazy.map(\.eventId)
                     for row in try db.query("SELECT event_id FROM events WHERE app_id = \(appId) AND event_id IN (\(SQL.list(chunk)))") {
-                        stored.insert(EventIdClaims.key(appId: appId, eventId: try row.string("event_id")))
+                        stored.insert(EventIdClaims.Key(appId: appId, eventId: try row.string("event_id")))
                     }
                 }
             }
@@ -138,7 +142,7 @@ enum AttributionQueries {
         let rows = try db.insert(eventIdClaims, rows: ids.map { [.text($0.appId), .text($0.eventId), .integer(now)] })
         return .only(Set(try rows.map { row in
             let claimed = try row.decode(AttributionRows.EventId.self)
-            return EventIdClaims.key(appId: claimed.appId, eventId: claimed.eventId)
+            return EventIdClaims.Key(appId: claimed.appId, eventId: claimed.eventId)
         }))
     }
 

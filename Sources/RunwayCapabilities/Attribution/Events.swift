@@ -214,7 +214,7 @@ final class EventWriter {
             }
         }
         let claimed = try AttributionQueries.claimEventIds(db, pending.map { ($0.ready.app.id, $0.ready.event.eventId) }, now: now)
-        var taken = Set<String>()
+        var taken = Set<AttributionQueries.EventIdClaims.Key>()
         var stored: [Ready] = []
         for (index, ready) in pending {
             // The first of an id in the batch is the one stored; a later one is a duplicate, as it would be one by one.
@@ -250,7 +250,7 @@ final class EventWriter {
         let attested: Bool
         let attribution: EventAttribution
         let install: EventInstall
-        var key: String { AttributionQueries.EventIdClaims.key(appId: app.id, eventId: event.eventId) }
+        var key: AttributionQueries.EventIdClaims.Key { AttributionQueries.EventIdClaims.Key(appId: app.id, eventId: event.eventId) }
 
         init(event: Events.Checked, app: App, attested: Bool, attribution: EventAttribution, install: EventInstall) {
             self.event = event
