@@ -4,8 +4,8 @@ public enum StatementChunks {
     /// The longest run: the most rows one multi-row statement inserts.
     public static let largest = 64
 
-    /// The runs' ranges over `0..<count`, in order, none longer than `largest` (a power of two).
-    public static func ranges(count: Int, largest: Int = largest) -> [Range<Int>] {
+    /// The runs' ranges over `0..<count`, in order, none longer than `largest`.
+    public static func ranges(count: Int) -> [Range<Int>] {
         var ranges: [Range<Int>] = []
         var start = 0
         var size = largest

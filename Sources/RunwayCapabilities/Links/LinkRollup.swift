@@ -150,7 +150,7 @@ struct LinkRollup {
         // Sorted as positions, so that the sort moves integers rather than keys of six strings.
         let order = entries.indices.sorted { entries[$0].key < entries[$1].key }
         let lane = SQLValue.integer(Int64(db.lane))
-        for range in StatementChunks.ranges(count: order.count, largest: Self.rowsPerStatement) {
+        for range in StatementChunks.ranges(count: order.count) {
             // trap-safe: the ranges lie within 0..<order.count; order holds positions of entries
             try Self.upsert.insert(order[range].map { position in
                 // trap-safe: position comes from entries.indices
@@ -176,8 +176,6 @@ struct LinkRollup {
             if left != 0 { try LinkRollupQueries.insert(db, key, amount: left) }
         }
     }
-
-    static let rowsPerStatement = 64
 
     /// Rows added to the amounts already stored.
     private static let upsert = InsertTarget(
